@@ -1,0 +1,259 @@
+// Package blob is the Badger-backed implementation of engine.Store: every
+// record (JSON under a string key) and every document's bytes (zstd
+// compressed, split into parts) live in one Badger database in the data dir.
+package blob
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/hearth-dev/hearth/engine"
+	"github.com/klauspost/compress/zstd"
+)
+
+// Options configure a Store.
+type Options struct {
+	// Dir is the data directory; empty with InMemory for a throwaway store.
+	Dir      string
+	InMemory bool
+	// ReadOnly opens an existing store for reading only (used by backups and CLIs).
+	ReadOnly bool
+	Logger   *slog.Logger
+	// GCInterval is how often value-log garbage collection runs (0: 10 minutes).
+	GCInterval time.Duration
+}
+
+// Store is an engine.Store over Badger.
+type Store struct {
+	opts Options
+	db   *badger.DB
+	enc  *zstd.Encoder
+	dec  *zstd.Decoder
+	stop chan struct{}
+	wg   sync.WaitGroup
+	once sync.Once
+}
+
+var _ engine.Store = (*Store)(nil)
+
+// ErrLocked is returned by Open when another process holds the data dir.
+var ErrLocked = errors.New("data dir is in use by another hearth process")
+
+// New returns an unopened store.
+func New(opts Options) *Store { return &Store{opts: opts} }
+
+// Open opens (or creates) the database.
+func (s *Store) Open() error {
+	bo := badger.DefaultOptions(s.opts.Dir).
+		WithInMemory(s.opts.InMemory).
+		WithReadOnly(s.opts.ReadOnly).
+		WithLogger(badgerLogger{s.logger()}).
+		WithMemTableSize(32 << 20).
+		WithNumMemtables(3).
+		WithBlockCacheSize(32 << 20).
+		WithIndexCacheSize(16 << 20).
+		WithValueLogFileSize(128 << 20).
+		WithNumVersionsToKeep(1).
+		WithCompactL0OnClose(true)
+	if s.opts.InMemory {
+		bo.Dir, bo.ValueDir = "", ""
+	} else if !s.opts.ReadOnly {
+		if err := os.MkdirAll(s.opts.Dir, 0o700); err != nil {
+			return fmt.Errorf("create data dir: %w", err)
+		}
+	}
+	db, err := badger.Open(bo)
+	if err != nil {
+		if strings.Contains(err.Error(), "Cannot acquire directory lock") || strings.Contains(err.Error(), "resource temporarily unavailable") {
+			return fmt.Errorf("%w (%s)", ErrLocked, s.opts.Dir)
+		}
+		return fmt.Errorf("open badger: %w", err)
+	}
+	s.db = db
+	s.enc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+	s.dec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0))
+	s.stop = make(chan struct{})
+	if !s.opts.InMemory && !s.opts.ReadOnly {
+		s.wg.Add(1)
+		go s.gcLoop()
+	}
+	return nil
+}
+
+func (s *Store) logger() *slog.Logger {
+	if s.opts.Logger != nil {
+		return s.opts.Logger
+	}
+	return slog.Default()
+}
+
+// DB exposes the Badger handle for backups.
+func (s *Store) DB() *badger.DB { return s.db }
+
+// Close stops background work and closes the database.
+func (s *Store) Close() error {
+	var err error
+	s.once.Do(func() {
+		if s.db == nil {
+			return
+		}
+		close(s.stop)
+		s.wg.Wait()
+		s.dec.Close()
+		err = s.db.Close()
+	})
+	return err
+}
+
+func (s *Store) gcLoop() {
+	defer s.wg.Done()
+	every := s.opts.GCInterval
+	if every <= 0 {
+		every = 10 * time.Minute
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			for s.db.RunValueLogGC(0.5) == nil {
+			}
+		}
+	}
+}
+
+// View runs fn in a read-only transaction.
+func (s *Store) View(ctx context.Context, fn func(engine.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return s.db.View(func(txn *badger.Txn) error { return fn(&tx{txn: txn}) })
+}
+
+// Update runs fn in a read-write transaction, retrying on write conflicts.
+func (s *Store) Update(ctx context.Context, fn func(engine.Tx) error) error {
+	for attempt := 0; ; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		err := s.db.Update(func(txn *badger.Txn) error { return fn(&tx{txn: txn}) })
+		if errors.Is(err, badger.ErrConflict) && attempt < 20 {
+			time.Sleep(time.Duration(attempt+1) * time.Millisecond)
+			continue
+		}
+		return mapErr(err)
+	}
+}
+
+func mapErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, badger.ErrTxnTooBig):
+		return engine.Wrap(err, engine.CodePayloadTooLarge, "too many changes in one request")
+	case errors.Is(err, badger.ErrNoRewrite), errors.Is(err, badger.ErrConflict):
+		return engine.Wrap(err, engine.CodeUnavailable, "storage is busy, try again")
+	case isDiskFull(err):
+		return engine.Wrap(err, engine.CodeInsufficientStore, "the server's disk is full")
+	case errors.Is(err, badger.ErrBlockedWrites), strings.Contains(err.Error(), "read-only"):
+		return engine.Wrap(err, engine.CodeUnavailable, "storage is read-only")
+	}
+	return err
+}
+
+func isDiskFull(err error) bool {
+	return strings.Contains(err.Error(), "no space left on device")
+}
+
+type tx struct{ txn *badger.Txn }
+
+func (t *tx) GetRaw(key string) ([]byte, error) {
+	item, err := t.txn.Get([]byte(key))
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, engine.ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return item.ValueCopy(nil)
+}
+
+func (t *tx) Get(key string, v any) error {
+	item, err := t.txn.Get([]byte(key))
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return engine.ErrNotFound
+	}
+	if err != nil {
+		return err
+	}
+	return item.Value(func(b []byte) error {
+		if err := json.Unmarshal(b, v); err != nil {
+			return fmt.Errorf("decode %s: %w", key, err)
+		}
+		return nil
+	})
+}
+
+func (t *tx) Put(key string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", key, err)
+	}
+	return mapErr(t.txn.Set([]byte(key), b))
+}
+
+func (t *tx) PutRaw(key string, b []byte) error {
+	return mapErr(t.txn.Set([]byte(key), append([]byte(nil), b...)))
+}
+
+func (t *tx) Delete(key string) error { return mapErr(t.txn.Delete([]byte(key))) }
+
+func (t *tx) Exists(key string) (bool, error) {
+	_, err := t.txn.Get([]byte(key))
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+func (t *tx) Scan(prefix, after string, fn func(key string, value []byte) error) error {
+	opts := badger.DefaultIteratorOptions
+	opts.Prefix = []byte(prefix)
+	opts.PrefetchValues = false
+	it := t.txn.NewIterator(opts)
+	defer it.Close()
+	start := []byte(prefix)
+	if after != "" {
+		start = append([]byte(after), 0)
+	}
+	for it.Seek(start); it.ValidForPrefix([]byte(prefix)); it.Next() {
+		item := it.Item()
+		err := item.Value(func(v []byte) error { return fn(string(item.Key()), v) })
+		if err == engine.ErrStopScan {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type badgerLogger struct{ l *slog.Logger }
+
+func (b badgerLogger) Errorf(f string, a ...any) { b.l.Error("badger: " + strings.TrimSpace(fmt.Sprintf(f, a...))) }
+func (b badgerLogger) Warningf(f string, a ...any) {
+	b.l.Warn("badger: " + strings.TrimSpace(fmt.Sprintf(f, a...)))
+}
+func (b badgerLogger) Infof(string, ...any)  {}
+func (b badgerLogger) Debugf(string, ...any) {}

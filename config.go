@@ -1,0 +1,163 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Config is the whole server configuration. It is read from an optional
+// JSON file, then HEARTH_* environment variables, then command-line flags,
+// each overriding the one before; Validate checks the result.
+type Config struct {
+	Addr           string `json:"addr"`
+	Data           string `json:"data"`
+	PublicURL      string `json:"public_url"`
+	LogLevel       string `json:"log_level"`
+	LogFormat      string `json:"log_format"`
+	AdminLogin     string `json:"admin_login"`
+	AdminKey       string `json:"-"`
+	MaxBodyBytes   int64  `json:"max_body_bytes"`
+	MaxUploadBytes int64  `json:"max_upload_bytes"`
+}
+
+func defaultConfig() Config {
+	return Config{
+		Addr: ":8080", Data: "./hearth-data", LogLevel: "info", LogFormat: "text", AdminLogin: "admin",
+		MaxBodyBytes: 8 << 20, MaxUploadBytes: 10 << 20,
+	}
+}
+
+// configVar ties a setting to its env variable and flag.
+type configVar struct {
+	env, flag, usage string
+	str              *string
+	num              *int64
+}
+
+func (c *Config) vars() []configVar {
+	return []configVar{
+		{env: "HEARTH_ADDR", flag: "addr", usage: "listen address", str: &c.Addr},
+		{env: "HEARTH_DATA", flag: "data", usage: "data directory", str: &c.Data},
+		{env: "HEARTH_PUBLIC_URL", flag: "public-url", usage: "absolute URL clients reach the server at (default derived from -addr)", str: &c.PublicURL},
+		{env: "HEARTH_LOG_LEVEL", flag: "log-level", usage: "debug, info, warn or error", str: &c.LogLevel},
+		{env: "HEARTH_LOG_FORMAT", flag: "log-format", usage: "text or json", str: &c.LogFormat},
+		{env: "HEARTH_ADMIN_LOGIN", flag: "admin-login", usage: "login of the first user created on an empty data dir", str: &c.AdminLogin},
+		{env: "HEARTH_ADMIN_KEY", str: &c.AdminKey},
+		{env: "HEARTH_MAX_BODY_BYTES", flag: "max-body-bytes", usage: "largest JSON request body", num: &c.MaxBodyBytes},
+		{env: "HEARTH_MAX_UPLOAD_BYTES", flag: "max-upload-bytes", usage: "largest document upload", num: &c.MaxUploadBytes},
+	}
+}
+
+// loadConfig applies file, env and flags in that order. args are the
+// subcommand's arguments; the remaining positional arguments are returned.
+func loadConfig(name string, args []string, getenv func(string) string) (Config, *flag.FlagSet, error) {
+	cfg := defaultConfig()
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	configPath := fs.String("config", getenv("HEARTH_CONFIG"), "JSON config file (env HEARTH_CONFIG)")
+	flagVals := map[string]*string{}
+	for _, v := range cfg.vars() {
+		if v.flag != "" {
+			flagVals[v.flag] = fs.String(v.flag, "", v.usage+" (env "+v.env+")")
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		return cfg, fs, err
+	}
+	if *configPath != "" {
+		b, err := os.ReadFile(*configPath)
+		if err != nil {
+			return cfg, fs, fmt.Errorf("config file: %w", err)
+		}
+		dec := json.NewDecoder(strings.NewReader(string(b)))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&cfg); err != nil {
+			return cfg, fs, fmt.Errorf("config file %s: %w", *configPath, err)
+		}
+	}
+	set := func(v configVar, val, from string) error {
+		if v.str != nil {
+			*v.str = val
+			return nil
+		}
+		n, err := strconv.ParseInt(val, 10, 64)
+		if err != nil {
+			return fmt.Errorf("%s: %q is not a whole number", from, val)
+		}
+		*v.num = n
+		return nil
+	}
+	for _, v := range cfg.vars() {
+		if val := getenv(v.env); val != "" {
+			if err := set(v, val, v.env); err != nil {
+				return cfg, fs, err
+			}
+		}
+	}
+	var ferr error
+	fs.Visit(func(f *flag.Flag) {
+		for _, v := range cfg.vars() {
+			if v.flag == f.Name && ferr == nil {
+				ferr = set(v, *flagVals[f.Name], "-"+f.Name)
+			}
+		}
+	})
+	return cfg, fs, ferr
+}
+
+// Validate checks every setting and fills derived defaults.
+func (c *Config) Validate() error {
+	var errs []error
+	host, port, err := net.SplitHostPort(c.Addr)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("HEARTH_ADDR %q: want host:port such as :8080 (%v)", c.Addr, err))
+	} else if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+		errs = append(errs, fmt.Errorf("HEARTH_ADDR %q: port must be 0-65535", c.Addr))
+	}
+	if c.Data == "" {
+		errs = append(errs, errors.New("HEARTH_DATA: must not be empty"))
+	}
+	if c.PublicURL == "" && err == nil {
+		if host == "" || host == "0.0.0.0" || host == "::" {
+			host = "localhost"
+		}
+		c.PublicURL = "http://" + net.JoinHostPort(host, port)
+	}
+	if u, perr := url.Parse(c.PublicURL); perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Errorf("HEARTH_PUBLIC_URL %q: must be an absolute http(s) URL", c.PublicURL))
+	}
+	c.PublicURL = strings.TrimRight(c.PublicURL, "/")
+	if _, ok := logLevels[strings.ToLower(c.LogLevel)]; !ok {
+		errs = append(errs, fmt.Errorf("HEARTH_LOG_LEVEL %q: use debug, info, warn or error", c.LogLevel))
+	}
+	if f := strings.ToLower(c.LogFormat); f != "text" && f != "json" {
+		errs = append(errs, fmt.Errorf("HEARTH_LOG_FORMAT %q: use text or json", c.LogFormat))
+	}
+	if c.AdminKey != "" && len(c.AdminKey) < 16 {
+		errs = append(errs, errors.New("HEARTH_ADMIN_KEY: must be at least 16 characters"))
+	}
+	if c.MaxBodyBytes < 1024 {
+		errs = append(errs, fmt.Errorf("HEARTH_MAX_BODY_BYTES %d: must be at least 1024", c.MaxBodyBytes))
+	}
+	if c.MaxUploadBytes < 1024 {
+		errs = append(errs, fmt.Errorf("HEARTH_MAX_UPLOAD_BYTES %d: must be at least 1024", c.MaxUploadBytes))
+	}
+	return errors.Join(errs...)
+}
+
+var logLevels = map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}
+
+func (c *Config) logger() *slog.Logger {
+	opts := &slog.HandlerOptions{Level: logLevels[strings.ToLower(c.LogLevel)]}
+	if strings.ToLower(c.LogFormat) == "json" {
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}

@@ -1,0 +1,258 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"math/big"
+	"strings"
+	"time"
+)
+
+// Key kinds. User and org keys act for their owner; a pipe key can only run
+// the one pipe it belongs to.
+const (
+	KeyUser = "user"
+	KeyOrg  = "org"
+	KeyPipe = "pipe"
+)
+
+// APIKey is the stored record of a key. The key itself is never stored: only
+// its SHA-256 hash (keys carry 190 bits of randomness, so a fast hash is safe).
+type APIKey struct {
+	ID        string     `json:"id"`
+	Kind      string     `json:"kind"`
+	Owner     string     `json:"owner"`
+	PipeID    string     `json:"pipe_id,omitempty"`
+	Name      string     `json:"name,omitempty"`
+	Prefix    string     `json:"prefix"`
+	Hash      string     `json:"hash"`
+	CreatedAt time.Time  `json:"created_at"`
+	RevokedAt *time.Time `json:"revoked_at,omitempty"`
+}
+
+// Principal is who a request acts as, resolved from its bearer key.
+type Principal struct {
+	KeyID string
+	Kind  string // KeyUser, KeyOrg or KeyPipe
+	// Owner is the login whose resources the key reaches.
+	Owner string
+	// PipeID is set for pipe keys.
+	PipeID string
+}
+
+// IsOwnerKey reports whether the principal is a user or org key.
+func (p *Principal) IsOwnerKey() bool { return p.Kind == KeyUser || p.Kind == KeyOrg }
+
+const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// RandomString returns n random base62 characters.
+func RandomString(n int) string {
+	b := make([]byte, n)
+	max := big.NewInt(int64(len(base62)))
+	for i := range b {
+		v, err := rand.Int(rand.Reader, max)
+		if err != nil {
+			panic(err) // crypto/rand never fails on supported platforms
+		}
+		b[i] = base62[v.Int64()]
+	}
+	return string(b)
+}
+
+// NewKeySecret returns a fresh API key of a kind: "hth_<kind>_<32 base62>".
+func NewKeySecret(kind string) string { return "hth_" + kind + "_" + RandomString(32) }
+
+// HashKey returns the hex SHA-256 of a key.
+func HashKey(key string) string {
+	h := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(h[:])
+}
+
+// CreateKey issues a user or org key for an owner and returns the record
+// and the key, which is shown once and never again.
+func (a *Accounts) CreateKey(ctx context.Context, owner, name string) (*APIKey, string, error) {
+	var rec *APIKey
+	var secret string
+	err := a.store.Update(ctx, func(tx Tx) error {
+		acct, err := getAccount(tx, strings.ToLower(owner), "")
+		if err != nil {
+			return err
+		}
+		kind := KeyUser
+		if acct.Kind == AccountOrg {
+			kind = KeyOrg
+		}
+		rec, secret, err = a.putKey(tx, kind, acct.Login, "", name, "")
+		return err
+	})
+	return rec, secret, err
+}
+
+// ImportKey stores a caller-chosen key (HEARTH_ADMIN_KEY) for an owner.
+func (a *Accounts) ImportKey(ctx context.Context, owner, name, secret string) (*APIKey, error) {
+	if len(secret) < 16 {
+		return nil, FieldError("key", "must be at least 16 characters")
+	}
+	var rec *APIKey
+	err := a.store.Update(ctx, func(tx Tx) error {
+		acct, err := getAccount(tx, strings.ToLower(owner), "")
+		if err != nil {
+			return err
+		}
+		kind := KeyUser
+		if acct.Kind == AccountOrg {
+			kind = KeyOrg
+		}
+		rec, _, err = a.putKey(tx, kind, acct.Login, "", name, secret)
+		return err
+	})
+	return rec, err
+}
+
+// CreatePipeKeyTx issues a pipe key inside a caller's transaction, so a pipe
+// and its key are written together.
+func (a *Accounts) CreatePipeKeyTx(tx Tx, owner, pipeID, name string) (*APIKey, string, error) {
+	return a.putKey(tx, KeyPipe, owner, pipeID, name, "")
+}
+
+func (a *Accounts) putKey(tx Tx, kind, owner, pipeID, name, secret string) (*APIKey, string, error) {
+	if secret == "" {
+		secret = NewKeySecret(kind)
+	}
+	hash := HashKey(secret)
+	if ok, err := tx.Exists(prefixAPIKeyHash + hash); err != nil {
+		return nil, "", err
+	} else if ok {
+		return nil, "", Errorf(CodeConflict, "this key is already registered")
+	}
+	prefix := secret
+	if len(prefix) > 12 {
+		prefix = prefix[:12]
+	}
+	rec := &APIKey{
+		ID: "key_" + RandomString(16), Kind: kind, Owner: owner, PipeID: pipeID, Name: name,
+		Prefix: prefix, Hash: hash, CreatedAt: a.now().UTC(),
+	}
+	if err := tx.Put(prefixAPIKey+rec.ID, rec); err != nil {
+		return nil, "", err
+	}
+	if err := tx.PutRaw(prefixAPIKeyHash+hash, []byte(rec.ID)); err != nil {
+		return nil, "", err
+	}
+	if err := tx.PutRaw(prefixAPIKeyOwner+owner+"/"+rec.ID, nil); err != nil {
+		return nil, "", err
+	}
+	return rec, secret, nil
+}
+
+// ListKeys returns the keys of an owner (revoked ones included, marked).
+func (a *Accounts) ListKeys(ctx context.Context, owner string) ([]*APIKey, error) {
+	var out []*APIKey
+	owner = strings.ToLower(owner)
+	err := a.store.View(ctx, func(tx Tx) error {
+		if _, err := getAccount(tx, owner, ""); err != nil {
+			return err
+		}
+		return tx.Scan(prefixAPIKeyOwner+owner+"/", "", func(key string, _ []byte) error {
+			var k APIKey
+			if err := tx.Get(prefixAPIKey+key[strings.LastIndexByte(key, '/')+1:], &k); err != nil {
+				return err
+			}
+			out = append(out, &k)
+			return nil
+		})
+	})
+	return out, err
+}
+
+// RevokeKey revokes a key by id. When owner is non-empty the key must
+// belong to it (a NOT_FOUND otherwise, so ids of others are not confirmed).
+func (a *Accounts) RevokeKey(ctx context.Context, owner, id string) error {
+	return a.store.Update(ctx, func(tx Tx) error {
+		var k APIKey
+		if err := tx.Get(prefixAPIKey+id, &k); err != nil {
+			if errors.Is(err, ErrNotFound) {
+				return NotFound("key", id)
+			}
+			return err
+		}
+		if owner != "" && k.Owner != strings.ToLower(owner) {
+			return NotFound("key", id)
+		}
+		if k.RevokedAt != nil {
+			return nil
+		}
+		now := a.now().UTC()
+		k.RevokedAt = &now
+		if err := tx.Delete(prefixAPIKeyHash + k.Hash); err != nil {
+			return err
+		}
+		return tx.Put(prefixAPIKey+k.ID, &k)
+	})
+}
+
+// RevokePipeKeysTx revokes every key bound to a pipe inside a caller's transaction.
+func (a *Accounts) RevokePipeKeysTx(tx Tx, owner, pipeID string) error {
+	var ids []string
+	err := tx.Scan(prefixAPIKeyOwner+owner+"/", "", func(key string, _ []byte) error {
+		ids = append(ids, key[strings.LastIndexByte(key, '/')+1:])
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	now := a.now().UTC()
+	for _, id := range ids {
+		var k APIKey
+		if err := tx.Get(prefixAPIKey+id, &k); err != nil {
+			return err
+		}
+		if k.PipeID != pipeID || k.RevokedAt != nil {
+			continue
+		}
+		k.RevokedAt = &now
+		if err := tx.Delete(prefixAPIKeyHash + k.Hash); err != nil {
+			return err
+		}
+		if err := tx.Put(prefixAPIKey+id, &k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Authenticate resolves a bearer key to a principal. Unknown and revoked keys
+// get the same UNAUTHORIZED error.
+func (a *Accounts) Authenticate(ctx context.Context, secret string) (*Principal, error) {
+	if secret == "" {
+		return nil, Errorf(CodeUnauthorized, "missing API key: send Authorization: Bearer <key>")
+	}
+	hash := HashKey(secret)
+	var p *Principal
+	err := a.store.View(ctx, func(tx Tx) error {
+		id, err := tx.GetRaw(prefixAPIKeyHash + hash)
+		if errors.Is(err, ErrNotFound) {
+			return Errorf(CodeUnauthorized, "invalid API key")
+		}
+		if err != nil {
+			return err
+		}
+		var k APIKey
+		if err := tx.Get(prefixAPIKey+string(id), &k); err != nil {
+			if errors.Is(err, ErrNotFound) {
+				return Errorf(CodeUnauthorized, "invalid API key")
+			}
+			return err
+		}
+		if k.RevokedAt != nil || subtle.ConstantTimeCompare([]byte(k.Hash), []byte(hash)) != 1 {
+			return Errorf(CodeUnauthorized, "invalid API key")
+		}
+		p = &Principal{KeyID: k.ID, Kind: k.Kind, Owner: k.Owner, PipeID: k.PipeID}
+		return nil
+	})
+	return p, err
+}

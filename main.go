@@ -1,0 +1,154 @@
+// Command hearth is a self-hosted, Langbase-compatible LLM application
+// server in one binary. main.go reads the configuration, builds the store,
+// providers and engine, hands them to the HTTP server and runs it until a
+// signal; nothing else in the module reads the environment.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/hearth-dev/hearth/blob"
+	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/server"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+}
+
+const usage = `hearth: a self-hosted, Langbase-compatible LLM application server
+
+Usage:
+  hearth serve [flags]                      run the server (default :8080, data in ./hearth-data)
+  hearth users create <login>               create a user
+  hearth users list                         list users and organizations
+  hearth orgs create <login> --owner <user> create an organization
+  hearth orgs add-member <org> <user>       add a user to an organization
+  hearth keys create --user <login> | --org <login> [--name <label>]
+  hearth keys list --user <login> | --org <login>
+  hearth keys revoke <key-id>
+  hearth version
+
+Every command takes -data (env HEARTH_DATA). Account and key commands work
+on the data dir directly and refuse while a server holds it; stop the server
+first, or use the HTTP API (/v1/keys) while it runs. Run 'hearth serve -h'
+for the server's settings.
+`
+
+func run(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "serve":
+		err = serve(args[1:], getenv, stdout, stderr)
+	case "users", "orgs", "keys":
+		err = admin(args[0], args[1:], getenv, stdout)
+	case "version", "-v", "--version":
+		fmt.Fprintln(stdout, "hearth", version)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+	default:
+		fmt.Fprintf(stderr, "hearth: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "hearth:", err)
+		return 1
+	}
+	return 0
+}
+
+// app is the wired server: everything serve builds and later closes.
+type app struct {
+	cfg    Config
+	log    *slog.Logger
+	store  *blob.Store
+	server *server.Server
+}
+
+// build opens the store and wires the engine and the HTTP server.
+func build(cfg Config, log *slog.Logger, stdout io.Writer) (*app, error) {
+	store := blob.New(blob.Options{Dir: cfg.Data, Logger: log})
+	if err := store.Open(); err != nil {
+		return nil, err
+	}
+	a := &app{cfg: cfg, log: log, store: store}
+	accounts := engine.NewAccounts(store)
+	ctx := context.Background()
+	created, key, err := accounts.Bootstrap(ctx, cfg.AdminLogin, cfg.AdminKey)
+	if err != nil {
+		a.close(ctx)
+		return nil, fmt.Errorf("create first user: %w", err)
+	}
+	if created && key != "" {
+		fmt.Fprintf(stdout, "Created user %q. Its API key is shown once, keep it safe:\n\n    %s\n\n", cfg.AdminLogin, key)
+	} else if created {
+		log.Info("created first user with HEARTH_ADMIN_KEY", "login", cfg.AdminLogin)
+	}
+	srv, err := server.New(server.Config{
+		Addr: cfg.Addr, PublicURL: cfg.PublicURL, MaxBodyBytes: cfg.MaxBodyBytes,
+		MaxUploadBytes: cfg.MaxUploadBytes, Version: version, Logger: log,
+	}, server.Deps{Store: store, Accounts: accounts})
+	if err != nil {
+		a.close(ctx)
+		return nil, err
+	}
+	a.server = srv
+	return a, nil
+}
+
+// close drains the HTTP server, then closes the store.
+func (a *app) close(ctx context.Context) error {
+	var errs []error
+	if a.server != nil {
+		errs = append(errs, a.server.Close(ctx))
+	}
+	errs = append(errs, a.store.Close())
+	return errors.Join(errs...)
+}
+
+func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, _, err := loadConfig("serve", args, getenv)
+	if err != nil {
+		return err
+	}
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("invalid configuration:\n%w", err)
+	}
+	log := cfg.logger()
+	a, err := build(cfg, log, stdout)
+	if err != nil {
+		if errors.Is(err, blob.ErrLocked) {
+			return fmt.Errorf("%w: is another hearth server running on it?", err)
+		}
+		return err
+	}
+	if err := a.server.Open(); err != nil {
+		a.close(context.Background())
+		return err
+	}
+	log.Info("hearth serving", "addr", cfg.Addr, "url", a.server.URL(), "public_url", cfg.PublicURL, "data", cfg.Data, "version", version)
+
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	s := <-sig
+	log.Info("shutting down: draining requests", "signal", s.String())
+	if err := a.close(context.Background()); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	log.Info("stopped cleanly")
+	return nil
+}

@@ -1,0 +1,94 @@
+package server
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/hearth-dev/hearth/engine"
+	"github.com/labstack/echo/v4"
+)
+
+// Hearth's own account endpoints (not in the Langbase API): who a key is,
+// and the caller's API keys. The studio uses them.
+func (s *Server) keyRoutes() []Route {
+	return []Route{
+		{Method: http.MethodGet, Path: "/v1/me", Auth: AuthRun, Handler: s.handleMe},
+		{Method: http.MethodGet, Path: "/v1/keys", Auth: AuthOwner, Handler: s.handleKeyList},
+		{Method: http.MethodPost, Path: "/v1/keys", Auth: AuthOwner, Handler: s.handleKeyCreate},
+		{Method: http.MethodDelete, Path: "/v1/keys/:id", Auth: AuthOwner, Handler: s.handleKeyRevoke},
+	}
+}
+
+type keyView struct {
+	ID        string     `json:"id"`
+	Kind      string     `json:"kind"`
+	Owner     string     `json:"owner_login"`
+	Name      string     `json:"name"`
+	Prefix    string     `json:"prefix"`
+	PipeID    string     `json:"pipe_id,omitempty"`
+	CreatedAt time.Time  `json:"created_at"`
+	RevokedAt *time.Time `json:"revoked_at,omitempty"`
+}
+
+func viewKey(k *engine.APIKey) keyView {
+	return keyView{ID: k.ID, Kind: k.Kind, Owner: k.Owner, Name: k.Name, Prefix: k.Prefix + "…",
+		PipeID: k.PipeID, CreatedAt: k.CreatedAt, RevokedAt: k.RevokedAt}
+}
+
+func (s *Server) handleMe(c echo.Context) error {
+	p := principal(c)
+	acct, err := s.deps.Accounts.Get(c.Request().Context(), p.Owner)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{
+		"login": acct.Login, "kind": acct.Kind, "members": acct.Members,
+		"key": map[string]string{"id": p.KeyID, "kind": p.Kind},
+	})
+}
+
+func (s *Server) handleKeyList(c echo.Context) error {
+	keys, err := s.deps.Accounts.ListKeys(c.Request().Context(), principal(c).Owner)
+	if err != nil {
+		return err
+	}
+	out := make([]keyView, 0, len(keys))
+	for _, k := range keys {
+		if k.Kind != engine.KeyPipe {
+			out = append(out, viewKey(k))
+		}
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+func (s *Server) handleKeyCreate(c echo.Context) error {
+	var body struct {
+		Name string `json:"name"`
+	}
+	if err := decodeJSON(c, &body); err != nil {
+		return err
+	}
+	if len(body.Name) > 100 {
+		return engine.FieldError("name", "must be at most 100 characters")
+	}
+	rec, secret, err := s.deps.Accounts.CreateKey(c.Request().Context(), principal(c).Owner, body.Name)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"key": secret, "info": viewKey(rec)})
+}
+
+func (s *Server) handleKeyRevoke(c echo.Context) error {
+	id, err := pathParam(c, "id")
+	if err != nil {
+		return err
+	}
+	p := principal(c)
+	if id == p.KeyID {
+		return engine.Errorf(engine.CodeBadRequest, "a key cannot revoke itself; use another key of the same owner")
+	}
+	if err := s.deps.Accounts.RevokeKey(c.Request().Context(), p.Owner, id); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]bool{"success": true})
+}

@@ -1,0 +1,137 @@
+package server
+
+import (
+	"fmt"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/hearth-dev/hearth/engine"
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+)
+
+// Response headers set on every answer.
+const (
+	HeaderRequestID = "lb-request-id"
+	HeaderTraceID   = "lb-trace-id"
+	HeaderThreadID  = "lb-thread-id"
+)
+
+// normalizePath folds duplicate slashes (an SDK baseUrl with a trailing
+// slash yields "//v1/...") and drops a trailing slash.
+func normalizePath(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if p := cleanPath(r.URL.Path); p != r.URL.Path {
+			r.URL.Path = p
+			if r.URL.RawPath != "" {
+				r.URL.RawPath = cleanPath(r.URL.RawPath)
+			}
+		}
+		return next(c)
+	}
+}
+
+func cleanPath(p string) string {
+	for strings.Contains(p, "//") {
+		p = strings.ReplaceAll(p, "//", "/")
+	}
+	if len(p) > 1 && strings.HasSuffix(p, "/") {
+		p = strings.TrimRight(p, "/")
+		if p == "" {
+			p = "/"
+		}
+	}
+	return p
+}
+
+// requestIDs gives every response an lb-request-id and an lb-trace-id.
+func (s *Server) requestIDs(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		setHeader(h, HeaderRequestID, "req_"+engine.RandomString(20))
+		setHeader(h, HeaderTraceID, "trace_"+engine.RandomString(20))
+		return next(c)
+	}
+}
+
+// recoverPanics turns a handler panic into a JSON 500; the server keeps serving.
+func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				if r == http.ErrAbortHandler {
+					panic(r)
+				}
+				err = &engine.Error{Code: engine.CodeInternal, Message: "internal server error",
+					Err: fmt.Errorf("panic: %v\n%s", r, debug.Stack())}
+			}
+		}()
+		return next(c)
+	}
+}
+
+// accessLog writes one structured line per request. It never logs headers,
+// so keys cannot leak through it.
+func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		err := next(c)
+		if err != nil {
+			c.Error(err)
+		}
+		s.log.Info("request",
+			"request_id", headerValue(c.Response().Header(), HeaderRequestID),
+			"method", c.Request().Method,
+			"route", c.Path(),
+			"status", c.Response().Status,
+			"bytes", c.Response().Size,
+			"duration_ms", float64(time.Since(start).Microseconds())/1000,
+		)
+		return nil
+	}
+}
+
+func cors() echo.MiddlewareFunc {
+	return middleware.CORSWithConfig(middleware.CORSConfig{
+		AllowOrigins: []string{"*"},
+		AllowMethods: []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions},
+		AllowHeaders: []string{"Authorization", "Content-Type", "LB-LLM-Key", "LB-WEB-SEARCH-KEY", "LB-CRAWL-KEY"},
+		ExposeHeaders: []string{HeaderThreadID, HeaderRequestID, HeaderTraceID,
+			"Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"},
+		MaxAge: 600,
+	})
+}
+
+// bodyLimit caps the request body; a larger body is a 413.
+func bodyLimit(limit int64) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			r := c.Request()
+			if r.ContentLength > limit {
+				return engine.Errorf(engine.CodePayloadTooLarge, "request body is %d bytes; the limit is %d", r.ContentLength, limit)
+			}
+			if r.Body != nil {
+				r.Body = http.MaxBytesReader(c.Response(), r.Body, limit)
+			}
+			return next(c)
+		}
+	}
+}
+
+// setHeader sets a header under its exact lowercase name: Go would
+// canonicalise "lb-thread-id" to "Lb-Thread-Id", and some HTTP clients
+// (Python's requests turned into a dict) look names up case-sensitively.
+func setHeader(h http.Header, name, value string) {
+	h[name] = []string{value}
+}
+
+// headerValue reads a header set by setHeader.
+func headerValue(h http.Header, name string) string {
+	if v := h[name]; len(v) > 0 {
+		return v[0]
+	}
+	return h.Get(name)
+}

@@ -1,0 +1,54 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+)
+
+// Auth says which keys a route accepts.
+type Auth int
+
+const (
+	// AuthNone: public route.
+	AuthNone Auth = iota
+	// AuthOwner: a user or an org key.
+	AuthOwner
+	// AuthUser: a user key only (/beta/user/...).
+	AuthUser
+	// AuthOrg: an org key for the org named by the :org path parameter.
+	AuthOrg
+	// AuthRun: a pipe key, or a user/org key (the body names the pipe).
+	AuthRun
+	// AuthPipe: a pipe key only.
+	AuthPipe
+	// AuthOptional: a key is read when present (signed upload URLs carry their own proof).
+	AuthOptional
+)
+
+// Route is one entry of the route table; /routes serves this table.
+type Route struct {
+	Method  string
+	Path    string
+	Auth    Auth
+	Handler echo.HandlerFunc
+	// BodyLimit overrides the default request body cap when > 0.
+	BodyLimit int64
+}
+
+// routeTable lists every route Hearth serves, grouped by resource.
+func (s *Server) routeTable() []Route {
+	var rs []Route
+	rs = append(rs, s.infoRoutes()...)
+	rs = append(rs, s.keyRoutes()...)
+	return rs
+}
+
+func (s *Server) infoRoutes() []Route {
+	return []Route{
+		{Method: http.MethodGet, Path: "/", Handler: s.handleRoot},
+		{Method: http.MethodGet, Path: "/health", Handler: s.handleHealth},
+		{Method: http.MethodGet, Path: "/routes", Handler: s.handleRoutes},
+		{Method: http.MethodGet, Path: "/v1/models", Handler: s.handleModels},
+	}
+}

@@ -1,0 +1,147 @@
+// Package server is Hearth's HTTP layer: the route table, handlers that
+// decode a request, call the engine and encode the answer, the auth
+// middleware, the one error handler and the SSE writer. Echo stays inside
+// this package; callers see only New, Handler, Open, Close and URL.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/hearth-dev/hearth/engine"
+	"github.com/labstack/echo/v4"
+)
+
+// Config holds the HTTP settings; main.go fills it from flags and env.
+type Config struct {
+	// Addr is the listen address, e.g. ":8080".
+	Addr string
+	// PublicURL is the absolute URL clients reach the server at, without a
+	// trailing slash; it prefixes signed upload URLs and studio links.
+	PublicURL string
+	// MaxBodyBytes caps JSON request bodies (default 8 MiB).
+	MaxBodyBytes int64
+	// MaxUploadBytes caps document uploads (default 10 MiB).
+	MaxUploadBytes int64
+	// Version is reported by the info endpoints.
+	Version string
+	Logger  *slog.Logger
+	// ShutdownTimeout bounds the drain of in-flight requests on Close (default 30 s).
+	ShutdownTimeout time.Duration
+}
+
+// Deps are the engine services the handlers call.
+type Deps struct {
+	Store     engine.Store
+	Accounts  *engine.Accounts
+	Providers engine.Providers
+}
+
+// Server serves the Hearth API.
+type Server struct {
+	cfg    Config
+	deps   Deps
+	log    *slog.Logger
+	echo   *echo.Echo
+	routes []Route
+	http   *http.Server
+	ln     net.Listener
+}
+
+// New builds a server; it does not listen until Open.
+func New(cfg Config, deps Deps) (*Server, error) {
+	if deps.Store == nil || deps.Accounts == nil {
+		return nil, errors.New("server: Store and Accounts are required")
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = 8 << 20
+	}
+	if cfg.MaxUploadBytes <= 0 {
+		cfg.MaxUploadBytes = 10 << 20
+	}
+	if cfg.ShutdownTimeout <= 0 {
+		cfg.ShutdownTimeout = 30 * time.Second
+	}
+	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
+	s := &Server{cfg: cfg, deps: deps, log: cfg.Logger}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.handleError
+	e.Pre(normalizePath)
+	e.Use(s.requestIDs, s.accessLog, s.recoverPanics, cors())
+	s.echo = e
+	s.routes = s.routeTable()
+	for _, r := range s.routes {
+		limit := cfg.MaxBodyBytes
+		if r.BodyLimit > 0 {
+			limit = r.BodyLimit
+		}
+		e.Add(r.Method, r.Path, r.Handler, bodyLimit(limit), s.authenticate(r.Auth))
+	}
+	return s, nil
+}
+
+// Handler returns the server as an http.Handler (for httptest and embedding).
+func (s *Server) Handler() http.Handler { return s.echo }
+
+// Routes returns the route table.
+func (s *Server) Routes() []Route { return s.routes }
+
+// Open starts listening on the configured address and serves in the background.
+func (s *Server) Open() error {
+	ln, err := net.Listen("tcp", s.cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", s.cfg.Addr, err)
+	}
+	s.ln = ln
+	s.http = &http.Server{
+		Handler:           s.echo,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	go func() {
+		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error("http server stopped", "err", err)
+		}
+	}()
+	return nil
+}
+
+// URL returns the address the server listens on, as a base URL.
+func (s *Server) URL() string {
+	if s.ln == nil {
+		return ""
+	}
+	addr := s.ln.Addr().(*net.TCPAddr)
+	host := addr.IP.String()
+	if addr.IP.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, fmt.Sprint(addr.Port))
+}
+
+// Close stops accepting connections and drains in-flight requests, waiting
+// at most the shutdown timeout (or ctx) before cutting them off.
+func (s *Server) Close(ctx context.Context) error {
+	if s.http == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.ShutdownTimeout)
+	defer cancel()
+	err := s.http.Shutdown(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		_ = s.http.Close()
+	}
+	return err
+}

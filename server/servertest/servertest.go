@@ -1,0 +1,167 @@
+// Package servertest starts the real Hearth server in-process on a temporary
+// data dir, for tests of this repo and of applications built on Hearth.
+package servertest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/hearth-dev/hearth/blob"
+	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/server"
+)
+
+// AdminKey is the user key of the "admin" user every test server starts with.
+const AdminKey = "hth_user_testadminkey0000000000000000"
+
+// Server is a running test server.
+type Server struct {
+	*server.Server
+	URL      string
+	Store    *blob.Store
+	Accounts *engine.Accounts
+	HTTP     *httptest.Server
+	t        testing.TB
+}
+
+// Option adjusts the config or deps before the server is built.
+type Option func(*server.Config, *server.Deps)
+
+// Start builds and starts a server on a fresh temp data dir; it is closed
+// when the test ends.
+func Start(t testing.TB, opts ...Option) *Server {
+	t.Helper()
+	return StartDir(t, t.TempDir(), opts...)
+}
+
+// StartDir is Start on a given data dir (for restart tests).
+func StartDir(t testing.TB, dir string, opts ...Option) *Server {
+	t.Helper()
+	store := blob.New(blob.Options{Dir: dir, Logger: quietLogger()})
+	if err := store.Open(); err != nil {
+		t.Fatal(err)
+	}
+	accounts := engine.NewAccounts(store)
+	if _, _, err := accounts.Bootstrap(context.Background(), "admin", AdminKey); err != nil {
+		t.Fatal(err)
+	}
+	hts := httptest.NewUnstartedServer(nil)
+	url := "http://" + hts.Listener.Addr().String()
+	cfg := server.Config{PublicURL: url, Version: "test", Logger: quietLogger()}
+	deps := server.Deps{Store: store, Accounts: accounts}
+	for _, o := range opts {
+		o(&cfg, &deps)
+	}
+	srv, err := server.New(cfg, deps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hts.Config.Handler = srv.Handler()
+	hts.Start()
+	ts := &Server{Server: srv, URL: url, Store: store, Accounts: accounts, HTTP: hts, t: t}
+	t.Cleanup(ts.Stop)
+	return ts
+}
+
+// Stop closes the HTTP server and the store; calling it twice is safe.
+func (s *Server) Stop() {
+	if s.HTTP != nil {
+		s.HTTP.Close()
+		s.HTTP = nil
+		s.Store.Close()
+	}
+}
+
+func quietLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
+// Response is a finished HTTP exchange.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the body into v, failing the test on error.
+func (r *Response) JSON(t testing.TB, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		t.Fatalf("decode %s: %v", r.Body, err)
+	}
+}
+
+// Do sends a request with an optional bearer key. body may be nil, a
+// []byte/string sent as-is, or any value sent as JSON.
+func (s *Server) Do(method, path, key string, body any, headers ...string) *Response {
+	s.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case []byte:
+		rd = bytes.NewReader(b)
+	case string:
+		rd = bytes.NewReader([]byte(b))
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		rd = bytes.NewReader(j)
+	}
+	req, err := http.NewRequest(method, s.URL+path, rd)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: out}
+}
+
+// UserWithKey creates a user and returns a fresh key for it.
+func (s *Server) UserWithKey(login string) string {
+	s.t.Helper()
+	ctx := context.Background()
+	if _, err := s.Accounts.CreateUser(ctx, login); err != nil {
+		s.t.Fatal(err)
+	}
+	_, key, err := s.Accounts.CreateKey(ctx, login, "test")
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return key
+}
+
+// OrgWithKey creates an org owned by owner and returns an org key.
+func (s *Server) OrgWithKey(login, owner string) string {
+	s.t.Helper()
+	ctx := context.Background()
+	if _, err := s.Accounts.CreateOrg(ctx, login, owner); err != nil {
+		s.t.Fatal(err)
+	}
+	_, key, err := s.Accounts.CreateKey(ctx, login, "test")
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return key
+}
