@@ -129,6 +129,11 @@ func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 		return fmt.Errorf("invalid configuration:\n%w", err)
 	}
 	log := cfg.logger()
+	// Register for signals before anything listens, so a signal that
+	// arrives as soon as the port is open still shuts down cleanly.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sig)
 	a, err := build(cfg, log, stdout)
 	if err != nil {
 		if errors.Is(err, blob.ErrLocked) {
@@ -142,8 +147,6 @@ func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 	}
 	log.Info("hearth serving", "addr", cfg.Addr, "url", a.server.URL(), "public_url", cfg.PublicURL, "data", cfg.Data, "version", version)
 
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	s := <-sig
 	log.Info("shutting down: draining requests", "signal", s.String())
 	if err := a.close(context.Background()); err != nil {

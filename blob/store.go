@@ -251,7 +251,9 @@ func (t *tx) Scan(prefix, after string, fn func(key string, value []byte) error)
 
 type badgerLogger struct{ l *slog.Logger }
 
-func (b badgerLogger) Errorf(f string, a ...any) { b.l.Error("badger: " + strings.TrimSpace(fmt.Sprintf(f, a...))) }
+func (b badgerLogger) Errorf(f string, a ...any) {
+	b.l.Error("badger: " + strings.TrimSpace(fmt.Sprintf(f, a...)))
+}
 func (b badgerLogger) Warningf(f string, a ...any) {
 	b.l.Warn("badger: " + strings.TrimSpace(fmt.Sprintf(f, a...)))
 }

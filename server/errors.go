@@ -124,4 +124,3 @@ func (s *Server) handleError(err error, c echo.Context) {
 		Docs: docsBase + strings.ToLower(ee.Code),
 	}})
 }
-

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func envMap(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestConfigPrecedence(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "hearth.json")
+	os.WriteFile(file, []byte(`{"addr":":7000","data":"/from/file","log_level":"warn","max_upload_bytes":5000}`), 0o600)
+
+	cfg, _, err := loadConfig("serve", []string{"-config", file}, envMap(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Addr != ":7000" || cfg.Data != "/from/file" || cfg.LogLevel != "warn" || cfg.MaxUploadBytes != 5000 || cfg.LogFormat != "text" {
+		t.Fatalf("file: %+v", cfg)
+	}
+	env := envMap(map[string]string{"HEARTH_CONFIG": file, "HEARTH_ADDR": ":7001", "HEARTH_LOG_LEVEL": "debug"})
+	cfg, _, err = loadConfig("serve", nil, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Addr != ":7001" || cfg.Data != "/from/file" || cfg.LogLevel != "debug" {
+		t.Fatalf("env over file: %+v", cfg)
+	}
+	cfg, _, err = loadConfig("serve", []string{"-addr", ":7002", "-max-upload-bytes", "9000"}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Addr != ":7002" || cfg.LogLevel != "debug" || cfg.MaxUploadBytes != 9000 {
+		t.Fatalf("flags over env: %+v", cfg)
+	}
+	cfg, _, _ = loadConfig("serve", nil, envMap(nil))
+	if cfg.Addr != ":8080" || cfg.Data != "./hearth-data" {
+		t.Fatalf("defaults: %+v", cfg)
+	}
+	if err := cfg.Validate(); err != nil || cfg.PublicURL != "http://localhost:8080" {
+		t.Fatalf("derived public url %q, %v", cfg.PublicURL, err)
+	}
+}
+
+func TestConfigValidation(t *testing.T) {
+	cases := map[string]struct {
+		env  map[string]string
+		want string
+	}{
+		"bad addr":          {map[string]string{"HEARTH_ADDR": "8080"}, "HEARTH_ADDR"},
+		"bad port":          {map[string]string{"HEARTH_ADDR": ":99999"}, "port must be"},
+		"relative url":      {map[string]string{"HEARTH_PUBLIC_URL": "hearth.local"}, "HEARTH_PUBLIC_URL"},
+		"bad level":         {map[string]string{"HEARTH_LOG_LEVEL": "loud"}, "HEARTH_LOG_LEVEL"},
+		"bad format":        {map[string]string{"HEARTH_LOG_FORMAT": "xml"}, "HEARTH_LOG_FORMAT"},
+		"short admin key":   {map[string]string{"HEARTH_ADMIN_KEY": "short"}, "HEARTH_ADMIN_KEY"},
+		"tiny upload limit": {map[string]string{"HEARTH_MAX_UPLOAD_BYTES": "10"}, "HEARTH_MAX_UPLOAD_BYTES"},
+	}
+	for name, tc := range cases {
+		cfg, _, err := loadConfig("serve", nil, envMap(tc.env))
+		if err == nil {
+			err = cfg.Validate()
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want mention of %s", name, err, tc.want)
+		}
+	}
+	if _, _, err := loadConfig("serve", nil, envMap(map[string]string{"HEARTH_MAX_BODY_BYTES": "lots"})); err == nil || !strings.Contains(err.Error(), "HEARTH_MAX_BODY_BYTES") {
+		t.Errorf("non-numeric env: %v", err)
+	}
+	file := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(file, []byte(`{"adress":":1"}`), 0o600)
+	if _, _, err := loadConfig("serve", []string{"-config", file}, envMap(nil)); err == nil || !strings.Contains(err.Error(), "adress") {
+		t.Errorf("unknown file key: %v", err)
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// TestServeAndGracefulShutdown runs the real wiring, then SIGTERM.
+func TestServeAndGracefulShutdown(t *testing.T) {
+	dir := t.TempDir()
+	addr := freeAddr(t)
+	var out, errOut bytes.Buffer
+	done := make(chan int, 1)
+	env := envMap(map[string]string{"HEARTH_DATA": dir, "HEARTH_ADDR": addr, "HEARTH_LOG_LEVEL": "error"})
+	go func() { done <- run([]string{"serve"}, env, &out, &errOut) }()
+	url := "http://" + addr
+	var resp *http.Response
+	var err error
+	for i := 0; i < 100; i++ {
+		if resp, err = http.Get(url + "/health"); err == nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("server did not come up: %v %s", err, errOut.String())
+	}
+	var info struct{ Success bool }
+	json.NewDecoder(resp.Body).Decode(&info)
+	resp.Body.Close()
+	if !info.Success {
+		t.Fatal("health not ok")
+	}
+	if !strings.Contains(out.String(), "hth_user_") {
+		t.Fatalf("generated admin key not printed: %q", out.String())
+	}
+	syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no shutdown after SIGTERM")
+	}
+	// The store was closed cleanly: the CLI can open it now.
+	var cli bytes.Buffer
+	if code := run([]string{"users", "list", "-data", dir}, envMap(nil), &cli, &cli); code != 0 || !strings.Contains(cli.String(), "admin") {
+		t.Fatalf("after shutdown: %d %s", code, cli.String())
+	}
+}
+
+func TestCLIAccountsAndKeys(t *testing.T) {
+	dir := t.TempDir()
+	env := envMap(map[string]string{"HEARTH_DATA": dir})
+	sh := func(args ...string) (int, string) {
+		var b bytes.Buffer
+		code := run(args, env, &b, &b)
+		return code, b.String()
+	}
+	steps := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"users", "create", "alice"}, 0, "created user alice"},
+		{[]string{"users", "create", "alice"}, 1, "already taken"},
+		{[]string{"users", "create", "Bad Name"}, 1, "not a valid login"},
+		{[]string{"orgs", "create", "acme"}, 1, "--owner"},
+		{[]string{"orgs", "create", "acme", "--owner", "alice"}, 0, "created organization acme"},
+		{[]string{"users", "create", "bob"}, 0, "created user bob"},
+		{[]string{"orgs", "add-member", "acme", "bob"}, 0, "added bob to acme"},
+		{[]string{"orgs", "add-member", "acme", "nobody"}, 1, "not found"},
+		{[]string{"keys", "create", "--org", "acme", "--name", "deploy"}, 0, "hth_org_"},
+		{[]string{"keys", "create", "--user", "acme"}, 1, "is a org"},
+		{[]string{"keys", "create"}, 1, "exactly one"},
+		{[]string{"users", "list"}, 0, "[alice bob]"},
+	}
+	for _, s := range steps {
+		code, out := sh(s.args...)
+		if code != s.code || !strings.Contains(out, s.want) {
+			t.Fatalf("%v: exit %d, out %q; want %d and %q", s.args, code, out, s.code, s.want)
+		}
+	}
+	_, out := sh("keys", "list", "--org", "acme")
+	fields := strings.Fields(strings.Split(out, "\n")[1])
+	if len(fields) < 2 || !strings.HasPrefix(fields[0], "key_") || !strings.Contains(out, "active") {
+		t.Fatalf("keys list: %q", out)
+	}
+	if code, out := sh("keys", "revoke", fields[0]); code != 0 || !strings.Contains(out, "revoked") {
+		t.Fatalf("revoke: %d %q", code, out)
+	}
+	if _, out := sh("keys", "list", "--org", "acme"); !strings.Contains(out, "revoked") {
+		t.Fatalf("after revoke: %q", out)
+	}
+	if code, out := sh("keys", "revoke", "key_nope"); code != 1 || !strings.Contains(out, "not found") {
+		t.Fatalf("revoke unknown: %d %q", code, out)
+	}
+}
+
+func TestCLIRefusesWhileServerHoldsDataDir(t *testing.T) {
+	dir := t.TempDir()
+	cfg := defaultConfig()
+	cfg.Data, cfg.Addr, cfg.LogLevel = dir, "127.0.0.1:0", "error"
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	a, err := build(cfg, cfg.logger(), &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.close(t.Context())
+	var b bytes.Buffer
+	code := run([]string{"users", "create", "carol", "-data", dir}, envMap(nil), &b, &b)
+	if code != 1 || !strings.Contains(b.String(), "in use") || !strings.Contains(b.String(), "stop the server") {
+		t.Fatalf("%d %q", code, b.String())
+	}
+}
