@@ -80,13 +80,22 @@ type app struct {
 }
 
 // build opens the store and wires the engine and the HTTP server.
-func build(cfg Config, log *slog.Logger, stdout io.Writer) (*app, error) {
+func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.Writer) (*app, error) {
+	secret, err := loadSecret(cfg.Data, getenv)
+	if err != nil {
+		return nil, err
+	}
 	store := blob.New(blob.Options{Dir: cfg.Data, Logger: log})
 	if err := store.Open(); err != nil {
 		return nil, err
 	}
 	a := &app{cfg: cfg, log: log, store: store}
 	accounts := engine.NewAccounts(store)
+	keysets, err := engine.NewKeysets(store, nil, secret)
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
 	ctx := context.Background()
 	created, key, err := accounts.Bootstrap(ctx, cfg.AdminLogin, cfg.AdminKey)
 	if err != nil {
@@ -101,7 +110,7 @@ func build(cfg Config, log *slog.Logger, stdout io.Writer) (*app, error) {
 	srv, err := server.New(server.Config{
 		Addr: cfg.Addr, PublicURL: cfg.PublicURL, MaxBodyBytes: cfg.MaxBodyBytes,
 		MaxUploadBytes: cfg.MaxUploadBytes, Version: version, Logger: log,
-	}, server.Deps{Store: store, Accounts: accounts})
+	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets})
 	if err != nil {
 		a.close(ctx)
 		return nil, err
@@ -134,7 +143,7 @@ func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sig)
-	a, err := build(cfg, log, stdout)
+	a, err := build(cfg, getenv, log, stdout)
 	if err != nil {
 		if errors.Is(err, blob.ErrLocked) {
 			return fmt.Errorf("%w: is another hearth server running on it?", err)

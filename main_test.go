@@ -192,7 +192,7 @@ func TestCLIRefusesWhileServerHoldsDataDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	a, err := build(cfg, cfg.logger(), &out)
+	a, err := build(cfg, envMap(nil), cfg.logger(), &out)
 	if err != nil {
 		t.Fatal(err)
 	}

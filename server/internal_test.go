@@ -23,7 +23,11 @@ func newInternal(t *testing.T) (*Server, *engine.Accounts) {
 	}
 	t.Cleanup(func() { store.Close() })
 	acc := engine.NewAccounts(store)
-	s, err := New(Config{PublicURL: "http://h", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, Deps{Store: store, Accounts: acc})
+	ks, err := engine.NewKeysets(store, nil, make([]byte, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Config{PublicURL: "http://h", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, Deps{Store: store, Accounts: acc, Keysets: ks})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,6 +41,7 @@ func (s *Server) routeTable() []Route {
 	var rs []Route
 	rs = append(rs, s.infoRoutes()...)
 	rs = append(rs, s.keyRoutes()...)
+	rs = append(rs, s.keysetRoutes()...)
 	return rs
 }
 

@@ -41,6 +41,7 @@ type Deps struct {
 	Store     engine.Store
 	Accounts  *engine.Accounts
 	Providers engine.Providers
+	Keysets   *engine.Keysets
 }
 
 // Server serves the Hearth API.
@@ -56,8 +57,8 @@ type Server struct {
 
 // New builds a server; it does not listen until Open.
 func New(cfg Config, deps Deps) (*Server, error) {
-	if deps.Store == nil || deps.Accounts == nil {
-		return nil, errors.New("server: Store and Accounts are required")
+	if deps.Store == nil || deps.Accounts == nil || deps.Keysets == nil {
+		return nil, errors.New("server: Store, Accounts and Keysets are required")
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 8 << 20

@@ -26,6 +26,7 @@ type Server struct {
 	URL      string
 	Store    *blob.Store
 	Accounts *engine.Accounts
+	Keysets  *engine.Keysets
 	HTTP     *httptest.Server
 	t        testing.TB
 }
@@ -54,7 +55,11 @@ func StartDir(t testing.TB, dir string, opts ...Option) *Server {
 	hts := httptest.NewUnstartedServer(nil)
 	url := "http://" + hts.Listener.Addr().String()
 	cfg := server.Config{PublicURL: url, Version: "test", Logger: quietLogger()}
-	deps := server.Deps{Store: store, Accounts: accounts}
+	keysets, err := engine.NewKeysets(store, nil, []byte("hearth-test-secret-32-bytes-long"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps := server.Deps{Store: store, Accounts: accounts, Keysets: keysets}
 	for _, o := range opts {
 		o(&cfg, &deps)
 	}
@@ -64,7 +69,7 @@ func StartDir(t testing.TB, dir string, opts ...Option) *Server {
 	}
 	hts.Config.Handler = srv.Handler()
 	hts.Start()
-	ts := &Server{Server: srv, URL: url, Store: store, Accounts: accounts, HTTP: hts, t: t}
+	ts := &Server{Server: srv, URL: url, Store: store, Accounts: accounts, Keysets: deps.Keysets, HTTP: hts, t: t}
 	t.Cleanup(ts.Stop)
 	return ts
 }
