@@ -33,6 +33,9 @@ func decodeText(data []byte) (string, error) {
 	case bytes.HasPrefix(data, []byte{0xFF, 0xFE}), bytes.HasPrefix(data, []byte{0xFE, 0xFF}):
 		data = decodeUTF16(data)
 	}
+	if len(data) == 0 {
+		return "", docError("document is empty")
+	}
 	if bytes.IndexByte(data, 0) >= 0 {
 		return "", docError("document looks binary (it contains NUL bytes), not text; send binary formats with their own content type")
 	}
