@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"context"
 	"net"
 	"net/http"
 	"strings"
@@ -52,6 +53,9 @@ type Config struct {
 	// Timeout bounds a non-stream call, and for a stream the wait for the
 	// response headers and then for each event. Zero means 120 s.
 	Timeout time.Duration
+	// Sleep waits between retries; nil means a real timer. Tests set it to
+	// record backoffs without waiting.
+	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 const defaultTimeout = 120 * time.Second
