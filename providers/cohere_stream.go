@@ -45,17 +45,24 @@ type cohEvent struct {
 	} `json:"delta"`
 }
 
+// cohDeltaMessage is delta.message. Its content and tool_calls are arrays
+// in message-start and objects in the delta events, so they are decoded
+// only where the event type says which.
 type cohDeltaMessage struct {
-	Content *struct {
-		Text string `json:"text"`
-	} `json:"content"`
-	ToolCalls *struct {
-		ID       string `json:"id"`
-		Function struct {
-			Name      string `json:"name"`
-			Arguments string `json:"arguments"`
-		} `json:"function"`
-	} `json:"tool_calls"`
+	Content   json.RawMessage `json:"content"`
+	ToolCalls json.RawMessage `json:"tool_calls"`
+}
+
+type cohContentDelta struct {
+	Text string `json:"text"`
+}
+
+type cohToolDelta struct {
+	ID       string `json:"id"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
 }
 
 func (t *cohStreamState) translate(_, data []byte) error {
@@ -72,19 +79,21 @@ func (t *cohStreamState) translate(_, data []byte) error {
 		t.b = newChunkBuilder(ev.ID, t.model)
 		t.s.emit(t.b.role())
 	case "content-delta":
-		if msg != nil && msg.Content != nil && msg.Content.Text != "" {
-			t.s.emit(t.b.text(msg.Content.Text))
+		var c cohContentDelta
+		if msg != nil && json.Unmarshal(msg.Content, &c) == nil && c.Text != "" {
+			t.s.emit(t.b.text(c.Text))
 		}
 	case "tool-call-start":
-		if msg != nil && msg.ToolCalls != nil {
-			tc := msg.ToolCalls
+		var tc cohToolDelta
+		if msg != nil && json.Unmarshal(msg.ToolCalls, &tc) == nil {
 			t.tool = t.tools
 			t.tools++
 			t.s.emit(t.b.toolStart(t.tool, tc.ID, tc.Function.Name, tc.Function.Arguments))
 		}
 	case "tool-call-delta":
-		if msg != nil && msg.ToolCalls != nil && t.tool >= 0 && msg.ToolCalls.Function.Arguments != "" {
-			t.s.emit(t.b.toolArgs(t.tool, msg.ToolCalls.Function.Arguments))
+		var tc cohToolDelta
+		if msg != nil && t.tool >= 0 && json.Unmarshal(msg.ToolCalls, &tc) == nil && tc.Function.Arguments != "" {
+			t.s.emit(t.b.toolArgs(t.tool, tc.Function.Arguments))
 		}
 	case "tool-call-end":
 		t.tool = -1
