@@ -74,6 +74,10 @@ func (s *sseStream) Recv() (*engine.ChatChunk, error) {
 
 // Close releases the upstream connection; it may be called more than once.
 func (s *sseStream) Close() error {
+	if s.err == nil {
+		s.err = errStreamClosed
+		s.queue = nil
+	}
 	if s.call != nil {
 		s.call.close()
 		s.sse.release()
@@ -81,6 +85,9 @@ func (s *sseStream) Close() error {
 	}
 	return nil
 }
+
+// errStreamClosed is returned by Recv after the caller closed the stream.
+var errStreamClosed = &engine.Error{Code: engine.CodeUpstream, Message: "stream was closed"}
 
 // chunkBuilder stamps id, model and created on the chunks of one stream,
 // keeping the id identical across chunks as OpenAI clients require.
