@@ -48,7 +48,8 @@ type Config struct {
 	// NewTransport. Its Timeout should be 0: streams may last minutes, and
 	// Config.Timeout bounds each call instead.
 	HTTPClient *http.Client
-	// Retry is the retry policy; the zero value means DefaultRetry().
+	// Retry is the retry policy; zero fields take DefaultRetry()'s values
+	// (MaxAttempts 1 disables retries).
 	Retry RetryPolicy
 	// Timeout bounds a non-stream call, and for a stream the wait for the
 	// response headers and then for each event. Zero means 120 s.

@@ -52,7 +52,9 @@ func newRegistry(t testing.TB, provider string, f *fake.Server, sl *sleeps) *pro
 	return r
 }
 
-func userMsg(s string) engine.Message { return engine.Message{Role: "user", Content: engine.TextContent(s)} }
+func userMsg(s string) engine.Message {
+	return engine.Message{Role: "user", Content: engine.TextContent(s)}
+}
 
 // assembled is a stream folded back into one answer, as OpenAI clients do.
 type assembled struct {

@@ -67,12 +67,18 @@ func New(cfg Config) (*Registry, error) {
 	if client == nil {
 		client = &http.Client{Transport: NewTransport()}
 	}
-	retry := cfg.Retry
-	if retry == (RetryPolicy{}) {
-		retry = DefaultRetry()
-	}
+	retry, def := cfg.Retry, DefaultRetry()
 	if retry.MaxAttempts < 1 {
-		retry.MaxAttempts = 1
+		retry.MaxAttempts = def.MaxAttempts
+	}
+	if retry.BaseDelay <= 0 {
+		retry.BaseDelay = def.BaseDelay
+	}
+	if retry.MaxDelay <= 0 {
+		retry.MaxDelay = def.MaxDelay
+	}
+	if retry.MaxRetryAfter <= 0 {
+		retry.MaxRetryAfter = def.MaxRetryAfter
 	}
 	timeout := cfg.Timeout
 	if timeout <= 0 {
