@@ -37,6 +37,9 @@ Usage:
   hearth keys create --user <login> | --org <login> [--name <label>]
   hearth keys list --user <login> | --org <login>
   hearth keys revoke <key-id>
+  hearth keysets set --user <login> | --org <login> --provider <name> [--key <key>]   (key from stdin if omitted)
+  hearth keysets list --user <login> | --org <login>
+  hearth keysets remove --user <login> | --org <login> --provider <name>
   hearth version
 
 Every command takes -data (env HEARTH_DATA). Account and key commands work
@@ -54,8 +57,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	switch args[0] {
 	case "serve":
 		err = serve(args[1:], getenv, stdout, stderr)
-	case "users", "orgs", "keys":
-		err = admin(args[0], args[1:], getenv, stdout)
+	case "users", "orgs", "keys", "keysets":
+		err = admin(args[0], args[1:], getenv, os.Stdin, stdout)
 	case "version", "-v", "--version":
 		fmt.Fprintln(stdout, "hearth", version)
 	case "help", "-h", "--help":

@@ -161,6 +161,10 @@ func TestCLIAccountsAndKeys(t *testing.T) {
 		{[]string{"keys", "create", "--user", "acme"}, 1, "is a org"},
 		{[]string{"keys", "create"}, 1, "exactly one"},
 		{[]string{"users", "list"}, 0, "[alice bob]"},
+		{[]string{"keysets", "set", "--org", "acme", "--provider", "openai", "--key", "sk-cli-secret-4321"}, 0, "…4321"},
+		{[]string{"keysets", "list", "--org", "acme"}, 0, "openai"},
+		{[]string{"keysets", "remove", "--org", "acme", "--provider", "openai"}, 0, "removed"},
+		{[]string{"keysets", "remove", "--org", "acme", "--provider", "openai"}, 1, "not found"},
 	}
 	for _, s := range steps {
 		code, out := sh(s.args...)

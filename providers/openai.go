@@ -196,8 +196,18 @@ func (o *OpenAI) ChatStream(ctx context.Context, req *engine.ChatRequest) (engin
 		return nil, err
 	}
 	s := newSSEStream(o.host.name, call)
-	s.translate = func(_, data []byte) error { return o.translate(s, data) }
+	st := &oaiStreamState{}
+	s.translate = func(_, data []byte) error { return o.translate(s, st, data) }
 	return s, nil
+}
+
+// oaiStreamState keeps what the pass-through must repair: hosts that omit
+// the role on their first delta get it added, and a host that changes the
+// chunk id mid-stream is kept on the first id (clients read a new id as a
+// new completion).
+type oaiStreamState struct {
+	id       string
+	roleSeen bool
 }
 
 type oaiStreamEvent struct {
@@ -205,7 +215,7 @@ type oaiStreamEvent struct {
 	Error json.RawMessage `json:"error"`
 }
 
-func (o *OpenAI) translate(s *sseStream, data []byte) error {
+func (o *OpenAI) translate(s *sseStream, st *oaiStreamState, data []byte) error {
 	if string(data) == "[DONE]" {
 		s.finished = true
 		return nil
@@ -231,7 +241,19 @@ func (o *OpenAI) translate(s *sseStream, data []byte) error {
 	if c.Choices == nil {
 		c.Choices = []engine.ChunkChoice{}
 	}
-	for _, ch := range c.Choices {
+	if st.id == "" {
+		st.id = c.ID
+	} else if c.ID != st.id {
+		c.ID = st.id
+	}
+	for i := range c.Choices {
+		ch := &c.Choices[i]
+		if !st.roleSeen {
+			if ch.Delta.Role == "" {
+				ch.Delta.Role = "assistant"
+			}
+			st.roleSeen = true
+		}
 		if ch.FinishReason != nil && *ch.FinishReason != "" {
 			s.cleanEOF = true
 		}

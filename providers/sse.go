@@ -81,8 +81,8 @@ func (s *sseReader) next() (event, data []byte, err error) {
 	}
 }
 
-// readLine returns one line without its terminator (\n, \r\n or \r\n\r
-// handled as line ends), growing past the bufio buffer when needed.
+// readLine returns one line without its terminator (\n or \r\n; a bare \r
+// is not a line end), growing past the bufio buffer when needed.
 func (s *sseReader) readLine() ([]byte, error) {
 	line, err := s.r.ReadSlice('\n')
 	if err == bufio.ErrBufferFull {

@@ -42,6 +42,7 @@ func (s *Server) routeTable() []Route {
 	rs = append(rs, s.infoRoutes()...)
 	rs = append(rs, s.keyRoutes()...)
 	rs = append(rs, s.keysetRoutes()...)
+	rs = append(rs, s.traceRoutes()...)
 	return rs
 }
 

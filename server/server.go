@@ -42,6 +42,7 @@ type Deps struct {
 	Accounts  *engine.Accounts
 	Providers engine.Providers
 	Keysets   *engine.Keysets
+	Traces    *engine.Traces
 }
 
 // Server serves the Hearth API.
@@ -57,6 +58,9 @@ type Server struct {
 
 // New builds a server; it does not listen until Open.
 func New(cfg Config, deps Deps) (*Server, error) {
+	if deps.Traces == nil {
+		deps.Traces = engine.NewTraces(deps.Store)
+	}
 	if deps.Store == nil || deps.Accounts == nil || deps.Keysets == nil {
 		return nil, errors.New("server: Store, Accounts and Keysets are required")
 	}
