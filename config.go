@@ -9,8 +9,11 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/hearth-dev/hearth/providers"
 )
 
 // Config is the whole server configuration. It is read from an optional
@@ -26,6 +29,10 @@ type Config struct {
 	AdminKey       string `json:"-"`
 	MaxBodyBytes   int64  `json:"max_body_bytes"`
 	MaxUploadBytes int64  `json:"max_upload_bytes"`
+	// Providers holds each provider's base URL and server-wide key, from
+	// HEARTH_<PROVIDER>_BASE_URL / HEARTH_<PROVIDER>_API_KEY. Extra
+	// OpenAI-compatible providers are declared by name in HEARTH_PROVIDERS.
+	Providers map[string]providers.ProviderConfig `json:"-"`
 }
 
 func defaultConfig() Config {
@@ -101,6 +108,7 @@ func loadConfig(name string, args []string, getenv func(string) string) (Config,
 			}
 		}
 	}
+	cfg.Providers = providerEnv(getenv)
 	var ferr error
 	fs.Visit(func(f *flag.Flag) {
 		for _, v := range cfg.vars() {
@@ -160,4 +168,24 @@ func (c *Config) logger() *slog.Logger {
 		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
 	}
 	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}
+
+// providerEnv reads every provider's base URL and key from the environment.
+func providerEnv(getenv func(string) string) map[string]providers.ProviderConfig {
+	names := providers.KnownProviders()
+	for _, n := range strings.Split(getenv("HEARTH_PROVIDERS"), ",") {
+		if n = strings.ToLower(strings.TrimSpace(n)); n != "" {
+			names = append(names, n)
+		}
+	}
+	out := map[string]providers.ProviderConfig{}
+	for _, n := range names {
+		baseEnv, keyEnv := providers.EnvNames(n)
+		if pc := (providers.ProviderConfig{BaseURL: getenv(baseEnv), APIKey: getenv(keyEnv)}); pc != (providers.ProviderConfig{}) {
+			out[n] = pc
+		} else if !slices.Contains(providers.KnownProviders(), n) {
+			out[n] = pc // an extra provider without a URL: New reports it by name
+		}
+	}
+	return out
 }

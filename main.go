@@ -16,6 +16,7 @@ import (
 
 	"github.com/hearth-dev/hearth/blob"
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/providers"
 	"github.com/hearth-dev/hearth/server"
 )
 
@@ -94,7 +95,12 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 	}
 	a := &app{cfg: cfg, log: log, store: store}
 	accounts := engine.NewAccounts(store)
-	keysets, err := engine.NewKeysets(store, nil, secret)
+	registry, err := providers.New(providers.Config{Providers: cfg.Providers})
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	keysets, err := engine.NewKeysets(store, registry, secret)
 	if err != nil {
 		store.Close()
 		return nil, err
@@ -113,7 +119,7 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 	srv, err := server.New(server.Config{
 		Addr: cfg.Addr, PublicURL: cfg.PublicURL, MaxBodyBytes: cfg.MaxBodyBytes,
 		MaxUploadBytes: cfg.MaxUploadBytes, Version: version, Logger: log,
-	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets})
+	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets, Providers: registry})
 	if err != nil {
 		a.close(ctx)
 		return nil, err

@@ -207,3 +207,26 @@ func TestCLIRefusesWhileServerHoldsDataDir(t *testing.T) {
 		t.Fatalf("%d %q", code, b.String())
 	}
 }
+
+func TestProviderEnv(t *testing.T) {
+	env := envMap(map[string]string{
+		"HEARTH_OPENAI_BASE_URL": "http://127.0.0.1:9000/v1", "HEARTH_OPENAI_API_KEY": "sk-server",
+		"HEARTH_PROVIDERS": "LocalLLM", "HEARTH_LOCALLLM_BASE_URL": "http://127.0.0.1:9001/v1",
+	})
+	cfg, _, err := loadConfig("serve", nil, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pc := cfg.Providers["openai"]; pc.BaseURL != "http://127.0.0.1:9000/v1" || pc.APIKey != "sk-server" {
+		t.Fatalf("openai: %+v", pc)
+	}
+	if pc := cfg.Providers["localllm"]; pc.BaseURL != "http://127.0.0.1:9001/v1" {
+		t.Fatalf("extra provider: %+v", cfg.Providers)
+	}
+	cfg, _, _ = loadConfig("serve", nil, envMap(map[string]string{"HEARTH_PROVIDERS": "nourl"}))
+	cfg.Data, cfg.Addr = t.TempDir(), "127.0.0.1:0"
+	var out bytes.Buffer
+	if _, err := build(cfg, envMap(nil), cfg.logger(), &out); err == nil || !strings.Contains(err.Error(), "nourl") {
+		t.Fatalf("extra provider without URL: %v", err)
+	}
+}

@@ -233,3 +233,17 @@ func (r *Registry) Catalogue() map[string][]engine.ModelInfo { return buildCatal
 
 // Providers lists the registry's provider names, sorted.
 func (r *Registry) Providers() []string { return append([]string(nil), r.providers...) }
+
+// Known reports whether the provider is built in or configured.
+func (r *Registry) Known(provider string) bool {
+	if provider == HearthProvider {
+		return true
+	}
+	_, ok := r.needKey[provider]
+	return ok
+}
+
+// Cost returns the list-price USD cost of a text call (see the package Cost).
+func (r *Registry) Cost(ref engine.ModelRef, promptTokens, completionTokens int) (float64, bool) {
+	return Cost(ref, promptTokens, completionTokens)
+}
