@@ -252,3 +252,54 @@ func (v *visited) visit(i uint32) bool {
 	v.marks[i] = v.gen
 	return false
 }
+
+func (h *HNSW) has(id string) bool {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	_, ok := h.g.byID[id]
+	return ok
+}
+
+func (h *HNSW) dim() int {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.g.dim
+}
+
+// insertNormalized adds a vector already validated and normalised.
+func (h *HNSW) insertNormalized(id string, v []float32) {
+	h.wmu.Lock()
+	defer h.wmu.Unlock()
+	h.addLocked(id, v)
+}
+
+// sweep deletes the live nodes below limit for which keep returns false
+// and reports how many it deleted.
+func (h *HNSW) sweep(limit int, keep func(i uint32) bool) int {
+	h.wmu.Lock()
+	defer h.wmu.Unlock()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for i := 0; i < limit && i < len(h.g.ids); i++ {
+		if !h.g.dead[i] && !keep(uint32(i)) {
+			h.g.kill(uint32(i))
+			n++
+		}
+	}
+	return n
+}
+
+// lookup returns the dense id of a live vector and the number of nodes.
+func (h *HNSW) lookup(id string) (uint32, bool) {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	i, ok := h.g.byID[id]
+	return i, ok
+}
+
+func (h *HNSW) nodes() int {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return len(h.g.ids)
+}
