@@ -12,10 +12,13 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/hearth-dev/hearth/blob"
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/memory"
+	"github.com/hearth-dev/hearth/index"
 	"github.com/hearth-dev/hearth/providers"
 	"github.com/hearth-dev/hearth/server"
 )
@@ -80,6 +83,8 @@ type app struct {
 	cfg    Config
 	log    *slog.Logger
 	store  *blob.Store
+	index  *index.Manager
+	memory *memory.Service
 	server *server.Server
 }
 
@@ -116,10 +121,29 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 	} else if created {
 		log.Info("created first user with HEARTH_ADMIN_KEY", "login", cfg.AdminLogin)
 	}
+	a.index = index.NewManager(store, filepath.Join(cfg.Data, "bleve"), index.Options{Logger: log})
+	if err := a.index.Open(ctx); err != nil {
+		a.close(ctx)
+		return nil, err
+	}
+	mem, err := memory.New(memory.Config{
+		Store: store, Index: a.index, Providers: registry, Keysets: keysets,
+		UploadSecret: deriveKey(secret, "hearth upload URL signing v1"), BaseURL: cfg.PublicURL,
+		Workers: int(cfg.IngestWorkers), Fusion: cfg.fusion(), Logger: log,
+	})
+	if err != nil {
+		a.close(ctx)
+		return nil, err
+	}
+	if err := mem.Open(ctx); err != nil {
+		a.close(ctx)
+		return nil, err
+	}
+	a.memory = mem
 	srv, err := server.New(server.Config{
 		Addr: cfg.Addr, PublicURL: cfg.PublicURL, MaxBodyBytes: cfg.MaxBodyBytes,
 		MaxUploadBytes: cfg.MaxUploadBytes, Version: version, Logger: log,
-	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets, Providers: registry})
+	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets, Providers: registry, Memory: mem})
 	if err != nil {
 		a.close(ctx)
 		return nil, err
@@ -128,11 +152,18 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 	return a, nil
 }
 
-// close drains the HTTP server, then closes the store.
+// close drains the HTTP server, stops the ingestion workers, then closes
+// the index (which snapshots its graphs) and the store.
 func (a *app) close(ctx context.Context) error {
 	var errs []error
 	if a.server != nil {
 		errs = append(errs, a.server.Close(ctx))
+	}
+	if a.memory != nil {
+		errs = append(errs, a.memory.Close())
+	}
+	if a.index != nil {
+		errs = append(errs, a.index.Close())
 	}
 	errs = append(errs, a.store.Close())
 	return errors.Join(errs...)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/memory"
 	"github.com/labstack/echo/v4"
 )
 
@@ -43,6 +44,9 @@ type Deps struct {
 	Providers engine.Providers
 	Keysets   *engine.Keysets
 	Traces    *engine.Traces
+	// Memory serves memories, documents, uploads, retrieval and the
+	// embed/chunker/parser primitives; its routes are absent when nil.
+	Memory *memory.Service
 }
 
 // Server serves the Hearth API.

@@ -187,15 +187,15 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 }
 
 // Keys of the records this package owns.
-func memoryPrefix(owner string) string     { return "memory/" + owner + "/" }
-func memoryKey(owner, name string) string  { return memoryPrefix(owner) + name }
-func docPrefix(memID string) string        { return "doc/" + memID + "/" }
-func docKey(memID, name string) string     { return docPrefix(memID) + name }
-func chunkPrefix(memID string) string      { return "chunk/" + memID + "/" }
+func memoryPrefix(owner string) string      { return "memory/" + owner + "/" }
+func memoryKey(owner, name string) string   { return memoryPrefix(owner) + name }
+func docPrefix(memID string) string         { return "doc/" + memID + "/" }
+func docKey(memID, name string) string      { return docPrefix(memID) + name }
+func chunkPrefix(memID string) string       { return "chunk/" + memID + "/" }
 func chunkKey(memID, chunkID string) string { return chunkPrefix(memID) + chunkID }
-func vecPrefix(memID string) string        { return "vec/" + memID + "/" }
-func vecKey(memID, chunkID string) string  { return vecPrefix(memID) + chunkID }
-func blobID(memID, version string) string  { return memID + "/" + version }
+func vecPrefix(memID string) string         { return "vec/" + memID + "/" }
+func vecKey(memID, chunkID string) string   { return vecPrefix(memID) + chunkID }
+func blobID(memID, version string) string   { return memID + "/" + version }
 
 var memoryNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
@@ -214,12 +214,12 @@ func ValidateMemoryName(field, name string) error {
 // CreateRequest is the body of POST /v1/memory. Pointer fields are nil when
 // absent and take their defaults.
 type CreateRequest struct {
-	Name           string  `json:"name"`
-	Description    string  `json:"description"`
-	EmbeddingModel string  `json:"embedding_model"`
-	ChunkSize      *int    `json:"chunk_size"`
-	ChunkOverlap   *int    `json:"chunk_overlap"`
-	TopK           *int    `json:"top_k"`
+	Name           string `json:"name"`
+	Description    string `json:"description"`
+	EmbeddingModel string `json:"embedding_model"`
+	ChunkSize      *int   `json:"chunk_size"`
+	ChunkOverlap   *int   `json:"chunk_overlap"`
+	TopK           *int   `json:"top_k"`
 }
 
 // Create validates and stores a new memory. chunk_overlap defaults to 2048,
@@ -343,7 +343,7 @@ func (s *Service) Delete(ctx context.Context, owner, name string) error {
 		if err := tx.Delete(memoryKey(owner, name)); err != nil {
 			return err
 		}
-		job = s.newJob(JobDrop, &m, "", "")
+		job = s.newJob(JobDrop, &m, "", nil)
 		return putJob(tx, job)
 	})
 	if err != nil {

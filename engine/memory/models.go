@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"math"
-	"time"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hearth-dev/hearth/engine"
 )

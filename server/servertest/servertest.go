@@ -15,6 +15,8 @@ import (
 
 	"github.com/hearth-dev/hearth/blob"
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/memory"
+	"github.com/hearth-dev/hearth/index"
 	"github.com/hearth-dev/hearth/providers"
 	"github.com/hearth-dev/hearth/server"
 )
@@ -29,8 +31,11 @@ type Server struct {
 	Store    *blob.Store
 	Accounts *engine.Accounts
 	Keysets  *engine.Keysets
-	HTTP     *httptest.Server
-	t        testing.TB
+	// Memory is the memory engine (ingestion workers run); Index its search index.
+	Memory *memory.Service
+	Index  *index.Manager
+	HTTP   *httptest.Server
+	t      testing.TB
 }
 
 // Option adjusts the config, deps or provider config before the server is built.
@@ -102,22 +107,31 @@ func StartDir(t testing.TB, dir string, opts ...Option) *Server {
 		}
 		deps.Keysets = keysets
 	}
+	idx, mem := startMemory(t, dir, url, &deps)
 	srv, err := server.New(cfg, deps)
 	if err != nil {
 		t.Fatal(err)
 	}
 	hts.Config.Handler = srv.Handler()
 	hts.Start()
-	ts := &Server{Server: srv, URL: url, Store: store, Accounts: accounts, Keysets: deps.Keysets, HTTP: hts, t: t}
+	ts := &Server{Server: srv, URL: url, Store: store, Accounts: accounts, Keysets: deps.Keysets,
+		Memory: mem, Index: idx, HTTP: hts, t: t}
 	t.Cleanup(ts.Stop)
 	return ts
 }
 
-// Stop closes the HTTP server and the store; calling it twice is safe.
+// Stop closes the HTTP server, stops the ingestion workers, then closes
+// the index and the store; calling it twice is safe.
 func (s *Server) Stop() {
 	if s.HTTP != nil {
 		s.HTTP.Close()
 		s.HTTP = nil
+		if s.Memory != nil {
+			s.Memory.Close()
+		}
+		if s.Index != nil {
+			s.Index.Close()
+		}
 		s.Store.Close()
 	}
 }
