@@ -2,13 +2,19 @@ package server_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/providers"
+	"github.com/hearth-dev/hearth/server"
 	"github.com/hearth-dev/hearth/server/servertest"
 )
 
@@ -174,4 +180,100 @@ func errorOf(t *testing.T, r *servertest.Response) (code, message string) {
 	}
 	r.JSON(t, &e)
 	return e.Error.Code, e.Error.Message
+}
+
+// gateEmbedder is the embedder of the "gate" test provider: hash vectors,
+// but a batch with an input containing block waits until release is
+// closed (or its context ends), reporting on entered first. fail, when
+// set, fails every call with that error.
+type gateEmbedder struct {
+	block   string
+	release chan struct{}
+	entered chan struct{}
+	calls   atomic.Int64
+	mu      sync.Mutex
+	fail    error
+}
+
+func newGate(block string) *gateEmbedder {
+	return &gateEmbedder{block: block, release: make(chan struct{}), entered: make(chan struct{}, 16)}
+}
+
+func (g *gateEmbedder) setFail(err error) { g.mu.Lock(); g.fail = err; g.mu.Unlock() }
+
+func (g *gateEmbedder) Embed(ctx context.Context, req *engine.EmbedRequest) ([][]float32, error) {
+	g.calls.Add(1)
+	g.mu.Lock()
+	fail := g.fail
+	g.mu.Unlock()
+	if fail != nil {
+		return nil, fail
+	}
+	out := make([][]float32, len(req.Inputs))
+	for i, in := range req.Inputs {
+		if g.block != "" && strings.Contains(in, g.block) {
+			select {
+			case g.entered <- struct{}{}:
+			default:
+			}
+			select {
+			case <-g.release:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		out[i] = providers.HashVector(in)
+	}
+	return out, nil
+}
+
+func (g *gateEmbedder) MaxBatch() int { return 4 }
+
+// gateProviders is the test registry plus the keyless "gate" provider.
+type gateProviders struct {
+	engine.Providers
+	emb engine.Embedder
+}
+
+func (p gateProviders) Embedder(ref engine.ModelRef) (engine.Embedder, error) {
+	if ref.Provider == "gate" {
+		return p.emb, nil
+	}
+	return p.Providers.Embedder(ref)
+}
+
+func (p gateProviders) NeedsKey(provider string) bool {
+	return provider != "gate" && p.Providers.NeedsKey(provider)
+}
+
+// withEmbedder adds the "gate" provider served by emb; put it after the
+// options that configure providers.
+func withEmbedder(emb engine.Embedder) servertest.Option {
+	return func(_ *server.Config, d *server.Deps, pc *providers.Config) {
+		reg, err := providers.New(*pc)
+		if err != nil {
+			panic(err)
+		}
+		d.Providers = gateProviders{reg, emb}
+	}
+}
+
+// waitIdle waits until the job queue is empty (purges run after a document
+// is completed).
+func waitIdle(t *testing.T, ts *servertest.Server) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		counts, err := ts.Memory.JobCounts(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(counts) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("jobs left: %v", counts)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
