@@ -195,7 +195,7 @@ func TestReplaceDocument(t *testing.T) {
 	upload(t, ts, key, "kb", "doc.txt", "text/plain", []byte("Version one says zebra facts are striped."), map[string]string{"v": "1"})
 	waitCompleted(t, ts, key, "kb", "doc.txt")
 	upload(t, ts, key, "kb", "doc.txt", "text/plain", []byte("VERSION-TWO says zebra facts are about savannah life."), map[string]string{"v": "2"})
-	<-gate.entered
+	waitEntered(t, gate)
 	d := findDoc(listDocs(t, ts, key, "kb"), "doc.txt")
 	if d.Status != "in_progress" || d.Meta["v"] != "2" {
 		t.Fatalf("while replacing: %+v", d)

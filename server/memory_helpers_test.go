@@ -191,6 +191,7 @@ type gateEmbedder struct {
 	release chan struct{}
 	entered chan struct{}
 	calls   atomic.Int64
+	inputs  atomic.Int64
 	mu      sync.Mutex
 	fail    error
 }
@@ -203,6 +204,7 @@ func (g *gateEmbedder) setFail(err error) { g.mu.Lock(); g.fail = err; g.mu.Unlo
 
 func (g *gateEmbedder) Embed(ctx context.Context, req *engine.EmbedRequest) ([][]float32, error) {
 	g.calls.Add(1)
+	g.inputs.Add(int64(len(req.Inputs)))
 	g.mu.Lock()
 	fail := g.fail
 	g.mu.Unlock()
@@ -275,5 +277,15 @@ func waitIdle(t *testing.T, ts *servertest.Server) {
 			t.Fatalf("jobs left: %v", counts)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// waitEntered waits until a batch blocks in the gate.
+func waitEntered(t *testing.T, g *gateEmbedder) {
+	t.Helper()
+	select {
+	case <-g.entered:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no embedding batch reached the gate")
 	}
 }

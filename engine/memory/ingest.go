@@ -23,6 +23,7 @@ type ingester struct {
 	busy   map[string]bool // jobs handed out and not finished
 	opened bool
 	closed bool
+	halted bool // stopped like a crash: interrupted jobs stay running
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 }
@@ -61,7 +62,14 @@ func (s *Service) Open(ctx context.Context) error {
 // the queue without counting an attempt, so they resume on the next Open.
 // Close returns when every worker has stopped; call it before closing the
 // store and the index.
-func (s *Service) Close() error {
+func (s *Service) Close() error { return s.stop(false) }
+
+// Halt stops the workers as a crash would: jobs in progress stay marked
+// running in the store, and the next Open must recover them. It exists for
+// crash-recovery tests; servers use Close.
+func (s *Service) Halt() error { return s.stop(true) }
+
+func (s *Service) stop(halt bool) error {
 	in := s.ingest
 	in.mu.Lock()
 	if !in.opened || in.closed {
@@ -69,11 +77,17 @@ func (s *Service) Close() error {
 		in.mu.Unlock()
 		return nil
 	}
-	in.closed = true
+	in.closed, in.halted = true, halt
 	in.cancel()
 	in.mu.Unlock()
 	in.wg.Wait()
 	return nil
+}
+
+func (in *ingester) isHalted() bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.halted
 }
 
 // recoverJobs re-queues the jobs a crash left running, and gives up on
@@ -262,6 +276,9 @@ func (in *ingester) run(ctx context.Context, id string) {
 		s.log.Debug("job done", "job", j.ID, "kind", j.Kind, "memory", j.Memory, "document", j.Document, "took", s.now().Sub(start))
 		return
 	case ctx.Err() != nil:
+		if in.isHalted() {
+			return
+		}
 		// Shutting down: put it back for the next start. Use a fresh
 		// context, the run context is gone.
 		if err := s.requeue(context.Background(), j, false, time.Time{}); err != nil {
