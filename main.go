@@ -118,7 +118,7 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 	}
 	srv, err := server.New(server.Config{
 		Addr: cfg.Addr, PublicURL: cfg.PublicURL, MaxBodyBytes: cfg.MaxBodyBytes,
-		MaxUploadBytes: cfg.MaxUploadBytes, Version: version, Logger: log,
+		MaxUploadBytes: cfg.MaxUploadBytes, Version: version, Logger: log, Outbound: cfg.Outbound,
 	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets, Providers: registry})
 	if err != nil {
 		a.close(ctx)

@@ -62,6 +62,8 @@ func TestConfigValidation(t *testing.T) {
 		"bad format":        {map[string]string{"HEARTH_LOG_FORMAT": "xml"}, "HEARTH_LOG_FORMAT"},
 		"short admin key":   {map[string]string{"HEARTH_ADMIN_KEY": "short"}, "HEARTH_ADMIN_KEY"},
 		"tiny upload limit": {map[string]string{"HEARTH_MAX_UPLOAD_BYTES": "10"}, "HEARTH_MAX_UPLOAD_BYTES"},
+		"bad bool":          {map[string]string{"HEARTH_OUTBOUND_ALLOW_PRIVATE": "maybe"}, "HEARTH_OUTBOUND_ALLOW_PRIVATE"},
+		"bad cidr":          {map[string]string{"HEARTH_OUTBOUND_ALLOW": "10.0.0.0/8, nope"}, "nope"},
 	}
 	for name, tc := range cases {
 		cfg, _, err := loadConfig("serve", nil, envMap(tc.env))

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/providers/netguard"
 	"github.com/labstack/echo/v4"
 )
 
@@ -32,6 +33,8 @@ type Config struct {
 	// Version is reported by the info endpoints.
 	Version string
 	Logger  *slog.Logger
+	// Outbound guards calls to user-supplied URLs (MCP servers, crawls).
+	Outbound netguard.Policy
 	// ShutdownTimeout bounds the drain of in-flight requests on Close (default 30 s).
 	ShutdownTimeout time.Duration
 }

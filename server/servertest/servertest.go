@@ -16,6 +16,7 @@ import (
 	"github.com/hearth-dev/hearth/blob"
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/providers"
+	"github.com/hearth-dev/hearth/providers/netguard"
 	"github.com/hearth-dev/hearth/server"
 )
 
@@ -82,7 +83,9 @@ func StartDir(t testing.TB, dir string, opts ...Option) *Server {
 	}
 	hts := httptest.NewUnstartedServer(nil)
 	url := "http://" + hts.Listener.Addr().String()
-	cfg := server.Config{PublicURL: url, Version: "test", Logger: quietLogger()}
+	cfg := server.Config{PublicURL: url, Version: "test", Logger: quietLogger(),
+		// Tests run every outside service on loopback.
+		Outbound: netguard.Policy{AllowLoopback: true}}
 	pcfg := OfflineProviders()
 	deps := server.Deps{Store: store, Accounts: accounts}
 	for _, o := range opts {
