@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -46,6 +47,8 @@ type Deps struct {
 	Providers engine.Providers
 	Keysets   *engine.Keysets
 	Traces    *engine.Traces
+	// Backup writes a consistent backup of the store (blob.Store.Backup).
+	Backup func(ctx context.Context, w io.Writer) error
 }
 
 // Server serves the Hearth API.

@@ -87,7 +87,7 @@ func StartDir(t testing.TB, dir string, opts ...Option) *Server {
 		// Tests run every outside service on loopback.
 		Outbound: netguard.Policy{AllowLoopback: true}}
 	pcfg := OfflineProviders()
-	deps := server.Deps{Store: store, Accounts: accounts}
+	deps := server.Deps{Store: store, Accounts: accounts, Backup: store.Backup}
 	for _, o := range opts {
 		o(&cfg, &deps, &pcfg)
 	}
