@@ -59,7 +59,11 @@ func parsePDF(data []byte) (text string, err error) {
 	if err != nil {
 		return "", err
 	}
-	r, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
+	if len(data) < pdfTail {
+		return "", errPDFCorrupt()
+	}
+	src := newPDFSource(data)
+	r, err := pdf.NewReader(src, src.size)
 	if err != nil {
 		if errors.Is(err, pdf.ErrInvalidPassword) || strings.Contains(strings.ToLower(err.Error()), "encrypt") ||
 			bytes.Contains(data, []byte("/Encrypt")) {
@@ -161,7 +165,10 @@ type pdfFont struct {
 
 func loadFont(v pdf.Value) *pdfFont {
 	f := pdf.Font{V: v}
-	pf := &pdfFont{enc: f.Encoder(), simple: v.Key("Subtype").Name() != "Type0"}
+	pf := &pdfFont{simple: v.Key("Subtype").Name() != "Type0"}
+	if tu := v.Key("ToUnicode"); tu.IsNull() || pdfStreamSafe(tu) {
+		pf.enc = f.Encoder()
+	}
 	if pf.simple {
 		pf.first = f.FirstChar()
 		if w := v.Key("Widths"); w.Kind() == pdf.Array && w.Len() > 0 && w.Len() <= 65536 {
