@@ -59,9 +59,6 @@ func parsePDF(data []byte) (text string, err error) {
 	if err != nil {
 		return "", err
 	}
-	if len(data) < pdfTail {
-		return "", errPDFCorrupt()
-	}
 	src := newPDFSource(data)
 	r, err := pdf.NewReader(src, src.size)
 	if err != nil {
@@ -104,7 +101,7 @@ func fixPDFFraming(data []byte) ([]byte, error) {
 	if i := bytes.LastIndex(data, []byte("%%EOF")); i >= 0 {
 		data = data[:i+5]
 	}
-	if len(data) < 10 {
+	if len(data) < pdfTail || !pdfTailOK(data[len(data)-pdfTail:]) {
 		return nil, errPDFCorrupt()
 	}
 	v, sep := data[5:8], data[8]
@@ -117,6 +114,25 @@ func fixPDFFraming(data []byte) ([]byte, error) {
 		fixed[8] = '\n'
 	}
 	return fixed, nil
+}
+
+// pdfTailOK checks that the file ends "startxref <offset> %%EOF", which
+// the library lexes without an end-of-input check.
+func pdfTailOK(tail []byte) bool {
+	i := bytes.LastIndex(tail, []byte("startxref"))
+	if i < 0 {
+		return false
+	}
+	f := bytes.Fields(tail[i+len("startxref"):])
+	if len(f) != 2 || string(f[1]) != "%%EOF" || len(f[0]) > 18 {
+		return false
+	}
+	for _, c := range f[0] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // pdfPages lists the page dictionaries in document order, walking the page
