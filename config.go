@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"slices"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/hearth-dev/hearth/engine/memory"
 	"github.com/hearth-dev/hearth/providers"
+	"github.com/hearth-dev/hearth/providers/netguard"
 )
 
 // Config is the whole server configuration. It is read from an optional
@@ -40,6 +42,14 @@ type Config struct {
 	// HEARTH_<PROVIDER>_BASE_URL / HEARTH_<PROVIDER>_API_KEY. Extra
 	// OpenAI-compatible providers are declared by name in HEARTH_PROVIDERS.
 	Providers map[string]providers.ProviderConfig `json:"-"`
+	// OutboundAllowPrivate ("true"/"false") lets user-supplied URLs (MCP
+	// servers, crawled pages) reach private and loopback addresses.
+	OutboundAllowPrivate string `json:"outbound_allow_private"`
+	// OutboundAllow is a comma-separated list of CIDR prefixes allowed on
+	// top of public addresses (for example one intranet subnet).
+	OutboundAllow string `json:"outbound_allow"`
+	// Outbound is the policy derived from the two settings above by Validate.
+	Outbound netguard.Policy `json:"-"`
 }
 
 func defaultConfig() Config {
@@ -71,6 +81,8 @@ func (c *Config) vars() []configVar {
 		{env: "HEARTH_INGEST_WORKERS", flag: "ingest-workers", usage: "documents ingested in parallel", num: &c.IngestWorkers},
 		{env: "HEARTH_RETRIEVE_VECTOR_WEIGHT", flag: "retrieve-vector-weight", usage: "weight of the vector ranking in hybrid retrieval", str: &c.RetrieveVectorWeight},
 		{env: "HEARTH_RETRIEVE_KEYWORD_WEIGHT", flag: "retrieve-keyword-weight", usage: "weight of the keyword ranking in hybrid retrieval (0: vector only)", str: &c.RetrieveKeywordWeight},
+		{env: "HEARTH_OUTBOUND_ALLOW_PRIVATE", flag: "outbound-allow-private", usage: "true lets MCP servers and crawls reach private/loopback addresses", str: &c.OutboundAllowPrivate},
+		{env: "HEARTH_OUTBOUND_ALLOW", flag: "outbound-allow", usage: "comma-separated CIDRs user-supplied URLs may reach besides public addresses", str: &c.OutboundAllow},
 	}
 }
 
@@ -176,6 +188,26 @@ func (c *Config) Validate() error {
 	errs = append(errs, verr, kerr)
 	if verr == nil && kerr == nil && vw+kw == 0 {
 		errs = append(errs, errors.New("HEARTH_RETRIEVE_VECTOR_WEIGHT and HEARTH_RETRIEVE_KEYWORD_WEIGHT: must not both be 0"))
+	}
+	switch strings.ToLower(c.OutboundAllowPrivate) {
+	case "", "false", "0", "no":
+		c.Outbound.AllowPrivate = false
+	case "true", "1", "yes":
+		c.Outbound.AllowPrivate = true
+	default:
+		errs = append(errs, fmt.Errorf("HEARTH_OUTBOUND_ALLOW_PRIVATE %q: use true or false", c.OutboundAllowPrivate))
+	}
+	c.Outbound.Allow = nil
+	for _, cidr := range strings.Split(c.OutboundAllow, ",") {
+		if cidr = strings.TrimSpace(cidr); cidr == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(cidr)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("HEARTH_OUTBOUND_ALLOW: %q is not a CIDR prefix such as 10.1.0.0/16", cidr))
+			continue
+		}
+		c.Outbound.Allow = append(c.Outbound.Allow, p)
 	}
 	return errors.Join(errs...)
 }

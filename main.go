@@ -44,6 +44,8 @@ Usage:
   hearth keysets set --user <login> | --org <login> --provider <name> [--key <key>]   (key from stdin if omitted)
   hearth keysets list --user <login> | --org <login>
   hearth keysets remove --user <login> | --org <login> --provider <name>
+  hearth backup [-out file] [-url URL -key ADMIN_KEY]   consistent zstd backup (online via the server if it runs)
+  hearth restore -in file [-force]           restore into an empty, stopped data dir
   hearth version
 
 Every command takes -data (env HEARTH_DATA). Account and key commands work
@@ -63,6 +65,10 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		err = serve(args[1:], getenv, stdout, stderr)
 	case "users", "orgs", "keys", "keysets":
 		err = admin(args[0], args[1:], getenv, os.Stdin, stdout)
+	case "backup":
+		err = backupCmd(args[1:], getenv, stdout, stderr)
+	case "restore":
+		err = restoreCmd(args[1:], getenv, stderr)
 	case "version", "-v", "--version":
 		fmt.Fprintln(stdout, "hearth", version)
 	case "help", "-h", "--help":
@@ -80,13 +86,17 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 
 // app is the wired server: everything serve builds and later closes.
 type app struct {
-	cfg    Config
-	log    *slog.Logger
-	store  *blob.Store
-	index  *index.Manager
-	memory *memory.Service
-	server *server.Server
+	cfg      Config
+	log      *slog.Logger
+	store    *blob.Store
+	accounts *engine.Accounts
+	index    *index.Manager
+	memory   *memory.Service
+	server   *server.Server
 }
+
+// Accounts returns the wired accounts service.
+func (a *app) Accounts() *engine.Accounts { return a.accounts }
 
 // build opens the store and wires the engine and the HTTP server.
 func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.Writer) (*app, error) {
@@ -98,8 +108,8 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 	if err := store.Open(); err != nil {
 		return nil, err
 	}
-	a := &app{cfg: cfg, log: log, store: store}
 	accounts := engine.NewAccounts(store)
+	a := &app{cfg: cfg, log: log, store: store, accounts: accounts}
 	registry, err := providers.New(providers.Config{Providers: cfg.Providers})
 	if err != nil {
 		store.Close()
@@ -142,8 +152,8 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 	a.memory = mem
 	srv, err := server.New(server.Config{
 		Addr: cfg.Addr, PublicURL: cfg.PublicURL, MaxBodyBytes: cfg.MaxBodyBytes,
-		MaxUploadBytes: cfg.MaxUploadBytes, Version: version, Logger: log,
-	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets, Providers: registry, Memory: mem})
+		MaxUploadBytes: cfg.MaxUploadBytes, Version: version, Logger: log, Outbound: cfg.Outbound,
+	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets, Providers: registry, Backup: store.Backup, Memory: mem})
 	if err != nil {
 		a.close(ctx)
 		return nil, err

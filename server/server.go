@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/engine/memory"
+	"github.com/hearth-dev/hearth/providers/netguard"
 	"github.com/labstack/echo/v4"
 )
 
@@ -33,6 +35,8 @@ type Config struct {
 	// Version is reported by the info endpoints.
 	Version string
 	Logger  *slog.Logger
+	// Outbound guards calls to user-supplied URLs (MCP servers, crawls).
+	Outbound netguard.Policy
 	// ShutdownTimeout bounds the drain of in-flight requests on Close (default 30 s).
 	ShutdownTimeout time.Duration
 }
@@ -47,6 +51,8 @@ type Deps struct {
 	// Memory serves memories, documents, uploads, retrieval and the
 	// embed/chunker/parser primitives; its routes are absent when nil.
 	Memory *memory.Service
+	// Backup writes a consistent backup of the store (blob.Store.Backup).
+	Backup func(ctx context.Context, w io.Writer) error
 }
 
 // Server serves the Hearth API.

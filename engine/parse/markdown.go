@@ -8,12 +8,15 @@ import (
 // Markdown is kept as markdown: headings keep their "#" markers, lists and
 // code blocks stay as they are, because both language and embedding models
 // read markdown well and the markers tell a chunk where it sits. Only what
-// is noise for retrieval is removed, outside code blocks:
+// is noise for retrieval is removed:
 //
 //   - front matter fences ("---" or "+++" around the block that opens the
 //     file) are dropped, but the key: value lines are kept, since a title,
 //     description or tags are worth finding;
-//   - HTML comments are removed;
+//   - HTML comments are removed everywhere;
+//
+// and, outside fenced code blocks:
+//
 //   - links keep their text and images their alt text, without the URL;
 //   - reference link definitions ("[id]: https://...") are removed;
 //   - MDX import and export lines are removed;

@@ -59,7 +59,8 @@ func parsePDF(data []byte) (text string, err error) {
 	if err != nil {
 		return "", err
 	}
-	r, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
+	src := newPDFSource(data)
+	r, err := pdf.NewReader(src, src.size)
 	if err != nil {
 		if errors.Is(err, pdf.ErrInvalidPassword) || strings.Contains(strings.ToLower(err.Error()), "encrypt") ||
 			bytes.Contains(data, []byte("/Encrypt")) {
@@ -100,7 +101,7 @@ func fixPDFFraming(data []byte) ([]byte, error) {
 	if i := bytes.LastIndex(data, []byte("%%EOF")); i >= 0 {
 		data = data[:i+5]
 	}
-	if len(data) < 10 {
+	if len(data) < pdfTail || !pdfTailOK(data[len(data)-pdfTail:]) {
 		return nil, errPDFCorrupt()
 	}
 	v, sep := data[5:8], data[8]
@@ -113,6 +114,25 @@ func fixPDFFraming(data []byte) ([]byte, error) {
 		fixed[8] = '\n'
 	}
 	return fixed, nil
+}
+
+// pdfTailOK checks that the file ends "startxref <offset> %%EOF", which
+// the library lexes without an end-of-input check.
+func pdfTailOK(tail []byte) bool {
+	i := bytes.LastIndex(tail, []byte("startxref"))
+	if i < 0 {
+		return false
+	}
+	f := bytes.Fields(tail[i+len("startxref"):])
+	if len(f) != 2 || string(f[1]) != "%%EOF" || len(f[0]) > 18 {
+		return false
+	}
+	for _, c := range f[0] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // pdfPages lists the page dictionaries in document order, walking the page
@@ -161,7 +181,10 @@ type pdfFont struct {
 
 func loadFont(v pdf.Value) *pdfFont {
 	f := pdf.Font{V: v}
-	pf := &pdfFont{enc: f.Encoder(), simple: v.Key("Subtype").Name() != "Type0"}
+	pf := &pdfFont{simple: v.Key("Subtype").Name() != "Type0"}
+	if tu := v.Key("ToUnicode"); tu.IsNull() || pdfStreamSafe(tu) {
+		pf.enc = f.Encoder()
+	}
 	if pf.simple {
 		pf.first = f.FirstChar()
 		if w := v.Key("Widths"); w.Kind() == pdf.Array && w.Len() > 0 && w.Len() <= 65536 {

@@ -2,6 +2,7 @@ package parse
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -59,6 +60,27 @@ func TestPDFFraming(t *testing.T) {
 			}
 			if err != nil || !strings.HasPrefix(got, "Hearth PDF fixture") {
 				t.Fatalf("got (%q, %v)", got, err)
+			}
+		})
+	}
+}
+
+// TestPDFLoopsStop feeds inputs that make dslipak/pdf loop forever when
+// given to it directly: each must end with a corrupt-file error.
+func TestPDFLoopsStop(t *testing.T) {
+	simple := fixture(t, "simple.pdf")
+	xref := bytes.LastIndex(simple, []byte("\nxref\n")) + 1
+	prevCycle := bytes.Replace(simple, []byte("trailer\n<< "), fmt.Appendf(nil, "trailer\n<< /Prev %d ", xref), 1)
+	unclosed := bytes.Replace(simple, []byte("(Hearth PDF fixture) Tj"), []byte("(Hearth PDF fixture Tj "), 1)
+	for name, data := range map[string][]byte{
+		"trailer Prev points to itself":  prevCycle,
+		"unterminated string in content": unclosed,
+		"truncated inside the trailer":   append(simple[:bytes.LastIndex(simple, []byte("/Root"))], []byte("\nstartxref\n"+fmt.Sprint(xref)+"\n%%EOF\n"+strings.Repeat(" ", 100))...),
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Parse(TypePDF, "x.pdf", data)
+			if err == nil || !strings.Contains(err.Error(), "corrupt") {
+				t.Fatalf("got %v, want a corrupt-file error", err)
 			}
 		})
 	}

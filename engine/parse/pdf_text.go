@@ -82,7 +82,11 @@ func (x *pdfText) content(strm, res pdf.Value, st *pdfState, depth int) {
 		}
 		return
 	}
-	if strm.Kind() != pdf.Stream {
+	if strm.IsNull() {
+		return // a page without content
+	}
+	if !pdfStreamSafe(strm) {
+		x.pagesWithError++
 		return
 	}
 	fonts := map[string]*pdfFont{}
@@ -214,10 +218,12 @@ func (x *pdfText) show(st *pdfState, raw string) {
 	if raw == "" {
 		return
 	}
-	text := raw
 	font := st.font
+	var text string
 	if font != nil && font.enc != nil {
-		text = font.enc.Decode(raw)
+		text = strings.ToValidUTF8(font.enc.Decode(raw), "")
+	} else {
+		text = latin1(raw) // no usable encoding: bytes as Latin-1
 	}
 	m := st.tm.mul(st.ctm)
 	x0, y0 := m[4], m[5]
@@ -297,4 +303,13 @@ func cleanPDFText(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// latin1 decodes bytes as ISO 8859-1, which maps each byte to one rune.
+func latin1(raw string) string {
+	r := make([]rune, len(raw))
+	for i := 0; i < len(raw); i++ {
+		r[i] = rune(raw[i])
+	}
+	return string(r)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/hearth-dev/hearth/engine/memory"
 	"github.com/hearth-dev/hearth/index"
 	"github.com/hearth-dev/hearth/providers"
+	"github.com/hearth-dev/hearth/providers/netguard"
 	"github.com/hearth-dev/hearth/server"
 )
 
@@ -87,9 +88,11 @@ func StartDir(t testing.TB, dir string, opts ...Option) *Server {
 	}
 	hts := httptest.NewUnstartedServer(nil)
 	url := "http://" + hts.Listener.Addr().String()
-	cfg := server.Config{PublicURL: url, Version: "test", Logger: quietLogger()}
+	cfg := server.Config{PublicURL: url, Version: "test", Logger: quietLogger(),
+		// Tests run every outside service on loopback.
+		Outbound: netguard.Policy{AllowLoopback: true}}
 	pcfg := OfflineProviders()
-	deps := server.Deps{Store: store, Accounts: accounts}
+	deps := server.Deps{Store: store, Accounts: accounts, Backup: store.Backup}
 	for _, o := range opts {
 		o(&cfg, &deps, &pcfg)
 	}
