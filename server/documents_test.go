@@ -414,3 +414,45 @@ func TestDocumentsThatCannotBeRead(t *testing.T) {
 		}
 	}
 }
+
+// Deleting or replacing while a worker is embedding leaves nothing behind.
+func TestChangesDuringIngestion(t *testing.T) {
+	for _, tc := range []string{"delete memory", "delete document", "replace document"} {
+		t.Run(tc, func(t *testing.T) {
+			gate := newGate("STOPHERE")
+			ts := servertest.Start(t, withEmbedder(gate))
+			key := servertest.AdminKey
+			createMemory(t, ts, key, map[string]any{"name": "kb", "embedding_model": "gate:x", "chunk_size": 100, "chunk_overlap": 0})
+			upload(t, ts, key, "kb", "a.txt", "text/plain", bigDoc(12, "STOPHERE", 6), nil)
+			waitEntered(t, gate)
+			switch tc {
+			case "delete memory":
+				mustStatus(t, ts.Do("DELETE", "/v1/memory/kb", key, nil), 200)
+			case "delete document":
+				mustStatus(t, ts.Do("DELETE", "/v1/memory/kb/documents/a.txt", key, nil), 200)
+			case "replace document":
+				upload(t, ts, key, "kb", "a.txt", "text/plain", []byte("the replacement"), nil)
+			}
+			close(gate.release)
+			if tc == "replace document" {
+				if d := waitCompleted(t, ts, key, "kb", "a.txt"); d.Chunks != 1 {
+					t.Fatalf("replacement: %+v", d)
+				}
+			}
+			waitIdle(t, ts)
+			keys := storeKeys(t, ts, "chunk/", "vec/", "blob/", "doc/", "idx/", "upload/")
+			want := map[string]int{}
+			if tc == "replace document" {
+				want = map[string]int{"chunk/": 1, "vec/": 1, "blob/": 1, "doc/": 1}
+			}
+			for _, p := range []string{"chunk/", "vec/", "blob/", "doc/", "upload/"} {
+				if keys[p] != want[p] {
+					t.Fatalf("left behind: %v, want %v", keys, want)
+				}
+			}
+			if tc == "delete memory" && keys["idx/"] != 0 {
+				t.Fatalf("index records left: %v", keys)
+			}
+		})
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/engine/chunk"
@@ -57,6 +58,11 @@ func (s *Service) runIngest(ctx context.Context, j *Job) error {
 		return s.failIngest(ctx, j, errMessage(err))
 	}
 	data = nil
+	// Refuse before splitting what would make far too many chunks.
+	if est := utf8.RuneCountInString(text) / max(1, m.ChunkSize-m.ChunkOverlap); est > s.cfg.MaxChunksPerDocument {
+		return s.failIngest(ctx, j, fmt.Sprintf("document would make about %d chunks, more than the limit of %d; use a memory with a larger chunk_size or split the document",
+			est, s.cfg.MaxChunksPerDocument))
+	}
 	texts := chunk.Split(text, m.ChunkSize, m.ChunkOverlap)
 	if len(texts) == 0 {
 		return s.failIngest(ctx, j, "document has no text to index")
@@ -329,13 +335,24 @@ func currentDoc(tx engine.Tx, j *Job, m *Memory) (*Document, error) {
 	return &d, nil
 }
 
-// dropObsolete removes what a superseded version left and ends its job. The
-// live version of a document is never touched here.
+// dropObsolete removes what a superseded version left and ends its job.
+// When the whole memory is gone, its drop is run again instead: writes this
+// job made after the memory's drop would otherwise be left behind. The live
+// version of a document is never touched here.
 func (s *Service) dropObsolete(ctx context.Context, j *Job) error {
-	var live bool
+	var live, memoryGone bool
 	err := s.store.View(ctx, func(tx engine.Tx) error {
+		var m Memory
+		err := tx.Get(memoryKey(j.Owner, j.Memory), &m)
+		if engine.IsNotFound(err) || (err == nil && m.ID != j.MemoryID) {
+			memoryGone = true
+			return nil
+		}
+		if err != nil {
+			return err
+		}
 		var d Document
-		err := tx.Get(docKey(j.MemoryID, j.Document), &d)
+		err = tx.Get(docKey(j.MemoryID, j.Document), &d)
 		if err == nil && d.Live != nil && d.Live.ID == j.Version {
 			live = true
 		}
@@ -344,13 +361,16 @@ func (s *Service) dropObsolete(ctx context.Context, j *Job) error {
 		}
 		return err
 	})
+	switch {
+	case err != nil:
+		return err
+	case memoryGone:
+		err = s.dropMemory(ctx, j.MemoryID)
+	case !live:
+		err = s.purgeVersion(ctx, j.MemoryID, j.Version, j.Blob, false)
+	}
 	if err != nil {
 		return err
-	}
-	if !live {
-		if err := s.purgeVersion(ctx, j.MemoryID, j.Version, j.Blob, false); err != nil {
-			return err
-		}
 	}
 	return s.deleteJob(ctx, j.ID)
 }
