@@ -116,7 +116,10 @@ type Service struct {
 	ingest  *ingester
 }
 
-var _ engine.Retriever = (*Service)(nil)
+var (
+	_ engine.Retriever    = (*Service)(nil)
+	_ engine.MemoryLookup = (*Service)(nil)
+)
 
 // New builds the service; it starts no work until Open.
 func New(cfg Config) (*Service, error) {

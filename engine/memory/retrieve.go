@@ -247,7 +247,8 @@ func (s *Service) fillTexts(ctx context.Context, mems []Memory, results []Result
 }
 
 // RetrieveForRun implements engine.Retriever for pipe runs: each memory
-// contributes its own top_k chunks, merged best first.
+// contributes its own top_k chunks, merged best first. A missing memory is
+// a NOT_FOUND error naming it; an empty query retrieves nothing.
 func (s *Service) RetrieveForRun(ctx context.Context, owner string, memories []string, query string) ([]engine.RAGChunk, error) {
 	if strings.TrimSpace(query) == "" || len(memories) == 0 {
 		return nil, nil
@@ -265,7 +266,7 @@ func (s *Service) RetrieveForRun(ctx context.Context, owner string, memories []s
 	}
 	out := make([]engine.RAGChunk, len(res))
 	for i, r := range res {
-		out[i] = engine.RAGChunk{Text: r.Text, DocName: r.Document, Similarity: r.Similarity}
+		out[i] = engine.RAGChunk{Text: r.Text, DocName: r.Document}
 	}
 	return out, nil
 }
