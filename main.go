@@ -76,6 +76,7 @@ type app struct {
 	cfg    Config
 	log    *slog.Logger
 	store  *blob.Store
+	runLog *engine.RunLog
 	server *server.Server
 }
 
@@ -107,10 +108,15 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 	} else if created {
 		log.Info("created first user with HEARTH_ADMIN_KEY", "login", cfg.AdminLogin)
 	}
+	pipes := engine.NewPipes(engine.PipesConfig{Store: store, Accounts: accounts, Keysets: keysets})
+	threads := engine.NewThreads(store)
+	a.runLog = engine.NewRunLog(store, nil, log)
+	runner := engine.NewRunner(engine.RunnerConfig{Pipes: pipes, Threads: threads, Keysets: keysets,
+		RunLog: a.runLog, Logger: log})
 	srv, err := server.New(server.Config{
 		Addr: cfg.Addr, PublicURL: cfg.PublicURL, MaxBodyBytes: cfg.MaxBodyBytes,
 		MaxUploadBytes: cfg.MaxUploadBytes, Version: version, Logger: log,
-	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets})
+	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets, Pipes: pipes, Threads: threads, Runner: runner})
 	if err != nil {
 		a.close(ctx)
 		return nil, err
@@ -125,7 +131,7 @@ func (a *app) close(ctx context.Context) error {
 	if a.server != nil {
 		errs = append(errs, a.server.Close(ctx))
 	}
-	errs = append(errs, a.store.Close())
+	errs = append(errs, a.runLog.Close(), a.store.Close())
 	return errors.Join(errs...)
 }
 

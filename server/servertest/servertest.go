@@ -27,8 +27,10 @@ type Server struct {
 	Store    *blob.Store
 	Accounts *engine.Accounts
 	Keysets  *engine.Keysets
-	HTTP     *httptest.Server
-	t        testing.TB
+	// RunLog records runs (nil when an option supplied its own Runner).
+	RunLog *engine.RunLog
+	HTTP   *httptest.Server
+	t      testing.TB
 }
 
 // Option adjusts the config or deps before the server is built.
@@ -55,13 +57,28 @@ func StartDir(t testing.TB, dir string, opts ...Option) *Server {
 	hts := httptest.NewUnstartedServer(nil)
 	url := "http://" + hts.Listener.Addr().String()
 	cfg := server.Config{PublicURL: url, Version: "test", Logger: quietLogger()}
-	keysets, err := engine.NewKeysets(store, nil, []byte("hearth-test-secret-32-bytes-long"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	deps := server.Deps{Store: store, Accounts: accounts, Keysets: keysets}
+	deps := server.Deps{Store: store, Accounts: accounts}
 	for _, o := range opts {
 		o(&cfg, &deps)
+	}
+	if deps.Keysets == nil {
+		keysets, err := engine.NewKeysets(store, deps.Providers, []byte("hearth-test-secret-32-bytes-long"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		deps.Keysets = keysets
+	}
+	if deps.Pipes == nil {
+		deps.Pipes = engine.NewPipes(engine.PipesConfig{Store: store, Accounts: accounts, Keysets: deps.Keysets, Providers: deps.Providers})
+	}
+	if deps.Threads == nil {
+		deps.Threads = engine.NewThreads(store)
+	}
+	var runLog *engine.RunLog
+	if deps.Runner == nil {
+		runLog = engine.NewRunLog(store, deps.Providers, quietLogger())
+		deps.Runner = engine.NewRunner(engine.RunnerConfig{Pipes: deps.Pipes, Threads: deps.Threads, Keysets: deps.Keysets,
+			Providers: deps.Providers, RunLog: runLog, Logger: quietLogger()})
 	}
 	srv, err := server.New(cfg, deps)
 	if err != nil {
@@ -69,7 +86,7 @@ func StartDir(t testing.TB, dir string, opts ...Option) *Server {
 	}
 	hts.Config.Handler = srv.Handler()
 	hts.Start()
-	ts := &Server{Server: srv, URL: url, Store: store, Accounts: accounts, Keysets: deps.Keysets, HTTP: hts, t: t}
+	ts := &Server{Server: srv, URL: url, Store: store, Accounts: accounts, Keysets: deps.Keysets, RunLog: runLog, HTTP: hts, t: t}
 	t.Cleanup(ts.Stop)
 	return ts
 }
@@ -79,6 +96,7 @@ func (s *Server) Stop() {
 	if s.HTTP != nil {
 		s.HTTP.Close()
 		s.HTTP = nil
+		s.RunLog.Close()
 		s.Store.Close()
 	}
 }
