@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/hearth-dev/hearth/blob"
@@ -13,7 +14,7 @@ import (
 )
 
 // admin runs the account and key commands against the data dir.
-func admin(group string, args []string, getenv func(string) string, stdout io.Writer) error {
+func admin(group string, args []string, getenv func(string) string, stdin io.Reader, stdout io.Writer) error {
 	if len(args) == 0 {
 		return fmt.Errorf("%s: missing subcommand (see 'hearth help')", group)
 	}
@@ -29,6 +30,8 @@ func admin(group string, args []string, getenv func(string) string, stdout io.Wr
 	org := fs.String("org", "", "organization login")
 	owner := fs.String("owner", "", "owning user of a new organization")
 	name := fs.String("name", "", "label of a new key")
+	provider := fs.String("provider", "", "provider name of a keyset entry")
+	providerKey := fs.String("key", "", "provider API key (default: read from standard input)")
 	pos, err := parseInterleaved(fs, args[1:])
 	if err != nil {
 		return err
@@ -51,7 +54,71 @@ func admin(group string, args []string, getenv func(string) string, stdout io.Wr
 		return pos[i], nil
 	}
 
+	ownerLogin := func() (string, error) {
+		if (*user == "") == (*org == "") {
+			return "", fmt.Errorf("%s %s: give exactly one of --user <login> or --org <login>", group, verb)
+		}
+		login, want := *user, engine.AccountUser
+		if login == "" {
+			login, want = *org, engine.AccountOrg
+		}
+		a, err := acc.Get(ctx, login)
+		if err != nil {
+			return "", err
+		}
+		if a.Kind != want {
+			return "", fmt.Errorf("%s is a %s, not a %s", login, a.Kind, want)
+		}
+		return login, nil
+	}
+
 	switch group + " " + verb {
+	case "keysets set", "keysets list", "keysets remove":
+		login, err := ownerLogin()
+		if err != nil {
+			return err
+		}
+		secret, err := loadSecret(*data, getenv)
+		if err != nil {
+			return err
+		}
+		ks, err := engine.NewKeysets(store, nil, secret)
+		if err != nil {
+			return err
+		}
+		scope := engine.OwnerScope(login)
+		switch verb {
+		case "list":
+			list, err := ks.List(ctx, scope)
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "PROVIDER\tKEY\tUPDATED")
+			for _, e := range list {
+				fmt.Fprintf(tw, "%s\t…%s\t%s\n", e.Provider, e.Last4, e.UpdatedAt.Format("2006-01-02 15:04"))
+			}
+			return tw.Flush()
+		case "remove":
+			if err := ks.Delete(ctx, scope, *provider); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "removed the %s key of %s\n", *provider, login)
+			return nil
+		}
+		key := *providerKey
+		if key == "" {
+			b, err := io.ReadAll(io.LimitReader(stdin, 8192))
+			if err != nil {
+				return err
+			}
+			key = strings.TrimSpace(string(b))
+		}
+		e, err := ks.Set(ctx, scope, *provider, key)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "stored the %s key of %s (…%s)\n", e.Provider, login, e.Last4)
 	case "users create":
 		login, err := arg(0, "login")
 		if err != nil {
@@ -98,23 +165,9 @@ func admin(group string, args []string, getenv func(string) string, stdout io.Wr
 		}
 		fmt.Fprintf(stdout, "added %s to %s\n", u, o)
 	case "keys create", "keys list":
-		login := *user
-		if (*user == "") == (*org == "") {
-			return fmt.Errorf("keys %s: give exactly one of --user <login> or --org <login>", verb)
-		}
-		if login == "" {
-			login = *org
-		}
-		want := engine.AccountUser
-		if *org != "" {
-			want = engine.AccountOrg
-		}
-		a, err := acc.Get(ctx, login)
+		login, err := ownerLogin()
 		if err != nil {
 			return err
-		}
-		if a.Kind != want {
-			return fmt.Errorf("%s is a %s, not a %s", login, a.Kind, want)
 		}
 		if verb == "create" {
 			rec, key, err := acc.CreateKey(ctx, login, *name)

@@ -7,10 +7,15 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/hearth-dev/hearth/providers"
+	"github.com/hearth-dev/hearth/providers/netguard"
 )
 
 // Config is the whole server configuration. It is read from an optional
@@ -26,6 +31,18 @@ type Config struct {
 	AdminKey       string `json:"-"`
 	MaxBodyBytes   int64  `json:"max_body_bytes"`
 	MaxUploadBytes int64  `json:"max_upload_bytes"`
+	// Providers holds each provider's base URL and server-wide key, from
+	// HEARTH_<PROVIDER>_BASE_URL / HEARTH_<PROVIDER>_API_KEY. Extra
+	// OpenAI-compatible providers are declared by name in HEARTH_PROVIDERS.
+	Providers map[string]providers.ProviderConfig `json:"-"`
+	// OutboundAllowPrivate ("true"/"false") lets user-supplied URLs (MCP
+	// servers, crawled pages) reach private and loopback addresses.
+	OutboundAllowPrivate string `json:"outbound_allow_private"`
+	// OutboundAllow is a comma-separated list of CIDR prefixes allowed on
+	// top of public addresses (for example one intranet subnet).
+	OutboundAllow string `json:"outbound_allow"`
+	// Outbound is the policy derived from the two settings above by Validate.
+	Outbound netguard.Policy `json:"-"`
 }
 
 func defaultConfig() Config {
@@ -53,6 +70,8 @@ func (c *Config) vars() []configVar {
 		{env: "HEARTH_ADMIN_KEY", str: &c.AdminKey},
 		{env: "HEARTH_MAX_BODY_BYTES", flag: "max-body-bytes", usage: "largest JSON request body", num: &c.MaxBodyBytes},
 		{env: "HEARTH_MAX_UPLOAD_BYTES", flag: "max-upload-bytes", usage: "largest document upload", num: &c.MaxUploadBytes},
+		{env: "HEARTH_OUTBOUND_ALLOW_PRIVATE", flag: "outbound-allow-private", usage: "true lets MCP servers and crawls reach private/loopback addresses", str: &c.OutboundAllowPrivate},
+		{env: "HEARTH_OUTBOUND_ALLOW", flag: "outbound-allow", usage: "comma-separated CIDRs user-supplied URLs may reach besides public addresses", str: &c.OutboundAllow},
 	}
 }
 
@@ -101,6 +120,7 @@ func loadConfig(name string, args []string, getenv func(string) string) (Config,
 			}
 		}
 	}
+	cfg.Providers = providerEnv(getenv)
 	var ferr error
 	fs.Visit(func(f *flag.Flag) {
 		for _, v := range cfg.vars() {
@@ -149,6 +169,26 @@ func (c *Config) Validate() error {
 	if c.MaxUploadBytes < 1024 {
 		errs = append(errs, fmt.Errorf("HEARTH_MAX_UPLOAD_BYTES %d: must be at least 1024", c.MaxUploadBytes))
 	}
+	switch strings.ToLower(c.OutboundAllowPrivate) {
+	case "", "false", "0", "no":
+		c.Outbound.AllowPrivate = false
+	case "true", "1", "yes":
+		c.Outbound.AllowPrivate = true
+	default:
+		errs = append(errs, fmt.Errorf("HEARTH_OUTBOUND_ALLOW_PRIVATE %q: use true or false", c.OutboundAllowPrivate))
+	}
+	c.Outbound.Allow = nil
+	for _, cidr := range strings.Split(c.OutboundAllow, ",") {
+		if cidr = strings.TrimSpace(cidr); cidr == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(cidr)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("HEARTH_OUTBOUND_ALLOW: %q is not a CIDR prefix such as 10.1.0.0/16", cidr))
+			continue
+		}
+		c.Outbound.Allow = append(c.Outbound.Allow, p)
+	}
 	return errors.Join(errs...)
 }
 
@@ -160,4 +200,24 @@ func (c *Config) logger() *slog.Logger {
 		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
 	}
 	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}
+
+// providerEnv reads every provider's base URL and key from the environment.
+func providerEnv(getenv func(string) string) map[string]providers.ProviderConfig {
+	names := providers.KnownProviders()
+	for _, n := range strings.Split(getenv("HEARTH_PROVIDERS"), ",") {
+		if n = strings.ToLower(strings.TrimSpace(n)); n != "" {
+			names = append(names, n)
+		}
+	}
+	out := map[string]providers.ProviderConfig{}
+	for _, n := range names {
+		baseEnv, keyEnv := providers.EnvNames(n)
+		if pc := (providers.ProviderConfig{BaseURL: getenv(baseEnv), APIKey: getenv(keyEnv)}); pc != (providers.ProviderConfig{}) {
+			out[n] = pc
+		} else if !slices.Contains(providers.KnownProviders(), n) {
+			out[n] = pc // an extra provider without a URL: New reports it by name
+		}
+	}
+	return out
 }

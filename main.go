@@ -16,6 +16,7 @@ import (
 
 	"github.com/hearth-dev/hearth/blob"
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/providers"
 	"github.com/hearth-dev/hearth/server"
 )
 
@@ -37,6 +38,11 @@ Usage:
   hearth keys create --user <login> | --org <login> [--name <label>]
   hearth keys list --user <login> | --org <login>
   hearth keys revoke <key-id>
+  hearth keysets set --user <login> | --org <login> --provider <name> [--key <key>]   (key from stdin if omitted)
+  hearth keysets list --user <login> | --org <login>
+  hearth keysets remove --user <login> | --org <login> --provider <name>
+  hearth backup [-out file] [-url URL -key ADMIN_KEY]   consistent zstd backup (online via the server if it runs)
+  hearth restore -in file [-force]           restore into an empty, stopped data dir
   hearth version
 
 Every command takes -data (env HEARTH_DATA). Account and key commands work
@@ -54,8 +60,12 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	switch args[0] {
 	case "serve":
 		err = serve(args[1:], getenv, stdout, stderr)
-	case "users", "orgs", "keys":
-		err = admin(args[0], args[1:], getenv, stdout)
+	case "users", "orgs", "keys", "keysets":
+		err = admin(args[0], args[1:], getenv, os.Stdin, stdout)
+	case "backup":
+		err = backupCmd(args[1:], getenv, stdout, stderr)
+	case "restore":
+		err = restoreCmd(args[1:], getenv, stderr)
 	case "version", "-v", "--version":
 		fmt.Fprintln(stdout, "hearth", version)
 	case "help", "-h", "--help":
@@ -73,12 +83,16 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 
 // app is the wired server: everything serve builds and later closes.
 type app struct {
-	cfg    Config
-	log    *slog.Logger
-	store  *blob.Store
-	runLog *engine.RunLog
-	server *server.Server
+	cfg      Config
+	log      *slog.Logger
+	store    *blob.Store
+	accounts *engine.Accounts
+	runLog   *engine.RunLog
+	server   *server.Server
 }
+
+// Accounts returns the wired accounts service.
+func (a *app) Accounts() *engine.Accounts { return a.accounts }
 
 // build opens the store and wires the engine and the HTTP server.
 func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.Writer) (*app, error) {
@@ -90,9 +104,14 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 	if err := store.Open(); err != nil {
 		return nil, err
 	}
-	a := &app{cfg: cfg, log: log, store: store}
 	accounts := engine.NewAccounts(store)
-	keysets, err := engine.NewKeysets(store, nil, secret)
+	a := &app{cfg: cfg, log: log, store: store, accounts: accounts}
+	registry, err := providers.New(providers.Config{Providers: cfg.Providers})
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	keysets, err := engine.NewKeysets(store, registry, secret)
 	if err != nil {
 		store.Close()
 		return nil, err
@@ -108,15 +127,16 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 	} else if created {
 		log.Info("created first user with HEARTH_ADMIN_KEY", "login", cfg.AdminLogin)
 	}
-	pipes := engine.NewPipes(engine.PipesConfig{Store: store, Accounts: accounts, Keysets: keysets})
+	pipes := engine.NewPipes(engine.PipesConfig{Store: store, Accounts: accounts, Keysets: keysets, Providers: registry})
 	threads := engine.NewThreads(store)
-	a.runLog = engine.NewRunLog(store, nil, log)
+	a.runLog = engine.NewRunLog(store, registry, log)
 	runner := engine.NewRunner(engine.RunnerConfig{Pipes: pipes, Threads: threads, Keysets: keysets,
-		RunLog: a.runLog, Logger: log})
+		Providers: registry, RunLog: a.runLog, Logger: log})
 	srv, err := server.New(server.Config{
 		Addr: cfg.Addr, PublicURL: cfg.PublicURL, MaxBodyBytes: cfg.MaxBodyBytes,
-		MaxUploadBytes: cfg.MaxUploadBytes, Version: version, Logger: log,
-	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets, Pipes: pipes, Threads: threads, Runner: runner})
+		MaxUploadBytes: cfg.MaxUploadBytes, Version: version, Logger: log, Outbound: cfg.Outbound,
+	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets, Providers: registry, Backup: store.Backup,
+		Pipes: pipes, Threads: threads, Runner: runner})
 	if err != nil {
 		a.close(ctx)
 		return nil, err

@@ -62,6 +62,8 @@ func TestConfigValidation(t *testing.T) {
 		"bad format":        {map[string]string{"HEARTH_LOG_FORMAT": "xml"}, "HEARTH_LOG_FORMAT"},
 		"short admin key":   {map[string]string{"HEARTH_ADMIN_KEY": "short"}, "HEARTH_ADMIN_KEY"},
 		"tiny upload limit": {map[string]string{"HEARTH_MAX_UPLOAD_BYTES": "10"}, "HEARTH_MAX_UPLOAD_BYTES"},
+		"bad bool":          {map[string]string{"HEARTH_OUTBOUND_ALLOW_PRIVATE": "maybe"}, "HEARTH_OUTBOUND_ALLOW_PRIVATE"},
+		"bad cidr":          {map[string]string{"HEARTH_OUTBOUND_ALLOW": "10.0.0.0/8, nope"}, "nope"},
 	}
 	for name, tc := range cases {
 		cfg, _, err := loadConfig("serve", nil, envMap(tc.env))
@@ -161,6 +163,10 @@ func TestCLIAccountsAndKeys(t *testing.T) {
 		{[]string{"keys", "create", "--user", "acme"}, 1, "is a org"},
 		{[]string{"keys", "create"}, 1, "exactly one"},
 		{[]string{"users", "list"}, 0, "[alice bob]"},
+		{[]string{"keysets", "set", "--org", "acme", "--provider", "openai", "--key", "sk-cli-secret-4321"}, 0, "…4321"},
+		{[]string{"keysets", "list", "--org", "acme"}, 0, "openai"},
+		{[]string{"keysets", "remove", "--org", "acme", "--provider", "openai"}, 0, "removed"},
+		{[]string{"keysets", "remove", "--org", "acme", "--provider", "openai"}, 1, "not found"},
 	}
 	for _, s := range steps {
 		code, out := sh(s.args...)
@@ -201,5 +207,84 @@ func TestCLIRefusesWhileServerHoldsDataDir(t *testing.T) {
 	code := run([]string{"users", "create", "carol", "-data", dir}, envMap(nil), &b, &b)
 	if code != 1 || !strings.Contains(b.String(), "in use") || !strings.Contains(b.String(), "stop the server") {
 		t.Fatalf("%d %q", code, b.String())
+	}
+}
+
+func TestProviderEnv(t *testing.T) {
+	env := envMap(map[string]string{
+		"HEARTH_OPENAI_BASE_URL": "http://127.0.0.1:9000/v1", "HEARTH_OPENAI_API_KEY": "sk-server",
+		"HEARTH_PROVIDERS": "LocalLLM", "HEARTH_LOCALLLM_BASE_URL": "http://127.0.0.1:9001/v1",
+	})
+	cfg, _, err := loadConfig("serve", nil, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pc := cfg.Providers["openai"]; pc.BaseURL != "http://127.0.0.1:9000/v1" || pc.APIKey != "sk-server" {
+		t.Fatalf("openai: %+v", pc)
+	}
+	if pc := cfg.Providers["localllm"]; pc.BaseURL != "http://127.0.0.1:9001/v1" {
+		t.Fatalf("extra provider: %+v", cfg.Providers)
+	}
+	cfg, _, _ = loadConfig("serve", nil, envMap(map[string]string{"HEARTH_PROVIDERS": "nourl"}))
+	cfg.Data, cfg.Addr = t.TempDir(), "127.0.0.1:0"
+	var out bytes.Buffer
+	if _, err := build(cfg, envMap(nil), cfg.logger(), &out); err == nil || !strings.Contains(err.Error(), "nourl") {
+		t.Fatalf("extra provider without URL: %v", err)
+	}
+}
+
+func TestBackupAndRestore(t *testing.T) {
+	dir := t.TempDir()
+	cfg := defaultConfig()
+	cfg.Data, cfg.Addr, cfg.LogLevel, cfg.AdminKey = dir, "127.0.0.1:0", "error", "backup-test-admin-key-0001"
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	a, err := build(cfg, envMap(nil), cfg.logger(), &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.server.Open(); err != nil {
+		t.Fatal(err)
+	}
+	a.Accounts().CreateUser(t.Context(), "kept")
+
+	var msg bytes.Buffer
+	online := filepath.Join(t.TempDir(), "online.zst")
+	// The data dir is held by the running server: without -url it explains.
+	if err := backupCmd([]string{"-data", dir, "-out", online}, envMap(nil), &msg, &msg); err == nil || !strings.Contains(err.Error(), "-url") {
+		t.Fatalf("backup of a live dir without -url: %v", err)
+	}
+	if err := backupCmd([]string{"-data", dir, "-out", online, "-url", a.server.URL(), "-key", "wrong-key-wrong-key"}, envMap(nil), &msg, &msg); err == nil || !strings.Contains(err.Error(), "401") {
+		t.Fatalf("backup with a bad key: %v", err)
+	}
+	if err := backupCmd([]string{"-data", dir, "-out", online, "-url", a.server.URL(), "-key", cfg.AdminKey}, envMap(nil), &msg, &msg); err != nil {
+		t.Fatalf("online backup: %v", err)
+	}
+	if err := restoreCmd([]string{"-data", dir, "-in", online}, envMap(nil), &msg); err == nil || !strings.Contains(err.Error(), "live") {
+		t.Fatalf("restore into the live dir: %v", err)
+	}
+	a.close(t.Context())
+
+	offline := filepath.Join(t.TempDir(), "offline.zst")
+	if err := backupCmd([]string{"-data", dir, "-out", offline}, envMap(nil), &msg, &msg); err != nil {
+		t.Fatalf("offline backup: %v", err)
+	}
+	for _, file := range []string{online, offline} {
+		target := filepath.Join(t.TempDir(), "restored")
+		if err := restoreCmd([]string{"-data", target, "-in", file}, envMap(nil), &msg); err != nil {
+			t.Fatalf("restore %s: %v", file, err)
+		}
+		var list bytes.Buffer
+		if code := run([]string{"users", "list", "-data", target}, envMap(nil), &list, &list); code != 0 || !strings.Contains(list.String(), "kept") {
+			t.Fatalf("restored data from %s: %s", file, list.String())
+		}
+		if err := restoreCmd([]string{"-data", target, "-in", file}, envMap(nil), &msg); err == nil || !strings.Contains(err.Error(), "-force") {
+			t.Fatalf("restore over data without -force: %v", err)
+		}
+		if err := restoreCmd([]string{"-data", target, "-in", file, "-force"}, envMap(nil), &msg); err != nil {
+			t.Fatalf("restore -force: %v", err)
+		}
 	}
 }

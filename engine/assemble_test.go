@@ -7,7 +7,9 @@ import (
 
 func TestComposeSystemPrompt(t *testing.T) {
 	pipe := func(msgs ...Message) *Pipe { return &Pipe{Messages: msgs} }
-	sys := func(name, text string) Message { return Message{Role: "system", Name: name, Content: TextContent(text)} }
+	sys := func(name, text string) Message {
+		return Message{Role: "system", Name: name, Content: TextContent(text)}
+	}
 	chunks := []RAGChunk{{Text: "A", DocName: "a.md"}, {Text: "B", DocName: "b.pdf"}}
 	ragBlock := " \n\n \"\"\"" + DefaultRAGPrompt + "\"\"\" \n\n \"\"\"CONTEXT:\n A \n\n Source: a.md\n\nB \n\n Source: b.pdf\"\"\""
 	cases := []struct {

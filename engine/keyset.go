@@ -70,7 +70,7 @@ func (k *Keysets) checkProvider(provider string) (string, error) {
 		return "", FieldError("provider", "%q is not a provider name (lowercase letters, digits and '-')", provider)
 	}
 	if k.providers != nil {
-		if _, ok := k.providers.Catalogue()[p]; !ok {
+		if !k.providers.Known(p) {
 			return "", FieldError("provider", "unknown provider %q (see GET /v1/models)", provider)
 		}
 	}

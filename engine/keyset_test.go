@@ -19,9 +19,11 @@ func (s stubProviders) Embedder(engine.ModelRef) (engine.Embedder, error)   { re
 func (s stubProviders) Moderator(string) (engine.Moderator, error)          { return nil, nil }
 func (s stubProviders) ServerKey(p string) string                           { return s.serverKeys[p] }
 func (s stubProviders) NeedsKey(p string) bool                              { return !s.keyless[p] }
-func (s stubProviders) Catalogue() map[string][]engine.ModelInfo {
-	return map[string][]engine.ModelInfo{"openai": nil, "anthropic": nil, "ollama": nil}
+func (s stubProviders) Known(p string) bool {
+	return p == "openai" || p == "anthropic" || p == "ollama"
 }
+func (s stubProviders) Cost(engine.ModelRef, int, int) (float64, bool) { return 0, false }
+func (s stubProviders) Catalogue() map[string][]engine.ModelInfo       { return nil }
 
 func TestKeysetResolveOrder(t *testing.T) {
 	_, store := newAccounts(t)

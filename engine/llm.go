@@ -378,5 +378,10 @@ type Providers interface {
 	ServerKey(provider string) string
 	// NeedsKey reports whether calls to the provider require a key.
 	NeedsKey(provider string) bool
+	// Known reports whether a provider is configured (has any capability).
+	Known(provider string) bool
+	// Cost returns the USD list price of a text call; ok is false when the
+	// model has no price in the catalogue.
+	Cost(ref ModelRef, promptTokens, completionTokens int) (usd float64, ok bool)
 	Catalogue() map[string][]ModelInfo
 }

@@ -176,12 +176,8 @@ func (l *RunLog) work() {
 }
 
 func (l *RunLog) write(batch []RunRecord) {
-	var cat map[string][]ModelInfo
-	if l.providers != nil {
-		cat = l.providers.Catalogue()
-	}
 	for i := range batch {
-		batch[i].CostUSD = runCost(cat, batch[i])
+		batch[i].CostUSD = l.cost(batch[i])
 	}
 	err := l.store.Update(context.Background(), func(tx Tx) error {
 		for _, r := range batch {
@@ -199,18 +195,18 @@ func (l *RunLog) write(batch []RunRecord) {
 	}
 }
 
-// runCost prices a run with the catalogue's USD per million tokens; nil
-// when the model has no listed price.
-func runCost(cat map[string][]ModelInfo, r RunRecord) *float64 {
-	provider, _, _ := strings.Cut(r.Model, ":")
-	for _, m := range cat[provider] {
-		if m.ID != r.Model || m.PromptCost == nil || m.CompletionCost == nil {
-			continue
-		}
-		c := (float64(r.PromptTokens)**m.PromptCost + float64(r.CompletionTokens)**m.CompletionCost) / 1e6
-		return &c
+// cost prices a run from the catalogue's list prices; nil when the model
+// has no listed price (or no registry is configured).
+func (l *RunLog) cost(r RunRecord) *float64 {
+	if l.providers == nil {
+		return nil
 	}
-	return nil
+	provider, model, _ := strings.Cut(r.Model, ":")
+	usd, ok := l.providers.Cost(ModelRef{Provider: provider, Model: model}, r.PromptTokens, r.CompletionTokens)
+	if !ok {
+		return nil
+	}
+	return &usd
 }
 
 // RunPage is one page of run records, newest first; Next is the cursor of

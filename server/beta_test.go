@@ -39,7 +39,7 @@ func TestBetaPipeCreate(t *testing.T) {
 			"model": map[string]any{"name": "claude-x", "provider": "Anthropic", "params": map[string]any{"top_p": 0.5, "max_tokens": 99,
 				"temperature": 0.1, "presence_penalty": 0, "frequency_penalty": 0.5, "stop": []string{"X"}}},
 			"prompt": map[string]any{"system": "Sys {{v}}", "opening": "Hi!", "safety": "Safe", "json": "JSON please", "rag": "Use context",
-				"messages": []any{user("few"), map[string]any{"role": "assistant", "content": "shot"}},
+				"messages":  []any{user("few"), map[string]any{"role": "assistant", "content": "shot"}},
 				"variables": []any{map[string]string{"name": "v", "value": "1"}}},
 		},
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/providers"
 	"github.com/hearth-dev/hearth/server"
 	"github.com/hearth-dev/hearth/server/servertest"
 )
@@ -48,7 +49,11 @@ func newFakeLLM() *fakeLLM {
 	return &fakeLLM{def: fakeReply{Text: "Hello from the fake model."}, cancelled: make(chan struct{}, 8)}
 }
 
-func (f *fakeLLM) enqueue(r ...fakeReply) { f.mu.Lock(); f.queue = append(f.queue, r...); f.mu.Unlock() }
+func (f *fakeLLM) enqueue(r ...fakeReply) {
+	f.mu.Lock()
+	f.queue = append(f.queue, r...)
+	f.mu.Unlock()
+}
 
 func (f *fakeLLM) next(req *engine.ChatRequest) fakeReply {
 	f.mu.Lock()
@@ -247,6 +252,18 @@ func (p *fakeProviders) Moderator(provider string) (engine.Moderator, error) {
 func (p *fakeProviders) ServerKey(provider string) string { return p.serverKeys[provider] }
 func (p *fakeProviders) NeedsKey(provider string) bool    { return provider != "local" }
 
+func (p *fakeProviders) Known(provider string) bool {
+	_, err := p.ChatModel(engine.ModelRef{Provider: provider, Model: "x"})
+	return err == nil
+}
+
+func (p *fakeProviders) Cost(ref engine.ModelRef, prompt, completion int) (float64, bool) {
+	if ref.String() != "openai:gpt-4o-mini" {
+		return 0, false
+	}
+	return (float64(prompt)*0.15 + float64(completion)*0.6) / 1e6, true
+}
+
 func (p *fakeProviders) Catalogue() map[string][]engine.ModelInfo {
 	pc, cc := 0.15, 0.6
 	return map[string][]engine.ModelInfo{
@@ -295,7 +312,7 @@ func startEnv(t *testing.T) *env {
 	e := &env{llm: newFakeLLM(), mem: &fakeMemories{owners: map[string][]string{"admin": {"docs", "faq"}}}}
 	e.prov = &fakeProviders{llm: e.llm, mod: &fakeModerator{}, serverKeys: map[string]string{"openai": "sk-server-openai"}}
 	var runLog *engine.RunLog
-	e.Server = servertest.Start(t, func(cfg *server.Config, d *server.Deps) {
+	e.Server = servertest.Start(t, func(cfg *server.Config, d *server.Deps, _ *providers.Config) {
 		d.Providers = e.prov
 		ks, err := engine.NewKeysets(d.Store, e.prov, []byte("hearth-test-secret-32-bytes-long"))
 		if err != nil {

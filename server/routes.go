@@ -44,6 +44,8 @@ func (s *Server) routeTable() []Route {
 	rs = append(rs, s.keysetRoutes()...)
 	rs = append(rs, s.pipeRoutes()...)
 	rs = append(rs, s.threadRoutes()...)
+	rs = append(rs, s.traceRoutes()...)
+	rs = append(rs, s.adminRoutes()...)
 	return rs
 }
 

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/providers/netguard"
 	"github.com/labstack/echo/v4"
 )
 
@@ -32,6 +34,8 @@ type Config struct {
 	// Version is reported by the info endpoints.
 	Version string
 	Logger  *slog.Logger
+	// Outbound guards calls to user-supplied URLs (MCP servers, crawls).
+	Outbound netguard.Policy
 	// ShutdownTimeout bounds the drain of in-flight requests on Close (default 30 s).
 	ShutdownTimeout time.Duration
 }
@@ -48,6 +52,9 @@ type Deps struct {
 	Pipes   *engine.Pipes
 	Threads *engine.Threads
 	Runner  *engine.Runner
+	Traces  *engine.Traces
+	// Backup writes a consistent backup of the store (blob.Store.Backup).
+	Backup func(ctx context.Context, w io.Writer) error
 }
 
 // Server serves the Hearth API.
@@ -63,6 +70,9 @@ type Server struct {
 
 // New builds a server; it does not listen until Open.
 func New(cfg Config, deps Deps) (*Server, error) {
+	if deps.Traces == nil {
+		deps.Traces = engine.NewTraces(deps.Store)
+	}
 	if deps.Store == nil || deps.Accounts == nil || deps.Keysets == nil {
 		return nil, errors.New("server: Store, Accounts and Keysets are required")
 	}

@@ -21,7 +21,7 @@ type apiErr struct {
 }
 
 func TestErrorShapes(t *testing.T) {
-	ts := servertest.Start(t, func(c *server.Config, _ *server.Deps) { c.MaxBodyBytes = 2048 })
+	ts := servertest.Start(t, servertest.WithConfig(func(c *server.Config) { c.MaxBodyBytes = 2048 }))
 	big := `{"name":"` + strings.Repeat("x", 4096) + `"}`
 	cases := []struct {
 		name, method, path, key string
@@ -211,5 +211,42 @@ func TestRestartKeepsData(t *testing.T) {
 	accts, err := ts.Accounts.List(context.Background())
 	if err != nil || len(accts) != 1 {
 		t.Fatalf("bootstrap ran twice: %v %d", err, len(accts))
+	}
+}
+
+func TestModelsCatalogueIsRealData(t *testing.T) {
+	ts := servertest.Start(t)
+	var cat map[string][]struct {
+		ID, Provider, Type string
+		PromptCost         *float64 `json:"promptCost"`
+		SupportedSizes     []string `json:"supportedSizes"`
+	}
+	ts.Do("GET", "/v1/models", "", nil).JSON(t, &cat)
+	found := map[string]bool{}
+	for prov, models := range cat {
+		for _, m := range models {
+			if m.Provider != prov || !strings.HasPrefix(m.ID, prov+":") || (m.Type != "text" && m.Type != "image") {
+				t.Fatalf("bad entry %+v under %s", m, prov)
+			}
+			if m.Type == "text" && m.PromptCost == nil {
+				t.Fatalf("text model without price: %+v", m)
+			}
+			if m.Type == "image" && len(m.SupportedSizes) == 0 {
+				t.Fatalf("image model without sizes: %+v", m)
+			}
+			found[m.ID] = true
+		}
+	}
+	for _, id := range []string{"openai:gpt-4o-mini", "hearth:echo", "openai:gpt-image-1"} {
+		if !found[id] {
+			t.Errorf("catalogue lacks %s", id)
+		}
+	}
+	// Keysets accept only known providers.
+	if r := ts.Do("PUT", "/v1/keysets/nosuch", servertest.AdminKey, map[string]string{"key": "k"}); r.Status != 400 || !strings.Contains(string(r.Body), "unknown provider") {
+		t.Fatalf("unknown provider keyset: %d %s", r.Status, r.Body)
+	}
+	if r := ts.Do("PUT", "/v1/keysets/ollama", servertest.AdminKey, map[string]string{"key": "k"}); r.Status != 200 {
+		t.Fatalf("ollama keyset: %d %s", r.Status, r.Body)
 	}
 }

@@ -11,9 +11,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/hearth-dev/hearth/blob"
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/providers"
+	"github.com/hearth-dev/hearth/providers/netguard"
 	"github.com/hearth-dev/hearth/server"
 )
 
@@ -33,8 +36,34 @@ type Server struct {
 	t      testing.TB
 }
 
-// Option adjusts the config or deps before the server is built.
-type Option func(*server.Config, *server.Deps)
+// Option adjusts the config, deps or provider config before the server is built.
+type Option func(*server.Config, *server.Deps, *providers.Config)
+
+// WithConfig adjusts the server config.
+func WithConfig(f func(*server.Config)) Option {
+	return func(c *server.Config, _ *server.Deps, _ *providers.Config) { f(c) }
+}
+
+// WithProvider points a provider at a base URL (a fake upstream) with an
+// optional server-wide key.
+func WithProvider(name, baseURL, apiKey string) Option {
+	return func(_ *server.Config, _ *server.Deps, p *providers.Config) {
+		p.Providers[name] = providers.ProviderConfig{BaseURL: baseURL, APIKey: apiKey}
+	}
+}
+
+// OfflineProviders is the provider config every test server starts from:
+// every built-in provider points at a closed loopback port, so a test that
+// forgets to set up a fake fails fast instead of reaching the internet.
+// Retries are fast.
+func OfflineProviders() providers.Config {
+	pc := providers.Config{Providers: map[string]providers.ProviderConfig{},
+		Retry: providers.RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond, MaxRetryAfter: 50 * time.Millisecond}}
+	for _, p := range providers.KnownProviders() {
+		pc.Providers[p] = providers.ProviderConfig{BaseURL: "http://127.0.0.1:1/v1"}
+	}
+	return pc
+}
 
 // Start builds and starts a server on a fresh temp data dir; it is closed
 // when the test ends.
@@ -56,10 +85,20 @@ func StartDir(t testing.TB, dir string, opts ...Option) *Server {
 	}
 	hts := httptest.NewUnstartedServer(nil)
 	url := "http://" + hts.Listener.Addr().String()
-	cfg := server.Config{PublicURL: url, Version: "test", Logger: quietLogger()}
-	deps := server.Deps{Store: store, Accounts: accounts}
+	cfg := server.Config{PublicURL: url, Version: "test", Logger: quietLogger(),
+		// Tests run every outside service on loopback.
+		Outbound: netguard.Policy{AllowLoopback: true}}
+	pcfg := OfflineProviders()
+	deps := server.Deps{Store: store, Accounts: accounts, Backup: store.Backup}
 	for _, o := range opts {
-		o(&cfg, &deps)
+		o(&cfg, &deps, &pcfg)
+	}
+	if deps.Providers == nil {
+		reg, err := providers.New(pcfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deps.Providers = reg
 	}
 	if deps.Keysets == nil {
 		keysets, err := engine.NewKeysets(store, deps.Providers, []byte("hearth-test-secret-32-bytes-long"))

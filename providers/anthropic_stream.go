@@ -1,0 +1,139 @@
+package providers
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/hearth-dev/hearth/engine"
+)
+
+// ChatStream sends a streaming Messages request and translates its events
+// (message_start, content_block_start/delta/stop, message_delta,
+// message_stop, ping, error) into OpenAI chunks. Tool-use blocks become
+// tool-call deltas keyed by their own index among tool calls; the stream is
+// complete only at message_stop.
+func (a *Anthropic) ChatStream(ctx context.Context, req *engine.ChatRequest) (engine.ChatStream, error) {
+	ar := buildAnthropicRequest(req, true)
+	body, err := marshalWithExtra(ar, req.Extra)
+	if err != nil {
+		return nil, err
+	}
+	call, err := a.c.post(ctx, a.baseURL+"/messages", body, true, a.headers(req.APIKey))
+	if err != nil {
+		return nil, err
+	}
+	s := newSSEStream("anthropic", call)
+	t := &antStreamState{s: s, jsonTool: ar.jsonTool, blocks: map[int]int{}}
+	s.translate = t.translate
+	return s, nil
+}
+
+type antStreamState struct {
+	s        *sseStream
+	b        chunkBuilder
+	jsonTool string
+	// blocks maps a content block index to its tool-call index, or -1 for
+	// the forced json_schema tool (whose input streams as text).
+	blocks map[int]int
+	tools  int
+	usage  antUsage
+	finish string
+}
+
+type antEvent struct {
+	Type    string `json:"type"`
+	Index   int    `json:"index"`
+	Message *struct {
+		ID    string   `json:"id"`
+		Model string   `json:"model"`
+		Usage antUsage `json:"usage"`
+	} `json:"message"`
+	ContentBlock *antBlock `json:"content_block"`
+	Delta        *struct {
+		Type        string `json:"type"`
+		Text        string `json:"text"`
+		PartialJSON string `json:"partial_json"`
+		StopReason  string `json:"stop_reason"`
+	} `json:"delta"`
+	Usage *antUsage `json:"usage"`
+	Error *struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func (t *antStreamState) translate(_, data []byte) error {
+	var ev antEvent
+	if err := json.Unmarshal(data, &ev); err != nil {
+		return badStreamData("anthropic", err)
+	}
+	switch ev.Type {
+	case "message_start":
+		if ev.Message != nil {
+			t.b = newChunkBuilder(ev.Message.ID, ev.Message.Model)
+			t.usage = ev.Message.Usage
+		}
+		t.s.emit(t.b.role())
+	case "content_block_start":
+		if cb := ev.ContentBlock; cb != nil && cb.Type == "tool_use" {
+			if t.jsonTool != "" && cb.Name == t.jsonTool {
+				t.blocks[ev.Index] = -1
+				return nil
+			}
+			t.blocks[ev.Index] = t.tools
+			t.s.emit(t.b.toolStart(t.tools, cb.ID, cb.Name, ""))
+			t.tools++
+		} else if cb != nil && cb.Type == "text" && cb.Text != "" {
+			t.s.emit(t.b.text(cb.Text))
+		}
+	case "content_block_delta":
+		if ev.Delta == nil {
+			return nil
+		}
+		switch ev.Delta.Type {
+		case "text_delta":
+			if ev.Delta.Text != "" {
+				t.s.emit(t.b.text(ev.Delta.Text))
+			}
+		case "input_json_delta":
+			if ev.Delta.PartialJSON == "" {
+				return nil
+			}
+			idx, ok := t.blocks[ev.Index]
+			switch {
+			case !ok:
+			case idx < 0:
+				t.s.emit(t.b.text(ev.Delta.PartialJSON))
+			default:
+				t.s.emit(t.b.toolArgs(idx, ev.Delta.PartialJSON))
+			}
+		}
+	case "message_delta":
+		if ev.Delta != nil && ev.Delta.StopReason != "" {
+			t.finish = antFinish(ev.Delta.StopReason)
+		}
+		if ev.Usage != nil {
+			t.usage.OutputTokens = ev.Usage.OutputTokens
+			if ev.Usage.InputTokens > 0 {
+				t.usage.InputTokens = ev.Usage.InputTokens
+			}
+		}
+	case "message_stop":
+		finish := t.finish
+		if finish == "" {
+			finish = "stop"
+		}
+		if t.jsonTool != "" && finish == "tool_calls" && t.tools == 0 {
+			finish = "stop"
+		}
+		t.s.emit(t.b.chunk(engine.Delta{}, finish))
+		t.s.emit(t.b.usage(t.usage.canonical()))
+		t.s.finished = true
+	case "error":
+		if ev.Error != nil {
+			return streamEventError("anthropic", ev.Error.Type, ev.Error.Message)
+		}
+		return streamEventError("anthropic", "", string(data))
+	}
+	return nil
+}

@@ -1,0 +1,223 @@
+package providers
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/hearth-dev/hearth/engine"
+)
+
+// Cohere is the adapter for Cohere's v2 API: /chat (plain and streamed)
+// and /embed.
+//
+// Mapping: top_p -> p, stop -> stop_sequences, tool_choice required ->
+// "REQUIRED", none -> "NONE", a forced function -> "REQUIRED" with only
+// that tool offered; json_object/json_schema -> response_format
+// {type:"json_object", json_schema}. parallel_tool_calls and
+// reasoning_effort are dropped.
+type Cohere struct {
+	baseURL string
+	c       caller
+}
+
+var (
+	_ engine.ChatModel = (*Cohere)(nil)
+	_ engine.Embedder  = (*Cohere)(nil)
+)
+
+type cohRequest struct {
+	Model            string         `json:"model"`
+	Messages         []cohMessage   `json:"messages"`
+	Tools            []engine.Tool  `json:"tools,omitempty"`
+	ToolChoice       string         `json:"tool_choice,omitempty"`
+	Temperature      *float64       `json:"temperature,omitempty"`
+	P                *float64       `json:"p,omitempty"`
+	MaxTokens        *int           `json:"max_tokens,omitempty"`
+	StopSequences    []string       `json:"stop_sequences,omitempty"`
+	FrequencyPenalty *float64       `json:"frequency_penalty,omitempty"`
+	PresencePenalty  *float64       `json:"presence_penalty,omitempty"`
+	ResponseFormat   *cohRespFormat `json:"response_format,omitempty"`
+	Stream           bool           `json:"stream,omitempty"`
+}
+
+type cohRespFormat struct {
+	Type       string          `json:"type"`
+	JSONSchema json.RawMessage `json:"json_schema,omitempty"`
+}
+
+type cohMessage struct {
+	Role       string            `json:"role"`
+	Content    any               `json:"content,omitempty"`
+	ToolCalls  []engine.ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string            `json:"tool_call_id,omitempty"`
+}
+
+type cohPart struct {
+	Type     string           `json:"type"`
+	Text     string           `json:"text,omitempty"`
+	ImageURL *engine.ImageURL `json:"image_url,omitempty"`
+}
+
+func buildCohereRequest(req *engine.ChatRequest, stream bool) *cohRequest {
+	r := &cohRequest{Model: req.Model, Temperature: req.Temperature, P: req.TopP, MaxTokens: req.MaxTokens,
+		StopSequences: req.Stop, FrequencyPenalty: req.FrequencyPenalty, PresencePenalty: req.PresencePenalty, Stream: stream}
+	r.Messages = make([]cohMessage, 0, len(req.Messages))
+	for _, m := range req.Messages {
+		switch m.Role {
+		case "system", "developer":
+			r.Messages = append(r.Messages, cohMessage{Role: "system", Content: m.Content.String()})
+		case "assistant":
+			cm := cohMessage{Role: "assistant"}
+			if s := m.Content.String(); s != "" {
+				cm.Content = s
+			}
+			for _, tc := range m.ToolCalls {
+				tc.Index = nil
+				tc.Type = "function"
+				cm.ToolCalls = append(cm.ToolCalls, tc)
+			}
+			r.Messages = append(r.Messages, cm)
+		case "tool":
+			r.Messages = append(r.Messages, cohMessage{Role: "tool", ToolCallID: m.ToolCallID, Content: m.Content.String()})
+		default:
+			r.Messages = append(r.Messages, cohMessage{Role: "user", Content: cohUserContent(m.Content)})
+		}
+	}
+	if len(req.Tools) > 0 {
+		r.Tools = req.Tools
+		if tc := req.ToolChoice; tc != nil {
+			switch {
+			case tc.Function != "":
+				r.ToolChoice = "REQUIRED"
+				for _, t := range req.Tools {
+					if t.Function.Name == tc.Function {
+						r.Tools = []engine.Tool{t}
+					}
+				}
+			case tc.Mode == "required":
+				r.ToolChoice = "REQUIRED"
+			case tc.Mode == "none":
+				r.ToolChoice = "NONE"
+			}
+		}
+	}
+	if rf := req.ResponseFormat; rf != nil && (rf.Type == "json_object" || rf.Type == "json_schema") {
+		r.ResponseFormat = &cohRespFormat{Type: "json_object"}
+		if rf.Type == "json_schema" && rf.JSONSchema != nil {
+			r.ResponseFormat.JSONSchema = rf.JSONSchema.Schema
+		}
+	}
+	return r
+}
+
+func cohUserContent(c engine.Content) any {
+	if c.Parts == nil {
+		return c.Text
+	}
+	parts := make([]cohPart, 0, len(c.Parts))
+	for _, p := range c.Parts {
+		switch {
+		case p.Type == "text":
+			parts = append(parts, cohPart{Type: "text", Text: p.Text})
+		case p.Type == "image_url" && p.ImageURL != nil:
+			parts = append(parts, cohPart{Type: "image_url", ImageURL: p.ImageURL})
+		}
+	}
+	return parts
+}
+
+func (c *Cohere) headers(apiKey string) func(http.Header) {
+	return func(h http.Header) {
+		if apiKey != "" {
+			h.Set("Authorization", "Bearer "+apiKey)
+		}
+	}
+}
+
+type cohUsage struct {
+	Tokens *struct {
+		InputTokens  float64 `json:"input_tokens"`
+		OutputTokens float64 `json:"output_tokens"`
+	} `json:"tokens"`
+	BilledUnits *struct {
+		InputTokens  float64 `json:"input_tokens"`
+		OutputTokens float64 `json:"output_tokens"`
+	} `json:"billed_units"`
+}
+
+func (u *cohUsage) canonical() engine.Usage {
+	var in, out int
+	switch {
+	case u == nil:
+	case u.Tokens != nil:
+		in, out = int(u.Tokens.InputTokens), int(u.Tokens.OutputTokens)
+	case u.BilledUnits != nil:
+		in, out = int(u.BilledUnits.InputTokens), int(u.BilledUnits.OutputTokens)
+	}
+	return engine.Usage{PromptTokens: in, CompletionTokens: out, TotalTokens: in + out}
+}
+
+// cohFinish maps a Cohere finish_reason to an OpenAI finish_reason.
+func cohFinish(reason string) string {
+	switch reason {
+	case "MAX_TOKENS":
+		return "length"
+	case "TOOL_CALL":
+		return "tool_calls"
+	case "ERROR_TOXIC":
+		return "content_filter"
+	}
+	return "stop"
+}
+
+type cohResponse struct {
+	ID           string `json:"id"`
+	FinishReason string `json:"finish_reason"`
+	Message      struct {
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+		ToolCalls []engine.ToolCall `json:"tool_calls"`
+	} `json:"message"`
+	Usage *cohUsage `json:"usage"`
+}
+
+// Chat sends a non-stream v2 /chat request.
+func (c *Cohere) Chat(ctx context.Context, req *engine.ChatRequest) (*engine.ChatResponse, error) {
+	body, err := marshalWithExtra(buildCohereRequest(req, false), req.Extra)
+	if err != nil {
+		return nil, err
+	}
+	call, err := c.c.post(ctx, c.baseURL+"/chat", body, false, c.headers(req.APIKey))
+	if err != nil {
+		return nil, err
+	}
+	var resp cohResponse
+	if err := decodeResponse("cohere", call, &resp); err != nil {
+		return nil, err
+	}
+	if resp.FinishReason == "ERROR" || resp.FinishReason == "TIMEOUT" {
+		return nil, engine.Errorf(engine.CodeUpstream, "cohere ended the generation with %s", resp.FinishReason)
+	}
+	var text strings.Builder
+	for _, p := range resp.Message.Content {
+		if p.Type == "text" {
+			text.WriteString(p.Text)
+		}
+	}
+	for i := range resp.Message.ToolCalls {
+		resp.Message.ToolCalls[i].Index = nil
+		resp.Message.ToolCalls[i].Type = "function"
+	}
+	msg := engine.ResponseMessage{Role: "assistant", ToolCalls: resp.Message.ToolCalls, Annotations: []any{}}
+	if text.Len() > 0 || len(msg.ToolCalls) == 0 {
+		s := text.String()
+		msg.Content = &s
+	}
+	return &engine.ChatResponse{ID: resp.ID, Object: "chat.completion", Created: time.Now().Unix(), Model: req.Model,
+		Choices: []engine.Choice{{Index: 0, Message: msg, FinishReason: cohFinish(resp.FinishReason)}}, Usage: resp.Usage.canonical()}, nil
+}

@@ -1,0 +1,128 @@
+// Package providers holds Hearth's adapters to LLM, embedding and
+// moderation providers, the registry that implements engine.Providers, the
+// /v1/models catalogue, and the offline "hearth" test doubles. Fake
+// upstreams for tests and benchmarks live in providers/fake.
+//
+// # Providers and configuration
+//
+// A model id is "provider:model_id" (engine.ParseModelID). Built-in
+// providers and their default base URLs (version segment included):
+//
+//	openai             https://api.openai.com/v1              chat, embeddings, moderations
+//	anthropic          https://api.anthropic.com/v1           chat (Messages API)
+//	google             https://generativelanguage.googleapis.com/v1beta   chat, embeddings
+//	cohere             https://api.cohere.com/v2              chat, embeddings
+//	groq               https://api.groq.com/openai/v1         chat
+//	together           https://api.together.xyz/v1            chat, embeddings
+//	fireworks          https://api.fireworks.ai/inference/v1  chat, embeddings
+//	deepseek           https://api.deepseek.com/v1            chat
+//	mistral            https://api.mistral.ai/v1              chat, embeddings
+//	xai                https://api.x.ai/v1                    chat
+//	perplexity         https://api.perplexity.ai              chat
+//	openrouter         https://openrouter.ai/api/v1           chat
+//	ollama             http://127.0.0.1:11434/v1              chat, embeddings (no key needed)
+//	openai-compatible  (no default: set its base URL)         chat, embeddings (no key needed)
+//	hearth             built in, offline                      TEST DOUBLES (see below)
+//
+// main.go reads HEARTH_<P>_BASE_URL and HEARTH_<P>_API_KEY for every name
+// of KnownProviders (EnvNames gives the exact names; "-" becomes "_", so
+// HEARTH_OPENAI_COMPATIBLE_BASE_URL) and passes them in Config.Providers.
+// Nothing in this package reads the environment. A Config.Providers entry
+// with a name that is not built in (for example "lmstudio") becomes an
+// extra OpenAI-compatible provider and must carry a BaseURL.
+//
+// Key resolution belongs to the engine: a request's LB-LLM-Key, then
+// keysets, then Registry.ServerKey; NeedsKey says whether a missing key
+// is an error (false for ollama, openai-compatible, extra compatible
+// providers and hearth). The resolved key travels in ChatRequest.APIKey
+// and is sent as the provider expects: Authorization: Bearer (OpenAI
+// family, Cohere), x-api-key plus anthropic-version (Anthropic),
+// x-goog-api-key (Gemini; never in the URL).
+//
+// Ollama embeddings use its OpenAI-compatible /v1/embeddings endpoint
+// (same code path as OpenAI), not the native /api/embed, so one base URL
+// serves both chat and embeddings.
+//
+// # Parameters a provider does not take
+//
+// The canonical request is OpenAI-shaped. Each adapter drops or maps what
+// its provider lacks instead of letting the upstream fail; for the OpenAI
+// family this is data (the hosts table in hosts.go):
+//
+//   - openai: max_tokens is sent as max_completion_tokens; reasoning models
+//     (o1, o3, o4, gpt-5 prefixes) get reasoning_effort and no temperature,
+//     top_p or penalties; other models get no reasoning_effort.
+//   - mistral: tool_choice "required" is sent as "any"; no stream_options.
+//   - perplexity: no tools/tool_choice/parallel_tool_calls; only one of the
+//     two penalties (presence wins); no json_object response format.
+//   - deepseek: json_schema becomes json_object; deepseek-reasoner gets no
+//     sampling parameters.
+//   - groq, xai: reasoning_effort only for their reasoning models
+//     (openai/gpt-oss, qwen/qwen3; grok-3-mini).
+//   - openrouter: reasoning_effort becomes {"reasoning":{"effort":...}}.
+//   - ollama: tool_choice is dropped.
+//   - every host but openai and openrouter: role "developer" becomes "system";
+//     stream_options.include_usage is sent only where the host supports it
+//     (openai, groq, deepseek, xai, openrouter, ollama).
+//   - anthropic: system/developer messages become the system prompt;
+//     max_tokens defaults to 4096; top_p is dropped when temperature is set;
+//     penalties and reasoning_effort are dropped; tool_choice required ->
+//     {type:any}, parallel_tool_calls=false -> disable_parallel_tool_use;
+//     json_schema is answered through a forced tool whose input becomes the
+//     text content (finish_reason "stop"); json_object adds a system
+//     instruction.
+//   - google: penalties and parallel_tool_calls are dropped; JSON Schema
+//     keywords Gemini rejects (additionalProperties, $ref, $defs, ...) are
+//     removed from tool parameters and responseSchema; json modes set
+//     responseMimeType application/json; reasoning_effort becomes a
+//     thinkingBudget (gemini-2.5) or thinkingLevel (gemini-3).
+//   - cohere: top_p -> p, stop -> stop_sequences, tool_choice required ->
+//     "REQUIRED", a forced function -> "REQUIRED" with only that tool;
+//     parallel_tool_calls and reasoning_effort are dropped.
+//
+// Custom model parameters (ChatRequest.Extra) are merged into the upstream
+// body unchanged and win over Hearth's own fields, except "model",
+// "messages", "contents" and "stream", which would break the call.
+//
+// # Reliability
+//
+// All adapters share one *http.Client (pooled keep-alive transport).
+// Connection errors, 429 and 5xx are retried with exponential backoff and
+// equal jitter (RetryPolicy), honouring Retry-After up to MaxRetryAfter; a
+// longer Retry-After returns the 429 at once. Retries happen only before a
+// 2xx answer is handed on, so a stream that has started is never retried.
+// Config.Timeout bounds a non-stream call, and for a stream the wait for
+// headers and then for each event. Cancelling the caller's context cancels
+// the upstream request. A stream that ends without its terminal event
+// (OpenAI "[DONE]" or a finish_reason, Anthropic message_stop, Gemini
+// finishReason, Cohere message-end) makes Recv return an UPSTREAM_ERROR,
+// never io.EOF.
+//
+// # Error mapping
+//
+// Upstream answers become *engine.Error values:
+//
+//	401, 403          BAD_REQUEST  "<provider> rejected the provider API key ..."
+//	                  (deliberately not UNAUTHORIZED: the caller's Hearth key was
+//	                  fine; the provider refused the provider key, which the
+//	                  caller can fix with LB-LLM-Key or a keyset)
+//	400, 404, 422 ... BAD_REQUEST  "<provider>: <provider's message>"
+//	429               RATE_LIMITED with RetryAfter (seconds) from Retry-After
+//	408, 504, timeout UPSTREAM_TIMEOUT
+//	5xx, network      UPSTREAM_ERROR
+//	cancelled         UPSTREAM_ERROR wrapping context.Canceled
+//
+// # Test doubles: the "hearth" provider
+//
+// hearth:echo and hearth:hash-embed are deterministic, offline TEST
+// DOUBLES, not language models. They let demos, air-gapped installs and
+// users' own test suites run pipes, agents and memories without keys or
+// network. hearth:echo answers with the last user message (one word per
+// stream chunk), answers {"echo": "..."} in JSON modes, calls a tool when
+// tools are offered and the message contains "call_tool:<name> {json}" or
+// tool_choice forces one, and honours max_tokens as a word limit.
+// hearth:hash-embed returns 256-dimension L2-normalised feature-hashing
+// vectors of words and word bigrams. The hearth moderator flags inputs
+// containing "[flag]". They appear in the catalogue under "hearth" with
+// zero cost.
+package providers

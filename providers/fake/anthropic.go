@@ -1,0 +1,123 @@
+package fake
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+)
+
+// NewAnthropic starts a fake Anthropic Messages API (/v1/messages), plain
+// and streamed (message_start, content_block_*, ping, message_delta,
+// message_stop). A request forcing a tool (tool_choice {type:"tool"})
+// that matches no scripted tool call gets a tool_use of that tool whose
+// input is Reply.JSON, as structured output does. BaseURL ends in /v1.
+func NewAnthropic() *Server { return newServer("anthropic", "/v1", handleAnthropic) }
+
+type antReq struct {
+	Model      string `json:"model"`
+	Stream     bool   `json:"stream"`
+	ToolChoice *struct {
+		Type string `json:"type"`
+		Name string `json:"name"`
+	} `json:"tool_choice"`
+}
+
+func handleAnthropic(s *Server, w http.ResponseWriter, r *http.Request, body []byte, rep Reply) {
+	if rep.Status >= 400 {
+		typ := map[int]string{400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
+			404: "not_found_error", 429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}[rep.Status]
+		if typ == "" {
+			typ = "api_error"
+		}
+		writeError(w, rep, map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": errorMessage(rep)}})
+		return
+	}
+	if !strings.HasSuffix(r.URL.Path, "/messages") {
+		writeJSON(w, 404, map[string]any{"type": "error", "error": map[string]any{"type": "not_found_error", "message": "Not found"}})
+		return
+	}
+	var req antReq
+	if err := json.Unmarshal(body, &req); err != nil {
+		writeJSON(w, 400, map[string]any{"type": "error", "error": map[string]any{"type": "invalid_request_error", "message": "invalid JSON"}})
+		return
+	}
+	calls := rep.ToolCalls
+	text := rep.text(false)
+	if tc := req.ToolChoice; tc != nil && tc.Type == "tool" && len(calls) == 0 {
+		calls = []ToolCall{{ID: "toolu_fake_json", Name: tc.Name, Arguments: rep.text(true)}}
+		text = ""
+	}
+	stop := "end_turn"
+	if len(calls) > 0 {
+		stop = "tool_use"
+	}
+	if rep.Finish != "" {
+		stop = rep.Finish
+	}
+	u := rep.usage()
+	if !req.Stream {
+		var content []any
+		if text != "" {
+			content = append(content, map[string]any{"type": "text", "text": text})
+		}
+		for i, c := range calls {
+			content = append(content, map[string]any{"type": "tool_use", "id": antID(c, i), "name": c.Name, "input": json.RawMessage(c.args())})
+		}
+		writeJSON(w, 200, map[string]any{"id": "msg_fake", "type": "message", "role": "assistant", "model": req.Model,
+			"content": content, "stop_reason": stop, "stop_sequence": nil,
+			"usage": map[string]int{"input_tokens": u.PromptTokens, "output_tokens": u.CompletionTokens}})
+		return
+	}
+	out := newSSE(w, r, rep, "\n\n")
+	send := func(event string, v map[string]any) bool { v["type"] = event; return out.send(event, v) }
+	if !send("message_start", map[string]any{"message": map[string]any{"id": "msg_fake", "type": "message", "role": "assistant",
+		"model": req.Model, "content": []any{}, "stop_reason": nil, "stop_sequence": nil,
+		"usage": map[string]int{"input_tokens": u.PromptTokens, "output_tokens": 1}}}) {
+		return
+	}
+	idx := 0
+	if text != "" {
+		if !send("content_block_start", map[string]any{"index": idx, "content_block": map[string]any{"type": "text", "text": ""}}) ||
+			!send("ping", map[string]any{}) {
+			return
+		}
+		for _, piece := range words(text) {
+			if !send("content_block_delta", map[string]any{"index": idx, "delta": map[string]any{"type": "text_delta", "text": piece}}) {
+				return
+			}
+		}
+		if !send("content_block_stop", map[string]any{"index": idx}) {
+			return
+		}
+		idx++
+	}
+	for i, c := range calls {
+		if !send("content_block_start", map[string]any{"index": idx, "content_block": map[string]any{"type": "tool_use", "id": antID(c, i), "name": c.Name, "input": map[string]any{}}}) {
+			return
+		}
+		for _, part := range halves(c.args()) {
+			if !send("content_block_delta", map[string]any{"index": idx, "delta": map[string]any{"type": "input_json_delta", "partial_json": part}}) {
+				return
+			}
+		}
+		if !send("content_block_stop", map[string]any{"index": idx}) {
+			return
+		}
+		idx++
+	}
+	if rep.Truncate {
+		return
+	}
+	if !send("message_delta", map[string]any{"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
+		"usage": map[string]int{"output_tokens": u.CompletionTokens}}) {
+		return
+	}
+	send("message_stop", map[string]any{})
+}
+
+func antID(c ToolCall, i int) string {
+	if c.ID != "" {
+		return c.ID
+	}
+	return "toolu_fake_" + string(rune('a'+i))
+}

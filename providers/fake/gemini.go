@@ -1,0 +1,100 @@
+package fake
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+)
+
+// NewGemini starts a fake Gemini API: models/{m}:generateContent,
+// :streamGenerateContent?alt=sse (events separated by \r\n\r\n, no end
+// marker, finishReason and usageMetadata on the last event) and
+// :batchEmbedContents. BaseURL ends in /v1beta.
+func NewGemini() *Server { return newServer("gemini", "/v1beta", handleGemini) }
+
+type gemReq struct {
+	GenerationConfig *struct {
+		ResponseMimeType string `json:"responseMimeType"`
+	} `json:"generationConfig"`
+	Requests []struct {
+		Content struct {
+			Parts []struct {
+				Text string `json:"text"`
+			} `json:"parts"`
+		} `json:"content"`
+	} `json:"requests"`
+}
+
+func handleGemini(s *Server, w http.ResponseWriter, r *http.Request, body []byte, rep Reply) {
+	if rep.Status >= 400 {
+		status := map[int]string{400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",
+			404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE"}[rep.Status]
+		writeError(w, rep, map[string]any{"error": map[string]any{"code": rep.Status, "message": errorMessage(rep), "status": status}})
+		return
+	}
+	var req gemReq
+	if err := json.Unmarshal(body, &req); err != nil {
+		writeJSON(w, 400, map[string]any{"error": map[string]any{"code": 400, "message": "Invalid JSON payload", "status": "INVALID_ARGUMENT"}})
+		return
+	}
+	path := r.URL.Path
+	model := path[strings.LastIndex(path, "/")+1:]
+	model, method, _ := strings.Cut(model, ":")
+	wantJSON := req.GenerationConfig != nil && req.GenerationConfig.ResponseMimeType == "application/json"
+	u := rep.usage()
+	usage := map[string]int{"promptTokenCount": u.PromptTokens, "candidatesTokenCount": u.CompletionTokens, "totalTokenCount": u.PromptTokens + u.CompletionTokens}
+	finish := "STOP"
+	if rep.Finish != "" {
+		finish = rep.Finish
+	}
+	calls := func() []any {
+		var parts []any
+		for _, c := range rep.ToolCalls {
+			parts = append(parts, map[string]any{"functionCall": map[string]any{"name": c.Name, "args": json.RawMessage(c.args())}})
+		}
+		return parts
+	}
+	resp := func(parts []any, withFinish bool) map[string]any {
+		cand := map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "index": 0}
+		m := map[string]any{"candidates": []any{cand}, "modelVersion": model, "responseId": "fake-response"}
+		if withFinish {
+			cand["finishReason"] = finish
+			m["usageMetadata"] = usage
+		}
+		return m
+	}
+	switch method {
+	case "generateContent":
+		var parts []any
+		if t := rep.text(wantJSON); t != "" {
+			parts = append(parts, map[string]any{"text": t})
+		}
+		writeJSON(w, 200, resp(append(parts, calls()...), true))
+	case "streamGenerateContent":
+		out := newSSE(w, r, rep, "\r\n\r\n")
+		for _, piece := range words(rep.text(wantJSON)) {
+			if !out.send("", resp([]any{map[string]any{"text": piece}}, false)) {
+				return
+			}
+		}
+		if cs := calls(); len(cs) > 0 && !out.send("", resp(cs, false)) {
+			return
+		}
+		if rep.Truncate {
+			return
+		}
+		out.send("", resp([]any{map[string]any{"text": ""}}, true))
+	case "batchEmbedContents":
+		embs := make([]any, len(req.Requests))
+		for i, q := range req.Requests {
+			text := ""
+			if len(q.Content.Parts) > 0 {
+				text = q.Content.Parts[0].Text
+			}
+			embs[i] = map[string]any{"values": vector(text, rep.EmbedDims)}
+		}
+		writeJSON(w, 200, map[string]any{"embeddings": embs})
+	default:
+		writeJSON(w, 404, map[string]any{"error": map[string]any{"code": 404, "message": "method not found", "status": "NOT_FOUND"}})
+	}
+}

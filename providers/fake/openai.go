@@ -1,0 +1,157 @@
+package fake
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// NewOpenAI starts a fake OpenAI chat completions / embeddings /
+// moderations server. It also stands in for every OpenAI-compatible host
+// (groq, mistral, ollama, ...): routes match by path suffix, so any base
+// path works. BaseURL ends in /v1.
+func NewOpenAI() *Server { return newServer("openai", "/v1", handleOpenAI) }
+
+type oaiReq struct {
+	Model          string `json:"model"`
+	Stream         bool   `json:"stream"`
+	ResponseFormat *struct {
+		Type string `json:"type"`
+	} `json:"response_format"`
+	StreamOptions *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	Input json.RawMessage `json:"input"`
+}
+
+func handleOpenAI(s *Server, w http.ResponseWriter, r *http.Request, body []byte, rep Reply) {
+	if rep.Status >= 400 {
+		typ := "invalid_request_error"
+		switch rep.Status {
+		case 401:
+			typ = "authentication_error"
+		case 429:
+			typ = "rate_limit_exceeded"
+		case 500, 502, 503:
+			typ = "server_error"
+		}
+		writeError(w, rep, map[string]any{"error": map[string]any{"message": errorMessage(rep), "type": typ, "param": nil, "code": nil}})
+		return
+	}
+	var req oaiReq
+	if err := json.Unmarshal(body, &req); err != nil {
+		writeJSON(w, 400, map[string]any{"error": map[string]any{"message": "We could not parse the JSON body of your request.", "type": "invalid_request_error"}})
+		return
+	}
+	switch {
+	case strings.HasSuffix(r.URL.Path, "/chat/completions"):
+		wantJSON := req.ResponseFormat != nil && (req.ResponseFormat.Type == "json_object" || req.ResponseFormat.Type == "json_schema")
+		if req.Stream {
+			openAIStream(w, r, req, rep, wantJSON)
+		} else {
+			openAIChat(w, req, rep, wantJSON)
+		}
+	case strings.HasSuffix(r.URL.Path, "/embeddings"):
+		var inputs []string
+		if json.Unmarshal(req.Input, &inputs) != nil {
+			var one string
+			json.Unmarshal(req.Input, &one)
+			inputs = []string{one}
+		}
+		data := make([]map[string]any, len(inputs))
+		for i, in := range inputs {
+			data[i] = map[string]any{"object": "embedding", "index": i, "embedding": vector(in, rep.EmbedDims)}
+		}
+		writeJSON(w, 200, map[string]any{"object": "list", "data": data, "model": req.Model,
+			"usage": map[string]int{"prompt_tokens": len(inputs), "total_tokens": len(inputs)}})
+	case strings.HasSuffix(r.URL.Path, "/moderations"):
+		var inputs []string
+		if json.Unmarshal(req.Input, &inputs) != nil {
+			inputs = []string{""}
+		}
+		results := make([]map[string]any, len(inputs))
+		for i := range inputs {
+			results[i] = map[string]any{"flagged": rep.Flagged, "categories": map[string]bool{"harassment": rep.Flagged, "violence": false}}
+		}
+		writeJSON(w, 200, map[string]any{"id": "modr-fake", "model": "omni-moderation-latest", "results": results})
+	default:
+		writeJSON(w, 404, map[string]any{"error": map[string]any{"message": "Unknown request URL: " + r.URL.Path, "type": "invalid_request_error"}})
+	}
+}
+
+func openAIUsage(u Usage) map[string]any {
+	return map[string]any{"prompt_tokens": u.PromptTokens, "completion_tokens": u.CompletionTokens, "total_tokens": u.PromptTokens + u.CompletionTokens}
+}
+
+func openAIFinish(rep Reply) string {
+	switch {
+	case rep.Finish != "":
+		return rep.Finish
+	case len(rep.ToolCalls) > 0:
+		return "tool_calls"
+	}
+	return "stop"
+}
+
+func openAIChat(w http.ResponseWriter, req oaiReq, rep Reply, wantJSON bool) {
+	msg := map[string]any{"role": "assistant", "content": nil, "refusal": nil, "annotations": []any{}}
+	if t := rep.text(wantJSON); t != "" {
+		msg["content"] = t
+	}
+	if len(rep.ToolCalls) > 0 {
+		calls := make([]map[string]any, len(rep.ToolCalls))
+		for i, tc := range rep.ToolCalls {
+			calls[i] = map[string]any{"id": tc.id(i), "type": "function", "function": map[string]any{"name": tc.Name, "arguments": tc.args()}}
+		}
+		msg["tool_calls"] = calls
+	}
+	writeJSON(w, 200, map[string]any{"id": "chatcmpl-fake", "object": "chat.completion", "created": time.Now().Unix(),
+		"model": req.Model, "system_fingerprint": nil,
+		"choices": []any{map[string]any{"index": 0, "message": msg, "logprobs": nil, "finish_reason": openAIFinish(rep)}},
+		"usage":   openAIUsage(rep.usage())})
+}
+
+func openAIStream(w http.ResponseWriter, r *http.Request, req oaiReq, rep Reply, wantJSON bool) {
+	out := newSSE(w, r, rep, "\n\n")
+	created := time.Now().Unix()
+	chunk := func(delta map[string]any, finish any) map[string]any {
+		return map[string]any{"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": created, "model": req.Model,
+			"system_fingerprint": nil, "choices": []any{map[string]any{"index": 0, "delta": delta, "logprobs": nil, "finish_reason": finish}}}
+	}
+	if !out.send("", chunk(map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil)) {
+		return
+	}
+	for _, piece := range words(rep.text(wantJSON)) {
+		if !out.send("", chunk(map[string]any{"content": piece}, nil)) {
+			return
+		}
+	}
+	for i, tc := range rep.ToolCalls {
+		first := map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": tc.id(i), "type": "function",
+			"function": map[string]any{"name": tc.Name, "arguments": ""}}}}
+		if !out.send("", chunk(first, nil)) {
+			return
+		}
+		for _, part := range halves(tc.args()) {
+			d := map[string]any{"tool_calls": []any{map[string]any{"index": i, "function": map[string]any{"arguments": part}}}}
+			if !out.send("", chunk(d, nil)) {
+				return
+			}
+		}
+	}
+	if rep.Truncate {
+		return
+	}
+	if !out.send("", chunk(map[string]any{}, openAIFinish(rep))) {
+		return
+	}
+	if req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
+		u := map[string]any{"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": created, "model": req.Model,
+			"system_fingerprint": nil, "choices": []any{}, "usage": openAIUsage(rep.usage())}
+		if !out.send("", u) {
+			return
+		}
+	}
+	out.send("", "[DONE]")
+}

@@ -1,0 +1,90 @@
+package providers
+
+import "strings"
+
+// host describes one OpenAI-wire provider: where it lives, whether it needs
+// a key, and which parts of the OpenAI request it does not accept. The
+// adapter drops or maps those parts instead of sending them to fail
+// upstream. Quirks are data; openai.go applies them.
+type host struct {
+	name    string
+	baseURL string
+	needKey bool
+	// maxTokensField is the wire name of ChatRequest.MaxTokens.
+	maxTokensField string
+	// streamUsage sends stream_options.include_usage on streams.
+	streamUsage bool
+	// noTools drops tools, tool_choice and parallel_tool_calls.
+	noTools bool
+	// noToolChoice drops tool_choice (the host ignores or rejects it).
+	noToolChoice bool
+	// toolChoiceRequired is the wire value for tool_choice "required".
+	toolChoiceRequired string
+	// noParallelToolCalls drops parallel_tool_calls.
+	noParallelToolCalls bool
+	// noPenalties drops presence_penalty and frequency_penalty.
+	noPenalties bool
+	// exclusivePenalties keeps only one penalty (presence wins) when both are set.
+	exclusivePenalties bool
+	// jsonSchema is how response_format json_schema is sent: "" native,
+	// "json_object" downgraded to json_object, "drop" not sent.
+	jsonSchema string
+	// noJSONObject drops response_format json_object.
+	noJSONObject bool
+	// reasoningField is how reasoning_effort is sent: "" dropped,
+	// "reasoning_effort", or "reasoning" (an {"effort": ...} object).
+	reasoningField string
+	// reasoningModels are model-id prefixes of reasoning models. When set,
+	// reasoning_effort goes only to them, and they get no temperature,
+	// top_p or penalties.
+	reasoningModels []string
+	// developerRole keeps role "developer"; otherwise it becomes "system".
+	developerRole bool
+	// embeddings says the host serves /embeddings; maxBatch bounds one call.
+	embeddings bool
+	maxBatch   int
+	// moderations says the host serves OpenAI /moderations.
+	moderations bool
+}
+
+// hosts is the table of OpenAI-wire providers.
+var hosts = map[string]*host{
+	"openai": {name: "openai", baseURL: "https://api.openai.com/v1", needKey: true,
+		maxTokensField: "max_completion_tokens", streamUsage: true, reasoningField: "reasoning_effort",
+		reasoningModels: []string{"o1", "o3", "o4", "gpt-5"}, developerRole: true,
+		embeddings: true, maxBatch: 2048, moderations: true},
+	"groq": {name: "groq", baseURL: "https://api.groq.com/openai/v1", needKey: true,
+		maxTokensField: "max_tokens", streamUsage: true, reasoningField: "reasoning_effort",
+		reasoningModels: []string{"openai/gpt-oss", "qwen/qwen3"}},
+	"together": {name: "together", baseURL: "https://api.together.xyz/v1", needKey: true,
+		maxTokensField: "max_tokens", embeddings: true, maxBatch: 128},
+	"fireworks": {name: "fireworks", baseURL: "https://api.fireworks.ai/inference/v1", needKey: true,
+		maxTokensField: "max_tokens", embeddings: true, maxBatch: 128},
+	"deepseek": {name: "deepseek", baseURL: "https://api.deepseek.com/v1", needKey: true,
+		maxTokensField: "max_tokens", streamUsage: true, jsonSchema: "json_object",
+		reasoningModels: []string{"deepseek-reasoner"}},
+	"mistral": {name: "mistral", baseURL: "https://api.mistral.ai/v1", needKey: true,
+		maxTokensField: "max_tokens", toolChoiceRequired: "any", embeddings: true, maxBatch: 128},
+	"xai": {name: "xai", baseURL: "https://api.x.ai/v1", needKey: true,
+		maxTokensField: "max_tokens", streamUsage: true, reasoningField: "reasoning_effort",
+		reasoningModels: []string{"grok-3-mini"}},
+	"perplexity": {name: "perplexity", baseURL: "https://api.perplexity.ai", needKey: true,
+		maxTokensField: "max_tokens", noTools: true, exclusivePenalties: true, noJSONObject: true},
+	"openrouter": {name: "openrouter", baseURL: "https://openrouter.ai/api/v1", needKey: true,
+		maxTokensField: "max_tokens", streamUsage: true, reasoningField: "reasoning", developerRole: true},
+	"ollama": {name: "ollama", baseURL: "http://127.0.0.1:11434/v1", needKey: false,
+		maxTokensField: "max_tokens", streamUsage: true, noToolChoice: true, embeddings: true, maxBatch: 64},
+	"openai-compatible": {name: "openai-compatible", needKey: false,
+		maxTokensField: "max_tokens", embeddings: true, maxBatch: 64},
+}
+
+// isReasoningModel reports whether model matches one of the host's
+// reasoning-model prefixes.
+func (h *host) isReasoningModel(model string) bool {
+	for _, p := range h.reasoningModels {
+		if strings.HasPrefix(model, p) {
+			return true
+		}
+	}
+	return false
+}

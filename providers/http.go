@@ -1,0 +1,133 @@
+package providers
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"time"
+)
+
+// caller sends requests to one provider with the shared client, the retry
+// policy and the per-call timeout. It holds no per-request state.
+type caller struct {
+	provider string
+	client   *http.Client
+	retry    RetryPolicy
+	timeout  time.Duration
+	sleep    func(ctx context.Context, d time.Duration) error
+}
+
+// upstreamCall is one successful (2xx) upstream exchange. Its context is
+// cancelled by close, by the caller's context, or by the timeout timer.
+type upstreamCall struct {
+	resp    *http.Response
+	ctx     context.Context
+	cancel  context.CancelCauseFunc
+	timer   *time.Timer
+	timeout time.Duration
+}
+
+// extend restarts the timeout: streams call it for every event, so the
+// timeout bounds the silence between events rather than the whole stream.
+func (u *upstreamCall) extend() { u.timer.Reset(u.timeout) }
+
+// close releases the connection; safe to call more than once.
+func (u *upstreamCall) close() {
+	u.timer.Stop()
+	u.resp.Body.Close()
+	u.cancel(context.Canceled)
+}
+
+// post sends body to url, retrying connection errors, 429 and 5xx with
+// exponential backoff and jitter (or the upstream's Retry-After, when it is
+// within RetryPolicy.MaxRetryAfter). Retries end once a 2xx answer is
+// returned, so nothing is retried after the caller saw a byte.
+func (c *caller) post(parent context.Context, url string, body []byte, stream bool, setHeaders func(http.Header)) (*upstreamCall, error) {
+	ctx, cancel := context.WithCancelCause(parent)
+	timer := time.AfterFunc(c.timeout, func() { cancel(errTimeout) })
+	for attempt := 0; ; attempt++ {
+		timer.Reset(c.timeout)
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+		if err != nil {
+			timer.Stop()
+			cancel(nil)
+			return nil, transportError(c.provider, ctx, err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		if stream {
+			req.Header.Set("Accept", "text/event-stream")
+		} else {
+			req.Header.Set("Accept", "application/json")
+		}
+		setHeaders(req.Header)
+		resp, err := c.client.Do(req)
+		var wait time.Duration
+		switch {
+		case err != nil:
+			if ctx.Err() != nil || attempt+1 >= c.retry.MaxAttempts {
+				timer.Stop()
+				cancel(nil)
+				return nil, transportError(c.provider, ctx, err)
+			}
+		case resp.StatusCode >= 200 && resp.StatusCode < 300:
+			return &upstreamCall{resp: resp, ctx: ctx, cancel: cancel, timer: timer, timeout: c.timeout}, nil
+		case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
+			wait = retryAfter(resp.Header, time.Now())
+			if attempt+1 >= c.retry.MaxAttempts || wait > c.retry.MaxRetryAfter {
+				timer.Stop()
+				cancel(nil)
+				return nil, upstreamError(c.provider, resp)
+			}
+			drain(resp.Body)
+		default:
+			timer.Stop()
+			cancel(nil)
+			return nil, upstreamError(c.provider, resp)
+		}
+		timer.Stop()
+		if wait == 0 {
+			wait = c.backoff(attempt)
+		}
+		if err := c.sleep(ctx, wait); err != nil {
+			cancel(nil)
+			return nil, transportError(c.provider, ctx, err)
+		}
+	}
+}
+
+// backoff is BaseDelay*2^attempt capped at MaxDelay, with "equal jitter":
+// half fixed, half random.
+func (c *caller) backoff(attempt int) time.Duration {
+	d := c.retry.BaseDelay << min(attempt, 20)
+	if d > c.retry.MaxDelay || d <= 0 {
+		d = c.retry.MaxDelay
+	}
+	half := d / 2
+	if half <= 0 {
+		return d
+	}
+	return half + rand.N(half+1)
+}
+
+// sleepCtx waits d or until ctx is done.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// drain reads a little of a body so the connection can be reused, then closes it.
+func drain(r io.ReadCloser) {
+	io.Copy(io.Discard, io.LimitReader(r, 4<<10))
+	r.Close()
+}

@@ -1,0 +1,137 @@
+// Package netguard is the one guard for outbound calls to user-supplied URLs
+// (MCP servers, crawled pages, image URLs the server fetches). It refuses
+// private, loopback, link-local and other non-public addresses unless the
+// operator allows them. The check runs on the address actually dialled, after
+// DNS resolution, so a hostname that resolves (or re-resolves) to a private
+// address is refused too.
+package netguard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"syscall"
+	"time"
+)
+
+// Policy says which destinations are allowed.
+type Policy struct {
+	// AllowPrivate allows private (RFC 1918, ULA), loopback and link-local
+	// destinations: intranet crawling and local MCP servers.
+	AllowPrivate bool
+	// AllowLoopback allows only loopback on top of public addresses (tests).
+	AllowLoopback bool
+	// Allow lists extra allowed prefixes (for example one intranet subnet).
+	Allow []netip.Prefix
+}
+
+// ErrRefused is wrapped by every refusal.
+var ErrRefused = errors.New("destination refused by the outbound address policy")
+
+// CheckAddr reports whether dialling ip is allowed.
+func (p Policy) CheckAddr(ip netip.Addr) error {
+	ip = ip.Unmap()
+	for _, pre := range p.Allow {
+		if pre.Contains(ip) {
+			return nil
+		}
+	}
+	if ip.IsLoopback() && (p.AllowLoopback || p.AllowPrivate) {
+		return nil
+	}
+	if p.AllowPrivate && (ip.IsPrivate() || ip.IsLinkLocalUnicast()) {
+		return nil
+	}
+	if !ip.IsGlobalUnicast() || ip.IsPrivate() || ip.IsLoopback() || ip.IsLinkLocalUnicast() || isSpecial(ip) {
+		return fmt.Errorf("%w: %s is not a public address (the operator can allow private destinations with HEARTH_OUTBOUND_ALLOW_PRIVATE)", ErrRefused, ip)
+	}
+	return nil
+}
+
+var special = []netip.Prefix{
+	netip.MustParsePrefix("100.64.0.0/10"),  // carrier-grade NAT
+	netip.MustParsePrefix("192.0.0.0/24"),   // IETF protocol assignments
+	netip.MustParsePrefix("198.18.0.0/15"),  // benchmarking
+	netip.MustParsePrefix("240.0.0.0/4"),    // reserved
+	netip.MustParsePrefix("64:ff9b:1::/48"), // local-use NAT64
+	netip.MustParsePrefix("2001:db8::/32"),  // documentation
+	netip.MustParsePrefix("169.254.0.0/16"), // link-local (cloud metadata)
+	netip.MustParsePrefix("fe80::/10"),      // link-local
+	netip.MustParsePrefix("0.0.0.0/8"),      // "this network"
+	netip.MustParsePrefix("255.255.255.255/32"),
+}
+
+func isSpecial(ip netip.Addr) bool {
+	for _, p := range special {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckURL validates a user-supplied URL: http(s) only, with a host. The
+// address check itself happens when dialling.
+func CheckURL(field, raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("%s: %q is not an absolute http(s) URL", field, raw)
+	}
+	if u.User != nil {
+		return nil, fmt.Errorf("%s: URLs with credentials are not allowed", field)
+	}
+	return u, nil
+}
+
+// Dialer returns a dialer whose connections are checked against the policy.
+func (p Policy) Dialer(timeout time.Duration) *net.Dialer {
+	return &net.Dialer{
+		Timeout:   timeout,
+		KeepAlive: 30 * time.Second,
+		Control: func(network, address string, _ syscall.RawConn) error {
+			ap, err := netip.ParseAddrPort(address)
+			if err != nil {
+				return fmt.Errorf("%w: cannot parse %q", ErrRefused, address)
+			}
+			return p.CheckAddr(ap.Addr())
+		},
+	}
+}
+
+// Transport returns an HTTP transport that only dials allowed addresses.
+// Proxies from the environment are not used: they would bypass the check.
+func (p Policy) Transport() *http.Transport {
+	d := p.Dialer(10 * time.Second)
+	return &http.Transport{
+		DialContext:           func(ctx context.Context, n, a string) (net.Conn, error) { return d.DialContext(ctx, n, a) },
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          64,
+		MaxIdleConnsPerHost:   8,
+		IdleConnTimeout:       60 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: 30 * time.Second,
+	}
+}
+
+// Client returns an HTTP client over Transport that follows at most
+// maxRedirects redirects (each re-checked when dialled) and gives up after
+// timeout overall.
+func (p Policy) Client(timeout time.Duration, maxRedirects int) *http.Client {
+	return &http.Client{
+		Transport: p.Transport(),
+		Timeout:   timeout,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) > maxRedirects {
+				return fmt.Errorf("stopped after %d redirects", maxRedirects)
+			}
+			if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+				return fmt.Errorf("redirect to %s URL refused", req.URL.Scheme)
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,263 @@
+package providers
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/hearth-dev/hearth/engine"
+)
+
+// OpenAI is the adapter for OpenAI and every OpenAI-compatible host: chat
+// completions (plain and SSE), embeddings and moderations. The host's
+// quirks decide which request parameters are dropped or mapped.
+type OpenAI struct {
+	host    *host
+	baseURL string
+	c       caller
+}
+
+var (
+	_ engine.ChatModel = (*OpenAI)(nil)
+	_ engine.Embedder  = (*OpenAI)(nil)
+	_ engine.Moderator = (*OpenAI)(nil)
+)
+
+type oaiStreamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+type oaiReasoning struct {
+	Effort string `json:"effort"`
+}
+
+// oaiRequest is the chat completions request body.
+type oaiRequest struct {
+	Model               string                 `json:"model"`
+	Messages            []engine.Message       `json:"messages"`
+	Tools               []engine.Tool          `json:"tools,omitempty"`
+	ToolChoice          any                    `json:"tool_choice,omitempty"`
+	ParallelToolCalls   *bool                  `json:"parallel_tool_calls,omitempty"`
+	Temperature         *float64               `json:"temperature,omitempty"`
+	TopP                *float64               `json:"top_p,omitempty"`
+	MaxTokens           *int                   `json:"max_tokens,omitempty"`
+	MaxCompletionTokens *int                   `json:"max_completion_tokens,omitempty"`
+	PresencePenalty     *float64               `json:"presence_penalty,omitempty"`
+	FrequencyPenalty    *float64               `json:"frequency_penalty,omitempty"`
+	Stop                []string               `json:"stop,omitempty"`
+	ResponseFormat      *engine.ResponseFormat `json:"response_format,omitempty"`
+	ReasoningEffort     string                 `json:"reasoning_effort,omitempty"`
+	Reasoning           *oaiReasoning          `json:"reasoning,omitempty"`
+	Stream              bool                   `json:"stream,omitempty"`
+	StreamOptions       *oaiStreamOptions      `json:"stream_options,omitempty"`
+}
+
+// buildOpenAIRequest applies the host's quirks to req. It never mutates req.
+func buildOpenAIRequest(h *host, req *engine.ChatRequest, stream bool) *oaiRequest {
+	r := &oaiRequest{Model: req.Model, Messages: openAIMessages(h, req.Messages), Stop: req.Stop,
+		Temperature: req.Temperature, TopP: req.TopP, Stream: stream}
+	if req.MaxTokens != nil {
+		if h.maxTokensField == "max_completion_tokens" {
+			r.MaxCompletionTokens = req.MaxTokens
+		} else {
+			r.MaxTokens = req.MaxTokens
+		}
+	}
+	if !h.noPenalties {
+		r.PresencePenalty, r.FrequencyPenalty = req.PresencePenalty, req.FrequencyPenalty
+		if h.exclusivePenalties && r.PresencePenalty != nil && r.FrequencyPenalty != nil {
+			r.FrequencyPenalty = nil
+		}
+	}
+	if len(req.Tools) > 0 && !h.noTools {
+		r.Tools = req.Tools
+		if !h.noParallelToolCalls {
+			r.ParallelToolCalls = req.ParallelToolCalls
+		}
+		if req.ToolChoice != nil && !h.noToolChoice {
+			r.ToolChoice = openAIToolChoice(h, req.ToolChoice)
+		}
+	}
+	if rf := req.ResponseFormat; rf != nil {
+		switch rf.Type {
+		case "json_schema":
+			switch h.jsonSchema {
+			case "":
+				r.ResponseFormat = rf
+			case "json_object":
+				r.ResponseFormat = &engine.ResponseFormat{Type: "json_object"}
+			}
+		case "json_object":
+			if !h.noJSONObject {
+				r.ResponseFormat = rf
+			}
+		default:
+			r.ResponseFormat = rf
+		}
+	}
+	reasoning := len(h.reasoningModels) > 0 && h.isReasoningModel(req.Model)
+	if reasoning {
+		r.Temperature, r.TopP, r.PresencePenalty, r.FrequencyPenalty = nil, nil, nil, nil
+	}
+	if req.ReasoningEffort != "" && (reasoning || len(h.reasoningModels) == 0) {
+		switch h.reasoningField {
+		case "reasoning_effort":
+			r.ReasoningEffort = req.ReasoningEffort
+		case "reasoning":
+			r.Reasoning = &oaiReasoning{Effort: req.ReasoningEffort}
+		}
+	}
+	if stream && h.streamUsage {
+		r.StreamOptions = &oaiStreamOptions{IncludeUsage: true}
+	}
+	return r
+}
+
+func openAIToolChoice(h *host, tc *engine.ToolChoice) any {
+	if tc.Function != "" {
+		return tc
+	}
+	if tc.Mode == "required" && h.toolChoiceRequired != "" {
+		return h.toolChoiceRequired
+	}
+	if tc.Mode == "" || tc.Mode == "invalid" {
+		return nil
+	}
+	return tc.Mode
+}
+
+// openAIMessages returns msgs, copied only when the host needs a change
+// (role "developer" on hosts that only know "system").
+func openAIMessages(h *host, msgs []engine.Message) []engine.Message {
+	if h.developerRole {
+		return msgs
+	}
+	var out []engine.Message
+	for i, m := range msgs {
+		if m.Role == "developer" {
+			if out == nil {
+				out = append([]engine.Message(nil), msgs...)
+			}
+			out[i].Role = "system"
+		}
+	}
+	if out == nil {
+		return msgs
+	}
+	return out
+}
+
+func (o *OpenAI) headers(apiKey string) func(http.Header) {
+	return func(hd http.Header) {
+		if apiKey != "" {
+			hd.Set("Authorization", "Bearer "+apiKey)
+		}
+	}
+}
+
+// Chat sends a non-stream chat completion.
+func (o *OpenAI) Chat(ctx context.Context, req *engine.ChatRequest) (*engine.ChatResponse, error) {
+	body, err := marshalWithExtra(buildOpenAIRequest(o.host, req, false), req.Extra)
+	if err != nil {
+		return nil, err
+	}
+	call, err := o.c.post(ctx, o.baseURL+"/chat/completions", body, false, o.headers(req.APIKey))
+	if err != nil {
+		return nil, err
+	}
+	var resp engine.ChatResponse
+	if err := decodeResponse(o.host.name, call, &resp); err != nil {
+		return nil, err
+	}
+	if resp.Object == "" {
+		resp.Object = "chat.completion"
+	}
+	for i := range resp.Choices {
+		if resp.Choices[i].Message.Role == "" {
+			resp.Choices[i].Message.Role = "assistant"
+		}
+		if resp.Choices[i].Message.Annotations == nil {
+			resp.Choices[i].Message.Annotations = []any{}
+		}
+	}
+	return &resp, nil
+}
+
+// ChatStream starts an SSE chat completion. Chunks are passed through as
+// the host sends them; the stream is complete at "data: [DONE]" (or at the
+// end of the body after a finish_reason, for hosts that omit [DONE]).
+func (o *OpenAI) ChatStream(ctx context.Context, req *engine.ChatRequest) (engine.ChatStream, error) {
+	body, err := marshalWithExtra(buildOpenAIRequest(o.host, req, true), req.Extra)
+	if err != nil {
+		return nil, err
+	}
+	call, err := o.c.post(ctx, o.baseURL+"/chat/completions", body, true, o.headers(req.APIKey))
+	if err != nil {
+		return nil, err
+	}
+	s := newSSEStream(o.host.name, call)
+	st := &oaiStreamState{}
+	s.translate = func(_, data []byte) error { return o.translate(s, st, data) }
+	return s, nil
+}
+
+// oaiStreamState keeps what the pass-through must repair: hosts that omit
+// the role on their first delta get it added, and a host that changes the
+// chunk id mid-stream is kept on the first id (clients read a new id as a
+// new completion).
+type oaiStreamState struct {
+	id       string
+	roleSeen bool
+}
+
+type oaiStreamEvent struct {
+	engine.ChatChunk
+	Error json.RawMessage `json:"error"`
+}
+
+func (o *OpenAI) translate(s *sseStream, st *oaiStreamState, data []byte) error {
+	if string(data) == "[DONE]" {
+		s.finished = true
+		return nil
+	}
+	ev := new(oaiStreamEvent)
+	if err := json.Unmarshal(data, ev); err != nil {
+		return badStreamData(o.host.name, err)
+	}
+	if len(ev.Error) > 0 && string(ev.Error) != "null" {
+		var e struct {
+			Message string `json:"message"`
+			Type    string `json:"type"`
+		}
+		if json.Unmarshal(ev.Error, &e) != nil {
+			e.Message = string(ev.Error)
+		}
+		return streamEventError(o.host.name, e.Type, e.Message)
+	}
+	c := &ev.ChatChunk
+	if c.Object == "" {
+		c.Object = "chat.completion.chunk"
+	}
+	if c.Choices == nil {
+		c.Choices = []engine.ChunkChoice{}
+	}
+	if st.id == "" {
+		st.id = c.ID
+	} else if c.ID != st.id {
+		c.ID = st.id
+	}
+	for i := range c.Choices {
+		ch := &c.Choices[i]
+		if !st.roleSeen {
+			if ch.Delta.Role == "" {
+				ch.Delta.Role = "assistant"
+			}
+			st.roleSeen = true
+		}
+		if ch.FinishReason != nil && *ch.FinishReason != "" {
+			s.cleanEOF = true
+		}
+	}
+	s.emit(c)
+	return nil
+}

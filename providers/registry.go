@@ -1,0 +1,249 @@
+package providers
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/hearth-dev/hearth/engine"
+)
+
+// HearthProvider is the name of the built-in offline test-double provider.
+const HearthProvider = "hearth"
+
+// wire formats with a hand-written adapter; everything else speaks OpenAI.
+var nativeURLs = map[string]string{
+	"anthropic": "https://api.anthropic.com/v1",
+	"google":    "https://generativelanguage.googleapis.com/v1beta",
+	"cohere":    "https://api.cohere.com/v2",
+}
+
+// KnownProviders lists the built-in providers configurable through
+// HEARTH_<P>_BASE_URL / HEARTH_<P>_API_KEY (see EnvNames), sorted. The
+// offline "hearth" provider needs no configuration and is not listed.
+func KnownProviders() []string {
+	names := make([]string, 0, len(hosts)+len(nativeURLs))
+	for n := range hosts {
+		names = append(names, n)
+	}
+	for n := range nativeURLs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// DefaultBaseURL returns a provider's public base URL, including its
+// version segment ("" for openai-compatible, which has none).
+func DefaultBaseURL(provider string) string {
+	if u, ok := nativeURLs[provider]; ok {
+		return u
+	}
+	if h, ok := hosts[provider]; ok {
+		return h.baseURL
+	}
+	return ""
+}
+
+// Registry implements engine.Providers over the configured adapters. It is
+// safe for concurrent use and holds no per-request state.
+type Registry struct {
+	chat      map[string]engine.ChatModel
+	embed     map[string]engine.Embedder
+	moderate  map[string]engine.Moderator
+	keys      map[string]string
+	needKey   map[string]bool
+	noURL     map[string]bool
+	providers []string
+}
+
+var _ engine.Providers = (*Registry)(nil)
+
+// New builds the registry. It validates base URLs and does no I/O.
+func New(cfg Config) (*Registry, error) {
+	client := cfg.HTTPClient
+	if client == nil {
+		client = &http.Client{Transport: NewTransport()}
+	}
+	retry, def := cfg.Retry, DefaultRetry()
+	if retry.MaxAttempts < 1 {
+		retry.MaxAttempts = def.MaxAttempts
+	}
+	if retry.BaseDelay <= 0 {
+		retry.BaseDelay = def.BaseDelay
+	}
+	if retry.MaxDelay <= 0 {
+		retry.MaxDelay = def.MaxDelay
+	}
+	if retry.MaxRetryAfter <= 0 {
+		retry.MaxRetryAfter = def.MaxRetryAfter
+	}
+	timeout := cfg.Timeout
+	if timeout <= 0 {
+		timeout = defaultTimeout
+	}
+	sleep := cfg.Sleep
+	if sleep == nil {
+		sleep = sleepCtx
+	}
+	r := &Registry{chat: map[string]engine.ChatModel{}, embed: map[string]engine.Embedder{},
+		moderate: map[string]engine.Moderator{}, keys: map[string]string{}, needKey: map[string]bool{}, noURL: map[string]bool{}}
+	mk := func(name string) caller {
+		return caller{provider: name, client: client, retry: retry, timeout: timeout, sleep: sleep}
+	}
+	baseURL := func(name string) (string, error) {
+		u := strings.TrimRight(cfg.Providers[name].BaseURL, "/")
+		if u == "" {
+			u = DefaultBaseURL(name)
+		}
+		if u == "" {
+			return "", nil
+		}
+		pu, err := url.Parse(u)
+		if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+			return "", fmt.Errorf("providers: %s base URL %q is not an absolute http(s) URL", name, u)
+		}
+		return u, nil
+	}
+	for name, pc := range cfg.Providers {
+		name = strings.ToLower(name)
+		r.keys[name] = pc.APIKey
+		if _, builtin := hosts[name]; !builtin && nativeURLs[name] == "" && name != HearthProvider && pc.BaseURL == "" {
+			return nil, fmt.Errorf("providers: %s is not a built-in provider, so it needs a base URL", name)
+		}
+	}
+	addOpenAI := func(name string, h *host) error {
+		u, err := baseURL(name)
+		if err != nil {
+			return err
+		}
+		r.needKey[name] = h.needKey
+		if u == "" {
+			r.noURL[name] = true
+			return nil
+		}
+		o := &OpenAI{host: h, baseURL: u, c: mk(name)}
+		r.chat[name] = o
+		if h.embeddings {
+			r.embed[name] = o
+		}
+		if h.moderations {
+			r.moderate[name] = o
+		}
+		return nil
+	}
+	for name, h := range hosts {
+		if err := addOpenAI(name, h); err != nil {
+			return nil, err
+		}
+	}
+	for name := range cfg.Providers {
+		name = strings.ToLower(name)
+		if _, builtin := hosts[name]; builtin || nativeURLs[name] != "" || name == HearthProvider {
+			continue
+		}
+		h := *hosts["openai-compatible"]
+		h.name = name
+		if err := addOpenAI(name, &h); err != nil {
+			return nil, err
+		}
+	}
+	for name := range nativeURLs {
+		u, err := baseURL(name)
+		if err != nil {
+			return nil, err
+		}
+		r.needKey[name] = true
+		switch name {
+		case "anthropic":
+			r.chat[name] = &Anthropic{baseURL: u, c: mk(name)}
+		case "google":
+			g := &Google{baseURL: u, c: mk(name)}
+			r.chat[name], r.embed[name] = g, g
+		case "cohere":
+			c := &Cohere{baseURL: u, c: mk(name)}
+			r.chat[name], r.embed[name] = c, c
+		}
+	}
+	r.chat[HearthProvider] = Echo{}
+	r.embed[HearthProvider] = HashEmbed{}
+	r.moderate[HearthProvider] = HashModerator{}
+	for name := range r.needKey {
+		r.providers = append(r.providers, name)
+	}
+	r.providers = append(r.providers, HearthProvider)
+	sort.Strings(r.providers)
+	return r, nil
+}
+
+func (r *Registry) unknown(ref engine.ModelRef) error {
+	if r.noURL[ref.Provider] {
+		env, _ := EnvNames(ref.Provider)
+		return engine.FieldError("model", "provider %q of model %q has no base URL configured (set %s)", ref.Provider, ref.String(), env)
+	}
+	return engine.FieldError("model", "unknown provider %q in model %q", ref.Provider, ref.String())
+}
+
+// ChatModel returns the chat adapter of ref's provider.
+func (r *Registry) ChatModel(ref engine.ModelRef) (engine.ChatModel, error) {
+	if m, ok := r.chat[ref.Provider]; ok {
+		if ref.Provider == HearthProvider {
+			if err := checkEchoModel(ref.Model); err != nil {
+				return nil, err
+			}
+		}
+		return m, nil
+	}
+	return nil, r.unknown(ref)
+}
+
+// Embedder returns the embedding adapter of ref's provider.
+func (r *Registry) Embedder(ref engine.ModelRef) (engine.Embedder, error) {
+	if e, ok := r.embed[ref.Provider]; ok {
+		if ref.Provider == HearthProvider && ref.Model != HashEmbedModel {
+			return nil, engine.FieldError("embedding_model", "hearth has no embedding model %q (the offline test double is hearth:%s)", ref.Model, HashEmbedModel)
+		}
+		return e, nil
+	}
+	if _, ok := r.chat[ref.Provider]; ok {
+		return nil, engine.FieldError("embedding_model", "provider %q of model %q has no embedding models", ref.Provider, ref.String())
+	}
+	return nil, r.unknown(ref)
+}
+
+// Moderator returns the moderation adapter of a provider (openai, hearth).
+func (r *Registry) Moderator(provider string) (engine.Moderator, error) {
+	if m, ok := r.moderate[provider]; ok {
+		return m, nil
+	}
+	return nil, engine.Errorf(engine.CodeBadRequest, "provider %q offers no moderation", provider)
+}
+
+// ServerKey returns the configured server-wide key of a provider.
+func (r *Registry) ServerKey(provider string) string { return r.keys[provider] }
+
+// NeedsKey reports whether calls to the provider need a key: false for
+// ollama, openai-compatible (and extra compatible providers) and hearth.
+func (r *Registry) NeedsKey(provider string) bool { return r.needKey[provider] }
+
+// Catalogue returns the /v1/models catalogue of every provider.
+func (r *Registry) Catalogue() map[string][]engine.ModelInfo { return buildCatalogue(r.providers) }
+
+// Providers lists the registry's provider names, sorted.
+func (r *Registry) Providers() []string { return append([]string(nil), r.providers...) }
+
+// Known reports whether the provider is built in or configured.
+func (r *Registry) Known(provider string) bool {
+	if provider == HearthProvider {
+		return true
+	}
+	_, ok := r.needKey[provider]
+	return ok
+}
+
+// Cost returns the list-price USD cost of a text call (see the package Cost).
+func (r *Registry) Cost(ref engine.ModelRef, promptTokens, completionTokens int) (float64, bool) {
+	return Cost(ref, promptTokens, completionTokens)
+}
