@@ -169,7 +169,7 @@ func (r *Runner) Prepare(ctx context.Context, in *RunRequest) (*PreparedRun, err
 		return nil, err
 	}
 	if p.Moderate {
-		if err := r.moderate(ctx, pr.Ref.Provider, key, pr.newMsgs); err != nil {
+		if err := r.moderate(ctx, pr.Ref.Provider, key, pr.newMsgs, in.Variables); err != nil {
 			return nil, err
 		}
 	}
@@ -257,10 +257,11 @@ func lastUserText(history, request []Message) string {
 	return ""
 }
 
-// moderate checks the run's new user input with the provider's moderation
-// endpoint. Providers without one (everything but openai and hearth) are
-// not moderated.
-func (r *Runner) moderate(ctx context.Context, provider, key string, msgs []Message) error {
+// moderate checks the run's new user input (its user messages and the
+// values of its variables) with the provider's moderation endpoint.
+// Providers without one (everything but openai and hearth) are not
+// moderated.
+func (r *Runner) moderate(ctx context.Context, provider, key string, msgs []Message, vars []Variable) error {
 	mod, err := r.providers.Moderator(provider)
 	if err != nil {
 		r.log.Debug("moderation skipped: provider offers none", "provider", provider)
@@ -272,6 +273,11 @@ func (r *Runner) moderate(ctx context.Context, provider, key string, msgs []Mess
 			if s := m.Content.String(); s != "" {
 				inputs = append(inputs, s)
 			}
+		}
+	}
+	for _, v := range vars {
+		if v.Value != "" {
+			inputs = append(inputs, v.Value)
 		}
 	}
 	if len(inputs) == 0 {

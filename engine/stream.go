@@ -32,6 +32,7 @@ type RunStream struct {
 
 // Stream starts the model call. An error here comes before any output.
 func (pr *PreparedRun) Stream(ctx context.Context) (*RunStream, error) {
+	pr.stream = true
 	up, err := pr.chat.ChatStream(ctx, pr.Request)
 	if err != nil {
 		pr.finish(ctx, runResult{err: err, streamed: true})

@@ -203,6 +203,12 @@ func TestBetaRuns(t *testing.T) {
 	if r.Status != 200 || r.Header.Get("Content-Type") != "application/octet-stream" || r.Header.Get("lb-thread-id") == "" {
 		t.Fatalf("%d %v", r.Status, r.Header)
 	}
+	e.RunLog.Flush()
+	var runs struct{ Data []engine.RunRecord }
+	e.Do("GET", "/v1/runs?limit=1", admin, nil).JSON(t, &runs)
+	if r := runs.Data[0]; !r.Stream || r.Endpoint != "/beta/pipes/run" {
+		t.Fatalf("beta stream record %+v", r)
+	}
 	var chunks []engine.ChatChunk
 	sc := bufio.NewScanner(bytes.NewReader(r.Body))
 	for sc.Scan() {

@@ -472,6 +472,11 @@ func TestRunModeration(t *testing.T) {
 	if r := e.Do("POST", "/v1/pipes/run", admin, map[string]any{"name": "mod", "messages": []any{user("hello")}}); r.Status != 200 {
 		t.Fatalf("clean: %d %s", r.Status, r.Body)
 	}
+	// Variable values are user input too.
+	r = e.Do("POST", "/v1/pipes/run", admin, map[string]any{"name": "mod", "variables": map[string]string{"x": "[flag] me"}, "messages": []any{user("{{x}}")}})
+	if r.Status != 400 {
+		t.Fatalf("flagged variable: %d %s", r.Status, r.Body)
+	}
 	if r := e.Do("POST", "/v1/pipes/run", admin, map[string]any{"name": "nomod", "messages": []any{user("[flag]")}}); r.Status != 200 {
 		t.Fatalf("moderate off: %d", r.Status)
 	}
