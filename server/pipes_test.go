@@ -356,3 +356,34 @@ func TestPipeOrgOwnership(t *testing.T) {
 		t.Fatalf("leak: %s", raw)
 	}
 }
+
+func TestPipesAndThreadsSurviveRestart(t *testing.T) {
+	dir := t.TempDir()
+	ts := servertest.StartDir(t, dir)
+	r := ts.Do("POST", "/v1/pipes", admin, map[string]any{"name": "p", "model": "hearth:echo", "description": "kept"})
+	var cv map[string]any
+	r.JSON(t, &cv)
+	key := cv["api_key"].(string)
+	r = ts.Do("POST", "/v1/pipes/run", key, map[string]any{"messages": []any{map[string]string{"role": "user", "content": "one"}}})
+	thread := r.Header.Get("lb-thread-id")
+	if r.Status != 200 || thread == "" {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	ts.Stop()
+	ts = servertest.StartDir(t, dir)
+	r = ts.Do("POST", "/v1/pipes/run", key, map[string]any{"threadId": thread, "messages": []any{map[string]string{"role": "user", "content": "two"}}})
+	if r.Status != 200 || r.Header.Get("lb-thread-id") != thread {
+		t.Fatalf("after restart: %d %s", r.Status, r.Body)
+	}
+	var msgs []map[string]any
+	ts.Do("GET", "/v1/threads/"+thread+"/messages", admin, nil).JSON(t, &msgs)
+	if len(msgs) != 4 || msgs[0]["content"] != "one" || msgs[3]["content"] != "two" {
+		t.Fatalf("thread after restart %v", msgs)
+	}
+	ts.RunLog.Flush()
+	var page struct{ Data []map[string]any }
+	ts.Do("GET", "/v1/pipes/p/runs", admin, nil).JSON(t, &page)
+	if len(page.Data) != 2 {
+		t.Fatalf("run records after restart: %v", page.Data)
+	}
+}

@@ -114,16 +114,29 @@ func (s *Server) completeRun(c echo.Context, pr *engine.PreparedRun) error {
 	}})
 }
 
-// streamRun relays a run's chunks. An error before the first chunk is a
-// normal JSON error; after it, an error event, then the end of the body.
-// A client that goes away cancels the request context, which cancels the
-// upstream call; the run then keeps what was produced.
+// streamRun streams a prepared run to the client.
 func (s *Server) streamRun(c echo.Context, pr *engine.PreparedRun, w *eventWriter) error {
-	ctx := c.Request().Context()
-	rs, err := pr.Stream(ctx)
+	rs, err := pr.Stream(c.Request().Context())
 	if err != nil {
 		return err
 	}
+	return s.relay(c, rs, w, "pipe", pr.Pipe.Name)
+}
+
+// chunkStream is a normalised stream of chat chunks (engine.RunStream, and
+// any other generation endpoint's stream). Close records how it ended.
+type chunkStream interface {
+	Recv() (*engine.ChatChunk, error)
+	Close(cause error)
+}
+
+// relay writes a chunk stream to the client. An error before the first
+// chunk is a normal JSON error; after it, an error event, then the end of
+// the body. A client that goes away cancels the request context, which
+// cancels the upstream call; Close then records the stream as abandoned.
+// logAttrs are added to the log line of a failed stream.
+func (s *Server) relay(c echo.Context, rs chunkStream, w *eventWriter, logAttrs ...any) error {
+	ctx := c.Request().Context()
 	for {
 		chunk, err := rs.Recv()
 		if errors.Is(err, io.EOF) {
@@ -138,7 +151,7 @@ func (s *Server) streamRun(c echo.Context, pr *engine.PreparedRun, w *eventWrite
 				return err
 			}
 			ee, status := toEngineError(err)
-			log := s.log.With("request_id", headerValue(c.Response().Header(), HeaderRequestID), "pipe", pr.Pipe.Name)
+			log := s.log.With("request_id", headerValue(c.Response().Header(), HeaderRequestID)).With(logAttrs...)
 			if status >= 500 {
 				log.Error("stream failed", "code", ee.Code, "err", err)
 			} else {
