@@ -29,8 +29,10 @@ lint:
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/hearth .
 
+## bench: side-by-side tables (retrieval, ...) and the Go micro-benchmarks.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) run ./server/servertest/hearthbench -json bench.json
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 200x ./providers/ ./engine/chunk/ ./engine/parse/
 
 clean:
 	rm -rf bin

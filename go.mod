@@ -29,7 +29,7 @@ require (
 	github.com/coder/hnsw v0.6.1 // indirect
 	github.com/dgraph-io/badger/v4 v4.9.6 // indirect
 	github.com/dgraph-io/ristretto/v2 v2.2.0 // indirect
-	github.com/dslipak/pdf v0.0.2 // indirect
+	github.com/dslipak/pdf v0.0.2
 	github.com/dustin/go-humanize v1.0.1 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
