@@ -92,6 +92,7 @@ type app struct {
 	accounts *engine.Accounts
 	index    *index.Manager
 	memory   *memory.Service
+	runLog   *engine.RunLog
 	server   *server.Server
 }
 
@@ -150,10 +151,16 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 		return nil, err
 	}
 	a.memory = mem
+	pipes := engine.NewPipes(engine.PipesConfig{Store: store, Accounts: accounts, Keysets: keysets, Providers: registry, Memories: mem})
+	threads := engine.NewThreads(store)
+	a.runLog = engine.NewRunLog(store, registry, log)
+	runner := engine.NewRunner(engine.RunnerConfig{Pipes: pipes, Threads: threads, Keysets: keysets,
+		Providers: registry, Memories: mem, Retriever: mem, RunLog: a.runLog, Logger: log})
 	srv, err := server.New(server.Config{
 		Addr: cfg.Addr, PublicURL: cfg.PublicURL, MaxBodyBytes: cfg.MaxBodyBytes,
 		MaxUploadBytes: cfg.MaxUploadBytes, Version: version, Logger: log, Outbound: cfg.Outbound,
-	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets, Providers: registry, Backup: store.Backup, Memory: mem})
+	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets, Providers: registry, Backup: store.Backup,
+		Pipes: pipes, Threads: threads, Runner: runner, Memory: mem})
 	if err != nil {
 		a.close(ctx)
 		return nil, err
@@ -174,6 +181,9 @@ func (a *app) close(ctx context.Context) error {
 	}
 	if a.index != nil {
 		errs = append(errs, a.index.Close())
+	}
+	if a.runLog != nil {
+		errs = append(errs, a.runLog.Close())
 	}
 	errs = append(errs, a.store.Close())
 	return errors.Join(errs...)

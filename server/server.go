@@ -47,7 +47,13 @@ type Deps struct {
 	Accounts  *engine.Accounts
 	Providers engine.Providers
 	Keysets   *engine.Keysets
-	Traces    *engine.Traces
+	// Pipes, Threads and Runner serve pipes, threads and runs. When nil,
+	// New builds them from the deps above (with no run log, and with
+	// Memory, when set, as the memory lookup and RAG retriever).
+	Pipes   *engine.Pipes
+	Threads *engine.Threads
+	Runner  *engine.Runner
+	Traces  *engine.Traces
 	// Memory serves memories, documents, uploads, retrieval and the
 	// embed/chunker/parser primitives; its routes are absent when nil.
 	Memory *memory.Service
@@ -88,6 +94,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
+	s.defaultServices()
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
@@ -159,4 +166,24 @@ func (s *Server) Close(ctx context.Context) error {
 		_ = s.http.Close()
 	}
 	return err
+}
+
+// defaultServices builds the pipe, thread and run services that deps leave nil.
+func (s *Server) defaultServices() {
+	d := &s.deps
+	var lookup engine.MemoryLookup
+	var retriever engine.Retriever
+	if d.Memory != nil {
+		lookup, retriever = d.Memory, d.Memory
+	}
+	if d.Pipes == nil {
+		d.Pipes = engine.NewPipes(engine.PipesConfig{Store: d.Store, Accounts: d.Accounts, Keysets: d.Keysets, Providers: d.Providers, Memories: lookup})
+	}
+	if d.Threads == nil {
+		d.Threads = engine.NewThreads(d.Store)
+	}
+	if d.Runner == nil {
+		d.Runner = engine.NewRunner(engine.RunnerConfig{Pipes: d.Pipes, Threads: d.Threads, Keysets: d.Keysets,
+			Providers: d.Providers, Memories: lookup, Retriever: retriever, Logger: s.log})
+	}
 }

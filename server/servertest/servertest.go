@@ -35,6 +35,8 @@ type Server struct {
 	// Memory is the memory engine (ingestion workers run); Index its search index.
 	Memory *memory.Service
 	Index  *index.Manager
+	// RunLog records runs (nil when an option supplied its own Runner).
+	RunLog *engine.RunLog
 	HTTP   *httptest.Server
 	t      testing.TB
 }
@@ -111,6 +113,18 @@ func StartDir(t testing.TB, dir string, opts ...Option) *Server {
 		deps.Keysets = keysets
 	}
 	idx, mem := startMemory(t, dir, url, &deps)
+	if deps.Pipes == nil {
+		deps.Pipes = engine.NewPipes(engine.PipesConfig{Store: store, Accounts: accounts, Keysets: deps.Keysets, Providers: deps.Providers, Memories: mem})
+	}
+	if deps.Threads == nil {
+		deps.Threads = engine.NewThreads(store)
+	}
+	var runLog *engine.RunLog
+	if deps.Runner == nil {
+		runLog = engine.NewRunLog(store, deps.Providers, quietLogger())
+		deps.Runner = engine.NewRunner(engine.RunnerConfig{Pipes: deps.Pipes, Threads: deps.Threads, Keysets: deps.Keysets,
+			Providers: deps.Providers, Memories: mem, Retriever: mem, RunLog: runLog, Logger: quietLogger()})
+	}
 	srv, err := server.New(cfg, deps)
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +132,7 @@ func StartDir(t testing.TB, dir string, opts ...Option) *Server {
 	hts.Config.Handler = srv.Handler()
 	hts.Start()
 	ts := &Server{Server: srv, URL: url, Store: store, Accounts: accounts, Keysets: deps.Keysets,
-		Memory: mem, Index: idx, HTTP: hts, t: t}
+		Memory: mem, Index: idx, RunLog: runLog, HTTP: hts, t: t}
 	t.Cleanup(ts.Stop)
 	return ts
 }
@@ -129,6 +143,7 @@ func (s *Server) Stop() {
 	if s.HTTP != nil {
 		s.HTTP.Close()
 		s.HTTP = nil
+		s.RunLog.Close()
 		if s.Memory != nil {
 			s.Memory.Close()
 		}
@@ -150,6 +165,7 @@ func (s *Server) Crash() {
 	s.HTTP.CloseClientConnections()
 	s.HTTP.Close()
 	s.HTTP = nil
+	s.RunLog.Close()
 	if s.Memory != nil {
 		s.Memory.Halt()
 	}
