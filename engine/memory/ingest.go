@@ -15,9 +15,10 @@ import (
 // queue lives in the store; the dispatcher scans it oldest first and hands
 // due jobs to idle workers, and new jobs wake it at once.
 type ingester struct {
-	s    *Service
-	wake chan struct{}
-	work chan *Job
+	s     *Service
+	wake  chan struct{}
+	ready chan struct{} // a worker is idle
+	work  chan *Job
 
 	mu     sync.Mutex
 	busy   map[string]bool // jobs handed out and not finished
@@ -29,7 +30,7 @@ type ingester struct {
 }
 
 func newIngester(s *Service) *ingester {
-	return &ingester{s: s, wake: make(chan struct{}, 1), work: make(chan *Job), busy: map[string]bool{}}
+	return &ingester{s: s, wake: make(chan struct{}, 1), ready: make(chan struct{}), work: make(chan *Job), busy: map[string]bool{}}
 }
 
 // Open recovers jobs interrupted by a crash, clears expired uploads and
@@ -158,16 +159,39 @@ func (in *ingester) dispatch(ctx context.Context) {
 	defer in.wg.Done()
 	s := in.s
 	lastSweep := s.now()
+	idle := 0 // workers waiting for a job
 	for {
-		jobs, next, err := in.due(ctx, s.cfg.Workers)
+		// Take jobs only for idle workers: a job taken from the queue is
+		// busy, and a delete request waiting to run its purge inline must
+		// not wait behind other work.
+		for idle == 0 {
+			select {
+			case <-in.ready:
+				idle++
+			case <-ctx.Done():
+				return
+			}
+		}
+		for more := true; more; {
+			select {
+			case <-in.ready:
+				idle++
+			default:
+				more = false
+			}
+		}
+		jobs, next, err := in.due(ctx, idle)
 		if err != nil && ctx.Err() == nil {
 			s.log.Error("cannot read the job queue", "err", err)
 		}
-		for _, j := range jobs {
+		for i, j := range jobs {
 			select {
-			case in.work <- j:
+			case in.work <- j: // an idle worker is waiting for it
+				idle--
 			case <-ctx.Done():
-				in.release(j.ID)
+				for _, k := range jobs[i:] {
+					in.release(k.ID)
+				}
 				return
 			}
 		}
@@ -190,6 +214,8 @@ func (in *ingester) dispatch(ctx context.Context) {
 			t.Stop()
 			return
 		case <-in.wake:
+		case <-in.ready:
+			idle++
 		case <-t.C:
 		}
 		t.Stop()
@@ -228,6 +254,11 @@ func (in *ingester) due(ctx context.Context, n int) ([]*Job, time.Time, error) {
 func (in *ingester) worker(ctx context.Context) {
 	defer in.wg.Done()
 	for {
+		select {
+		case in.ready <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
 		select {
 		case <-ctx.Done():
 			return
