@@ -147,3 +147,36 @@ func TestKill9DuringIngestion(t *testing.T) {
 		t.Fatalf("retrieve: %d %s", status, body)
 	}
 }
+
+func TestMemoryConfig(t *testing.T) {
+	cfg, _, err := loadConfig("serve", nil, envMap(nil))
+	if err != nil || cfg.Validate() != nil {
+		t.Fatalf("defaults: %v", err)
+	}
+	if cfg.IngestWorkers != 2 || cfg.fusion().VectorWeight != 1 || cfg.fusion().KeywordWeight != 1 {
+		t.Fatalf("defaults: %+v", cfg)
+	}
+	cfg, _, _ = loadConfig("serve", []string{"-ingest-workers", "8", "-retrieve-keyword-weight", "0"}, envMap(map[string]string{"HEARTH_RETRIEVE_VECTOR_WEIGHT": "2.5"}))
+	if err := cfg.Validate(); err != nil || cfg.IngestWorkers != 8 || cfg.fusion().VectorWeight != 2.5 || cfg.fusion().KeywordWeight != 0 {
+		t.Fatalf("set: %+v %v", cfg, err)
+	}
+	for name, tc := range map[string]struct {
+		env  map[string]string
+		want string
+	}{
+		"no workers":   {map[string]string{"HEARTH_INGEST_WORKERS": "0"}, "HEARTH_INGEST_WORKERS"},
+		"too many":     {map[string]string{"HEARTH_INGEST_WORKERS": "65"}, "HEARTH_INGEST_WORKERS"},
+		"bad weight":   {map[string]string{"HEARTH_RETRIEVE_KEYWORD_WEIGHT": "lots"}, "HEARTH_RETRIEVE_KEYWORD_WEIGHT"},
+		"negative":     {map[string]string{"HEARTH_RETRIEVE_VECTOR_WEIGHT": "-1"}, "HEARTH_RETRIEVE_VECTOR_WEIGHT"},
+		"both zero":    {map[string]string{"HEARTH_RETRIEVE_VECTOR_WEIGHT": "0", "HEARTH_RETRIEVE_KEYWORD_WEIGHT": "0"}, "must not both be 0"},
+		"not a number": {map[string]string{"HEARTH_RETRIEVE_VECTOR_WEIGHT": "NaN"}, "HEARTH_RETRIEVE_VECTOR_WEIGHT"},
+	} {
+		cfg, _, err := loadConfig("serve", nil, envMap(tc.env))
+		if err == nil {
+			err = cfg.Validate()
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want mention of %s", name, err, tc.want)
+		}
+	}
+}
