@@ -45,17 +45,28 @@ func (u *upstreamCall) close() {
 // within RetryPolicy.MaxRetryAfter). Retries end once a 2xx answer is
 // returned, so nothing is retried after the caller saw a byte.
 func (c *caller) post(parent context.Context, url string, body []byte, stream bool, setHeaders func(http.Header)) (*upstreamCall, error) {
+	return c.send(parent, http.MethodPost, url, body, stream, setHeaders)
+}
+
+// send is post with any method (GET for status polls of job APIs).
+func (c *caller) send(parent context.Context, method, url string, body []byte, stream bool, setHeaders func(http.Header)) (*upstreamCall, error) {
 	ctx, cancel := context.WithCancelCause(parent)
 	timer := time.AfterFunc(c.timeout, func() { cancel(errTimeout) })
 	for attempt := 0; ; attempt++ {
 		timer.Reset(c.timeout)
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+		var rd io.Reader
+		if body != nil {
+			rd = bytes.NewReader(body)
+		}
+		req, err := http.NewRequestWithContext(ctx, method, url, rd)
 		if err != nil {
 			timer.Stop()
 			cancel(nil)
 			return nil, transportError(c.provider, ctx, err)
 		}
-		req.Header.Set("Content-Type", "application/json")
+		if body != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
 		if stream {
 			req.Header.Set("Accept", "text/event-stream")
 		} else {
