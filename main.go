@@ -13,10 +13,14 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/hearth-dev/hearth/blob"
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/providers"
+	"github.com/hearth-dev/hearth/providers/crawl"
+	"github.com/hearth-dev/hearth/providers/images"
+	"github.com/hearth-dev/hearth/providers/search"
 	"github.com/hearth-dev/hearth/server"
 )
 
@@ -95,7 +99,8 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 	}
 	a := &app{cfg: cfg, log: log, store: store}
 	accounts := engine.NewAccounts(store)
-	registry, err := providers.New(providers.Config{Providers: cfg.Providers})
+	pcfg := providers.Config{Providers: cfg.Providers}
+	registry, err := providers.New(pcfg)
 	if err != nil {
 		store.Close()
 		return nil, err
@@ -116,10 +121,23 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 	} else if created {
 		log.Info("created first user with HEARTH_ADMIN_KEY", "login", cfg.AdminLogin)
 	}
+	imageModels, err := images.New(pcfg, cfg.Outbound.Client(60*time.Second, 5))
+	if err != nil {
+		a.close(ctx)
+		return nil, err
+	}
+	tools := engine.NewTools(
+		map[string]engine.WebSearcher{"exa": search.NewExa(cfg.ExaBaseURL, pcfg)},
+		map[string]engine.Crawler{
+			"spider":    crawl.NewSpider(cfg.SpiderBaseURL, pcfg),
+			"firecrawl": crawl.NewFirecrawl(cfg.FirecrawlBaseURL, pcfg),
+			"hearth":    crawl.NewBuiltin(cfg.Outbound, crawl.Limits{}, log),
+		})
 	srv, err := server.New(server.Config{
 		Addr: cfg.Addr, PublicURL: cfg.PublicURL, MaxBodyBytes: cfg.MaxBodyBytes,
 		MaxUploadBytes: cfg.MaxUploadBytes, Version: version, Logger: log, Outbound: cfg.Outbound,
-	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets, Providers: registry})
+	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets, Providers: registry,
+		Images: engine.NewImages(imageModels, keysets), Tools: tools})
 	if err != nil {
 		a.close(ctx)
 		return nil, err

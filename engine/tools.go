@@ -101,6 +101,9 @@ func names[T any](m map[string]T) string {
 
 // WebSearch validates and runs one search. headerKey is LB-WEB-SEARCH-KEY.
 func (t *Tools) WebSearch(ctx context.Context, headerKey string, in *WebSearchRequest) ([]ToolResult, error) {
+	if len(t.search) == 0 {
+		return nil, Errorf(CodeUnavailable, "web search is not configured on this server")
+	}
 	service := strings.ToLower(strings.TrimSpace(in.Service))
 	if service == "" {
 		return nil, FieldError("service", "is required (allowed: %s)", names(t.search))
@@ -151,6 +154,9 @@ func (t *Tools) WebSearch(ctx context.Context, headerKey string, in *WebSearchRe
 
 // Crawl validates and runs one crawl. headerKey is LB-CRAWL-KEY.
 func (t *Tools) Crawl(ctx context.Context, headerKey string, in *CrawlRequest) ([]ToolResult, error) {
+	if len(t.crawl) == 0 {
+		return nil, Errorf(CodeUnavailable, "crawling is not configured on this server")
+	}
 	service := strings.ToLower(strings.TrimSpace(in.Service))
 	if service == "" {
 		service = DefaultCrawlService

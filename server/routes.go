@@ -43,6 +43,8 @@ func (s *Server) routeTable() []Route {
 	rs = append(rs, s.keyRoutes()...)
 	rs = append(rs, s.keysetRoutes()...)
 	rs = append(rs, s.traceRoutes()...)
+	rs = append(rs, s.imageRoutes()...)
+	rs = append(rs, s.toolRoutes()...)
 	return rs
 }
 
