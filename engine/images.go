@@ -116,11 +116,11 @@ type ImageRef struct {
 
 // ImageUsage is the usage block of an image answer; every number is always sent.
 type ImageUsage struct {
-	PromptTokens            int                 `json:"prompt_tokens"`
-	CompletionTokens        int                 `json:"completion_tokens"`
-	TotalTokens             int                 `json:"total_tokens"`
-	PromptTokensDetails     PromptTokensDetails `json:"prompt_tokens_details"`
-	CompletionTokensDetails ImageTokensDetails  `json:"completion_tokens_details"`
+	PromptTokens            int                `json:"prompt_tokens"`
+	CompletionTokens        int                `json:"completion_tokens"`
+	TotalTokens             int                `json:"total_tokens"`
+	PromptTokensDetails     ImagePromptDetails `json:"prompt_tokens_details"`
+	CompletionTokensDetails ImageTokensDetails `json:"completion_tokens_details"`
 }
 
 // ImagePromptDetails splits prompt tokens.
@@ -184,13 +184,20 @@ func (s *Images) Generate(ctx context.Context, owner, requestKey string, in *Ima
 		return nil, err
 	}
 	if len(res.Images) == 0 {
+		// A model that stopped for safety refused this prompt: the caller
+		// can change it. Anything else is the upstream's failure.
+		code := CodeUpstream
+		if res.FinishReason == "content_filter" {
+			code = CodeBadRequest
+		}
 		msg := fmt.Sprintf("%s returned no image", ref)
-		if res.Text != "" {
-			msg += ": " + clipText(res.Text, 300)
-		} else if res.NativeFinishReason != "" {
+		if res.NativeFinishReason != "" {
 			msg += " (finish reason " + res.NativeFinishReason + ")"
 		}
-		return nil, Errorf(CodeUpstream, "%s", msg)
+		if res.Text != "" {
+			msg += ": " + clipText(res.Text, 300)
+		}
+		return nil, Errorf(code, "%s", msg)
 	}
 	return s.response(ref, res), nil
 }

@@ -61,8 +61,7 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 		req, err := http.NewRequestWithContext(ctx, method, url, rd)
 		if err != nil {
 			timer.Stop()
-			cancel(nil)
-			return nil, transportError(c.provider, ctx, err)
+			return nil, cancelWith(cancel, transportError(c.provider, ctx, err))
 		}
 		if body != nil {
 			req.Header.Set("Content-Type", "application/json")
@@ -79,8 +78,7 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 		case err != nil:
 			if ctx.Err() != nil || attempt+1 >= c.retry.MaxAttempts {
 				timer.Stop()
-				cancel(nil)
-				return nil, transportError(c.provider, ctx, err)
+				return nil, cancelWith(cancel, transportError(c.provider, ctx, err))
 			}
 		case resp.StatusCode >= 200 && resp.StatusCode < 300:
 			return &upstreamCall{resp: resp, ctx: ctx, cancel: cancel, timer: timer, timeout: c.timeout}, nil
@@ -102,10 +100,16 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 			wait = c.backoff(attempt)
 		}
 		if err := c.sleep(ctx, wait); err != nil {
-			cancel(nil)
-			return nil, transportError(c.provider, ctx, err)
+			return nil, cancelWith(cancel, transportError(c.provider, ctx, err))
 		}
 	}
+}
+
+// cancelWith releases the call's context after err was worded: the
+// wording reads the context's cause, which cancelling would overwrite.
+func cancelWith(cancel context.CancelCauseFunc, err error) error {
+	cancel(nil)
+	return err
 }
 
 // backoff is BaseDelay*2^attempt capped at MaxDelay, with "equal jitter":
