@@ -91,17 +91,19 @@ func (b *Builtin) NeedsKey() bool { return false }
 
 // run is the state of one crawl request, shared by its start URLs.
 type run struct {
-	b       *Builtin
-	client  *http.Client
-	sem     chan struct{}
-	mu      sync.Mutex
-	robots  map[string]*robotsEntry
-	visited map[string]bool
+	b      *Builtin
+	client *http.Client
+	sem    chan struct{}
+	mu     sync.Mutex
+	robots map[string]*robotsEntry
 }
 
 type robotsEntry struct {
 	ready chan struct{}
 	r     *robots
+	// err is set when the outbound policy refused the host: the pages
+	// are refused for that reason, not for robots.txt.
+	err error
 }
 
 // fetched is one page fetch: its final URL, the page, or why there is none.
@@ -121,7 +123,7 @@ type fetched struct {
 func (b *Builtin) Crawl(ctx context.Context, job *engine.CrawlJob) ([]engine.ToolResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, b.limits.TotalTimeout)
 	defer cancel()
-	r := &run{b: b, sem: make(chan struct{}, b.limits.Concurrency), robots: map[string]*robotsEntry{}, visited: map[string]bool{}}
+	r := &run{b: b, sem: make(chan struct{}, b.limits.Concurrency), robots: map[string]*robotsEntry{}}
 	r.client = &http.Client{Transport: b.transport, CheckRedirect: r.checkRedirect}
 	per := make([][]engine.ToolResult, len(job.URLs))
 	errs := make([]error, len(job.URLs))
@@ -134,9 +136,17 @@ func (b *Builtin) Crawl(ctx context.Context, job *engine.CrawlJob) ([]engine.Too
 		}()
 	}
 	wg.Wait()
+	// Start URLs are crawled independently (so the result does not depend
+	// on timing); a page two of them reached is returned once.
 	out := []engine.ToolResult{}
+	seen := map[string]bool{}
 	for _, p := range per {
-		out = append(out, p...)
+		for _, res := range p {
+			if !seen[res.URL] {
+				seen[res.URL] = true
+				out = append(out, res)
+			}
+		}
 	}
 	if len(out) == 0 {
 		for _, err := range errs {
@@ -158,8 +168,15 @@ func (r *run) site(ctx context.Context, start string, max int) ([]engine.ToolRes
 	}
 	var out []engine.ToolResult
 	var firstErr error
+	visited := map[string]bool{start: true}
+	claim := func(u string) bool {
+		if visited[u] {
+			return false
+		}
+		visited[u] = true
+		return true
+	}
 	queue := []string{start}
-	r.claim(start)
 	for len(queue) > 0 && len(out) < max && ctx.Err() == nil {
 		n := min(len(queue), max-len(out), r.b.limits.Concurrency)
 		batch := queue[:n]
@@ -183,7 +200,7 @@ func (r *run) site(ctx context.Context, start string, max int) ([]engine.ToolRes
 				continue
 			}
 			if f.url != batch[i] {
-				if !r.claim(f.url) {
+				if !claim(f.url) {
 					continue // redirected to a page already crawled
 				}
 				if batch[i] == start {
@@ -200,7 +217,7 @@ func (r *run) site(ctx context.Context, start string, max int) ([]engine.ToolRes
 				continue
 			}
 			for _, l := range f.links {
-				if sameSite(su, l) && crawlable(l) && r.claim(l) {
+				if sameSite(su, l) && crawlable(l) && claim(l) {
 					queue = append(queue, l)
 				}
 			}
@@ -213,17 +230,6 @@ func (r *run) site(ctx context.Context, start string, max int) ([]engine.ToolRes
 		firstErr = engine.FieldError("url", "%s has no readable text", start)
 	}
 	return out, firstErr
-}
-
-// claim marks u visited; false when it already was.
-func (r *run) claim(u string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.visited[u] {
-		return false
-	}
-	r.visited[u] = true
-	return true
 }
 
 // sameSite reports whether link is on the start URL's host and port
@@ -273,16 +279,18 @@ func (r *run) checkRedirect(req *http.Request, via []*http.Request) error {
 	if robotsPath(via[0].URL) == "/robots.txt" {
 		return nil // robots.txt itself may move; its rules are what is being fetched
 	}
-	if !r.allowed(req.Context(), req.URL) {
-		return fmt.Errorf("redirect to %s: %w", req.URL, errRobots)
+	if err := r.allowed(req.Context(), req.URL); err != nil {
+		return fmt.Errorf("redirect to %s: %w", req.URL, err)
 	}
 	return nil
 }
 
-// allowed fetches (once per host and request) and applies robots.txt.
-func (r *run) allowed(ctx context.Context, u *url.URL) bool {
+// allowed fetches (once per host and request) and applies robots.txt. It
+// returns nil, an error wrapping errRobots, or the outbound policy's
+// refusal of the host.
+func (r *run) allowed(ctx context.Context, u *url.URL) error {
 	if robotsPath(u) == "/robots.txt" {
-		return true
+		return nil
 	}
 	key := u.Scheme + "://" + u.Host
 	r.mu.Lock()
@@ -293,40 +301,49 @@ func (r *run) allowed(ctx context.Context, u *url.URL) bool {
 	}
 	r.mu.Unlock()
 	if !ok {
-		e.r = r.fetchRobots(ctx, key+"/robots.txt")
+		e.r, e.err = r.fetchRobots(ctx, key+"/robots.txt")
 		close(e.ready)
 	}
 	select {
 	case <-e.ready:
 	case <-ctx.Done():
-		return false
+		return ctx.Err()
 	}
-	return e.r.allowed(robotsPath(u))
+	if e.err != nil {
+		return e.err
+	}
+	if !e.r.allowed(robotsPath(u)) {
+		return errRobots
+	}
+	return nil
 }
 
 // fetchRobots loads a robots.txt (RFC 9309): a 4xx means no rules; a
 // server error or an unreachable site means everything is disallowed.
-func (r *run) fetchRobots(ctx context.Context, robotsURL string) *robots {
+func (r *run) fetchRobots(ctx context.Context, robotsURL string) (*robots, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.b.limits.PageTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, robotsURL, nil)
 	if err != nil {
-		return &robots{disallowAll: true}
+		return &robots{disallowAll: true}, nil
 	}
 	req.Header.Set("User-Agent", UserAgent)
 	resp, err := r.client.Do(req)
 	if err != nil {
-		return &robots{disallowAll: true}
+		if errors.Is(err, netguard.ErrRefused) {
+			return nil, err
+		}
+		return &robots{disallowAll: true}, nil
 	}
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 500<<10))
-		return parseRobots(body)
+		return parseRobots(body), nil
 	case resp.StatusCode >= 400 && resp.StatusCode < 500:
-		return &robots{}
+		return &robots{}, nil
 	default:
-		return &robots{disallowAll: true}
+		return &robots{disallowAll: true}, nil
 	}
 }
 
@@ -342,8 +359,8 @@ func (r *run) page(ctx context.Context, raw string) fetched {
 	if err != nil {
 		return fetched{err: err}
 	}
-	if !r.allowed(ctx, u) {
-		return fetched{err: pageError(raw, errRobots)}
+	if err := r.allowed(ctx, u); err != nil {
+		return fetched{err: pageError(raw, err)}
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.b.limits.PageTimeout)
 	defer cancel()

@@ -109,6 +109,15 @@ func attr(n *html.Node, key string) string {
 	return ""
 }
 
+func hasAttr(n *html.Node, key string) bool {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
 // resolveLink returns href as an absolute http(s) URL without fragment, or "".
 func resolveLink(base *url.URL, href string) string {
 	if href == "" || strings.HasPrefix(href, "#") {
@@ -128,7 +137,8 @@ type mdWriter struct {
 	base   *url.URL
 	out    strings.Builder
 	line   strings.Builder // the inline text of the block being written
-	prefix string          // list indentation or "> " of the current block
+	prefix string          // list marker and indentation of the current block
+	quote  string          // "> " per enclosing blockquote
 	lists  []listState
 	// inlineOnly renders block elements as inline text (inside headings,
 	// links and table cells).
@@ -155,8 +165,16 @@ func (w *mdWriter) flush() {
 	if w.out.Len() > 0 {
 		w.out.WriteString("\n\n")
 	}
-	w.out.WriteString(w.prefix)
+	p := w.prefix
+	if p == "" {
+		p = w.quote
+	}
+	w.out.WriteString(p)
 	w.out.WriteString(text)
+	if w.prefix != "" {
+		// Later blocks of the same list item are indented, not marked again.
+		w.prefix = w.quote + strings.Repeat(" ", len(w.prefix)-len(w.quote))
+	}
 }
 
 // text appends inline text, collapsing whitespace.
@@ -207,7 +225,7 @@ func (w *mdWriter) block(n *html.Node) {
 	default:
 		return
 	}
-	if skipped[n.DataAtom] || attr(n, "hidden") != "" || strings.EqualFold(attr(n, "aria-hidden"), "true") {
+	if skipped[n.DataAtom] || hasAttr(n, "hidden") || strings.EqualFold(attr(n, "aria-hidden"), "true") {
 		return
 	}
 	if w.inlineOnly {
@@ -259,17 +277,17 @@ func (w *mdWriter) block(n *html.Node) {
 			}
 		}
 		saved := w.prefix
-		w.prefix = saved + strings.Repeat("  ", max(depth-1, 0)) + marker
+		w.prefix = w.quote + strings.Repeat("  ", max(depth-1, 0)) + marker
 		w.children(n)
 		w.flush()
 		w.prefix = saved
 	case atom.Blockquote:
 		w.flush()
-		saved := w.prefix
-		w.prefix = saved + "> "
+		saved := w.quote
+		w.quote = saved + "> "
 		w.children(n)
 		w.flush()
-		w.prefix = saved
+		w.quote = saved
 	case atom.Pre:
 		w.flush()
 		code := strings.Trim(rawText(n), "\n")
@@ -393,7 +411,7 @@ func (w *mdWriter) table(t *html.Node) {
 	if w.out.Len() > 0 {
 		w.out.WriteString("\n\n")
 	}
-	w.out.WriteString(w.prefix + b.String())
+	w.out.WriteString(w.quote + b.String())
 }
 
 // rawText is the text of n with whitespace kept (for <pre> and <code>).
