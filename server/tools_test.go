@@ -1,11 +1,16 @@
 package server_test
 
 import (
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/hearth-dev/hearth/providers/fake"
+	"github.com/hearth-dev/hearth/providers/netguard"
+	"github.com/hearth-dev/hearth/server"
 	"github.com/hearth-dev/hearth/server/servertest"
 )
 
@@ -252,5 +257,51 @@ func TestCrawlValidation(t *testing.T) {
 	}
 	if f.spider.Count()+f.firecrawl.Count() != 0 {
 		t.Fatal("a crawl service was called for an invalid request")
+	}
+}
+
+func TestCrawlBuiltin(t *testing.T) {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			w.Write([]byte("User-agent: *\nDisallow: /admin\n"))
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte(`<html><body><main><h1>Intranet</h1><p>Hello.</p><a href="/docs">Docs</a> <a href="/admin">Admin</a></main></body></html>`))
+		case "/docs":
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte(`<html><body><p>Docs page.</p></body></html>`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer site.Close()
+	body := map[string]any{"url": []string{site.URL + "/"}, "maxPages": 5, "service": "hearth"}
+
+	// servertest allows loopback, as HEARTH_OUTBOUND_ALLOW would an intranet.
+	ts := servertest.Start(t)
+	r := ts.Do("POST", "/v1/tools/crawl", servertest.AdminKey, body)
+	var res []toolResult
+	r.JSON(t, &res)
+	want := []toolResult{
+		{site.URL + "/", "# Intranet\n\nHello.\n\n[Docs](" + site.URL + "/docs) [Admin](" + site.URL + "/admin)"},
+		{site.URL + "/docs", "Docs page."},
+	}
+	if r.Status != 200 || !reflect.DeepEqual(res, want) {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+
+	// The default policy refuses private and loopback addresses.
+	strict := servertest.Start(t, servertest.WithConfig(func(c *server.Config) { c.Outbound = netguard.Policy{} }))
+	r = strict.Do("POST", "/v1/tools/crawl", servertest.AdminKey, body)
+	if r.Status != 403 || !strings.Contains(string(r.Body), "is not a public address (the operator can allow private destinations with HEARTH_OUTBOUND_ALLOW_PRIVATE)") {
+		t.Fatalf("private refusal: %d %s", r.Status, r.Body)
+	}
+	// Opting in to one prefix lets it through.
+	allow := servertest.Start(t, servertest.WithConfig(func(c *server.Config) {
+		c.Outbound = netguard.Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}
+	}))
+	if r := allow.Do("POST", "/v1/tools/crawl", servertest.AdminKey, body); r.Status != 200 {
+		t.Fatalf("allowed prefix: %d %s", r.Status, r.Body)
 	}
 }
