@@ -13,6 +13,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/net/html/charset"
@@ -34,11 +35,15 @@ type Limits struct {
 	MaxRedirects int
 	// Concurrency bounds the fetches in flight for one request (default 4).
 	Concurrency int
+	// MaxTotalBytes bounds the content one request returns; crawling stops
+	// once it is reached (default 32 MiB).
+	MaxTotalBytes int64
 }
 
 // DefaultLimits are the built-in crawler's limits.
 func DefaultLimits() Limits {
-	return Limits{MaxPageBytes: 2 << 20, PageTimeout: 10 * time.Second, TotalTimeout: 30 * time.Second, MaxRedirects: 5, Concurrency: 4}
+	return Limits{MaxPageBytes: 2 << 20, PageTimeout: 10 * time.Second, TotalTimeout: 30 * time.Second, MaxRedirects: 5, Concurrency: 4,
+		MaxTotalBytes: 32 << 20}
 }
 
 // UserAgent is what the built-in crawler sends; robots.txt groups for
@@ -80,6 +85,9 @@ func NewBuiltin(policy netguard.Policy, limits Limits, log *slog.Logger) *Builti
 	if limits.Concurrency <= 0 {
 		limits.Concurrency = def.Concurrency
 	}
+	if limits.MaxTotalBytes <= 0 {
+		limits.MaxTotalBytes = def.MaxTotalBytes
+	}
 	if log == nil {
 		log = slog.Default()
 	}
@@ -96,6 +104,7 @@ type run struct {
 	sem    chan struct{}
 	mu     sync.Mutex
 	robots map[string]*robotsEntry
+	total  atomic.Int64 // content bytes kept so far
 }
 
 type robotsEntry struct {
@@ -177,7 +186,7 @@ func (r *run) site(ctx context.Context, start string, max int) ([]engine.ToolRes
 		return true
 	}
 	queue := []string{start}
-	for len(queue) > 0 && len(out) < max && ctx.Err() == nil {
+	for len(queue) > 0 && len(out) < max && ctx.Err() == nil && r.total.Load() < r.b.limits.MaxTotalBytes {
 		n := min(len(queue), max-len(out), r.b.limits.Concurrency)
 		batch := queue[:n]
 		queue = queue[n:]
@@ -210,7 +219,7 @@ func (r *run) site(ctx context.Context, start string, max int) ([]engine.ToolRes
 					}
 				}
 			}
-			if f.content != "" && len(out) < max {
+			if f.content != "" && len(out) < max && r.total.Add(int64(len(f.content))) <= r.b.limits.MaxTotalBytes {
 				out = append(out, engine.ToolResult{URL: f.url, Content: f.content})
 			}
 			if f.nofollow {

@@ -310,3 +310,19 @@ func TestBuiltinSeveralStartURLs(t *testing.T) {
 		t.Fatalf("pages %s", got)
 	}
 }
+
+func TestBuiltinTotalBytesCap(t *testing.T) {
+	s := newSite(t)
+	b := NewBuiltin(loopback(), Limits{MaxPageBytes: 1 << 20, MaxTotalBytes: 1<<20 + 1000}, nil)
+	res, err := crawlOnce(t, b, 50, s.URL+"/big", s.URL+"/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int
+	for _, r := range res {
+		total += len(r.Content)
+	}
+	if total > 1<<20+1000 {
+		t.Fatalf("%d bytes returned over a cap of %d", total, 1<<20+1000)
+	}
+}
