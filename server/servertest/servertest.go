@@ -33,8 +33,10 @@ type Server struct {
 	Store    *blob.Store
 	Accounts *engine.Accounts
 	Keysets  *engine.Keysets
-	HTTP     *httptest.Server
-	t        testing.TB
+	// RunLog records runs (nil when an option supplied its own Runner).
+	RunLog *engine.RunLog
+	HTTP   *httptest.Server
+	t      testing.TB
 }
 
 // Option adjusts the config, deps or provider config before the server is built.
@@ -132,7 +134,7 @@ func StartDir(t testing.TB, dir string, opts ...Option) *Server {
 		// Tests run every outside service on loopback.
 		Outbound: netguard.Policy{AllowLoopback: true}}
 	pcfg := OfflineProviders()
-	deps := server.Deps{Store: store, Accounts: accounts}
+	deps := server.Deps{Store: store, Accounts: accounts, Backup: store.Backup}
 	for _, o := range opts {
 		o(&cfg, &deps, &pcfg)
 	}
@@ -150,6 +152,18 @@ func StartDir(t testing.TB, dir string, opts ...Option) *Server {
 		}
 		deps.Keysets = keysets
 	}
+	if deps.Pipes == nil {
+		deps.Pipes = engine.NewPipes(engine.PipesConfig{Store: store, Accounts: accounts, Keysets: deps.Keysets, Providers: deps.Providers})
+	}
+	if deps.Threads == nil {
+		deps.Threads = engine.NewThreads(store)
+	}
+	var runLog *engine.RunLog
+	if deps.Runner == nil {
+		runLog = engine.NewRunLog(store, deps.Providers, quietLogger())
+		deps.Runner = engine.NewRunner(engine.RunnerConfig{Pipes: deps.Pipes, Threads: deps.Threads, Keysets: deps.Keysets,
+			Providers: deps.Providers, RunLog: runLog, Logger: quietLogger()})
+	}
 	if deps.Images == nil {
 		models, err := images.New(pcfg, cfg.Outbound.Client(10*time.Second, 5))
 		if err != nil {
@@ -166,7 +180,7 @@ func StartDir(t testing.TB, dir string, opts ...Option) *Server {
 	}
 	hts.Config.Handler = srv.Handler()
 	hts.Start()
-	ts := &Server{Server: srv, URL: url, Store: store, Accounts: accounts, Keysets: deps.Keysets, HTTP: hts, t: t}
+	ts := &Server{Server: srv, URL: url, Store: store, Accounts: accounts, Keysets: deps.Keysets, RunLog: runLog, HTTP: hts, t: t}
 	t.Cleanup(ts.Stop)
 	return ts
 }
@@ -176,6 +190,7 @@ func (s *Server) Stop() {
 	if s.HTTP != nil {
 		s.HTTP.Close()
 		s.HTTP = nil
+		s.RunLog.Close()
 		s.Store.Close()
 	}
 }
