@@ -14,12 +14,16 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/hearth-dev/hearth/blob"
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/engine/memory"
 	"github.com/hearth-dev/hearth/index"
 	"github.com/hearth-dev/hearth/providers"
+	"github.com/hearth-dev/hearth/providers/crawl"
+	"github.com/hearth-dev/hearth/providers/images"
+	"github.com/hearth-dev/hearth/providers/search"
 	"github.com/hearth-dev/hearth/server"
 )
 
@@ -111,7 +115,8 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 	}
 	accounts := engine.NewAccounts(store)
 	a := &app{cfg: cfg, log: log, store: store, accounts: accounts}
-	registry, err := providers.New(providers.Config{Providers: cfg.Providers})
+	pcfg := providers.Config{Providers: cfg.Providers}
+	registry, err := providers.New(pcfg)
 	if err != nil {
 		store.Close()
 		return nil, err
@@ -156,11 +161,24 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 	a.runLog = engine.NewRunLog(store, registry, log)
 	runner := engine.NewRunner(engine.RunnerConfig{Pipes: pipes, Threads: threads, Keysets: keysets,
 		Providers: registry, Memories: mem, Retriever: mem, RunLog: a.runLog, Logger: log})
+	imageModels, err := images.New(pcfg, cfg.Outbound.Client(60*time.Second, 5))
+	if err != nil {
+		a.close(ctx)
+		return nil, err
+	}
+	tools := engine.NewTools(
+		map[string]engine.WebSearcher{"exa": search.NewExa(cfg.ExaBaseURL, pcfg)},
+		map[string]engine.Crawler{
+			"spider":    crawl.NewSpider(cfg.SpiderBaseURL, pcfg),
+			"firecrawl": crawl.NewFirecrawl(cfg.FirecrawlBaseURL, pcfg),
+			"hearth":    crawl.NewBuiltin(cfg.Outbound, crawl.Limits{}, log),
+		})
 	srv, err := server.New(server.Config{
 		Addr: cfg.Addr, PublicURL: cfg.PublicURL, MaxBodyBytes: cfg.MaxBodyBytes,
 		MaxUploadBytes: cfg.MaxUploadBytes, Version: version, Logger: log, Outbound: cfg.Outbound,
 	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets, Providers: registry, Backup: store.Backup,
-		Pipes: pipes, Threads: threads, Runner: runner, Memory: mem})
+		Pipes: pipes, Threads: threads, Runner: runner, Memory: mem,
+		Images: engine.NewImages(imageModels, keysets), Tools: tools})
 	if err != nil {
 		a.close(ctx)
 		return nil, err

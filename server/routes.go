@@ -46,6 +46,8 @@ func (s *Server) routeTable() []Route {
 	rs = append(rs, s.threadRoutes()...)
 	rs = append(rs, s.traceRoutes()...)
 	rs = append(rs, s.memoryRoutes()...)
+	rs = append(rs, s.imageRoutes()...)
+	rs = append(rs, s.toolRoutes()...)
 	rs = append(rs, s.adminRoutes()...)
 	return rs
 }

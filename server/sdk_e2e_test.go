@@ -65,6 +65,7 @@ func TestSDKEndToEnd(t *testing.T) {
 	upstream := httptest.NewServer(sdkUpstream(up))
 	defer upstream.Close()
 
+	toolEnv, toolNodeEnv := sdkToolFakes(t)
 	addr := freeAddr(t)
 	const adminKey = "hth_user_sdk_e2e_admin_key_000001"
 	serverURL := "http://" + addr
@@ -78,6 +79,7 @@ func TestSDKEndToEnd(t *testing.T) {
 		"HEARTH_OPENAI_API_KEY=sk-server-openai",
 		"HEARTH_LOG_LEVEL=warn",
 	)
+	srv.Env = append(srv.Env, toolEnv...)
 	var logs lockedBuffer
 	srv.Stdout, srv.Stderr = &logs, &logs
 	if err := srv.Start(); err != nil {
@@ -108,6 +110,7 @@ func TestSDKEndToEnd(t *testing.T) {
 	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec")
 	cmd.Dir = sdkDir
 	cmd.Env = append(cleanEnv(), "HEARTH_URL="+serverURL, "HEARTH_KEY="+adminKey, "NO_COLOR=1")
+	cmd.Env = append(cmd.Env, toolNodeEnv...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		stop()

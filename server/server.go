@@ -59,6 +59,10 @@ type Deps struct {
 	Memory *memory.Service
 	// Backup writes a consistent backup of the store (blob.Store.Backup).
 	Backup func(ctx context.Context, w io.Writer) error
+	// Images generates images (/v1/images); nil answers 503.
+	Images *engine.Images
+	// Tools runs web search and crawl (/v1/tools/*); nil answers 503.
+	Tools *engine.Tools
 }
 
 // Server serves the Hearth API.
@@ -79,6 +83,12 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	}
 	if deps.Store == nil || deps.Accounts == nil || deps.Keysets == nil {
 		return nil, errors.New("server: Store, Accounts and Keysets are required")
+	}
+	if deps.Images == nil {
+		deps.Images = engine.NewImages(nil, deps.Keysets)
+	}
+	if deps.Tools == nil {
+		deps.Tools = engine.NewTools(nil, nil)
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 8 << 20
