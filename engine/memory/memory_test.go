@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -126,8 +127,9 @@ func TestVectorCodec(t *testing.T) {
 }
 
 func TestUploadTokens(t *testing.T) {
-	now := time.Now()
-	s := newTestService(t, func(c *Config) { c.Now = func() time.Time { return now } })
+	start := time.Now()
+	var offset atomic.Int64
+	s := newTestService(t, func(c *Config) { c.Now = func() time.Time { return start.Add(time.Duration(offset.Load())) } })
 	ctx := context.Background()
 	if _, err := s.Create(ctx, "ann", CreateRequest{Name: "kb", EmbeddingModel: "hearth:bm25"}); err != nil {
 		t.Fatal(err)
@@ -136,7 +138,7 @@ func TestUploadTokens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !ticket.ExpiresAt.Equal(now.Add(2 * time.Hour).UTC().Truncate(time.Second)) {
+	if !ticket.ExpiresAt.Equal(start.Add(2 * time.Hour).UTC().Truncate(time.Second)) {
 		t.Fatalf("expiry %v", ticket.ExpiresAt)
 	}
 	otherID := []byte(ticket.Token)
@@ -158,7 +160,7 @@ func TestUploadTokens(t *testing.T) {
 		t.Fatalf("forged: %v", err)
 	}
 	// Expired records are swept.
-	now = now.Add(3 * time.Hour)
+	offset.Store(int64(3 * time.Hour))
 	if err := s.sweepUploads(ctx); err != nil {
 		t.Fatal(err)
 	}
