@@ -13,10 +13,15 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/hearth-dev/hearth/blob"
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/providers"
+	"github.com/hearth-dev/hearth/providers/crawl"
+	"github.com/hearth-dev/hearth/providers/images"
+	"github.com/hearth-dev/hearth/providers/mcp"
+	"github.com/hearth-dev/hearth/providers/search"
 	"github.com/hearth-dev/hearth/server"
 )
 
@@ -41,6 +46,8 @@ Usage:
   hearth keysets set --user <login> | --org <login> --provider <name> [--key <key>]   (key from stdin if omitted)
   hearth keysets list --user <login> | --org <login>
   hearth keysets remove --user <login> | --org <login> --provider <name>
+  hearth backup [-out file] [-url URL -key ADMIN_KEY]   consistent zstd backup (online via the server if it runs)
+  hearth restore -in file [-force]           restore into an empty, stopped data dir
   hearth version
 
 Every command takes -data (env HEARTH_DATA). Account and key commands work
@@ -60,6 +67,10 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		err = serve(args[1:], getenv, stdout, stderr)
 	case "users", "orgs", "keys", "keysets":
 		err = admin(args[0], args[1:], getenv, os.Stdin, stdout)
+	case "backup":
+		err = backupCmd(args[1:], getenv, stdout, stderr)
+	case "restore":
+		err = restoreCmd(args[1:], getenv, stderr)
 	case "version", "-v", "--version":
 		fmt.Fprintln(stdout, "hearth", version)
 	case "help", "-h", "--help":
@@ -77,11 +88,16 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 
 // app is the wired server: everything serve builds and later closes.
 type app struct {
-	cfg    Config
-	log    *slog.Logger
-	store  *blob.Store
-	server *server.Server
+	cfg      Config
+	log      *slog.Logger
+	store    *blob.Store
+	accounts *engine.Accounts
+	runLog   *engine.RunLog
+	server   *server.Server
 }
+
+// Accounts returns the wired accounts service.
+func (a *app) Accounts() *engine.Accounts { return a.accounts }
 
 // build opens the store and wires the engine and the HTTP server.
 func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.Writer) (*app, error) {
@@ -93,9 +109,10 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 	if err := store.Open(); err != nil {
 		return nil, err
 	}
-	a := &app{cfg: cfg, log: log, store: store}
 	accounts := engine.NewAccounts(store)
-	registry, err := providers.New(providers.Config{Providers: cfg.Providers})
+	a := &app{cfg: cfg, log: log, store: store, accounts: accounts}
+	pcfg := providers.Config{Providers: cfg.Providers}
+	registry, err := providers.New(pcfg)
 	if err != nil {
 		store.Close()
 		return nil, err
@@ -116,10 +133,31 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 	} else if created {
 		log.Info("created first user with HEARTH_ADMIN_KEY", "login", cfg.AdminLogin)
 	}
+	pipes := engine.NewPipes(engine.PipesConfig{Store: store, Accounts: accounts, Keysets: keysets, Providers: registry})
+	threads := engine.NewThreads(store)
+	a.runLog = engine.NewRunLog(store, registry, log)
+	runner := engine.NewRunner(engine.RunnerConfig{Pipes: pipes, Threads: threads, Keysets: keysets,
+		Providers: registry, RunLog: a.runLog, Logger: log})
+	imageModels, err := images.New(pcfg, cfg.Outbound.Client(60*time.Second, 5))
+	if err != nil {
+		a.close(ctx)
+		return nil, err
+	}
+	tools := engine.NewTools(
+		map[string]engine.WebSearcher{"exa": search.NewExa(cfg.ExaBaseURL, pcfg)},
+		map[string]engine.Crawler{
+			"spider":    crawl.NewSpider(cfg.SpiderBaseURL, pcfg),
+			"firecrawl": crawl.NewFirecrawl(cfg.FirecrawlBaseURL, pcfg),
+			"hearth":    crawl.NewBuiltin(cfg.Outbound, crawl.Limits{}, log),
+		})
 	srv, err := server.New(server.Config{
 		Addr: cfg.Addr, PublicURL: cfg.PublicURL, MaxBodyBytes: cfg.MaxBodyBytes,
 		MaxUploadBytes: cfg.MaxUploadBytes, Version: version, Logger: log, Outbound: cfg.Outbound,
-	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets, Providers: registry})
+	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets, Providers: registry, Backup: store.Backup,
+		Pipes: pipes, Threads: threads, Runner: runner,
+		Images: engine.NewImages(imageModels, keysets), Tools: tools,
+		Agent: engine.NewAgent(engine.AgentOptions{Providers: registry, Keysets: keysets,
+			Tools: mcp.New(mcp.Config{Policy: cfg.Outbound, Version: version})})})
 	if err != nil {
 		a.close(ctx)
 		return nil, err
@@ -134,7 +172,7 @@ func (a *app) close(ctx context.Context) error {
 	if a.server != nil {
 		errs = append(errs, a.server.Close(ctx))
 	}
-	errs = append(errs, a.store.Close())
+	errs = append(errs, a.runLog.Close(), a.store.Close())
 	return errors.Join(errs...)
 }
 

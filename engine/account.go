@@ -22,6 +22,9 @@ type Account struct {
 	CreatedAt time.Time `json:"created_at"`
 	// Members lists the user logins of an organization (the first is its owner).
 	Members []string `json:"members,omitempty"`
+	// Admin marks the operator user created on first start: it may take
+	// online backups over HTTP.
+	Admin bool `json:"admin,omitempty"`
 }
 
 var loginRE = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9_-]{0,38})$`)
@@ -49,6 +52,11 @@ func NewAccounts(store Store) *Accounts {
 // CreateUser creates a user account.
 func (a *Accounts) CreateUser(ctx context.Context, login string) (*Account, error) {
 	return a.create(ctx, &Account{Login: strings.ToLower(login), Kind: AccountUser})
+}
+
+// CreateAdmin creates the operator user (see Account.Admin).
+func (a *Accounts) CreateAdmin(ctx context.Context, login string) (*Account, error) {
+	return a.create(ctx, &Account{Login: strings.ToLower(login), Kind: AccountUser, Admin: true})
 }
 
 // CreateOrg creates an organization owned by an existing user.

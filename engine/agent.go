@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // DefaultAgentMaxSteps bounds the model calls of one agent run that uses
@@ -46,7 +47,7 @@ type AgentResult struct {
 	// Output is the answer text; nil when the model called a caller-defined tool.
 	Output   *string
 	Response *ChatResponse
-	Stream   ChatStream
+	Stream   *AgentStream
 }
 
 // Run validates req, resolves the provider key (requestKey is the
@@ -87,39 +88,20 @@ func (a *Agent) Run(ctx context.Context, owner, requestKey string, req *AgentRun
 	if len(run.chat.Tools) > 0 && toolsNeedNoReasoning(run.ref) {
 		run.chat.ReasoningEffort = "none"
 	}
-	if len(tb.byName) == 0 {
-		tb.close()
-		return a.runOnce(ctx, model, run)
-	}
 	if run.stream {
 		first, err := model.ChatStream(ctx, run.chat)
 		if err != nil {
 			tb.close()
 			return nil, err
 		}
-		return &AgentResult{Stream: newAgentStream(ctx, a.maxSteps, model, run.chat, tb, first)}, nil
+		return &AgentResult{Stream: newAgentStream(ctx, a.maxSteps, model, run, tb, first)}, nil
 	}
 	defer tb.close()
 	resp, err := a.loop(ctx, model, run.chat, tb)
 	if err != nil {
 		return nil, err
 	}
-	return &AgentResult{Output: outputOf(resp), Response: resp}, nil
-}
-
-// runOnce is a run without MCP tools: one call, streamed straight through.
-func (a *Agent) runOnce(ctx context.Context, model ChatModel, run *agentRun) (*AgentResult, error) {
-	if run.stream {
-		s, err := model.ChatStream(ctx, run.chat)
-		if err != nil {
-			return nil, err
-		}
-		return &AgentResult{Stream: s}, nil
-	}
-	resp, err := model.Chat(ctx, run.chat)
-	if err != nil {
-		return nil, err
-	}
+	normalizeResponse(resp, run.ref, time.Now())
 	return &AgentResult{Output: outputOf(resp), Response: resp}, nil
 }
 

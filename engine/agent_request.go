@@ -58,7 +58,6 @@ type agentRun struct {
 }
 
 var (
-	toolNameRE       = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 	mcpServerNameRE  = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$`)
 	reasoningEfforts = map[string]bool{"none": true, "low": true, "medium": true, "high": true}
 )
@@ -570,13 +569,4 @@ func validHeaderName(s string) bool {
 		}
 	}
 	return true
-}
-
-func hasToolNamed(tools []Tool, name string) bool {
-	for _, t := range tools {
-		if t.Function.Name == name {
-			return true
-		}
-	}
-	return false
 }

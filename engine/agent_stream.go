@@ -6,18 +6,19 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 )
 
-// agentStream is the streamed MCP loop. Every step is a streamed model
-// call: text deltas go to the client as they arrive (so the final answer
-// streams token by token, and text the model writes before calling a tool
-// is shown too), tool-call deltas are collected. When a step ends asking
-// only for MCP tools, they run (the client sees nothing meanwhile; SSE
-// writers may send keep-alive comments) and the next step starts; the
-// client sees one completion with one id, the role first, and one
-// finish_reason at the very end, followed by a usage chunk summed over
-// every step.
-type agentStream struct {
+// AgentStream is a streamed agent run, normalised to the chunk contract of
+// the langbase SDK (wire-compat 3.3). Every step is a streamed model call:
+// text deltas go to the client as they arrive (so the final answer streams
+// token by token, and text the model writes before calling an MCP tool is
+// shown too); tool-call deltas are collected. When a step ends asking only
+// for MCP tools, they run and the next step starts. The client sees one
+// completion: one id, the role in the first chunk, the caller-defined tool
+// calls (if any) as complete deltas at the end, one finish_reason last,
+// then a usage chunk summed over every step.
+type AgentStream struct {
 	ctx      context.Context
 	maxSteps int
 	model    ChatModel
@@ -42,13 +43,13 @@ type agentStream struct {
 	finish  string
 }
 
-func newAgentStream(ctx context.Context, maxSteps int, model ChatModel, chat *ChatRequest, tb *toolbox, first ChatStream) *agentStream {
-	return &agentStream{ctx: ctx, maxSteps: maxSteps, model: model, chat: chat, tb: tb, cur: first, step: 1,
-		calls: map[int]*ToolCall{}}
+func newAgentStream(ctx context.Context, maxSteps int, model ChatModel, run *agentRun, tb *toolbox, first ChatStream) *AgentStream {
+	return &AgentStream{ctx: ctx, maxSteps: maxSteps, model: model, chat: run.chat, tb: tb, cur: first, step: 1,
+		modelName: run.ref.Model, created: time.Now().Unix(), calls: map[int]*ToolCall{}}
 }
 
 // Recv returns the next chunk for the client; io.EOF after the last.
-func (s *agentStream) Recv() (*ChatChunk, error) {
+func (s *AgentStream) Recv() (*ChatChunk, error) {
 	for {
 		if len(s.queue) > 0 {
 			c := s.queue[0]
@@ -74,27 +75,34 @@ func (s *agentStream) Recv() (*ChatChunk, error) {
 	}
 }
 
-// Close releases the current model stream and the MCP sessions.
-func (s *agentStream) Close() error {
+// Close releases the current model stream and the MCP sessions; cause
+// (why the stream ended early, if it did) is not recorded: agent runs
+// store nothing.
+func (s *AgentStream) Close(cause error) {
 	s.done = true
 	if s.cur != nil {
 		s.cur.Close()
 	}
 	s.tb.close()
-	return nil
 }
 
-func (s *agentStream) chunk(d Delta, finish *string) *ChatChunk {
+func (s *AgentStream) chunk(d Delta, finish *string) *ChatChunk {
 	return &ChatChunk{ID: s.id, Object: "chat.completion.chunk", Created: s.created, Model: s.modelName,
 		SystemFingerprint: s.sysFP, Choices: []ChunkChoice{{Index: 0, Delta: d, FinishReason: finish}}}
 }
 
 // take absorbs one upstream chunk: text is forwarded, tool calls, finish
 // reason and usage are kept for the end of the step.
-func (s *agentStream) take(c *ChatChunk) {
+func (s *AgentStream) take(c *ChatChunk) {
 	if !s.started {
 		s.started = true
-		s.id, s.created, s.modelName, s.sysFP = c.ID, c.Created, c.Model, c.SystemFingerprint
+		s.id, s.sysFP = c.ID, c.SystemFingerprint
+		if c.Model != "" {
+			s.modelName = c.Model
+		}
+		if c.Created != 0 {
+			s.created = c.Created
+		}
 		if s.id == "" {
 			s.id = "chatcmpl-" + RandomString(24)
 		}
@@ -144,7 +152,7 @@ func (s *agentStream) take(c *ChatChunk) {
 }
 
 // stepCalls returns the step's tool calls in index order.
-func (s *agentStream) stepCalls() []ToolCall {
+func (s *AgentStream) stepCalls() []ToolCall {
 	idx := make([]int, 0, len(s.calls))
 	for i := range s.calls {
 		idx = append(idx, i)
@@ -159,7 +167,7 @@ func (s *agentStream) stepCalls() []ToolCall {
 }
 
 // endStep finishes the stream, or runs the MCP tools and starts the next step.
-func (s *agentStream) endStep() error {
+func (s *AgentStream) endStep() error {
 	s.cur.Close()
 	if !s.started {
 		return Errorf(CodeUpstream, "the model stream ended without any chunk")
@@ -195,7 +203,7 @@ func (s *agentStream) endStep() error {
 
 // finishStream queues the caller-defined tool calls, the finish chunk and
 // the summed usage.
-func (s *agentStream) finishStream(callerCalls []ToolCall) {
+func (s *AgentStream) finishStream(callerCalls []ToolCall) {
 	for i, c := range callerCalls {
 		i := i
 		s.queue = append(s.queue, s.chunk(Delta{ToolCalls: []ToolCall{{Index: &i, ID: c.ID, Type: c.Type,

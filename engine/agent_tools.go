@@ -65,7 +65,7 @@ type ToolSession interface {
 	Tools(ctx context.Context) ([]RemoteTool, error)
 	// Call runs a tool. A tool that fails reports IsError in the result;
 	// an error return means the call itself failed (transport, timeout).
-	Call(ctx context.Context, name string, args json.RawMessage) (*ToolResult, error)
+	Call(ctx context.Context, name string, args json.RawMessage) (*RemoteToolResult, error)
 	Close() error
 }
 
@@ -77,8 +77,8 @@ type RemoteTool struct {
 	InputSchema json.RawMessage
 }
 
-// ToolResult is the outcome of a remote tool call, as text for the model.
-type ToolResult struct {
+// RemoteToolResult is the outcome of a remote tool call, as text for the model.
+type RemoteToolResult struct {
 	Text    string
 	IsError bool
 }

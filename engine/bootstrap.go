@@ -10,7 +10,7 @@ func (a *Accounts) Bootstrap(ctx context.Context, login, adminKey string) (creat
 	if err != nil || !empty {
 		return false, "", err
 	}
-	if _, err := a.CreateUser(ctx, login); err != nil {
+	if _, err := a.CreateAdmin(ctx, login); err != nil {
 		return false, "", err
 	}
 	if adminKey != "" {

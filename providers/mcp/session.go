@@ -28,7 +28,7 @@ func (s *session) Tools(context.Context) ([]engine.RemoteTool, error) { return s
 
 // Call runs one tool under the call timeout. Protocol-level errors (unknown
 // tool, bad arguments) come back as error results, so the model sees them.
-func (s *session) Call(ctx context.Context, name string, args json.RawMessage) (*engine.ToolResult, error) {
+func (s *session) Call(ctx context.Context, name string, args json.RawMessage) (*engine.RemoteToolResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout())
 	defer cancel()
 	res, err := s.cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
@@ -39,9 +39,9 @@ func (s *session) Call(ctx context.Context, name string, args json.RawMessage) (
 		if ctx.Err() != nil {
 			return nil, engine.Wrap(ctx.Err(), engine.CodeUpstreamTimeout, "call cancelled")
 		}
-		return &engine.ToolResult{IsError: true, Text: redact(err.Error(), s.server)}, nil
+		return &engine.RemoteToolResult{IsError: true, Text: redact(err.Error(), s.server)}, nil
 	}
-	return &engine.ToolResult{Text: resultText(res), IsError: res.IsError}, nil
+	return &engine.RemoteToolResult{Text: resultText(res), IsError: res.IsError}, nil
 }
 
 // closeGrace is how long Close lets the session end politely before it

@@ -1,0 +1,58 @@
+package chunk
+
+import "github.com/hearth-dev/hearth/engine"
+
+// Limits and defaults of POST /v1/chunker (wire-compat 2.5):
+// chunkMaxLength 1024..30000, chunkOverlap at least 256 and below chunkMaxLength.
+const (
+	ChunkerMinLength      = 1024
+	ChunkerMaxLength      = 30000
+	ChunkerDefaultLength  = 1024
+	ChunkerMinOverlap     = 256
+	ChunkerDefaultOverlap = 256
+)
+
+// Limits and defaults of a memory's chunk_size and chunk_overlap (wire-compat
+// 2.4 and 5.4): chunk_size at most 30000, chunk_overlap below chunk_size. The
+// contract gives no lower bound for either, so Hearth only asks for a
+// positive size and a non-negative overlap.
+const (
+	MemoryMinSize        = 1
+	MemoryMaxSize        = 30000
+	MemoryDefaultSize    = 10000
+	MemoryMinOverlap     = 0
+	MemoryDefaultOverlap = 2048
+)
+
+// Limits bounds a chunk length and overlap pair. The overlap must also be
+// below the length.
+type Limits struct {
+	MinLength, MaxLength int
+	MinOverlap           int
+}
+
+// ChunkerLimits returns the limits of POST /v1/chunker.
+func ChunkerLimits() Limits {
+	return Limits{MinLength: ChunkerMinLength, MaxLength: ChunkerMaxLength, MinOverlap: ChunkerMinOverlap}
+}
+
+// MemoryLimits returns the limits of a memory's chunk_size and chunk_overlap.
+func MemoryLimits() Limits {
+	return Limits{MinLength: MemoryMinSize, MaxLength: MemoryMaxSize, MinOverlap: MemoryMinOverlap}
+}
+
+// Validate checks maxLen and overlap against l. On failure it returns an
+// engine.FieldError naming lengthField or overlapField (the request's own
+// field names, such as "chunkMaxLength" or "chunk_overlap") and the rule.
+func (l Limits) Validate(maxLen, overlap int, lengthField, overlapField string) error {
+	if maxLen < l.MinLength || maxLen > l.MaxLength {
+		return engine.FieldError(lengthField, "must be between %d and %d, got %d", l.MinLength, l.MaxLength, maxLen)
+	}
+	if overlap < l.MinOverlap {
+		return engine.FieldError(overlapField, "must be at least %d, got %d", l.MinOverlap, overlap)
+	}
+	if overlap >= maxLen {
+		return engine.FieldError(overlapField, "must be less than %s (%d), got %d", lengthField, maxLen, overlap)
+	}
+	return nil
+}

@@ -1,0 +1,74 @@
+package parse
+
+import (
+	"errors"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/hearth-dev/hearth/engine"
+)
+
+// checkResult holds for every parser: either an *engine.Error, or valid
+// UTF-8 text without "\r" that is not blank.
+func checkResult(t *testing.T, text string, err error) {
+	t.Helper()
+	if err != nil {
+		var e *engine.Error
+		if !errors.As(err, &e) || e.Message == "" {
+			t.Fatalf("error is not an engine.Error with a message: %#v", err)
+		}
+		if text != "" {
+			t.Fatalf("text %q returned with error %v", text, err)
+		}
+		return
+	}
+	if !utf8.ValidString(text) {
+		t.Fatalf("invalid UTF-8 in %q", text)
+	}
+	if text == "" {
+		t.Fatal("empty text without error")
+	}
+}
+
+// FuzzParseText runs the text, markdown and CSV parsers on arbitrary bytes.
+// The seed corpus in testdata/fuzz/FuzzParseText runs under plain go test.
+func FuzzParseText(f *testing.F) {
+	for _, name := range []string{"notes.md", "people.csv", "semicolon.csv", "crlf-bom.txt", "utf16.txt", "main.go"} {
+		f.Add(fixture(f, name))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, c := range []struct{ ct, name string }{{TypeText, "f.txt"}, {TypeMarkdown, "f.md"}, {TypeCSV, "f.csv"}} {
+			text, err := Parse(c.ct, c.name, data)
+			checkResult(t, text, err)
+			if err == nil && c.ct != TypeCSV {
+				for i := 0; i < len(text); i++ {
+					if text[i] == '\r' {
+						t.Fatalf("%s: carriage return left in %q", c.ct, text)
+					}
+				}
+			}
+		}
+	})
+}
+
+// FuzzParsePDF checks that no input makes the PDF parser panic out of
+// Parse. The seed corpus in testdata/fuzz/FuzzParsePDF runs under plain
+// go test.
+func FuzzParsePDF(f *testing.F) {
+	for _, name := range []string{"simple.pdf", "multipage.pdf", "encrypted.pdf", "badpage.pdf", "truncated.pdf", "scanned.pdf"} {
+		f.Add(fixture(f, name))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		text, err := Parse(TypePDF, "f.pdf", data)
+		checkResult(t, text, err)
+	})
+}
+
+// FuzzParseXLSX checks the xlsx reader on arbitrary bytes.
+func FuzzParseXLSX(f *testing.F) {
+	f.Add(fixture(f, "sheet.xlsx"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		text, err := Parse(TypeXLSX, "f.xlsx", data)
+		checkResult(t, text, err)
+	})
+}

@@ -1,0 +1,99 @@
+// Package index holds the search indexes of Hearth's memories: an HNSW
+// graph (vector similarity) and a Bleve index (BM25 keywords) per memory,
+// their persistence, and the fusion of both rankings. Manager implements
+// engine.SearchIndex; the engine never sees the types underneath.
+//
+// # Vector search
+//
+// HNSW is our own implementation of Malkov & Yashunin (2016): layered
+// graph, greedy descent through the upper layers, best-first search of
+// layer 0 bounded by ef = max(EfSearch, k), and the paper's neighbour
+// selection heuristic (Algorithm 4) both for a new node's links and when an
+// overfull neighbour list is shrunk. (github.com/coder/hnsw v0.6.1, the only
+// release the module proxy serves, returns recall@10 near 0.1 on clustered
+// data; bench_test.go keeps the comparison.)
+//
+// Parameters (HNSWConfig): M = 16 links per node on upper layers, 2*M on
+// layer 0; EfConstruction = 200; EfSearch = 128. On 20k clustered 64-d
+// vectors this gives recall@10 about 0.975 against exact search.
+//
+// Vectors are normalised on insert and compared by dot product (cosine),
+// with an AVX2+FMA assembly kernel on amd64 and an unrolled pure-Go loop
+// elsewhere (build tag purego forces it). Storage is dense: vectors in one
+// []float32, layer-0 links in one []uint32 with fixed slots, string chunk
+// ids mapped to dense uint32 ids.
+//
+// Concurrency: searches run in parallel with one writer. The writer plans
+// an insert while reading the graph unlocked (no one else writes) and takes
+// the write lock only to publish the new links.
+//
+// Deletes are tombstones: deleted nodes are still walked through, so the
+// graph stays connected, but never returned. Manager.Maintain (run by the
+// background loop) rebuilds a graph without its tombstones once they exceed
+// Options.CompactFraction (0.2); searches keep using the old graph until
+// the new one is swapped in.
+//
+// Filters (allow funcs from meta filters) are applied during the walk, not
+// after it. When the filter is so selective that a walk bounded to
+// max(32*ef, n/16) distance computations cannot find k allowed vectors, the
+// search falls back to an exact scan of the allowed ones, so a filtered
+// search returns k hits whenever k allowed vectors exist.
+//
+// Memories with fewer than Options.ExactThreshold (4096) live vectors are
+// searched exactly (Flat's scan); at that size a scan is as fast as the
+// graph and always exact.
+//
+// # Persistence (engine.Store keys)
+//
+// The index keeps its own copy of every vector, written transactionally in
+// Add before the graph changes, and snapshots of the graph:
+//
+//	idx/<memoryID>/seq               u64 LE: sequence number of the last committed change
+//	idx/<memoryID>/v/<chunkID>       u64 LE seq of the write, then dim x f32 LE (unit vector)
+//	idx/<memoryID>/manifest          JSON {format, gen, seq, parts, bytes, crc32c, nodes, live, dim, written}
+//	idx/<memoryID>/snap/<gen>/<part> snapshot bytes; gen %016x, part %08x; 512 KiB per part
+//	idx/<memoryID>/drop              present only while DropMemory is in progress
+//
+// Each Add or Remove commits its vector records and a new seq in one
+// transaction (split into several for very large batches). Snapshots are
+// written lazily: when a graph changed, by the background loop
+// (Options.SnapshotInterval, default 2 min), Flush and Close. A snapshot
+// (format in codec.go; it includes the vectors, so a restart reads nothing
+// else) is streamed into parts under a new generation, a few parts per
+// transaction to stay within Badger's transaction limits; the manifest is
+// written in the same transaction as the last part. A crash before that
+// leaves the previous manifest, and so the previous snapshot, in force; the
+// orphan parts are deleted on the next load.
+//
+// Loading a memory (on first use): read the manifest and check the parts
+// against its length and CRC-32C; then, if the snapshot's seq is behind the
+// stored seq (changes after the last snapshot), replay: scan the vector
+// records, insert those written after the snapshot, delete graph nodes whose
+// record is gone. Without a usable snapshot the replay starts from an empty
+// graph, which is a full rebuild. Manager.Stats reports which path was taken.
+//
+// DropMemory writes the drop marker, deletes the manifest and seq, the
+// Bleve directory, then every other key (in bounded transactions), then the
+// marker; a drop interrupted by a crash is finished on the next load.
+//
+// # Keyword search
+//
+// Each memory has a Bleve scorch index on disk at <bleveDir>/<memoryID>,
+// created on the first chunk with text; chunk ids are document ids, the
+// text is indexed with the "en" analyzer (configurable) and not stored.
+// Scoring is BM25 (IndexMapping.ScoringModel = "bm25", honoured only by disk
+// scorch indexes; NewMemOnly silently uses TF-IDF). Bleve v2.6.1's BM25 has
+// two quirks, pinned by TestKeywordScoresAreBM25: the term frequency enters
+// as sqrt(tf), and the average field length is ceil(distinct terms of the
+// field / documents). Ranks, which fusion uses, are what matters.
+//
+// A chunk with an empty vector is keyword-only: a memory whose embedding
+// model is hearth:bm25 has only a Bleve index.
+//
+// # Hybrid ranking
+//
+// FuseRRF merges a vector ranking and a keyword ranking by weighted
+// reciprocal rank fusion, score = wVec/(k+rankVec) + wKw/(k+rankKw) with
+// k = 60 by default. The engine decides the weights and how many hits of
+// each kind to fetch.
+package index

@@ -1,0 +1,132 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"os"
+
+	"github.com/blevesearch/bleve/v2"
+	_ "github.com/blevesearch/bleve/v2/analysis/analyzer/standard" // registers "standard"
+	_ "github.com/blevesearch/bleve/v2/analysis/lang/en"           // registers "en"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/mapping"
+	bleveindex "github.com/blevesearch/bleve_index_api"
+
+	"github.com/hearth-dev/hearth/engine"
+)
+
+// keywordField is the one indexed field of a chunk document.
+const keywordField = "text"
+
+// keywordIndex is the Bleve index of one memory: a scorch index on disk
+// (BM25 scoring is only honoured by scorch indexes, never by NewMemOnly),
+// one document per chunk keyed by chunk id, text indexed but not stored.
+type keywordIndex struct {
+	idx bleve.Index
+}
+
+type keywordDoc struct {
+	Text string `json:"text"`
+}
+
+// keywordMapping indexes only the text field with the given analyzer and
+// scores with BM25 (k1 = 1.2, b = 0.75).
+func keywordMapping(analyzer string) mapping.IndexMapping {
+	f := bleve.NewTextFieldMapping()
+	f.Analyzer = analyzer
+	f.Store = false
+	f.IncludeTermVectors = false
+	f.IncludeInAll = false
+	f.DocValues = false
+	dm := bleve.NewDocumentStaticMapping()
+	dm.AddFieldMappingsAt(keywordField, f)
+	im := bleve.NewIndexMapping()
+	im.DefaultMapping = dm
+	im.DefaultAnalyzer = analyzer
+	im.ScoringModel = bleveindex.BM25Scoring
+	im.StoreDynamic = false
+	im.IndexDynamic = false
+	im.DocValuesDynamic = false
+	return im
+}
+
+// openKeyword opens the index in dir; when it does not exist it is created
+// if create is set, else openKeyword returns nil, nil.
+func openKeyword(dir, analyzer string, create bool) (*keywordIndex, error) {
+	if _, err := os.Stat(dir); err == nil {
+		idx, err := bleve.Open(dir)
+		if err != nil {
+			return nil, err
+		}
+		return &keywordIndex{idx: idx}, nil
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	if !create {
+		return nil, nil
+	}
+	idx, err := bleve.NewUsing(dir, keywordMapping(analyzer), scorch.Name, scorch.Name, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &keywordIndex{idx: idx}, nil
+}
+
+// apply indexes the chunks with text and deletes the ids in del, in one batch.
+func (k *keywordIndex) apply(put []engine.IndexedChunk, del []string) error {
+	b := k.idx.NewBatch()
+	for _, c := range put {
+		if err := b.Index(c.ID, keywordDoc{Text: c.Text}); err != nil {
+			return err
+		}
+	}
+	for _, id := range del {
+		b.Delete(id)
+	}
+	if b.Size() == 0 {
+		return nil
+	}
+	return k.idx.Batch(b)
+}
+
+// search runs a match (OR) query on the text and returns BM25 hits, best
+// first. With allow it pages through results until k allowed hits are found.
+func (k *keywordIndex) search(ctx context.Context, query string, n int, allow func(string) bool) ([]engine.ChunkHit, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	q := bleve.NewMatchQuery(query)
+	q.SetField(keywordField)
+	size := n
+	if allow != nil {
+		size = max(4*n, 64)
+	}
+	var out []engine.ChunkHit
+	for from := 0; ; {
+		req := bleve.NewSearchRequestOptions(q, size, from, false)
+		res, err := k.idx.SearchInContext(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range res.Hits {
+			if allow == nil || allow(h.ID) {
+				out = append(out, engine.ChunkHit{ID: h.ID, Score: h.Score})
+				if len(out) == n {
+					return out, nil
+				}
+			}
+		}
+		if len(res.Hits) < size {
+			return out, nil
+		}
+		from += size
+		size = min(size*2, 10000)
+	}
+}
+
+func (k *keywordIndex) count() uint64 {
+	n, _ := k.idx.DocCount()
+	return n
+}
+
+func (k *keywordIndex) close() error { return k.idx.Close() }

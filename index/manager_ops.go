@@ -1,0 +1,225 @@
+package index
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hearth-dev/hearth/engine"
+)
+
+// Add implements engine.SearchIndex. Vectors are normalised, written to the
+// store (the index's own copy, the source for rebuilds) and inserted into
+// the graph; texts go to the keyword index. A chunk with an empty Vector is
+// keyword-only (the hearth:bm25 model). Re-adding an id replaces it.
+func (m *Manager) Add(ctx context.Context, memoryID string, chunks []engine.IndexedChunk) error {
+	mi, err := m.mem(ctx, memoryID)
+	if err != nil {
+		return err
+	}
+	mi.mu.Lock()
+	defer mi.mu.Unlock()
+	if mi.dropped {
+		return errDropped
+	}
+	dim := mi.vec.dim()
+	type prepared struct {
+		id string
+		v  []float32
+	}
+	var vecs []prepared
+	var noVec []string
+	var kwPut []engine.IndexedChunk
+	var kwDel []string
+	for i, c := range chunks {
+		if c.ID == "" {
+			return engine.FieldError(fmt.Sprintf("chunks[%d].id", i), "is required")
+		}
+		if len(c.Vector) == 0 {
+			if mi.vec.has(c.ID) {
+				noVec = append(noVec, c.ID)
+			}
+		} else {
+			v, err := prepare(c.Vector, dim)
+			if err != nil {
+				return engine.FieldError(fmt.Sprintf("chunks[%d].vector", i), "%s", engine.ErrorCode(err)+": "+errMessage(err))
+			}
+			dim = len(v)
+			vecs = append(vecs, prepared{c.ID, v})
+		}
+		if c.Text != "" {
+			kwPut = append(kwPut, c)
+		} else {
+			kwDel = append(kwDel, c.ID)
+		}
+	}
+	// Persist first: once committed, a crash loses nothing (the next load
+	// replays these records into the graph).
+	recs := make(map[string][]float32, len(vecs))
+	order := make([]string, 0, len(vecs))
+	for _, p := range vecs {
+		if _, dup := recs[p.id]; !dup {
+			order = append(order, p.id)
+		}
+		recs[p.id] = p.v
+	}
+	if err := m.writeVectors(ctx, mi, order, recs, noVec); err != nil {
+		return err
+	}
+	for _, id := range order {
+		mi.vec.insertNormalized(id, recs[id])
+	}
+	for _, id := range noVec {
+		mi.vec.Delete(id)
+	}
+	if len(order)+len(noVec) > 0 {
+		mi.dirty = true
+	}
+	return m.applyKeyword(mi, kwPut, kwDel, len(kwPut) > 0)
+}
+
+func errMessage(err error) string {
+	if e, ok := err.(*engine.Error); ok {
+		return e.Message
+	}
+	return err.Error()
+}
+
+// Remove implements engine.SearchIndex; unknown ids are ignored.
+func (m *Manager) Remove(ctx context.Context, memoryID string, chunkIDs []string) error {
+	mi, err := m.mem(ctx, memoryID)
+	if err != nil {
+		return err
+	}
+	mi.mu.Lock()
+	defer mi.mu.Unlock()
+	if mi.dropped {
+		return errDropped
+	}
+	var present []string
+	for _, id := range chunkIDs {
+		if mi.vec.has(id) {
+			present = append(present, id)
+		}
+	}
+	if err := m.writeVectors(ctx, mi, nil, nil, present); err != nil {
+		return err
+	}
+	for _, id := range present {
+		mi.vec.Delete(id)
+	}
+	if len(present) > 0 {
+		mi.dirty = true
+	}
+	return m.applyKeyword(mi, nil, chunkIDs, false)
+}
+
+func (m *Manager) applyKeyword(mi *memIndex, put []engine.IndexedChunk, del []string, create bool) error {
+	if len(put)+len(del) == 0 {
+		return nil
+	}
+	kw, err := m.keyword(mi, create)
+	if err != nil || kw == nil {
+		return err
+	}
+	if err := kw.apply(put, del); err != nil {
+		return engine.Wrap(err, engine.CodeInternal, "cannot update the keyword index")
+	}
+	return nil
+}
+
+// writeVectors commits vector puts and deletes in transactions of bounded
+// size, each one bumping the memory's sequence number.
+func (m *Manager) writeVectors(ctx context.Context, mi *memIndex, order []string, recs map[string][]float32, del []string) error {
+	for len(order)+len(del) > 0 {
+		seq := mi.seq + 1
+		bytes, ops := 0, 0
+		err := m.store.Update(ctx, func(tx engine.Tx) error {
+			for ; ops < len(order) && bytes < maxTxnBytes && ops < maxTxnOps; ops++ {
+				b := encodeVec(seq, recs[order[ops]])
+				bytes += len(b)
+				if err := tx.PutRaw(vecKey(mi.id, order[ops]), b); err != nil {
+					return err
+				}
+			}
+			for d := 0; d < len(del) && ops < maxTxnOps; d++ {
+				if err := tx.Delete(vecKey(mi.id, del[d])); err != nil {
+					return err
+				}
+				ops++
+			}
+			return tx.PutRaw(seqKey(mi.id), encodeU64(seq))
+		})
+		if err != nil {
+			return engine.Wrap(err, engine.CodeInternal, "cannot store vectors")
+		}
+		mi.seq = seq
+		n := min(ops, len(order))
+		order = order[n:]
+		del = del[ops-n:]
+	}
+	return nil
+}
+
+// SearchVector implements engine.SearchIndex: exact below the threshold,
+// the graph above it. Scores are cosine similarities.
+func (m *Manager) SearchVector(ctx context.Context, memoryID string, vec []float32, k int, allow func(chunkID string) bool) ([]engine.ChunkHit, error) {
+	mi, err := m.mem(ctx, memoryID)
+	if err != nil {
+		return nil, err
+	}
+	var hits []engine.ChunkHit
+	if mi.vec.Len() < m.opts.ExactThreshold {
+		hits, err = mi.vec.SearchExact(vec, k, allow)
+	} else {
+		hits, err = mi.vec.Search(vec, k, allow)
+	}
+	if err != nil {
+		return nil, engine.FieldError("vector", "%s", errMessage(err))
+	}
+	return hits, nil
+}
+
+// SearchKeyword implements engine.SearchIndex with BM25 scores.
+func (m *Manager) SearchKeyword(ctx context.Context, memoryID string, query string, k int, allow func(chunkID string) bool) ([]engine.ChunkHit, error) {
+	mi, err := m.mem(ctx, memoryID)
+	if err != nil {
+		return nil, err
+	}
+	kw, err := m.keyword(mi, false)
+	if err != nil || kw == nil {
+		return nil, err
+	}
+	hits, err := kw.search(ctx, query, k, allow)
+	if err != nil {
+		return nil, engine.Wrap(err, engine.CodeInternal, "keyword search failed")
+	}
+	return hits, nil
+}
+
+// DropMemory implements engine.SearchIndex: it removes the graph, the
+// stored vectors and snapshots, and the Bleve directory. A drop interrupted
+// by a crash is finished on the next use of the memory id.
+func (m *Manager) DropMemory(ctx context.Context, memoryID string) error {
+	mi, err := m.mem(ctx, memoryID)
+	if err != nil {
+		return err
+	}
+	mi.mu.Lock()
+	defer mi.mu.Unlock()
+	mi.dropped = true
+	mi.kwMu.Lock()
+	if mi.kw != nil {
+		mi.kw.close()
+		mi.kw = nil
+	}
+	mi.kwMu.Unlock()
+	err = m.drop(ctx, memoryID)
+	// Only now may the id be loaded afresh: until here, concurrent writers
+	// find the dropped state and fail instead of writing into a dying memory.
+	m.mu.Lock()
+	if m.mems[memoryID] == mi {
+		delete(m.mems, memoryID)
+	}
+	m.mu.Unlock()
+	return err
+}
