@@ -232,7 +232,7 @@ func TestAgentMapsEveryParameter(t *testing.T) {
 		"model": "gpt-4o-mini", "temperature": 0.3, "top_p": 0.9, "max_completion_tokens": 55.0,
 		"presence_penalty": 0.5, "frequency_penalty": -0.5, "stop": []any{"END", "STOP"}, "parallel_tool_calls": false,
 		"tool_choice": map[string]any{"type": "function", "function": map[string]any{"name": "get_weather"}},
-		"seed": 7.0, "logit_bias": map[string]any{"50256": -100.0}, "user": "u-1",
+		"seed":        7.0, "logit_bias": map[string]any{"50256": -100.0}, "user": "u-1",
 		"response_format": map[string]any{"type": "json_schema", "json_schema": map[string]any{"name": "answer", "schema": map[string]any{"type": "object"}}},
 	}
 	for k, v := range want {
