@@ -71,7 +71,9 @@ func (s *AgentStream) Recv() (*ChatChunk, error) {
 			s.done = true
 			return nil, err
 		}
-		s.take(c)
+		if c != nil {
+			s.take(c)
+		}
 	}
 }
 
@@ -91,11 +93,14 @@ func (s *AgentStream) chunk(d Delta, finish *string) *ChatChunk {
 		SystemFingerprint: s.sysFP, Choices: []ChunkChoice{{Index: 0, Delta: d, FinishReason: finish}}}
 }
 
-// take absorbs one upstream chunk: text is forwarded, tool calls, finish
-// reason and usage are kept for the end of the step.
-func (s *AgentStream) take(c *ChatChunk) {
-	if !s.started {
-		s.started = true
+// begin takes the completion's id, model and time from the first upstream
+// chunk (c may be nil when the upstream sent none) and queues the role chunk.
+func (s *AgentStream) begin(c *ChatChunk) {
+	if s.started {
+		return
+	}
+	s.started = true
+	if c != nil {
 		s.id, s.sysFP = c.ID, c.SystemFingerprint
 		if c.Model != "" {
 			s.modelName = c.Model
@@ -103,12 +108,18 @@ func (s *AgentStream) take(c *ChatChunk) {
 		if c.Created != 0 {
 			s.created = c.Created
 		}
-		if s.id == "" {
-			s.id = "chatcmpl-" + RandomString(24)
-		}
-		empty := ""
-		s.queue = append(s.queue, s.chunk(Delta{Role: "assistant", Content: &empty}, nil))
 	}
+	if s.id == "" {
+		s.id = "chatcmpl-" + RandomString(24)
+	}
+	empty := ""
+	s.queue = append(s.queue, s.chunk(Delta{Role: "assistant", Content: &empty}, nil))
+}
+
+// take absorbs one upstream chunk: text is forwarded, tool calls, finish
+// reason and usage are kept for the end of the step.
+func (s *AgentStream) take(c *ChatChunk) {
+	s.begin(c)
 	if c.Usage != nil {
 		addUsage(&s.usage, *c.Usage)
 		s.usageSeen = true
@@ -169,9 +180,7 @@ func (s *AgentStream) stepCalls() []ToolCall {
 // endStep finishes the stream, or runs the MCP tools and starts the next step.
 func (s *AgentStream) endStep() error {
 	s.cur.Close()
-	if !s.started {
-		return Errorf(CodeUpstream, "the model stream ended without any chunk")
-	}
+	s.begin(nil)
 	mcpCalls, callerCalls := s.tb.split(s.stepCalls())
 	if len(mcpCalls) == 0 || len(callerCalls) > 0 {
 		s.finishStream(callerCalls)

@@ -208,3 +208,26 @@ func (failSession) Call(_ context.Context, _ string, args json.RawMessage) (*Rem
 	return nil, errors.New("connection reset")
 }
 func (failSession) Close() error { return nil }
+
+func TestAgentStreamEmptyUpstream(t *testing.T) {
+	m := &scriptModel{steps: [][]*ChatChunk{{}}}
+	run := &agentRun{ref: ModelRef{Provider: "p", Model: "m"}, chat: &ChatRequest{}}
+	first, _ := m.ChatStream(context.Background(), run.chat)
+	s := newAgentStream(context.Background(), 10, m, run, &toolbox{}, first)
+	defer s.Close(nil)
+	var got []*ChatChunk
+	for {
+		c, err := s.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, c)
+	}
+	if len(got) != 2 || got[0].Choices[0].Delta.Role != "assistant" || got[0].ID == "" || got[1].ID != got[0].ID ||
+		got[1].Choices[0].FinishReason == nil || *got[1].Choices[0].FinishReason != "stop" || got[0].Model != "m" {
+		t.Fatalf("chunks %+v", got)
+	}
+}
