@@ -54,18 +54,20 @@ func (h *HNSW) ReadFrom(r io.Reader) (int64, error) {
 func (g *graph) encode(w *bufio.Writer) error {
 	var hdr []byte
 	hdr = append(hdr, snapMagic...)
+	entry, top, ok := g.entryPoint()
 	has := uint32(0)
-	if g.hasEntry {
+	if ok {
 		has = 1
 	}
 	for _, x := range []uint32{uint32(g.dim), uint32(g.m), uint32(g.efC), uint32(len(g.ids)),
-		uint32(g.nDead), g.entry, uint32(g.maxLevel), has} {
+		uint32(g.nDead), entry, uint32(top), has} {
 		hdr = binary.LittleEndian.AppendUint32(hdr, x)
 	}
 	if _, err := w.Write(hdr); err != nil {
 		return err
 	}
 	buf := make([]byte, 0, 256+g.dim*4)
+	var nb []uint32
 	for i := range g.ids {
 		n := uint32(i)
 		buf = buf[:0]
@@ -80,7 +82,7 @@ func (g *graph) encode(w *bufio.Writer) error {
 			buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(x))
 		}
 		for lc := 0; lc <= int(g.levels[i]); lc++ {
-			nb := g.neighbors(n, lc)
+			nb = g.links(n, lc, nb[:0])
 			buf = binary.LittleEndian.AppendUint32(buf, uint32(len(nb)))
 			for _, x := range nb {
 				buf = binary.LittleEndian.AppendUint32(buf, x)
@@ -108,7 +110,10 @@ func decodeGraph(r *bufio.Reader, cfg HNSWConfig) (*graph, error) {
 	}
 	cfg.M, cfg.EfConstruction = m, efC
 	g := newGraph(cfg, dim)
-	g.entry, g.maxLevel, g.hasEntry = u(5), int(u(6)), u(7) == 1
+	entry, top, hasEntry := u(5), int(u(6)), u(7) == 1
+	if top > 31 {
+		return nil, fmt.Errorf("%w: bad header", errBadSnapshot)
+	}
 	g.vecs = make([]float32, 0, n*dim)
 	g.ids = make([]string, 0, n)
 	g.dead = make([]bool, 0, n)
@@ -168,11 +173,14 @@ func decodeGraph(r *bufio.Reader, cfg HNSWConfig) (*graph, error) {
 				}
 				links = append(links, x)
 			}
-			g.setNeighbors(uint32(i), lc, links)
+			g.setLinks(uint32(i), lc, links)
 		}
 	}
-	if g.nDead != int(u(4)) || (g.hasEntry && (int(g.entry) >= n || int(g.levels[g.entry]) != g.maxLevel)) {
+	if g.nDead != int(u(4)) || (hasEntry && (int(entry) >= n || int(g.levels[entry]) != top)) {
 		return nil, fmt.Errorf("%w: inconsistent header", errBadSnapshot)
+	}
+	if hasEntry {
+		g.setEntry(entry, top)
 	}
 	return g, nil
 }

@@ -23,9 +23,17 @@
 // []float32, layer-0 links in one []uint32 with fixed slots, string chunk
 // ids mapped to dense uint32 ids.
 //
-// Concurrency: searches run in parallel with one writer. The writer plans
-// an insert while reading the graph unlocked (no one else writes) and takes
-// the write lock only to publish the new links.
+// Concurrency: searches run in parallel with one writer. The writer takes
+// the graph's lock only to append new nodes (the arrays grow) and to
+// delete; it links them without it. A batch (AddBatch, a Manager.Add of
+// many chunks, a rebuild on load, Compact) is linked by
+// HNSWConfig.BuildWorkers goroutines (default GOMAXPROCS) in parallel, as in
+// hnswlib: every link word is read and written atomically, a node's links
+// change only under its striped lock, layers are searched top-down and
+// linked bottom-up, and a node that rises above the top layer is linked
+// under a graph-wide lock. The first 1024 nodes of a graph are linked one
+// at a time. On 2 cores a parallel build is about 1.4-1.9x faster, with the
+// same recall (TestHNSWParallelBuild).
 //
 // Deletes are tombstones: deleted nodes are still walked through, so the
 // graph stays connected, but never returned. Manager.Maintain (run by the

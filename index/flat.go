@@ -34,6 +34,29 @@ func (f *Flat) Add(id string, vec []float32) error {
 	return nil
 }
 
+// AddBatch implements VectorIndex.
+func (f *Flat) AddBatch(ids []string, vecs [][]float32) error {
+	if len(ids) != len(vecs) {
+		return engine.Errorf(engine.CodeBadRequest, "%d ids for %d vectors", len(ids), len(vecs))
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	norm := make([][]float32, len(vecs))
+	dim := f.t.dim
+	for i, v := range vecs {
+		nv, err := prepare(v, dim)
+		if err != nil {
+			return err
+		}
+		norm[i], dim = nv, len(nv)
+	}
+	f.t.dim = dim
+	for i, v := range norm {
+		f.t.appendRow(ids[i], v)
+	}
+	return nil
+}
+
 func (f *Flat) dim() int {
 	f.mu.RLock()
 	defer f.mu.RUnlock()

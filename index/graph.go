@@ -2,12 +2,26 @@ package index
 
 import (
 	"math"
+	"slices"
 	"sync"
+	"sync/atomic"
 )
+
+// lockStripes is the number of link locks of a graph: node i's links are
+// guarded by locks[i%lockStripes] while they are changed.
+const lockStripes = 1024
 
 // graph is the data of one HNSW: the vector table plus links. Layer-0 links
 // live in one flat array (fixed slots of m0 ids after a count), upper-layer
 // links in a small per-node array, so a search touches few allocations.
+//
+// Links may change while they are read: goroutines linking new nodes run in
+// parallel with each other and with searches. Every link word (count and
+// ids) is therefore read and written atomically, and a node's links are
+// changed only under its stripe lock. A reader may see a list half-way
+// between its old and new contents; every id in it is still a valid node,
+// which is all a walk needs. The arrays themselves (vectors, levels, slots)
+// only grow while no one links and searches are locked out.
 type graph struct {
 	table
 	m, m0, efC int
@@ -15,9 +29,14 @@ type graph struct {
 	levels     []uint8
 	l0         []uint32   // node i: l0[i*(m0+1)] = count, then the ids
 	up         [][]uint32 // node i, layer l>=1: up[i][(l-1)*(m+1)] = count, then ids
-	entry      uint32
-	maxLevel   int
-	hasEntry   bool
+
+	// top is the entry point: bit 63 set when there is one, the top layer
+	// in bits 32-39, the node in the low 32 bits.
+	top atomic.Uint64
+	// topMu serialises the linking of nodes that rise above the top layer
+	// (and of the first node), as in hnswlib.
+	topMu sync.Mutex
+	locks [lockStripes]sync.Mutex
 }
 
 func newGraph(cfg HNSWConfig, dim int) *graph {
@@ -28,33 +47,65 @@ func newGraph(cfg HNSWConfig, dim int) *graph {
 	}
 }
 
-func (g *graph) neighbors(i uint32, lc int) []uint32 {
-	if lc == 0 {
-		o := int(i) * (g.m0 + 1)
-		n := int(g.l0[o])
-		return g.l0[o+1 : o+1+n]
-	}
-	o := (lc - 1) * (g.m + 1)
-	u := g.up[i]
-	n := int(u[o])
-	return u[o+1 : o+1+n]
+// entryPoint returns the entry node and the top layer; ok is false while
+// the graph is empty.
+func (g *graph) entryPoint() (entry uint32, level int, ok bool) {
+	t := g.top.Load()
+	return uint32(t), int(t>>32) & 0xff, t>>63 == 1
+}
+
+func (g *graph) setEntry(n uint32, level int) {
+	g.top.Store(1<<63 | uint64(level&0xff)<<32 | uint64(n))
 }
 
 // slot returns the whole link slot (count + capacity) of node i on layer lc.
 func (g *graph) slot(i uint32, lc int) []uint32 {
 	if lc == 0 {
 		o := int(i) * (g.m0 + 1)
-		return g.l0[o : o+g.m0+1]
+		return g.l0[o : o+g.m0+1 : o+g.m0+1]
 	}
 	o := (lc - 1) * (g.m + 1)
-	return g.up[i][o : o+g.m+1]
+	return g.up[i][o : o+g.m+1 : o+g.m+1]
 }
 
-func (g *graph) setNeighbors(i uint32, lc int, ids []uint32) {
+// links appends the neighbours of node i on layer lc to buf.
+func (g *graph) links(i uint32, lc int, buf []uint32) []uint32 {
 	s := g.slot(i, lc)
-	s[0] = uint32(copy(s[1:], ids))
+	n := min(int(atomic.LoadUint32(&s[0])), len(s)-1)
+	for j := 1; j <= n; j++ {
+		buf = append(buf, atomic.LoadUint32(&s[j]))
+	}
+	return buf
 }
 
+// setLinks replaces the neighbours of node i on layer lc: ids first, then
+// the count. Callers hold i's stripe lock, or are alone with the graph.
+func (g *graph) setLinks(i uint32, lc int, ids []uint32) {
+	s := g.slot(i, lc)
+	n := min(len(ids), len(s)-1)
+	for j := 0; j < n; j++ {
+		atomic.StoreUint32(&s[j+1], ids[j])
+	}
+	atomic.StoreUint32(&s[0], uint32(n))
+}
+
+func (g *graph) lock(i uint32) *sync.Mutex {
+	mu := &g.locks[i%lockStripes]
+	mu.Lock()
+	return mu
+}
+
+// grow makes room for n more nodes so a batch appends without copying.
+func (g *graph) grow(n int) {
+	g.vecs = slices.Grow(g.vecs, n*g.dim)
+	g.l0 = slices.Grow(g.l0, n*(g.m0+1))
+	g.ids = slices.Grow(g.ids, n)
+	g.dead = slices.Grow(g.dead, n)
+	g.levels = slices.Grow(g.levels, n)
+	g.up = slices.Grow(g.up, n)
+}
+
+// appendNode adds an unlinked node; nothing reaches it until link runs.
 func (g *graph) appendNode(id string, v []float32, level int) uint32 {
 	n := g.appendRow(id, v)
 	g.levels = append(g.levels, uint8(level))
@@ -78,7 +129,10 @@ func (g *graph) maxLinks(lc int) int {
 func (g *graph) greedy(q []float32, ep cand, lc int) cand {
 	for changed := true; changed; {
 		changed = false
-		for _, nb := range g.neighbors(ep.id, lc) {
+		s := g.slot(ep.id, lc)
+		n := min(int(atomic.LoadUint32(&s[0])), len(s)-1)
+		for j := 1; j <= n; j++ {
+			nb := atomic.LoadUint32(&s[j])
 			if d := 1 - dot(q, g.vec(nb)); d < ep.d {
 				ep = cand{nb, d}
 				changed = true
@@ -118,7 +172,10 @@ func (g *graph) searchLayer(q []float32, eps []cand, ef, lc int, filter func(uin
 		if len(top) >= ef && c.d > bound {
 			break
 		}
-		for _, nb := range g.neighbors(c.id, lc) {
+		s := g.slot(c.id, lc)
+		n := min(int(atomic.LoadUint32(&s[0])), len(s)-1)
+		for j := 1; j <= n; j++ {
+			nb := atomic.LoadUint32(&s[j])
 			if vis.visit(nb) {
 				continue
 			}
@@ -171,77 +228,79 @@ func (g *graph) selectNeighbors(cands []cand, m int) []cand {
 	return out
 }
 
-type linkUpdate struct {
-	node  uint32
-	add   bool     // append the new node to a non-full slot
-	links []uint32 // otherwise: the full replacement list
-}
-
-// insert adds a node (the paper's INSERT). Only the single writer calls it;
-// it reads the graph without locking and takes lk only to publish changes.
-func (g *graph) insert(id string, v []float32, level int, lk sync.Locker, vis *visited) {
-	lk.Lock()
-	n := g.appendNode(id, v, level)
-	if !g.hasEntry {
-		g.entry, g.maxLevel, g.hasEntry = n, level, true
-		lk.Unlock()
-		return
+// link connects node n, already appended, into the graph (the paper's
+// INSERT). Several goroutines may link different nodes at once, and
+// searches may run meanwhile. The layers are searched top-down, then linked
+// bottom-up, so a walk that reaches n on a layer finds it linked on every
+// layer below.
+func (g *graph) link(n uint32, vis *visited) {
+	v := g.vec(n)
+	level := int(g.levels[n])
+	entry, top, ok := g.entryPoint()
+	if !ok || level > top {
+		g.topMu.Lock()
+		defer g.topMu.Unlock()
+		if entry, top, ok = g.entryPoint(); !ok {
+			g.setEntry(n, level)
+			return
+		}
 	}
-	lk.Unlock()
-
-	ep := cand{g.entry, 1 - dot(v, g.vec(g.entry))}
-	for lc := g.maxLevel; lc > level; lc-- {
+	ep := cand{entry, 1 - dot(v, g.vec(entry))}
+	for lc := top; lc > level; lc-- {
 		ep = g.greedy(v, ep, lc)
 	}
+	sels := make([][]cand, min(level, top)+1)
 	eps := []cand{ep}
-	for lc := min(level, g.maxLevel); lc >= 0; lc-- {
+	for lc := len(sels) - 1; lc >= 0; lc-- {
 		vis.reset(len(g.ids))
 		vis.visit(n)
-		top, _ := g.searchLayer(v, eps, g.efC, lc, nil, 0, vis)
-		w := top.sorted()
-		sel := g.selectNeighbors(w, g.m)
-		mmax := g.maxLinks(lc)
-		ups := make([]linkUpdate, 0, len(sel))
-		for _, s := range sel {
-			cur := g.neighbors(s.id, lc)
-			if len(cur) < mmax {
-				ups = append(ups, linkUpdate{node: s.id, add: true})
-				continue
-			}
+		found, _ := g.searchLayer(v, eps, g.efC, lc, nil, 0, vis)
+		w := found.sorted()
+		sels[lc] = g.selectNeighbors(w, g.m)
+		eps = w
+	}
+	for lc, sel := range sels {
+		g.connect(n, lc, sel)
+	}
+	if level > top {
+		g.setEntry(n, level)
+	}
+}
+
+// connect gives n the links sel on layer lc and adds n to the links of
+// each of them, shrinking a full list with the selection heuristic.
+func (g *graph) connect(n uint32, lc int, sel []cand) {
+	ids := make([]uint32, len(sel))
+	for i, s := range sel {
+		ids[i] = s.id
+	}
+	mu := g.lock(n)
+	g.setLinks(n, lc, ids)
+	mu.Unlock()
+	mmax := g.maxLinks(lc)
+	var buf []uint32
+	var cs []cand
+	for _, s := range sel {
+		mu := g.lock(s.id)
+		buf = g.links(s.id, lc, buf[:0])
+		if len(buf) < mmax {
+			sl := g.slot(s.id, lc)
+			atomic.StoreUint32(&sl[len(buf)+1], n)
+			atomic.StoreUint32(&sl[0], uint32(len(buf)+1))
+		} else {
 			base := g.vec(s.id)
-			cs := make([]cand, 0, len(cur)+1)
-			for _, x := range cur {
+			cs = cs[:0]
+			for _, x := range buf {
 				cs = append(cs, cand{x, 1 - dot(base, g.vec(x))})
 			}
 			cs = append(cs, cand{n, s.d})
 			kept := g.selectNeighbors(maxHeap(cs).sorted(), mmax)
-			ups = append(ups, linkUpdate{node: s.id, links: candIDs(kept)})
-		}
-		lk.Lock()
-		g.setNeighbors(n, lc, candIDs(sel))
-		for _, u := range ups {
-			if u.add {
-				s := g.slot(u.node, lc)
-				s[0]++
-				s[s[0]] = n
-			} else {
-				g.setNeighbors(u.node, lc, u.links)
+			buf = buf[:0]
+			for _, k := range kept {
+				buf = append(buf, k.id)
 			}
+			g.setLinks(s.id, lc, buf)
 		}
-		lk.Unlock()
-		eps = w
+		mu.Unlock()
 	}
-	if level > g.maxLevel {
-		lk.Lock()
-		g.entry, g.maxLevel = n, level
-		lk.Unlock()
-	}
-}
-
-func candIDs(cs []cand) []uint32 {
-	out := make([]uint32, len(cs))
-	for i, c := range cs {
-		out[i] = c.id
-	}
-	return out
 }

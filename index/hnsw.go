@@ -3,7 +3,9 @@ package index
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hearth-dev/hearth/engine"
 )
@@ -19,7 +21,13 @@ type HNSWConfig struct {
 	// max(EfSearch, k). Default 128.
 	EfSearch int
 	// Seed makes level assignment deterministic (tests, benchmarks).
+	// Inserts of a batch run in parallel, so only one-at-a-time Adds
+	// build the same graph twice.
 	Seed uint64
+	// BuildWorkers is how many goroutines link the vectors of a batch
+	// (AddBatch, Compact, Manager rebuilds and large Adds). Default
+	// GOMAXPROCS.
+	BuildWorkers int
 }
 
 func (c HNSWConfig) withDefaults() HNSWConfig {
@@ -35,6 +43,9 @@ func (c HNSWConfig) withDefaults() HNSWConfig {
 	if c.EfSearch <= 0 {
 		c.EfSearch = 128
 	}
+	if c.BuildWorkers <= 0 {
+		c.BuildWorkers = runtime.GOMAXPROCS(0)
+	}
 	return c
 }
 
@@ -42,15 +53,16 @@ func (c HNSWConfig) withDefaults() HNSWConfig {
 // 2016) over unit vectors with dot-product similarity.
 //
 // Concurrency: any number of searches run in parallel with one writer.
-// Writers serialise on wmu; a writer reads the graph freely (nobody else
-// mutates it) and takes mu exclusively only for the short moments it
-// changes it, so searches are blocked for microseconds, not for a whole insert.
+// Writers serialise on wmu. A writer takes mu exclusively only to append
+// nodes (growing the arrays) or to delete; it then links the new nodes
+// without mu, on several goroutines for a batch, while searches go on (see
+// graph for how links are shared).
 type HNSW struct {
 	cfg HNSWConfig
 
-	wmu sync.Mutex // one writer at a time: Add, Delete, Compact, snapshots
-	rng *rand.Rand // guarded by wmu
-	wv  visited    // the writer's visited set, guarded by wmu
+	wmu  sync.Mutex // one writer at a time: Add, Delete, Compact, snapshots
+	rng  *rand.Rand // guarded by wmu
+	wvis []*visited // the linking goroutines' visited sets, guarded by wmu
 
 	mu sync.RWMutex // readers vs the writer's mutations
 	g  *graph
@@ -91,18 +103,88 @@ func (h *HNSW) Add(id string, vec []float32) error {
 	if err != nil {
 		return err
 	}
-	h.addLocked(id, v)
+	h.insertLocked([]string{id}, [][]float32{v})
 	return nil
 }
 
-// addLocked inserts a normalised vector; the caller holds wmu.
-func (h *HNSW) addLocked(id string, v []float32) {
-	if h.g.dim == 0 {
-		h.mu.Lock()
-		h.g.dim = len(v)
-		h.mu.Unlock()
+// AddBatch implements VectorIndex: the vectors are checked first (none is
+// added when one is invalid), then linked by cfg.BuildWorkers goroutines.
+func (h *HNSW) AddBatch(ids []string, vecs [][]float32) error {
+	if len(ids) != len(vecs) {
+		return engine.Errorf(engine.CodeBadRequest, "%d ids for %d vectors", len(ids), len(vecs))
 	}
-	h.g.insert(id, v, h.randomLevel(), &h.mu, &h.wv)
+	h.wmu.Lock()
+	defer h.wmu.Unlock()
+	norm := make([][]float32, len(vecs))
+	dim := h.g.dim
+	for i, v := range vecs {
+		nv, err := prepare(v, dim)
+		if err != nil {
+			return err
+		}
+		norm[i], dim = nv, len(nv)
+	}
+	h.insertLocked(ids, norm)
+	return nil
+}
+
+// insertLocked appends normalised vectors of one dimension, then links
+// them; the caller holds wmu.
+func (h *HNSW) insertLocked(ids []string, vecs [][]float32) {
+	if len(ids) == 0 {
+		return
+	}
+	h.mu.Lock()
+	g := h.g
+	if g.dim == 0 {
+		g.dim = len(vecs[0])
+	}
+	from := len(g.ids)
+	g.grow(len(ids))
+	for i, id := range ids {
+		g.appendNode(id, vecs[i], h.randomLevel())
+	}
+	h.mu.Unlock()
+	h.linkAll(g, from, len(g.ids))
+}
+
+// serialPrefix: the first nodes of a graph are linked one at a time, as
+// parallel inserts into a nearly empty graph would miss each other.
+const serialPrefix = 1024
+
+// linkAll links nodes from..to-1 of g, in parallel when there are enough;
+// the caller holds wmu and no one else links g.
+func (h *HNSW) linkAll(g *graph, from, to int) {
+	for ; from < to && from < serialPrefix; from++ {
+		g.link(uint32(from), h.visited(0))
+	}
+	workers := min(h.cfg.BuildWorkers, (to-from+63)/64)
+	if workers <= 1 {
+		for ; from < to; from++ {
+			g.link(uint32(from), h.visited(0))
+		}
+		return
+	}
+	var next atomic.Int64
+	next.Store(int64(from))
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		vis := h.visited(w)
+		wg.Go(func() {
+			for i := next.Add(1) - 1; i < int64(to); i = next.Add(1) - 1 {
+				g.link(uint32(i), vis)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// visited returns linking goroutine w's visited set; the caller holds wmu.
+func (h *HNSW) visited(w int) *visited {
+	for len(h.wvis) <= w {
+		h.wvis = append(h.wvis, new(visited))
+	}
+	return h.wvis[w]
 }
 
 // Delete implements VectorIndex. The node stays in the graph as a tombstone
@@ -152,12 +234,13 @@ func (h *HNSW) Compact() {
 	defer h.wmu.Unlock()
 	old := h.g
 	ng := newGraph(h.cfg, old.dim)
-	var nop nopLocker
+	ng.grow(old.live())
 	for i := range old.ids {
 		if !old.dead[i] {
-			ng.insert(old.ids[i], old.vec(uint32(i)), h.randomLevel(), nop, &h.wv)
+			ng.appendNode(old.ids[i], old.vec(uint32(i)), h.randomLevel())
 		}
 	}
+	h.linkAll(ng, 0, len(ng.ids))
 	h.mu.Lock()
 	h.g = ng
 	h.mu.Unlock()
@@ -187,8 +270,9 @@ func (h *HNSW) Search(q []float32, k int, allow func(string) bool) ([]engine.Chu
 	}
 	vis := h.getVisited()
 	defer h.pool.Put(vis)
-	ep := cand{g.entry, 1 - dot(qv, g.vec(g.entry))}
-	for lc := g.maxLevel; lc > 0; lc-- {
+	entry, topLayer, _ := g.entryPoint()
+	ep := cand{entry, 1 - dot(qv, g.vec(entry))}
+	for lc := topLayer; lc > 0; lc-- {
 		ep = g.greedy(qv, ep, lc)
 	}
 	vis.reset(len(g.ids))
@@ -220,11 +304,6 @@ func (h *HNSW) getVisited() *visited {
 	}
 	return new(visited)
 }
-
-type nopLocker struct{}
-
-func (nopLocker) Lock()   {}
-func (nopLocker) Unlock() {}
 
 // visited is a reusable visited set: a slot equals gen when visited.
 type visited struct {
@@ -266,11 +345,11 @@ func (h *HNSW) dim() int {
 	return h.g.dim
 }
 
-// insertNormalized adds a vector already validated and normalised.
-func (h *HNSW) insertNormalized(id string, v []float32) {
+// insertNormalized adds vectors already validated and normalised.
+func (h *HNSW) insertNormalized(ids []string, vecs [][]float32) {
 	h.wmu.Lock()
 	defer h.wmu.Unlock()
-	h.addLocked(id, v)
+	h.insertLocked(ids, vecs)
 }
 
 // sweep deletes the live nodes below limit for which keep returns false

@@ -98,6 +98,9 @@ func (m *Manager) readSnapshot(ctx context.Context, mi *memIndex, man manifest, 
 	})
 }
 
+// replayBatch is how many stored vectors a replay inserts at once.
+const replayBatch = 8192
+
 // replay brings the graph up to date with the stored vector records:
 // records newer than the snapshot are inserted, and graph nodes whose
 // record is gone are deleted.
@@ -105,6 +108,21 @@ func (m *Manager) replay(ctx context.Context, mi *memIndex, since uint64) (added
 	n := mi.vec.nodes()
 	seen := make([]bool, n)
 	prefix := vecPrefix(mi.id)
+	// Records are inserted in batches, which link on several goroutines.
+	var ids []string
+	var vecs [][]float32
+	flush := func() {
+		if err := mi.vec.AddBatch(ids, vecs); err != nil {
+			// A bad record spoils its batch: insert one by one to skip it.
+			for i, id := range ids {
+				if err := mi.vec.Add(id, vecs[i]); err != nil {
+					m.log.Warn("skipping a vector record", "memory", mi.id, "chunk", id, "err", err)
+					added--
+				}
+			}
+		}
+		ids, vecs = ids[:0], vecs[:0]
+	}
 	err = m.store.View(ctx, func(tx engine.Tx) error {
 		return tx.Scan(prefix, "", func(key string, val []byte) error {
 			id := strings.TrimPrefix(key, prefix)
@@ -121,14 +139,17 @@ func (m *Manager) replay(ctx context.Context, mi *memIndex, since uint64) (added
 				m.log.Warn("skipping a malformed vector record", "memory", mi.id, "chunk", id)
 				return nil
 			}
-			if err := mi.vec.Add(id, v); err != nil {
-				m.log.Warn("skipping a vector record", "memory", mi.id, "chunk", id, "err", err)
-				return nil
-			}
+			ids, vecs = append(ids, id), append(vecs, v)
 			added++
+			if len(ids) == replayBatch {
+				flush()
+			}
 			return ctx.Err()
 		})
 	})
+	if err == nil {
+		flush()
+	}
 	if err != nil {
 		return added, 0, err
 	}

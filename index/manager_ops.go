@@ -65,9 +65,11 @@ func (m *Manager) Add(ctx context.Context, memoryID string, chunks []engine.Inde
 	if err := m.writeVectors(ctx, mi, order, recs, noVec); err != nil {
 		return err
 	}
-	for _, id := range order {
-		mi.vec.insertNormalized(id, recs[id])
+	batch := make([][]float32, len(order))
+	for i, id := range order {
+		batch[i] = recs[id]
 	}
+	mi.vec.insertNormalized(order, batch)
 	for _, id := range noVec {
 		mi.vec.Delete(id)
 	}

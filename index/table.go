@@ -14,6 +14,9 @@ type VectorIndex interface {
 	// Add normalises a copy of vec and stores it under id, replacing any
 	// previous vector with that id.
 	Add(id string, vec []float32) error
+	// AddBatch adds many vectors as Add would, faster; when one is
+	// invalid it returns an error and adds none.
+	AddBatch(ids []string, vecs [][]float32) error
 	// Delete tombstones id; it reports whether id was present.
 	Delete(id string) bool
 	// Search returns up to k live vectors most similar to q (cosine), best

@@ -24,6 +24,7 @@ func TestVectorIndexConformance(t *testing.T) {
 			t.Run("delete", func(t *testing.T) { testDelete(t, mk()) })
 			t.Run("filter", func(t *testing.T) { testFilter(t, mk()) })
 			t.Run("concurrent", func(t *testing.T) { testConcurrent(t, mk()) })
+			t.Run("batch", func(t *testing.T) { testBatch(t, mk()) })
 			t.Run("errors", func(t *testing.T) { testErrors(t, mk()) })
 		})
 	}
@@ -238,6 +239,44 @@ func testConcurrent(t *testing.T, ix VectorIndex) {
 	wg.Wait()
 	if want := n - (n/2+4)/5; ix.Len() < want-1 || ix.Len() > want+1 {
 		t.Fatalf("Len %d, want about %d", ix.Len(), want)
+	}
+}
+
+// testBatch adds by AddBatch: it must match Add (replacing ids, refusing a
+// batch with one bad vector as a whole) and search as well.
+func testBatch(t *testing.T, ix VectorIndex) {
+	vs := clustered(3000, 32, 30, 5)
+	names := make([]string, len(vs))
+	for i := range names {
+		names[i] = chunkID(i)
+	}
+	if err := ix.AddBatch(names[:2000], vs[:2000]); err != nil {
+		t.Fatal(err)
+	}
+	bad := [][]float32{vs[2000], {0, 0}}
+	if err := ix.AddBatch(names[2000:2002], bad); engine.ErrorCode(err) != engine.CodeBadRequest || ix.Len() != 2000 {
+		t.Fatalf("bad batch: %v, Len %d", err, ix.Len())
+	}
+	if err := ix.AddBatch(names[:1], nil); engine.ErrorCode(err) != engine.CodeBadRequest {
+		t.Fatalf("ids without vectors: %v", err)
+	}
+	// Re-adding ids in a batch replaces them.
+	if err := ix.AddBatch(names[1500:], vs[1500:]); err != nil {
+		t.Fatal(err)
+	}
+	if ix.Len() != len(vs) || ix.Tombstones() != 500 {
+		t.Fatalf("Len %d Tombstones %d", ix.Len(), ix.Tombstones())
+	}
+	flat := NewFlat()
+	fill(t, flat, vs)
+	var got, want [][]string
+	for i := 0; i < len(vs); i += 11 {
+		got = append(got, ids(mustSearch(t, ix, vs[i], 10, nil)))
+		exact, _ := flat.Search(vs[i], 10, nil)
+		want = append(want, ids(exact))
+	}
+	if r := recallAt(got, want); r < 0.95 {
+		t.Fatalf("recall %.3f", r)
 	}
 }
 
