@@ -182,6 +182,11 @@ func decodeGraph(r *bufio.Reader, cfg HNSWConfig) (*graph, error) {
 	if hasEntry {
 		g.setEntry(entry, top)
 	}
+	g.codes = make([]int8, n*dim)
+	g.inv = make([]float32, n)
+	for i := range n {
+		g.inv[i] = quantize(g.vec(uint32(i)), g.code(uint32(i)))
+	}
 	return g, nil
 }
 

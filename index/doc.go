@@ -17,11 +17,20 @@
 // layer 0; EfConstruction = 200; EfSearch = 128. On 20k clustered 64-d
 // vectors this gives recall@10 about 0.975 against exact search.
 //
-// Vectors are normalised on insert and compared by dot product (cosine),
-// with an AVX2+FMA assembly kernel on amd64 and an unrolled pure-Go loop
-// elsewhere (build tag purego forces it). Storage is dense: vectors in one
-// []float32, layer-0 links in one []uint32 with fixed slots, string chunk
-// ids mapped to dense uint32 ids.
+// Vectors are normalised on insert and compared by dot product (cosine).
+// Each vector is also kept quantised to int8 (scaled so its largest
+// component is ±127, one float32 factor per vector): graph walks, while
+// inserting and searching, compare these codes, a quarter of the memory
+// traffic of float32, which is what bounds a walk over a large graph
+// (building 200k x 384 went from 7.4k to 13.9k vectors/s on 2 cores at
+// efConstruction 64, with the same recall). A search then re-ranks the ef
+// candidates of its walk with the float32 vectors, so scores are exact.
+// Kernels: AVX2+FMA (float32) and AVX2 (int8) assembly on amd64, and
+// unrolled pure-Go loops elsewhere (build tag purego forces them); a walk
+// prefetches the codes of the next neighbours. Storage is dense: vectors
+// in one []float32, codes in one []int8, layer-0 links in one []uint32 with
+// fixed slots, string chunk ids mapped to dense uint32 ids. Memory: about
+// 5 bytes a dimension plus ~140 bytes of links and id per vector.
 //
 // Concurrency: searches run in parallel with one writer. The writer takes
 // the graph's lock only to append new nodes (the arrays grow) and to

@@ -28,6 +28,49 @@ func dotGeneric(a, b []float32) float32 {
 	return (s0 + s1) + (s2 + s3)
 }
 
+// dotI8 returns the dot product of two int8 codes of the same length (see
+// quantize); the sum cannot overflow below 65536 dimensions.
+func dotI8(a, b []int8) int32 { return dotI8Impl(a, b) }
+
+// dotI8Generic is the portable int8 kernel, unrolled by 4.
+func dotI8Generic(a, b []int8) int32 {
+	n := len(a)
+	b = b[:n]
+	var s0, s1, s2, s3 int32
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		s0 += int32(a[i]) * int32(b[i])
+		s1 += int32(a[i+1]) * int32(b[i+1])
+		s2 += int32(a[i+2]) * int32(b[i+2])
+		s3 += int32(a[i+3]) * int32(b[i+3])
+	}
+	for ; i < n; i++ {
+		s0 += int32(a[i]) * int32(b[i])
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// quantize writes v as int8 codes into dst, scaled so that the largest
+// component is ±127, and returns the factor that turns a code back into a
+// value (0 for a zero vector). The graph walks on codes: a quarter of the
+// memory traffic of float32, at about 1% error on a dot product; final
+// scores come from the float32 vectors.
+func quantize(v []float32, dst []int8) float32 {
+	var m float32
+	for _, x := range v {
+		m = max(m, x, -x)
+	}
+	if m == 0 {
+		clear(dst[:len(v)])
+		return 0
+	}
+	s := 127 / m
+	for i, x := range v {
+		dst[i] = int8(math.Round(float64(x * s)))
+	}
+	return m / 127
+}
+
 // normalize returns a unit-length copy of v. It reports false for empty,
 // zero or non-finite vectors, which have no direction.
 func normalize(v []float32) ([]float32, bool) {

@@ -3,6 +3,7 @@ package index
 import (
 	"math"
 	"slices"
+	"sort"
 	"sync"
 	"sync/atomic"
 )
@@ -29,6 +30,11 @@ type graph struct {
 	levels     []uint8
 	l0         []uint32   // node i: l0[i*(m0+1)] = count, then the ids
 	up         [][]uint32 // node i, layer l>=1: up[i][(l-1)*(m+1)] = count, then ids
+	// codes holds each vector quantised to int8 (row i at i*dim), inv the
+	// factor back to values. Walks compare codes (a quarter of the memory
+	// traffic); results are re-ranked with the float32 vectors.
+	codes []int8
+	inv   []float32
 
 	// top is the entry point: bit 63 set when there is one, the top layer
 	// in bits 32-39, the node in the low 32 bits.
@@ -95,9 +101,51 @@ func (g *graph) lock(i uint32) *sync.Mutex {
 	return mu
 }
 
+// query is a vector as a walk compares it: int8 codes and their factor.
+type query struct {
+	c   []int8
+	inv float32
+}
+
+func (g *graph) code(i uint32) []int8 {
+	o := int(i) * g.dim
+	return g.codes[o : o+g.dim : o+g.dim]
+}
+
+// queryOf quantises a normalised vector for a walk.
+func queryOf(v []float32) query {
+	c := make([]int8, len(v))
+	return query{c, quantize(v, c)}
+}
+
+func (g *graph) nodeQuery(i uint32) query { return query{g.code(i), g.inv[i]} }
+
+// dist is the approximate distance (1 - cosine) of node i to q.
+func (g *graph) dist(q query, i uint32) float32 {
+	return 1 - float32(dotI8(q.c, g.code(i)))*q.inv*g.inv[i]
+}
+
+// rerank replaces the approximate distances of a walk's result with exact
+// ones and sorts it nearest first (ties by dense id).
+func (g *graph) rerank(q []float32, cs maxHeap) []cand {
+	out := []cand(cs)
+	for i := range out {
+		out[i].d = 1 - dot(q, g.vec(out[i].id))
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].d != out[j].d {
+			return out[i].d < out[j].d
+		}
+		return out[i].id < out[j].id
+	})
+	return out
+}
+
 // grow makes room for n more nodes so a batch appends without copying.
 func (g *graph) grow(n int) {
 	g.vecs = slices.Grow(g.vecs, n*g.dim)
+	g.codes = slices.Grow(g.codes, n*g.dim)
+	g.inv = slices.Grow(g.inv, n)
 	g.l0 = slices.Grow(g.l0, n*(g.m0+1))
 	g.ids = slices.Grow(g.ids, n)
 	g.dead = slices.Grow(g.dead, n)
@@ -108,6 +156,8 @@ func (g *graph) grow(n int) {
 // appendNode adds an unlinked node; nothing reaches it until link runs.
 func (g *graph) appendNode(id string, v []float32, level int) uint32 {
 	n := g.appendRow(id, v)
+	g.codes = append(g.codes, make([]int8, g.dim)...)
+	g.inv = append(g.inv, quantize(v, g.code(n)))
 	g.levels = append(g.levels, uint8(level))
 	g.l0 = append(g.l0, make([]uint32, g.m0+1)...)
 	var u []uint32
@@ -126,14 +176,14 @@ func (g *graph) maxLinks(lc int) int {
 }
 
 // greedy walks layer lc towards q, one best neighbour at a time (ef = 1).
-func (g *graph) greedy(q []float32, ep cand, lc int) cand {
+func (g *graph) greedy(q query, ep cand, lc int) cand {
 	for changed := true; changed; {
 		changed = false
 		s := g.slot(ep.id, lc)
 		n := min(int(atomic.LoadUint32(&s[0])), len(s)-1)
 		for j := 1; j <= n; j++ {
 			nb := atomic.LoadUint32(&s[j])
-			if d := 1 - dot(q, g.vec(nb)); d < ep.d {
+			if d := g.dist(q, nb); d < ep.d {
 				ep = cand{nb, d}
 				changed = true
 			}
@@ -147,7 +197,7 @@ func (g *graph) greedy(q []float32, ep cand, lc int) cand {
 // Nodes failing the filter are still expanded, so tombstones and filtered
 // nodes keep the graph connected. With budget > 0 it stops after that many
 // distance computations and reports truncated.
-func (g *graph) searchLayer(q []float32, eps []cand, ef, lc int, filter func(uint32) bool, budget int, vis *visited) (top maxHeap, truncated bool) {
+func (g *graph) searchLayer(q query, eps []cand, ef, lc int, filter func(uint32) bool, budget int, vis *visited) (top maxHeap, truncated bool) {
 	cands := make(minHeap, 0, ef*2)
 	top = make(maxHeap, 0, ef+1)
 	for _, e := range eps {
@@ -167,6 +217,11 @@ func (g *graph) searchLayer(q []float32, eps []cand, ef, lc int, filter func(uin
 		bound = top[0].d
 	}
 	computed := 0
+	var stack [64]uint32
+	buf := stack[:]
+	if g.m0 > len(buf) {
+		buf = make([]uint32, g.m0)
+	}
 	for len(cands) > 0 {
 		c := cands.pop()
 		if len(top) >= ef && c.d > bound {
@@ -174,12 +229,22 @@ func (g *graph) searchLayer(q []float32, eps []cand, ef, lc int, filter func(uin
 		}
 		s := g.slot(c.id, lc)
 		n := min(int(atomic.LoadUint32(&s[0])), len(s)-1)
+		fresh := buf[:0]
 		for j := 1; j <= n; j++ {
-			nb := atomic.LoadUint32(&s[j])
-			if vis.visit(nb) {
-				continue
+			if nb := atomic.LoadUint32(&s[j]); !vis.visit(nb) {
+				fresh = append(fresh, nb)
 			}
-			d := 1 - dot(q, g.vec(nb))
+		}
+		// Ask for the codes a few neighbours ahead: the walk is bound by
+		// memory latency, and this overlaps the loads.
+		for _, nb := range fresh[:min(len(fresh), prefetchAhead)] {
+			prefetch(g.code(nb))
+		}
+		for i, nb := range fresh {
+			if i+prefetchAhead < len(fresh) {
+				prefetch(g.code(fresh[i+prefetchAhead]))
+			}
+			d := g.dist(q, nb)
 			computed++
 			if len(top) < ef || d < bound {
 				cands.push(cand{nb, d})
@@ -213,10 +278,10 @@ func (g *graph) selectNeighbors(cands []cand, m int) []cand {
 		if len(out) >= m {
 			break
 		}
-		vc := g.vec(c.id)
+		qc := g.nodeQuery(c.id)
 		keep := true
 		for _, r := range out {
-			if 1-dot(vc, g.vec(r.id)) < c.d {
+			if g.dist(qc, r.id) < c.d {
 				keep = false
 				break
 			}
@@ -234,7 +299,7 @@ func (g *graph) selectNeighbors(cands []cand, m int) []cand {
 // bottom-up, so a walk that reaches n on a layer finds it linked on every
 // layer below.
 func (g *graph) link(n uint32, vis *visited) {
-	v := g.vec(n)
+	q := g.nodeQuery(n)
 	level := int(g.levels[n])
 	entry, top, ok := g.entryPoint()
 	if !ok || level > top {
@@ -245,16 +310,16 @@ func (g *graph) link(n uint32, vis *visited) {
 			return
 		}
 	}
-	ep := cand{entry, 1 - dot(v, g.vec(entry))}
+	ep := cand{entry, g.dist(q, entry)}
 	for lc := top; lc > level; lc-- {
-		ep = g.greedy(v, ep, lc)
+		ep = g.greedy(q, ep, lc)
 	}
 	sels := make([][]cand, min(level, top)+1)
 	eps := []cand{ep}
 	for lc := len(sels) - 1; lc >= 0; lc-- {
 		vis.reset(len(g.ids))
 		vis.visit(n)
-		found, _ := g.searchLayer(v, eps, g.efC, lc, nil, 0, vis)
+		found, _ := g.searchLayer(q, eps, g.efC, lc, nil, 0, vis)
 		w := found.sorted()
 		sels[lc] = g.selectNeighbors(w, g.m)
 		eps = w
@@ -288,10 +353,10 @@ func (g *graph) connect(n uint32, lc int, sel []cand) {
 			atomic.StoreUint32(&sl[len(buf)+1], n)
 			atomic.StoreUint32(&sl[0], uint32(len(buf)+1))
 		} else {
-			base := g.vec(s.id)
+			base := g.nodeQuery(s.id)
 			cs = cs[:0]
 			for _, x := range buf {
-				cs = append(cs, cand{x, 1 - dot(base, g.vec(x))})
+				cs = append(cs, cand{x, g.dist(base, x)})
 			}
 			cs = append(cs, cand{n, s.d})
 			kept := g.selectNeighbors(maxHeap(cs).sorted(), mmax)
@@ -304,3 +369,6 @@ func (g *graph) connect(n uint32, lc int, sel []cand) {
 		mu.Unlock()
 	}
 }
+
+// prefetchAhead is how many neighbours ahead a walk asks for codes.
+const prefetchAhead = 4

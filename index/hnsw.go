@@ -220,7 +220,8 @@ func (h *HNSW) Bytes() int64 {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	g := h.g
-	b := g.table.bytes() + int64(cap(g.l0))*4 + int64(cap(g.levels)) + int64(cap(g.up))*24
+	b := g.table.bytes() + int64(cap(g.l0))*4 + int64(cap(g.levels)) + int64(cap(g.up))*24 +
+		int64(cap(g.codes)) + int64(cap(g.inv))*4
 	for _, u := range g.up {
 		b += int64(cap(u)) * 4
 	}
@@ -270,17 +271,18 @@ func (h *HNSW) Search(q []float32, k int, allow func(string) bool) ([]engine.Chu
 	}
 	vis := h.getVisited()
 	defer h.pool.Put(vis)
+	wq := queryOf(qv)
 	entry, topLayer, _ := g.entryPoint()
-	ep := cand{entry, 1 - dot(qv, g.vec(entry))}
+	ep := cand{entry, g.dist(wq, entry)}
 	for lc := topLayer; lc > 0; lc-- {
-		ep = g.greedy(qv, ep, lc)
+		ep = g.greedy(wq, ep, lc)
 	}
 	vis.reset(len(g.ids))
-	top, _ := g.searchLayer(qv, []cand{ep}, ef, 0, filter, budget, vis)
+	top, _ := g.searchLayer(wq, []cand{ep}, ef, 0, filter, budget, vis)
 	if len(top) < min(k, g.live()) {
 		return g.hits(g.exact(qv, k, filter), k), nil
 	}
-	return g.hits(top.sorted(), k), nil
+	return g.hits(g.rerank(qv, top), k), nil
 }
 
 // SearchExact scans every live vector; Manager uses it for small memories.
