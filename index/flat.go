@@ -1,6 +1,7 @@
 package index
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/hearth-dev/hearth/engine"
@@ -51,6 +52,9 @@ func (f *Flat) AddBatch(ids []string, vecs [][]float32) error {
 		norm[i], dim = nv, len(nv)
 	}
 	f.t.dim = dim
+	f.t.vecs = slices.Grow(f.t.vecs, len(norm)*dim)
+	f.t.ids = slices.Grow(f.t.ids, len(norm))
+	f.t.dead = slices.Grow(f.t.dead, len(norm))
 	for i, v := range norm {
 		f.t.appendRow(ids[i], v)
 	}

@@ -3,9 +3,9 @@ package index
 import (
 	"math"
 	"slices"
-	"sort"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // lockStripes is the number of link locks of a graph: node i's links are
@@ -120,6 +120,12 @@ func queryOf(v []float32) query {
 
 func (g *graph) nodeQuery(i uint32) query { return query{g.code(i), g.inv[i]} }
 
+// prefetch asks for node i's codes and factor.
+func (g *graph) prefetch(i uint32) {
+	prefetch(g.code(i))
+	prefetch(unsafe.Slice((*int8)(unsafe.Pointer(&g.inv[i])), 4))
+}
+
 // dist is the approximate distance (1 - cosine) of node i to q.
 func (g *graph) dist(q query, i uint32) float32 {
 	return 1 - float32(dotI8(q.c, g.code(i)))*q.inv*g.inv[i]
@@ -132,12 +138,7 @@ func (g *graph) rerank(q []float32, cs maxHeap) []cand {
 	for i := range out {
 		out[i].d = 1 - dot(q, g.vec(out[i].id))
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].d != out[j].d {
-			return out[i].d < out[j].d
-		}
-		return out[i].id < out[j].id
-	})
+	slices.SortFunc(out, nearer)
 	return out
 }
 
@@ -238,11 +239,11 @@ func (g *graph) searchLayer(q query, eps []cand, ef, lc int, filter func(uint32)
 		// Ask for the codes a few neighbours ahead: the walk is bound by
 		// memory latency, and this overlaps the loads.
 		for _, nb := range fresh[:min(len(fresh), prefetchAhead)] {
-			prefetch(g.code(nb))
+			g.prefetch(nb)
 		}
 		for i, nb := range fresh {
 			if i+prefetchAhead < len(fresh) {
-				prefetch(g.code(fresh[i+prefetchAhead]))
+				g.prefetch(fresh[i+prefetchAhead])
 			}
 			d := g.dist(q, nb)
 			computed++

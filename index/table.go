@@ -2,7 +2,6 @@ package index
 
 import (
 	"slices"
-	"sort"
 
 	"github.com/hearth-dev/hearth/engine"
 )
@@ -230,11 +229,17 @@ func (h maxHeap) down(i int) {
 // leaves the heap unusable.
 func (h maxHeap) sorted() []cand {
 	s := slices.Clone([]cand(h))
-	sort.Slice(s, func(i, j int) bool {
-		if s[i].d != s[j].d {
-			return s[i].d < s[j].d
-		}
-		return s[i].id < s[j].id
-	})
+	slices.SortFunc(s, nearer)
 	return s
+}
+
+// nearer orders candidates nearest first, ties by dense id.
+func nearer(a, b cand) int {
+	switch {
+	case a.d < b.d:
+		return -1
+	case a.d > b.d:
+		return 1
+	}
+	return int(a.id) - int(b.id)
 }
