@@ -162,7 +162,7 @@ func runIngest(c ingestCase, queries int, logf func(string, ...any)) (IngestResu
 }
 
 func ingestCases(quick bool) []ingestCase {
-	docs, size := 8, 512<<10
+	docs, size := 12, 1<<20
 	if quick {
 		docs, size = 4, 256<<10
 	}
