@@ -53,6 +53,7 @@
 //	idx/<memoryID>/manifest          JSON {format, gen, seq, parts, bytes, crc32c, nodes, live, dim, written}
 //	idx/<memoryID>/snap/<gen>/<part> snapshot bytes; gen %016x, part %08x; 512 KiB per part
 //	idx/<memoryID>/drop              present only while DropMemory is in progress
+//	idx/<memoryID>/kwseq             u64 LE: sequence number of the last keyword index change
 //
 // Each Add or Remove commits its vector records and a new seq in one
 // transaction (split into several for very large batches). Snapshots are
@@ -89,6 +90,19 @@
 //
 // A chunk with an empty vector is keyword-only: a memory whose embedding
 // model is hearth:bm25 has only a Bleve index.
+//
+// The Bleve directories are not in the store, so they can fall behind it: a
+// backup holds only the store, a kill can come before Bleve persisted its
+// last batches, files can be damaged. Each keyword change commits a new
+// idx/<m>/kwseq to the store first and records the same number in the Bleve
+// batch (an internal value, persisted atomically with the batch). Loading a
+// memory compares the two; when the Bleve index is missing, unreadable or at
+// another number, it is rebuilt from the chunk texts, which the memory
+// engine provides as an engine.ChunkSource (its chunk records are the source
+// of truth). A store without kwseq (data from before it existed) is checked
+// by comparing the number of chunk texts with the Bleve document count.
+// LoadInfo.KeywordRebuilt says why a rebuild happened. A Bleve write that
+// fails marks the index stale, and the next change rebuilds it first.
 //
 // # Hybrid ranking
 //

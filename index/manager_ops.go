@@ -74,7 +74,7 @@ func (m *Manager) Add(ctx context.Context, memoryID string, chunks []engine.Inde
 	if len(order)+len(noVec) > 0 {
 		mi.dirty = true
 	}
-	return m.applyKeyword(mi, kwPut, kwDel, len(kwPut) > 0)
+	return m.applyKeyword(ctx, mi, kwPut, kwDel, len(kwPut) > 0)
 }
 
 func errMessage(err error) string {
@@ -110,10 +110,15 @@ func (m *Manager) Remove(ctx context.Context, memoryID string, chunkIDs []string
 	if len(present) > 0 {
 		mi.dirty = true
 	}
-	return m.applyKeyword(mi, nil, chunkIDs, false)
+	return m.applyKeyword(ctx, mi, nil, chunkIDs, false)
 }
 
-func (m *Manager) applyKeyword(mi *memIndex, put []engine.IndexedChunk, del []string, create bool) error {
+// applyKeyword changes the Bleve index. The keyword sequence number is
+// committed to the store first and then recorded in the Bleve batch, so a
+// change the Bleve index lost (a crash before it persisted the batch, a
+// failed write) leaves the two numbers different, and the index is rebuilt
+// from the chunk texts (see loadKeyword). The caller holds mi.mu.
+func (m *Manager) applyKeyword(ctx context.Context, mi *memIndex, put []engine.IndexedChunk, del []string, create bool) error {
 	if len(put)+len(del) == 0 {
 		return nil
 	}
@@ -121,7 +126,21 @@ func (m *Manager) applyKeyword(mi *memIndex, put []engine.IndexedChunk, del []st
 	if err != nil || kw == nil {
 		return err
 	}
-	if err := kw.apply(put, del); err != nil {
+	if mi.kwStale {
+		if err := m.rebuildKeyword(ctx, mi, "an earlier change could not be applied"); err != nil {
+			return err
+		}
+		if kw, err = m.keyword(mi, create); err != nil || kw == nil {
+			return err
+		}
+	}
+	seq := mi.kwSeq + 1
+	if err := m.store.Update(ctx, func(tx engine.Tx) error { return tx.PutRaw(kwSeqKey(mi.id), encodeU64(seq)) }); err != nil {
+		return engine.Wrap(err, engine.CodeInternal, "cannot update the keyword index")
+	}
+	mi.kwSeq = seq
+	if err := kw.apply(put, del, seq); err != nil {
+		mi.kwStale = true
 		return engine.Wrap(err, engine.CodeInternal, "cannot update the keyword index")
 	}
 	return nil
@@ -194,6 +213,20 @@ func (m *Manager) SearchKeyword(ctx context.Context, memoryID string, query stri
 		return nil, engine.Wrap(err, engine.CodeInternal, "keyword search failed")
 	}
 	return hits, nil
+}
+
+// HasVectors implements engine.SearchIndex: whether each chunk has a live
+// vector. Like every call it loads the memory on first use.
+func (m *Manager) HasVectors(ctx context.Context, memoryID string, chunkIDs []string) ([]bool, error) {
+	mi, err := m.mem(ctx, memoryID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]bool, len(chunkIDs))
+	for i, id := range chunkIDs {
+		out[i] = mi.vec.has(id)
+	}
+	return out, nil
 }
 
 // DropMemory implements engine.SearchIndex: it removes the graph, the

@@ -153,6 +153,12 @@ func pick(texts []string, idx []int) []string {
 // were there) and need no embedding; stale records are removed. It returns
 // the indexes of the chunks still to embed.
 func (s *Service) reuseChunks(ctx context.Context, m *Memory, j *Job, texts []string) ([]int, error) {
+	// Load the memory's index before this job writes any chunk record: its
+	// first load checks the keyword index against the stored chunk texts,
+	// and must not count chunks it has not been given yet.
+	if _, err := s.index.HasVectors(ctx, j.MemoryID, nil); err != nil {
+		return nil, err
+	}
 	prefix := chunkPrefix(j.MemoryID)
 	var found []engine.IndexedChunk
 	var stale []string

@@ -175,6 +175,9 @@ func New(cfg Config) (*Service, error) {
 	s := &Service{cfg: cfg, store: cfg.Store, index: cfg.Index, log: cfg.Logger, now: cfg.Now}
 	s.docsets.init()
 	s.ingest = newIngester(s)
+	if u, ok := cfg.Index.(engine.ChunkSourceUser); ok {
+		u.SetChunkSource(s)
+	}
 	return s, nil
 }
 
