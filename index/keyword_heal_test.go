@@ -185,6 +185,33 @@ func TestKeywordIndexHeals(t *testing.T) {
 		}
 	})
 
+	t.Run("kill between the store and Bleve", func(t *testing.T) {
+		store, src, dir := memstore.New(), &textSource{}, t.TempDir()
+		m := withSource(t, store, dir, src)
+		addBoth(t, m, src, "mem", vec(textChunks(0, "ibis probe mud")))
+		// What Add commits before it writes to Bleve, then nothing more:
+		// the vector and the keyword number in one store transaction.
+		late := vec(textChunks(1, "spoonbills sweep"))
+		src.put("mem", late)
+		mi, _ := m.mem(ctx, "mem")
+		mi.mu.Lock()
+		err := m.writeVectors(ctx, mi, []string{late[0].ID}, map[string][]float32{late[0].ID: {0.6, 0.8}}, nil, mi.kwSeq+1)
+		mi.mu.Unlock()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The kill: Bleve's files stay as they are, no graph snapshot.
+		m.setKeyword(mi, nil)
+		m = withSource(t, store, dir, src)
+		defer m.Close()
+		if got := keywordIDs(t, m, "mem", "spoonbills ibis"); len(got) != 2 {
+			t.Fatalf("after the kill: %v", got)
+		}
+		if s := memStats(t, m, "mem"); s.Vectors != 2 || !strings.Contains(s.Load.KeywordRebuilt, "at change 1, the store at 2") {
+			t.Fatalf("stats: %+v", s)
+		}
+	})
+
 	t.Run("unreadable", func(t *testing.T) {
 		store, src, dir := memstore.New(), &textSource{}, t.TempDir()
 		m := withSource(t, store, dir, src)

@@ -3,11 +3,14 @@ package server_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hearth-dev/hearth/blob"
+	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/server/servertest"
 )
 
@@ -57,5 +60,41 @@ func TestKeywordSearchAfterRestore(t *testing.T) {
 	}
 	if rebuilt != 2 {
 		t.Fatalf("%d keyword indexes rebuilt, want 2: %+v", rebuilt, ts.Index.Stats())
+	}
+}
+
+// TestLegacyVectorCopyIsDropped starts a server on a data dir that still
+// has the memory engine's old copy of the vectors (vec/): Open deletes it in
+// the background, and retrieval keeps working from the index's vectors.
+func TestLegacyVectorCopyIsDropped(t *testing.T) {
+	dir := t.TempDir()
+	ts := servertest.StartDir(t, dir)
+	key := servertest.AdminKey
+	createMemory(t, ts, key, map[string]any{"name": "kb", "embedding_model": hashModel})
+	upload(t, ts, key, "kb", "a.md", "text/markdown", []byte("# Herons\n\nHerons stand still in shallow water."), nil)
+	waitCompleted(t, ts, key, "kb", "a.md")
+	err := ts.Store.Update(context.Background(), func(tx engine.Tx) error {
+		for i := 0; i < 1500; i++ {
+			if err := tx.PutRaw(fmt.Sprintf("vec/mOld/v%04d.000000", i), make([]byte, 64)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.Stop()
+	ts = servertest.StartDir(t, dir)
+	deadline := time.Now().Add(10 * time.Second)
+	for storeKeys(t, ts, "vec/")["vec/"] != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("legacy vectors left: %v", storeKeys(t, ts, "vec/"))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	res := retrieve(t, ts, key, map[string]any{"query": "herons", "memory": []map[string]any{{"name": "kb"}}, "topK": 1})
+	if len(res) != 1 || res[0].Similarity != 1 {
+		t.Fatalf("retrieve: %+v", res)
 	}
 }

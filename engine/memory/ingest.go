@@ -51,7 +51,11 @@ func (s *Service) Open(ctx context.Context) error {
 	runCtx, cancel := context.WithCancel(context.Background())
 	in.cancel = cancel
 	in.opened = true
-	in.wg.Add(1 + s.cfg.Workers)
+	in.wg.Add(2 + s.cfg.Workers)
+	go func() {
+		defer in.wg.Done()
+		s.dropLegacyVectors(runCtx)
+	}()
 	go in.dispatch(runCtx)
 	for i := 0; i < s.cfg.Workers; i++ {
 		go in.worker(runCtx)

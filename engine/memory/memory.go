@@ -8,7 +8,6 @@
 //	memory/<owner>/<name>           Memory
 //	doc/<memoryID>/<document name>  Document
 //	chunk/<memoryID>/<chunkID>      chunkRecord (text and document name)
-//	vec/<memoryID>/<chunkID>        unit vector, float32 little-endian
 //	job/<jobID>                     Job (ingest, purge or drop), FIFO by id
 //	upload/<uploadID>               pending upload (step 1 of an upload)
 //	blob/<memoryID>/<version>/...   uploaded bytes (engine.Store blobs)
@@ -16,6 +15,12 @@
 // A chunk id is "<version>.<n>": the version is the upload id of the
 // document version the chunk belongs to, so the live version of every
 // document decides which chunks are visible to searches.
+//
+// Vectors are stored once, by the search index (idx/<memoryID>/v/...), which
+// rebuilds its graph from them; interrupted ingestion asks the index which
+// chunks it holds (SearchIndex.HasVectors) instead of keeping a copy. Data
+// dirs written before that kept a copy under vec/, which Open deletes in
+// the background.
 package memory
 
 import (
@@ -199,8 +204,6 @@ func docPrefix(memID string) string         { return "doc/" + memID + "/" }
 func docKey(memID, name string) string      { return docPrefix(memID) + name }
 func chunkPrefix(memID string) string       { return "chunk/" + memID + "/" }
 func chunkKey(memID, chunkID string) string { return chunkPrefix(memID) + chunkID }
-func vecPrefix(memID string) string         { return "vec/" + memID + "/" }
-func vecKey(memID, chunkID string) string   { return vecPrefix(memID) + chunkID }
 func blobID(memID, version string) string   { return memID + "/" + version }
 
 var memoryNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
