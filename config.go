@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hearth-dev/hearth/engine/memory"
 	"github.com/hearth-dev/hearth/providers"
@@ -38,6 +39,11 @@ type Config struct {
 	// keyword rankings of hybrid retrieval (reciprocal rank fusion).
 	RetrieveVectorWeight  string `json:"retrieve_vector_weight"`
 	RetrieveKeywordWeight string `json:"retrieve_keyword_weight"`
+	// ParseTimeout (a Go duration) bounds the parse of one PDF, which runs
+	// in a child process that is killed when it is exceeded;
+	// ParseMemoryLimit bounds that child's memory, in bytes.
+	ParseTimeout     string `json:"parse_timeout"`
+	ParseMemoryLimit int64  `json:"parse_memory_limit"`
 	// Providers holds each provider's base URL and server-wide key, from
 	// HEARTH_<PROVIDER>_BASE_URL / HEARTH_<PROVIDER>_API_KEY. Extra
 	// OpenAI-compatible providers are declared by name in HEARTH_PROVIDERS.
@@ -62,6 +68,7 @@ func defaultConfig() Config {
 		Addr: ":8080", Data: "./hearth-data", LogLevel: "info", LogFormat: "text", AdminLogin: "admin",
 		MaxBodyBytes: 8 << 20, MaxUploadBytes: 10 << 20,
 		IngestWorkers: 2, RetrieveVectorWeight: "1", RetrieveKeywordWeight: "1",
+		ParseTimeout: "60s", ParseMemoryLimit: 1 << 30,
 	}
 }
 
@@ -86,6 +93,8 @@ func (c *Config) vars() []configVar {
 		{env: "HEARTH_INGEST_WORKERS", flag: "ingest-workers", usage: "documents ingested in parallel", num: &c.IngestWorkers},
 		{env: "HEARTH_RETRIEVE_VECTOR_WEIGHT", flag: "retrieve-vector-weight", usage: "weight of the vector ranking in hybrid retrieval", str: &c.RetrieveVectorWeight},
 		{env: "HEARTH_RETRIEVE_KEYWORD_WEIGHT", flag: "retrieve-keyword-weight", usage: "weight of the keyword ranking in hybrid retrieval (0: vector only)", str: &c.RetrieveKeywordWeight},
+		{env: "HEARTH_PARSE_TIMEOUT", flag: "parse-timeout", usage: "longest parse of one PDF (a Go duration, 1s to 1h)", str: &c.ParseTimeout},
+		{env: "HEARTH_PARSE_MEMORY_LIMIT", flag: "parse-memory-limit", usage: "most memory the parse of one PDF may use, in bytes", num: &c.ParseMemoryLimit},
 		{env: "HEARTH_OUTBOUND_ALLOW_PRIVATE", flag: "outbound-allow-private", usage: "true lets MCP servers and crawls reach private/loopback addresses", str: &c.OutboundAllowPrivate},
 		{env: "HEARTH_OUTBOUND_ALLOW", flag: "outbound-allow", usage: "comma-separated CIDRs user-supplied URLs may reach besides public addresses", str: &c.OutboundAllow},
 		{env: "HEARTH_EXA_BASE_URL", flag: "exa-base-url", usage: "Exa web search API (default https://api.exa.ai)", str: &c.ExaBaseURL},
@@ -197,6 +206,12 @@ func (c *Config) Validate() error {
 	if verr == nil && kerr == nil && vw+kw == 0 {
 		errs = append(errs, errors.New("HEARTH_RETRIEVE_VECTOR_WEIGHT and HEARTH_RETRIEVE_KEYWORD_WEIGHT: must not both be 0"))
 	}
+	if d, err := time.ParseDuration(strings.TrimSpace(c.ParseTimeout)); err != nil || d < time.Second || d > time.Hour {
+		errs = append(errs, fmt.Errorf("HEARTH_PARSE_TIMEOUT %q: must be a duration from 1s to 1h, such as 60s or 2m", c.ParseTimeout))
+	}
+	if c.ParseMemoryLimit < 64<<20 {
+		errs = append(errs, fmt.Errorf("HEARTH_PARSE_MEMORY_LIMIT %d: must be at least 67108864 (64 MiB)", c.ParseMemoryLimit))
+	}
 	switch strings.ToLower(c.OutboundAllowPrivate) {
 	case "", "false", "0", "no":
 		c.Outbound.AllowPrivate = false
@@ -274,4 +289,10 @@ func (c *Config) fusion() memory.Fusion {
 	vw, _ := parseWeight("", c.RetrieveVectorWeight)
 	kw, _ := parseWeight("", c.RetrieveKeywordWeight)
 	return memory.Fusion{VectorWeight: vw, KeywordWeight: kw}
+}
+
+// parseTimeout returns HEARTH_PARSE_TIMEOUT (call after Validate).
+func (c *Config) parseTimeout() time.Duration {
+	d, _ := time.ParseDuration(strings.TrimSpace(c.ParseTimeout))
+	return d
 }

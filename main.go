@@ -25,6 +25,7 @@ import (
 	"github.com/hearth-dev/hearth/providers/images"
 	"github.com/hearth-dev/hearth/providers/mcp"
 	"github.com/hearth-dev/hearth/providers/search"
+	"github.com/hearth-dev/hearth/sandbox"
 	"github.com/hearth-dev/hearth/server"
 )
 
@@ -74,6 +75,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		err = backupCmd(args[1:], getenv, stdout, stderr)
 	case "restore":
 		err = restoreCmd(args[1:], getenv, stderr)
+	case sandbox.Subcommand: // hidden: the PDF parser child of a running server
+		return sandbox.Serve(os.Stdin, stdout)
 	case "version", "-v", "--version":
 		fmt.Fprintln(stdout, "hearth", version)
 	case "help", "-h", "--help":
@@ -143,10 +146,15 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 		a.close(ctx)
 		return nil, err
 	}
+	parser, err := sandbox.New(sandbox.Config{Timeout: cfg.parseTimeout(), MemoryLimit: cfg.ParseMemoryLimit, Logger: log})
+	if err != nil {
+		a.close(ctx)
+		return nil, err
+	}
 	mem, err := memory.New(memory.Config{
 		Store: store, Index: a.index, Providers: registry, Keysets: keysets,
 		UploadSecret: deriveKey(secret, "hearth upload URL signing v1"), BaseURL: cfg.PublicURL,
-		Workers: int(cfg.IngestWorkers), Fusion: cfg.fusion(), Logger: log,
+		Workers: int(cfg.IngestWorkers), Fusion: cfg.fusion(), Logger: log, Parse: parser.Parse,
 	})
 	if err != nil {
 		a.close(ctx)

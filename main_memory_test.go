@@ -153,7 +153,8 @@ func TestMemoryConfig(t *testing.T) {
 	if err != nil || cfg.Validate() != nil {
 		t.Fatalf("defaults: %v", err)
 	}
-	if cfg.IngestWorkers != 2 || cfg.fusion().VectorWeight != 1 || cfg.fusion().KeywordWeight != 1 {
+	if cfg.IngestWorkers != 2 || cfg.fusion().VectorWeight != 1 || cfg.fusion().KeywordWeight != 1 ||
+		cfg.parseTimeout() != time.Minute || cfg.ParseMemoryLimit != 1<<30 {
 		t.Fatalf("defaults: %+v", cfg)
 	}
 	cfg, _, _ = loadConfig("serve", []string{"-ingest-workers", "8", "-retrieve-keyword-weight", "0"}, envMap(map[string]string{"HEARTH_RETRIEVE_VECTOR_WEIGHT": "2.5"}))
@@ -164,12 +165,16 @@ func TestMemoryConfig(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		"no workers":   {map[string]string{"HEARTH_INGEST_WORKERS": "0"}, "HEARTH_INGEST_WORKERS"},
-		"too many":     {map[string]string{"HEARTH_INGEST_WORKERS": "65"}, "HEARTH_INGEST_WORKERS"},
-		"bad weight":   {map[string]string{"HEARTH_RETRIEVE_KEYWORD_WEIGHT": "lots"}, "HEARTH_RETRIEVE_KEYWORD_WEIGHT"},
-		"negative":     {map[string]string{"HEARTH_RETRIEVE_VECTOR_WEIGHT": "-1"}, "HEARTH_RETRIEVE_VECTOR_WEIGHT"},
-		"both zero":    {map[string]string{"HEARTH_RETRIEVE_VECTOR_WEIGHT": "0", "HEARTH_RETRIEVE_KEYWORD_WEIGHT": "0"}, "must not both be 0"},
-		"not a number": {map[string]string{"HEARTH_RETRIEVE_VECTOR_WEIGHT": "NaN"}, "HEARTH_RETRIEVE_VECTOR_WEIGHT"},
+		"no workers":    {map[string]string{"HEARTH_INGEST_WORKERS": "0"}, "HEARTH_INGEST_WORKERS"},
+		"too many":      {map[string]string{"HEARTH_INGEST_WORKERS": "65"}, "HEARTH_INGEST_WORKERS"},
+		"bad weight":    {map[string]string{"HEARTH_RETRIEVE_KEYWORD_WEIGHT": "lots"}, "HEARTH_RETRIEVE_KEYWORD_WEIGHT"},
+		"negative":      {map[string]string{"HEARTH_RETRIEVE_VECTOR_WEIGHT": "-1"}, "HEARTH_RETRIEVE_VECTOR_WEIGHT"},
+		"both zero":     {map[string]string{"HEARTH_RETRIEVE_VECTOR_WEIGHT": "0", "HEARTH_RETRIEVE_KEYWORD_WEIGHT": "0"}, "must not both be 0"},
+		"not a number":  {map[string]string{"HEARTH_RETRIEVE_VECTOR_WEIGHT": "NaN"}, "HEARTH_RETRIEVE_VECTOR_WEIGHT"},
+		"parse timeout": {map[string]string{"HEARTH_PARSE_TIMEOUT": "60"}, "HEARTH_PARSE_TIMEOUT"},
+		"short timeout": {map[string]string{"HEARTH_PARSE_TIMEOUT": "10ms"}, "HEARTH_PARSE_TIMEOUT"},
+		"long timeout":  {map[string]string{"HEARTH_PARSE_TIMEOUT": "2h"}, "HEARTH_PARSE_TIMEOUT"},
+		"parse memory":  {map[string]string{"HEARTH_PARSE_MEMORY_LIMIT": "1000000"}, "HEARTH_PARSE_MEMORY_LIMIT"},
 	} {
 		cfg, _, err := loadConfig("serve", nil, envMap(tc.env))
 		if err == nil {

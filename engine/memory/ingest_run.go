@@ -51,8 +51,14 @@ func (s *Service) runIngest(ctx context.Context, j *Job) error {
 	if err != nil {
 		return err
 	}
-	text, err := safeParse(doc.Current.ContentType, j.Document, data)
-	if err != nil {
+	text, err := s.Parse(ctx, doc.Current.ContentType, j.Document, data)
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case !documentError(err):
+		return err // the parser could not run: the job is retried
+	default:
 		return s.failIngest(ctx, j, errMessage(err))
 	}
 	data = nil
@@ -124,6 +130,26 @@ func (s *Service) runIngest(ctx context.Context, j *Job) error {
 		}
 	}
 	return s.completeIngest(ctx, j, len(texts))
+}
+
+// Parse turns document bytes into text with the configured parser (see
+// Config.Parse); the parser primitive and ingestion use it.
+func (s *Service) Parse(ctx context.Context, contentType, name string, data []byte) (string, error) {
+	if s.cfg.Parse != nil {
+		return s.cfg.Parse(ctx, contentType, name, data)
+	}
+	return safeParse(contentType, name, data)
+}
+
+// documentError reports whether a parse error is a verdict on the document
+// (corrupt, unsupported, too large, timed out) rather than a failure to
+// run the parser.
+func documentError(err error) bool {
+	switch engine.ErrorCode(err) {
+	case engine.CodeBadRequest, engine.CodeUnsupportedMedia, engine.CodePayloadTooLarge:
+		return true
+	}
+	return false
 }
 
 // safeParse runs the parser, turning a panic into a document error.

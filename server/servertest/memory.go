@@ -2,6 +2,7 @@ package servertest
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/hearth-dev/hearth/engine/memory"
 	"github.com/hearth-dev/hearth/index"
 	"github.com/hearth-dev/hearth/providers"
+	"github.com/hearth-dev/hearth/sandbox"
 	"github.com/hearth-dev/hearth/server"
 )
 
@@ -49,9 +51,14 @@ func startMemory(t testing.TB, dir, url string, deps *server.Deps) (*index.Manag
 	if err := idx.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	parser, err := NewParser(sandbox.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	cfg := memory.Config{
 		Store: deps.Store, Index: idx, Providers: deps.Providers, Keysets: deps.Keysets,
 		UploadSecret: UploadSecret, BaseURL: url, Logger: quietLogger(), IdleWait: time.Second,
+		Parse: parser.Parse,
 	}
 	fs, _ := hooks.([]func(*memory.Config))
 	for _, f := range fs {
@@ -66,4 +73,32 @@ func startMemory(t testing.TB, dir, url string, deps *server.Deps) (*index.Manag
 	}
 	deps.Memory = mem
 	return idx, mem
+}
+
+// Main is the TestMain of every package whose tests use servertest:
+//
+//	func TestMain(m *testing.M) { servertest.Main(m) }
+//
+// Test servers parse PDFs the way hearth does, in a child process, and the
+// child is the test binary itself: Main makes it act as the parser when it
+// is started with the sandbox subcommand. Without the hook a PDF parse
+// fails with an internal error ("the PDF parser process gave no answer").
+func Main(m *testing.M) {
+	if sandbox.IsChild(os.Args[1:]) {
+		os.Exit(sandbox.Serve(os.Stdin, os.Stdout))
+	}
+	os.Exit(m.Run())
+}
+
+// NewParser returns the sandboxed parser of test servers: the child is this
+// test binary, started so that it runs no test (see Main). Zero fields of
+// cfg take sandbox's defaults; the logger is quiet unless set.
+func NewParser(cfg sandbox.Config) (*sandbox.Parser, error) {
+	if cfg.Command == nil {
+		cfg.Command = []string{os.Args[0], "-test.run=^$", sandbox.Subcommand}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = quietLogger()
+	}
+	return sandbox.New(cfg)
 }

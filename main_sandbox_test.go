@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/sandbox"
+)
+
+// TestMain lets this test binary be the PDF parser child that build()
+// wires: the server runs its own executable with the hidden subcommand,
+// which here is the test binary.
+func TestMain(m *testing.M) {
+	if sandbox.IsChild(os.Args[1:]) {
+		os.Exit(sandbox.Serve(os.Stdin, os.Stdout))
+	}
+	os.Exit(m.Run())
+}
+
+// TestPDFParsedInChildProcess runs the production wiring: PDFs are parsed
+// by "<this executable> internal-parse" under HEARTH_PARSE_TIMEOUT.
+func TestPDFParsedInChildProcess(t *testing.T) {
+	cfg, _, err := loadConfig("serve", nil, envMap(map[string]string{"HEARTH_DATA": t.TempDir(), "HEARTH_LOG_LEVEL": "error",
+		"HEARTH_PARSE_TIMEOUT": "1s"}))
+	if err != nil || cfg.Validate() != nil {
+		t.Fatalf("config: %v %v", err, cfg.Validate())
+	}
+	a, err := build(cfg, envMap(nil), cfg.logger(), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.close(context.Background())
+	read := func(name string) []byte {
+		b, err := os.ReadFile("testdata/docs/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	ctx := context.Background()
+	if text, err := a.memory.Parse(ctx, "application/pdf", "a.pdf", read("multipage.pdf")); err != nil || !strings.Contains(text, "Page three") {
+		t.Fatalf("multipage: %q %v", text, err)
+	}
+	start := time.Now()
+	_, err = a.memory.Parse(ctx, "application/pdf", "a.pdf", read("objstm-hang.pdf"))
+	if engine.ErrorCode(err) != engine.CodeBadRequest || !strings.Contains(err.Error(), "parsing timed out after 1s") || time.Since(start) > 10*time.Second {
+		t.Fatalf("hanging PDF: %v after %s", err, time.Since(start))
+	}
+}
+
+// TestParseSubcommand: "hearth internal-parse" is the child; by hand it
+// refuses input that is not a request.
+func TestParseSubcommand(t *testing.T) {
+	var out, errOut strings.Builder
+	r, w, _ := os.Pipe()
+	w.WriteString("hello\n")
+	w.Close()
+	stdin := os.Stdin
+	os.Stdin = r
+	defer func() { os.Stdin = stdin }()
+	if code := run([]string{"internal-parse"}, envMap(nil), &out, &errOut); code != 1 || out.Len() != 0 {
+		t.Fatalf("exit %d, out %q", code, out.String())
+	}
+	if strings.Contains(usage, "internal-parse") {
+		t.Fatal("the parser subcommand is not for users: keep it out of the usage")
+	}
+}
