@@ -34,7 +34,7 @@ func newIngester(s *Service) *ingester {
 }
 
 // Open recovers jobs interrupted by a crash, clears expired uploads and
-// starts the workers.
+// orphaned upload bytes, and starts the workers.
 func (s *Service) Open(ctx context.Context) error {
 	in := s.ingest
 	in.mu.Lock()
@@ -47,6 +47,9 @@ func (s *Service) Open(ctx context.Context) error {
 	}
 	if err := s.sweepUploads(ctx); err != nil {
 		return fmt.Errorf("memory: sweep uploads: %w", err)
+	}
+	if _, err := s.sweepBlobs(ctx); err != nil {
+		return fmt.Errorf("memory: sweep orphaned uploads: %w", err)
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	in.cancel = cancel
@@ -206,6 +209,9 @@ func (in *ingester) dispatch(ctx context.Context) {
 			lastSweep = s.now()
 			if err := s.sweepUploads(ctx); err != nil && ctx.Err() == nil {
 				s.log.Error("cannot sweep expired uploads", "err", err)
+			}
+			if _, err := s.sweepBlobs(ctx); err != nil && ctx.Err() == nil {
+				s.log.Error("cannot sweep orphaned uploads", "err", err)
 			}
 		}
 		wait := s.cfg.IdleWait

@@ -10,10 +10,11 @@
 //	chunk/<memoryID>/<chunkID>      chunkRecord (text and document name)
 //	job/<jobID>                     Job (ingest, purge or drop), FIFO by id
 //	upload/<uploadID>               pending upload (step 1 of an upload)
-//	blob/<memoryID>/<version>/...   uploaded bytes (engine.Store blobs)
+//	blob/<memoryID>/<version>/...   uploaded bytes (engine.Store blobs; orphans swept, see orphans.go)
 //
 // A chunk id is "<version>.<n>": the version is the upload id of the
-// document version the chunk belongs to, so the live version of every
+// document version the chunk belongs to ("t" + upload time + random, see
+// newVersionID), so the live version of every
 // document decides which chunks are visible to searches.
 //
 // Vectors are stored once, by the search index (idx/<memoryID>/v/...), which

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,7 +20,15 @@ import (
 // newTestService opens a store, an index and a service on a temp dir.
 func newTestService(t testing.TB, adjust func(*Config)) *Service {
 	t.Helper()
-	dir := t.TempDir()
+	s, stop := openService(t, t.TempDir(), adjust)
+	t.Cleanup(stop)
+	return s
+}
+
+// openService opens a store, an index and a service on dir; stop closes
+// them (once), so a test can open the same dir again.
+func openService(t testing.TB, dir string, adjust func(*Config)) (*Service, func()) {
+	t.Helper()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	store := blob.New(blob.Options{Dir: filepath.Join(dir, "db"), Logger: quiet})
 	if err := store.Open(); err != nil {
@@ -49,12 +58,14 @@ func newTestService(t testing.TB, adjust func(*Config)) *Service {
 	if err := s.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		s.Close()
-		idx.Close()
-		store.Close()
-	})
-	return s
+	var once sync.Once
+	return s, func() {
+		once.Do(func() {
+			s.Close()
+			idx.Close()
+			store.Close()
+		})
+	}
 }
 
 type fixedBatch int

@@ -116,7 +116,7 @@ func (s *Service) CompleteUpload(ctx context.Context, req UploadRequest) (*Uploa
 	if err != nil {
 		return nil, err
 	}
-	version := "v" + engine.RandomString(16)
+	version := newVersionID(s.now())
 	blob := blobID(rec.MemoryID, version)
 	size, err := s.store.PutBlob(ctx, blob, req.Body)
 	if err == nil && size == 0 {
