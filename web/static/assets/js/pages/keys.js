@@ -32,7 +32,7 @@ async function renderKeysets(section, ctx) {
   const provider = h('input', { type: 'text', name: 'provider', list: dlId, required: true, autocomplete: 'off', spellcheck: 'false' });
   const secret = h('input', { type: 'password', name: 'key', required: true, autocomplete: 'off', spellcheck: 'false' });
   const save = h('button', { type: 'submit', class: 'primary' }, 'Save provider key');
-  const form = h('form', { class: 'panel', 'aria-labelledby': 'ks-form-h' },
+  const form = h('form', { class: 'panel', id: 'keyset-form', 'aria-labelledby': 'ks-form-h' },
     h('h3', { id: 'ks-form-h' }, 'Set or replace a provider key'),
     h('datalist', { id: dlId }, providers.map((p) => h('option', { value: p }))),
     h('div', { class: 'grid' },
@@ -106,7 +106,7 @@ async function renderAPIKeys(section) {
   const reveal = h('div');
   const name = h('input', { type: 'text', name: 'name', maxlength: '100', autocomplete: 'off' });
   const create = h('button', { type: 'submit', class: 'primary' }, 'Create API key');
-  const form = h('form', { class: 'panel', 'aria-labelledby': 'ak-form-h' },
+  const form = h('form', { class: 'panel', id: 'apikey-form', 'aria-labelledby': 'ak-form-h' },
     h('h3', { id: 'ak-form-h' }, 'Create an API key'),
     field('Name', name, 'A label to recognise the key by, e.g. "laptop" or "ci".'),
     h('div', { class: 'actions' }, create));
