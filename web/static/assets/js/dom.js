@@ -42,6 +42,12 @@ function append(el, children) {
   }
 }
 
+/** add appends children to el, skipping null, undefined and false. */
+export function add(el, ...children) {
+  append(el, children);
+  return el;
+}
+
 /** replace empties el and appends children. */
 export function replace(el, ...children) {
   el.replaceChildren();

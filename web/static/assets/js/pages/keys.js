@@ -2,13 +2,13 @@
 // four characters) and the caller's own API keys (shown once at creation).
 
 import { api } from '../api.js';
-import { h, field, errorBox, announce, confirmDialog, secretReveal, time, busy, replace } from '../dom.js';
+import { h, field, errorBox, announce, confirmDialog, secretReveal, time, busy, replace, add } from '../dom.js';
 import { state } from '../app.js';
 
 export async function render(view, ctx) {
   const keysetsSection = h('section', { 'aria-labelledby': 'ks-h' });
   const keysSection = h('section', { 'aria-labelledby': 'ak-h' });
-  view.append(
+  add(view, 
     h('div', { class: 'page-head' }, h('h1', {}, 'Keys')),
     h('p', { class: 'muted' }, `Keys of ${state.me.login}. Provider keys are used by your pipe runs and memories; API keys sign in here and call the API.`),
     keysetsSection, keysSection);
@@ -90,6 +90,7 @@ async function renderKeysets(section, ctx) {
       try {
         const entry = await api.setKeyset(p, k);
         secret.value = '';
+        provider.value = '';
         announce(`${entry.provider} key saved, ending ${entry.last4}`);
         await load();
       } catch (ex) { err.show(ex); }

@@ -1,7 +1,7 @@
 // Create or edit a pipe: every setting of the v1 pipe API.
 
 import { api } from '../api.js';
-import { h, field, checkbox, errorBox, announce, confirmDialog, secretReveal, busy, id, replace } from '../dom.js';
+import { h, field, checkbox, errorBox, announce, confirmDialog, secretReveal, busy, id, replace, add } from '../dom.js';
 import { link, navigate, state } from '../app.js';
 import { pipeSubnav } from './pipes.js';
 
@@ -51,15 +51,15 @@ export async function render(view, ctx) {
   const head = h('div', { class: 'page-head' },
     h('h1', {}, create ? 'New pipe' : p.name),
     create ? null : h('span', { class: `badge ${p.status}` }, p.status));
-  view.append(head);
+  add(view, head);
   if (!create) {
-    view.append(pipeSubnav(p.owner_login, p.name, 'settings'));
+    add(view, pipeSubnav(p.owner_login, p.name, 'settings'));
     if (ctx.params.owner !== state.me.login) {
-      view.append(h('p', { class: 'notice' }, `This link names the owner "${ctx.params.owner}"; you are signed in as ${state.me.login}, so you see your own pipe "${p.name}".`));
+      add(view, h('p', { class: 'notice' }, `This link names the owner "${ctx.params.owner}"; you are signed in as ${state.me.login}, so you see your own pipe "${p.name}".`));
     }
   }
   const reveal = h('div');
-  view.append(reveal, err.el);
+  add(view, reveal, err.el);
   if (!create && pendingKey && pendingKey.name === p.name) {
     const box = secretReveal('Pipe key', pendingKey.key,
       'Pipe created. This key runs this one pipe (POST /v1/pipes/run). It is shown once: copy it now. You can issue a new one below.');
@@ -210,7 +210,7 @@ export async function render(view, ctx) {
       h('button', { type: 'button', class: 'danger', onclick: () => deletePipe(p.name, err) }, 'Delete pipe'));
   }
   form.append(actions);
-  view.append(form);
+  add(view, form);
 
   form.addEventListener('submit', async (e) => {
     e.preventDefault();

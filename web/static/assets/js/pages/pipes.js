@@ -1,13 +1,13 @@
 // Pipes: the caller's pipes, with links to their settings, playground and usage.
 
 import { api } from '../api.js';
-import { h, errorBox } from '../dom.js';
+import { h, errorBox, add } from '../dom.js';
 import { link } from '../app.js';
 
 export async function render(view) {
   const err = errorBox();
   const body = h('div', { class: 'table-wrap' }, h('p', { class: 'loading' }, 'Loading pipes…'));
-  view.append(
+  add(view, 
     h('div', { class: 'page-head' }, h('h1', {}, 'Pipes'),
       h('div', { class: 'actions' }, link('/pipes/new', 'New pipe', { class: 'button primary' }))),
     h('p', { class: 'muted' }, 'A pipe is a stored LLM call: a model, its parameters, prompts, tools and memories. Run it from the playground or the API.'),

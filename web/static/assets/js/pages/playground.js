@@ -2,7 +2,7 @@
 // arrives, continuing one thread (lb-thread-id) until "New thread".
 
 import { api } from '../api.js';
-import { h, field, checkbox, errorBox, announce, fmt, replace } from '../dom.js';
+import { h, field, checkbox, errorBox, announce, fmt, replace, add } from '../dom.js';
 import { link, state } from '../app.js';
 import { readSSE, ChatAccumulator } from '../sse.js';
 import { pipeSubnav } from './pipes.js';
@@ -13,12 +13,12 @@ export async function render(view, ctx) {
   const pipe = await api.pipe(ctx.params.name);
   const s = { threadId: ctx.query.get('thread') || '', running: null };
 
-  view.append(
+  add(view, 
     h('div', { class: 'page-head' }, h('h1', {}, `${pipe.name} playground`),
       h('span', { class: 'muted' }, h('code', {}, pipe.model))),
     pipeSubnav(pipe.owner_login, pipe.name, 'playground'));
   if (ctx.params.owner !== state.me.login) {
-    view.append(h('p', { class: 'notice' }, `This link names the owner "${ctx.params.owner}"; you are signed in as ${state.me.login} and run your own pipe "${pipe.name}".`));
+    add(view, h('p', { class: 'notice' }, `This link names the owner "${ctx.params.owner}"; you are signed in as ${state.me.login} and run your own pipe "${pipe.name}".`));
   }
 
   // Settings column: stream, variables, thread.
@@ -53,7 +53,7 @@ export async function render(view, ctx) {
   const chat = h('section', { 'aria-labelledby': 'pg-chat' },
     h('h2', { id: 'pg-chat', class: 'visually-hidden' }, 'Conversation'),
     transcript, err.el, composer);
-  view.append(h('div', { class: 'cols' }, settings, chat));
+  add(view, h('div', { class: 'cols' }, settings, chat));
 
   const showThread = () => {
     if (s.threadId) {

@@ -1,7 +1,7 @@
 // Sign in with an API key. The key stays in this tab's sessionStorage and
 // is sent only to this server.
 
-import { h, field, errorBox, announce } from '../dom.js';
+import { h, field, errorBox, announce, add } from '../dom.js';
 import { signIn, navigate, state, BASE } from '../app.js';
 
 export async function render(view, ctx) {
@@ -44,7 +44,7 @@ export async function render(view, ctx) {
       submit.disabled = false;
     }
   });
-  view.append(h('div', { class: 'signin' },
+  add(view, h('div', { class: 'signin' },
     h('h1', {}, 'Sign in to Hearth Studio'),
     ctx.query.get('expired') ? h('p', { class: 'notice', role: 'status' }, 'Your key was refused (revoked or unknown). Sign in again.') : null,
     form));
