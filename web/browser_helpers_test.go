@@ -232,6 +232,9 @@ func (b *browser) screenshot(name string) {
 	}
 	b.shot++
 	path := filepath.Join(b.out, fmt.Sprintf("%02d-%s.png", b.shot, name))
+	if !strings.HasPrefix(name, "failed-") {
+		defer b.checkA11y(name)
+	}
 	if err := os.WriteFile(path, buf, 0o644); err != nil {
 		b.t.Errorf("screenshot %s: %v", name, err)
 	}

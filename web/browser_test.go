@@ -28,13 +28,17 @@ func TestStudioInBrowser(t *testing.T) {
 	runs := hasRoute(t, ts, http.MethodGet, "/v1/runs")
 
 	signIn(t, b)
+	sseParser(t, b)
 	keysPage(t, b)
+	keyboard(t, b)
 	if !pipes {
 		t.Log("SKIPPED pipes, playground, threads and usage flows: POST /v1/pipes is not served on this branch")
+		signOut(t, b)
 		return
 	}
 	createPipe(t, b)
 	threadID := playground(t, b)
+	errorsAndDeepLinks(t, b, ts)
 	if memory {
 		memoryFlow(t, b)
 	} else {
@@ -50,6 +54,7 @@ func TestStudioInBrowser(t *testing.T) {
 	} else {
 		t.Log("SKIPPED usage flow: GET /v1/runs is not served on this branch")
 	}
+	signOut(t, b)
 }
 
 func signIn(t *testing.T, b *browser) {

@@ -34,6 +34,7 @@ const navItems = [
 export const state = { me: null };
 
 let current = null; // {controller} of the page on screen
+let rendered = ''; // path and query of the page on screen
 
 /** link builds an in-app link: <a href="/studio/..."> handled by the router. */
 export function link(path, text, attrs = {}) {
@@ -130,6 +131,7 @@ async function render() {
   if (current) current.controller.abort();
   const controller = new AbortController();
   current = { controller };
+  rendered = location.pathname + location.search;
 
   let path = location.pathname.replace(/\/+$/, '');
   if (path.startsWith(BASE)) path = path.slice(BASE.length);
@@ -171,6 +173,7 @@ async function render() {
     view.prepend(h('div', { class: 'error', role: 'alert' }, h('strong', {}, 'Error: '), err.message || String(err)));
   }
   if (controller.signal.aborted) return;
+  rendered = location.pathname + location.search;
   const title = view.querySelector('h1');
   document.title = title ? `${title.textContent} · Hearth Studio` : 'Hearth Studio';
   focusHeading(main);
@@ -195,6 +198,19 @@ document.addEventListener('click', (e) => {
   if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
   const a = e.target.closest('a[href]');
   if (!a || a.target || a.hasAttribute('download')) return;
+  const href = a.getAttribute('href');
+  if (href.startsWith('#')) {
+    // In-page links (the skip link) move focus without touching the URL,
+    // which the router owns.
+    const target = document.getElementById(href.slice(1));
+    if (target) {
+      e.preventDefault();
+      if (!target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1');
+      target.focus();
+      target.scrollIntoView();
+    }
+    return;
+  }
   const url = new URL(a.href, location.href);
   if (url.origin !== location.origin || !(url.pathname === BASE || url.pathname.startsWith(`${BASE}/`))) return;
   if (url.pathname.startsWith(`${BASE}/assets/`)) return;
@@ -204,7 +220,11 @@ document.addEventListener('click', (e) => {
   render();
 });
 
-window.addEventListener('popstate', render);
+window.addEventListener('popstate', () => {
+  // A change of the #fragment alone is not a new page.
+  if (location.pathname + location.search === rendered) return;
+  render();
+});
 window.addEventListener('hearth:unauthorized', () => {
   if (!state.me) return;
   session.clear();

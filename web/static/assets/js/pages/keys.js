@@ -5,14 +5,14 @@ import { api } from '../api.js';
 import { h, field, errorBox, announce, confirmDialog, secretReveal, time, busy, replace, add } from '../dom.js';
 import { state } from '../app.js';
 
-export async function render(view, ctx) {
+export async function render(view) {
   const keysetsSection = h('section', { 'aria-labelledby': 'ks-h' });
   const keysSection = h('section', { 'aria-labelledby': 'ak-h' });
   add(view, 
     h('div', { class: 'page-head' }, h('h1', {}, 'Keys')),
     h('p', { class: 'muted' }, `Keys of ${state.me.login}. Provider keys are used by your pipe runs and memories; API keys sign in here and call the API.`),
     keysetsSection, keysSection);
-  await Promise.all([renderKeysets(keysetsSection, ctx), renderAPIKeys(keysSection, ctx)]);
+  await Promise.all([renderKeysets(keysetsSection), renderAPIKeys(keysSection)]);
 }
 
 async function providerNames() {
@@ -24,7 +24,7 @@ async function providerNames() {
   }
 }
 
-async function renderKeysets(section, ctx) {
+async function renderKeysets(section) {
   const err = errorBox();
   const list = h('div', { class: 'table-wrap' });
   const providers = await providerNames();

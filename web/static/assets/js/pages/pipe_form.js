@@ -88,7 +88,7 @@ export async function render(view, ctx) {
   // Model and parameters
   const model = modelPicker(catalogue, p.model);
   const params = {};
-  for (const [key, label, min, max, step, hint] of PARAMS) {
+  for (const [key, label, min, max, step] of PARAMS) {
     params[key] = h('input', { type: 'number', name: key, min: String(min), max: String(max), step: String(step),
       value: String(p[key]), required: true, inputmode: 'decimal' });
     params[key].dataset.label = label;
@@ -332,7 +332,7 @@ function rowEditor({ title, hint, addLabel, rows, build, blank, rowClass }) {
   const list = h('div', { class: 'row-editor' });
   const items = [];
   const status = h('p', { class: 'visually-hidden', 'aria-live': 'polite' });
-  const add = (data, focus) => {
+  const addRow = (data, focus) => {
     const row = { el: h('div', { class: ['row', rowClass], role: 'group' }) };
     const fields = build(data, row);
     const remove = h('button', { type: 'button', class: 'small danger' }, 'Remove');
@@ -354,8 +354,8 @@ function rowEditor({ title, hint, addLabel, rows, build, blank, rowClass }) {
   };
   const relabel = () => items.forEach((r, i) => r.el.setAttribute('aria-label', `${title} ${i + 1}`));
   const addBtn = h('button', { type: 'button', class: 'small' }, addLabel);
-  addBtn.addEventListener('click', () => add(blank(), true));
-  for (const r of rows) add(r, false);
+  addBtn.addEventListener('click', () => addRow(blank(), true));
+  for (const r of rows) addRow(r, false);
   const el = h('fieldset', {}, h('legend', {}, title), h('p', { class: 'hint' }, hint), list, addBtn, status);
   return { el, read: () => items.map((r) => r.read()) };
 }
