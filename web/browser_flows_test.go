@@ -93,6 +93,16 @@ func memoryFlow(t *testing.T, b *browser) {
 	b.open("/studio/memory")
 	b.waitText(`#memory-table`, "hearth:hash-embed")
 	b.screenshot("memory-list")
+
+	// Attach the memory to the pipe from its settings.
+	b.open("/studio/pipes/admin/echo-pipe")
+	b.do("attach the memory", chromedp.Click(chromedp.CSS(`#pipe-memories input[value=docs]`)),
+		chromedp.Click(chromedp.CSS(`#pipe-form button[type=submit]`)))
+	b.waitText(`.notice[role=status]`, "Saved echo-pipe")
+	b.open("/studio/pipes/admin/echo-pipe")
+	if !eval[bool](b, `document.querySelector('#pipe-memories input[value=docs]').checked`) {
+		t.Error("the attached memory is not checked after a reload")
+	}
 }
 
 // waitDoc waits for a document row to reach a status.

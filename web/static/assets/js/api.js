@@ -92,7 +92,8 @@ export const api = {
   updatePipe: (name, body) => request('POST', `/v1/pipes/${enc(name)}`, body),
   deletePipe: (name) => request('DELETE', `/v1/pipes/${enc(name)}`),
   rotatePipeKey: (name) => request('POST', `/v1/pipes/${enc(name)}/keys`, {}),
-  runPipe: (body, signal) => request('POST', '/v1/pipes/run', body, { raw: true, signal }),
+  runPipe: (body, signal, llmKey) => request('POST', '/v1/pipes/run', body,
+    { raw: true, signal, headers: llmKey ? { 'LB-LLM-Key': llmKey } : {} }),
   runs: ({ pipe, limit, cursor } = {}) => {
     const q = new URLSearchParams();
     if (limit) q.set('limit', String(limit));

@@ -182,7 +182,7 @@ function uploadSection(mem, refresh) {
       try {
         const { signedUrl } = await api.startUpload(mem.name, f.name, m);
         await putDocument(signedUrl, f, contentTypeOf(f.name, f.type));
-        item.textContent = `${f.name}: uploaded, queued for processing`;
+        item.textContent = `${f.name}: uploaded; its status is in the documents list`;
       } catch (ex) {
         item.textContent = `${f.name}: upload failed: ${ex.message}`;
         item.classList.add('field-error');

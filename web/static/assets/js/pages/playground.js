@@ -28,6 +28,7 @@ export async function render(view, ctx) {
     input.dataset.var = name;
     return { name, input, el: field(name, input) };
   });
+  const llmKey = h('input', { type: 'password', name: 'llm-key', autocomplete: 'off', spellcheck: 'false' });
   const threadInfo = h('dd', { id: 'thread-id' });
   const newThread = h('button', { type: 'button', id: 'new-thread' }, 'New thread');
   const settings = h('aside', { class: 'panel', 'aria-labelledby': 'pg-settings' },
@@ -36,6 +37,8 @@ export async function render(view, ctx) {
     h('fieldset', {}, h('legend', {}, 'Variables'),
       varInputs.length ? varInputs.map((v) => v.el)
         : h('p', { class: 'hint' }, 'This pipe has no variables. Add {{name}} placeholders to its prompts to get fields here.')),
+    field('Provider key for these runs (optional)', llmKey,
+      'Sent as the LB-LLM-Key header instead of your stored keys; kept only on this page.'),
     h('h3', {}, 'Thread'),
     h('dl', { class: 'kv' }, h('dt', {}, 'Thread id'), threadInfo),
     pipe.store === false ? h('p', { class: 'hint' }, 'Store is off for this pipe: messages are not kept, so each message runs without the earlier ones.') : null,
@@ -130,7 +133,7 @@ export async function render(view, ctx) {
     let firstToken = null;
     let failed = null;
     try {
-      const res = await api.runPipe(body, controller.signal);
+      const res = await api.runPipe(body, controller.signal, llmKey.value.trim());
       const tid = res.headers.get('lb-thread-id');
       if (tid) {
         s.threadId = tid;
