@@ -68,10 +68,16 @@ func memoryFlow(t *testing.T, b *browser) {
 		t.Error("a failed document has no Retry button")
 	}
 	b.screenshot("memory-documents")
-	b.do("retry it", chromedp.Click(chromedp.CSS(`tr[data-doc="broken.pdf"] button[aria-label="Retry broken.pdf"]`)))
-	waitDoc(b, "broken.pdf", "failed")
-	b.do("delete it", chromedp.Click(chromedp.CSS(`tr[data-doc="broken.pdf"] button.danger`)),
-		chromedp.WaitVisible(chromedp.CSS(`dialog.confirm`)), chromedp.Click(chromedp.CSS(`dialog.confirm button.danger`)))
+	// Retry: the announcement says it started; the document fails again.
+	b.js("record announcements", `window.__said = [];
+		new MutationObserver(() => window.__said.push(document.getElementById('announcer').textContent))
+			.observe(document.getElementById('announcer'), {childList: true, characterData: true, subtree: true})`)
+	b.js("retry it", `document.querySelector('tr[data-doc="broken.pdf"] button[aria-label="Retry broken.pdf"]').click()`)
+	b.waitJS("retry announced", `window.__said.includes('broken.pdf: retry started')`, 10*time.Second)
+	b.waitJS("retry done", `document.querySelector('tr[data-doc="broken.pdf"]')?.dataset.status === 'failed' &&
+		![...document.querySelectorAll('#documents tr[data-status]')].some((r) => ['queued', 'in_progress'].includes(r.dataset.status))`, 30*time.Second)
+	b.js("delete it", `document.querySelector('tr[data-doc="broken.pdf"] button[aria-label="Delete broken.pdf"]').click()`)
+	b.do("confirm", chromedp.WaitVisible(chromedp.CSS(`dialog.confirm`)), chromedp.Click(chromedp.CSS(`dialog.confirm button.danger`)))
 	b.waitJS("broken.pdf deleted", `!document.querySelector('tr[data-doc="broken.pdf"]')`, 10*time.Second)
 
 	// Retrieval ranks chunks with their similarity and document.

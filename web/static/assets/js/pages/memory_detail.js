@@ -70,17 +70,54 @@ function documentsTable(mem, signal, err) {
   }
   signal.addEventListener('abort', () => clearTimeout(timer));
 
+  // Rows are kept and updated one by one, so a poll does not take the
+  // keyboard focus (or a click in progress) away from a row that did not
+  // change; a changed row keeps focus on its button of the same name.
+  const rows = new Map(); // document name -> {sig, tr}
+  let tbody = null;
   function draw(docs) {
     if (!docs.length) {
+      rows.clear();
+      tbody = null;
       replace(body, h('p', { class: 'empty' }, 'No documents yet. Upload some above.'));
       return;
     }
-    replace(body, h('table', {},
-      h('caption', { class: 'visually-hidden' }, `Documents of ${mem.name}`),
-      h('thead', {}, h('tr', {}, ['Document', 'Status', 'Size', 'Type', 'Chunks', 'Updated'].map((t, i) =>
-        h('th', { scope: 'col', class: i === 2 || i === 4 ? 'num' : null }, t)),
-        h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')))),
-      h('tbody', {}, docs.map((d) => docRow(d)))));
+    if (!tbody || !body.contains(tbody)) {
+      rows.clear();
+      tbody = h('tbody');
+      replace(body, h('table', {},
+        h('caption', { class: 'visually-hidden' }, `Documents of ${mem.name}`),
+        h('thead', {}, h('tr', {}, ['Document', 'Status', 'Size', 'Type', 'Chunks', 'Updated'].map((t, i) =>
+          h('th', { scope: 'col', class: i === 2 || i === 4 ? 'num' : null }, t)),
+          h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')))),
+        tbody));
+    }
+    const names = new Set(docs.map((d) => d.name));
+    for (const [n, r] of rows) {
+      if (!names.has(n)) {
+        r.tr.remove();
+        rows.delete(n);
+      }
+    }
+    let prev = null;
+    for (const d of docs) {
+      const sig = JSON.stringify([d.status, d.status_message, d.metadata, d.chunks, d.updated_at]);
+      let r = rows.get(d.name);
+      if (!r || r.sig !== sig) {
+        const tr = docRow(d);
+        const focused = r && r.tr.contains(document.activeElement) ? document.activeElement.getAttribute('aria-label') : null;
+        if (r) r.tr.replaceWith(tr);
+        r = { sig, tr };
+        rows.set(d.name, r);
+        if (focused !== null) {
+          const same = [...tr.querySelectorAll('button')].find((b) => b.getAttribute('aria-label') === focused);
+          (same || tr.querySelector('button')).focus();
+        }
+      }
+      const want = prev ? prev.nextSibling : tbody.firstChild;
+      if (r.tr !== want) tbody.insertBefore(r.tr, want);
+      prev = r.tr;
+    }
   }
 
   function docRow(d) {
