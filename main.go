@@ -23,6 +23,7 @@ import (
 	"github.com/hearth-dev/hearth/providers"
 	"github.com/hearth-dev/hearth/providers/crawl"
 	"github.com/hearth-dev/hearth/providers/images"
+	"github.com/hearth-dev/hearth/providers/mcp"
 	"github.com/hearth-dev/hearth/providers/search"
 	"github.com/hearth-dev/hearth/server"
 )
@@ -178,7 +179,9 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 		MaxUploadBytes: cfg.MaxUploadBytes, Version: version, Logger: log, Outbound: cfg.Outbound,
 	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets, Providers: registry, Backup: store.Backup,
 		Pipes: pipes, Threads: threads, Runner: runner, Memory: mem,
-		Images: engine.NewImages(imageModels, keysets), Tools: tools})
+		Images: engine.NewImages(imageModels, keysets), Tools: tools,
+		Agent: engine.NewAgent(engine.AgentOptions{Providers: registry, Keysets: keysets,
+			Tools: mcp.New(mcp.Config{Policy: cfg.Outbound, Version: version})})})
 	if err != nil {
 		a.close(ctx)
 		return nil, err

@@ -175,6 +175,11 @@ type fakeStream struct {
 
 func (s *fakeStream) Recv() (*engine.ChatChunk, error) {
 	if err := s.ctx.Err(); err != nil {
+		if s.r.Hang {
+			// The client left before this call: the upstream sees the
+			// cancellation all the same.
+			s.f.cancelled <- struct{}{}
+		}
 		return nil, err
 	}
 	content := 0

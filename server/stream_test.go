@@ -271,7 +271,12 @@ func TestStreamClientDisconnectCancelsUpstream(t *testing.T) {
 	}
 	var msgs []map[string]any
 	waitFor(t, "the partial answer in the thread", func() bool {
-		e.Do("GET", "/v1/threads/"+thread+"/messages", admin, nil).JSON(t, &msgs)
+		// The thread is written when the run finishes, just after the cancel.
+		r := e.Do("GET", "/v1/threads/"+thread+"/messages", admin, nil)
+		if r.Status != 200 {
+			return false
+		}
+		r.JSON(t, &msgs)
 		return len(msgs) == 2
 	})
 	md := msgs[1]["metadata"].(map[string]any)
