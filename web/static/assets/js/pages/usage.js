@@ -139,7 +139,7 @@ function draw(el, runs, since, n, size, pipe) {
         title: `${b.label}: ${b.costKnown ? fmt.usd(b.cost) : 'no known price'}` })),
     }),
     timeChart({
-      id: 'chart-latency', title: 'Average latency', kind: 'line', format: (v) => (v > 0 && v < 10 ? `${v.toFixed(1)} ms` : fmt.ms(v)),
+      id: 'chart-latency', title: 'Average latency', kind: 'line', format: (v) => (v > 0 && v < 10 ? `${+v.toPrecision(2)} ms` : fmt.ms(v)),
       summary: `Average latency of ${scope}: ${fmt.ms(avg)}, p95 ${fmt.ms(p95)}.`,
       series: [{ name: 'Average latency', cls: 's3' }],
       buckets: buckets.map((b) => {
