@@ -188,7 +188,7 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets, Providers: registry, Backup: store.Backup,
 		Pipes: pipes, Threads: threads, Runner: runner, Memory: mem,
 		Images: engine.NewImages(imageModels, keysets), Tools: tools,
-		Agent: engine.NewAgent(engine.AgentOptions{Providers: registry, Keysets: keysets,
+		Agent: engine.NewAgent(engine.AgentOptions{Providers: registry, Keysets: keysets, MaxSteps: int(cfg.AgentMaxSteps),
 			Tools: mcp.New(mcp.Config{Policy: cfg.Outbound, Version: version})})})
 	if err != nil {
 		a.close(ctx)
