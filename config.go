@@ -46,6 +46,12 @@ type Config struct {
 	// ParseMemoryLimit bounds that child's memory, in bytes.
 	ParseTimeout     string `json:"parse_timeout"`
 	ParseMemoryLimit int64  `json:"parse_memory_limit"`
+	// EmbedRetries is how many times an ingestion embedding batch that
+	// failed with a retryable provider error (rate limit, 5xx, timeout) is
+	// tried again; EmbedRetryMaxWait (a Go duration) caps the growing wait
+	// between tries, Retry-After included.
+	EmbedRetries      int64  `json:"embed_retries"`
+	EmbedRetryMaxWait string `json:"embed_retry_max_wait"`
 	// Providers holds each provider's base URL and server-wide key, from
 	// HEARTH_<PROVIDER>_BASE_URL / HEARTH_<PROVIDER>_API_KEY. Extra
 	// OpenAI-compatible providers are declared by name in HEARTH_PROVIDERS.
@@ -70,7 +76,7 @@ func defaultConfig() Config {
 		Addr: ":8080", Data: "./hearth-data", LogLevel: "info", LogFormat: "text", AdminLogin: "admin",
 		MaxBodyBytes: 8 << 20, MaxUploadBytes: 10 << 20,
 		IngestWorkers: 2, AgentMaxSteps: 10, RetrieveVectorWeight: "1", RetrieveKeywordWeight: "1",
-		ParseTimeout: "60s", ParseMemoryLimit: 1 << 30,
+		ParseTimeout: "60s", ParseMemoryLimit: 1 << 30, EmbedRetries: 3, EmbedRetryMaxWait: "60s",
 	}
 }
 
@@ -96,6 +102,8 @@ func (c *Config) vars() []configVar {
 		{env: "HEARTH_INGEST_WORKERS", flag: "ingest-workers", usage: "documents ingested in parallel", num: &c.IngestWorkers},
 		{env: "HEARTH_RETRIEVE_VECTOR_WEIGHT", flag: "retrieve-vector-weight", usage: "weight of the vector ranking in hybrid retrieval", str: &c.RetrieveVectorWeight},
 		{env: "HEARTH_RETRIEVE_KEYWORD_WEIGHT", flag: "retrieve-keyword-weight", usage: "weight of the keyword ranking in hybrid retrieval (0: vector only)", str: &c.RetrieveKeywordWeight},
+		{env: "HEARTH_EMBED_RETRIES", flag: "embed-retries", usage: "retries of an ingestion embedding batch after a rate limit, 5xx or timeout (0-20)", num: &c.EmbedRetries},
+		{env: "HEARTH_EMBED_RETRY_MAX_WAIT", flag: "embed-retry-max-wait", usage: "longest wait between those retries (a Go duration, 100ms to 1h)", str: &c.EmbedRetryMaxWait},
 		{env: "HEARTH_PARSE_TIMEOUT", flag: "parse-timeout", usage: "longest parse of one PDF (a Go duration, 1s to 1h)", str: &c.ParseTimeout},
 		{env: "HEARTH_PARSE_MEMORY_LIMIT", flag: "parse-memory-limit", usage: "most memory the parse of one PDF may use, in bytes", num: &c.ParseMemoryLimit},
 		{env: "HEARTH_OUTBOUND_ALLOW_PRIVATE", flag: "outbound-allow-private", usage: "true lets MCP servers and crawls reach private/loopback addresses", str: &c.OutboundAllowPrivate},
@@ -212,6 +220,12 @@ func (c *Config) Validate() error {
 	if verr == nil && kerr == nil && vw+kw == 0 {
 		errs = append(errs, errors.New("HEARTH_RETRIEVE_VECTOR_WEIGHT and HEARTH_RETRIEVE_KEYWORD_WEIGHT: must not both be 0"))
 	}
+	if c.EmbedRetries < 0 || c.EmbedRetries > 20 {
+		errs = append(errs, fmt.Errorf("HEARTH_EMBED_RETRIES %d: must be between 0 and 20", c.EmbedRetries))
+	}
+	if d, err := time.ParseDuration(strings.TrimSpace(c.EmbedRetryMaxWait)); err != nil || d < 100*time.Millisecond || d > time.Hour {
+		errs = append(errs, fmt.Errorf("HEARTH_EMBED_RETRY_MAX_WAIT %q: must be a duration from 100ms to 1h, such as 30s or 2m", c.EmbedRetryMaxWait))
+	}
 	if d, err := time.ParseDuration(strings.TrimSpace(c.ParseTimeout)); err != nil || d < time.Second || d > time.Hour {
 		errs = append(errs, fmt.Errorf("HEARTH_PARSE_TIMEOUT %q: must be a duration from 1s to 1h, such as 60s or 2m", c.ParseTimeout))
 	}
@@ -295,6 +309,16 @@ func (c *Config) fusion() memory.Fusion {
 	vw, _ := parseWeight("", c.RetrieveVectorWeight)
 	kw, _ := parseWeight("", c.RetrieveKeywordWeight)
 	return memory.Fusion{VectorWeight: vw, KeywordWeight: kw}
+}
+
+// memoryConfig returns the memory engine's settings from the configuration
+// (call after Validate); main.go adds the dependencies.
+func (c *Config) memoryConfig() memory.Config {
+	wait, _ := time.ParseDuration(strings.TrimSpace(c.EmbedRetryMaxWait))
+	return memory.Config{
+		Workers: int(c.IngestWorkers), Fusion: c.fusion(),
+		EmbedAttempts: int(c.EmbedRetries) + 1, RetryMaxDelay: wait,
+	}
 }
 
 // parseTimeout returns HEARTH_PARSE_TIMEOUT (call after Validate).

@@ -151,11 +151,11 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 		a.close(ctx)
 		return nil, err
 	}
-	mem, err := memory.New(memory.Config{
-		Store: store, Index: a.index, Providers: registry, Keysets: keysets,
-		UploadSecret: deriveKey(secret, "hearth upload URL signing v1"), BaseURL: cfg.PublicURL,
-		Workers: int(cfg.IngestWorkers), Fusion: cfg.fusion(), Logger: log, Parse: parser.Parse,
-	})
+	mcfg := cfg.memoryConfig()
+	mcfg.Store, mcfg.Index, mcfg.Providers, mcfg.Keysets = store, a.index, registry, keysets
+	mcfg.UploadSecret, mcfg.BaseURL = deriveKey(secret, "hearth upload URL signing v1"), cfg.PublicURL
+	mcfg.Logger, mcfg.Parse = log, parser.Parse
+	mem, err := memory.New(mcfg)
 	if err != nil {
 		a.close(ctx)
 		return nil, err

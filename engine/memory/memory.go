@@ -86,7 +86,9 @@ type Config struct {
 	// EmbedAttempts bounds the tries of one embedding batch on retryable
 	// provider errors (rate limits, 5xx, timeouts), default 4; the waits
 	// grow from RetryBaseDelay (default 2 s) to RetryMaxDelay (default 60 s)
-	// and honour the provider's Retry-After up to RetryMaxDelay.
+	// and honour the provider's Retry-After up to RetryMaxDelay
+	// (HEARTH_EMBED_RETRIES and HEARTH_EMBED_RETRY_MAX_WAIT). RetryMaxDelay
+	// also caps the wait before a failed job is run again.
 	EmbedAttempts  int
 	RetryBaseDelay time.Duration
 	RetryMaxDelay  time.Duration
@@ -155,6 +157,7 @@ func New(cfg Config) (*Service, error) {
 	if cfg.RetryMaxDelay <= 0 {
 		cfg.RetryMaxDelay = time.Minute
 	}
+	cfg.RetryBaseDelay = min(cfg.RetryBaseDelay, cfg.RetryMaxDelay)
 	if cfg.UploadTTL <= 0 {
 		cfg.UploadTTL = 2 * time.Hour
 	}

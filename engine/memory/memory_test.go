@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -215,3 +216,59 @@ func TestKeywordOnlyIngest(t *testing.T) {
 		t.Fatal("a keyword-only memory stores no vectors")
 	}
 }
+
+// failingEmbedder fails every call with the next of its errors (the last
+// one repeats).
+type failingEmbedder struct {
+	errs  []error
+	calls int
+}
+
+func (f *failingEmbedder) Embed(context.Context, *engine.EmbedRequest) ([][]float32, error) {
+	f.calls++
+	return nil, f.errs[min(f.calls, len(f.errs))-1]
+}
+
+func (*failingEmbedder) MaxBatch() int { return 8 }
+
+// TestEmbedRetryTimings: EmbedAttempts bounds the tries of a batch and
+// RetryMaxDelay caps every wait, the provider's Retry-After included
+// (HEARTH_EMBED_RETRIES, HEARTH_EMBED_RETRY_MAX_WAIT).
+func TestEmbedRetryTimings(t *testing.T) {
+	limited := &engine.Error{Code: engine.CodeRateLimited, Message: "slow down", RetryAfter: 120}
+	down := engine.Errorf(engine.CodeUpstream, "bad gateway")
+	for _, tc := range []struct {
+		attempts int
+		maxWait  time.Duration
+		errs     []error
+		want     []time.Duration
+	}{
+		{3, 5 * time.Second, []error{down, limited}, []time.Duration{2 * time.Second, 5 * time.Second}},
+		{4, time.Minute, []error{down}, []time.Duration{2 * time.Second, 4 * time.Second, 8 * time.Second}},
+		{3, time.Second, []error{down}, []time.Duration{time.Second, time.Second}}, // the base wait is capped too
+		{1, time.Minute, []error{down}, nil},
+		{4, time.Minute, []error{engine.Errorf(engine.CodeUnauthorized, "bad key")}, nil}, // not retryable
+	} {
+		var waits []time.Duration
+		s, err := New(Config{Store: &nopStore{}, Index: nopIndex{}, Providers: nopProviders{}, Keysets: &engine.Keysets{},
+			UploadSecret: make([]byte, 32), EmbedAttempts: tc.attempts, RetryMaxDelay: tc.maxWait,
+			Sleep: func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		emb := &failingEmbedder{errs: tc.errs}
+		if _, err := s.embedBatch(context.Background(), emb, &engine.EmbedRequest{Inputs: []string{"x"}}, true); err == nil {
+			t.Fatal("want the last error")
+		}
+		if emb.calls != len(tc.want)+1 || !slices.Equal(waits, tc.want) {
+			t.Errorf("attempts %d, max %s: %d calls, waits %v, want %v", tc.attempts, tc.maxWait, emb.calls, waits, tc.want)
+		}
+	}
+}
+
+// Stand-ins for the dependencies New requires but embedBatch never uses.
+type (
+	nopStore     struct{ engine.Store }
+	nopIndex     struct{ engine.SearchIndex }
+	nopProviders struct{ engine.Providers }
+)
