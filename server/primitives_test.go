@@ -211,13 +211,13 @@ func TestParser(t *testing.T) {
 // the parser primitive and in ingestion alike; the server stays responsive
 // meanwhile and the answer or the document status says what happened.
 func TestMalformedPDFTimesOut(t *testing.T) {
-	parser, err := servertest.NewParser(sandbox.Config{Timeout: time.Second})
+	parser, err := servertest.NewParser(sandbox.Config{Timeout: 3 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ts := servertest.Start(t, servertest.WithMemory(func(c *memory.Config) { c.Parse = parser.Parse }))
 	key := servertest.AdminKey
-	const want = "parsing timed out after 1s: the PDF may be malformed"
+	const want = "parsing timed out after 3s: the PDF may be malformed"
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
