@@ -45,8 +45,10 @@
 //
 // # Persistence (engine.Store keys)
 //
-// The index keeps its own copy of every vector, written transactionally in
-// Add before the graph changes, and snapshots of the graph:
+// The index holds the only stored copy of the vectors (the memory engine
+// keeps the chunk texts and asks HasVectors which chunks are indexed when
+// it resumes an interrupted ingestion), written transactionally in Add
+// before the graph changes, and snapshots of the graph:
 //
 //	idx/<memoryID>/seq               u64 LE: sequence number of the last committed change
 //	idx/<memoryID>/v/<chunkID>       u64 LE seq of the write, then dim x f32 LE (unit vector)
