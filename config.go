@@ -43,12 +43,18 @@ type Config struct {
 	OutboundAllow string `json:"outbound_allow"`
 	// Outbound is the policy derived from the two settings above by Validate.
 	Outbound netguard.Policy `json:"-"`
+	// Metrics is "on" (serve /metrics on the main listener to the admin
+	// user's key or MetricsToken) or "off".
+	Metrics      string `json:"metrics"`
+	MetricsToken string `json:"-"`
+	// MetricsAddr serves /metrics without auth on a separate listener.
+	MetricsAddr string `json:"metrics_addr"`
 }
 
 func defaultConfig() Config {
 	return Config{
 		Addr: ":8080", Data: "./hearth-data", LogLevel: "info", LogFormat: "text", AdminLogin: "admin",
-		MaxBodyBytes: 8 << 20, MaxUploadBytes: 10 << 20,
+		MaxBodyBytes: 8 << 20, MaxUploadBytes: 10 << 20, Metrics: "on",
 	}
 }
 
@@ -72,6 +78,9 @@ func (c *Config) vars() []configVar {
 		{env: "HEARTH_MAX_UPLOAD_BYTES", flag: "max-upload-bytes", usage: "largest document upload", num: &c.MaxUploadBytes},
 		{env: "HEARTH_OUTBOUND_ALLOW_PRIVATE", flag: "outbound-allow-private", usage: "true lets MCP servers and crawls reach private/loopback addresses", str: &c.OutboundAllowPrivate},
 		{env: "HEARTH_OUTBOUND_ALLOW", flag: "outbound-allow", usage: "comma-separated CIDRs user-supplied URLs may reach besides public addresses", str: &c.OutboundAllow},
+		{env: "HEARTH_METRICS", flag: "metrics", usage: "on: /metrics on the main listener for the admin key or the metrics token; off: not there", str: &c.Metrics},
+		{env: "HEARTH_METRICS_TOKEN", str: &c.MetricsToken},
+		{env: "HEARTH_METRICS_ADDR", flag: "metrics-addr", usage: "separate listen address serving /metrics without auth (a private interface)", str: &c.MetricsAddr},
 	}
 }
 
@@ -177,6 +186,7 @@ func (c *Config) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("HEARTH_OUTBOUND_ALLOW_PRIVATE %q: use true or false", c.OutboundAllowPrivate))
 	}
+	errs = append(errs, c.validateOps()...)
 	c.Outbound.Allow = nil
 	for _, cidr := range strings.Split(c.OutboundAllow, ",") {
 		if cidr = strings.TrimSpace(cidr); cidr == "" {

@@ -18,6 +18,7 @@ import (
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/providers"
 	"github.com/hearth-dev/hearth/server"
+	"github.com/hearth-dev/hearth/server/metrics"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -105,11 +106,13 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 	}
 	accounts := engine.NewAccounts(store)
 	a := &app{cfg: cfg, log: log, store: store, accounts: accounts}
+	mtr := metrics.New(version)
 	registry, err := providers.New(providers.Config{Providers: cfg.Providers})
 	if err != nil {
 		store.Close()
 		return nil, err
 	}
+	provs := engine.InstrumentProviders(registry, mtr)
 	keysets, err := engine.NewKeysets(store, registry, secret)
 	if err != nil {
 		store.Close()
@@ -129,7 +132,8 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 	srv, err := server.New(server.Config{
 		Addr: cfg.Addr, PublicURL: cfg.PublicURL, MaxBodyBytes: cfg.MaxBodyBytes,
 		MaxUploadBytes: cfg.MaxUploadBytes, Version: version, Logger: log, Outbound: cfg.Outbound,
-	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets, Providers: registry, Backup: store.Backup})
+		MetricsOff: cfg.Metrics == "off", MetricsToken: cfg.MetricsToken, MetricsAddr: cfg.MetricsAddr,
+	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets, Providers: provs, Backup: store.Backup, Metrics: mtr})
 	if err != nil {
 		a.close(ctx)
 		return nil, err
@@ -174,6 +178,9 @@ func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 		return err
 	}
 	log.Info("hearth serving", "addr", cfg.Addr, "url", a.server.URL(), "public_url", cfg.PublicURL, "data", cfg.Data, "version", version)
+	if u := a.server.MetricsURL(); u != "" {
+		log.Info("metrics serving without auth", "url", u+"/metrics")
+	}
 
 	s := <-sig
 	log.Info("shutting down: draining requests", "signal", s.String())

@@ -44,6 +44,7 @@ func (s *Server) routeTable() []Route {
 	rs = append(rs, s.keysetRoutes()...)
 	rs = append(rs, s.traceRoutes()...)
 	rs = append(rs, s.adminRoutes()...)
+	rs = append(rs, s.metricsRoutes()...)
 	return rs
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/providers/netguard"
+	"github.com/hearth-dev/hearth/server/metrics"
 	"github.com/labstack/echo/v4"
 )
 
@@ -38,6 +39,13 @@ type Config struct {
 	Outbound netguard.Policy
 	// ShutdownTimeout bounds the drain of in-flight requests on Close (default 30 s).
 	ShutdownTimeout time.Duration
+	// MetricsOff removes /metrics from the main listener. When served there
+	// it needs the admin user's key or MetricsToken as a bearer.
+	MetricsOff   bool
+	MetricsToken string
+	// MetricsAddr, when set, serves /metrics without auth on a separate
+	// listener (meant for a private interface).
+	MetricsAddr string
 }
 
 // Deps are the engine services the handlers call.
@@ -49,6 +57,9 @@ type Deps struct {
 	Traces    *engine.Traces
 	// Backup writes a consistent backup of the store (blob.Store.Backup).
 	Backup func(ctx context.Context, w io.Writer) error
+	// Metrics records HTTP and engine metrics; nil means a fresh registry.
+	// main.go shares it with the engine services (engine.Metrics).
+	Metrics *metrics.Metrics
 }
 
 // Server serves the Hearth API.
@@ -60,6 +71,11 @@ type Server struct {
 	routes []Route
 	http   *http.Server
 	ln     net.Listener
+
+	metrics     *metrics.Metrics
+	routePaths  map[string]bool
+	metricsHTTP *http.Server
+	metricsLn   net.Listener
 }
 
 // New builds a server; it does not listen until Open.
@@ -80,7 +96,10 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		cfg.ShutdownTimeout = 30 * time.Second
 	}
 	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
-	s := &Server{cfg: cfg, deps: deps, log: cfg.Logger}
+	if deps.Metrics == nil {
+		deps.Metrics = metrics.New(cfg.Version)
+	}
+	s := &Server{cfg: cfg, deps: deps, log: cfg.Logger, metrics: deps.Metrics, routePaths: map[string]bool{}}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -88,10 +107,11 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
 	e.Pre(normalizePath)
-	e.Use(s.requestIDs, s.accessLog, s.recoverPanics, cors())
+	e.Use(s.requestIDs, s.observe, s.accessLog, s.recoverPanics, cors())
 	s.echo = e
 	s.routes = s.routeTable()
 	for _, r := range s.routes {
+		s.routePaths[r.Path] = true
 		limit := cfg.MaxBodyBytes
 		if r.BodyLimit > 0 {
 			limit = r.BodyLimit
@@ -120,6 +140,10 @@ func (s *Server) Open() error {
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	if err := s.openMetricsListener(); err != nil {
+		ln.Close()
+		return fmt.Errorf("metrics listen %s: %w", s.cfg.MetricsAddr, err)
 	}
 	go func() {
 		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -150,6 +174,9 @@ func (s *Server) Close(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ShutdownTimeout)
 	defer cancel()
+	if s.metricsHTTP != nil {
+		_ = s.metricsHTTP.Close()
+	}
 	err := s.http.Shutdown(ctx)
 	if errors.Is(err, context.DeadlineExceeded) {
 		_ = s.http.Close()

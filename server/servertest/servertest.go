@@ -18,6 +18,7 @@ import (
 	"github.com/hearth-dev/hearth/providers"
 	"github.com/hearth-dev/hearth/providers/netguard"
 	"github.com/hearth-dev/hearth/server"
+	"github.com/hearth-dev/hearth/server/metrics"
 )
 
 // AdminKey is the user key of the "admin" user every test server starts with.
@@ -30,6 +31,7 @@ type Server struct {
 	Store    *blob.Store
 	Accounts *engine.Accounts
 	Keysets  *engine.Keysets
+	Metrics  *metrics.Metrics
 	HTTP     *httptest.Server
 	t        testing.TB
 }
@@ -87,7 +89,7 @@ func StartDir(t testing.TB, dir string, opts ...Option) *Server {
 		// Tests run every outside service on loopback.
 		Outbound: netguard.Policy{AllowLoopback: true}}
 	pcfg := OfflineProviders()
-	deps := server.Deps{Store: store, Accounts: accounts, Backup: store.Backup}
+	deps := server.Deps{Store: store, Accounts: accounts, Backup: store.Backup, Metrics: metrics.New("test")}
 	for _, o := range opts {
 		o(&cfg, &deps, &pcfg)
 	}
@@ -96,7 +98,7 @@ func StartDir(t testing.TB, dir string, opts ...Option) *Server {
 		if err != nil {
 			t.Fatal(err)
 		}
-		deps.Providers = reg
+		deps.Providers = engine.InstrumentProviders(reg, deps.Metrics)
 	}
 	if deps.Keysets == nil {
 		keysets, err := engine.NewKeysets(store, deps.Providers, []byte("hearth-test-secret-32-bytes-long"))
@@ -111,7 +113,7 @@ func StartDir(t testing.TB, dir string, opts ...Option) *Server {
 	}
 	hts.Config.Handler = srv.Handler()
 	hts.Start()
-	ts := &Server{Server: srv, URL: url, Store: store, Accounts: accounts, Keysets: deps.Keysets, HTTP: hts, t: t}
+	ts := &Server{Server: srv, URL: url, Store: store, Accounts: accounts, Keysets: deps.Keysets, Metrics: deps.Metrics, HTTP: hts, t: t}
 	t.Cleanup(ts.Stop)
 	return ts
 }
