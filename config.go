@@ -49,6 +49,12 @@ type Config struct {
 	MetricsToken string `json:"-"`
 	// MetricsAddr serves /metrics without auth on a separate listener.
 	MetricsAddr string `json:"metrics_addr"`
+	// Limits and quotas (0 = off); see config_ops.go.
+	RateLimitPerKey   int64 `json:"rate_limit_per_key"`
+	RateLimitPerPipe  int64 `json:"rate_limit_per_pipe"`
+	RateLimitBurst    int64 `json:"rate_limit_burst"`
+	QuotaMaxDocuments int64 `json:"quota_max_documents"`
+	QuotaMaxBytes     int64 `json:"quota_max_bytes"`
 }
 
 func defaultConfig() Config {
@@ -81,6 +87,11 @@ func (c *Config) vars() []configVar {
 		{env: "HEARTH_METRICS", flag: "metrics", usage: "on: /metrics on the main listener for the admin key or the metrics token; off: not there", str: &c.Metrics},
 		{env: "HEARTH_METRICS_TOKEN", str: &c.MetricsToken},
 		{env: "HEARTH_METRICS_ADDR", flag: "metrics-addr", usage: "separate listen address serving /metrics without auth (a private interface)", str: &c.MetricsAddr},
+		{env: "HEARTH_RATE_LIMIT_PER_KEY", flag: "rate-limit-per-key", usage: "requests per minute per API key (0 = no limit)", num: &c.RateLimitPerKey},
+		{env: "HEARTH_RATE_LIMIT_PER_PIPE", flag: "rate-limit-per-pipe", usage: "runs per minute per pipe (0 = no limit)", num: &c.RateLimitPerPipe},
+		{env: "HEARTH_RATE_LIMIT_BURST", flag: "rate-limit-burst", usage: "requests allowed at once before the per-minute rate applies (0 = one minute's worth)", num: &c.RateLimitBurst},
+		{env: "HEARTH_QUOTA_MAX_DOCUMENTS", flag: "quota-max-documents", usage: "documents each user or org may store (0 = no limit)", num: &c.QuotaMaxDocuments},
+		{env: "HEARTH_QUOTA_MAX_BYTES", flag: "quota-max-bytes", usage: "document bytes each user or org may store (0 = no limit)", num: &c.QuotaMaxBytes},
 	}
 }
 

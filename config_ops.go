@@ -32,5 +32,29 @@ func (c *Config) validateOps() []error {
 			errs = append(errs, fmt.Errorf("HEARTH_METRICS_ADDR %q: must differ from HEARTH_ADDR", c.MetricsAddr))
 		}
 	}
+	return append(errs, c.validateLimits()...)
+}
+
+// maxRate bounds the per-minute settings (a million a minute is far past
+// what one server answers, and keeps the bucket arithmetic exact).
+const maxRate = 1_000_000
+
+func (c *Config) validateLimits() []error {
+	var errs []error
+	for _, v := range []struct {
+		name string
+		n    int64
+		max  int64
+	}{
+		{"HEARTH_RATE_LIMIT_PER_KEY", c.RateLimitPerKey, maxRate},
+		{"HEARTH_RATE_LIMIT_PER_PIPE", c.RateLimitPerPipe, maxRate},
+		{"HEARTH_RATE_LIMIT_BURST", c.RateLimitBurst, maxRate},
+		{"HEARTH_QUOTA_MAX_DOCUMENTS", c.QuotaMaxDocuments, 1 << 40},
+		{"HEARTH_QUOTA_MAX_BYTES", c.QuotaMaxBytes, 1 << 60},
+	} {
+		if v.n < 0 || v.n > v.max {
+			errs = append(errs, fmt.Errorf("%s %d: must be from 0 (off) to %d", v.name, v.n, v.max))
+		}
+	}
 	return errs
 }

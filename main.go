@@ -89,6 +89,8 @@ type app struct {
 	store    *blob.Store
 	accounts *engine.Accounts
 	server   *server.Server
+	// quotas is handed to the services that store documents.
+	quotas *engine.Quotas
 }
 
 // Accounts returns the wired accounts service.
@@ -105,7 +107,8 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 		return nil, err
 	}
 	accounts := engine.NewAccounts(store)
-	a := &app{cfg: cfg, log: log, store: store, accounts: accounts}
+	a := &app{cfg: cfg, log: log, store: store, accounts: accounts,
+		quotas: engine.NewQuotas(store, cfg.QuotaMaxDocuments, cfg.QuotaMaxBytes)}
 	mtr := metrics.New(version)
 	registry, err := providers.New(providers.Config{Providers: cfg.Providers})
 	if err != nil {
@@ -133,6 +136,7 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 		Addr: cfg.Addr, PublicURL: cfg.PublicURL, MaxBodyBytes: cfg.MaxBodyBytes,
 		MaxUploadBytes: cfg.MaxUploadBytes, Version: version, Logger: log, Outbound: cfg.Outbound,
 		MetricsOff: cfg.Metrics == "off", MetricsToken: cfg.MetricsToken, MetricsAddr: cfg.MetricsAddr,
+		RateLimitPerKey: int(cfg.RateLimitPerKey), RateLimitPerPipe: int(cfg.RateLimitPerPipe), RateLimitBurst: int(cfg.RateLimitBurst),
 	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets, Providers: provs, Backup: store.Backup, Metrics: mtr})
 	if err != nil {
 		a.close(ctx)

@@ -15,6 +15,10 @@ func TestOpsConfigValidation(t *testing.T) {
 		"metrics addr":        {map[string]string{"HEARTH_METRICS_ADDR": "9090"}, "HEARTH_METRICS_ADDR"},
 		"metrics port":        {map[string]string{"HEARTH_METRICS_ADDR": ":70000"}, "HEARTH_METRICS_ADDR"},
 		"metrics on main":     {map[string]string{"HEARTH_ADDR": ":8080", "HEARTH_METRICS_ADDR": ":8080"}, "must differ"},
+		"negative rate":       {map[string]string{"HEARTH_RATE_LIMIT_PER_KEY": "-1"}, "HEARTH_RATE_LIMIT_PER_KEY"},
+		"huge burst":          {map[string]string{"HEARTH_RATE_LIMIT_BURST": "100000000"}, "HEARTH_RATE_LIMIT_BURST"},
+		"negative quota":      {map[string]string{"HEARTH_QUOTA_MAX_BYTES": "-5"}, "HEARTH_QUOTA_MAX_BYTES"},
+		"word quota":          {map[string]string{"HEARTH_QUOTA_MAX_DOCUMENTS": "many"}, "HEARTH_QUOTA_MAX_DOCUMENTS"},
 	}
 	for name, tc := range bad {
 		cfg, _, err := loadConfig("serve", nil, envMap(tc.env))
@@ -29,6 +33,8 @@ func TestOpsConfigValidation(t *testing.T) {
 		{},
 		{"HEARTH_METRICS": "OFF", "HEARTH_METRICS_ADDR": "127.0.0.1:9090"},
 		{"HEARTH_METRICS_TOKEN": "0123456789abcdef"},
+		{"HEARTH_RATE_LIMIT_PER_KEY": "600", "HEARTH_RATE_LIMIT_PER_PIPE": "60", "HEARTH_RATE_LIMIT_BURST": "20",
+			"HEARTH_QUOTA_MAX_DOCUMENTS": "1000", "HEARTH_QUOTA_MAX_BYTES": "1073741824"},
 	}
 	for _, env := range good {
 		cfg, _, err := loadConfig("serve", nil, envMap(env))

@@ -15,7 +15,7 @@ package engine
 // are listed here:
 //
 //	pipe/, memory/, doc/, chunk/, vec/, job/, thread/, msg/, run/, trace/,
-//	keyset/, idx/, blob/
+//	keyset/, idx/, blob/, usage/ (engine/quota.go)
 const (
 	prefixAccount     = "acct/"
 	prefixAPIKey      = "apikey/"

@@ -46,6 +46,12 @@ type Config struct {
 	// MetricsAddr, when set, serves /metrics without auth on a separate
 	// listener (meant for a private interface).
 	MetricsAddr string
+	// RateLimitPerKey and RateLimitPerPipe are requests per minute per API
+	// key and per pipe (0 = no limit); RateLimitBurst is the bucket size
+	// (0 = one minute's worth).
+	RateLimitPerKey  int
+	RateLimitPerPipe int
+	RateLimitBurst   int
 }
 
 // Deps are the engine services the handlers call.
@@ -76,6 +82,8 @@ type Server struct {
 	routePaths  map[string]bool
 	metricsHTTP *http.Server
 	metricsLn   net.Listener
+	keyLimits   *limiter
+	pipeLimits  *limiter
 }
 
 // New builds a server; it does not listen until Open.
@@ -103,6 +111,8 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
+	s.keyLimits = newLimiter(cfg.RateLimitPerKey, cfg.RateLimitBurst)
+	s.pipeLimits = newLimiter(cfg.RateLimitPerPipe, cfg.RateLimitBurst)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
@@ -116,7 +126,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		if r.BodyLimit > 0 {
 			limit = r.BodyLimit
 		}
-		e.Add(r.Method, r.Path, r.Handler, bodyLimit(limit), s.authenticate(r.Auth))
+		e.Add(r.Method, r.Path, r.Handler, bodyLimit(limit), s.authenticate(r.Auth), s.rateLimit)
 	}
 	return s, nil
 }
