@@ -43,6 +43,11 @@ type Config struct {
 	OutboundAllow string `json:"outbound_allow"`
 	// Outbound is the policy derived from the two settings above by Validate.
 	Outbound netguard.Policy `json:"-"`
+	// Base URLs of the web search and crawl services (not LLM providers,
+	// so not in Providers); empty means the service's public API.
+	ExaBaseURL       string `json:"exa_base_url"`
+	SpiderBaseURL    string `json:"spider_base_url"`
+	FirecrawlBaseURL string `json:"firecrawl_base_url"`
 	// Metrics is "on" (serve /metrics on the main listener to the admin
 	// user's key or MetricsToken) or "off".
 	Metrics      string `json:"metrics"`
@@ -84,6 +89,9 @@ func (c *Config) vars() []configVar {
 		{env: "HEARTH_MAX_UPLOAD_BYTES", flag: "max-upload-bytes", usage: "largest document upload", num: &c.MaxUploadBytes},
 		{env: "HEARTH_OUTBOUND_ALLOW_PRIVATE", flag: "outbound-allow-private", usage: "true lets MCP servers and crawls reach private/loopback addresses", str: &c.OutboundAllowPrivate},
 		{env: "HEARTH_OUTBOUND_ALLOW", flag: "outbound-allow", usage: "comma-separated CIDRs user-supplied URLs may reach besides public addresses", str: &c.OutboundAllow},
+		{env: "HEARTH_EXA_BASE_URL", flag: "exa-base-url", usage: "Exa web search API (default https://api.exa.ai)", str: &c.ExaBaseURL},
+		{env: "HEARTH_SPIDER_BASE_URL", flag: "spider-base-url", usage: "Spider crawl API (default https://api.spider.cloud)", str: &c.SpiderBaseURL},
+		{env: "HEARTH_FIRECRAWL_BASE_URL", flag: "firecrawl-base-url", usage: "Firecrawl API, version included (default https://api.firecrawl.dev/v1)", str: &c.FirecrawlBaseURL},
 		{env: "HEARTH_METRICS", flag: "metrics", usage: "on: /metrics on the main listener for the admin key or the metrics token; off: not there", str: &c.Metrics},
 		{env: "HEARTH_METRICS_TOKEN", str: &c.MetricsToken},
 		{env: "HEARTH_METRICS_ADDR", flag: "metrics-addr", usage: "separate listen address serving /metrics without auth (a private interface)", str: &c.MetricsAddr},
@@ -198,6 +206,16 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("HEARTH_OUTBOUND_ALLOW_PRIVATE %q: use true or false", c.OutboundAllowPrivate))
 	}
 	errs = append(errs, c.validateOps()...)
+	for _, v := range []struct{ env, val string }{
+		{"HEARTH_EXA_BASE_URL", c.ExaBaseURL}, {"HEARTH_SPIDER_BASE_URL", c.SpiderBaseURL}, {"HEARTH_FIRECRAWL_BASE_URL", c.FirecrawlBaseURL},
+	} {
+		if v.val == "" {
+			continue
+		}
+		if u, err := url.Parse(v.val); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("%s %q: must be an absolute http(s) URL", v.env, v.val))
+		}
+	}
 	c.Outbound.Allow = nil
 	for _, cidr := range strings.Split(c.OutboundAllow, ",") {
 		if cidr = strings.TrimSpace(cidr); cidr == "" {

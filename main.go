@@ -13,10 +13,14 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/hearth-dev/hearth/blob"
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/providers"
+	"github.com/hearth-dev/hearth/providers/crawl"
+	"github.com/hearth-dev/hearth/providers/images"
+	"github.com/hearth-dev/hearth/providers/search"
 	"github.com/hearth-dev/hearth/server"
 	"github.com/hearth-dev/hearth/server/metrics"
 )
@@ -88,6 +92,7 @@ type app struct {
 	log      *slog.Logger
 	store    *blob.Store
 	accounts *engine.Accounts
+	runLog   *engine.RunLog
 	server   *server.Server
 	// quotas is handed to the services that store documents.
 	quotas *engine.Quotas
@@ -110,7 +115,8 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 	a := &app{cfg: cfg, log: log, store: store, accounts: accounts,
 		quotas: engine.NewQuotas(store, cfg.QuotaMaxDocuments, cfg.QuotaMaxBytes)}
 	mtr := metrics.New(version)
-	registry, err := providers.New(providers.Config{Providers: cfg.Providers})
+	pcfg := providers.Config{Providers: cfg.Providers}
+	registry, err := providers.New(pcfg)
 	if err != nil {
 		store.Close()
 		return nil, err
@@ -132,12 +138,31 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 	} else if created {
 		log.Info("created first user with HEARTH_ADMIN_KEY", "login", cfg.AdminLogin)
 	}
+	pipes := engine.NewPipes(engine.PipesConfig{Store: store, Accounts: accounts, Keysets: keysets, Providers: provs})
+	threads := engine.NewThreads(store)
+	a.runLog = engine.NewRunLog(store, provs, log)
+	runner := engine.NewRunner(engine.RunnerConfig{Pipes: pipes, Threads: threads, Keysets: keysets,
+		Providers: provs, RunLog: a.runLog, Logger: log})
+	imageModels, err := images.New(pcfg, cfg.Outbound.Client(60*time.Second, 5))
+	if err != nil {
+		a.close(ctx)
+		return nil, err
+	}
+	tools := engine.NewTools(
+		map[string]engine.WebSearcher{"exa": search.NewExa(cfg.ExaBaseURL, pcfg)},
+		map[string]engine.Crawler{
+			"spider":    crawl.NewSpider(cfg.SpiderBaseURL, pcfg),
+			"firecrawl": crawl.NewFirecrawl(cfg.FirecrawlBaseURL, pcfg),
+			"hearth":    crawl.NewBuiltin(cfg.Outbound, crawl.Limits{}, log),
+		})
 	srv, err := server.New(server.Config{
 		Addr: cfg.Addr, PublicURL: cfg.PublicURL, MaxBodyBytes: cfg.MaxBodyBytes,
 		MaxUploadBytes: cfg.MaxUploadBytes, Version: version, Logger: log, Outbound: cfg.Outbound,
 		MetricsOff: cfg.Metrics == "off", MetricsToken: cfg.MetricsToken, MetricsAddr: cfg.MetricsAddr,
 		RateLimitPerKey: int(cfg.RateLimitPerKey), RateLimitPerPipe: int(cfg.RateLimitPerPipe), RateLimitBurst: int(cfg.RateLimitBurst),
-	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets, Providers: provs, Backup: store.Backup, Metrics: mtr})
+	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets, Providers: provs, Backup: store.Backup,
+		Pipes: pipes, Threads: threads, Runner: runner,
+		Images: engine.NewImages(imageModels, keysets), Tools: tools, Metrics: mtr})
 	if err != nil {
 		a.close(ctx)
 		return nil, err
@@ -152,7 +177,7 @@ func (a *app) close(ctx context.Context) error {
 	if a.server != nil {
 		errs = append(errs, a.server.Close(ctx))
 	}
-	errs = append(errs, a.store.Close())
+	errs = append(errs, a.runLog.Close(), a.store.Close())
 	return errors.Join(errs...)
 }
 

@@ -64,6 +64,9 @@ func TestConfigValidation(t *testing.T) {
 		"tiny upload limit": {map[string]string{"HEARTH_MAX_UPLOAD_BYTES": "10"}, "HEARTH_MAX_UPLOAD_BYTES"},
 		"bad bool":          {map[string]string{"HEARTH_OUTBOUND_ALLOW_PRIVATE": "maybe"}, "HEARTH_OUTBOUND_ALLOW_PRIVATE"},
 		"bad cidr":          {map[string]string{"HEARTH_OUTBOUND_ALLOW": "10.0.0.0/8, nope"}, "nope"},
+		"bad exa url":       {map[string]string{"HEARTH_EXA_BASE_URL": "api.exa.ai"}, "HEARTH_EXA_BASE_URL"},
+		"bad spider url":    {map[string]string{"HEARTH_SPIDER_BASE_URL": "ftp://spider"}, "HEARTH_SPIDER_BASE_URL"},
+		"bad firecrawl url": {map[string]string{"HEARTH_FIRECRAWL_BASE_URL": "/v1"}, "HEARTH_FIRECRAWL_BASE_URL"},
 	}
 	for name, tc := range cases {
 		cfg, _, err := loadConfig("serve", nil, envMap(tc.env))

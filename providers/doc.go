@@ -112,6 +112,17 @@
 //	5xx, network      UPSTREAM_ERROR
 //	cancelled         UPSTREAM_ERROR wrapping context.Canceled
 //
+// # Image, search and crawl adapters
+//
+// The image adapters (providers/images: OpenAI, Together, Google Gemini and
+// Imagen, OpenRouter) take their base URLs from the same Config, so
+// HEARTH_OPENAI_BASE_URL also moves image calls. They, Exa
+// (providers/search) and Spider and Firecrawl (providers/crawl) call their
+// services through Upstream, which shares this package's retry policy,
+// timeout and error mapping; HTTPError and UpstreamStatus let them word a
+// status their own way. CatalogueEntry gives them supportedSizes and
+// supportedQualities. providers/crawl also holds Hearth's own crawler.
+//
 // # Test doubles: the "hearth" provider
 //
 // hearth:echo and hearth:hash-embed are deterministic, offline TEST

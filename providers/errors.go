@@ -37,7 +37,7 @@ func upstreamError(provider string, resp *http.Response) error {
 // rejected provider key is a BAD_REQUEST, never a 401: the caller's own
 // Hearth key was fine, the provider refused the provider key.
 func statusError(provider string, status int, msg string, after time.Duration) error {
-	cause := fmt.Errorf("%s: HTTP %d: %s", provider, status, msg)
+	cause := &HTTPError{Provider: provider, Status: status, Message: msg}
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		return &engine.Error{Code: engine.CodeBadRequest, Message: fmt.Sprintf("%s rejected the provider API key (HTTP %d): %s", provider, status, msg), Err: cause}

@@ -45,17 +45,27 @@ func (u *upstreamCall) close() {
 // within RetryPolicy.MaxRetryAfter). Retries end once a 2xx answer is
 // returned, so nothing is retried after the caller saw a byte.
 func (c *caller) post(parent context.Context, url string, body []byte, stream bool, setHeaders func(http.Header)) (*upstreamCall, error) {
+	return c.send(parent, http.MethodPost, url, body, stream, setHeaders)
+}
+
+// send is post with any method (GET for status polls of job APIs).
+func (c *caller) send(parent context.Context, method, url string, body []byte, stream bool, setHeaders func(http.Header)) (*upstreamCall, error) {
 	ctx, cancel := context.WithCancelCause(parent)
 	timer := time.AfterFunc(c.timeout, func() { cancel(errTimeout) })
 	for attempt := 0; ; attempt++ {
 		timer.Reset(c.timeout)
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+		var rd io.Reader
+		if body != nil {
+			rd = bytes.NewReader(body)
+		}
+		req, err := http.NewRequestWithContext(ctx, method, url, rd)
 		if err != nil {
 			timer.Stop()
-			cancel(nil)
-			return nil, transportError(c.provider, ctx, err)
+			return nil, cancelWith(cancel, transportError(c.provider, ctx, err))
 		}
-		req.Header.Set("Content-Type", "application/json")
+		if body != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
 		if stream {
 			req.Header.Set("Accept", "text/event-stream")
 		} else {
@@ -68,8 +78,7 @@ func (c *caller) post(parent context.Context, url string, body []byte, stream bo
 		case err != nil:
 			if ctx.Err() != nil || attempt+1 >= c.retry.MaxAttempts {
 				timer.Stop()
-				cancel(nil)
-				return nil, transportError(c.provider, ctx, err)
+				return nil, cancelWith(cancel, transportError(c.provider, ctx, err))
 			}
 		case resp.StatusCode >= 200 && resp.StatusCode < 300:
 			return &upstreamCall{resp: resp, ctx: ctx, cancel: cancel, timer: timer, timeout: c.timeout}, nil
@@ -91,10 +100,16 @@ func (c *caller) post(parent context.Context, url string, body []byte, stream bo
 			wait = c.backoff(attempt)
 		}
 		if err := c.sleep(ctx, wait); err != nil {
-			cancel(nil)
-			return nil, transportError(c.provider, ctx, err)
+			return nil, cancelWith(cancel, transportError(c.provider, ctx, err))
 		}
 	}
+}
+
+// cancelWith releases the call's context after err was worded: the
+// wording reads the context's cause, which cancelling would overwrite.
+func cancelWith(cancel context.CancelCauseFunc, err error) error {
+	cancel(nil)
+	return err
 }
 
 // backoff is BaseDelay*2^attempt capped at MaxDelay, with "equal jitter":

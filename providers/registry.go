@@ -2,8 +2,6 @@ package providers
 
 import (
 	"fmt"
-	"net/http"
-	"net/url"
 	"sort"
 	"strings"
 
@@ -63,50 +61,10 @@ var _ engine.Providers = (*Registry)(nil)
 
 // New builds the registry. It validates base URLs and does no I/O.
 func New(cfg Config) (*Registry, error) {
-	client := cfg.HTTPClient
-	if client == nil {
-		client = &http.Client{Transport: NewTransport()}
-	}
-	retry, def := cfg.Retry, DefaultRetry()
-	if retry.MaxAttempts < 1 {
-		retry.MaxAttempts = def.MaxAttempts
-	}
-	if retry.BaseDelay <= 0 {
-		retry.BaseDelay = def.BaseDelay
-	}
-	if retry.MaxDelay <= 0 {
-		retry.MaxDelay = def.MaxDelay
-	}
-	if retry.MaxRetryAfter <= 0 {
-		retry.MaxRetryAfter = def.MaxRetryAfter
-	}
-	timeout := cfg.Timeout
-	if timeout <= 0 {
-		timeout = defaultTimeout
-	}
-	sleep := cfg.Sleep
-	if sleep == nil {
-		sleep = sleepCtx
-	}
+	mk := cfg.callers()
 	r := &Registry{chat: map[string]engine.ChatModel{}, embed: map[string]engine.Embedder{},
 		moderate: map[string]engine.Moderator{}, keys: map[string]string{}, needKey: map[string]bool{}, noURL: map[string]bool{}}
-	mk := func(name string) caller {
-		return caller{provider: name, client: client, retry: retry, timeout: timeout, sleep: sleep}
-	}
-	baseURL := func(name string) (string, error) {
-		u := strings.TrimRight(cfg.Providers[name].BaseURL, "/")
-		if u == "" {
-			u = DefaultBaseURL(name)
-		}
-		if u == "" {
-			return "", nil
-		}
-		pu, err := url.Parse(u)
-		if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
-			return "", fmt.Errorf("providers: %s base URL %q is not an absolute http(s) URL", name, u)
-		}
-		return u, nil
-	}
+	baseURL := cfg.BaseURL
 	for name, pc := range cfg.Providers {
 		name = strings.ToLower(name)
 		r.keys[name] = pc.APIKey

@@ -42,7 +42,11 @@ func (s *Server) routeTable() []Route {
 	rs = append(rs, s.infoRoutes()...)
 	rs = append(rs, s.keyRoutes()...)
 	rs = append(rs, s.keysetRoutes()...)
+	rs = append(rs, s.pipeRoutes()...)
+	rs = append(rs, s.threadRoutes()...)
 	rs = append(rs, s.traceRoutes()...)
+	rs = append(rs, s.imageRoutes()...)
+	rs = append(rs, s.toolRoutes()...)
 	rs = append(rs, s.adminRoutes()...)
 	rs = append(rs, s.metricsRoutes()...)
 	return rs

@@ -60,12 +60,22 @@ type Deps struct {
 	Accounts  *engine.Accounts
 	Providers engine.Providers
 	Keysets   *engine.Keysets
-	Traces    *engine.Traces
+	// Pipes, Threads and Runner serve pipes, threads and runs. When nil,
+	// New builds them from the deps above (with no run log, no memory
+	// retrieval, and memories looked up in Store).
+	Pipes   *engine.Pipes
+	Threads *engine.Threads
+	Runner  *engine.Runner
+	Traces  *engine.Traces
 	// Backup writes a consistent backup of the store (blob.Store.Backup).
 	Backup func(ctx context.Context, w io.Writer) error
 	// Metrics records HTTP and engine metrics; nil means a fresh registry.
 	// main.go shares it with the engine services (engine.Metrics).
 	Metrics *metrics.Metrics
+	// Images generates images (/v1/images); nil answers 503.
+	Images *engine.Images
+	// Tools runs web search and crawl (/v1/tools/*); nil answers 503.
+	Tools *engine.Tools
 }
 
 // Server serves the Hearth API.
@@ -94,6 +104,12 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	if deps.Store == nil || deps.Accounts == nil || deps.Keysets == nil {
 		return nil, errors.New("server: Store, Accounts and Keysets are required")
 	}
+	if deps.Images == nil {
+		deps.Images = engine.NewImages(nil, deps.Keysets)
+	}
+	if deps.Tools == nil {
+		deps.Tools = engine.NewTools(nil, nil)
+	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 8 << 20
 	}
@@ -113,6 +129,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	}
 	s.keyLimits = newLimiter(cfg.RateLimitPerKey, cfg.RateLimitBurst)
 	s.pipeLimits = newLimiter(cfg.RateLimitPerPipe, cfg.RateLimitBurst)
+	s.defaultServices()
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
@@ -192,4 +209,19 @@ func (s *Server) Close(ctx context.Context) error {
 		_ = s.http.Close()
 	}
 	return err
+}
+
+// defaultServices builds the pipe, thread and run services that deps leave nil.
+func (s *Server) defaultServices() {
+	d := &s.deps
+	if d.Pipes == nil {
+		d.Pipes = engine.NewPipes(engine.PipesConfig{Store: d.Store, Accounts: d.Accounts, Keysets: d.Keysets, Providers: d.Providers})
+	}
+	if d.Threads == nil {
+		d.Threads = engine.NewThreads(d.Store)
+	}
+	if d.Runner == nil {
+		d.Runner = engine.NewRunner(engine.RunnerConfig{Pipes: d.Pipes, Threads: d.Threads, Keysets: d.Keysets,
+			Providers: d.Providers, Logger: s.log})
+	}
 }

@@ -1,7 +1,9 @@
 // Package fake provides in-process upstream servers that speak the real
 // wire formats of OpenAI (and the OpenAI-compatible hosts), Anthropic,
 // Gemini and Cohere, for tests and benchmarks of everything above the
-// provider adapters. Each server is scriptable (reply text, tool calls,
+// provider adapters; and of the image hosts (OpenAI Images, Together,
+// Gemini/Imagen, OpenRouter), Exa search, and the Spider and Firecrawl
+// crawl APIs. Each server is scriptable (reply text, tool calls,
 // JSON, usage, errors with Retry-After, slow, truncated or hanging
 // streams), records the requests it got, and answers instantly by default.
 package fake

@@ -16,7 +16,10 @@ import (
 	"github.com/hearth-dev/hearth/blob"
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/providers"
+	"github.com/hearth-dev/hearth/providers/crawl"
+	"github.com/hearth-dev/hearth/providers/images"
 	"github.com/hearth-dev/hearth/providers/netguard"
+	"github.com/hearth-dev/hearth/providers/search"
 	"github.com/hearth-dev/hearth/server"
 	"github.com/hearth-dev/hearth/server/metrics"
 )
@@ -32,8 +35,10 @@ type Server struct {
 	Accounts *engine.Accounts
 	Keysets  *engine.Keysets
 	Metrics  *metrics.Metrics
-	HTTP     *httptest.Server
-	t        testing.TB
+	// RunLog records runs (nil when an option supplied its own Runner).
+	RunLog *engine.RunLog
+	HTTP   *httptest.Server
+	t      testing.TB
 }
 
 // Option adjusts the config, deps or provider config before the server is built.
@@ -50,6 +55,48 @@ func WithProvider(name, baseURL, apiKey string) Option {
 	return func(_ *server.Config, _ *server.Deps, p *providers.Config) {
 		p.Providers[name] = providers.ProviderConfig{BaseURL: baseURL, APIKey: apiKey}
 	}
+}
+
+// Tools points the web search and crawl services at fakes (see
+// providers/fake: NewExa, NewSpider, NewFirecrawl). Empty URLs stay
+// offline (a closed loopback port).
+type Tools struct {
+	ExaURL, SpiderURL, FirecrawlURL string
+	// CrawlLimits bound the built-in crawler (zero fields: its defaults).
+	CrawlLimits crawl.Limits
+	// FirecrawlPoll is the Firecrawl status poll interval (default 10 ms).
+	FirecrawlPoll time.Duration
+}
+
+// WithTools wires the web search and crawl services. It reads the outbound
+// policy and provider settings as earlier options left them, so put it
+// after WithConfig.
+func WithTools(tc Tools) Option {
+	return func(c *server.Config, d *server.Deps, p *providers.Config) {
+		d.Tools = NewTools(tc, *p, c.Outbound)
+	}
+}
+
+// NewTools builds the tools service the way main.go does, over tc's URLs.
+func NewTools(tc Tools, pcfg providers.Config, outbound netguard.Policy) *engine.Tools {
+	offline := func(u string) string {
+		if u == "" {
+			return "http://127.0.0.1:1"
+		}
+		return u
+	}
+	fc := crawl.NewFirecrawl(offline(tc.FirecrawlURL), pcfg)
+	fc.PollInterval = tc.FirecrawlPoll
+	if fc.PollInterval <= 0 {
+		fc.PollInterval = 10 * time.Millisecond
+	}
+	return engine.NewTools(
+		map[string]engine.WebSearcher{"exa": search.NewExa(offline(tc.ExaURL), pcfg)},
+		map[string]engine.Crawler{
+			"spider":    crawl.NewSpider(offline(tc.SpiderURL), pcfg),
+			"firecrawl": fc,
+			"hearth":    crawl.NewBuiltin(outbound, tc.CrawlLimits, quietLogger()),
+		})
 }
 
 // OfflineProviders is the provider config every test server starts from:
@@ -107,13 +154,35 @@ func StartDir(t testing.TB, dir string, opts ...Option) *Server {
 		}
 		deps.Keysets = keysets
 	}
+	if deps.Pipes == nil {
+		deps.Pipes = engine.NewPipes(engine.PipesConfig{Store: store, Accounts: accounts, Keysets: deps.Keysets, Providers: deps.Providers})
+	}
+	if deps.Threads == nil {
+		deps.Threads = engine.NewThreads(store)
+	}
+	var runLog *engine.RunLog
+	if deps.Runner == nil {
+		runLog = engine.NewRunLog(store, deps.Providers, quietLogger())
+		deps.Runner = engine.NewRunner(engine.RunnerConfig{Pipes: deps.Pipes, Threads: deps.Threads, Keysets: deps.Keysets,
+			Providers: deps.Providers, RunLog: runLog, Logger: quietLogger()})
+	}
+	if deps.Images == nil {
+		models, err := images.New(pcfg, cfg.Outbound.Client(10*time.Second, 5))
+		if err != nil {
+			t.Fatal(err)
+		}
+		deps.Images = engine.NewImages(models, deps.Keysets)
+	}
+	if deps.Tools == nil {
+		deps.Tools = NewTools(Tools{}, pcfg, cfg.Outbound)
+	}
 	srv, err := server.New(cfg, deps)
 	if err != nil {
 		t.Fatal(err)
 	}
 	hts.Config.Handler = srv.Handler()
 	hts.Start()
-	ts := &Server{Server: srv, URL: url, Store: store, Accounts: accounts, Keysets: deps.Keysets, Metrics: deps.Metrics, HTTP: hts, t: t}
+	ts := &Server{Server: srv, URL: url, Store: store, Accounts: accounts, Keysets: deps.Keysets, Metrics: deps.Metrics, RunLog: runLog, HTTP: hts, t: t}
 	t.Cleanup(ts.Stop)
 	return ts
 }
@@ -123,6 +192,7 @@ func (s *Server) Stop() {
 	if s.HTTP != nil {
 		s.HTTP.Close()
 		s.HTTP = nil
+		s.RunLog.Close()
 		s.Store.Close()
 	}
 }

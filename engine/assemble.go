@@ -1,0 +1,100 @@
+package engine
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Default prompts of a pipe run (wire-compat 5.2).
+const (
+	DefaultJSONPrompt = "Output should be in JSON format."
+	DefaultRAGPrompt  = "Below is some CONTEXT for you to answer the questions. ONLY answer from the CONTEXT. CONTEXT consists of multiple information chunks. Each chunk has a source mentioned at the end.\n\nFor each piece of response you provide, cite the source in brackets like so: [1].\n\nAt the end of the answer, always list each source with its corresponding number and provide the document name. like so [1] Filename.doc.\n\nIf you don't know the answer, just say that you don't know. Ask for more context and better questions if needed."
+)
+
+// ComposeSystemPrompt builds the one system message of a run from the
+// pipe's prompt slots, in order: the system prompt, the safety guideline,
+// the JSON instruction (when JSON mode is on) and the RAG block (only when
+// memory returned chunks). The formatting follows Langbase's own
+// implementation byte for byte. It returns "" when nothing composes: Hearth
+// then sends no system message rather than inventing one.
+func ComposeSystemPrompt(p *Pipe, jsonMode bool, chunks []RAGChunk) string {
+	s := p.SystemPrompt()
+	if safety := p.Prompt(PromptSafety); safety != "" {
+		s = strings.TrimSpace(s + " \n " + `"""SAFETY GUIDELINE: ` + safety + `"""`)
+	}
+	if jsonMode {
+		jp := p.Prompt(PromptJSON)
+		if jp == "" {
+			jp = DefaultJSONPrompt
+		}
+		s = s + "\n\n" + jp
+	}
+	if len(chunks) > 0 {
+		rp := p.Prompt(PromptRAG)
+		if rp == "" {
+			rp = DefaultRAGPrompt
+		}
+		parts := make([]string, len(chunks))
+		for i, c := range chunks {
+			parts[i] = c.Text + " \n\n Source: " + c.DocName
+		}
+		s = strings.TrimSpace(s + " \n\n \"\"\"" + rp + "\"\"\" \n\n \"\"\"CONTEXT:\n " + strings.Join(parts, "\n\n") + "\"\"\"")
+	}
+	return strings.TrimSpace(s)
+}
+
+// AssembleMessages returns what the model receives for a pipe run:
+// the composed system message, the pipe's few-shot messages, the thread
+// history, then the request's messages (system messages of the request
+// stay where they are). Variables are substituted over the whole list.
+func AssembleMessages(p *Pipe, jsonMode bool, chunks []RAGChunk, history, request []Message, vars map[string]string) []Message {
+	var out []Message
+	if sys := ComposeSystemPrompt(p, jsonMode, chunks); sys != "" {
+		out = append(out, Message{Role: "system", Content: TextContent(sys)})
+	}
+	out = append(out, p.FewShot()...)
+	out = append(out, history...)
+	out = append(out, request...)
+	return SubstituteVariables(out, vars)
+}
+
+var variableRE = regexp.MustCompile(`\{\{(.*?)\}\}`)
+
+// MergeVariables returns the pipe's variables overridden by the request's.
+func MergeVariables(pipe, request []Variable) map[string]string {
+	m := make(map[string]string, len(pipe)+len(request))
+	for _, v := range pipe {
+		m[strings.TrimSpace(v.Name)] = v.Value
+	}
+	for _, v := range request {
+		m[strings.TrimSpace(v.Name)] = v.Value
+	}
+	return m
+}
+
+// SubstituteVariables replaces {{ name }} (the name trimmed) in string
+// contents by its value. An unknown name, or one whose value is empty,
+// leaves the placeholder as it is. Content parts are not touched. The
+// input slice is not modified.
+func SubstituteVariables(msgs []Message, vars map[string]string) []Message {
+	out := make([]Message, len(msgs))
+	for i, m := range msgs {
+		out[i] = m
+		if len(vars) == 0 || !m.Content.Set || m.Content.Parts != nil || !strings.Contains(m.Content.Text, "{{") {
+			continue
+		}
+		out[i].Content = TextContent(SubstituteText(m.Content.Text, vars))
+	}
+	return out
+}
+
+// SubstituteText applies the variable rule to one string.
+func SubstituteText(s string, vars map[string]string) string {
+	return variableRE.ReplaceAllStringFunc(s, func(match string) string {
+		name := strings.TrimSpace(match[2 : len(match)-2])
+		if v := vars[name]; v != "" {
+			return v
+		}
+		return match
+	})
+}

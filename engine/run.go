@@ -1,0 +1,548 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Runner runs pipes: it resolves the pipe and the thread, assembles the
+// messages, resolves the provider key, moderates, calls the model (whole or
+// streamed), then appends to the thread and records the run.
+type Runner struct {
+	pipes     *Pipes
+	threads   *Threads
+	keysets   *Keysets
+	providers Providers
+	memories  MemoryLookup
+	retriever Retriever
+	runs      *RunLog
+	log       *slog.Logger
+	now       func() time.Time
+}
+
+// RunnerConfig holds the dependencies of a Runner. Retriever and RunLog
+// are optional: without a retriever runs skip RAG; without a run log runs
+// are not recorded.
+type RunnerConfig struct {
+	Pipes     *Pipes
+	Threads   *Threads
+	Keysets   *Keysets
+	Providers Providers
+	Memories  MemoryLookup
+	Retriever Retriever
+	RunLog    *RunLog
+	Logger    *slog.Logger
+}
+
+// NewRunner returns the pipe runner.
+func NewRunner(cfg RunnerConfig) *Runner {
+	r := &Runner{pipes: cfg.Pipes, threads: cfg.Threads, keysets: cfg.Keysets, providers: cfg.Providers,
+		memories: cfg.Memories, retriever: cfg.Retriever, runs: cfg.RunLog, log: cfg.Logger, now: time.Now}
+	if r.memories == nil && cfg.Pipes != nil {
+		r.memories = cfg.Pipes.memories
+	}
+	if r.log == nil {
+		r.log = slog.Default()
+	}
+	return r
+}
+
+// RunLog returns the runner's run log (nil when runs are not recorded).
+func (r *Runner) RunLog() *RunLog { return r.runs }
+
+// RunRequest is one run of a pipe, from any of the run endpoints.
+type RunRequest struct {
+	Principal *Principal
+	// Name names the pipe; required with a user/org key, optional with a
+	// pipe key (where it must name the key's own pipe).
+	Name      string
+	Messages  []Message
+	Variables []Variable
+	ThreadID  string
+	// Tools, when non-empty, replace the pipe's tools.
+	Tools []Tool
+	// Memory, when non-empty, replaces the pipe's memories.
+	Memory []MemoryRef
+	// JSON, when set, turns JSON mode on or off for this run.
+	JSON *bool
+	// LLMKey is the caller's provider key (LB-LLM-Key header or llmKey).
+	LLMKey string
+	// Endpoint and Stream are recorded with the run.
+	Endpoint string
+	Stream   bool
+}
+
+// PreparedRun is a run that passed every check and is ready to call the
+// model. Exactly one of Complete or Stream is called on it.
+type PreparedRun struct {
+	r        *Runner
+	Pipe     *Pipe
+	ThreadID string
+	// Request is what the model receives (APIKey included; never log it).
+	Request  *ChatRequest
+	Ref      ModelRef
+	thread   *Thread
+	chat     ChatModel
+	newMsgs  []Message
+	start    time.Time
+	endpoint string
+	stream   bool
+	once     sync.Once
+}
+
+const maxRunMessages = 1000
+
+// Prepare does everything before the model call. Every error it returns is
+// a normal JSON error (nothing has been written to the client yet).
+func (r *Runner) Prepare(ctx context.Context, in *RunRequest) (*PreparedRun, error) {
+	start := r.now()
+	p, err := r.resolvePipe(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	if err := validateRunRequest(in); err != nil {
+		return nil, err
+	}
+	pr := &PreparedRun{r: r, Pipe: p, start: start, endpoint: in.Endpoint, stream: in.Stream}
+	var history []Message
+	if in.ThreadID != "" {
+		if pr.thread, history, err = r.threads.history(ctx, p.Owner, in.ThreadID); err != nil {
+			return nil, err
+		}
+		pr.ThreadID = in.ThreadID
+	} else {
+		pr.ThreadID = uuid.NewString()
+	}
+	memories := p.Memory
+	if len(in.Memory) > 0 {
+		for i, m := range in.Memory {
+			ok, err := r.memories.MemoryExists(ctx, p.Owner, m.Name)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				return nil, FieldError(fieldIndex("memory", i)+".name", "memory %q not found", m.Name)
+			}
+		}
+		memories = dedupMemory(in.Memory)
+	}
+	var chunks []RAGChunk
+	if r.retriever != nil && len(memories) > 0 {
+		if q := lastUserText(history, in.Messages); q != "" {
+			names := make([]string, len(memories))
+			for i, m := range memories {
+				names[i] = m.Name
+			}
+			if chunks, err = r.retriever.RetrieveForRun(ctx, p.Owner, names, q); err != nil {
+				return nil, err
+			}
+		}
+	}
+	jsonMode := p.JSON
+	if in.JSON != nil {
+		jsonMode = *in.JSON
+	}
+	vars := MergeVariables(p.Variables, in.Variables)
+	msgs := AssembleMessages(p, jsonMode, chunks, history, in.Messages, vars)
+	if !hasNonSystem(msgs) {
+		return nil, FieldError("messages", "is required: the pipe has no messages of its own to run")
+	}
+	pr.newMsgs = msgs[len(msgs)-len(in.Messages):]
+	if pr.Ref, err = ParseModelID("model", p.Model); err != nil {
+		return nil, err
+	}
+	if r.providers == nil {
+		return nil, Errorf(CodeUnavailable, "no model providers are configured on this server")
+	}
+	if pr.chat, err = r.providers.ChatModel(pr.Ref); err != nil {
+		return nil, err
+	}
+	key, err := r.keysets.Resolve(ctx, pr.Ref.Provider, in.LLMKey, p.ID, p.Owner)
+	if err != nil {
+		return nil, err
+	}
+	if p.Moderate {
+		if err := r.moderate(ctx, pr.Ref.Provider, key, pr.newMsgs, in.Variables); err != nil {
+			return nil, err
+		}
+	}
+	pr.Request, err = buildChatRequest(p, pr.Ref, msgs, in.Tools, jsonMode, key)
+	if err != nil {
+		return nil, err
+	}
+	return pr, nil
+}
+
+// resolvePipe finds the pipe a run names and checks the key may run it.
+func (r *Runner) resolvePipe(ctx context.Context, in *RunRequest) (*Pipe, error) {
+	who := in.Principal
+	if who.Kind == KeyPipe {
+		p, err := r.pipes.GetByID(ctx, who.PipeID)
+		if err != nil {
+			return nil, err
+		}
+		if in.Name != "" && in.Name != p.Name {
+			return nil, Errorf(CodeForbidden, "this pipe key runs the pipe %q only, not %q", p.Name, in.Name)
+		}
+		return p, nil
+	}
+	if in.Name == "" {
+		return nil, FieldError("name", "is required when running a pipe with a user or org key (or use the pipe's own key)")
+	}
+	if err := ValidatePipeName("name", in.Name); err != nil {
+		return nil, err
+	}
+	return r.pipes.Get(ctx, who.Owner, in.Name)
+}
+
+func validateRunRequest(in *RunRequest) error {
+	if len(in.Messages) > maxRunMessages {
+		return FieldError("messages", "at most %d messages", maxRunMessages)
+	}
+	for i, m := range in.Messages {
+		if err := ValidateMessage(fieldIndex("messages", i), m); err != nil {
+			return err
+		}
+	}
+	if err := validateVariables("variables", in.Variables); err != nil {
+		return err
+	}
+	if in.ThreadID != "" {
+		if err := ValidateThreadID("threadId", in.ThreadID); err != nil {
+			return err
+		}
+	}
+	if err := ValidateTools("tools", in.Tools); err != nil {
+		return err
+	}
+	if len(in.Memory) > maxPipeMemories {
+		return FieldError("memory", "at most %d memories", maxPipeMemories)
+	}
+	for i, m := range in.Memory {
+		if err := ValidatePipeName(fieldIndex("memory", i)+".name", m.Name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func hasNonSystem(msgs []Message) bool {
+	for _, m := range msgs {
+		if m.Role != "system" {
+			return true
+		}
+	}
+	return false
+}
+
+// lastUserText is the RAG query: the last user message of the request, or
+// of the thread history when the request has none.
+func lastUserText(history, request []Message) string {
+	for _, list := range [][]Message{request, history} {
+		for i := len(list) - 1; i >= 0; i-- {
+			if list[i].Role == "user" {
+				if s := strings.TrimSpace(list[i].Content.String()); s != "" {
+					return s
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// moderate checks the run's new user input (its user messages and the
+// values of its variables) with the provider's moderation endpoint.
+// Providers without one (everything but openai and hearth) are not
+// moderated.
+func (r *Runner) moderate(ctx context.Context, provider, key string, msgs []Message, vars []Variable) error {
+	mod, err := r.providers.Moderator(provider)
+	if err != nil {
+		r.log.Debug("moderation skipped: provider offers none", "provider", provider)
+		return nil
+	}
+	var inputs []string
+	for _, m := range msgs {
+		if m.Role == "user" {
+			if s := m.Content.String(); s != "" {
+				inputs = append(inputs, s)
+			}
+		}
+	}
+	for _, v := range vars {
+		if v.Value != "" {
+			inputs = append(inputs, v.Value)
+		}
+	}
+	if len(inputs) == 0 {
+		return nil
+	}
+	res, err := mod.Moderate(ctx, key, inputs)
+	if err != nil {
+		return err
+	}
+	if res.Flagged {
+		cats := append([]string(nil), res.Categories...)
+		sort.Strings(cats)
+		why := strings.Join(cats, ", ")
+		if why == "" {
+			why = "unspecified categories"
+		}
+		return Errorf(CodeBadRequest, "Content flagged by the %s moderation endpoint due to: %s", provider, why)
+	}
+	return nil
+}
+
+// buildChatRequest turns the pipe's parameters into the provider request.
+func buildChatRequest(p *Pipe, ref ModelRef, msgs []Message, reqTools []Tool, jsonMode bool, key string) (*ChatRequest, error) {
+	temp, topP, pp, fp, maxTok := p.Temperature, p.TopP, p.PresencePenalty, p.FrequencyPenalty, p.MaxTokens
+	req := &ChatRequest{
+		Model: ref.Model, Messages: msgs, Temperature: &temp, TopP: &topP, MaxTokens: &maxTok,
+		PresencePenalty: &pp, FrequencyPenalty: &fp, APIKey: key,
+	}
+	if len(p.Stop) > 0 {
+		req.Stop = append([]string(nil), p.Stop...)
+	}
+	tools := p.Tools
+	if len(reqTools) > 0 {
+		tools = reqTools
+	}
+	if len(tools) > 0 {
+		req.Tools = tools
+		tc := p.ToolChoice
+		if tc.Function != "" && !hasToolNamed(tools, tc.Function) {
+			return nil, FieldError("tools", "the pipe's tool_choice forces the function %q, which these tools do not define", tc.Function)
+		}
+		if tc.Mode == "" && tc.Function == "" {
+			tc.Mode = "auto"
+		}
+		req.ToolChoice = &tc
+		ptc := p.ParallelToolCalls
+		req.ParallelToolCalls = &ptc
+	}
+	switch {
+	case p.ResponseFormat != nil && p.ResponseFormat.Type != "text":
+		rf := *p.ResponseFormat
+		req.ResponseFormat = &rf
+	case jsonMode:
+		req.ResponseFormat = &ResponseFormat{Type: "json_object"}
+	}
+	return req, nil
+}
+
+func hasToolNamed(tools []Tool, name string) bool {
+	for _, t := range tools {
+		if t.Function.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Complete calls the model for the whole answer, then appends to the
+// thread and records the run. The response is normalised to the OpenAI
+// chat.completion shape.
+func (pr *PreparedRun) Complete(ctx context.Context) (*ChatResponse, error) {
+	resp, err := pr.chat.Chat(ctx, pr.Request)
+	if err != nil {
+		pr.finish(ctx, runResult{err: err})
+		return nil, err
+	}
+	normalizeResponse(resp, pr.Ref, pr.r.now())
+	res := runResult{usage: &resp.Usage}
+	if len(resp.Choices) > 0 {
+		m := resp.Choices[0].Message
+		if m.Content != nil {
+			res.text = *m.Content
+		}
+		res.toolCalls = m.ToolCalls
+	}
+	if err := pr.finish(ctx, res); err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// Completion returns the text of the first choice ("" for tool calls).
+func Completion(resp *ChatResponse) string {
+	if len(resp.Choices) == 0 || resp.Choices[0].Message.Content == nil {
+		return ""
+	}
+	return *resp.Choices[0].Message.Content
+}
+
+func normalizeResponse(resp *ChatResponse, ref ModelRef, now time.Time) {
+	if resp.ID == "" {
+		resp.ID = "chatcmpl-" + RandomString(24)
+	}
+	resp.Object = "chat.completion"
+	if resp.Created == 0 {
+		resp.Created = now.Unix()
+	}
+	if resp.Model == "" {
+		resp.Model = ref.Model
+	}
+	if resp.Choices == nil {
+		resp.Choices = []Choice{}
+	}
+	for i := range resp.Choices {
+		m := &resp.Choices[i].Message
+		if m.Role == "" {
+			m.Role = "assistant"
+		}
+		if m.Annotations == nil {
+			m.Annotations = []any{}
+		}
+		for j := range m.ToolCalls {
+			m.ToolCalls[j].Index = nil
+			if m.ToolCalls[j].Type == "" {
+				m.ToolCalls[j].Type = "function"
+			}
+		}
+	}
+}
+
+// runResult is how a run ended, for the thread and the run record.
+type runResult struct {
+	text       string
+	toolCalls  []ToolCall
+	usage      *Usage
+	err        error
+	firstToken time.Duration
+	streamed   bool
+}
+
+// finish appends the run to its thread (once) and records it. The thread
+// gets the request messages and the assistant's answer when the run
+// succeeded, or when a failed or abandoned stream had already produced
+// output (the partial answer is kept, marked in its metadata). With the
+// pipe's store off, no message is written; a new thread is still created,
+// empty, so the returned thread id stays valid.
+func (pr *PreparedRun) finish(ctx context.Context, res runResult) error {
+	var ferr error
+	pr.once.Do(func() {
+		ctx = context.WithoutCancel(ctx)
+		produced := res.text != "" || len(res.toolCalls) > 0
+		status := RunSuccess
+		if res.err != nil {
+			status = RunError
+			if errors.Is(res.err, context.Canceled) || errors.Is(res.err, ErrClientGone) {
+				status = RunCancelled
+			}
+		}
+		if res.err == nil || produced {
+			ferr = pr.persist(ctx, res, status)
+		}
+		pr.record(res, status, ferr)
+	})
+	return ferr
+}
+
+// ErrClientGone marks a stream the client abandoned.
+var ErrClientGone = errors.New("client disconnected")
+
+func (pr *PreparedRun) persist(ctx context.Context, res runResult, status string) error {
+	var msgs []ThreadMessageInput
+	if pr.Pipe.Store {
+		for _, m := range pr.newMsgs {
+			msgs = append(msgs, ThreadMessageInput{Message: m})
+		}
+		a := ThreadMessageInput{Message: Message{Role: "assistant", ToolCalls: res.toolCalls}}
+		if res.text != "" || len(res.toolCalls) == 0 {
+			a.Content = TextContent(res.text)
+		}
+		if res.err != nil {
+			note := "client disconnected"
+			if status != RunCancelled {
+				note = "stopped by an error: " + publicMessage(res.err)
+			}
+			a.Metadata = map[string]string{threadPartialKey: "true", threadFinishNoteKey: note}
+		}
+		msgs = append(msgs, a)
+	}
+	if pr.thread != nil && len(msgs) == 0 {
+		return nil
+	}
+	ts := pr.r.threads
+	return ts.store.Update(ctx, func(tx Tx) error {
+		var t *Thread
+		var err error
+		if pr.thread != nil {
+			if t, err = getThread(tx, pr.Pipe.Owner, pr.ThreadID); err != nil {
+				return err
+			}
+		} else {
+			t = ts.newThread(pr.Pipe.Owner, pr.ThreadID, nil)
+			t.Pipe = pr.Pipe.Name
+			if err := tx.Put(threadIdxKey(t.Owner, t), ""); err != nil {
+				return err
+			}
+		}
+		_, err = ts.appendTx(tx, t, msgs)
+		return err
+	})
+}
+
+// publicMessage is an error's caller-safe message.
+func publicMessage(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "timed out"
+	}
+	return "internal error"
+}
+
+func (pr *PreparedRun) record(res runResult, status string, persistErr error) {
+	if pr.r.runs == nil {
+		return
+	}
+	rec := RunRecord{
+		ID: NewRunID(pr.start), Owner: pr.Pipe.Owner, PipeID: pr.Pipe.ID, Pipe: pr.Pipe.Name,
+		Model: pr.Ref.String(), ThreadID: pr.ThreadID, Endpoint: pr.endpoint, Stream: pr.stream,
+		Status: status, LatencyMs: pr.r.now().Sub(pr.start).Milliseconds(), CreatedAt: pr.start.UTC(),
+	}
+	if res.usage != nil {
+		rec.PromptTokens, rec.CompletionTokens, rec.TotalTokens = res.usage.PromptTokens, res.usage.CompletionTokens, res.usage.TotalTokens
+	}
+	if res.streamed && res.firstToken > 0 {
+		ms := res.firstToken.Milliseconds()
+		rec.FirstTokenMs = &ms
+	}
+	switch {
+	case res.err != nil:
+		rec.Error = publicMessage(res.err)
+	case persistErr != nil:
+		rec.Error = "thread not saved: " + publicMessage(persistErr)
+	}
+	pr.r.runs.Record(rec)
+}
+
+// history loads an owner's thread and its most recent messages as chat
+// messages, oldest first.
+func (ts *Threads) history(ctx context.Context, owner, id string) (*Thread, []Message, error) {
+	var t *Thread
+	var out []Message
+	err := ts.store.View(ctx, func(tx Tx) error {
+		var err error
+		if t, err = getThread(tx, owner, id); err != nil {
+			return err
+		}
+		return scanJSON(tx, msgPrefix(t), func(m *ThreadMessage) error {
+			out = append(out, m.ChatMessage())
+			return nil
+		})
+	})
+	if len(out) > maxRunHistory {
+		out = out[len(out)-maxRunHistory:]
+	}
+	return t, out, err
+}

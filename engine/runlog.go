@@ -1,0 +1,261 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// RunRecord is the usage record of one pipe run. It holds no prompt or
+// completion text, so it is kept even when the pipe's store is off.
+//
+// Key schema: run/<owner>/<id> holds the record; runpipe/<owner>/<pipe
+// id>/<id> indexes it by pipe. Ids start with the inverted start time, so
+// a forward scan lists the newest runs first.
+type RunRecord struct {
+	ID               string    `json:"id"`
+	Owner            string    `json:"owner_login"`
+	PipeID           string    `json:"pipe_id"`
+	Pipe             string    `json:"pipe"`
+	Model            string    `json:"model"`
+	ThreadID         string    `json:"thread_id"`
+	Endpoint         string    `json:"endpoint"`
+	Stream           bool      `json:"stream"`
+	Status           string    `json:"status"`
+	Error            string    `json:"error,omitempty"`
+	PromptTokens     int       `json:"prompt_tokens"`
+	CompletionTokens int       `json:"completion_tokens"`
+	TotalTokens      int       `json:"total_tokens"`
+	LatencyMs        int64     `json:"latency_ms"`
+	FirstTokenMs     *int64    `json:"first_token_ms,omitempty"`
+	CostUSD          *float64  `json:"cost_usd"`
+	CreatedAt        time.Time `json:"created_at"`
+}
+
+// Run statuses.
+const (
+	RunSuccess   = "success"
+	RunError     = "error"
+	RunCancelled = "cancelled"
+)
+
+const (
+	prefixRun     = "run/"
+	prefixRunPipe = "runpipe/"
+	runQueueSize  = 4096
+	runBatchSize  = 256
+)
+
+// NewRunID returns a run id that sorts newest first.
+func NewRunID(start time.Time) string {
+	return fmt.Sprintf("%019d%s", math.MaxInt64-start.UnixNano(), RandomString(6))
+}
+
+// RunLog records runs off the request path: Record only queues, and one
+// worker writes batches. When the queue is full a record is dropped (and
+// counted) rather than slowing the run; a failed write is logged, never
+// reported to the caller. Close flushes what is queued.
+type RunLog struct {
+	store     Store
+	providers Providers
+	log       *slog.Logger
+	queue     chan runItem
+	done      chan struct{}
+	closeOnce sync.Once
+	mu        sync.RWMutex
+	closed    bool
+	dropped   atomic.Int64
+}
+
+// NewRunLog starts the recorder. providers (optional) prices runs from the
+// catalogue; log (optional) receives write failures.
+func NewRunLog(store Store, providers Providers, log *slog.Logger) *RunLog {
+	if log == nil {
+		log = slog.Default()
+	}
+	l := &RunLog{store: store, providers: providers, log: log, queue: make(chan runItem, runQueueSize), done: make(chan struct{})}
+	go l.work()
+	return l
+}
+
+// Record queues a run record; it never blocks.
+func (l *RunLog) Record(r RunRecord) {
+	if l == nil {
+		return
+	}
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.closed {
+		return
+	}
+	select {
+	case l.queue <- runItem{rec: r}:
+	default:
+		l.dropped.Add(1)
+	}
+}
+
+// Dropped reports how many records were dropped because the queue was full.
+func (l *RunLog) Dropped() int64 { return l.dropped.Load() }
+
+// Close stops accepting records and waits until the queued ones are written.
+func (l *RunLog) Close() error {
+	if l == nil {
+		return nil
+	}
+	l.closeOnce.Do(func() {
+		l.mu.Lock()
+		l.closed = true
+		close(l.queue)
+		l.mu.Unlock()
+	})
+	<-l.done
+	return nil
+}
+
+// runItem is a record to write, or (ack set) a flush marker.
+type runItem struct {
+	rec RunRecord
+	ack chan struct{}
+}
+
+// Flush waits until every record queued before the call is written.
+func (l *RunLog) Flush() {
+	if l == nil {
+		return
+	}
+	ack := make(chan struct{})
+	l.mu.RLock()
+	if l.closed {
+		l.mu.RUnlock()
+		return
+	}
+	l.queue <- runItem{ack: ack}
+	l.mu.RUnlock()
+	<-ack
+}
+
+func (l *RunLog) work() {
+	defer close(l.done)
+	batch := make([]RunRecord, 0, runBatchSize)
+	var acks []chan struct{}
+	add := func(it runItem) {
+		if it.ack != nil {
+			acks = append(acks, it.ack)
+		} else {
+			batch = append(batch, it.rec)
+		}
+	}
+	for it := range l.queue {
+		batch, acks = batch[:0], acks[:0]
+		add(it)
+	fill:
+		for len(batch) < runBatchSize {
+			select {
+			case it, ok := <-l.queue:
+				if !ok {
+					break fill
+				}
+				add(it)
+			default:
+				break fill
+			}
+		}
+		if len(batch) > 0 {
+			l.write(batch)
+		}
+		for _, a := range acks {
+			close(a)
+		}
+	}
+}
+
+func (l *RunLog) write(batch []RunRecord) {
+	for i := range batch {
+		batch[i].CostUSD = l.cost(batch[i])
+	}
+	err := l.store.Update(context.Background(), func(tx Tx) error {
+		for _, r := range batch {
+			if err := tx.Put(prefixRun+r.Owner+"/"+r.ID, r); err != nil {
+				return err
+			}
+			if err := tx.PutRaw(prefixRunPipe+r.Owner+"/"+r.PipeID+"/"+r.ID, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		l.log.Error("run records not written", "count", len(batch), "err", err)
+	}
+}
+
+// cost prices a run from the catalogue's list prices; nil when the model
+// has no listed price (or no registry is configured).
+func (l *RunLog) cost(r RunRecord) *float64 {
+	if l.providers == nil {
+		return nil
+	}
+	provider, model, _ := strings.Cut(r.Model, ":")
+	usd, ok := l.providers.Cost(ModelRef{Provider: provider, Model: model}, r.PromptTokens, r.CompletionTokens)
+	if !ok {
+		return nil
+	}
+	return &usd
+}
+
+// RunPage is one page of run records, newest first; Next is the cursor of
+// the following page ("" on the last one).
+type RunPage struct {
+	Runs []*RunRecord
+	Next string
+}
+
+// List returns an owner's run records, newest first; pipeID ("" for all)
+// filters by pipe. limit is 1-500 (default 50).
+func (l *RunLog) List(ctx context.Context, owner, pipeID string, limit int, cursor string) (*RunPage, error) {
+	if limit <= 0 {
+		limit = 50
+	}
+	if limit > 500 {
+		limit = 500
+	}
+	prefix := prefixRun + owner + "/"
+	if pipeID != "" {
+		prefix = prefixRunPipe + owner + "/" + pipeID + "/"
+	}
+	after := ""
+	if cursor != "" {
+		after = prefix + cursor
+	}
+	page := &RunPage{Runs: []*RunRecord{}}
+	last := ""
+	err := l.store.View(ctx, func(tx Tx) error {
+		return tx.Scan(prefix, after, func(k string, b []byte) error {
+			if len(page.Runs) == limit {
+				page.Next = last
+				return ErrStopScan
+			}
+			id := strings.TrimPrefix(k, prefix)
+			var r RunRecord
+			if err := tx.Get(prefixRun+owner+"/"+id, &r); err != nil {
+				if IsNotFound(err) {
+					return nil
+				}
+				return err
+			}
+			page.Runs = append(page.Runs, &r)
+			last = id
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return page, nil
+}

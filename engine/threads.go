@@ -1,0 +1,313 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+const (
+	prefixThread    = "thread/"
+	prefixThreadIdx = "threadidx/"
+	prefixMsg       = "msg/"
+)
+
+func threadKey(owner, id string) string { return prefixThread + owner + "/" + id }
+func threadIdxKey(owner string, t *Thread) string {
+	return fmt.Sprintf("%s%s/%019d/%s", prefixThreadIdx, owner, math.MaxInt64-t.CreatedAt.UnixNano(), t.ID)
+}
+func msgPrefix(t *Thread) string         { return prefixMsg + t.Key + "/" }
+func msgKey(t *Thread, seq int64) string { return fmt.Sprintf("%s%016d", msgPrefix(t), seq) }
+
+// Threads stores conversations and their messages.
+type Threads struct {
+	store Store
+	now   func() time.Time
+}
+
+// NewThreads returns the thread service.
+func NewThreads(store Store) *Threads { return &Threads{store: store, now: time.Now} }
+
+// ThreadCreate is the body of POST /v1/threads.
+type ThreadCreate struct {
+	ID       string
+	Metadata map[string]string
+	Messages []ThreadMessageInput
+}
+
+// Create stores a new thread, with a generated UUID unless in.ID is given
+// (a CONFLICT when the owner already has a thread with that id), and its
+// initial messages.
+func (ts *Threads) Create(ctx context.Context, owner string, in ThreadCreate) (*Thread, error) {
+	if in.ID != "" {
+		if err := ValidateThreadID("threadId", in.ID); err != nil {
+			return nil, err
+		}
+	}
+	if err := validateMetadata("metadata", in.Metadata); err != nil {
+		return nil, err
+	}
+	if err := ValidateThreadMessages("messages", in.Messages); err != nil {
+		return nil, err
+	}
+	var t *Thread
+	err := ts.store.Update(ctx, func(tx Tx) error {
+		id := in.ID
+		if id == "" {
+			id = uuid.NewString()
+		} else if ok, err := tx.Exists(threadKey(owner, id)); err != nil {
+			return err
+		} else if ok {
+			return Errorf(CodeConflict, "thread %q already exists", id)
+		}
+		t = ts.newThread(owner, id, in.Metadata)
+		if err := tx.Put(threadIdxKey(owner, t), ""); err != nil {
+			return err
+		}
+		_, err := ts.appendTx(tx, t, in.Messages)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func (ts *Threads) newThread(owner, id string, md map[string]string) *Thread {
+	if md == nil {
+		md = map[string]string{}
+	}
+	return &Thread{ID: id, Owner: owner, Key: RandomString(20), CreatedAt: ts.now().UTC(), Metadata: md}
+}
+
+// Get returns an owner's thread; another owner's thread is NOT_FOUND.
+func (ts *Threads) Get(ctx context.Context, owner, id string) (*Thread, error) {
+	var t *Thread
+	err := ts.store.View(ctx, func(tx Tx) error {
+		var err error
+		t, err = getThread(tx, owner, id)
+		return err
+	})
+	return t, err
+}
+
+func getThread(tx Tx, owner, id string) (*Thread, error) {
+	var t Thread
+	if err := tx.Get(threadKey(owner, id), &t); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return nil, NotFound("thread", id)
+		}
+		return nil, err
+	}
+	if t.Metadata == nil {
+		t.Metadata = map[string]string{}
+	}
+	return &t, nil
+}
+
+// UpdateMetadata merges patch into the thread's metadata: keys are added or
+// replaced, and a nil value removes its key.
+func (ts *Threads) UpdateMetadata(ctx context.Context, owner, id string, patch map[string]*string) (*Thread, error) {
+	var t *Thread
+	err := ts.store.Update(ctx, func(tx Tx) error {
+		var err error
+		if t, err = getThread(tx, owner, id); err != nil {
+			return err
+		}
+		for k, v := range patch {
+			if v == nil {
+				delete(t.Metadata, k)
+			} else {
+				t.Metadata[k] = *v
+			}
+		}
+		if err := validateMetadata("metadata", t.Metadata); err != nil {
+			return err
+		}
+		return tx.Put(threadKey(owner, id), t)
+	})
+	return t, err
+}
+
+// Delete removes a thread and its messages. The thread disappears in the
+// first transaction; its messages are removed in batches after it, so a
+// very long thread never exceeds a transaction's size.
+func (ts *Threads) Delete(ctx context.Context, owner, id string) error {
+	var t *Thread
+	err := ts.store.Update(ctx, func(tx Tx) error {
+		var err error
+		if t, err = getThread(tx, owner, id); err != nil {
+			return err
+		}
+		if err := tx.Delete(threadKey(owner, id)); err != nil {
+			return err
+		}
+		return tx.Delete(threadIdxKey(owner, t))
+	})
+	if err != nil {
+		return err
+	}
+	return deletePrefix(context.WithoutCancel(ctx), ts.store, msgPrefix(t), 1000)
+}
+
+// deletePrefix deletes every key under prefix, batch keys per transaction.
+func deletePrefix(ctx context.Context, store Store, prefix string, batch int) error {
+	for {
+		var keys []string
+		err := store.View(ctx, func(tx Tx) error {
+			return tx.Scan(prefix, "", func(k string, _ []byte) error {
+				keys = append(keys, k)
+				if len(keys) >= batch {
+					return ErrStopScan
+				}
+				return nil
+			})
+		})
+		if err != nil || len(keys) == 0 {
+			return err
+		}
+		err = store.Update(ctx, func(tx Tx) error {
+			for _, k := range keys {
+				if err := tx.Delete(k); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// Append adds messages to a thread and returns them as stored.
+func (ts *Threads) Append(ctx context.Context, owner, id string, msgs []ThreadMessageInput) ([]*ThreadMessage, error) {
+	if err := ValidateThreadMessages("messages", msgs); err != nil {
+		return nil, err
+	}
+	var out []*ThreadMessage
+	err := ts.store.Update(ctx, func(tx Tx) error {
+		t, err := getThread(tx, owner, id)
+		if err != nil {
+			return err
+		}
+		out, err = ts.appendTx(tx, t, msgs)
+		return err
+	})
+	return out, err
+}
+
+// appendTx writes messages after the thread's last one and saves the thread.
+func (ts *Threads) appendTx(tx Tx, t *Thread, msgs []ThreadMessageInput) ([]*ThreadMessage, error) {
+	out := make([]*ThreadMessage, 0, len(msgs))
+	now := ts.now().Unix()
+	for _, in := range msgs {
+		m := &ThreadMessage{
+			ID: "msg_" + RandomString(24), ThreadID: t.ID, CreatedAt: now, Role: in.Role,
+			Content: in.Content, ToolCalls: in.ToolCalls, Attachments: in.Attachments, Metadata: in.Metadata,
+		}
+		if in.Name != "" {
+			m.Name = &in.Name
+		}
+		if in.ToolCallID != "" {
+			m.ToolCallID = &in.ToolCallID
+		}
+		normalizeThreadMessage(m)
+		for i := range m.ToolCalls {
+			m.ToolCalls[i].Index = nil
+		}
+		if err := tx.Put(msgKey(t, t.NextSeq), m); err != nil {
+			return nil, err
+		}
+		t.NextSeq++
+		out = append(out, m)
+	}
+	return out, tx.Put(threadKey(t.Owner, t.ID), t)
+}
+
+// normalizeThreadMessage gives the list-valued fields their [] / {} defaults.
+func normalizeThreadMessage(m *ThreadMessage) {
+	if m.ToolCalls == nil {
+		m.ToolCalls = []ToolCall{}
+	}
+	if m.Attachments == nil {
+		m.Attachments = []json.RawMessage{}
+	}
+	if m.Metadata == nil {
+		m.Metadata = map[string]string{}
+	}
+}
+
+// Messages returns every message of an owner's thread, oldest first.
+func (ts *Threads) Messages(ctx context.Context, owner, id string) ([]*ThreadMessage, error) {
+	out := []*ThreadMessage{}
+	err := ts.store.View(ctx, func(tx Tx) error {
+		t, err := getThread(tx, owner, id)
+		if err != nil {
+			return err
+		}
+		return scanJSON(tx, msgPrefix(t), func(m *ThreadMessage) error {
+			normalizeThreadMessage(m)
+			out = append(out, m)
+			return nil
+		})
+	})
+	return out, err
+}
+
+// ThreadPage is one page of an owner's threads, newest first. Next is the
+// cursor of the following page ("" on the last page).
+type ThreadPage struct {
+	Threads []*Thread
+	Next    string
+}
+
+// List returns an owner's threads, newest first, limit per page (default
+// 20, at most 100), starting after the cursor of a previous page.
+func (ts *Threads) List(ctx context.Context, owner string, limit int, cursor string) (*ThreadPage, error) {
+	if limit <= 0 {
+		limit = defThreadListLimit
+	}
+	if limit > maxThreadListLimit {
+		limit = maxThreadListLimit
+	}
+	prefix := prefixThreadIdx + owner + "/"
+	after := ""
+	if cursor != "" {
+		if strings.ContainsAny(cursor, "\x00") {
+			return nil, FieldError("cursor", "is not a valid cursor")
+		}
+		after = prefix + cursor
+	}
+	page := &ThreadPage{Threads: []*Thread{}}
+	last := ""
+	err := ts.store.View(ctx, func(tx Tx) error {
+		return tx.Scan(prefix, after, func(k string, _ []byte) error {
+			if len(page.Threads) == limit {
+				page.Next = last
+				return ErrStopScan
+			}
+			id := k[strings.LastIndexByte(k, '/')+1:]
+			t, err := getThread(tx, owner, id)
+			if IsNotFound(err) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			page.Threads = append(page.Threads, t)
+			last = strings.TrimPrefix(k, prefix)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return page, nil
+}

@@ -1,0 +1,171 @@
+package server
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/hearth-dev/hearth/engine"
+	"github.com/labstack/echo/v4"
+)
+
+// runBody is the body of POST /v1/pipes/run and of the beta runs. SDK-only
+// keys (apiKey, rawResponse, runTools) are ignored.
+type runBody struct {
+	Name      string             `json:"name"`
+	Messages  []engine.Message   `json:"messages"`
+	Variables engine.Variables   `json:"variables"`
+	ThreadID  string             `json:"threadId"`
+	Stream    *bool              `json:"stream"`
+	JSON      *bool              `json:"json"`
+	Tools     []engine.Tool      `json:"tools"`
+	Memory    []engine.MemoryRef `json:"memory"`
+	LLMKey    string             `json:"llmKey"`
+}
+
+// runResponse is the non-stream answer: the SDK merges raw into its result.
+type runResponse struct {
+	Success    bool    `json:"success"`
+	Completion string  `json:"completion"`
+	Raw        rawView `json:"raw"`
+}
+
+type rawView struct {
+	ID                string          `json:"id"`
+	Object            string          `json:"object"`
+	Created           int64           `json:"created"`
+	Model             string          `json:"model"`
+	Provider          string          `json:"provider"`
+	Choices           []engine.Choice `json:"choices"`
+	Usage             engine.Usage    `json:"usage"`
+	SystemFingerprint *string         `json:"system_fingerprint"`
+}
+
+func (b *runBody) request(c echo.Context, endpoint string, stream bool) *engine.RunRequest {
+	key := c.Request().Header.Get("LB-LLM-Key")
+	if key == "" {
+		key = b.LLMKey
+	}
+	return &engine.RunRequest{
+		Principal: principal(c), Name: b.Name, Messages: b.Messages, Variables: b.Variables,
+		ThreadID: b.ThreadID, Tools: b.Tools, Memory: b.Memory, JSON: b.JSON, LLMKey: key,
+		Endpoint: endpoint, Stream: stream,
+	}
+}
+
+// handlePipeRun serves POST /v1/pipes/run. It streams only when the body
+// says "stream": true — the SDK reads any other answer as JSON, whatever
+// the pipe's own stream setting.
+func (s *Server) handlePipeRun(c echo.Context) error {
+	var b runBody
+	if err := decodeJSON(c, &b); err != nil {
+		return err
+	}
+	stream := b.Stream != nil && *b.Stream
+	pr, err := s.deps.Runner.Prepare(c.Request().Context(), b.request(c, "/v1/pipes/run", stream))
+	if err != nil {
+		return err
+	}
+	setHeader(c.Response().Header(), HeaderThreadID, pr.ThreadID)
+	if stream {
+		return s.streamRun(c, pr, newSSEWriter(c))
+	}
+	return s.completeRun(c, pr)
+}
+
+// handleBetaRun serves the beta runs. They stream when the body's stream
+// is true, or when it is absent and the pipe streams; the stream is one
+// JSON chunk per line (application/octet-stream, as the beta API
+// describes it), or SSE when the client asks with Accept: text/event-stream.
+func (s *Server) handleBetaRun(endpoint string) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		var b runBody
+		if err := decodeJSON(c, &b); err != nil {
+			return err
+		}
+		pr, err := s.deps.Runner.Prepare(c.Request().Context(), b.request(c, endpoint, false))
+		if err != nil {
+			return err
+		}
+		setHeader(c.Response().Header(), HeaderThreadID, pr.ThreadID)
+		stream := pr.Pipe.Stream
+		if b.Stream != nil {
+			stream = *b.Stream
+		}
+		if !stream {
+			return s.completeRun(c, pr)
+		}
+		if strings.Contains(c.Request().Header.Get("Accept"), "text/event-stream") {
+			return s.streamRun(c, pr, newSSEWriter(c))
+		}
+		return s.streamRun(c, pr, newNDJSONWriter(c, "application/octet-stream"))
+	}
+}
+
+func (s *Server) completeRun(c echo.Context, pr *engine.PreparedRun) error {
+	resp, err := pr.Complete(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, runResponse{Success: true, Completion: engine.Completion(resp), Raw: rawView{
+		ID: resp.ID, Object: resp.Object, Created: resp.Created, Model: resp.Model, Provider: pr.Ref.Provider,
+		Choices: resp.Choices, Usage: resp.Usage, SystemFingerprint: resp.SystemFingerprint,
+	}})
+}
+
+// streamRun streams a prepared run to the client.
+func (s *Server) streamRun(c echo.Context, pr *engine.PreparedRun, w *eventWriter) error {
+	rs, err := pr.Stream(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	return s.relay(c, rs, w, "pipe", pr.Pipe.Name)
+}
+
+// chunkStream is a normalised stream of chat chunks (engine.RunStream, and
+// any other generation endpoint's stream). Close records how it ended.
+type chunkStream interface {
+	Recv() (*engine.ChatChunk, error)
+	Close(cause error)
+}
+
+// relay writes a chunk stream to the client. An error before the first
+// chunk is a normal JSON error; after it, an error event, then the end of
+// the body. A client that goes away cancels the request context, which
+// cancels the upstream call; Close then records the stream as abandoned.
+// logAttrs are added to the log line of a failed stream.
+func (s *Server) relay(c echo.Context, rs chunkStream, w *eventWriter, logAttrs ...any) error {
+	ctx := c.Request().Context()
+	for {
+		chunk, err := rs.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			rs.Close(err)
+			if ctx.Err() != nil {
+				return nil
+			}
+			if !w.Started() {
+				return err
+			}
+			ee, status := toEngineError(err)
+			log := s.log.With("request_id", headerValue(c.Response().Header(), HeaderRequestID)).With(logAttrs...)
+			if status >= 500 {
+				log.Error("stream failed", "code", ee.Code, "err", err)
+			} else {
+				log.Info("stream stopped", "code", ee.Code, "err", err)
+			}
+			_ = w.Error(ee.Message)
+			return nil
+		}
+		if err := w.Event(chunk); err != nil {
+			rs.Close(errors.Join(engine.ErrClientGone, err))
+			return nil
+		}
+	}
+	rs.Close(nil)
+	_ = w.Done()
+	return nil
+}

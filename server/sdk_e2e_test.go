@@ -1,0 +1,243 @@
+package server_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hearth-dev/hearth/providers/fake"
+)
+
+// TestSDKEndToEnd builds the real hearth binary, starts it against a fake
+// OpenAI upstream, and runs the official langbase SDK (1.2.4, pinned in
+// testdata/sdk/package-lock.json) against it with `node --test`.
+//
+// It needs node and testdata/sdk/node_modules (`make sdk-deps`). Without
+// them it skips, except under CI (env CI set), where it fails.
+func TestSDKEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("SDK end-to-end test skipped in -short mode")
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdkDir := filepath.Join(root, "testdata", "sdk")
+	need := func(what string) {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s; CI must run the SDK end-to-end test (run `npm ci --prefix testdata/sdk`)", what)
+		}
+		t.Skipf("%s: run `make sdk-deps` (npm ci --prefix testdata/sdk) to enable the SDK end-to-end test", what)
+	}
+	if _, err := os.Stat(filepath.Join(sdkDir, "node_modules", "langbase")); err != nil {
+		need("testdata/sdk/node_modules is missing")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		need("node is not installed")
+	}
+
+	bin := filepath.Join(t.TempDir(), "hearth")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+
+	up := fake.NewOpenAI()
+	defer up.Close()
+	upstream := httptest.NewServer(sdkUpstream(up))
+	defer upstream.Close()
+
+	toolEnv, toolNodeEnv := sdkToolFakes(t)
+	addr := freeAddr(t)
+	const adminKey = "hth_user_sdk_e2e_admin_key_000001"
+	serverURL := "http://" + addr
+	srv := exec.Command(bin, "serve")
+	srv.Env = append(cleanEnv(),
+		"HEARTH_ADDR="+addr,
+		"HEARTH_PUBLIC_URL="+serverURL,
+		"HEARTH_DATA="+t.TempDir(),
+		"HEARTH_ADMIN_KEY="+adminKey,
+		"HEARTH_OPENAI_BASE_URL="+upstream.URL+"/v1",
+		"HEARTH_OPENAI_API_KEY=sk-server-openai",
+		"HEARTH_LOG_LEVEL=warn",
+	)
+	srv.Env = append(srv.Env, toolEnv...)
+	var logs lockedBuffer
+	srv.Stdout, srv.Stderr = &logs, &logs
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stopped := false
+	stop := func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		srv.Process.Signal(syscall.SIGTERM)
+		done := make(chan error, 1)
+		go func() { done <- srv.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			srv.Process.Kill()
+			<-done
+			t.Errorf("hearth did not stop within 15 s after SIGTERM")
+		}
+	}
+	defer stop()
+	waitHealthy(t, serverURL, &logs)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec")
+	cmd.Dir = sdkDir
+	cmd.Env = append(cleanEnv(), "HEARTH_URL="+serverURL, "HEARTH_KEY="+adminKey, "NO_COLOR=1")
+	cmd.Env = append(cmd.Env, toolNodeEnv...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		stop()
+		t.Fatalf("node --test failed: %v\n%s\n--- hearth log ---\n%s", err, out, logs.String())
+	}
+	t.Logf("node --test:\n%s", lastLines(string(out), 12))
+}
+
+// sdkUpstream scripts the fake OpenAI upstream for the SDK tests: a chat
+// whose last message is a user message mentioning "weather" calls the
+// get_weather tool; provider keys other than sk-server-openai and
+// sk-llmkey-valid are refused with 401. Requests are served one at a time
+// so a scripted reply always goes to the request that asked for it.
+func sdkUpstream(up *fake.Server) http.Handler {
+	target, _ := url.Parse(up.URL)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.FlushInterval = -1
+	var mu sync.Mutex
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		switch auth := r.Header.Get("Authorization"); {
+		case auth != "Bearer sk-server-openai" && auth != "Bearer sk-llmkey-valid":
+			up.Enqueue(fake.Reply{Status: 401})
+		case strings.HasSuffix(r.URL.Path, "/chat/completions"):
+			var req struct {
+				Messages []struct {
+					Role    string `json:"role"`
+					Content any    `json:"content"`
+				} `json:"messages"`
+			}
+			json.Unmarshal(body, &req)
+			last := ""
+			if n := len(req.Messages); n > 0 && req.Messages[n-1].Role == "user" {
+				last = strings.ToLower(fmt.Sprint(req.Messages[n-1].Content))
+			}
+			if strings.Contains(last, "lag-probe") {
+				lagProbe(w, r)
+				return
+			}
+			if strings.Contains(last, "weather") {
+				up.Enqueue(fake.Reply{ToolCalls: []fake.ToolCall{{ID: "call_weather_1", Name: "get_weather", Arguments: `{"location":"Paris"}`}}})
+			}
+		}
+		proxy.ServeHTTP(w, r)
+	})
+}
+
+// lagProbe streams a first event, then pauses two seconds before the
+// rest: a client that holds an event back until the next one arrives (the
+// SDK's SSE boundary bug, wire-compat 3.2) sees the first one late.
+func lagProbe(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	chunk := func(delta, finish string) string {
+		return `data: {"id":"chatcmpl-lag","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"delta":` +
+			delta + `,"finish_reason":` + finish + `}]}` + "\n\n"
+	}
+	io.WriteString(w, chunk(`{"role":"assistant","content":""}`, "null"))
+	http.NewResponseController(w).Flush()
+	select {
+	case <-time.After(2 * time.Second):
+	case <-r.Context().Done():
+		return
+	}
+	io.WriteString(w, chunk(`{"content":"probe"}`, "null")+chunk(`{}`, `"stop"`)+"data: [DONE]\n\n")
+}
+
+// cleanEnv is the test's environment without HEARTH_* settings.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "HEARTH_") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func waitHealthy(t *testing.T, base string, logs *lockedBuffer) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(base + "/health")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("hearth did not become healthy at %s\n%s", base, logs.String())
+}
+
+func lastLines(s string, n int) string {
+	var lines []string
+	sc := bufio.NewScanner(strings.NewReader(s))
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// lockedBuffer collects a child process's output safely across goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }

@@ -1,0 +1,96 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+)
+
+// eventWriter streams JSON events to the client, as server-sent events
+// (pipe and agent runs) or as newline-delimited JSON (beta runs). Nothing
+// is written until the first event, so an error that happens before it can
+// still be answered as a normal JSON error.
+//
+// SSE events are unnamed `data: <json>` lines terminated by "\r\n\r\n".
+// The langbase SDK's SSE parser holds back an event that ends a network
+// read exactly at "\n\n" until more bytes arrive (an off-by-one in its
+// boundary search), which would delay every token by one event; the CRLF
+// terminator is a blank line to every SSE parser and avoids that lag.
+type eventWriter struct {
+	c       echo.Context
+	ndjson  bool
+	started bool
+	// ContentType overrides the default type of an NDJSON stream.
+	contentType string
+}
+
+const sseTerminator = "\r\n\r\n"
+
+func newSSEWriter(c echo.Context) *eventWriter { return &eventWriter{c: c} }
+
+func newNDJSONWriter(c echo.Context, contentType string) *eventWriter {
+	return &eventWriter{c: c, ndjson: true, contentType: contentType}
+}
+
+// Started reports whether the response has begun.
+func (w *eventWriter) Started() bool { return w.started }
+
+func (w *eventWriter) start() {
+	if w.started {
+		return
+	}
+	w.started = true
+	h := w.c.Response().Header()
+	if w.ndjson {
+		h.Set(echo.HeaderContentType, w.contentType)
+	} else {
+		h.Set(echo.HeaderContentType, "text/event-stream; charset=utf-8")
+	}
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.c.Response().WriteHeader(http.StatusOK)
+}
+
+func (w *eventWriter) write(b []byte) error {
+	w.start()
+	if _, err := w.c.Response().Write(b); err != nil {
+		return err
+	}
+	return http.NewResponseController(w.c.Response().Writer).Flush()
+}
+
+// Event writes one JSON event and flushes it.
+func (w *eventWriter) Event(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return w.write(w.frame(b))
+}
+
+func (w *eventWriter) frame(b []byte) []byte {
+	if w.ndjson {
+		return append(b, '\n')
+	}
+	out := make([]byte, 0, len(b)+10)
+	out = append(out, "data: "...)
+	out = append(out, b...)
+	return append(out, sseTerminator...)
+}
+
+// Done ends an SSE stream with [DONE]; NDJSON streams just end.
+func (w *eventWriter) Done() error {
+	if w.ndjson {
+		w.start()
+		return nil
+	}
+	return w.write([]byte("data: [DONE]" + sseTerminator))
+}
+
+// Error reports an error after the stream started: {"error": "<message>"}
+// as one more event (the SDK throws it as an Error with that message).
+func (w *eventWriter) Error(msg string) error {
+	b, _ := json.Marshal(map[string]string{"error": msg})
+	return w.write(w.frame(b))
+}

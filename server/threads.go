@@ -1,0 +1,183 @@
+package server
+
+import (
+	"bytes"
+	"net/http"
+
+	"github.com/hearth-dev/hearth/engine"
+	"github.com/labstack/echo/v4"
+)
+
+// threadRoutes serve stored conversations. A thread belongs to an owner
+// (runs with a pipe key create threads of the pipe's owner); another
+// owner's thread answers 404.
+func (s *Server) threadRoutes() []Route {
+	return []Route{
+		{Method: http.MethodPost, Path: "/v1/threads", Auth: AuthOwner, Handler: s.handleThreadCreate},
+		{Method: http.MethodGet, Path: "/v1/threads", Auth: AuthOwner, Handler: s.handleThreadList},
+		{Method: http.MethodGet, Path: "/v1/threads/:id", Auth: AuthOwner, Handler: s.handleThreadGet},
+		{Method: http.MethodPost, Path: "/v1/threads/:id", Auth: AuthOwner, Handler: s.handleThreadUpdate},
+		{Method: http.MethodDelete, Path: "/v1/threads/:id", Auth: AuthOwner, Handler: s.handleThreadDelete},
+		{Method: http.MethodPost, Path: "/v1/threads/:id/messages", Auth: AuthOwner, Handler: s.handleThreadAppend},
+		{Method: http.MethodGet, Path: "/v1/threads/:id/messages", Auth: AuthOwner, Handler: s.handleThreadMessages},
+	}
+}
+
+// threadView is the thread object of the API.
+type threadView struct {
+	ID        string            `json:"id"`
+	Object    string            `json:"object"`
+	CreatedAt int64             `json:"created_at"`
+	Metadata  map[string]string `json:"metadata"`
+}
+
+func viewThread(t *engine.Thread) threadView {
+	md := t.Metadata
+	if md == nil {
+		md = map[string]string{}
+	}
+	return threadView{ID: t.ID, Object: "thread", CreatedAt: t.CreatedAt.Unix(), Metadata: md}
+}
+
+func threadID(c echo.Context) (string, error) {
+	id, err := pathParam(c, "id")
+	if err != nil {
+		return "", err
+	}
+	if err := engine.ValidateThreadID("threadId", id); err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+func (s *Server) handleThreadCreate(c echo.Context) error {
+	var b struct {
+		ThreadID string                      `json:"threadId"`
+		Metadata map[string]string           `json:"metadata"`
+		Messages []engine.ThreadMessageInput `json:"messages"`
+	}
+	if err := decodeJSON(c, &b); err != nil {
+		return err
+	}
+	t, err := s.deps.Threads.Create(c.Request().Context(), principal(c).Owner,
+		engine.ThreadCreate{ID: b.ThreadID, Metadata: b.Metadata, Messages: b.Messages})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, viewThread(t))
+}
+
+func (s *Server) handleThreadGet(c echo.Context) error {
+	id, err := threadID(c)
+	if err != nil {
+		return err
+	}
+	t, err := s.deps.Threads.Get(c.Request().Context(), principal(c).Owner, id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, viewThread(t))
+}
+
+// handleThreadUpdate merges metadata (a null value removes its key).
+func (s *Server) handleThreadUpdate(c echo.Context) error {
+	id, err := threadID(c)
+	if err != nil {
+		return err
+	}
+	var b struct {
+		Metadata map[string]*string `json:"metadata"`
+	}
+	if err := decodeJSON(c, &b); err != nil {
+		return err
+	}
+	t, err := s.deps.Threads.UpdateMetadata(c.Request().Context(), principal(c).Owner, id, b.Metadata)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, viewThread(t))
+}
+
+func (s *Server) handleThreadDelete(c echo.Context) error {
+	id, err := threadID(c)
+	if err != nil {
+		return err
+	}
+	if err := s.deps.Threads.Delete(c.Request().Context(), principal(c).Owner, id); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]bool{"success": true})
+}
+
+// handleThreadAppend accepts the SDK's bare array and the documented
+// {"messages": [...]}; it answers with the messages it created.
+func (s *Server) handleThreadAppend(c echo.Context) error {
+	id, err := threadID(c)
+	if err != nil {
+		return err
+	}
+	raw, err := readBody(c)
+	if err != nil {
+		return err
+	}
+	var msgs []engine.ThreadMessageInput
+	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '[' {
+		err = decodeBytes(t, &msgs)
+	} else {
+		var b struct {
+			Messages *[]engine.ThreadMessageInput `json:"messages"`
+		}
+		err = decodeBytes(t, &b)
+		if err == nil && b.Messages == nil {
+			err = engine.FieldError("messages", "is required: send an array of messages, or {\"messages\": [...]}")
+		} else if err == nil {
+			msgs = *b.Messages
+		}
+	}
+	if err != nil {
+		return err
+	}
+	out, err := s.deps.Threads.Append(c.Request().Context(), principal(c).Owner, id, msgs)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+func (s *Server) handleThreadMessages(c echo.Context) error {
+	id, err := threadID(c)
+	if err != nil {
+		return err
+	}
+	out, err := s.deps.Threads.Messages(c.Request().Context(), principal(c).Owner, id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// threadPage is a page of threads, newest first.
+type threadPage struct {
+	Data       []threadView `json:"data"`
+	NextCursor *string      `json:"next_cursor"`
+}
+
+// handleThreadList lists the caller's threads, newest first (?limit, ?cursor).
+func (s *Server) handleThreadList(c echo.Context) error {
+	limit, cursor, err := pageParams(c)
+	if err != nil {
+		return err
+	}
+	page, err := s.deps.Threads.List(c.Request().Context(), principal(c).Owner, limit, cursor)
+	if err != nil {
+		return err
+	}
+	out := threadPage{Data: make([]threadView, 0, len(page.Threads))}
+	for _, t := range page.Threads {
+		out.Data = append(out.Data, viewThread(t))
+	}
+	if page.Next != "" {
+		out.NextCursor = &page.Next
+	}
+	return c.JSON(http.StatusOK, out)
+}
