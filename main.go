@@ -149,12 +149,12 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 		return nil, err
 	}
 	tools := engine.NewTools(
-		map[string]engine.WebSearcher{"exa": search.NewExa(cfg.ExaBaseURL, pcfg)},
-		map[string]engine.Crawler{
+		engine.InstrumentSearchers(map[string]engine.WebSearcher{"exa": search.NewExa(cfg.ExaBaseURL, pcfg)}, mtr),
+		engine.InstrumentCrawlers(map[string]engine.Crawler{
 			"spider":    crawl.NewSpider(cfg.SpiderBaseURL, pcfg),
 			"firecrawl": crawl.NewFirecrawl(cfg.FirecrawlBaseURL, pcfg),
 			"hearth":    crawl.NewBuiltin(cfg.Outbound, crawl.Limits{}, log),
-		})
+		}, mtr))
 	srv, err := server.New(server.Config{
 		Addr: cfg.Addr, PublicURL: cfg.PublicURL, MaxBodyBytes: cfg.MaxBodyBytes,
 		MaxUploadBytes: cfg.MaxUploadBytes, Version: version, Logger: log, Outbound: cfg.Outbound,
@@ -162,7 +162,7 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 		RateLimitPerKey: int(cfg.RateLimitPerKey), RateLimitPerPipe: int(cfg.RateLimitPerPipe), RateLimitBurst: int(cfg.RateLimitBurst),
 	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets, Providers: provs, Backup: store.Backup,
 		Pipes: pipes, Threads: threads, Runner: runner,
-		Images: engine.NewImages(imageModels, keysets), Tools: tools, Metrics: mtr})
+		Images: engine.NewImages(engine.InstrumentImages(imageModels, mtr), keysets), Tools: tools, Metrics: mtr})
 	if err != nil {
 		a.close(ctx)
 		return nil, err

@@ -134,3 +134,32 @@ func TestInstrumentProviders(t *testing.T) {
 		t.Fatal("nil providers must stay nil")
 	}
 }
+
+type stubSearcher struct{ err error }
+
+func (s stubSearcher) Search(context.Context, *engine.SearchQuery) ([]engine.ToolResult, error) {
+	return nil, s.err
+}
+
+type stubCrawler struct{}
+
+func (stubCrawler) Crawl(context.Context, *engine.CrawlJob) ([]engine.ToolResult, error) {
+	return nil, nil
+}
+func (stubCrawler) NeedsKey() bool { return true }
+
+func TestInstrumentTools(t *testing.T) {
+	rec := &recMetrics{}
+	ctx := context.Background()
+	s := engine.InstrumentSearchers(map[string]engine.WebSearcher{"exa": stubSearcher{err: engine.Errorf(engine.CodeUpstream, "x")}}, rec)
+	c := engine.InstrumentCrawlers(map[string]engine.Crawler{"spider": stubCrawler{}}, rec)
+	s["exa"].Search(ctx, &engine.SearchQuery{})
+	c["spider"].Crawl(ctx, &engine.CrawlJob{})
+	if !c["spider"].NeedsKey() {
+		t.Fatal("NeedsKey not forwarded")
+	}
+	want := []string{"upstream exa search UPSTREAM_ERROR", "upstream spider crawl ok"}
+	if fmt.Sprint(rec.calls) != fmt.Sprint(want) {
+		t.Fatalf("calls %q", rec.calls)
+	}
+}
