@@ -49,6 +49,7 @@ func (s *Server) routeTable() []Route {
 	rs = append(rs, s.toolRoutes()...)
 	rs = append(rs, s.adminRoutes()...)
 	rs = append(rs, s.metricsRoutes()...)
+	rs = append(rs, s.openapiRoutes()...)
 	return rs
 }
 

@@ -94,6 +94,7 @@ type Server struct {
 	metricsLn   net.Listener
 	keyLimits   *limiter
 	pipeLimits  *limiter
+	openapi     openapiCache
 }
 
 // New builds a server; it does not listen until Open.
