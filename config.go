@@ -60,12 +60,15 @@ type Config struct {
 	RateLimitBurst    int64 `json:"rate_limit_burst"`
 	QuotaMaxDocuments int64 `json:"quota_max_documents"`
 	QuotaMaxBytes     int64 `json:"quota_max_bytes"`
+	// MaxConcurrent bounds requests served at once (0 = no limit).
+	MaxConcurrent int64 `json:"max_concurrent"`
 }
 
 func defaultConfig() Config {
 	return Config{
 		Addr: ":8080", Data: "./hearth-data", LogLevel: "info", LogFormat: "text", AdminLogin: "admin",
 		MaxBodyBytes: 8 << 20, MaxUploadBytes: 10 << 20, Metrics: "on",
+		MaxConcurrent: 512,
 	}
 }
 
@@ -100,6 +103,7 @@ func (c *Config) vars() []configVar {
 		{env: "HEARTH_RATE_LIMIT_BURST", flag: "rate-limit-burst", usage: "requests allowed at once before the per-minute rate applies (0 = one minute's worth)", num: &c.RateLimitBurst},
 		{env: "HEARTH_QUOTA_MAX_DOCUMENTS", flag: "quota-max-documents", usage: "documents each user or org may store (0 = no limit)", num: &c.QuotaMaxDocuments},
 		{env: "HEARTH_QUOTA_MAX_BYTES", flag: "quota-max-bytes", usage: "document bytes each user or org may store (0 = no limit)", num: &c.QuotaMaxBytes},
+		{env: "HEARTH_MAX_CONCURRENT", flag: "max-concurrent", usage: "requests served at once; more get 503 (0 = no limit)", num: &c.MaxConcurrent},
 	}
 }
 

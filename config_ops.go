@@ -51,10 +51,20 @@ func (c *Config) validateLimits() []error {
 		{"HEARTH_RATE_LIMIT_BURST", c.RateLimitBurst, maxRate},
 		{"HEARTH_QUOTA_MAX_DOCUMENTS", c.QuotaMaxDocuments, 1 << 40},
 		{"HEARTH_QUOTA_MAX_BYTES", c.QuotaMaxBytes, 1 << 60},
+		{"HEARTH_MAX_CONCURRENT", c.MaxConcurrent, maxRate},
 	} {
 		if v.n < 0 || v.n > v.max {
 			errs = append(errs, fmt.Errorf("%s %d: must be from 0 (off) to %d", v.name, v.n, v.max))
 		}
 	}
 	return errs
+}
+
+// serverMaxConcurrent maps HEARTH_MAX_CONCURRENT to server.Config, where
+// 0 means the default and a negative value no limit.
+func (c *Config) serverMaxConcurrent() int {
+	if c.MaxConcurrent == 0 {
+		return -1
+	}
+	return int(c.MaxConcurrent)
 }

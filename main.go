@@ -160,6 +160,7 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 		MaxUploadBytes: cfg.MaxUploadBytes, Version: version, Logger: log, Outbound: cfg.Outbound,
 		MetricsOff: cfg.Metrics == "off", MetricsToken: cfg.MetricsToken, MetricsAddr: cfg.MetricsAddr,
 		RateLimitPerKey: int(cfg.RateLimitPerKey), RateLimitPerPipe: int(cfg.RateLimitPerPipe), RateLimitBurst: int(cfg.RateLimitBurst),
+		MaxConcurrent: cfg.serverMaxConcurrent(),
 	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets, Providers: provs, Backup: store.Backup,
 		Pipes: pipes, Threads: threads, Runner: runner,
 		Images: engine.NewImages(engine.InstrumentImages(imageModels, mtr), keysets), Tools: tools, Metrics: mtr})

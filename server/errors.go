@@ -23,6 +23,7 @@ var statusOf = map[string]int{
 	engine.CodeUnsupportedMedia:   http.StatusUnsupportedMediaType,
 	engine.CodeRateLimited:        http.StatusTooManyRequests,
 	engine.CodeUsageExceeded:      http.StatusForbidden,
+	CodeRequestTimeout:            http.StatusRequestTimeout,
 	engine.CodeUpstream:           http.StatusBadGateway,
 	engine.CodeUpstreamTimeout:    http.StatusGatewayTimeout,
 	engine.CodeUnavailable:        http.StatusServiceUnavailable,

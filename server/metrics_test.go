@@ -112,3 +112,16 @@ func httpGet(t *testing.T, url string, status int) string {
 	}
 	return string(b)
 }
+
+func TestSecurityHeadersOnEveryAnswer(t *testing.T) {
+	ts := servertest.Start(t)
+	for _, c := range []struct{ method, path, key string }{
+		{"GET", "/health", ""}, {"GET", "/v1/nope", ""}, {"GET", "/v1/keys", ""}, {"POST", "/v1/keys", servertest.AdminKey},
+		{"GET", "/metrics", servertest.AdminKey}, {"GET", "/openapi.json", ""}, {"OPTIONS", "/v1/pipes", ""},
+	} {
+		r := ts.Do(c.method, c.path, c.key, nil, "Origin", "http://app.example")
+		if r.Header.Get("X-Content-Type-Options") != "nosniff" || r.Header.Get("Content-Security-Policy") != "default-src 'none'; frame-ancestors 'none'" {
+			t.Errorf("%s %s: %d %v", c.method, c.path, r.Status, r.Header)
+		}
+	}
+}

@@ -52,6 +52,15 @@ type Config struct {
 	RateLimitPerKey  int
 	RateLimitPerPipe int
 	RateLimitBurst   int
+	// Slow-client protection and concurrency (harden.go); zero values take
+	// the Default* constants. MaxConcurrent < 0 means no limit.
+	ReadHeaderTimeout time.Duration
+	BodyIdleTimeout   time.Duration
+	BodyGrace         time.Duration
+	BodyMinRate       int
+	WriteIdleTimeout  time.Duration
+	IdleTimeout       time.Duration
+	MaxConcurrent     int
 }
 
 // Deps are the engine services the handlers call.
@@ -95,6 +104,7 @@ type Server struct {
 	keyLimits   *limiter
 	pipeLimits  *limiter
 	openapi     openapiCache
+	slots       chan struct{}
 }
 
 // New builds a server; it does not listen until Open.
@@ -120,6 +130,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	if cfg.ShutdownTimeout <= 0 {
 		cfg.ShutdownTimeout = 30 * time.Second
 	}
+	cfg.hardenDefaults()
 	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
 	if deps.Metrics == nil {
 		deps.Metrics = metrics.New(cfg.Version)
@@ -130,12 +141,15 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	}
 	s.keyLimits = newLimiter(cfg.RateLimitPerKey, cfg.RateLimitBurst)
 	s.pipeLimits = newLimiter(cfg.RateLimitPerPipe, cfg.RateLimitBurst)
+	if cfg.MaxConcurrent > 0 {
+		s.slots = make(chan struct{}, cfg.MaxConcurrent)
+	}
 	s.defaultServices()
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
 	e.Pre(normalizePath)
-	e.Use(s.requestIDs, s.observe, s.accessLog, s.recoverPanics, cors())
+	e.Use(s.requestIDs, s.securityHeaders, s.observe, s.accessLog, s.recoverPanics, s.limitConcurrency, s.guardIO, cors())
 	s.echo = e
 	s.routes = s.routeTable()
 	for _, r := range s.routes {
@@ -164,8 +178,8 @@ func (s *Server) Open() error {
 	s.ln = ln
 	s.http = &http.Server{
 		Handler:           s.echo,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       120 * time.Second,
+		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
+		IdleTimeout:       s.cfg.IdleTimeout,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
