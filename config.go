@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hearth-dev/hearth/engine/memory"
 	"github.com/hearth-dev/hearth/providers"
 	"github.com/hearth-dev/hearth/providers/netguard"
 )
@@ -31,6 +32,12 @@ type Config struct {
 	AdminKey       string `json:"-"`
 	MaxBodyBytes   int64  `json:"max_body_bytes"`
 	MaxUploadBytes int64  `json:"max_upload_bytes"`
+	// IngestWorkers is the size of the document ingestion worker pool.
+	IngestWorkers int64 `json:"ingest_workers"`
+	// RetrieveVectorWeight and RetrieveKeywordWeight weigh the vector and
+	// keyword rankings of hybrid retrieval (reciprocal rank fusion).
+	RetrieveVectorWeight  string `json:"retrieve_vector_weight"`
+	RetrieveKeywordWeight string `json:"retrieve_keyword_weight"`
 	// Providers holds each provider's base URL and server-wide key, from
 	// HEARTH_<PROVIDER>_BASE_URL / HEARTH_<PROVIDER>_API_KEY. Extra
 	// OpenAI-compatible providers are declared by name in HEARTH_PROVIDERS.
@@ -67,8 +74,9 @@ type Config struct {
 func defaultConfig() Config {
 	return Config{
 		Addr: ":8080", Data: "./hearth-data", LogLevel: "info", LogFormat: "text", AdminLogin: "admin",
-		MaxBodyBytes: 8 << 20, MaxUploadBytes: 10 << 20, Metrics: "on",
-		MaxConcurrent: 512,
+		MaxBodyBytes: 8 << 20, MaxUploadBytes: 10 << 20,
+		IngestWorkers: 2, RetrieveVectorWeight: "1", RetrieveKeywordWeight: "1",
+		Metrics: "on", MaxConcurrent: 512,
 	}
 }
 
@@ -90,6 +98,9 @@ func (c *Config) vars() []configVar {
 		{env: "HEARTH_ADMIN_KEY", str: &c.AdminKey},
 		{env: "HEARTH_MAX_BODY_BYTES", flag: "max-body-bytes", usage: "largest JSON request body", num: &c.MaxBodyBytes},
 		{env: "HEARTH_MAX_UPLOAD_BYTES", flag: "max-upload-bytes", usage: "largest document upload", num: &c.MaxUploadBytes},
+		{env: "HEARTH_INGEST_WORKERS", flag: "ingest-workers", usage: "documents ingested in parallel", num: &c.IngestWorkers},
+		{env: "HEARTH_RETRIEVE_VECTOR_WEIGHT", flag: "retrieve-vector-weight", usage: "weight of the vector ranking in hybrid retrieval", str: &c.RetrieveVectorWeight},
+		{env: "HEARTH_RETRIEVE_KEYWORD_WEIGHT", flag: "retrieve-keyword-weight", usage: "weight of the keyword ranking in hybrid retrieval (0: vector only)", str: &c.RetrieveKeywordWeight},
 		{env: "HEARTH_OUTBOUND_ALLOW_PRIVATE", flag: "outbound-allow-private", usage: "true lets MCP servers and crawls reach private/loopback addresses", str: &c.OutboundAllowPrivate},
 		{env: "HEARTH_OUTBOUND_ALLOW", flag: "outbound-allow", usage: "comma-separated CIDRs user-supplied URLs may reach besides public addresses", str: &c.OutboundAllow},
 		{env: "HEARTH_EXA_BASE_URL", flag: "exa-base-url", usage: "Exa web search API (default https://api.exa.ai)", str: &c.ExaBaseURL},
@@ -201,6 +212,15 @@ func (c *Config) Validate() error {
 	if c.MaxUploadBytes < 1024 {
 		errs = append(errs, fmt.Errorf("HEARTH_MAX_UPLOAD_BYTES %d: must be at least 1024", c.MaxUploadBytes))
 	}
+	if c.IngestWorkers < 1 || c.IngestWorkers > 64 {
+		errs = append(errs, fmt.Errorf("HEARTH_INGEST_WORKERS %d: must be between 1 and 64", c.IngestWorkers))
+	}
+	vw, verr := parseWeight("HEARTH_RETRIEVE_VECTOR_WEIGHT", c.RetrieveVectorWeight)
+	kw, kerr := parseWeight("HEARTH_RETRIEVE_KEYWORD_WEIGHT", c.RetrieveKeywordWeight)
+	errs = append(errs, verr, kerr)
+	if verr == nil && kerr == nil && vw+kw == 0 {
+		errs = append(errs, errors.New("HEARTH_RETRIEVE_VECTOR_WEIGHT and HEARTH_RETRIEVE_KEYWORD_WEIGHT: must not both be 0"))
+	}
 	switch strings.ToLower(c.OutboundAllowPrivate) {
 	case "", "false", "0", "no":
 		c.Outbound.AllowPrivate = false
@@ -263,4 +283,20 @@ func providerEnv(getenv func(string) string) map[string]providers.ProviderConfig
 		}
 	}
 	return out
+}
+
+// parseWeight reads a retrieval weight: a number from 0 to 100.
+func parseWeight(name, v string) (float64, error) {
+	w, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || w < 0 || w > 100 || w != w {
+		return 0, fmt.Errorf("%s %q: must be a number from 0 to 100", name, v)
+	}
+	return w, nil
+}
+
+// fusion returns the retrieval weights (call after Validate).
+func (c *Config) fusion() memory.Fusion {
+	vw, _ := parseWeight("", c.RetrieveVectorWeight)
+	kw, _ := parseWeight("", c.RetrieveKeywordWeight)
+	return memory.Fusion{VectorWeight: vw, KeywordWeight: kw}
 }

@@ -12,11 +12,14 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
 	"github.com/hearth-dev/hearth/blob"
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/memory"
+	"github.com/hearth-dev/hearth/index"
 	"github.com/hearth-dev/hearth/providers"
 	"github.com/hearth-dev/hearth/providers/crawl"
 	"github.com/hearth-dev/hearth/providers/images"
@@ -92,6 +95,8 @@ type app struct {
 	log      *slog.Logger
 	store    *blob.Store
 	accounts *engine.Accounts
+	index    *index.Manager
+	memory   *memory.Service
 	runLog   *engine.RunLog
 	server   *server.Server
 	// quotas is handed to the services that store documents.
@@ -138,11 +143,30 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 	} else if created {
 		log.Info("created first user with HEARTH_ADMIN_KEY", "login", cfg.AdminLogin)
 	}
-	pipes := engine.NewPipes(engine.PipesConfig{Store: store, Accounts: accounts, Keysets: keysets, Providers: provs})
+	a.index = index.NewManager(store, filepath.Join(cfg.Data, "bleve"), index.Options{Logger: log})
+	if err := a.index.Open(ctx); err != nil {
+		a.close(ctx)
+		return nil, err
+	}
+	mem, err := memory.New(memory.Config{
+		Store: store, Index: a.index, Providers: provs, Keysets: keysets,
+		UploadSecret: deriveKey(secret, "hearth upload URL signing v1"), BaseURL: cfg.PublicURL,
+		Workers: int(cfg.IngestWorkers), Fusion: cfg.fusion(), Logger: log,
+	})
+	if err != nil {
+		a.close(ctx)
+		return nil, err
+	}
+	if err := mem.Open(ctx); err != nil {
+		a.close(ctx)
+		return nil, err
+	}
+	a.memory = mem
+	pipes := engine.NewPipes(engine.PipesConfig{Store: store, Accounts: accounts, Keysets: keysets, Providers: provs, Memories: mem})
 	threads := engine.NewThreads(store)
 	a.runLog = engine.NewRunLog(store, provs, log)
 	runner := engine.NewRunner(engine.RunnerConfig{Pipes: pipes, Threads: threads, Keysets: keysets,
-		Providers: provs, RunLog: a.runLog, Logger: log})
+		Providers: provs, Memories: mem, Retriever: mem, RunLog: a.runLog, Logger: log})
 	imageModels, err := images.New(pcfg, cfg.Outbound.Client(60*time.Second, 5))
 	if err != nil {
 		a.close(ctx)
@@ -162,7 +186,7 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 		RateLimitPerKey: int(cfg.RateLimitPerKey), RateLimitPerPipe: int(cfg.RateLimitPerPipe), RateLimitBurst: int(cfg.RateLimitBurst),
 		MaxConcurrent: cfg.serverMaxConcurrent(),
 	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets, Providers: provs, Backup: store.Backup,
-		Pipes: pipes, Threads: threads, Runner: runner,
+		Pipes: pipes, Threads: threads, Runner: runner, Memory: mem,
 		Images: engine.NewImages(engine.InstrumentImages(imageModels, mtr), keysets), Tools: tools, Metrics: mtr})
 	if err != nil {
 		a.close(ctx)
@@ -172,13 +196,23 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 	return a, nil
 }
 
-// close drains the HTTP server, then closes the store.
+// close drains the HTTP server, stops the ingestion workers, then closes
+// the index (which snapshots its graphs) and the store.
 func (a *app) close(ctx context.Context) error {
 	var errs []error
 	if a.server != nil {
 		errs = append(errs, a.server.Close(ctx))
 	}
-	errs = append(errs, a.runLog.Close(), a.store.Close())
+	if a.memory != nil {
+		errs = append(errs, a.memory.Close())
+	}
+	if a.index != nil {
+		errs = append(errs, a.index.Close())
+	}
+	if a.runLog != nil {
+		errs = append(errs, a.runLog.Close())
+	}
+	errs = append(errs, a.store.Close())
 	return errors.Join(errs...)
 }
 

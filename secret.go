@@ -1,7 +1,9 @@
 package main
 
 import (
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -53,4 +55,12 @@ func loadSecret(dataDir string, getenv func(string) string) ([]byte, error) {
 		return nil, err
 	}
 	return key, f.Close()
+}
+
+// deriveKey derives a purpose-specific key from the data dir's secret, so
+// one secret serves several uses without any two sharing a key.
+func deriveKey(secret []byte, purpose string) []byte {
+	mac := hmac.New(sha256.New, secret)
+	mac.Write([]byte(purpose))
+	return mac.Sum(nil)
 }

@@ -20,12 +20,21 @@ package engine
 //	run/<owner>/<run id>                 RunRecord (run ids sort newest first)
 //	runpipe/<owner>/<pipe id>/<run id>   -> "" (runs by pipe)
 //
+// Memories (engine/memory, documented in memory.go):
+//
+//	memory/<owner>/<name>            Memory
+//	doc/<memory id>/<document name>  Document (its current and live versions)
+//	chunk/<memory id>/<chunk id>     chunk text and document name (chunk id: <version>.<n>)
+//	vec/<memory id>/<chunk id>       unit vector, float32 little-endian
+//	job/<time-ordered id>            ingestion, purge and drop jobs
+//	upload/<upload id>               pending upload (step 1), swept after expiry
+//
 // Other packages (pipes, memories, threads, runs, jobs, index snapshots,
 // blobs) document their own prefixes next to their records, and all of them
 // are listed here:
 //
-//	pipe/, pipeid/, memory/, doc/, chunk/, vec/, job/, thread/, threadidx/,
-//	msg/, run/, runpipe/, trace/, keyset/, idx/, blob/, usage/
+//	pipe/, pipeid/, memory/, doc/, chunk/, vec/, job/, upload/, thread/,
+//	threadidx/, msg/, run/, runpipe/, trace/, keyset/, idx/, blob/, usage/
 //	(engine/quota.go)
 const (
 	prefixAccount     = "acct/"

@@ -45,6 +45,7 @@ func (s *Server) routeTable() []Route {
 	rs = append(rs, s.pipeRoutes()...)
 	rs = append(rs, s.threadRoutes()...)
 	rs = append(rs, s.traceRoutes()...)
+	rs = append(rs, s.memoryRoutes()...)
 	rs = append(rs, s.imageRoutes()...)
 	rs = append(rs, s.toolRoutes()...)
 	rs = append(rs, s.adminRoutes()...)

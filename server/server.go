@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/memory"
 	"github.com/hearth-dev/hearth/providers/netguard"
 	"github.com/hearth-dev/hearth/server/metrics"
 	"github.com/labstack/echo/v4"
@@ -70,12 +71,15 @@ type Deps struct {
 	Providers engine.Providers
 	Keysets   *engine.Keysets
 	// Pipes, Threads and Runner serve pipes, threads and runs. When nil,
-	// New builds them from the deps above (with no run log, no memory
-	// retrieval, and memories looked up in Store).
+	// New builds them from the deps above (with no run log, and with
+	// Memory, when set, as the memory lookup and RAG retriever).
 	Pipes   *engine.Pipes
 	Threads *engine.Threads
 	Runner  *engine.Runner
 	Traces  *engine.Traces
+	// Memory serves memories, documents, uploads, retrieval and the
+	// embed/chunker/parser primitives; its routes are absent when nil.
+	Memory *memory.Service
 	// Backup writes a consistent backup of the store (blob.Store.Backup).
 	Backup func(ctx context.Context, w io.Writer) error
 	// Metrics records HTTP and engine metrics; nil means a fresh registry.
@@ -229,14 +233,19 @@ func (s *Server) Close(ctx context.Context) error {
 // defaultServices builds the pipe, thread and run services that deps leave nil.
 func (s *Server) defaultServices() {
 	d := &s.deps
+	var lookup engine.MemoryLookup
+	var retriever engine.Retriever
+	if d.Memory != nil {
+		lookup, retriever = d.Memory, d.Memory
+	}
 	if d.Pipes == nil {
-		d.Pipes = engine.NewPipes(engine.PipesConfig{Store: d.Store, Accounts: d.Accounts, Keysets: d.Keysets, Providers: d.Providers})
+		d.Pipes = engine.NewPipes(engine.PipesConfig{Store: d.Store, Accounts: d.Accounts, Keysets: d.Keysets, Providers: d.Providers, Memories: lookup})
 	}
 	if d.Threads == nil {
 		d.Threads = engine.NewThreads(d.Store)
 	}
 	if d.Runner == nil {
 		d.Runner = engine.NewRunner(engine.RunnerConfig{Pipes: d.Pipes, Threads: d.Threads, Keysets: d.Keysets,
-			Providers: d.Providers, Logger: s.log})
+			Providers: d.Providers, Memories: lookup, Retriever: retriever, Logger: s.log})
 	}
 }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/hearth-dev/hearth/blob"
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/memory"
+	"github.com/hearth-dev/hearth/index"
 	"github.com/hearth-dev/hearth/providers"
 	"github.com/hearth-dev/hearth/providers/crawl"
 	"github.com/hearth-dev/hearth/providers/images"
@@ -35,6 +37,9 @@ type Server struct {
 	Accounts *engine.Accounts
 	Keysets  *engine.Keysets
 	Metrics  *metrics.Metrics
+	// Memory is the memory engine (ingestion workers run); Index its search index.
+	Memory *memory.Service
+	Index  *index.Manager
 	// RunLog records runs (nil when an option supplied its own Runner).
 	RunLog *engine.RunLog
 	HTTP   *httptest.Server
@@ -154,8 +159,9 @@ func StartDir(t testing.TB, dir string, opts ...Option) *Server {
 		}
 		deps.Keysets = keysets
 	}
+	idx, mem := startMemory(t, dir, url, &deps)
 	if deps.Pipes == nil {
-		deps.Pipes = engine.NewPipes(engine.PipesConfig{Store: store, Accounts: accounts, Keysets: deps.Keysets, Providers: deps.Providers})
+		deps.Pipes = engine.NewPipes(engine.PipesConfig{Store: store, Accounts: accounts, Keysets: deps.Keysets, Providers: deps.Providers, Memories: mem})
 	}
 	if deps.Threads == nil {
 		deps.Threads = engine.NewThreads(store)
@@ -164,7 +170,7 @@ func StartDir(t testing.TB, dir string, opts ...Option) *Server {
 	if deps.Runner == nil {
 		runLog = engine.NewRunLog(store, deps.Providers, quietLogger())
 		deps.Runner = engine.NewRunner(engine.RunnerConfig{Pipes: deps.Pipes, Threads: deps.Threads, Keysets: deps.Keysets,
-			Providers: deps.Providers, RunLog: runLog, Logger: quietLogger()})
+			Providers: deps.Providers, Memories: mem, Retriever: mem, RunLog: runLog, Logger: quietLogger()})
 	}
 	if deps.Images == nil {
 		models, err := images.New(pcfg, cfg.Outbound.Client(10*time.Second, 5))
@@ -182,19 +188,48 @@ func StartDir(t testing.TB, dir string, opts ...Option) *Server {
 	}
 	hts.Config.Handler = srv.Handler()
 	hts.Start()
-	ts := &Server{Server: srv, URL: url, Store: store, Accounts: accounts, Keysets: deps.Keysets, Metrics: deps.Metrics, RunLog: runLog, HTTP: hts, t: t}
+	ts := &Server{Server: srv, URL: url, Store: store, Accounts: accounts, Keysets: deps.Keysets,
+		Metrics: deps.Metrics, Memory: mem, Index: idx, RunLog: runLog, HTTP: hts, t: t}
 	t.Cleanup(ts.Stop)
 	return ts
 }
 
-// Stop closes the HTTP server and the store; calling it twice is safe.
+// Stop closes the HTTP server, stops the ingestion workers, then closes
+// the index and the store; calling it twice is safe.
 func (s *Server) Stop() {
 	if s.HTTP != nil {
 		s.HTTP.Close()
 		s.HTTP = nil
 		s.RunLog.Close()
+		if s.Memory != nil {
+			s.Memory.Close()
+		}
+		if s.Index != nil {
+			s.Index.Close()
+		}
 		s.Store.Close()
 	}
+}
+
+// Crash stops the server as a kill would: the ingestion workers are halted
+// without putting their jobs back in the queue (they stay marked running),
+// then the index and the store are closed. StartDir on the same dir then
+// shows what a restart after a crash recovers.
+func (s *Server) Crash() {
+	if s.HTTP == nil {
+		return
+	}
+	s.HTTP.CloseClientConnections()
+	s.HTTP.Close()
+	s.HTTP = nil
+	s.RunLog.Close()
+	if s.Memory != nil {
+		s.Memory.Halt()
+	}
+	if s.Index != nil {
+		s.Index.Close()
+	}
+	s.Store.Close()
 }
 
 func quietLogger() *slog.Logger {

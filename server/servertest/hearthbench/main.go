@@ -25,11 +25,12 @@ type Report struct {
 	Seconds   float64           `json:"seconds"`
 	Retrieval []RetrievalResult `json:"retrieval,omitempty"`
 	Scaling   []ScalingRow      `json:"scaling,omitempty"`
+	Ingest    []IngestResult    `json:"ingest,omitempty"`
 }
 
 func main() {
 	quick := flag.Bool("quick", false, "small sizes only (a quick look)")
-	sections := flag.String("sections", "retrieval", "comma-separated sections to run: retrieval")
+	sections := flag.String("sections", "retrieval,ingest", "comma-separated sections to run: retrieval, ingest")
 	jsonOut := flag.String("json", "", "also write the report as JSON to this file")
 	queries := flag.Int("queries", 200, "queries per retrieval case")
 	flag.Parse()
@@ -56,6 +57,17 @@ func main() {
 			runtime.GC()
 		}
 		rep.Scaling = scaling(rep.Retrieval)
+	}
+	if want["ingest"] {
+		for _, c := range ingestCases(*quick) {
+			r, err := runIngest(c, *queries, logf)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "ingest:", err)
+				os.Exit(1)
+			}
+			rep.Ingest = append(rep.Ingest, r)
+			runtime.GC()
+		}
 	}
 	rep.Seconds = time.Since(rep.StartedAt).Seconds()
 	printReport(os.Stdout, rep)
@@ -153,6 +165,9 @@ func printReport(w *os.File, rep *Report) {
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f\t%.0f\t%.0f\t%.3f\t%.0f\t%s\t\n", r.Index, r.N, r.Dim, r.BuildSeconds, r.P50us, r.P99us, r.Recall10, r.BytesPerVec, reopen)
 		}
 		tw.Flush()
+	}
+	if len(rep.Ingest) > 0 {
+		printIngest(w, rep.Ingest)
 	}
 	if len(rep.Scaling) > 0 {
 		fmt.Fprintln(w, "\nScaling of search p50 from the smallest to the largest size")

@@ -1,0 +1,444 @@
+package memory
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/chunk"
+	"github.com/hearth-dev/hearth/engine/parse"
+)
+
+// chunkRecord is a stored chunk: its text and its document's name.
+type chunkRecord struct {
+	Doc  string `json:"doc"`
+	Text string `json:"text"`
+}
+
+func chunkID(version string, n int) string { return fmt.Sprintf("%s.%06d", version, n) }
+
+// errObsolete says the job's version is no longer the document's latest
+// upload (replaced or deleted, or the memory is gone).
+var errObsolete = errors.New("obsolete job")
+
+// runIngest processes one document version: parse, chunk, embed in
+// batches, store chunk and vector records, add them to the index, then make
+// the version live. Document problems (parse errors, provider failures,
+// missing keys) fail the document and return nil; only infrastructure
+// errors and shutdown are returned, and the job is then retried.
+//
+// A job resumed after a crash, or a retry after a failure, reuses the
+// chunks the version already has stored (same text, same vector), so
+// nothing is embedded twice.
+func (s *Service) runIngest(ctx context.Context, j *Job) error {
+	m, doc, err := s.startIngest(ctx, j)
+	if errors.Is(err, errObsolete) {
+		return s.dropObsolete(ctx, j)
+	}
+	if err != nil {
+		return err
+	}
+	data, err := s.store.GetBlob(ctx, j.Blob)
+	if engine.IsNotFound(err) {
+		return s.failIngest(ctx, j, "the uploaded file is missing; upload the document again")
+	}
+	if err != nil {
+		return err
+	}
+	text, err := safeParse(doc.Current.ContentType, j.Document, data)
+	if err != nil {
+		return s.failIngest(ctx, j, errMessage(err))
+	}
+	data = nil
+	// Refuse before splitting what would make far too many chunks.
+	if est := utf8.RuneCountInString(text) / max(1, m.ChunkSize-m.ChunkOverlap); est > s.cfg.MaxChunksPerDocument {
+		return s.failIngest(ctx, j, fmt.Sprintf("document would make about %d chunks, more than the limit of %d; use a memory with a larger chunk_size or split the document",
+			est, s.cfg.MaxChunksPerDocument))
+	}
+	texts := chunk.Split(text, m.ChunkSize, m.ChunkOverlap)
+	if len(texts) == 0 {
+		return s.failIngest(ctx, j, "document has no text to index")
+	}
+	if len(texts) > s.cfg.MaxChunksPerDocument {
+		return s.failIngest(ctx, j, fmt.Sprintf("document would make %d chunks, more than the limit of %d; use a memory with a larger chunk_size or split the document",
+			len(texts), s.cfg.MaxChunksPerDocument))
+	}
+	var emb engine.Embedder
+	var ref engine.ModelRef
+	var key string
+	if !m.KeywordOnly() {
+		ref, err = engine.ParseModelID("embedding_model", m.EmbeddingModel)
+		if err == nil {
+			emb, key, err = s.embedder(ctx, ref, j.Owner, "")
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return s.failIngest(ctx, j, "embedding model "+m.EmbeddingModel+": "+errMessage(err))
+		}
+	}
+	todo, err := s.reuseChunks(ctx, m, j, texts)
+	if err != nil {
+		return err
+	}
+	// Embed and store what is missing, batch by batch.
+	var groups [][2]int
+	if emb != nil {
+		groups = s.batches(emb, pick(texts, todo))
+	} else {
+		for i := 0; i < len(todo); i += 512 {
+			groups = append(groups, [2]int{i, min(i+512, len(todo))})
+		}
+	}
+	for _, g := range groups {
+		idx := todo[g[0]:g[1]]
+		var vecs [][]float32
+		if emb != nil {
+			vecs, err = s.embedBatch(ctx, emb, &engine.EmbedRequest{Model: ref.Model, Inputs: pick(texts, idx), Purpose: engine.EmbedDocument, APIKey: key}, true)
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				return s.failIngest(ctx, j, "embedding failed ("+m.EmbeddingModel+"): "+errMessage(err))
+			}
+		}
+		batch := make([]engine.IndexedChunk, len(idx))
+		for i, n := range idx {
+			batch[i] = engine.IndexedChunk{ID: chunkID(j.Version, n), Text: texts[n]}
+			if vecs != nil {
+				batch[i].Vector = normalize(vecs[i])
+			}
+		}
+		if err := s.writeChunks(ctx, j.MemoryID, j.Document, batch); err != nil {
+			return err
+		}
+		if err := s.index.Add(ctx, j.MemoryID, batch); err != nil {
+			return err
+		}
+	}
+	return s.completeIngest(ctx, j, len(texts))
+}
+
+// safeParse runs the parser, turning a panic into a document error.
+func safeParse(contentType, name string, data []byte) (text string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &engine.Error{Code: engine.CodeBadRequest, Message: "could not read the document: the file is corrupt or unsupported",
+				Err: fmt.Errorf("parser panic: %v\n%s", r, debug.Stack())}
+		}
+	}()
+	return parse.Parse(contentType, name, data)
+}
+
+func pick(texts []string, idx []int) []string {
+	out := make([]string, len(idx))
+	for i, n := range idx {
+		out[i] = texts[n]
+	}
+	return out
+}
+
+// reuseChunks looks at the chunks this version already has stored (an
+// interrupted or failed earlier attempt). Chunks whose text is unchanged
+// are added to the index again (Add replaces, so this is harmless if they
+// were there) and need no embedding; stale records are removed. It returns
+// the indexes of the chunks still to embed.
+func (s *Service) reuseChunks(ctx context.Context, m *Memory, j *Job, texts []string) ([]int, error) {
+	prefix := chunkPrefix(j.MemoryID)
+	var found []engine.IndexedChunk
+	var stale []string
+	err := s.store.View(ctx, func(tx engine.Tx) error {
+		return tx.Scan(prefix+versionPrefix(j.Version), "", func(key string, b []byte) error {
+			id := strings.TrimPrefix(key, prefix)
+			var r chunkRecord
+			n, err := strconv.Atoi(strings.TrimPrefix(id, versionPrefix(j.Version)))
+			if err != nil || n < 0 || n >= len(texts) || json.Unmarshal(b, &r) != nil || r.Text != texts[n] {
+				stale = append(stale, id)
+				return nil
+			}
+			found = append(found, engine.IndexedChunk{ID: id, Text: r.Text})
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	have := make([]bool, len(texts))
+	reused := 0
+	for start := 0; start < len(found); start += 256 {
+		batch := found[start:min(start+256, len(found))]
+		keep := batch[:0]
+		for _, c := range batch {
+			if !m.KeywordOnly() {
+				v, err := s.loadVector(ctx, j.MemoryID, c.ID)
+				if err != nil {
+					return nil, err
+				}
+				if v == nil {
+					stale = append(stale, c.ID)
+					continue
+				}
+				c.Vector = v
+			}
+			keep = append(keep, c)
+		}
+		if len(keep) == 0 {
+			continue
+		}
+		if err := s.index.Add(ctx, j.MemoryID, keep); err != nil {
+			return nil, err
+		}
+		for _, c := range keep {
+			n, _ := strconv.Atoi(strings.TrimPrefix(c.ID, versionPrefix(j.Version)))
+			have[n] = true
+			reused++
+		}
+	}
+	if len(stale) > 0 {
+		if err := s.index.Remove(ctx, j.MemoryID, stale); err != nil {
+			return nil, err
+		}
+		if err := s.deleteKeys(ctx, j.MemoryID, stale); err != nil {
+			return nil, err
+		}
+	}
+	todo := make([]int, 0, len(texts)-reused)
+	for i, ok := range have {
+		if !ok {
+			todo = append(todo, i)
+		}
+	}
+	if reused > 0 {
+		s.log.Info("resuming document", "memory", j.Memory, "document", j.Document, "reused_chunks", reused, "to_embed", len(todo))
+	}
+	return todo, nil
+}
+
+func (s *Service) loadVector(ctx context.Context, memID, id string) ([]float32, error) {
+	var v []float32
+	err := s.store.View(ctx, func(tx engine.Tx) error {
+		b, err := tx.GetRaw(vecKey(memID, id))
+		if engine.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		v = decodeVector(b)
+		return nil
+	})
+	return v, err
+}
+
+func encodeVector(v []float32) []byte {
+	b := make([]byte, 0, 4*len(v))
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+	}
+	return b
+}
+
+func decodeVector(b []byte) []float32 {
+	if len(b) == 0 || len(b)%4 != 0 {
+		return nil
+	}
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
+}
+
+// writeChunks stores chunk and vector records in bounded transactions.
+func (s *Service) writeChunks(ctx context.Context, memID, doc string, batch []engine.IndexedChunk) error {
+	for len(batch) > 0 {
+		n := 0
+		err := s.store.Update(ctx, func(tx engine.Tx) error {
+			size := 0
+			for n = 0; n < len(batch) && size < txnMaxBytes && 2*n < txnMaxOps; n++ {
+				c := batch[n]
+				if err := tx.Put(chunkKey(memID, c.ID), chunkRecord{Doc: doc, Text: c.Text}); err != nil {
+					return err
+				}
+				size += len(c.Text) + len(doc) + 64
+				if c.Vector != nil {
+					vb := encodeVector(c.Vector)
+					if err := tx.PutRaw(vecKey(memID, c.ID), vb); err != nil {
+						return err
+					}
+					size += len(vb)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		batch = batch[n:]
+	}
+	return nil
+}
+
+// startIngest checks that the job is still current and marks its document
+// in progress.
+func (s *Service) startIngest(ctx context.Context, j *Job) (*Memory, *Document, error) {
+	var m Memory
+	var d *Document
+	err := s.store.Update(ctx, func(tx engine.Tx) error {
+		var err error
+		if d, err = currentDoc(tx, j, &m); err != nil {
+			return err
+		}
+		if d.Status == StatusInProgress {
+			return nil
+		}
+		d.Status, d.StatusMessage, d.UpdatedAt = StatusInProgress, "", s.now().UTC()
+		return tx.Put(docKey(j.MemoryID, j.Document), d)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return &m, d, nil
+}
+
+// currentDoc loads the job's memory and document and returns errObsolete
+// unless the job's version is still the document's latest upload.
+func currentDoc(tx engine.Tx, j *Job, m *Memory) (*Document, error) {
+	if err := tx.Get(memoryKey(j.Owner, j.Memory), m); err != nil {
+		if engine.IsNotFound(err) {
+			return nil, errObsolete
+		}
+		return nil, err
+	}
+	if m.ID != j.MemoryID {
+		return nil, errObsolete
+	}
+	var d Document
+	if err := tx.Get(docKey(j.MemoryID, j.Document), &d); err != nil {
+		if engine.IsNotFound(err) {
+			return nil, errObsolete
+		}
+		return nil, err
+	}
+	if d.Current.ID != j.Version {
+		return nil, errObsolete
+	}
+	return &d, nil
+}
+
+// dropObsolete removes what a superseded version left and ends its job.
+// When the whole memory is gone, its drop is run again instead: writes this
+// job made after the memory's drop would otherwise be left behind. The live
+// version of a document is never touched here.
+func (s *Service) dropObsolete(ctx context.Context, j *Job) error {
+	var live, memoryGone bool
+	err := s.store.View(ctx, func(tx engine.Tx) error {
+		var m Memory
+		err := tx.Get(memoryKey(j.Owner, j.Memory), &m)
+		if engine.IsNotFound(err) || (err == nil && m.ID != j.MemoryID) {
+			memoryGone = true
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		var d Document
+		err = tx.Get(docKey(j.MemoryID, j.Document), &d)
+		if err == nil && d.Live != nil && d.Live.ID == j.Version {
+			live = true
+		}
+		if engine.IsNotFound(err) {
+			return nil
+		}
+		return err
+	})
+	switch {
+	case err != nil:
+		return err
+	case memoryGone:
+		err = s.dropMemory(ctx, j.MemoryID)
+	case !live:
+		err = s.purgeVersion(ctx, j.MemoryID, j.Version, j.Blob, false)
+	}
+	if err != nil {
+		return err
+	}
+	return s.deleteJob(ctx, j.ID)
+}
+
+// completeIngest makes the version live in one transaction that also ends
+// the job and queues the purge of the version it replaces; the purge then
+// runs at once.
+func (s *Service) completeIngest(ctx context.Context, j *Job, chunks int) error {
+	var purge *Job
+	err := s.store.Update(ctx, func(tx engine.Tx) error {
+		purge = nil
+		var m Memory
+		d, err := currentDoc(tx, j, &m)
+		if err != nil {
+			return err
+		}
+		old := d.Live
+		d.Current.Chunks = chunks
+		live := d.Current
+		d.Live = &live
+		d.Status, d.StatusMessage, d.UpdatedAt = StatusCompleted, "", s.now().UTC()
+		if err := tx.Put(docKey(j.MemoryID, j.Document), d); err != nil {
+			return err
+		}
+		if old != nil && old.ID != live.ID {
+			purge = s.newJob(JobPurge, &m, j.Document, old)
+			if err := putJob(tx, purge); err != nil {
+				return err
+			}
+		}
+		return tx.Delete(jobKey(j.ID))
+	})
+	if errors.Is(err, errObsolete) {
+		return s.dropObsolete(ctx, j)
+	}
+	if err != nil {
+		return err
+	}
+	s.docsets.invalidate(j.MemoryID)
+	if purge != nil {
+		s.ingest.runInline(ctx, purge)
+	}
+	return nil
+}
+
+// failIngest marks the job's document failed with a message and ends the
+// job. The version's blob and any chunks it already has stay, so a retry
+// starts where this attempt stopped; the previous live version, if any,
+// stays searchable.
+func (s *Service) failIngest(ctx context.Context, j *Job, msg string) error {
+	s.log.Warn("document failed", "memory", j.Memory, "document", j.Document, "reason", msg)
+	err := s.store.Update(ctx, func(tx engine.Tx) error {
+		var m Memory
+		d, err := currentDoc(tx, j, &m)
+		if err != nil {
+			return err
+		}
+		d.Status, d.StatusMessage, d.UpdatedAt = StatusFailed, msg, s.now().UTC()
+		if d.Live != nil {
+			d.StatusMessage += " (the previous version stays searchable)"
+		}
+		if err := tx.Put(docKey(j.MemoryID, j.Document), d); err != nil {
+			return err
+		}
+		return tx.Delete(jobKey(j.ID))
+	})
+	if errors.Is(err, errObsolete) {
+		return s.dropObsolete(ctx, j)
+	}
+	return err
+}

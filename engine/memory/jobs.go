@@ -1,0 +1,126 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hearth-dev/hearth/engine"
+)
+
+// Job kinds.
+const (
+	// JobIngest parses, chunks, embeds and indexes one document version.
+	JobIngest = "ingest"
+	// JobPurge removes one document version's chunks, vectors, index
+	// entries and (unless KeepBlob) its blob.
+	JobPurge = "purge"
+	// JobDrop removes everything left of a deleted memory.
+	JobDrop = "drop"
+)
+
+// Job states. A job found running when the service opens was interrupted
+// by a crash or a kill.
+const (
+	JobQueued  = "queued"
+	JobRunning = "running"
+)
+
+// Job is a durable unit of background work, stored under job/<ID>. IDs
+// start with the creation time in hex, so a scan visits jobs oldest first.
+type Job struct {
+	ID       string `json:"id"`
+	Kind     string `json:"kind"`
+	Owner    string `json:"owner"`
+	Memory   string `json:"memory"`
+	MemoryID string `json:"memory_id"`
+	Document string `json:"document,omitempty"`
+	Version  string `json:"version,omitempty"`
+	Blob     string `json:"blob,omitempty"`
+	KeepBlob bool   `json:"keep_blob,omitempty"`
+	State    string `json:"state"`
+	// Attempts counts the starts of the job that did not end cleanly.
+	Attempts  int       `json:"attempts"`
+	NotBefore time.Time `json:"not_before,omitzero"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+const jobPrefix = "job/"
+
+func jobKey(id string) string { return jobPrefix + id }
+
+func (s *Service) newJob(kind string, m *Memory, doc string, v *Version) *Job {
+	now := s.now().UTC()
+	j := &Job{
+		ID:   fmt.Sprintf("%016x-%s", now.UnixNano(), engine.RandomString(8)),
+		Kind: kind, Owner: m.Owner, Memory: m.Name, MemoryID: m.ID, Document: doc,
+		State: JobQueued, CreatedAt: now,
+	}
+	if v != nil {
+		j.Version, j.Blob = v.ID, v.Blob
+	}
+	return j
+}
+
+func putJob(tx engine.Tx, j *Job) error { return tx.Put(jobKey(j.ID), j) }
+
+// claim marks a queued job running and counts the attempt. ok is false when
+// the job is gone or already taken.
+func (s *Service) claim(ctx context.Context, id string) (*Job, bool, error) {
+	var j Job
+	ok := false
+	err := s.store.Update(ctx, func(tx engine.Tx) error {
+		ok = false
+		if err := tx.Get(jobKey(id), &j); err != nil {
+			if engine.IsNotFound(err) {
+				return nil
+			}
+			return err
+		}
+		if j.State != JobQueued {
+			return nil
+		}
+		j.State = JobRunning
+		j.Attempts++
+		ok = true
+		return putJob(tx, &j)
+	})
+	return &j, ok, err
+}
+
+// requeue puts a job back in the queue. A clean stop (shutdown) does not
+// count as an attempt.
+func (s *Service) requeue(ctx context.Context, j *Job, countAttempt bool, notBefore time.Time) error {
+	return s.store.Update(ctx, func(tx engine.Tx) error {
+		var cur Job
+		if err := tx.Get(jobKey(j.ID), &cur); err != nil {
+			if engine.IsNotFound(err) {
+				return nil
+			}
+			return err
+		}
+		cur.State = JobQueued
+		if !countAttempt && cur.Attempts > 0 {
+			cur.Attempts--
+		}
+		cur.NotBefore = notBefore
+		return putJob(tx, &cur)
+	})
+}
+
+func (s *Service) deleteJob(ctx context.Context, id string) error {
+	return s.store.Update(ctx, func(tx engine.Tx) error { return tx.Delete(jobKey(id)) })
+}
+
+// JobCounts reports the queued and running jobs by kind (for tests and
+// metrics).
+func (s *Service) JobCounts(ctx context.Context) (map[string]int, error) {
+	out := map[string]int{}
+	err := s.store.View(ctx, func(tx engine.Tx) error {
+		return engine.ScanJSON(tx, jobPrefix, func(j *Job) error {
+			out[j.Kind+"/"+j.State]++
+			return nil
+		})
+	})
+	return out, err
+}

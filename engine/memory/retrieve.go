@@ -1,0 +1,272 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/filter"
+	"github.com/hearth-dev/hearth/index"
+)
+
+// Limits of retrieval (wire-compat 2.4, 5.4).
+const (
+	DefaultRetrieveTopK = 20
+	MaxQueryChars       = 10000
+	MaxRetrieveMemories = 50
+)
+
+// Fusion weighs the vector and keyword rankings of hybrid retrieval, fused
+// by reciprocal rank fusion (index.FuseRRF) with rank constant K.
+type Fusion struct {
+	VectorWeight  float64
+	KeywordWeight float64
+	K             int
+}
+
+// DefaultFusion weighs both rankings equally, with the usual K of 60.
+func DefaultFusion() Fusion { return Fusion{VectorWeight: 1, KeywordWeight: 1, K: index.DefaultRRFK} }
+
+func (f *Fusion) validate() error {
+	if f.K <= 0 {
+		f.K = index.DefaultRRFK
+	}
+	if f.VectorWeight < 0 || f.KeywordWeight < 0 || f.VectorWeight+f.KeywordWeight == 0 {
+		return errors.New("memory: fusion weights must be >= 0 and not both 0")
+	}
+	return nil
+}
+
+// MemoryQuery names one memory to search and its optional meta filter.
+type MemoryQuery struct {
+	Name   string
+	Filter filter.Filter
+}
+
+// RetrieveRequest is a retrieval: one query over one or more memories.
+type RetrieveRequest struct {
+	Query    string
+	Memories []MemoryQuery
+	// TopK is the number of chunks returned over all memories. With
+	// PerMemory it is ignored and each memory contributes its own top_k
+	// (pipe runs).
+	TopK      int
+	PerMemory bool
+}
+
+// Result is one retrieved chunk.
+type Result struct {
+	Text string
+	// Similarity is the relevance in [0, 1], the order of the results. For
+	// a memory searched by vector only it is the cosine similarity; in
+	// hybrid and keyword-only search it is the fused rank score scaled so
+	// that 1 means first in every ranking (see README, "Retrieval").
+	Similarity float64
+	Memory     string
+	Document   string
+	// Meta is the document's upload meta plus documentName.
+	Meta    map[string]string
+	ChunkID string
+}
+
+// Retrieve embeds the query once per embedding model, searches every named
+// memory of owner (vector and keyword, fused), filters chunks by their
+// document's meta before ranking, merges and returns the best chunks first.
+func (s *Service) Retrieve(ctx context.Context, owner string, req RetrieveRequest) ([]Result, error) {
+	query := strings.TrimSpace(req.Query)
+	switch {
+	case query == "":
+		return nil, engine.FieldError("query", "is required")
+	case utf8.RuneCountInString(query) > MaxQueryChars:
+		return nil, engine.FieldError("query", "must be at most %d characters", MaxQueryChars)
+	case len(req.Memories) == 0:
+		return nil, engine.FieldError("memory", "must name at least one memory")
+	case len(req.Memories) > MaxRetrieveMemories:
+		return nil, engine.FieldError("memory", "may name at most %d memories", MaxRetrieveMemories)
+	}
+	if !req.PerMemory && (req.TopK < 1 || req.TopK > MaxTopK) {
+		return nil, engine.FieldError("topK", "must be between 1 and %d, got %d", MaxTopK, req.TopK)
+	}
+	mems := make([]Memory, len(req.Memories))
+	err := s.store.View(ctx, func(tx engine.Tx) error {
+		for i, q := range req.Memories {
+			if q.Name == "" {
+				return engine.FieldError("memory.name", "is required")
+			}
+			if err := getMemory(tx, owner, q.Name, &mems[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	qvecs := map[string][]float32{}
+	for i := range mems {
+		m := &mems[i]
+		if m.KeywordOnly() || qvecs[m.EmbeddingModel] != nil {
+			continue
+		}
+		v, err := s.embedQuery(ctx, owner, m.EmbeddingModel, query)
+		if err != nil {
+			return nil, err
+		}
+		qvecs[m.EmbeddingModel] = v
+	}
+	var all []Result
+	seen := map[string]bool{}
+	for i := range mems {
+		m := &mems[i]
+		k := req.TopK
+		if req.PerMemory {
+			k = m.TopK
+		}
+		hits, err := s.searchMemory(ctx, m, req.Memories[i].Filter, query, qvecs[m.EmbeddingModel], k)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range hits {
+			if key := m.ID + "/" + h.ChunkID; !seen[key] {
+				seen[key] = true
+				all = append(all, h)
+			}
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Similarity > all[j].Similarity })
+	if !req.PerMemory && len(all) > req.TopK {
+		all = all[:req.TopK]
+	}
+	if err := s.fillTexts(ctx, mems, all); err != nil {
+		return nil, err
+	}
+	out := all[:0]
+	for _, r := range all {
+		if r.Text != "" { // purged since the search
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// embedQuery embeds a retrieval query with a memory's model.
+func (s *Service) embedQuery(ctx context.Context, owner, model, query string) ([]float32, error) {
+	ref, err := engine.ParseModelID("embedding_model", model)
+	if err != nil {
+		return nil, err
+	}
+	emb, key, err := s.embedder(ctx, ref, owner, "")
+	if err != nil {
+		return nil, err
+	}
+	vecs, err := s.embedAll(ctx, emb, ref, key, engine.EmbedQuery, []string{query}, false)
+	if err != nil {
+		return nil, err
+	}
+	return normalize(vecs[0]), nil
+}
+
+// searchMemory returns the k best chunks of one memory (texts not filled).
+func (s *Service) searchMemory(ctx context.Context, m *Memory, f filter.Filter, query string, qvec []float32, k int) ([]Result, error) {
+	ds, err := s.docset(ctx, m.ID)
+	if err != nil || len(ds) == 0 {
+		return nil, err
+	}
+	allow := func(id string) bool {
+		d := ds[chunkVersion(id)]
+		return d != nil && (f.Empty() || f.Match(d.Meta))
+	}
+	fu := s.cfg.Fusion
+	depth := min(max(3*k, 30), 300)
+	var vec, kw []engine.ChunkHit
+	if qvec != nil && fu.VectorWeight > 0 {
+		if vec, err = s.index.SearchVector(ctx, m.ID, qvec, depth, allow); err != nil {
+			return nil, err
+		}
+	}
+	if qvec == nil || fu.KeywordWeight > 0 {
+		if kw, err = s.index.SearchKeyword(ctx, m.ID, query, depth, allow); err != nil {
+			return nil, err
+		}
+	}
+	var ranked []engine.ChunkHit
+	switch {
+	case qvec == nil: // keyword-only memory
+		ranked = scaleRRF(index.FuseRRF(nil, kw, 0, 1, fu.K), 1, fu.K)
+	case fu.KeywordWeight == 0: // vector only: cosine similarity as is
+		ranked = vec
+		for i := range ranked {
+			ranked[i].Score = max(0, min(1, ranked[i].Score))
+		}
+	default:
+		ranked = scaleRRF(index.FuseRRF(vec, kw, fu.VectorWeight, fu.KeywordWeight, fu.K), fu.VectorWeight+fu.KeywordWeight, fu.K)
+	}
+	if len(ranked) > k {
+		ranked = ranked[:k]
+	}
+	out := make([]Result, len(ranked))
+	for i, h := range ranked {
+		d := ds[chunkVersion(h.ID)]
+		out[i] = Result{Similarity: h.Score, Memory: m.Name, Document: d.Name, Meta: d.Meta, ChunkID: h.ID}
+	}
+	return out, nil
+}
+
+// scaleRRF maps fused scores into [0, 1]: 1 is first place in every
+// ranking that has weight.
+func scaleRRF(hits []engine.ChunkHit, totalWeight float64, k int) []engine.ChunkHit {
+	best := totalWeight / float64(k+1)
+	for i := range hits {
+		hits[i].Score = min(1, hits[i].Score/best)
+	}
+	return hits
+}
+
+// fillTexts loads the text of every result in one snapshot.
+func (s *Service) fillTexts(ctx context.Context, mems []Memory, results []Result) error {
+	ids := map[string]string{}
+	for _, m := range mems {
+		ids[m.Name] = m.ID
+	}
+	return s.store.View(ctx, func(tx engine.Tx) error {
+		for i := range results {
+			var r chunkRecord
+			if err := tx.Get(chunkKey(ids[results[i].Memory], results[i].ChunkID), &r); err != nil {
+				if engine.IsNotFound(err) {
+					continue
+				}
+				return err
+			}
+			results[i].Text = r.Text
+		}
+		return nil
+	})
+}
+
+// RetrieveForRun implements engine.Retriever for pipe runs: each memory
+// contributes its own top_k chunks, merged best first. A missing memory is
+// a NOT_FOUND error naming it; an empty query retrieves nothing.
+func (s *Service) RetrieveForRun(ctx context.Context, owner string, memories []string, query string) ([]engine.RAGChunk, error) {
+	if strings.TrimSpace(query) == "" || len(memories) == 0 {
+		return nil, nil
+	}
+	qs := make([]MemoryQuery, len(memories))
+	for i, name := range memories {
+		qs[i] = MemoryQuery{Name: name}
+	}
+	if utf8.RuneCountInString(query) > MaxQueryChars {
+		query = string([]rune(query)[:MaxQueryChars])
+	}
+	res, err := s.Retrieve(ctx, owner, RetrieveRequest{Query: query, Memories: qs, PerMemory: true})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]engine.RAGChunk, len(res))
+	for i, r := range res {
+		out[i] = engine.RAGChunk{Text: r.Text, DocName: r.Document}
+	}
+	return out, nil
+}
