@@ -152,6 +152,7 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 		Store: store, Index: a.index, Providers: provs, Keysets: keysets,
 		UploadSecret: deriveKey(secret, "hearth upload URL signing v1"), BaseURL: cfg.PublicURL,
 		Workers: int(cfg.IngestWorkers), Fusion: cfg.fusion(), Logger: log,
+		Metrics: mtr, Quotas: a.quotas,
 	})
 	if err != nil {
 		a.close(ctx)
@@ -162,6 +163,8 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 		return nil, err
 	}
 	a.memory = mem
+	mtr.WatchIndex(a.index.Sizes)
+	mtr.WatchIngestQueue(mem.QueueDepth)
 	pipes := engine.NewPipes(engine.PipesConfig{Store: store, Accounts: accounts, Keysets: keysets, Providers: provs, Memories: mem})
 	threads := engine.NewThreads(store)
 	a.runLog = engine.NewRunLog(store, provs, log)

@@ -24,10 +24,11 @@ type Metrics interface {
 	// IngestionJob records the end of one ingestion attempt. outcome is
 	// "completed", "failed" or "requeued" (crash recovery, shutdown, retry).
 	IngestionJob(outcome string, d time.Duration)
-	// IngestionQueue reports the current number of queued and running
-	// ingestion jobs; call it whenever either changes.
-	IngestionQueue(queued, running int)
 }
+
+// Gauges that are cheaper to read than to keep (index sizes, the job
+// queue) are read at scrape time instead: main.go hands the metrics
+// adapter functions over index.Manager.Stats and memory.Service.JobCounts.
 
 // IndexSizes sums the search indexes of every loaded memory, read at
 // scrape time (index.Manager.Stats summed by main.go).
@@ -46,7 +47,6 @@ type NopMetrics struct{}
 func (NopMetrics) UpstreamCall(string, string, time.Duration, error) {}
 func (NopMetrics) ModelUsage(string, string, int, int, float64)      {}
 func (NopMetrics) IngestionJob(string, time.Duration)                {}
-func (NopMetrics) IngestionQueue(int, int)                           {}
 
 // MetricsOrNop returns m, or NopMetrics when m is nil.
 func MetricsOrNop(m Metrics) Metrics {

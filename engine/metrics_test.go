@@ -32,8 +32,7 @@ func (r *recMetrics) UpstreamCall(p, kind string, _ time.Duration, err error) {
 func (r *recMetrics) ModelUsage(p, m string, pt, ct int, cost float64) {
 	r.add(fmt.Sprintf("usage %s %s %d %d %.3f", p, m, pt, ct, cost))
 }
-func (r *recMetrics) IngestionJob(string, time.Duration) {}
-func (r *recMetrics) IngestionQueue(int, int)            {}
+func (r *recMetrics) IngestionJob(o string, _ time.Duration) { r.add("job " + o) }
 
 // chatProviders serves one scripted chat model and prices 1 cent per token.
 type chatProviders struct {

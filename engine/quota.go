@@ -51,6 +51,22 @@ func (q *Quotas) CheckUpload(ctx context.Context, owner string, addBytes int64) 
 	})
 }
 
+// CheckBytes refuses, with USAGE_EXCEEDED, addBytes more bytes (an upload
+// that replaces a document, so the document count does not grow); with
+// addBytes 0 it refuses when the owner is already at the byte limit.
+func (q *Quotas) CheckBytes(ctx context.Context, owner string, addBytes int64) error {
+	if q == nil || q.maxBytes <= 0 {
+		return nil
+	}
+	return q.store.View(ctx, func(tx Tx) error {
+		u, err := q.usageTx(tx, owner)
+		if err != nil {
+			return err
+		}
+		return q.check(u, 0, max(addBytes, 1))
+	})
+}
+
 // ChargeTx adds a change of documents and bytes (negative on delete) to
 // the owner's usage inside the caller's transaction. An increase past a
 // limit fails with USAGE_EXCEEDED and the caller's transaction must be

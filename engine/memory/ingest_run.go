@@ -365,7 +365,7 @@ func (s *Service) dropObsolete(ctx context.Context, j *Job) error {
 	case err != nil:
 		return err
 	case memoryGone:
-		err = s.dropMemory(ctx, j.MemoryID)
+		err = s.dropMemory(ctx, j.Owner, j.MemoryID)
 	case !live:
 		err = s.purgeVersion(ctx, j.MemoryID, j.Version, j.Blob, false)
 	}
@@ -410,6 +410,7 @@ func (s *Service) completeIngest(ctx context.Context, j *Job, chunks int) error 
 		return err
 	}
 	s.docsets.invalidate(j.MemoryID)
+	s.jobOutcome(j, "completed")
 	if purge != nil {
 		s.ingest.runInline(ctx, purge)
 	}
@@ -439,6 +440,9 @@ func (s *Service) failIngest(ctx context.Context, j *Job, msg string) error {
 	})
 	if errors.Is(err, errObsolete) {
 		return s.dropObsolete(ctx, j)
+	}
+	if err == nil {
+		s.jobOutcome(j, "failed")
 	}
 	return err
 }

@@ -45,12 +45,12 @@ type Metrics struct {
 
 	jobs        *prometheus.CounterVec
 	jobDuration *prometheus.HistogramVec
-	queue       *prometheus.GaugeVec
 
 	modelsMu sync.Mutex
 	models   map[[2]string]bool
 
-	index atomic.Pointer[func() engine.IndexSizes]
+	index    atomic.Pointer[func() engine.IndexSizes]
+	jobQueue atomic.Pointer[func() (queued, running int)]
 }
 
 var _ engine.Metrics = (*Metrics)(nil)
@@ -70,13 +70,10 @@ func New(version string) *Metrics {
 	m.cost = f.counter("hearth_model_cost_usd_total", "List-price cost in USD of model calls, by provider and model (0 for unpriced models).", "provider", "model")
 	m.jobs = f.counter("hearth_ingestion_jobs_total", "Ingestion job attempts that ended, by outcome (completed, failed, requeued).", "outcome")
 	m.jobDuration = f.histogram("hearth_ingestion_job_duration_seconds", "Duration of ingestion job attempts, by outcome.", "outcome")
-	m.queue = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "hearth_ingestion_queue_jobs", Help: "Ingestion jobs waiting (queued) and being processed (running)."}, []string{"state"})
 	buildInfo := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "hearth_build_info", Help: "Always 1; the version label is the running Hearth version."}, []string{"version"})
 	buildInfo.WithLabelValues(version).Set(1)
-	m.reg.MustRegister(m.inFlight, m.queue, buildInfo, &indexCollector{m: m},
+	m.reg.MustRegister(m.inFlight, buildInfo, &indexCollector{m: m},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	m.queue.WithLabelValues("queued").Set(0)
-	m.queue.WithLabelValues("running").Set(0)
 	return m
 }
 
@@ -144,11 +141,9 @@ func (m *Metrics) IngestionJob(outcome string, d time.Duration) {
 	m.jobDuration.WithLabelValues(outcome).Observe(d.Seconds())
 }
 
-// IngestionQueue implements engine.Metrics.
-func (m *Metrics) IngestionQueue(queued, running int) {
-	m.queue.WithLabelValues("queued").Set(float64(queued))
-	m.queue.WithLabelValues("running").Set(float64(running))
-}
+// WatchIngestQueue registers the function read at every scrape for the
+// hearth_ingestion_queue_jobs gauge (main.go counts memory.Service.JobCounts).
+func (m *Metrics) WatchIngestQueue(fn func() (queued, running int)) { m.jobQueue.Store(&fn) }
 
 func (m *Metrics) modelLabel(provider, model string) string {
 	k := [2]string{provider, model}
@@ -176,16 +171,17 @@ func outcomeCode(err error) string {
 	return engine.ErrorCode(err)
 }
 
-// indexCollector reads the index sizes at scrape time.
+// indexCollector reads the index sizes and the job queue at scrape time.
 type indexCollector struct{ m *Metrics }
 
-var indexDescs = struct{ memories, vectors, tombstones, bytes, snapshot, keyword *prometheus.Desc }{
+var indexDescs = struct{ memories, vectors, tombstones, bytes, snapshot, keyword, queue *prometheus.Desc }{
 	memories:   prometheus.NewDesc("hearth_index_memories", "Memories whose search index is loaded.", nil, nil),
 	vectors:    prometheus.NewDesc("hearth_index_vectors", "Live vectors in all loaded memory indexes.", nil, nil),
 	tombstones: prometheus.NewDesc("hearth_index_tombstones", "Deleted vectors awaiting compaction.", nil, nil),
 	bytes:      prometheus.NewDesc("hearth_index_memory_bytes", "Estimated memory held by vector indexes.", nil, nil),
 	snapshot:   prometheus.NewDesc("hearth_index_snapshot_bytes", "Size of the stored index snapshots.", nil, nil),
 	keyword:    prometheus.NewDesc("hearth_index_keyword_docs", "Chunks in the keyword (BM25) indexes.", nil, nil),
+	queue:      prometheus.NewDesc("hearth_ingestion_queue_jobs", "Background jobs of the memory engine waiting (queued) and being processed (running).", []string{"state"}, nil),
 }
 
 func (c *indexCollector) Describe(ch chan<- *prometheus.Desc) {
@@ -195,6 +191,7 @@ func (c *indexCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- indexDescs.bytes
 	ch <- indexDescs.snapshot
 	ch <- indexDescs.keyword
+	ch <- indexDescs.queue
 }
 
 func (c *indexCollector) Collect(ch chan<- prometheus.Metric) {
@@ -209,4 +206,10 @@ func (c *indexCollector) Collect(ch chan<- prometheus.Metric) {
 	g(indexDescs.bytes, float64(s.Bytes))
 	g(indexDescs.snapshot, float64(s.SnapshotBytes))
 	g(indexDescs.keyword, float64(s.KeywordDocs))
+	var queued, running int
+	if fn := c.m.jobQueue.Load(); fn != nil {
+		queued, running = (*fn)()
+	}
+	ch <- prometheus.MustNewConstMetric(indexDescs.queue, prometheus.GaugeValue, float64(queued), "queued")
+	ch <- prometheus.MustNewConstMetric(indexDescs.queue, prometheus.GaugeValue, float64(running), "running")
 }

@@ -21,7 +21,7 @@ func TestEngineHooks(t *testing.T) {
 	m.ModelUsage("openai", "gpt-4o", 1, 2, 0)
 	m.IngestionJob("completed", time.Second)
 	m.IngestionJob("failed", time.Second)
-	m.IngestionQueue(3, 2)
+	m.WatchIngestQueue(func() (int, int) { return 3, 2 })
 	m.WatchIndex(func() engine.IndexSizes { return engine.IndexSizes{Memories: 2, Vectors: 150, KeywordDocs: 150} })
 	for _, tc := range []struct {
 		got  float64
@@ -35,8 +35,6 @@ func TestEngineHooks(t *testing.T) {
 		{testutil.ToFloat64(m.tokens.WithLabelValues("openai", "gpt-4o", "completion")), 22},
 		{testutil.ToFloat64(m.cost.WithLabelValues("openai", "gpt-4o")), 0.5},
 		{testutil.ToFloat64(m.jobs.WithLabelValues("failed")), 1},
-		{testutil.ToFloat64(m.queue.WithLabelValues("queued")), 3},
-		{testutil.ToFloat64(m.queue.WithLabelValues("running")), 2},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %v, want %v", tc.got, tc.want)
@@ -46,10 +44,14 @@ func TestEngineHooks(t *testing.T) {
 # HELP hearth_index_vectors Live vectors in all loaded memory indexes.
 # TYPE hearth_index_vectors gauge
 hearth_index_vectors 150
+# HELP hearth_ingestion_queue_jobs Background jobs of the memory engine waiting (queued) and being processed (running).
+# TYPE hearth_ingestion_queue_jobs gauge
+hearth_ingestion_queue_jobs{state="queued"} 3
+hearth_ingestion_queue_jobs{state="running"} 2
 # HELP hearth_build_info Always 1; the version label is the running Hearth version.
 # TYPE hearth_build_info gauge
 hearth_build_info{version="v1.2.3"} 1
-`), "hearth_index_vectors", "hearth_build_info"); err != nil {
+`), "hearth_index_vectors", "hearth_build_info", "hearth_ingestion_queue_jobs"); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/engine/memory"
 	"github.com/hearth-dev/hearth/index"
 	"github.com/hearth-dev/hearth/providers"
@@ -52,6 +53,10 @@ func startMemory(t testing.TB, dir, url string, deps *server.Deps) (*index.Manag
 	cfg := memory.Config{
 		Store: deps.Store, Index: idx, Providers: deps.Providers, Keysets: deps.Keysets,
 		UploadSecret: UploadSecret, BaseURL: url, Logger: quietLogger(), IdleWait: time.Second,
+		Quotas: engine.NewQuotas(deps.Store, 0, 0),
+	}
+	if deps.Metrics != nil {
+		cfg.Metrics = deps.Metrics
 	}
 	fs, _ := hooks.([]func(*memory.Config))
 	for _, f := range fs {
@@ -65,5 +70,9 @@ func startMemory(t testing.TB, dir, url string, deps *server.Deps) (*index.Manag
 		t.Fatal(err)
 	}
 	deps.Memory = mem
+	if deps.Metrics != nil {
+		deps.Metrics.WatchIndex(idx.Sizes)
+		deps.Metrics.WatchIngestQueue(mem.QueueDepth)
+	}
 	return idx, mem
 }
