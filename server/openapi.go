@@ -138,6 +138,8 @@ func (s *Server) operation(g *schemaGen, r Route, errs map[string]any) map[strin
 		op["parameters"] = params
 	}
 	switch {
+	case doc.RequestType != "":
+		op["requestBody"] = map[string]any{"content": map[string]any{doc.RequestType: map[string]any{"schema": map[string]any{"type": "string", "contentEncoding": "binary"}}}}
 	case doc.Request != nil:
 		op["requestBody"] = map[string]any{"content": jsonContent(g.of(doc.Request))}
 	case !documented && (r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch):
