@@ -228,6 +228,9 @@ func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 		return fmt.Errorf("invalid configuration:\n%w", err)
 	}
 	log := cfg.logger()
+	if err := checkDataDir(cfg.Data); err != nil {
+		return err
+	}
 	// Register for signals before anything listens, so a signal that
 	// arrives as soon as the port is open still shuts down cleanly.
 	sig := make(chan os.Signal, 1)

@@ -3,15 +3,19 @@ package server
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/hearth-dev/hearth/engine"
 	"github.com/labstack/echo/v4"
 )
 
@@ -206,5 +210,27 @@ func TestConcurrencyLimit(t *testing.T) {
 	wg.Wait()
 	if resp, err := http.Get(s.URL() + "/health"); err != nil || resp.StatusCode != 200 {
 		t.Fatal("not served after the load went away")
+	}
+}
+
+// TestStorageFaultsAreClear: a store error for a full or read-only disk
+// (as blob.mapErr reports it) reaches the client as 507 or 503 with a
+// message that says so and no internals.
+func TestStorageFaultsAreClear(t *testing.T) {
+	s, _ := newLimited(t, Config{})
+	s.echo.POST("/t/full", func(echo.Context) error {
+		return engine.Wrap(fmt.Errorf("write /data/000042.vlog: %w", syscall.ENOSPC), engine.CodeInsufficientStore, "the server's disk is full")
+	})
+	s.echo.POST("/t/ro", func(echo.Context) error {
+		return engine.Wrap(syscall.EROFS, engine.CodeUnavailable, "storage is read-only")
+	})
+	for path, want := range map[string]int{"/t/full": 507, "/t/ro": 503} {
+		rec := httptest.NewRecorder()
+		s.Handler().ServeHTTP(rec, httptest.NewRequest("POST", path, nil))
+		var body ErrorBody5xx
+		json.Unmarshal(rec.Body.Bytes(), &body)
+		if rec.Code != want || body.Status != want || body.Error == "" || strings.Contains(rec.Body.String(), "vlog") {
+			t.Errorf("%s: %d %s", path, rec.Code, rec.Body)
+		}
 	}
 }
