@@ -21,7 +21,9 @@ import (
 
 // fastTimeout bounds each upstream call (and the silence between stream
 // events) at 300 ms.
-func fastTimeout(_ *server.Config, _ *server.Deps, p *providers.Config) { p.Timeout = 300 * time.Millisecond }
+func fastTimeout(_ *server.Config, _ *server.Deps, p *providers.Config) {
+	p.Timeout = 300 * time.Millisecond
+}
 
 type faultCase struct {
 	name   string
