@@ -32,6 +32,8 @@ type Config struct {
 	AdminKey       string `json:"-"`
 	MaxBodyBytes   int64  `json:"max_body_bytes"`
 	MaxUploadBytes int64  `json:"max_upload_bytes"`
+	// AgentMaxSteps bounds the model calls of one agent run with MCP tools.
+	AgentMaxSteps int64 `json:"agent_max_steps"`
 	// IngestWorkers is the size of the document ingestion worker pool.
 	IngestWorkers int64 `json:"ingest_workers"`
 	// RetrieveVectorWeight and RetrieveKeywordWeight weigh the vector and
@@ -75,7 +77,7 @@ func defaultConfig() Config {
 	return Config{
 		Addr: ":8080", Data: "./hearth-data", LogLevel: "info", LogFormat: "text", AdminLogin: "admin",
 		MaxBodyBytes: 8 << 20, MaxUploadBytes: 10 << 20,
-		IngestWorkers: 2, RetrieveVectorWeight: "1", RetrieveKeywordWeight: "1",
+		IngestWorkers: 2, AgentMaxSteps: 10, RetrieveVectorWeight: "1", RetrieveKeywordWeight: "1",
 		Metrics: "on", MaxConcurrent: 512,
 	}
 }
@@ -98,6 +100,7 @@ func (c *Config) vars() []configVar {
 		{env: "HEARTH_ADMIN_KEY", str: &c.AdminKey},
 		{env: "HEARTH_MAX_BODY_BYTES", flag: "max-body-bytes", usage: "largest JSON request body", num: &c.MaxBodyBytes},
 		{env: "HEARTH_MAX_UPLOAD_BYTES", flag: "max-upload-bytes", usage: "largest document upload", num: &c.MaxUploadBytes},
+		{env: "HEARTH_AGENT_MAX_STEPS", flag: "agent-max-steps", usage: "model calls one agent run may make while using MCP tools", num: &c.AgentMaxSteps},
 		{env: "HEARTH_INGEST_WORKERS", flag: "ingest-workers", usage: "documents ingested in parallel", num: &c.IngestWorkers},
 		{env: "HEARTH_RETRIEVE_VECTOR_WEIGHT", flag: "retrieve-vector-weight", usage: "weight of the vector ranking in hybrid retrieval", str: &c.RetrieveVectorWeight},
 		{env: "HEARTH_RETRIEVE_KEYWORD_WEIGHT", flag: "retrieve-keyword-weight", usage: "weight of the keyword ranking in hybrid retrieval (0: vector only)", str: &c.RetrieveKeywordWeight},
@@ -211,6 +214,9 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxUploadBytes < 1024 {
 		errs = append(errs, fmt.Errorf("HEARTH_MAX_UPLOAD_BYTES %d: must be at least 1024", c.MaxUploadBytes))
+	}
+	if c.AgentMaxSteps < 1 || c.AgentMaxSteps > 100 {
+		errs = append(errs, fmt.Errorf("HEARTH_AGENT_MAX_STEPS %d: must be from 1 to 100", c.AgentMaxSteps))
 	}
 	if c.IngestWorkers < 1 || c.IngestWorkers > 64 {
 		errs = append(errs, fmt.Errorf("HEARTH_INGEST_WORKERS %d: must be between 1 and 64", c.IngestWorkers))

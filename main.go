@@ -23,6 +23,7 @@ import (
 	"github.com/hearth-dev/hearth/providers"
 	"github.com/hearth-dev/hearth/providers/crawl"
 	"github.com/hearth-dev/hearth/providers/images"
+	"github.com/hearth-dev/hearth/providers/mcp"
 	"github.com/hearth-dev/hearth/providers/search"
 	"github.com/hearth-dev/hearth/server"
 	"github.com/hearth-dev/hearth/server/metrics"
@@ -190,7 +191,9 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 		MaxConcurrent: cfg.serverMaxConcurrent(),
 	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets, Providers: provs, Backup: store.Backup,
 		Pipes: pipes, Threads: threads, Runner: runner, Memory: mem,
-		Images: engine.NewImages(engine.InstrumentImages(imageModels, mtr), keysets), Tools: tools, Metrics: mtr})
+		Images: engine.NewImages(engine.InstrumentImages(imageModels, mtr), keysets), Tools: tools, Metrics: mtr,
+		Agent: engine.NewAgent(engine.AgentOptions{Providers: provs, Keysets: keysets, MaxSteps: int(cfg.AgentMaxSteps),
+			Tools: engine.InstrumentToolServers(mcp.New(mcp.Config{Policy: cfg.Outbound, Version: version}), mtr)})})
 	if err != nil {
 		a.close(ctx)
 		return nil, err

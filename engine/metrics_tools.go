@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 )
 
@@ -94,3 +95,40 @@ func (ic instrumentedCrawler) Crawl(ctx context.Context, job *CrawlJob) ([]ToolR
 }
 
 func (ic instrumentedCrawler) NeedsKey() bool { return ic.next.NeedsKey() }
+
+// InstrumentToolServers wraps the MCP client so each connect and tool
+// call reports as Metrics.UpstreamCall("mcp", "mcp_connect" or "mcp_call",
+// ...). Server URLs are user data, so they are not labels.
+func InstrumentToolServers(ts ToolServers, m Metrics) ToolServers {
+	if m == nil || ts == nil {
+		return ts
+	}
+	return instrumentedToolServers{next: ts, m: m}
+}
+
+type instrumentedToolServers struct {
+	next ToolServers
+	m    Metrics
+}
+
+func (it instrumentedToolServers) Connect(ctx context.Context, server MCPServer) (ToolSession, error) {
+	start := time.Now()
+	s, err := it.next.Connect(ctx, server)
+	it.m.UpstreamCall("mcp", "mcp_connect", time.Since(start), err)
+	if err != nil {
+		return nil, err
+	}
+	return instrumentedSession{ToolSession: s, m: it.m}, nil
+}
+
+type instrumentedSession struct {
+	ToolSession
+	m Metrics
+}
+
+func (is instrumentedSession) Call(ctx context.Context, name string, args json.RawMessage) (*RemoteToolResult, error) {
+	start := time.Now()
+	r, err := is.ToolSession.Call(ctx, name, args)
+	is.m.UpstreamCall("mcp", "mcp_call", time.Since(start), err)
+	return r, err
+}

@@ -176,7 +176,8 @@ type fakeStream struct {
 func (s *fakeStream) Recv() (*engine.ChatChunk, error) {
 	if err := s.ctx.Err(); err != nil {
 		if s.r.Hang {
-			// Cancelled before the hang began: still a cancelled upstream.
+			// The client left before this call: the upstream sees the
+			// cancellation all the same.
 			s.f.cancelled <- struct{}{}
 		}
 		return nil, err

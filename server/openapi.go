@@ -40,8 +40,14 @@ func (s *Server) handleOpenAPI(c echo.Context) error {
 var pathParamRE = regexp.MustCompile(`:([A-Za-z0-9_]+)`)
 
 // OpenAPIPath converts an echo route path ("/v1/pipes/:name") to an
-// OpenAPI path template ("/v1/pipes/{name}").
-func OpenAPIPath(p string) string { return pathParamRE.ReplaceAllString(p, "{$1}") }
+// OpenAPI path template ("/v1/pipes/{name}"); a trailing wildcard becomes
+// {path}.
+func OpenAPIPath(p string) string {
+	if strings.HasSuffix(p, "/*") {
+		p = strings.TrimSuffix(p, "*") + "{path}"
+	}
+	return pathParamRE.ReplaceAllString(p, "{$1}")
+}
 
 // authDocs describes each key kind for the security section.
 var authDocs = map[Auth]string{
@@ -130,6 +136,9 @@ func (s *Server) operation(g *schemaGen, r Route, errs map[string]any) map[strin
 	var params []any
 	for _, m := range pathParamRE.FindAllStringSubmatch(r.Path, -1) {
 		params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
+	}
+	if strings.HasSuffix(r.Path, "/*") {
+		params = append(params, map[string]any{"name": "path", "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
 	}
 	for _, q := range doc.Query {
 		params = append(params, map[string]any{"name": q, "in": "query", "required": false, "schema": map[string]any{"type": "string"}})

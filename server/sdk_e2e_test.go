@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/hearth-dev/hearth/providers/fake"
+	"github.com/hearth-dev/hearth/providers/mcp/mcptest"
 )
 
 // TestSDKEndToEnd builds the real hearth binary, starts it against a fake
@@ -66,6 +67,7 @@ func TestSDKEndToEnd(t *testing.T) {
 	defer upstream.Close()
 
 	toolEnv, toolNodeEnv := sdkToolFakes(t)
+	toolNodeEnv = append(toolNodeEnv, "HEARTH_MCP_URL="+mcptest.Start(t, mcptest.Options{Transport: mcptest.SSE, Path: "/sse"}).URL)
 	addr := freeAddr(t)
 	const adminKey = "hth_user_sdk_e2e_admin_key_000001"
 	serverURL := "http://" + addr
@@ -121,7 +123,9 @@ func TestSDKEndToEnd(t *testing.T) {
 
 // sdkUpstream scripts the fake OpenAI upstream for the SDK tests: a chat
 // whose last message is a user message mentioning "weather" calls the
-// get_weather tool; provider keys other than sk-server-openai and
+// get_weather tool; one asking to "use the mcp tool" calls the MCP test
+// server's echo tool (offered as calc__echo), and the answer to that
+// tool's result quotes it; provider keys other than sk-server-openai and
 // sk-llmkey-valid are refused with 401. Requests are served one at a time
 // so a scripted reply always goes to the request that asked for it.
 func sdkUpstream(up *fake.Server) http.Handler {
@@ -148,6 +152,14 @@ func sdkUpstream(up *fake.Server) http.Handler {
 			last := ""
 			if n := len(req.Messages); n > 0 && req.Messages[n-1].Role == "user" {
 				last = strings.ToLower(fmt.Sprint(req.Messages[n-1].Content))
+			}
+			if n := len(req.Messages); n > 0 && req.Messages[n-1].Role == "tool" {
+				if result := fmt.Sprint(req.Messages[n-1].Content); strings.Contains(result, "mcp-e2e") {
+					up.Enqueue(fake.Reply{Text: "The MCP tool said: " + result})
+				}
+			}
+			if strings.Contains(last, "use the mcp tool") {
+				up.Enqueue(fake.Reply{ToolCalls: []fake.ToolCall{{ID: "call_mcp_1", Name: "calc__echo", Arguments: `{"text":"mcp-e2e-ok"}`}}})
 			}
 			if strings.Contains(last, "lag-probe") {
 				lagProbe(w, r)

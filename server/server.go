@@ -89,6 +89,9 @@ type Deps struct {
 	Images *engine.Images
 	// Tools runs web search and crawl (/v1/tools/*); nil answers 503.
 	Tools *engine.Tools
+	// Agent serves /v1/agent/run. When nil, New builds one without MCP
+	// support (runs with mcp_servers are refused).
+	Agent *engine.Agent
 }
 
 // Server serves the Hearth API.
@@ -233,6 +236,9 @@ func (s *Server) Close(ctx context.Context) error {
 // defaultServices builds the pipe, thread and run services that deps leave nil.
 func (s *Server) defaultServices() {
 	d := &s.deps
+	if d.Agent == nil {
+		d.Agent = engine.NewAgent(engine.AgentOptions{Providers: d.Providers, Keysets: d.Keysets})
+	}
 	var lookup engine.MemoryLookup
 	var retriever engine.Retriever
 	if d.Memory != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/hearth-dev/hearth/providers"
 	"github.com/hearth-dev/hearth/providers/crawl"
 	"github.com/hearth-dev/hearth/providers/images"
+	"github.com/hearth-dev/hearth/providers/mcp"
 	"github.com/hearth-dev/hearth/providers/netguard"
 	"github.com/hearth-dev/hearth/providers/search"
 	"github.com/hearth-dev/hearth/server"
@@ -181,6 +182,13 @@ func StartDir(t testing.TB, dir string, opts ...Option) *Server {
 	}
 	if deps.Tools == nil {
 		deps.Tools = NewTools(Tools{}, pcfg, cfg.Outbound)
+	}
+	if deps.Agent == nil {
+		var tools engine.ToolServers = mcp.New(mcp.Config{Policy: cfg.Outbound, Version: "test"})
+		if deps.Metrics != nil {
+			tools = engine.InstrumentToolServers(tools, deps.Metrics)
+		}
+		deps.Agent = engine.NewAgent(engine.AgentOptions{Providers: deps.Providers, Keysets: deps.Keysets, Tools: tools})
 	}
 	srv, err := server.New(cfg, deps)
 	if err != nil {

@@ -1,0 +1,233 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// DefaultAgentMaxSteps bounds the model calls of one agent run that uses
+// MCP tools: each call that asks only for MCP tools is followed by their
+// execution and another call. A run whose model still asks for MCP tools
+// at the last step fails with UPSTREAM_ERROR instead of returning a
+// half-finished answer.
+const DefaultAgentMaxSteps = 10
+
+// AgentOptions configure the agent service.
+type AgentOptions struct {
+	Providers Providers
+	Keysets   *Keysets
+	// Tools connects to MCP servers; nil refuses runs with mcp_servers.
+	Tools ToolServers
+	// MaxSteps overrides DefaultAgentMaxSteps when > 0.
+	MaxSteps int
+}
+
+// Agent runs POST /v1/agent/run: one LLM call with every parameter in the
+// request, optionally looping over MCP tool calls. It stores nothing.
+type Agent struct {
+	providers Providers
+	keysets   *Keysets
+	tools     ToolServers
+	maxSteps  int
+}
+
+// NewAgent returns the agent service.
+func NewAgent(o AgentOptions) *Agent {
+	if o.MaxSteps <= 0 {
+		o.MaxSteps = DefaultAgentMaxSteps
+	}
+	return &Agent{providers: o.Providers, keysets: o.Keysets, tools: o.Tools, maxSteps: o.MaxSteps}
+}
+
+// AgentResult is the outcome of a run: Response (with Output) when the
+// request did not stream, Stream when it did. The caller must Close Stream.
+type AgentResult struct {
+	// Output is the answer text; nil when the model called a caller-defined tool.
+	Output   *string
+	Response *ChatResponse
+	Stream   *AgentStream
+}
+
+// Run validates req, resolves the provider key (requestKey is the
+// LB-LLM-Key header; the body's apiKey is the fallback), connects the MCP
+// servers and runs the model. Errors before the first model output are
+// returned here, so the caller can answer them as plain HTTP errors.
+func (a *Agent) Run(ctx context.Context, owner, requestKey string, req *AgentRunRequest) (*AgentResult, error) {
+	run, err := req.validate()
+	if err != nil {
+		return nil, err
+	}
+	if a.providers == nil {
+		return nil, Errorf(CodeUnavailable, "no model providers are configured")
+	}
+	model, err := a.providers.ChatModel(run.ref)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(requestKey) == "" {
+		requestKey = run.apiKey
+	}
+	if a.keysets != nil {
+		if run.chat.APIKey, err = a.keysets.Resolve(ctx, run.ref.Provider, requestKey, "", owner); err != nil {
+			return nil, err
+		}
+	} else {
+		run.chat.APIKey = strings.TrimSpace(requestKey)
+	}
+	tb, err := openToolbox(ctx, a.tools, run.servers, run.chat.Tools)
+	if err != nil {
+		return nil, err
+	}
+	if tc := run.chat.ToolChoice; tc != nil && tc.Function != "" && !hasToolNamed(run.chat.Tools, tc.Function) && !tb.isMCP(tc.Function) {
+		tb.close()
+		return nil, FieldError("tool_choice", "names function %q, which is not among the tools offered", tc.Function)
+	}
+	run.chat.Tools = append(run.chat.Tools, tb.tools...)
+	if len(run.chat.Tools) > 0 && toolsNeedNoReasoning(run.ref) {
+		run.chat.ReasoningEffort = "none"
+	}
+	if run.stream {
+		first, err := model.ChatStream(ctx, run.chat)
+		if err != nil {
+			tb.close()
+			return nil, err
+		}
+		return &AgentResult{Stream: newAgentStream(ctx, a.maxSteps, model, run, tb, first)}, nil
+	}
+	defer tb.close()
+	resp, err := a.loop(ctx, model, run.chat, tb)
+	if err != nil {
+		return nil, err
+	}
+	normalizeResponse(resp, run.ref, time.Now())
+	return &AgentResult{Output: outputOf(resp), Response: resp}, nil
+}
+
+// outputOf is the answer text, or nil when the model called tools.
+func outputOf(resp *ChatResponse) *string {
+	if len(resp.Choices) == 0 {
+		empty := ""
+		return &empty
+	}
+	m := resp.Choices[0].Message
+	if len(m.ToolCalls) > 0 {
+		return nil
+	}
+	text := ""
+	if m.Content != nil {
+		text = *m.Content
+	}
+	return &text
+}
+
+// loop is the non-stream MCP loop: call the model, run the MCP tools it
+// asks for, feed the results back, until it answers, calls a caller-defined
+// tool, or the step limit is reached. Usage is summed over all steps.
+func (a *Agent) loop(ctx context.Context, model ChatModel, chat *ChatRequest, tb *toolbox) (*ChatResponse, error) {
+	var usage Usage
+	for step := 1; ; step++ {
+		resp, err := model.Chat(ctx, chat)
+		if err != nil {
+			return nil, err
+		}
+		addUsage(&usage, resp.Usage)
+		if len(resp.Choices) == 0 {
+			resp.Usage = usage
+			return resp, nil
+		}
+		msg := &resp.Choices[0].Message
+		fillCallIDs(msg.ToolCalls, step)
+		mcpCalls, callerCalls := tb.split(msg.ToolCalls)
+		if len(mcpCalls) == 0 || len(callerCalls) > 0 {
+			msg.ToolCalls = callerCalls
+			if len(callerCalls) > 0 {
+				resp.Choices[0].FinishReason = "tool_calls"
+			}
+			resp.Usage = usage
+			return resp, nil
+		}
+		if step >= a.maxSteps {
+			return nil, stepLimitError(a.maxSteps)
+		}
+		results, err := tb.runTools(ctx, mcpCalls)
+		if err != nil {
+			return nil, err
+		}
+		chat = nextStep(chat, msg.Content, mcpCalls, results)
+	}
+}
+
+func stepLimitError(n int) error {
+	return Errorf(CodeUpstream, "the agent stopped after %d model steps: the model kept calling MCP tools without giving an answer", n)
+}
+
+// split separates calls to MCP tools from calls to caller-defined tools.
+func (tb *toolbox) split(calls []ToolCall) (mcp, caller []ToolCall) {
+	for _, c := range calls {
+		if tb.isMCP(c.Function.Name) {
+			mcp = append(mcp, c)
+		} else {
+			caller = append(caller, c)
+		}
+	}
+	return mcp, caller
+}
+
+// fillCallIDs gives calls without an id (some providers omit them) one,
+// so tool results can refer to them.
+func fillCallIDs(calls []ToolCall, step int) {
+	for i := range calls {
+		calls[i].Index = nil
+		if calls[i].ID == "" {
+			calls[i].ID = fmt.Sprintf("call_hearth_%d_%d", step, i)
+		}
+		if calls[i].Type == "" {
+			calls[i].Type = "function"
+		}
+	}
+}
+
+// nextStep returns the request of the next step: the history plus the
+// assistant's tool calls and their results. A tool_choice that forces a
+// tool ("required" or a named function) is relaxed to "auto" after the
+// first round, or the model could never answer.
+func nextStep(chat *ChatRequest, content *string, calls []ToolCall, results []Message) *ChatRequest {
+	next := *chat
+	next.Messages = make([]Message, 0, len(chat.Messages)+1+len(results))
+	next.Messages = append(next.Messages, chat.Messages...)
+	am := Message{Role: "assistant", ToolCalls: calls}
+	if content != nil && *content != "" {
+		am.Content = TextContent(*content)
+	}
+	next.Messages = append(next.Messages, am)
+	next.Messages = append(next.Messages, results...)
+	if tc := chat.ToolChoice; tc != nil && (tc.Function != "" || tc.Mode == "required") {
+		next.ToolChoice = &ToolChoice{Mode: "auto"}
+	}
+	return &next
+}
+
+func addUsage(sum *Usage, u Usage) {
+	sum.PromptTokens += u.PromptTokens
+	sum.CompletionTokens += u.CompletionTokens
+	sum.TotalTokens += u.TotalTokens
+	if u.PromptTokensDetails != nil {
+		if sum.PromptTokensDetails == nil {
+			sum.PromptTokensDetails = &PromptTokensDetails{}
+		}
+		sum.PromptTokensDetails.CachedTokens += u.PromptTokensDetails.CachedTokens
+		sum.PromptTokensDetails.AudioTokens += u.PromptTokensDetails.AudioTokens
+	}
+	if u.CompletionTokensDetails != nil {
+		if sum.CompletionTokensDetails == nil {
+			sum.CompletionTokensDetails = &CompletionTokensDetails{}
+		}
+		d := sum.CompletionTokensDetails
+		d.ReasoningTokens += u.CompletionTokensDetails.ReasoningTokens
+		d.AudioTokens += u.CompletionTokensDetails.AudioTokens
+		d.AcceptedPredictionTokens += u.CompletionTokensDetails.AcceptedPredictionTokens
+		d.RejectedPredictionTokens += u.CompletionTokensDetails.RejectedPredictionTokens
+	}
+}

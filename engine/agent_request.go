@@ -1,0 +1,572 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// AgentRunRequest is the body of POST /v1/agent/run. Fields whose JSON
+// shape varies (input, tool_choice, stop, response_format) stay raw and are
+// checked by Validate, so every error names the field at fault. Unknown
+// keys (the SDK sends apiKey, rawResponse, ...) are ignored by the decoder.
+type AgentRunRequest struct {
+	Model               string                     `json:"model"`
+	Input               json.RawMessage            `json:"input"`
+	Instructions        *string                    `json:"instructions"`
+	Stream              bool                       `json:"stream"`
+	Tools               []json.RawMessage          `json:"tools"`
+	ToolChoice          json.RawMessage            `json:"tool_choice"`
+	ParallelToolCalls   *bool                      `json:"parallel_tool_calls"`
+	ReasoningEffort     *string                    `json:"reasoning_effort"`
+	Temperature         *float64                   `json:"temperature"`
+	TopP                *float64                   `json:"top_p"`
+	MaxTokens           *float64                   `json:"max_tokens"`
+	MaxCompletionTokens *float64                   `json:"max_completion_tokens"`
+	PresencePenalty     *float64                   `json:"presence_penalty"`
+	FrequencyPenalty    *float64                   `json:"frequency_penalty"`
+	Stop                json.RawMessage            `json:"stop"`
+	ResponseFormat      json.RawMessage            `json:"response_format"`
+	CustomModelParams   map[string]json.RawMessage `json:"customModelParams"`
+	MCPServers          []MCPServer                `json:"mcp_servers"`
+	// APIKey is the provider key the SDK copies into the body; the
+	// LB-LLM-Key header wins over it.
+	APIKey string `json:"apiKey"`
+}
+
+// Agent run defaults, from the Langbase agent API reference.
+const (
+	AgentDefaultTemperature = 0.7
+	AgentDefaultTopP        = 1.0
+	AgentDefaultMaxTokens   = 1000
+	agentMaxStop            = 4
+)
+
+// agentRun is a validated request: the model, the chat request sent at the
+// first step (without MCP tools yet) and the MCP servers to connect.
+type agentRun struct {
+	ref     ModelRef
+	chat    *ChatRequest
+	stream  bool
+	servers []MCPServer
+	// apiKey is the key from the body, used when no header key was sent.
+	apiKey string
+}
+
+var (
+	mcpServerNameRE  = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$`)
+	reasoningEfforts = map[string]bool{"none": true, "low": true, "medium": true, "high": true}
+)
+
+// validate checks every field and builds the first step's chat request,
+// with the spec's defaults for what the caller left out.
+func (r *AgentRunRequest) validate() (*agentRun, error) {
+	if strings.TrimSpace(r.Model) == "" {
+		return nil, FieldError("model", "is required (provider:model_id)")
+	}
+	ref, err := ParseModelID("model", r.Model)
+	if err != nil {
+		return nil, err
+	}
+	msgs, err := agentMessages(r.Input)
+	if err != nil {
+		return nil, err
+	}
+	if r.Instructions != nil && *r.Instructions != "" {
+		msgs = append([]Message{{Role: "system", Content: TextContent(*r.Instructions)}}, msgs...)
+	}
+	chat := &ChatRequest{Model: ref.Model, Messages: msgs, ParallelToolCalls: r.ParallelToolCalls,
+		Extra: r.CustomModelParams}
+	if chat.Tools, err = agentTools(r.Tools); err != nil {
+		return nil, err
+	}
+	if chat.ToolChoice, err = agentToolChoice(r.ToolChoice); err != nil {
+		return nil, err
+	}
+	if r.ReasoningEffort != nil {
+		if !reasoningEfforts[*r.ReasoningEffort] {
+			return nil, FieldError("reasoning_effort", "must be one of none, low, medium, high (or null), got %q", *r.ReasoningEffort)
+		}
+		chat.ReasoningEffort = *r.ReasoningEffort
+	}
+	if chat.Temperature, err = numberIn("temperature", r.Temperature, 0, 2, AgentDefaultTemperature); err != nil {
+		return nil, err
+	}
+	if chat.TopP, err = numberIn("top_p", r.TopP, 0, 1, AgentDefaultTopP); err != nil {
+		return nil, err
+	}
+	if chat.PresencePenalty, err = numberIn("presence_penalty", r.PresencePenalty, -2, 2, 0); err != nil {
+		return nil, err
+	}
+	if chat.FrequencyPenalty, err = numberIn("frequency_penalty", r.FrequencyPenalty, -2, 2, 0); err != nil {
+		return nil, err
+	}
+	if chat.MaxTokens, err = agentMaxTokens(r.MaxTokens, r.MaxCompletionTokens); err != nil {
+		return nil, err
+	}
+	if chat.Stop, err = agentStop(r.Stop); err != nil {
+		return nil, err
+	}
+	if chat.ResponseFormat, err = agentResponseFormat(r.ResponseFormat); err != nil {
+		return nil, err
+	}
+	if err := validateMCPServers(r.MCPServers); err != nil {
+		return nil, err
+	}
+	if tc := chat.ToolChoice; tc != nil && tc.Function != "" && len(r.MCPServers) == 0 && !hasToolNamed(chat.Tools, tc.Function) {
+		return nil, FieldError("tool_choice", "names function %q, which is not among the tools offered", tc.Function)
+	}
+	return &agentRun{ref: ref, chat: chat, stream: r.Stream, servers: r.MCPServers, apiKey: strings.TrimSpace(r.APIKey)}, nil
+}
+
+func isNull(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) == 0 || string(raw) == "null"
+}
+
+func jsonKind(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	switch {
+	case len(raw) == 0 || string(raw) == "null":
+		return "null"
+	case raw[0] == '"':
+		return "string"
+	case raw[0] == '[':
+		return "array"
+	case raw[0] == '{':
+		return "object"
+	case raw[0] == 't' || raw[0] == 'f':
+		return "boolean"
+	}
+	return "number"
+}
+
+// agentMessages reads input: a string is one user message, an array holds
+// InputMessages.
+func agentMessages(input json.RawMessage) ([]Message, error) {
+	switch jsonKind(input) {
+	case "null":
+		return nil, FieldError("input", "is required (a string or an array of messages)")
+	case "string":
+		var s string
+		if err := json.Unmarshal(input, &s); err != nil {
+			return nil, FieldError("input", "is not a valid JSON string")
+		}
+		if strings.TrimSpace(s) == "" {
+			return nil, FieldError("input", "must not be empty")
+		}
+		return []Message{{Role: "user", Content: TextContent(s)}}, nil
+	case "array":
+	default:
+		return nil, FieldError("input", "must be a string or an array of messages, got %s", jsonKind(input))
+	}
+	var raws []json.RawMessage
+	if err := json.Unmarshal(input, &raws); err != nil {
+		return nil, FieldError("input", "is not a valid array")
+	}
+	if len(raws) == 0 {
+		return nil, FieldError("input", "must hold at least one message")
+	}
+	msgs := make([]Message, len(raws))
+	for i, raw := range raws {
+		m, err := inputMessage(fmt.Sprintf("input[%d]", i), raw)
+		if err != nil {
+			return nil, err
+		}
+		msgs[i] = m
+	}
+	return msgs, nil
+}
+
+type rawInputMessage struct {
+	Role       json.RawMessage `json:"role"`
+	Content    json.RawMessage `json:"content"`
+	Name       json.RawMessage `json:"name"`
+	ToolCallID json.RawMessage `json:"tool_call_id"`
+	ToolCalls  json.RawMessage `json:"tool_calls"`
+}
+
+func optString(field string, raw json.RawMessage) (string, error) {
+	if isNull(raw) {
+		return "", nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", FieldError(field, "must be a string, got %s", jsonKind(raw))
+	}
+	return s, nil
+}
+
+// inputMessage validates one InputMessage: role, content (string, parts or
+// null), name, tool_call_id (required for role tool) and, on assistant
+// messages sent back in a tool conversation, tool_calls.
+func inputMessage(field string, raw json.RawMessage) (Message, error) {
+	var m Message
+	if jsonKind(raw) != "object" {
+		return m, FieldError(field, "must be a message object, got %s", jsonKind(raw))
+	}
+	var r rawInputMessage
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return m, FieldError(field, "is not a valid message object")
+	}
+	var err error
+	if m.Role, err = optString(field+".role", r.Role); err != nil {
+		return m, err
+	}
+	switch m.Role {
+	case "user", "assistant", "system", "tool":
+	case "":
+		return m, FieldError(field+".role", "is required (user, assistant, system or tool)")
+	default:
+		return m, FieldError(field+".role", "must be one of user, assistant, system, tool, got %q", m.Role)
+	}
+	if m.Name, err = optString(field+".name", r.Name); err != nil {
+		return m, err
+	}
+	if m.ToolCallID, err = optString(field+".tool_call_id", r.ToolCallID); err != nil {
+		return m, err
+	}
+	if m.Content, err = messageContent(field+".content", r.Content); err != nil {
+		return m, err
+	}
+	if !isNull(r.ToolCalls) {
+		if m.Role != "assistant" {
+			return m, FieldError(field+".tool_calls", "is only allowed on assistant messages")
+		}
+		if m.ToolCalls, err = inputToolCalls(field+".tool_calls", r.ToolCalls); err != nil {
+			return m, err
+		}
+	}
+	switch m.Role {
+	case "tool":
+		if m.ToolCallID == "" {
+			return m, FieldError(field+".tool_call_id", "is required on tool messages")
+		}
+		if m.Content.IsNull() {
+			return m, FieldError(field+".content", "is required on tool messages")
+		}
+	case "assistant":
+		if m.Content.IsNull() && len(m.ToolCalls) == 0 {
+			return m, FieldError(field+".content", "is required unless the assistant message has tool_calls")
+		}
+	default:
+		if m.Content.IsNull() {
+			return m, FieldError(field+".content", "is required on %s messages", m.Role)
+		}
+	}
+	return m, nil
+}
+
+// messageContent reads a string, an array of text/image_url parts, or null.
+func messageContent(field string, raw json.RawMessage) (Content, error) {
+	switch jsonKind(raw) {
+	case "null":
+		return Content{}, nil
+	case "string":
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return Content{}, FieldError(field, "is not a valid JSON string")
+		}
+		return TextContent(s), nil
+	case "array":
+	default:
+		return Content{}, FieldError(field, "must be a string, an array of content parts, or null, got %s", jsonKind(raw))
+	}
+	var raws []json.RawMessage
+	if json.Unmarshal(raw, &raws) != nil {
+		return Content{}, FieldError(field, "is not a valid array")
+	}
+	parts := make([]ContentPart, 0, len(raws))
+	for i, pr := range raws {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		var p ContentPart
+		if jsonKind(pr) != "object" || json.Unmarshal(pr, &p) != nil {
+			return Content{}, FieldError(f, "must be a content part object {type, text | image_url}")
+		}
+		switch p.Type {
+		case "text":
+		case "image_url":
+			if p.ImageURL == nil || p.ImageURL.URL == "" {
+				return Content{}, FieldError(f+".image_url.url", "is required on image_url parts")
+			}
+			switch p.ImageURL.Detail {
+			case "", "auto", "low", "high":
+			default:
+				return Content{}, FieldError(f+".image_url.detail", "must be auto, low or high, got %q", p.ImageURL.Detail)
+			}
+		case "":
+			return Content{}, FieldError(f+".type", "is required (text or image_url)")
+		default:
+			return Content{}, FieldError(f+".type", "must be text or image_url, got %q", p.Type)
+		}
+		parts = append(parts, p)
+	}
+	return Content{Parts: parts, Set: true}, nil
+}
+
+func inputToolCalls(field string, raw json.RawMessage) ([]ToolCall, error) {
+	var calls []ToolCall
+	if jsonKind(raw) != "array" || json.Unmarshal(raw, &calls) != nil {
+		return nil, FieldError(field, "must be an array of tool calls {id, type: function, function: {name, arguments}}")
+	}
+	for i := range calls {
+		c := &calls[i]
+		f := fmt.Sprintf("%s[%d]", field, i)
+		c.Index = nil
+		if c.ID == "" {
+			return nil, FieldError(f+".id", "is required")
+		}
+		if c.Type == "" {
+			c.Type = "function"
+		} else if c.Type != "function" {
+			return nil, FieldError(f+".type", "must be function, got %q", c.Type)
+		}
+		if c.Function.Name == "" {
+			return nil, FieldError(f+".function.name", "is required")
+		}
+	}
+	return calls, nil
+}
+
+// agentTools validates caller-defined tools: type function, a well-formed
+// unique name, and parameters that are a JSON object when given.
+func agentTools(raws []json.RawMessage) ([]Tool, error) {
+	if len(raws) == 0 {
+		return nil, nil
+	}
+	tools := make([]Tool, 0, len(raws))
+	seen := map[string]bool{}
+	for i, raw := range raws {
+		f := fmt.Sprintf("tools[%d]", i)
+		var t Tool
+		if jsonKind(raw) != "object" || json.Unmarshal(raw, &t) != nil {
+			return nil, FieldError(f, "must be a tool object {type: function, function: {name, description, parameters}}")
+		}
+		if t.Type != "function" {
+			return nil, FieldError(f+".type", "must be function, got %q", t.Type)
+		}
+		if !toolNameRE.MatchString(t.Function.Name) {
+			return nil, FieldError(f+".function.name", "must be 1-64 characters of a-z, A-Z, 0-9, '_' or '-', got %q", t.Function.Name)
+		}
+		if seen[t.Function.Name] {
+			return nil, FieldError(f+".function.name", "duplicates the tool name %q", t.Function.Name)
+		}
+		seen[t.Function.Name] = true
+		if p := t.Function.Parameters; !isNull(p) && jsonKind(p) != "object" {
+			return nil, FieldError(f+".function.parameters", "must be a JSON Schema object, got %s", jsonKind(p))
+		}
+		if isNull(t.Function.Parameters) {
+			t.Function.Parameters = nil
+		}
+		tools = append(tools, t)
+	}
+	return tools, nil
+}
+
+// agentToolChoice reads "auto" | "required" | "none" | {type: function,
+// function: {name}}.
+func agentToolChoice(raw json.RawMessage) (*ToolChoice, error) {
+	switch jsonKind(raw) {
+	case "null":
+		return nil, nil
+	case "string":
+		var s string
+		json.Unmarshal(raw, &s)
+		switch s {
+		case "auto", "required", "none":
+			return &ToolChoice{Mode: s}, nil
+		}
+		return nil, FieldError("tool_choice", "must be auto, required, none or {type: function, function: {name}}, got %q", s)
+	case "object":
+		var o struct {
+			Type     string `json:"type"`
+			Function *struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		}
+		if json.Unmarshal(raw, &o) != nil {
+			return nil, FieldError("tool_choice", "must be {type: function, function: {name}}")
+		}
+		if o.Type != "function" {
+			return nil, FieldError("tool_choice.type", "must be function, got %q", o.Type)
+		}
+		if o.Function == nil || o.Function.Name == "" {
+			return nil, FieldError("tool_choice.function.name", "is required")
+		}
+		return &ToolChoice{Function: o.Function.Name}, nil
+	}
+	return nil, FieldError("tool_choice", "must be a string or an object, got %s", jsonKind(raw))
+}
+
+// numberIn applies a default and checks a [lo, hi] range.
+func numberIn(field string, v *float64, lo, hi, def float64) (*float64, error) {
+	if v == nil {
+		return &def, nil
+	}
+	if math.IsNaN(*v) || *v < lo || *v > hi {
+		return nil, FieldError(field, "must be between %g and %g, got %g", lo, hi, *v)
+	}
+	x := *v
+	return &x, nil
+}
+
+// agentMaxTokens reads max_tokens, or max_completion_tokens (OpenAI's newer
+// name), which wins when both are sent.
+func agentMaxTokens(maxTokens, maxCompletion *float64) (*int, error) {
+	field, v := "max_tokens", maxTokens
+	if maxCompletion != nil {
+		field, v = "max_completion_tokens", maxCompletion
+	}
+	n := AgentDefaultMaxTokens
+	if v != nil {
+		if *v != math.Trunc(*v) || *v < 1 || *v > math.MaxInt32 {
+			return nil, FieldError(field, "must be a positive integer, got %g", *v)
+		}
+		n = int(*v)
+	}
+	return &n, nil
+}
+
+// agentStop reads up to four stop sequences (a single string is accepted
+// as one sequence).
+func agentStop(raw json.RawMessage) ([]string, error) {
+	var stop []string
+	switch jsonKind(raw) {
+	case "null":
+		return nil, nil
+	case "string":
+		var s string
+		json.Unmarshal(raw, &s)
+		stop = []string{s}
+	case "array":
+		if json.Unmarshal(raw, &stop) != nil {
+			return nil, FieldError("stop", "must be an array of strings")
+		}
+	default:
+		return nil, FieldError("stop", "must be an array of strings, got %s", jsonKind(raw))
+	}
+	if len(stop) > agentMaxStop {
+		return nil, FieldError("stop", "may hold at most %d sequences, got %d", agentMaxStop, len(stop))
+	}
+	for i, s := range stop {
+		if s == "" {
+			return nil, FieldError(fmt.Sprintf("stop[%d]", i), "must not be empty")
+		}
+	}
+	if len(stop) == 0 {
+		return nil, nil
+	}
+	return stop, nil
+}
+
+// agentResponseFormat reads {type: text | json_object | json_schema} with
+// a named schema for json_schema.
+func agentResponseFormat(raw json.RawMessage) (*ResponseFormat, error) {
+	switch jsonKind(raw) {
+	case "null":
+		return nil, nil
+	case "object":
+	default:
+		return nil, FieldError("response_format", "must be an object {type}, got %s", jsonKind(raw))
+	}
+	var rf ResponseFormat
+	if json.Unmarshal(raw, &rf) != nil {
+		return nil, FieldError("response_format", "must be {type: text | json_object | json_schema, json_schema?}")
+	}
+	switch rf.Type {
+	case "text", "json_object":
+		rf.JSONSchema = nil
+	case "json_schema":
+		if rf.JSONSchema == nil {
+			return nil, FieldError("response_format.json_schema", "is required when type is json_schema")
+		}
+		if !toolNameRE.MatchString(rf.JSONSchema.Name) {
+			return nil, FieldError("response_format.json_schema.name", "must be 1-64 characters of a-z, A-Z, 0-9, '_' or '-', got %q", rf.JSONSchema.Name)
+		}
+		if s := rf.JSONSchema.Schema; !isNull(s) && jsonKind(s) != "object" {
+			return nil, FieldError("response_format.json_schema.schema", "must be a JSON Schema object")
+		}
+	case "":
+		return nil, FieldError("response_format.type", "is required (text, json_object or json_schema)")
+	default:
+		return nil, FieldError("response_format.type", "must be text, json_object or json_schema, got %q", rf.Type)
+	}
+	return &rf, nil
+}
+
+// reservedMCPHeaders may not be set through custom_headers: they belong to
+// the HTTP or MCP transport (the bearer token has its own field).
+var reservedMCPHeaders = map[string]bool{
+	"host": true, "content-length": true, "content-type": true, "connection": true, "transfer-encoding": true,
+	"upgrade": true, "te": true, "trailer": true, "keep-alive": true, "proxy-authorization": true, "proxy-connection": true,
+	"accept": true, "mcp-session-id": true, "mcp-protocol-version": true, "last-event-id": true,
+}
+
+// validateMCPServers checks the shape of mcp_servers; reachability is
+// checked when connecting.
+func validateMCPServers(servers []MCPServer) error {
+	seen := map[string]bool{}
+	for i, s := range servers {
+		f := fmt.Sprintf("mcp_servers[%d]", i)
+		if !mcpServerNameRE.MatchString(s.Name) {
+			return FieldError(f+".name", "must be 1-64 characters of a-z, A-Z, 0-9, '_' or '-', starting with a letter or digit, got %q", s.Name)
+		}
+		if seen[s.Name] {
+			return FieldError(f+".name", "duplicates the MCP server name %q", s.Name)
+		}
+		seen[s.Name] = true
+		if s.Type != "url" {
+			return FieldError(f+".type", "must be url, got %q", s.Type)
+		}
+		u, err := url.Parse(s.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return FieldError(f+".url", "must be an absolute http(s) URL")
+		}
+		if u.User != nil {
+			return FieldError(f+".url", "may not carry credentials; use authorization_token or custom_headers")
+		}
+		if strings.ContainsAny(s.AuthorizationToken, "\r\n") {
+			return FieldError(f+".authorization_token", "may not contain line breaks")
+		}
+		if tc := s.ToolConfiguration; tc != nil {
+			for j, name := range tc.AllowedTools {
+				if name == "" {
+					return FieldError(fmt.Sprintf("%s.tool_configuration.allowed_tools[%d]", f, j), "must not be empty")
+				}
+			}
+		}
+		for k, v := range s.CustomHeaders {
+			hf := f + ".custom_headers"
+			if !validHeaderName(k) {
+				return FieldError(hf, "%q is not a valid header name", k)
+			}
+			if reservedMCPHeaders[strings.ToLower(k)] {
+				return FieldError(hf, "may not set %q", k)
+			}
+			if strings.EqualFold(k, "authorization") && s.AuthorizationToken != "" {
+				return FieldError(hf, "sets Authorization and authorization_token is also given; use one")
+			}
+			if strings.ContainsAny(v, "\r\n\x00") {
+				return FieldError(hf, "the value of %q may not contain line breaks", k)
+			}
+		}
+	}
+	return nil
+}
+
+// validHeaderName reports whether s is an RFC 7230 token.
+func validHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r >= 0x7f || r <= ' ' || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,235 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sort"
+	"strings"
+	"time"
+)
+
+// AgentStream is a streamed agent run, normalised to the chunk contract of
+// the langbase SDK (wire-compat 3.3). Every step is a streamed model call:
+// text deltas go to the client as they arrive (so the final answer streams
+// token by token, and text the model writes before calling an MCP tool is
+// shown too); tool-call deltas are collected. When a step ends asking only
+// for MCP tools, they run and the next step starts. The client sees one
+// completion: one id, the role in the first chunk, the caller-defined tool
+// calls (if any) as complete deltas at the end, one finish_reason last,
+// then a usage chunk summed over every step.
+type AgentStream struct {
+	ctx      context.Context
+	maxSteps int
+	model    ChatModel
+	chat     *ChatRequest
+	tb       *toolbox
+	cur      ChatStream
+
+	step      int
+	started   bool
+	id        string
+	created   int64
+	modelName string
+	sysFP     *string
+	queue     []*ChatChunk
+	done      bool
+	usage     Usage
+	usageSeen bool
+
+	// per step
+	content strings.Builder
+	calls   map[int]*ToolCall
+	finish  string
+}
+
+func newAgentStream(ctx context.Context, maxSteps int, model ChatModel, run *agentRun, tb *toolbox, first ChatStream) *AgentStream {
+	return &AgentStream{ctx: ctx, maxSteps: maxSteps, model: model, chat: run.chat, tb: tb, cur: first, step: 1,
+		modelName: run.ref.Model, created: time.Now().Unix(), calls: map[int]*ToolCall{}}
+}
+
+// Recv returns the next chunk for the client; io.EOF after the last.
+func (s *AgentStream) Recv() (*ChatChunk, error) {
+	for {
+		if len(s.queue) > 0 {
+			c := s.queue[0]
+			s.queue = s.queue[1:]
+			return c, nil
+		}
+		if s.done {
+			return nil, io.EOF
+		}
+		c, err := s.cur.Recv()
+		if errors.Is(err, io.EOF) {
+			if err := s.endStep(); err != nil {
+				s.done = true
+				return nil, err
+			}
+			continue
+		}
+		if err != nil {
+			s.done = true
+			return nil, err
+		}
+		if c != nil {
+			s.take(c)
+		}
+	}
+}
+
+// Close releases the current model stream and the MCP sessions; cause
+// (why the stream ended early, if it did) is not recorded: agent runs
+// store nothing.
+func (s *AgentStream) Close(cause error) {
+	s.done = true
+	if s.cur != nil {
+		s.cur.Close()
+	}
+	s.tb.close()
+}
+
+func (s *AgentStream) chunk(d Delta, finish *string) *ChatChunk {
+	return &ChatChunk{ID: s.id, Object: "chat.completion.chunk", Created: s.created, Model: s.modelName,
+		SystemFingerprint: s.sysFP, Choices: []ChunkChoice{{Index: 0, Delta: d, FinishReason: finish}}}
+}
+
+// begin takes the completion's id, model and time from the first upstream
+// chunk (c may be nil when the upstream sent none) and queues the role chunk.
+func (s *AgentStream) begin(c *ChatChunk) {
+	if s.started {
+		return
+	}
+	s.started = true
+	if c != nil {
+		s.id, s.sysFP = c.ID, c.SystemFingerprint
+		if c.Model != "" {
+			s.modelName = c.Model
+		}
+		if c.Created != 0 {
+			s.created = c.Created
+		}
+	}
+	if s.id == "" {
+		s.id = "chatcmpl-" + RandomString(24)
+	}
+	empty := ""
+	s.queue = append(s.queue, s.chunk(Delta{Role: "assistant", Content: &empty}, nil))
+}
+
+// take absorbs one upstream chunk: text is forwarded, tool calls, finish
+// reason and usage are kept for the end of the step.
+func (s *AgentStream) take(c *ChatChunk) {
+	s.begin(c)
+	if c.Usage != nil {
+		addUsage(&s.usage, *c.Usage)
+		s.usageSeen = true
+	}
+	for _, ch := range c.Choices {
+		if ch.Index != 0 {
+			continue
+		}
+		d := ch.Delta
+		if (d.Content != nil && *d.Content != "") || (d.Refusal != nil && *d.Refusal != "") {
+			if d.Content != nil {
+				s.content.WriteString(*d.Content)
+			}
+			s.queue = append(s.queue, s.chunk(Delta{Content: d.Content, Refusal: d.Refusal}, nil))
+		}
+		for i, tc := range d.ToolCalls {
+			idx := i
+			if tc.Index != nil {
+				idx = *tc.Index
+			}
+			acc := s.calls[idx]
+			if acc == nil {
+				acc = &ToolCall{}
+				s.calls[idx] = acc
+			}
+			if tc.ID != "" {
+				acc.ID = tc.ID
+			}
+			if tc.Type != "" {
+				acc.Type = tc.Type
+			}
+			if tc.Function.Name != "" {
+				acc.Function.Name += tc.Function.Name
+			}
+			acc.Function.Arguments += tc.Function.Arguments
+		}
+		if ch.FinishReason != nil && *ch.FinishReason != "" {
+			s.finish = *ch.FinishReason
+		}
+	}
+}
+
+// stepCalls returns the step's tool calls in index order.
+func (s *AgentStream) stepCalls() []ToolCall {
+	idx := make([]int, 0, len(s.calls))
+	for i := range s.calls {
+		idx = append(idx, i)
+	}
+	sort.Ints(idx)
+	calls := make([]ToolCall, 0, len(idx))
+	for _, i := range idx {
+		calls = append(calls, *s.calls[i])
+	}
+	fillCallIDs(calls, s.step)
+	return calls
+}
+
+// endStep finishes the stream, or runs the MCP tools and starts the next step.
+func (s *AgentStream) endStep() error {
+	s.cur.Close()
+	s.begin(nil)
+	mcpCalls, callerCalls := s.tb.split(s.stepCalls())
+	if len(mcpCalls) == 0 || len(callerCalls) > 0 {
+		s.finishStream(callerCalls)
+		return nil
+	}
+	if s.step >= s.maxSteps {
+		return stepLimitError(s.maxSteps)
+	}
+	results, err := s.tb.runTools(s.ctx, mcpCalls)
+	if err != nil {
+		return err
+	}
+	var content *string
+	if text := s.content.String(); text != "" {
+		content = &text
+	}
+	s.chat = nextStep(s.chat, content, mcpCalls, results)
+	s.step++
+	s.content.Reset()
+	s.calls = map[int]*ToolCall{}
+	s.finish = ""
+	next, err := s.model.ChatStream(s.ctx, s.chat)
+	if err != nil {
+		return err
+	}
+	s.cur = next
+	return nil
+}
+
+// finishStream queues the caller-defined tool calls, the finish chunk and
+// the summed usage.
+func (s *AgentStream) finishStream(callerCalls []ToolCall) {
+	for i, c := range callerCalls {
+		i := i
+		s.queue = append(s.queue, s.chunk(Delta{ToolCalls: []ToolCall{{Index: &i, ID: c.ID, Type: c.Type,
+			Function: FunctionCall{Name: c.Function.Name, Arguments: c.Function.Arguments}}}}, nil))
+	}
+	finish := s.finish
+	switch {
+	case len(callerCalls) > 0:
+		finish = "tool_calls"
+	case finish == "" || finish == "tool_calls":
+		finish = "stop"
+	}
+	s.queue = append(s.queue, s.chunk(Delta{}, &finish))
+	if s.usageSeen {
+		u := s.usage
+		s.queue = append(s.queue, &ChatChunk{ID: s.id, Object: "chat.completion.chunk", Created: s.created,
+			Model: s.modelName, SystemFingerprint: s.sysFP, Choices: []ChunkChoice{}, Usage: &u})
+	}
+	s.done = true
+}

@@ -1,0 +1,301 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"strings"
+	"sync"
+)
+
+// MCPServer is one entry of an agent run's mcp_servers. The authorization
+// token is sent to the server as a bearer token; it is never stored or
+// logged (String and LogValue hide it).
+type MCPServer struct {
+	Name               string            `json:"name"`
+	Type               string            `json:"type"`
+	URL                string            `json:"url"`
+	AuthorizationToken string            `json:"authorization_token"`
+	ToolConfiguration  *MCPToolConfig    `json:"tool_configuration"`
+	CustomHeaders      map[string]string `json:"custom_headers"`
+}
+
+// MCPToolConfig restricts which tools of a server are offered. A nil
+// AllowedTools offers all of them; an empty list offers none. Enabled false
+// skips the server entirely.
+type MCPToolConfig struct {
+	AllowedTools []string `json:"allowed_tools"`
+	Enabled      *bool    `json:"enabled"`
+}
+
+// String names the server without its secrets.
+func (s MCPServer) String() string { return fmt.Sprintf("MCP server %q (%s)", s.Name, s.URL) }
+
+// enabled reports whether the server takes part in the run.
+func (s MCPServer) enabled() bool {
+	return s.ToolConfiguration == nil || s.ToolConfiguration.Enabled == nil || *s.ToolConfiguration.Enabled
+}
+
+// allows reports whether the tool configuration lets tool be offered.
+func (s MCPServer) allows(tool string) bool {
+	if s.ToolConfiguration == nil || s.ToolConfiguration.AllowedTools == nil {
+		return true
+	}
+	for _, t := range s.ToolConfiguration.AllowedTools {
+		if t == tool {
+			return true
+		}
+	}
+	return false
+}
+
+// ToolServers connects to MCP servers for agent runs. The adapter
+// (providers/mcp) owns the transport, the outbound address policy and the
+// timeouts; it reports a server that cannot be reached as an *Error that
+// names it.
+type ToolServers interface {
+	Connect(ctx context.Context, server MCPServer) (ToolSession, error)
+}
+
+// ToolSession is an open connection to one MCP server, valid for one run.
+type ToolSession interface {
+	// Tools lists the server's tools.
+	Tools(ctx context.Context) ([]RemoteTool, error)
+	// Call runs a tool. A tool that fails reports IsError in the result;
+	// an error return means the call itself failed (transport, timeout).
+	Call(ctx context.Context, name string, args json.RawMessage) (*RemoteToolResult, error)
+	Close() error
+}
+
+// RemoteTool is a tool an MCP server offers.
+type RemoteTool struct {
+	Name        string
+	Description string
+	// InputSchema is the JSON Schema of the arguments (an object), or nil.
+	InputSchema json.RawMessage
+}
+
+// RemoteToolResult is the outcome of a remote tool call, as text for the model.
+type RemoteToolResult struct {
+	Text    string
+	IsError bool
+}
+
+// mcpTool is one MCP tool offered to the model under a collision-proof name.
+type mcpTool struct {
+	server  string
+	name    string // the tool's own name on its server
+	session ToolSession
+}
+
+// toolbox holds the open MCP sessions of a run and the offered-name map.
+type toolbox struct {
+	sessions []ToolSession
+	byName   map[string]mcpTool
+	tools    []Tool
+}
+
+func (tb *toolbox) close() {
+	if tb == nil {
+		return
+	}
+	for _, s := range tb.sessions {
+		s.Close()
+	}
+}
+
+// isMCP reports whether name is an offered MCP tool.
+func (tb *toolbox) isMCP(name string) bool {
+	if tb == nil {
+		return false
+	}
+	_, ok := tb.byName[name]
+	return ok
+}
+
+// openToolbox connects to every enabled server, lists its tools and keeps
+// the allowed ones, named so that they cannot collide with each other or
+// with the caller's tools. On error every opened session is closed.
+func openToolbox(ctx context.Context, ts ToolServers, servers []MCPServer, callerTools []Tool) (*toolbox, error) {
+	tb := &toolbox{byName: map[string]mcpTool{}}
+	var active []MCPServer
+	for _, s := range servers {
+		if s.enabled() {
+			active = append(active, s)
+		}
+	}
+	if len(active) == 0 {
+		return tb, nil
+	}
+	if ts == nil {
+		return nil, FieldError("mcp_servers", "MCP servers are not available on this server")
+	}
+	taken := map[string]bool{}
+	for _, t := range callerTools {
+		taken[t.Function.Name] = true
+	}
+	type listed struct {
+		server  MCPServer
+		session ToolSession
+		tools   []RemoteTool
+		err     error
+	}
+	results := make([]listed, len(active))
+	var wg sync.WaitGroup
+	for i, s := range active {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := &results[i]
+			r.server = s
+			r.session, r.err = ts.Connect(ctx, s)
+			if r.err != nil {
+				return
+			}
+			r.tools, r.err = r.session.Tools(ctx)
+			if r.err != nil {
+				r.err = mcpError(s, "listing its tools", r.err)
+			}
+		}()
+	}
+	wg.Wait()
+	var firstErr error
+	for _, r := range results {
+		if r.session != nil {
+			tb.sessions = append(tb.sessions, r.session)
+		}
+		if r.err != nil && firstErr == nil {
+			firstErr = r.err
+		}
+	}
+	if firstErr != nil {
+		tb.close()
+		return nil, firstErr
+	}
+	for _, r := range results {
+		for _, t := range r.tools {
+			if !r.server.allows(t.Name) {
+				continue
+			}
+			name := offeredName(r.server.Name, t.Name, taken)
+			taken[name] = true
+			tb.byName[name] = mcpTool{server: r.server.Name, name: t.Name, session: r.session}
+			params := t.InputSchema
+			if isNull(params) || jsonKind(params) != "object" {
+				params = json.RawMessage(`{"type":"object","properties":{}}`)
+			}
+			tb.tools = append(tb.tools, Tool{Type: "function", Function: ToolFunction{
+				Name: name, Description: t.Description, Parameters: params}})
+		}
+	}
+	return tb, nil
+}
+
+// mcpError keeps an *Error from the adapter (it already names the server)
+// and wraps anything else as an upstream error naming the server.
+func mcpError(s MCPServer, doing string, err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
+	return Wrap(err, CodeUpstream, "MCP server %q failed while %s", s.Name, doing)
+}
+
+// offeredName is "<server>__<tool>" reduced to the characters and length
+// every provider accepts (^[a-zA-Z0-9_-]{1,64}$). When that name is taken
+// (by a caller tool or after sanitising), a hash of the real names makes
+// it unique.
+func offeredName(server, tool string, taken map[string]bool) string {
+	base := sanitizeToolName(server + "__" + tool)
+	if len(base) > 64 {
+		base = base[:64]
+	}
+	if !taken[base] {
+		return base
+	}
+	h := fnv.New64a()
+	h.Write([]byte(server + "\x00" + tool))
+	sum := h.Sum64()
+	for i := uint64(0); ; i++ {
+		suffix := fmt.Sprintf("_%08x", uint32(sum+i))
+		name := base
+		if len(name) > 64-len(suffix) {
+			name = name[:64-len(suffix)]
+		}
+		name += suffix
+		if !taken[name] {
+			return name
+		}
+	}
+}
+
+func sanitizeToolName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+// maxParallelToolCalls bounds how many MCP calls of one step run at once.
+const maxParallelToolCalls = 4
+
+// runTools executes the model's calls to MCP tools, at most
+// maxParallelToolCalls at a time, and returns one tool message per call in
+// call order. Failures reach the model as tool results, not as errors:
+// only a cancelled run stops here.
+func (tb *toolbox) runTools(ctx context.Context, calls []ToolCall) ([]Message, error) {
+	out := make([]Message, len(calls))
+	sem := make(chan struct{}, maxParallelToolCalls)
+	var wg sync.WaitGroup
+	for i, c := range calls {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			out[i] = Message{Role: "tool", ToolCallID: c.ID, Name: c.Function.Name,
+				Content: TextContent(tb.callOne(ctx, c))}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, Wrap(err, CodeUpstreamTimeout, "agent run cancelled while calling MCP tools")
+	}
+	return out, nil
+}
+
+// callOne runs one call and renders its outcome as text for the model.
+func (tb *toolbox) callOne(ctx context.Context, c ToolCall) string {
+	t := tb.byName[c.Function.Name]
+	args := json.RawMessage(strings.TrimSpace(c.Function.Arguments))
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	if !json.Valid(args) || jsonKind(args) != "object" {
+		return fmt.Sprintf("Error: the arguments for tool %s are not a JSON object.", c.Function.Name)
+	}
+	res, err := t.session.Call(ctx, t.name, args)
+	if err != nil {
+		msg := err.Error()
+		var e *Error
+		if errors.As(err, &e) {
+			msg = e.Message
+		}
+		return fmt.Sprintf("Error: calling tool %s on MCP server %s failed: %s", t.name, t.server, msg)
+	}
+	if res.IsError {
+		text := res.Text
+		if text == "" {
+			text = "the tool reported an error without a message"
+		}
+		return "Error: " + text
+	}
+	return res.Text
+}

@@ -1,0 +1,41 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/hearth-dev/hearth/engine"
+	"github.com/labstack/echo/v4"
+)
+
+func (s *Server) agentRoutes() []Route {
+	return []Route{
+		{Method: http.MethodPost, Path: "/v1/agent/run", Auth: AuthOwner, Handler: s.handleAgentRun},
+	}
+}
+
+// agentResponse is the non-stream answer: output plus the completion's
+// fields, flat (the SDK also accepts {output, raw}; flat is what the API
+// reference shows).
+type agentResponse struct {
+	Output *string `json:"output"`
+	*engine.ChatResponse
+}
+
+// handleAgentRun serves POST /v1/agent/run. The provider key comes from
+// the LB-LLM-Key header (matched case-insensitively), then the body's
+// apiKey, then the caller's keyset and the server key. It streams only
+// when the body says "stream": true.
+func (s *Server) handleAgentRun(c echo.Context) error {
+	var req engine.AgentRunRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	res, err := s.deps.Agent.Run(c.Request().Context(), principal(c).Owner, c.Request().Header.Get("LB-LLM-Key"), &req)
+	if err != nil {
+		return err
+	}
+	if res.Stream != nil {
+		return s.relay(c, res.Stream, newSSEWriter(c), "agent", req.Model)
+	}
+	return c.JSON(http.StatusOK, agentResponse{Output: res.Output, ChatResponse: res.Response})
+}
