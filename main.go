@@ -134,6 +134,10 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 		return nil, err
 	}
 	ctx := context.Background()
+	if err := engine.CheckDataFormat(ctx, store, version); err != nil {
+		store.Close()
+		return nil, err
+	}
 	created, key, err := accounts.Bootstrap(ctx, cfg.AdminLogin, cfg.AdminKey)
 	if err != nil {
 		a.close(ctx)

@@ -8,7 +8,7 @@ package engine
 //	apikey/<id>                   APIKey (hash only, never the key)
 //	apikeyhash/<sha256 hex>       -> key id (lookup index; removed on revoke)
 //	apikeyowner/<login>/<id>      -> "" (list index)
-//	meta/<name>                   server metadata (schema version, secrets)
+//	meta/<name>                   server metadata (meta/format: data format, engine/format.go)
 //
 // Pipes, threads and runs (pipes.go, threads.go, runlog.go):
 //
