@@ -191,8 +191,19 @@ func report(res []*opStats, elapsed time.Duration, rss []rssSample) int {
 		for _, s := range rss {
 			lo, hi = min(lo, s.mib), max(hi, s.mib)
 		}
-		half := rss[len(rss)/2].mib
-		fmt.Printf("RSS: min %.1f MiB, max %.1f MiB; second half grew %.1f MiB (%.0f%%)\n", lo, hi, last.mib-half, 100*(last.mib-half)/half)
+		// Compare the mean of the second and the last quarter: the first
+		// is warm-up (caches and memtables filling).
+		mean := func(from, to int) float64 {
+			sum := 0.0
+			for _, s := range rss[from:to] {
+				sum += s.mib
+			}
+			return sum / float64(max(1, to-from))
+		}
+		q := max(1, len(rss)/4)
+		early, late := mean(q, min(2*q, len(rss))), mean(max(len(rss)-q, 0), len(rss))
+		fmt.Printf("RSS: min %.1f MiB, max %.1f MiB; mean %.1f MiB in the second quarter, %.1f MiB in the last (%+.0f%%)\n",
+			lo, hi, early, late, 100*(late-early)/early)
 	}
 	return errs
 }
