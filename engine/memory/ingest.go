@@ -48,6 +48,9 @@ func (s *Service) Open(ctx context.Context) error {
 	if err := s.sweepUploads(ctx); err != nil {
 		return fmt.Errorf("memory: sweep uploads: %w", err)
 	}
+	if err := s.repairKeywordIndexes(ctx); err != nil {
+		return fmt.Errorf("memory: rebuild keyword indexes: %w", err)
+	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	in.cancel = cancel
 	in.opened = true
