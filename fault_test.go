@@ -344,3 +344,12 @@ func TestFaultReadOnlyDataDir(t *testing.T) {
 		t.Fatalf("output %q", out)
 	}
 }
+
+// TestMain removes the binary the fault tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
