@@ -69,6 +69,20 @@ type Config struct {
 	ExaBaseURL       string `json:"exa_base_url"`
 	SpiderBaseURL    string `json:"spider_base_url"`
 	FirecrawlBaseURL string `json:"firecrawl_base_url"`
+	// Metrics is "on" (serve /metrics on the main listener to the admin
+	// user's key or MetricsToken) or "off".
+	Metrics      string `json:"metrics"`
+	MetricsToken string `json:"-"`
+	// MetricsAddr serves /metrics without auth on a separate listener.
+	MetricsAddr string `json:"metrics_addr"`
+	// Limits and quotas (0 = off); see config_ops.go.
+	RateLimitPerKey   int64 `json:"rate_limit_per_key"`
+	RateLimitPerPipe  int64 `json:"rate_limit_per_pipe"`
+	RateLimitBurst    int64 `json:"rate_limit_burst"`
+	QuotaMaxDocuments int64 `json:"quota_max_documents"`
+	QuotaMaxBytes     int64 `json:"quota_max_bytes"`
+	// MaxConcurrent bounds requests served at once (0 = no limit).
+	MaxConcurrent int64 `json:"max_concurrent"`
 }
 
 func defaultConfig() Config {
@@ -77,6 +91,7 @@ func defaultConfig() Config {
 		MaxBodyBytes: 8 << 20, MaxUploadBytes: 10 << 20,
 		IngestWorkers: 2, AgentMaxSteps: 10, RetrieveVectorWeight: "1", RetrieveKeywordWeight: "1",
 		ParseTimeout: "60s", ParseMemoryLimit: 1 << 30, EmbedRetries: 3, EmbedRetryMaxWait: "60s",
+		Metrics: "on", MaxConcurrent: 512,
 	}
 }
 
@@ -111,6 +126,15 @@ func (c *Config) vars() []configVar {
 		{env: "HEARTH_EXA_BASE_URL", flag: "exa-base-url", usage: "Exa web search API (default https://api.exa.ai)", str: &c.ExaBaseURL},
 		{env: "HEARTH_SPIDER_BASE_URL", flag: "spider-base-url", usage: "Spider crawl API (default https://api.spider.cloud)", str: &c.SpiderBaseURL},
 		{env: "HEARTH_FIRECRAWL_BASE_URL", flag: "firecrawl-base-url", usage: "Firecrawl API, version included (default https://api.firecrawl.dev/v1)", str: &c.FirecrawlBaseURL},
+		{env: "HEARTH_METRICS", flag: "metrics", usage: "on: /metrics on the main listener for the admin key or the metrics token; off: not there", str: &c.Metrics},
+		{env: "HEARTH_METRICS_TOKEN", str: &c.MetricsToken},
+		{env: "HEARTH_METRICS_ADDR", flag: "metrics-addr", usage: "separate listen address serving /metrics without auth (a private interface)", str: &c.MetricsAddr},
+		{env: "HEARTH_RATE_LIMIT_PER_KEY", flag: "rate-limit-per-key", usage: "requests per minute per API key (0 = no limit)", num: &c.RateLimitPerKey},
+		{env: "HEARTH_RATE_LIMIT_PER_PIPE", flag: "rate-limit-per-pipe", usage: "runs per minute per pipe (0 = no limit)", num: &c.RateLimitPerPipe},
+		{env: "HEARTH_RATE_LIMIT_BURST", flag: "rate-limit-burst", usage: "requests allowed at once before the per-minute rate applies (0 = one minute's worth)", num: &c.RateLimitBurst},
+		{env: "HEARTH_QUOTA_MAX_DOCUMENTS", flag: "quota-max-documents", usage: "documents each user or org may store (0 = no limit)", num: &c.QuotaMaxDocuments},
+		{env: "HEARTH_QUOTA_MAX_BYTES", flag: "quota-max-bytes", usage: "document bytes each user or org may store (0 = no limit)", num: &c.QuotaMaxBytes},
+		{env: "HEARTH_MAX_CONCURRENT", flag: "max-concurrent", usage: "requests served at once; more get 503 (0 = no limit)", num: &c.MaxConcurrent},
 	}
 }
 
@@ -240,6 +264,7 @@ func (c *Config) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("HEARTH_OUTBOUND_ALLOW_PRIVATE %q: use true or false", c.OutboundAllowPrivate))
 	}
+	errs = append(errs, c.validateOps()...)
 	for _, v := range []struct{ env, val string }{
 		{"HEARTH_EXA_BASE_URL", c.ExaBaseURL}, {"HEARTH_SPIDER_BASE_URL", c.SpiderBaseURL}, {"HEARTH_FIRECRAWL_BASE_URL", c.FirecrawlBaseURL},
 	} {

@@ -9,18 +9,7 @@ import (
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
-	"github.com/hearth-dev/hearth/sandbox"
 )
-
-// TestMain lets this test binary be the PDF parser child that build()
-// wires: the server runs its own executable with the hidden subcommand,
-// which here is the test binary.
-func TestMain(m *testing.M) {
-	if sandbox.IsChild(os.Args[1:]) {
-		os.Exit(sandbox.Serve(os.Stdin, os.Stdout))
-	}
-	os.Exit(m.Run())
-}
 
 // TestPDFParsedInChildProcess runs the production wiring: PDFs are parsed
 // by "<this executable> internal-parse" under HEARTH_PARSE_TIMEOUT.

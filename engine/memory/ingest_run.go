@@ -349,7 +349,7 @@ func (s *Service) dropObsolete(ctx context.Context, j *Job) error {
 	case err != nil:
 		return err
 	case memoryGone:
-		err = s.dropMemory(ctx, j.MemoryID)
+		err = s.dropMemory(ctx, j.Owner, j.MemoryID)
 	case !live:
 		err = s.purgeVersion(ctx, j.MemoryID, j.Version, j.Blob, false)
 	}
@@ -394,6 +394,7 @@ func (s *Service) completeIngest(ctx context.Context, j *Job, chunks int) error 
 		return err
 	}
 	s.docsets.invalidate(j.MemoryID)
+	s.jobOutcome(j, "completed")
 	if purge != nil {
 		s.ingest.runInline(ctx, purge)
 	}
@@ -423,6 +424,9 @@ func (s *Service) failIngest(ctx context.Context, j *Job, msg string) error {
 	})
 	if errors.Is(err, errObsolete) {
 		return s.dropObsolete(ctx, j)
+	}
+	if err == nil {
+		s.jobOutcome(j, "failed")
 	}
 	return err
 }

@@ -111,6 +111,11 @@ type Config struct {
 	// looks at the job queue again (default 30 s); new jobs wake it at once.
 	IdleWait time.Duration
 	Logger   *slog.Logger
+	// Metrics receives ingestion outcomes (nil: none).
+	Metrics engine.Metrics
+	// Quotas keeps per-owner storage usage and refuses uploads past the
+	// limits (nil: no accounting).
+	Quotas *engine.Quotas
 	// Now and Sleep are the clock (tests inject them).
 	Now   func() time.Time
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -127,6 +132,8 @@ type Service struct {
 
 	docsets docsetCache
 	ingest  *ingester
+	metrics engine.Metrics
+	quotas  *engine.Quotas
 }
 
 var (
@@ -186,7 +193,8 @@ func New(cfg Config) (*Service, error) {
 		cfg.Sleep = sleepCtx
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	s := &Service{cfg: cfg, store: cfg.Store, index: cfg.Index, log: cfg.Logger, now: cfg.Now}
+	s := &Service{cfg: cfg, store: cfg.Store, index: cfg.Index, log: cfg.Logger, now: cfg.Now,
+		metrics: engine.MetricsOrNop(cfg.Metrics), quotas: cfg.Quotas}
 	s.docsets.init()
 	s.ingest = newIngester(s)
 	if u, ok := cfg.Index.(engine.ChunkSourceUser); ok {

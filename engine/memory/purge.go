@@ -85,7 +85,7 @@ func (s *Service) deleteKeys(ctx context.Context, memID string, ids []string) er
 
 // dropMemory removes what is left of a deleted memory: its index (vectors
 // included), then its documents' blobs and records, then its chunks.
-func (s *Service) dropMemory(ctx context.Context, memID string) error {
+func (s *Service) dropMemory(ctx context.Context, owner, memID string) error {
 	if err := s.index.DropMemory(ctx, memID); err != nil {
 		return err
 	}
@@ -117,12 +117,21 @@ func (s *Service) dropMemory(ctx context.Context, memID string) error {
 			}
 		}
 		err = s.store.Update(ctx, func(tx engine.Tx) error {
+			var n, size int64
 			for _, d := range docs {
+				// Release only what is still there (a resumed drop).
+				if ok, err := tx.Exists(docKey(memID, d.Name)); err != nil || !ok {
+					if err != nil {
+						return err
+					}
+					continue
+				}
 				if err := tx.Delete(docKey(memID, d.Name)); err != nil {
 					return err
 				}
+				n, size = n+1, size+d.Current.Size
 			}
-			return nil
+			return s.quotas.ChargeTx(tx, owner, -n, -size)
 		})
 		if err != nil {
 			return err

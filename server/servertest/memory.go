@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/engine/memory"
 	"github.com/hearth-dev/hearth/index"
 	"github.com/hearth-dev/hearth/providers"
@@ -58,7 +59,10 @@ func startMemory(t testing.TB, dir, url string, deps *server.Deps) (*index.Manag
 	cfg := memory.Config{
 		Store: deps.Store, Index: idx, Providers: deps.Providers, Keysets: deps.Keysets,
 		UploadSecret: UploadSecret, BaseURL: url, Logger: quietLogger(), IdleWait: time.Second,
-		Parse: parser.Parse,
+		Parse: parser.Parse, Quotas: engine.NewQuotas(deps.Store, 0, 0),
+	}
+	if deps.Metrics != nil {
+		cfg.Metrics = deps.Metrics
 	}
 	fs, _ := hooks.([]func(*memory.Config))
 	for _, f := range fs {
@@ -72,6 +76,10 @@ func startMemory(t testing.TB, dir, url string, deps *server.Deps) (*index.Manag
 		t.Fatal(err)
 	}
 	deps.Memory = mem
+	if deps.Metrics != nil {
+		deps.Metrics.WatchIndex(idx.Sizes)
+		deps.Metrics.WatchIngestQueue(mem.QueueDepth)
+	}
 	return idx, mem
 }
 
