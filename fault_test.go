@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hearth-dev/hearth/engine/parse/sandbox"
 	"github.com/hearth-dev/hearth/providers/fake"
-	"github.com/hearth-dev/hearth/sandbox"
 )
 
 // Fault tests against the real binary: built once with go build, run as a

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/hearth-dev/hearth/engine/memory"
+	"github.com/hearth-dev/hearth/engine/parse/sandbox"
 	"github.com/hearth-dev/hearth/providers/fake"
-	"github.com/hearth-dev/hearth/sandbox"
 	"github.com/hearth-dev/hearth/server"
 	"github.com/hearth-dev/hearth/server/servertest"
 )

@@ -10,9 +10,9 @@ import (
 
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/engine/memory"
+	"github.com/hearth-dev/hearth/engine/parse/sandbox"
 	"github.com/hearth-dev/hearth/index"
 	"github.com/hearth-dev/hearth/providers"
-	"github.com/hearth-dev/hearth/sandbox"
 	"github.com/hearth-dev/hearth/server"
 )
 

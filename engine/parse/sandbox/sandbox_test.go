@@ -38,7 +38,7 @@ func testParser(t *testing.T, cfg Config) *Parser {
 
 func fixture(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile("../testdata/docs/" + name)
+	b, err := os.ReadFile("../../../testdata/docs/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
