@@ -3,7 +3,12 @@ GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: run test test-go lint build bench fuzz clean sdk-deps
+.PHONY: run test test-go lint build bench fuzz loadtest clean sdk-deps
+
+## FUZZTIME: how long make fuzz runs each fuzz target (go test -fuzztime).
+FUZZTIME ?= 30s
+## LOADTIME: how long make loadtest drives the server.
+LOADTIME ?= 30s
 
 run:
 	$(GO) run -ldflags "$(LDFLAGS)" . serve
@@ -42,6 +47,23 @@ bench:
 	$(GO) run ./server/servertest/hearthbench -glove auto -cache $(BENCH_CACHE) -json bench.json $(BENCH_FLAGS) && \
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 200x ./providers/ ./engine/chunk/ ./engine/parse/ && \
 	echo "make bench: $$(( $$(date +%s) - start )) s wall"
+
+## fuzz: run every fuzz target (func FuzzXxx in *_test.go) for FUZZTIME
+## each; new failing inputs land in the package's testdata/fuzz. Plain
+## go test runs the committed seed corpora only.
+fuzz:
+	@set -e; for f in $$(grep -rl --include='*_test.go' '^func Fuzz' . | sort); do \
+	  pkg=./$$(dirname $${f#./}); \
+	  for t in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$f); do \
+	    echo "== $$pkg $$t ($(FUZZTIME))"; \
+	    $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+## loadtest: the real binary against a fake upstream on loopback for
+## LOADTIME; prints throughput, latency percentiles, errors and RSS.
+loadtest:
+	$(GO) run ./server/servertest/loadtest -duration $(LOADTIME)
 
 clean:
 	rm -rf bin

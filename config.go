@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hearth-dev/hearth/engine/memory"
 	"github.com/hearth-dev/hearth/providers"
@@ -32,12 +33,25 @@ type Config struct {
 	AdminKey       string `json:"-"`
 	MaxBodyBytes   int64  `json:"max_body_bytes"`
 	MaxUploadBytes int64  `json:"max_upload_bytes"`
+	// AgentMaxSteps bounds the model calls of one agent run with MCP tools.
+	AgentMaxSteps int64 `json:"agent_max_steps"`
 	// IngestWorkers is the size of the document ingestion worker pool.
 	IngestWorkers int64 `json:"ingest_workers"`
 	// RetrieveVectorWeight and RetrieveKeywordWeight weigh the vector and
 	// keyword rankings of hybrid retrieval (reciprocal rank fusion).
 	RetrieveVectorWeight  string `json:"retrieve_vector_weight"`
 	RetrieveKeywordWeight string `json:"retrieve_keyword_weight"`
+	// ParseTimeout (a Go duration) bounds the parse of one PDF, which runs
+	// in a child process that is killed when it is exceeded;
+	// ParseMemoryLimit bounds that child's memory, in bytes.
+	ParseTimeout     string `json:"parse_timeout"`
+	ParseMemoryLimit int64  `json:"parse_memory_limit"`
+	// EmbedRetries is how many times an ingestion embedding batch that
+	// failed with a retryable provider error (rate limit, 5xx, timeout) is
+	// tried again; EmbedRetryMaxWait (a Go duration) caps the growing wait
+	// between tries, Retry-After included.
+	EmbedRetries      int64  `json:"embed_retries"`
+	EmbedRetryMaxWait string `json:"embed_retry_max_wait"`
 	// Providers holds each provider's base URL and server-wide key, from
 	// HEARTH_<PROVIDER>_BASE_URL / HEARTH_<PROVIDER>_API_KEY. Extra
 	// OpenAI-compatible providers are declared by name in HEARTH_PROVIDERS.
@@ -55,13 +69,29 @@ type Config struct {
 	ExaBaseURL       string `json:"exa_base_url"`
 	SpiderBaseURL    string `json:"spider_base_url"`
 	FirecrawlBaseURL string `json:"firecrawl_base_url"`
+	// Metrics is "on" (serve /metrics on the main listener to the admin
+	// user's key or MetricsToken) or "off".
+	Metrics      string `json:"metrics"`
+	MetricsToken string `json:"-"`
+	// MetricsAddr serves /metrics without auth on a separate listener.
+	MetricsAddr string `json:"metrics_addr"`
+	// Limits and quotas (0 = off); see config_ops.go.
+	RateLimitPerKey   int64 `json:"rate_limit_per_key"`
+	RateLimitPerPipe  int64 `json:"rate_limit_per_pipe"`
+	RateLimitBurst    int64 `json:"rate_limit_burst"`
+	QuotaMaxDocuments int64 `json:"quota_max_documents"`
+	QuotaMaxBytes     int64 `json:"quota_max_bytes"`
+	// MaxConcurrent bounds requests served at once (0 = no limit).
+	MaxConcurrent int64 `json:"max_concurrent"`
 }
 
 func defaultConfig() Config {
 	return Config{
 		Addr: ":8080", Data: "./hearth-data", LogLevel: "info", LogFormat: "text", AdminLogin: "admin",
 		MaxBodyBytes: 8 << 20, MaxUploadBytes: 10 << 20,
-		IngestWorkers: 2, RetrieveVectorWeight: "1", RetrieveKeywordWeight: "1",
+		IngestWorkers: 2, AgentMaxSteps: 10, RetrieveVectorWeight: "1", RetrieveKeywordWeight: "1",
+		ParseTimeout: "60s", ParseMemoryLimit: 1 << 30, EmbedRetries: 3, EmbedRetryMaxWait: "60s",
+		Metrics: "on", MaxConcurrent: 512,
 	}
 }
 
@@ -83,14 +113,28 @@ func (c *Config) vars() []configVar {
 		{env: "HEARTH_ADMIN_KEY", str: &c.AdminKey},
 		{env: "HEARTH_MAX_BODY_BYTES", flag: "max-body-bytes", usage: "largest JSON request body", num: &c.MaxBodyBytes},
 		{env: "HEARTH_MAX_UPLOAD_BYTES", flag: "max-upload-bytes", usage: "largest document upload", num: &c.MaxUploadBytes},
+		{env: "HEARTH_AGENT_MAX_STEPS", flag: "agent-max-steps", usage: "model calls one agent run may make while using MCP tools", num: &c.AgentMaxSteps},
 		{env: "HEARTH_INGEST_WORKERS", flag: "ingest-workers", usage: "documents ingested in parallel", num: &c.IngestWorkers},
 		{env: "HEARTH_RETRIEVE_VECTOR_WEIGHT", flag: "retrieve-vector-weight", usage: "weight of the vector ranking in hybrid retrieval", str: &c.RetrieveVectorWeight},
 		{env: "HEARTH_RETRIEVE_KEYWORD_WEIGHT", flag: "retrieve-keyword-weight", usage: "weight of the keyword ranking in hybrid retrieval (0: vector only)", str: &c.RetrieveKeywordWeight},
+		{env: "HEARTH_EMBED_RETRIES", flag: "embed-retries", usage: "retries of an ingestion embedding batch after a rate limit, 5xx or timeout (0-20)", num: &c.EmbedRetries},
+		{env: "HEARTH_EMBED_RETRY_MAX_WAIT", flag: "embed-retry-max-wait", usage: "longest wait between those retries (a Go duration, 100ms to 1h)", str: &c.EmbedRetryMaxWait},
+		{env: "HEARTH_PARSE_TIMEOUT", flag: "parse-timeout", usage: "longest parse of one PDF (a Go duration, 1s to 1h)", str: &c.ParseTimeout},
+		{env: "HEARTH_PARSE_MEMORY_LIMIT", flag: "parse-memory-limit", usage: "most memory the parse of one PDF may use, in bytes", num: &c.ParseMemoryLimit},
 		{env: "HEARTH_OUTBOUND_ALLOW_PRIVATE", flag: "outbound-allow-private", usage: "true lets MCP servers and crawls reach private/loopback addresses", str: &c.OutboundAllowPrivate},
 		{env: "HEARTH_OUTBOUND_ALLOW", flag: "outbound-allow", usage: "comma-separated CIDRs user-supplied URLs may reach besides public addresses", str: &c.OutboundAllow},
 		{env: "HEARTH_EXA_BASE_URL", flag: "exa-base-url", usage: "Exa web search API (default https://api.exa.ai)", str: &c.ExaBaseURL},
 		{env: "HEARTH_SPIDER_BASE_URL", flag: "spider-base-url", usage: "Spider crawl API (default https://api.spider.cloud)", str: &c.SpiderBaseURL},
 		{env: "HEARTH_FIRECRAWL_BASE_URL", flag: "firecrawl-base-url", usage: "Firecrawl API, version included (default https://api.firecrawl.dev/v1)", str: &c.FirecrawlBaseURL},
+		{env: "HEARTH_METRICS", flag: "metrics", usage: "on: /metrics on the main listener for the admin key or the metrics token; off: not there", str: &c.Metrics},
+		{env: "HEARTH_METRICS_TOKEN", str: &c.MetricsToken},
+		{env: "HEARTH_METRICS_ADDR", flag: "metrics-addr", usage: "separate listen address serving /metrics without auth (a private interface)", str: &c.MetricsAddr},
+		{env: "HEARTH_RATE_LIMIT_PER_KEY", flag: "rate-limit-per-key", usage: "requests per minute per API key (0 = no limit)", num: &c.RateLimitPerKey},
+		{env: "HEARTH_RATE_LIMIT_PER_PIPE", flag: "rate-limit-per-pipe", usage: "runs per minute per pipe (0 = no limit)", num: &c.RateLimitPerPipe},
+		{env: "HEARTH_RATE_LIMIT_BURST", flag: "rate-limit-burst", usage: "requests allowed at once before the per-minute rate applies (0 = one minute's worth)", num: &c.RateLimitBurst},
+		{env: "HEARTH_QUOTA_MAX_DOCUMENTS", flag: "quota-max-documents", usage: "documents each user or org may store (0 = no limit)", num: &c.QuotaMaxDocuments},
+		{env: "HEARTH_QUOTA_MAX_BYTES", flag: "quota-max-bytes", usage: "document bytes each user or org may store (0 = no limit)", num: &c.QuotaMaxBytes},
+		{env: "HEARTH_MAX_CONCURRENT", flag: "max-concurrent", usage: "requests served at once; more get 503 (0 = no limit)", num: &c.MaxConcurrent},
 	}
 }
 
@@ -188,6 +232,9 @@ func (c *Config) Validate() error {
 	if c.MaxUploadBytes < 1024 {
 		errs = append(errs, fmt.Errorf("HEARTH_MAX_UPLOAD_BYTES %d: must be at least 1024", c.MaxUploadBytes))
 	}
+	if c.AgentMaxSteps < 1 || c.AgentMaxSteps > 100 {
+		errs = append(errs, fmt.Errorf("HEARTH_AGENT_MAX_STEPS %d: must be from 1 to 100", c.AgentMaxSteps))
+	}
 	if c.IngestWorkers < 1 || c.IngestWorkers > 64 {
 		errs = append(errs, fmt.Errorf("HEARTH_INGEST_WORKERS %d: must be between 1 and 64", c.IngestWorkers))
 	}
@@ -197,6 +244,18 @@ func (c *Config) Validate() error {
 	if verr == nil && kerr == nil && vw+kw == 0 {
 		errs = append(errs, errors.New("HEARTH_RETRIEVE_VECTOR_WEIGHT and HEARTH_RETRIEVE_KEYWORD_WEIGHT: must not both be 0"))
 	}
+	if c.EmbedRetries < 0 || c.EmbedRetries > 20 {
+		errs = append(errs, fmt.Errorf("HEARTH_EMBED_RETRIES %d: must be between 0 and 20", c.EmbedRetries))
+	}
+	if d, err := time.ParseDuration(strings.TrimSpace(c.EmbedRetryMaxWait)); err != nil || d < 100*time.Millisecond || d > time.Hour {
+		errs = append(errs, fmt.Errorf("HEARTH_EMBED_RETRY_MAX_WAIT %q: must be a duration from 100ms to 1h, such as 30s or 2m", c.EmbedRetryMaxWait))
+	}
+	if d, err := time.ParseDuration(strings.TrimSpace(c.ParseTimeout)); err != nil || d < time.Second || d > time.Hour {
+		errs = append(errs, fmt.Errorf("HEARTH_PARSE_TIMEOUT %q: must be a duration from 1s to 1h, such as 60s or 2m", c.ParseTimeout))
+	}
+	if c.ParseMemoryLimit < 64<<20 {
+		errs = append(errs, fmt.Errorf("HEARTH_PARSE_MEMORY_LIMIT %d: must be at least 67108864 (64 MiB)", c.ParseMemoryLimit))
+	}
 	switch strings.ToLower(c.OutboundAllowPrivate) {
 	case "", "false", "0", "no":
 		c.Outbound.AllowPrivate = false
@@ -205,6 +264,7 @@ func (c *Config) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("HEARTH_OUTBOUND_ALLOW_PRIVATE %q: use true or false", c.OutboundAllowPrivate))
 	}
+	errs = append(errs, c.validateOps()...)
 	for _, v := range []struct{ env, val string }{
 		{"HEARTH_EXA_BASE_URL", c.ExaBaseURL}, {"HEARTH_SPIDER_BASE_URL", c.SpiderBaseURL}, {"HEARTH_FIRECRAWL_BASE_URL", c.FirecrawlBaseURL},
 	} {
@@ -274,4 +334,20 @@ func (c *Config) fusion() memory.Fusion {
 	vw, _ := parseWeight("", c.RetrieveVectorWeight)
 	kw, _ := parseWeight("", c.RetrieveKeywordWeight)
 	return memory.Fusion{VectorWeight: vw, KeywordWeight: kw}
+}
+
+// memoryConfig returns the memory engine's settings from the configuration
+// (call after Validate); main.go adds the dependencies.
+func (c *Config) memoryConfig() memory.Config {
+	wait, _ := time.ParseDuration(strings.TrimSpace(c.EmbedRetryMaxWait))
+	return memory.Config{
+		Workers: int(c.IngestWorkers), Fusion: c.fusion(),
+		EmbedAttempts: int(c.EmbedRetries) + 1, RetryMaxDelay: wait,
+	}
+}
+
+// parseTimeout returns HEARTH_PARSE_TIMEOUT (call after Validate).
+func (c *Config) parseTimeout() time.Duration {
+	d, _ := time.ParseDuration(strings.TrimSpace(c.ParseTimeout))
+	return d
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/hearth-dev/hearth/blob"
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/engine/memory"
+	"github.com/hearth-dev/hearth/engine/parse/sandbox"
 	"github.com/hearth-dev/hearth/index"
 	"github.com/hearth-dev/hearth/providers"
 	"github.com/hearth-dev/hearth/providers/crawl"
@@ -26,6 +27,7 @@ import (
 	"github.com/hearth-dev/hearth/providers/mcp"
 	"github.com/hearth-dev/hearth/providers/search"
 	"github.com/hearth-dev/hearth/server"
+	"github.com/hearth-dev/hearth/server/metrics"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -74,6 +76,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		err = backupCmd(args[1:], getenv, stdout, stderr)
 	case "restore":
 		err = restoreCmd(args[1:], getenv, stderr)
+	case sandbox.Subcommand: // hidden: the PDF parser child of a running server
+		return sandbox.Serve(os.Stdin, stdout)
 	case "version", "-v", "--version":
 		fmt.Fprintln(stdout, "hearth", version)
 	case "help", "-h", "--help":
@@ -99,6 +103,8 @@ type app struct {
 	memory   *memory.Service
 	runLog   *engine.RunLog
 	server   *server.Server
+	// quotas is handed to the services that store documents.
+	quotas *engine.Quotas
 }
 
 // Accounts returns the wired accounts service.
@@ -115,19 +121,26 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 		return nil, err
 	}
 	accounts := engine.NewAccounts(store)
-	a := &app{cfg: cfg, log: log, store: store, accounts: accounts}
+	a := &app{cfg: cfg, log: log, store: store, accounts: accounts,
+		quotas: engine.NewQuotas(store, cfg.QuotaMaxDocuments, cfg.QuotaMaxBytes)}
+	mtr := metrics.New(version)
 	pcfg := providers.Config{Providers: cfg.Providers}
 	registry, err := providers.New(pcfg)
 	if err != nil {
 		store.Close()
 		return nil, err
 	}
+	provs := engine.InstrumentProviders(registry, mtr)
 	keysets, err := engine.NewKeysets(store, registry, secret)
 	if err != nil {
 		store.Close()
 		return nil, err
 	}
 	ctx := context.Background()
+	if err := engine.CheckDataFormat(ctx, store, version); err != nil {
+		store.Close()
+		return nil, err
+	}
 	created, key, err := accounts.Bootstrap(ctx, cfg.AdminLogin, cfg.AdminKey)
 	if err != nil {
 		a.close(ctx)
@@ -143,11 +156,16 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 		a.close(ctx)
 		return nil, err
 	}
-	mem, err := memory.New(memory.Config{
-		Store: store, Index: a.index, Providers: registry, Keysets: keysets,
-		UploadSecret: deriveKey(secret, "hearth upload URL signing v1"), BaseURL: cfg.PublicURL,
-		Workers: int(cfg.IngestWorkers), Fusion: cfg.fusion(), Logger: log,
-	})
+	parser, err := sandbox.New(sandbox.Config{Timeout: cfg.parseTimeout(), MemoryLimit: cfg.ParseMemoryLimit, Logger: log})
+	if err != nil {
+		a.close(ctx)
+		return nil, err
+	}
+	mcfg := cfg.memoryConfig()
+	mcfg.Store, mcfg.Index, mcfg.Providers, mcfg.Keysets = store, a.index, provs, keysets
+	mcfg.UploadSecret, mcfg.BaseURL = deriveKey(secret, "hearth upload URL signing v1"), cfg.PublicURL
+	mcfg.Logger, mcfg.Parse, mcfg.Metrics, mcfg.Quotas = log, parser.Parse, mtr, a.quotas
+	mem, err := memory.New(mcfg)
 	if err != nil {
 		a.close(ctx)
 		return nil, err
@@ -157,31 +175,36 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 		return nil, err
 	}
 	a.memory = mem
-	pipes := engine.NewPipes(engine.PipesConfig{Store: store, Accounts: accounts, Keysets: keysets, Providers: registry, Memories: mem})
+	mtr.WatchIndex(a.index.Sizes)
+	mtr.WatchIngestQueue(mem.QueueDepth)
+	pipes := engine.NewPipes(engine.PipesConfig{Store: store, Accounts: accounts, Keysets: keysets, Providers: provs, Memories: mem})
 	threads := engine.NewThreads(store)
-	a.runLog = engine.NewRunLog(store, registry, log)
+	a.runLog = engine.NewRunLog(store, provs, log)
 	runner := engine.NewRunner(engine.RunnerConfig{Pipes: pipes, Threads: threads, Keysets: keysets,
-		Providers: registry, Memories: mem, Retriever: mem, RunLog: a.runLog, Logger: log})
+		Providers: provs, Memories: mem, Retriever: mem, RunLog: a.runLog, Logger: log})
 	imageModels, err := images.New(pcfg, cfg.Outbound.Client(60*time.Second, 5))
 	if err != nil {
 		a.close(ctx)
 		return nil, err
 	}
 	tools := engine.NewTools(
-		map[string]engine.WebSearcher{"exa": search.NewExa(cfg.ExaBaseURL, pcfg)},
-		map[string]engine.Crawler{
+		engine.InstrumentSearchers(map[string]engine.WebSearcher{"exa": search.NewExa(cfg.ExaBaseURL, pcfg)}, mtr),
+		engine.InstrumentCrawlers(map[string]engine.Crawler{
 			"spider":    crawl.NewSpider(cfg.SpiderBaseURL, pcfg),
 			"firecrawl": crawl.NewFirecrawl(cfg.FirecrawlBaseURL, pcfg),
 			"hearth":    crawl.NewBuiltin(cfg.Outbound, crawl.Limits{}, log),
-		})
+		}, mtr))
 	srv, err := server.New(server.Config{
 		Addr: cfg.Addr, PublicURL: cfg.PublicURL, MaxBodyBytes: cfg.MaxBodyBytes,
 		MaxUploadBytes: cfg.MaxUploadBytes, Version: version, Logger: log, Outbound: cfg.Outbound,
-	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets, Providers: registry, Backup: store.Backup,
+		MetricsOff: cfg.Metrics == "off", MetricsToken: cfg.MetricsToken, MetricsAddr: cfg.MetricsAddr,
+		RateLimitPerKey: int(cfg.RateLimitPerKey), RateLimitPerPipe: int(cfg.RateLimitPerPipe), RateLimitBurst: int(cfg.RateLimitBurst),
+		MaxConcurrent: cfg.serverMaxConcurrent(),
+	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets, Providers: provs, Backup: store.Backup,
 		Pipes: pipes, Threads: threads, Runner: runner, Memory: mem,
-		Images: engine.NewImages(imageModels, keysets), Tools: tools,
-		Agent: engine.NewAgent(engine.AgentOptions{Providers: registry, Keysets: keysets,
-			Tools: mcp.New(mcp.Config{Policy: cfg.Outbound, Version: version})})})
+		Images: engine.NewImages(engine.InstrumentImages(imageModels, mtr), keysets), Tools: tools, Metrics: mtr,
+		Agent: engine.NewAgent(engine.AgentOptions{Providers: provs, Keysets: keysets, MaxSteps: int(cfg.AgentMaxSteps),
+			Tools: engine.InstrumentToolServers(mcp.New(mcp.Config{Policy: cfg.Outbound, Version: version}), mtr)})})
 	if err != nil {
 		a.close(ctx)
 		return nil, err
@@ -219,6 +242,9 @@ func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 		return fmt.Errorf("invalid configuration:\n%w", err)
 	}
 	log := cfg.logger()
+	if err := checkDataDir(cfg.Data); err != nil {
+		return err
+	}
 	// Register for signals before anything listens, so a signal that
 	// arrives as soon as the port is open still shuts down cleanly.
 	sig := make(chan os.Signal, 1)
@@ -236,6 +262,9 @@ func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 		return err
 	}
 	log.Info("hearth serving", "addr", cfg.Addr, "url", a.server.URL(), "public_url", cfg.PublicURL, "data", cfg.Data, "version", version)
+	if u := a.server.MetricsURL(); u != "" {
+		log.Info("metrics serving without auth", "url", u+"/metrics")
+	}
 
 	s := <-sig
 	log.Info("shutting down: draining requests", "signal", s.String())

@@ -153,8 +153,16 @@ func TestMemoryConfig(t *testing.T) {
 	if err != nil || cfg.Validate() != nil {
 		t.Fatalf("defaults: %v", err)
 	}
-	if cfg.IngestWorkers != 2 || cfg.fusion().VectorWeight != 1 || cfg.fusion().KeywordWeight != 1 {
+	if cfg.IngestWorkers != 2 || cfg.fusion().VectorWeight != 1 || cfg.fusion().KeywordWeight != 1 ||
+		cfg.parseTimeout() != time.Minute || cfg.ParseMemoryLimit != 1<<30 {
 		t.Fatalf("defaults: %+v", cfg)
+	}
+	if mc := cfg.memoryConfig(); mc.EmbedAttempts != 4 || mc.RetryMaxDelay != time.Minute || mc.Workers != 2 {
+		t.Fatalf("memory defaults: %+v", mc)
+	}
+	cfg, _, _ = loadConfig("serve", []string{"-embed-retries", "0"}, envMap(map[string]string{"HEARTH_EMBED_RETRY_MAX_WAIT": "1.5s"}))
+	if mc := cfg.memoryConfig(); cfg.Validate() != nil || mc.EmbedAttempts != 1 || mc.RetryMaxDelay != 1500*time.Millisecond {
+		t.Fatalf("retries set: %+v %v", mc, cfg.Validate())
 	}
 	cfg, _, _ = loadConfig("serve", []string{"-ingest-workers", "8", "-retrieve-keyword-weight", "0"}, envMap(map[string]string{"HEARTH_RETRIEVE_VECTOR_WEIGHT": "2.5"}))
 	if err := cfg.Validate(); err != nil || cfg.IngestWorkers != 8 || cfg.fusion().VectorWeight != 2.5 || cfg.fusion().KeywordWeight != 0 {
@@ -164,12 +172,22 @@ func TestMemoryConfig(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		"no workers":   {map[string]string{"HEARTH_INGEST_WORKERS": "0"}, "HEARTH_INGEST_WORKERS"},
-		"too many":     {map[string]string{"HEARTH_INGEST_WORKERS": "65"}, "HEARTH_INGEST_WORKERS"},
-		"bad weight":   {map[string]string{"HEARTH_RETRIEVE_KEYWORD_WEIGHT": "lots"}, "HEARTH_RETRIEVE_KEYWORD_WEIGHT"},
-		"negative":     {map[string]string{"HEARTH_RETRIEVE_VECTOR_WEIGHT": "-1"}, "HEARTH_RETRIEVE_VECTOR_WEIGHT"},
-		"both zero":    {map[string]string{"HEARTH_RETRIEVE_VECTOR_WEIGHT": "0", "HEARTH_RETRIEVE_KEYWORD_WEIGHT": "0"}, "must not both be 0"},
-		"not a number": {map[string]string{"HEARTH_RETRIEVE_VECTOR_WEIGHT": "NaN"}, "HEARTH_RETRIEVE_VECTOR_WEIGHT"},
+		"no workers":    {map[string]string{"HEARTH_INGEST_WORKERS": "0"}, "HEARTH_INGEST_WORKERS"},
+		"too many":      {map[string]string{"HEARTH_INGEST_WORKERS": "65"}, "HEARTH_INGEST_WORKERS"},
+		"bad weight":    {map[string]string{"HEARTH_RETRIEVE_KEYWORD_WEIGHT": "lots"}, "HEARTH_RETRIEVE_KEYWORD_WEIGHT"},
+		"negative":      {map[string]string{"HEARTH_RETRIEVE_VECTOR_WEIGHT": "-1"}, "HEARTH_RETRIEVE_VECTOR_WEIGHT"},
+		"both zero":     {map[string]string{"HEARTH_RETRIEVE_VECTOR_WEIGHT": "0", "HEARTH_RETRIEVE_KEYWORD_WEIGHT": "0"}, "must not both be 0"},
+		"not a number":  {map[string]string{"HEARTH_RETRIEVE_VECTOR_WEIGHT": "NaN"}, "HEARTH_RETRIEVE_VECTOR_WEIGHT"},
+		"parse timeout": {map[string]string{"HEARTH_PARSE_TIMEOUT": "60"}, "HEARTH_PARSE_TIMEOUT"},
+		"short timeout": {map[string]string{"HEARTH_PARSE_TIMEOUT": "10ms"}, "HEARTH_PARSE_TIMEOUT"},
+		"long timeout":  {map[string]string{"HEARTH_PARSE_TIMEOUT": "2h"}, "HEARTH_PARSE_TIMEOUT"},
+		"parse memory":  {map[string]string{"HEARTH_PARSE_MEMORY_LIMIT": "1000000"}, "HEARTH_PARSE_MEMORY_LIMIT"},
+		"retries":       {map[string]string{"HEARTH_EMBED_RETRIES": "-1"}, "HEARTH_EMBED_RETRIES"},
+		"many retries":  {map[string]string{"HEARTH_EMBED_RETRIES": "21"}, "HEARTH_EMBED_RETRIES"},
+		"retry words":   {map[string]string{"HEARTH_EMBED_RETRIES": "three"}, "HEARTH_EMBED_RETRIES"},
+		"max wait":      {map[string]string{"HEARTH_EMBED_RETRY_MAX_WAIT": "60"}, "HEARTH_EMBED_RETRY_MAX_WAIT"},
+		"short wait":    {map[string]string{"HEARTH_EMBED_RETRY_MAX_WAIT": "1ms"}, "HEARTH_EMBED_RETRY_MAX_WAIT"},
+		"long wait":     {map[string]string{"HEARTH_EMBED_RETRY_MAX_WAIT": "2h"}, "HEARTH_EMBED_RETRY_MAX_WAIT"},
 	} {
 		cfg, _, err := loadConfig("serve", nil, envMap(tc.env))
 		if err == nil {

@@ -62,6 +62,7 @@ func TestConfigValidation(t *testing.T) {
 		"bad format":        {map[string]string{"HEARTH_LOG_FORMAT": "xml"}, "HEARTH_LOG_FORMAT"},
 		"short admin key":   {map[string]string{"HEARTH_ADMIN_KEY": "short"}, "HEARTH_ADMIN_KEY"},
 		"tiny upload limit": {map[string]string{"HEARTH_MAX_UPLOAD_BYTES": "10"}, "HEARTH_MAX_UPLOAD_BYTES"},
+		"agent steps":       {map[string]string{"HEARTH_AGENT_MAX_STEPS": "0"}, "HEARTH_AGENT_MAX_STEPS"},
 		"bad bool":          {map[string]string{"HEARTH_OUTBOUND_ALLOW_PRIVATE": "maybe"}, "HEARTH_OUTBOUND_ALLOW_PRIVATE"},
 		"bad cidr":          {map[string]string{"HEARTH_OUTBOUND_ALLOW": "10.0.0.0/8, nope"}, "nope"},
 		"bad exa url":       {map[string]string{"HEARTH_EXA_BASE_URL": "api.exa.ai"}, "HEARTH_EXA_BASE_URL"},

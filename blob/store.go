@@ -12,6 +12,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -165,14 +166,14 @@ func mapErr(err error) error {
 		return engine.Wrap(err, engine.CodeUnavailable, "storage is busy, try again")
 	case isDiskFull(err):
 		return engine.Wrap(err, engine.CodeInsufficientStore, "the server's disk is full")
-	case errors.Is(err, badger.ErrBlockedWrites), strings.Contains(err.Error(), "read-only"):
+	case errors.Is(err, badger.ErrBlockedWrites), errors.Is(err, syscall.EROFS), strings.Contains(err.Error(), "read-only"):
 		return engine.Wrap(err, engine.CodeUnavailable, "storage is read-only")
 	}
 	return err
 }
 
 func isDiskFull(err error) bool {
-	return strings.Contains(err.Error(), "no space left on device")
+	return errors.Is(err, syscall.ENOSPC) || strings.Contains(err.Error(), "no space left on device")
 }
 
 type tx struct{ txn *badger.Txn }

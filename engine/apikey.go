@@ -75,21 +75,7 @@ func HashKey(key string) string {
 // CreateKey issues a user or org key for an owner and returns the record
 // and the key, which is shown once and never again.
 func (a *Accounts) CreateKey(ctx context.Context, owner, name string) (*APIKey, string, error) {
-	var rec *APIKey
-	var secret string
-	err := a.store.Update(ctx, func(tx Tx) error {
-		acct, err := getAccount(tx, strings.ToLower(owner), "")
-		if err != nil {
-			return err
-		}
-		kind := KeyUser
-		if acct.Kind == AccountOrg {
-			kind = KeyOrg
-		}
-		rec, secret, err = a.putKey(tx, kind, acct.Login, "", name, "")
-		return err
-	})
-	return rec, secret, err
+	return a.ownerKey(ctx, owner, name, "")
 }
 
 // ImportKey stores a caller-chosen key (HEARTH_ADMIN_KEY) for an owner.
@@ -97,6 +83,13 @@ func (a *Accounts) ImportKey(ctx context.Context, owner, name, secret string) (*
 	if len(secret) < 16 {
 		return nil, FieldError("key", "must be at least 16 characters")
 	}
+	rec, _, err := a.ownerKey(ctx, owner, name, secret)
+	return rec, err
+}
+
+// ownerKey stores a user or org key (kind from the account) for an owner;
+// an empty secret means a generated one.
+func (a *Accounts) ownerKey(ctx context.Context, owner, name, secret string) (*APIKey, string, error) {
 	var rec *APIKey
 	err := a.store.Update(ctx, func(tx Tx) error {
 		acct, err := getAccount(tx, strings.ToLower(owner), "")
@@ -107,10 +100,10 @@ func (a *Accounts) ImportKey(ctx context.Context, owner, name, secret string) (*
 		if acct.Kind == AccountOrg {
 			kind = KeyOrg
 		}
-		rec, _, err = a.putKey(tx, kind, acct.Login, "", name, secret)
+		rec, secret, err = a.putKey(tx, kind, acct.Login, "", name, secret)
 		return err
 	})
-	return rec, err
+	return rec, secret, err
 }
 
 // CreatePipeKeyTx issues a pipe key inside a caller's transaction, so a pipe

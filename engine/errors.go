@@ -25,6 +25,10 @@ const (
 	CodeInternal           = "INTERNAL_SERVER_ERROR"
 )
 
+// CodeUsageExceeded refuses work past a per-owner quota (storage); the
+// Langbase catalogue answers it 403.
+const CodeUsageExceeded = "USAGE_EXCEEDED"
+
 // Error is the one error type of the domain. Message is safe to show to the
 // caller; Field names the request field at fault when there is one. Err, when
 // set, is the underlying cause: it is logged, never shown.

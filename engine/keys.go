@@ -8,7 +8,7 @@ package engine
 //	apikey/<id>                   APIKey (hash only, never the key)
 //	apikeyhash/<sha256 hex>       -> key id (lookup index; removed on revoke)
 //	apikeyowner/<login>/<id>      -> "" (list index)
-//	meta/<name>                   server metadata (schema version, secrets)
+//	meta/<name>                   server metadata (meta/format: data format, engine/format.go)
 //
 // Pipes, threads and runs (pipes.go, threads.go, runlog.go):
 //
@@ -25,7 +25,8 @@ package engine
 //	memory/<owner>/<name>            Memory
 //	doc/<memory id>/<document name>  Document (its current and live versions)
 //	chunk/<memory id>/<chunk id>     chunk text and document name (chunk id: <version>.<n>)
-//	vec/<memory id>/<chunk id>       unit vector, float32 little-endian
+//	vec/<memory id>/<chunk id>       no longer written: vectors live only in the index (idx/);
+//	                                 records of older releases are deleted at start
 //	job/<time-ordered id>            ingestion, purge and drop jobs
 //	upload/<upload id>               pending upload (step 1), swept after expiry
 //
@@ -34,7 +35,8 @@ package engine
 // are listed here:
 //
 //	pipe/, pipeid/, memory/, doc/, chunk/, vec/, job/, upload/, thread/,
-//	threadidx/, msg/, run/, runpipe/, trace/, keyset/, idx/, blob/
+//	threadidx/, msg/, run/, runpipe/, trace/, keyset/, idx/, blob/, usage/
+//	(engine/quota.go)
 const (
 	prefixAccount     = "acct/"
 	prefixAPIKey      = "apikey/"

@@ -26,5 +26,27 @@ type SearchIndex interface {
 	DropMemory(ctx context.Context, memoryID string) error
 	SearchVector(ctx context.Context, memoryID string, vec []float32, k int, allow func(chunkID string) bool) ([]ChunkHit, error)
 	SearchKeyword(ctx context.Context, memoryID string, query string, k int, allow func(chunkID string) bool) ([]ChunkHit, error)
+	// HasVectors reports, for each chunk id, whether the index holds a
+	// vector for it. The index's copy is the only stored copy of the
+	// vectors: interrupted ingestion resumes from it without embedding
+	// again.
+	HasVectors(ctx context.Context, memoryID string, chunkIDs []string) ([]bool, error)
 	Close() error
+}
+
+// ChunkSource lists the stored text of every chunk of a memory, in chunk id
+// order. The memory engine's chunk records are the source of truth for
+// chunk texts; a search index that loses its keyword index (a restore from
+// a backup, which holds only the store, or a crash before the keyword index
+// persisted its last changes) rebuilds it from them. fn may stop the scan
+// early by returning ErrStopScan.
+type ChunkSource interface {
+	ScanChunkTexts(ctx context.Context, memoryID string, fn func(chunkID, text string) error) error
+}
+
+// ChunkSourceUser is implemented by search indexes that rebuild their
+// keyword index from a ChunkSource; the memory engine registers itself with
+// its index when it is built.
+type ChunkSourceUser interface {
+	SetChunkSource(ChunkSource)
 }

@@ -62,14 +62,17 @@
 //
 // # Persistence (engine.Store keys)
 //
-// The index keeps its own copy of every vector, written transactionally in
-// Add before the graph changes, and snapshots of the graph:
+// The index holds the only stored copy of the vectors (the memory engine
+// keeps the chunk texts and asks HasVectors which chunks are indexed when
+// it resumes an interrupted ingestion), written transactionally in Add
+// before the graph changes, and snapshots of the graph:
 //
 //	idx/<memoryID>/seq               u64 LE: sequence number of the last committed change
 //	idx/<memoryID>/v/<chunkID>       u64 LE seq of the write, then dim x f32 LE (unit vector)
 //	idx/<memoryID>/manifest          JSON {format, gen, seq, parts, bytes, crc32c, nodes, live, dim, written}
 //	idx/<memoryID>/snap/<gen>/<part> snapshot bytes; gen %016x, part %08x; 512 KiB per part
 //	idx/<memoryID>/drop              present only while DropMemory is in progress
+//	idx/<memoryID>/kwseq             u64 LE: sequence number of the last keyword index change
 //
 // Each Add or Remove commits its vector records and a new seq in one
 // transaction (split into several for very large batches). Snapshots are
@@ -106,6 +109,19 @@
 //
 // A chunk with an empty vector is keyword-only: a memory whose embedding
 // model is hearth:bm25 has only a Bleve index.
+//
+// The Bleve directories are not in the store, so they can fall behind it: a
+// backup holds only the store, a kill can come before Bleve persisted its
+// last batches, files can be damaged. Each keyword change commits a new
+// idx/<m>/kwseq to the store first and records the same number in the Bleve
+// batch (an internal value, persisted atomically with the batch). Loading a
+// memory compares the two; when the Bleve index is missing, unreadable or at
+// another number, it is rebuilt from the chunk texts, which the memory
+// engine provides as an engine.ChunkSource (its chunk records are the source
+// of truth). A store without kwseq (data from before it existed) is checked
+// by comparing the number of chunk texts with the Bleve document count.
+// LoadInfo.KeywordRebuilt says why a rebuild happened. A Bleve write that
+// fails marks the index stale, and the next change rebuilds it first.
 //
 // # Hybrid ranking
 //

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"os"
 
@@ -72,8 +73,15 @@ func openKeyword(dir, analyzer string, create bool) (*keywordIndex, error) {
 	return &keywordIndex{idx: idx}, nil
 }
 
-// apply indexes the chunks with text and deletes the ids in del, in one batch.
-func (k *keywordIndex) apply(put []engine.IndexedChunk, del []string) error {
+// keywordSeqKey is the Bleve internal key holding the keyword sequence
+// number of the last change applied (see kwSeqKey): it is written in the
+// same batch as the change, so it is persisted together with it or not at
+// all.
+var keywordSeqKey = []byte("hearth.kwseq")
+
+// apply indexes the chunks with text and deletes the ids in del, in one
+// batch; seq, when not 0, is recorded as the batch's sequence number.
+func (k *keywordIndex) apply(put []engine.IndexedChunk, del []string, seq uint64) error {
 	b := k.idx.NewBatch()
 	for _, c := range put {
 		if err := b.Index(c.ID, keywordDoc{Text: c.Text}); err != nil {
@@ -83,10 +91,24 @@ func (k *keywordIndex) apply(put []engine.IndexedChunk, del []string) error {
 	for _, id := range del {
 		b.Delete(id)
 	}
+	if seq != 0 {
+		b.SetInternal(keywordSeqKey, encodeU64(seq))
+	}
 	if b.Size() == 0 {
 		return nil
 	}
 	return k.idx.Batch(b)
+}
+
+// seq returns the sequence number of the last batch applied; ok is false
+// when none was recorded (an index written before sequence numbers existed,
+// or one whose rebuild did not finish).
+func (k *keywordIndex) seq() (seq uint64, ok bool, err error) {
+	b, err := k.idx.GetInternal(keywordSeqKey)
+	if err != nil || len(b) != 8 {
+		return 0, false, err
+	}
+	return binary.LittleEndian.Uint64(b), true, nil
 }
 
 // search runs a match (OR) query on the text and returns BM25 hits, best

@@ -36,7 +36,7 @@ func TestKeywordScoresAreBM25(t *testing.T) {
 			distinct[w] = true // no two words of this corpus share a stem
 		}
 	}
-	if err := kw.apply(put, nil); err != nil {
+	if err := kw.apply(put, nil, 1); err != nil {
 		t.Fatal(err)
 	}
 	avg := math.Ceil(float64(len(distinct)) / float64(len(docs)))

@@ -72,6 +72,10 @@ type Manager struct {
 	log      *slog.Logger
 	partSize int
 
+	// source holds the chunk texts keyword indexes are rebuilt from
+	// (engine.ChunkSource, set by SetChunkSource).
+	source atomic.Value
+
 	mu     sync.Mutex
 	mems   map[string]*memIndex
 	closed bool
@@ -96,6 +100,11 @@ type memIndex struct {
 
 	kwMu sync.Mutex
 	kw   *keywordIndex
+	// kwSeq is the keyword sequence number last committed to the store;
+	// kwStale is set when a change could not be applied to the Bleve
+	// index, which is then rebuilt before its next change.
+	kwSeq   uint64
+	kwStale bool
 }
 
 // LoadInfo says how a memory's graph was restored when it was first used.
@@ -104,6 +113,9 @@ type LoadInfo struct {
 	Replayed     int           // vectors inserted from the store (all of them on a rebuild)
 	Removed      int           // snapshot vectors no longer in the store
 	Took         time.Duration // total load time
+	// KeywordRebuilt says why the keyword index was rebuilt from the chunk
+	// texts ("" when it was used as it was).
+	KeywordRebuilt string
 }
 
 // MemoryStats describes one loaded memory, for metrics.
@@ -126,6 +138,19 @@ func NewManager(store engine.Store, bleveDir string, opts Options) *Manager {
 		store: store, dir: bleveDir, opts: opts, log: opts.Logger,
 		partSize: defaultPartSize, mems: map[string]*memIndex{},
 	}
+}
+
+// SetChunkSource implements engine.ChunkSourceUser: src provides the chunk
+// texts a missing, unreadable or stale keyword index is rebuilt from. Set
+// it before the first use of the Manager; without one, such an index is
+// left as it is and an error is logged.
+func (m *Manager) SetChunkSource(src engine.ChunkSource) { m.source.Store(&src) }
+
+func (m *Manager) chunkSource() engine.ChunkSource {
+	if p, ok := m.source.Load().(*engine.ChunkSource); ok {
+		return *p
+	}
+	return nil
 }
 
 // Open creates the Bleve root directory and starts the background
@@ -298,4 +323,7 @@ func (m *Manager) keyword(mi *memIndex, create bool) (*keywordIndex, error) {
 
 var errDropped = engine.Errorf(engine.CodeConflict, "the memory was deleted while this change was in progress")
 
-var _ engine.SearchIndex = (*Manager)(nil)
+var (
+	_ engine.SearchIndex     = (*Manager)(nil)
+	_ engine.ChunkSourceUser = (*Manager)(nil)
+)

@@ -73,9 +73,12 @@ func (m *Manager) load(ctx context.Context, mi *memIndex) error {
 	if err := m.gcSnapshots(ctx, mi.id, keepGen, man.Parts); err != nil {
 		m.log.Warn("index snapshot cleanup failed", "memory", mi.id, "err", err)
 	}
+	if info.KeywordRebuilt, err = m.loadKeyword(ctx, mi); err != nil {
+		return err
+	}
 	info.Took = time.Since(start)
 	mi.info = info
-	if info.Replayed+info.Removed > 0 || info.FromSnapshot {
+	if info.Replayed+info.Removed > 0 || info.FromSnapshot || info.KeywordRebuilt != "" {
 		m.log.Info("index loaded", "memory", mi.id, "snapshot", info.FromSnapshot,
 			"replayed", info.Replayed, "removed", info.Removed, "vectors", mi.vec.Len(), "took", info.Took)
 	}

@@ -8,8 +8,8 @@ import (
 )
 
 // Add implements engine.SearchIndex. Vectors are normalised, written to the
-// store (the index's own copy, the source for rebuilds) and inserted into
-// the graph; texts go to the keyword index. A chunk with an empty Vector is
+// store (the only stored copy of them, the source for rebuilds) and
+// inserted into the graph; texts go to the keyword index. A chunk with an empty Vector is
 // keyword-only (the hearth:bm25 model). Re-adding an id replaces it.
 func (m *Manager) Add(ctx context.Context, memoryID string, chunks []engine.IndexedChunk) error {
 	mi, err := m.mem(ctx, memoryID)
@@ -62,7 +62,11 @@ func (m *Manager) Add(ctx context.Context, memoryID string, chunks []engine.Inde
 		}
 		recs[p.id] = p.v
 	}
-	if err := m.writeVectors(ctx, mi, order, recs, noVec); err != nil {
+	kw, kwSeq, err := m.prepareKeyword(ctx, mi, len(kwPut)+len(kwDel) > 0, len(kwPut) > 0)
+	if err != nil {
+		return err
+	}
+	if err := m.writeVectors(ctx, mi, order, recs, noVec, kwSeq); err != nil {
 		return err
 	}
 	batch := make([][]float32, len(order))
@@ -76,7 +80,7 @@ func (m *Manager) Add(ctx context.Context, memoryID string, chunks []engine.Inde
 	if len(order)+len(noVec) > 0 {
 		mi.dirty = true
 	}
-	return m.applyKeyword(mi, kwPut, kwDel, len(kwPut) > 0)
+	return m.applyKeyword(mi, kw, kwPut, kwDel, kwSeq)
 }
 
 func errMessage(err error) string {
@@ -103,7 +107,11 @@ func (m *Manager) Remove(ctx context.Context, memoryID string, chunkIDs []string
 			present = append(present, id)
 		}
 	}
-	if err := m.writeVectors(ctx, mi, nil, nil, present); err != nil {
+	kw, kwSeq, err := m.prepareKeyword(ctx, mi, len(chunkIDs) > 0, false)
+	if err != nil {
+		return err
+	}
+	if err := m.writeVectors(ctx, mi, nil, nil, present, kwSeq); err != nil {
 		return err
 	}
 	for _, id := range present {
@@ -112,30 +120,73 @@ func (m *Manager) Remove(ctx context.Context, memoryID string, chunkIDs []string
 	if len(present) > 0 {
 		mi.dirty = true
 	}
-	return m.applyKeyword(mi, nil, chunkIDs, false)
+	return m.applyKeyword(mi, kw, nil, chunkIDs, kwSeq)
 }
 
-func (m *Manager) applyKeyword(mi *memIndex, put []engine.IndexedChunk, del []string, create bool) error {
-	if len(put)+len(del) == 0 {
-		return nil
+// prepareKeyword readies the Bleve index for a change (creating it when
+// create is set, rebuilding it first when it is stale) and picks the
+// change's keyword sequence number, or 0 when there is nothing to change.
+// The number is committed to the store with the change's first vector
+// transaction and then recorded in the Bleve batch, so a change the Bleve
+// index lost (a kill after the store commit, before Bleve persisted the
+// batch; a failed write) leaves the two numbers different, and the index
+// is rebuilt from the chunk texts (see loadKeyword). The caller holds mi.mu.
+func (m *Manager) prepareKeyword(ctx context.Context, mi *memIndex, work, create bool) (*keywordIndex, uint64, error) {
+	if !work {
+		return nil, 0, nil
 	}
 	kw, err := m.keyword(mi, create)
 	if err != nil || kw == nil {
-		return err
+		return nil, 0, err
 	}
-	if err := kw.apply(put, del); err != nil {
+	if mi.kwStale {
+		if err := m.rebuildKeyword(ctx, mi, "an earlier change could not be applied"); err != nil {
+			return nil, 0, engine.Wrap(err, engine.CodeInternal, "cannot rebuild the keyword index")
+		}
+		if kw, err = m.keyword(mi, create); err != nil || kw == nil {
+			return nil, 0, err
+		}
+	}
+	return kw, mi.kwSeq + 1, nil
+}
+
+// applyKeyword applies a change prepared by prepareKeyword to the Bleve
+// index, after its sequence number was committed.
+func (m *Manager) applyKeyword(mi *memIndex, kw *keywordIndex, put []engine.IndexedChunk, del []string, seq uint64) error {
+	if seq == 0 {
+		return nil
+	}
+	if err := kw.apply(put, del, seq); err != nil {
+		mi.kwStale = true
 		return engine.Wrap(err, engine.CodeInternal, "cannot update the keyword index")
 	}
 	return nil
 }
 
 // writeVectors commits vector puts and deletes in transactions of bounded
-// size, each one bumping the memory's sequence number.
-func (m *Manager) writeVectors(ctx context.Context, mi *memIndex, order []string, recs map[string][]float32, del []string) error {
+// size, each one bumping the memory's sequence number; kwSeq, when not 0,
+// is committed with the first of them (alone when there is no vector
+// change).
+func (m *Manager) writeVectors(ctx context.Context, mi *memIndex, order []string, recs map[string][]float32, del []string, kwSeq uint64) error {
+	if len(order)+len(del) == 0 {
+		if kwSeq == 0 {
+			return nil
+		}
+		if err := m.store.Update(ctx, func(tx engine.Tx) error { return tx.PutRaw(kwSeqKey(mi.id), encodeU64(kwSeq)) }); err != nil {
+			return engine.Wrap(err, engine.CodeInternal, "cannot update the keyword index")
+		}
+		mi.kwSeq = kwSeq
+		return nil
+	}
 	for len(order)+len(del) > 0 {
 		seq := mi.seq + 1
 		bytes, ops := 0, 0
 		err := m.store.Update(ctx, func(tx engine.Tx) error {
+			if kwSeq != 0 {
+				if err := tx.PutRaw(kwSeqKey(mi.id), encodeU64(kwSeq)); err != nil {
+					return err
+				}
+			}
 			for ; ops < len(order) && bytes < maxTxnBytes && ops < maxTxnOps; ops++ {
 				b := encodeVec(seq, recs[order[ops]])
 				bytes += len(b)
@@ -155,6 +206,9 @@ func (m *Manager) writeVectors(ctx context.Context, mi *memIndex, order []string
 			return engine.Wrap(err, engine.CodeInternal, "cannot store vectors")
 		}
 		mi.seq = seq
+		if kwSeq != 0 {
+			mi.kwSeq, kwSeq = kwSeq, 0
+		}
 		n := min(ops, len(order))
 		order = order[n:]
 		del = del[ops-n:]
@@ -196,6 +250,20 @@ func (m *Manager) SearchKeyword(ctx context.Context, memoryID string, query stri
 		return nil, engine.Wrap(err, engine.CodeInternal, "keyword search failed")
 	}
 	return hits, nil
+}
+
+// HasVectors implements engine.SearchIndex: whether each chunk has a live
+// vector. Like every call it loads the memory on first use.
+func (m *Manager) HasVectors(ctx context.Context, memoryID string, chunkIDs []string) ([]bool, error) {
+	mi, err := m.mem(ctx, memoryID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]bool, len(chunkIDs))
+	for i, id := range chunkIDs {
+		out[i] = mi.vec.has(id)
+	}
+	return out, nil
 }
 
 // DropMemory implements engine.SearchIndex: it removes the graph, the

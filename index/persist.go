@@ -24,7 +24,9 @@ import (
 //	idx/<m>/manifest             JSON manifest of the current snapshot
 //	idx/<m>/snap/<gen>/<part>    snapshot bytes, gen %016x, part %08x, < 1 MB each
 //	idx/<m>/drop                 present while a DropMemory is being carried out
+//	idx/<m>/kwseq                u64: sequence number of the last keyword index change
 func memPrefix(m string) string     { return "idx/" + m + "/" }
+func kwSeqKey(m string) string      { return memPrefix(m) + "kwseq" }
 func seqKey(m string) string        { return memPrefix(m) + "seq" }
 func vecPrefix(m string) string     { return memPrefix(m) + "v/" }
 func vecKey(m, chunk string) string { return vecPrefix(m) + chunk }

@@ -25,6 +25,9 @@ func readBody(c echo.Context) ([]byte, error) {
 		if errors.As(err, &mbe) {
 			return nil, engine.Errorf(engine.CodePayloadTooLarge, "request body is larger than the limit of %d bytes", mbe.Limit)
 		}
+		if errors.Is(err, errBodyTooSlow) {
+			return nil, engine.Errorf(CodeRequestTimeout, "the request body arrived too slowly; the connection is closed")
+		}
 		return nil, engine.Wrap(err, engine.CodeBadRequest, "could not read request body")
 	}
 	return b, nil

@@ -212,20 +212,29 @@ func TestReplaceDocument(t *testing.T) {
 		t.Fatalf("after replace: %+v", res)
 	}
 	// Only the new version's chunks and blob remain.
-	keys := storeKeys(t, ts, "chunk/", "vec/", "blob/", "job/", "upload/")
-	if keys["chunk/"] != 1 || keys["vec/"] != 1 || keys["job/"] != 0 || keys["upload/"] != 0 || keys["blob/"] == 0 {
+	keys := storeKeys(t, ts, "chunk/", "vectors", "vec/", "blob/", "job/", "upload/")
+	if keys["chunk/"] != 1 || keys["vectors"] != 1 || keys["vec/"] != 0 || keys["job/"] != 0 || keys["upload/"] != 0 || keys["blob/"] == 0 {
 		t.Fatalf("records after replace: %v", keys)
 	}
 }
 
-// storeKeys counts the store's keys under each prefix.
+// storeKeys counts the store's keys under each prefix; "vectors" counts
+// the index's vector records (idx/<memory>/v/<chunk>), the only stored copy
+// of the vectors, and "blob/" counts complete blobs.
 func storeKeys(t *testing.T, ts *servertest.Server, prefixes ...string) map[string]int {
 	t.Helper()
 	out := map[string]int{}
 	err := ts.Store.View(context.Background(), func(tx engine.Tx) error {
 		for _, p := range prefixes {
-			if err := tx.Scan(p, "", func(k string, _ []byte) error {
-				if p != "blob/" || strings.HasSuffix(k, "/meta") {
+			scan, match := p, func(string) bool { return true }
+			switch p {
+			case "blob/":
+				match = func(k string) bool { return strings.HasSuffix(k, "/meta") }
+			case "vectors":
+				scan, match = "idx/", func(k string) bool { return strings.Contains(k, "/v/") }
+			}
+			if err := tx.Scan(scan, "", func(k string, _ []byte) error {
+				if match(k) {
 					out[p]++
 				}
 				return nil
@@ -249,7 +258,7 @@ func TestDeleteDocumentAndMemory(t *testing.T) {
 	upload(t, ts, key, "kb", "my doc.txt", "text/plain", []byte(strings.Repeat("zebras and lions. ", 20)), nil)
 	waitCompleted(t, ts, key, "kb", "keep.txt")
 	waitCompleted(t, ts, key, "kb", "my doc.txt")
-	before := storeKeys(t, ts, "chunk/", "vec/", "blob/")
+	before := storeKeys(t, ts, "chunk/", "vectors", "blob/")
 
 	r := ts.Do("DELETE", "/v1/memory/kb/documents/my%20doc.txt", key, nil)
 	mustStatus(t, r, 200)
@@ -265,14 +274,14 @@ func TestDeleteDocumentAndMemory(t *testing.T) {
 			t.Fatalf("deleted document still retrieved: %+v", c)
 		}
 	}
-	after := storeKeys(t, ts, "chunk/", "vec/", "blob/", "job/")
-	if after["chunk/"] >= before["chunk/"] || after["vec/"] != after["chunk/"] || after["blob/"] != 1 || after["job/"] != 0 {
+	after := storeKeys(t, ts, "chunk/", "vectors", "blob/", "job/")
+	if after["chunk/"] >= before["chunk/"] || after["vectors"] != after["chunk/"] || after["blob/"] != 1 || after["job/"] != 0 {
 		t.Fatalf("records before %v after %v", before, after)
 	}
 
 	mustStatus(t, ts.Do("DELETE", "/v1/memory/kb", key, nil), 200)
 	waitIdle(t, ts)
-	if left := storeKeys(t, ts, "chunk/", "vec/", "blob/", "job/", "doc/", "idx/", "memory/"); left["chunk/"]+left["vec/"]+left["blob/"]+left["job/"]+left["doc/"]+left["idx/"]+left["memory/"] != 0 {
+	if left := storeKeys(t, ts, "chunk/", "blob/", "job/", "doc/", "idx/", "memory/"); left["chunk/"]+left["blob/"]+left["job/"]+left["doc/"]+left["idx/"]+left["memory/"] != 0 {
 		t.Fatalf("memory delete left %v", left)
 	}
 	mustStatus(t, ts.Do("GET", "/v1/memory/kb/documents", key, nil), 404)
@@ -440,12 +449,12 @@ func TestChangesDuringIngestion(t *testing.T) {
 				}
 			}
 			waitIdle(t, ts)
-			keys := storeKeys(t, ts, "chunk/", "vec/", "blob/", "doc/", "idx/", "upload/")
+			keys := storeKeys(t, ts, "chunk/", "vectors", "blob/", "doc/", "idx/", "upload/")
 			want := map[string]int{}
 			if tc == "replace document" {
-				want = map[string]int{"chunk/": 1, "vec/": 1, "blob/": 1, "doc/": 1}
+				want = map[string]int{"chunk/": 1, "vectors": 1, "blob/": 1, "doc/": 1}
 			}
-			for _, p := range []string{"chunk/", "vec/", "blob/", "doc/", "upload/"} {
+			for _, p := range []string{"chunk/", "vectors", "blob/", "doc/", "upload/"} {
 				if keys[p] != want[p] {
 					t.Fatalf("left behind: %v, want %v", keys, want)
 				}

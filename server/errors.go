@@ -22,6 +22,8 @@ var statusOf = map[string]int{
 	engine.CodePayloadTooLarge:    http.StatusRequestEntityTooLarge,
 	engine.CodeUnsupportedMedia:   http.StatusUnsupportedMediaType,
 	engine.CodeRateLimited:        http.StatusTooManyRequests,
+	engine.CodeUsageExceeded:      http.StatusForbidden,
+	CodeRequestTimeout:            http.StatusRequestTimeout,
 	engine.CodeUpstream:           http.StatusBadGateway,
 	engine.CodeUpstreamTimeout:    http.StatusGatewayTimeout,
 	engine.CodeUnavailable:        http.StatusServiceUnavailable,
@@ -57,6 +59,16 @@ type ErrorDetail struct {
 	Message string `json:"message"`
 	Docs    string `json:"docs"`
 	Field   string `json:"field,omitempty"`
+	// RateLimit repeats the RateLimit-* headers on a 429, as BaseAI does.
+	RateLimit *RateLimitInfo `json:"rateLimit,omitempty"`
+}
+
+// RateLimitInfo is the limit, the requests left and the seconds until the
+// budget is whole again.
+type RateLimitInfo struct {
+	Limit     int `json:"limit"`
+	Remaining int `json:"remaining"`
+	Reset     int `json:"reset"`
 }
 
 // ErrorBody5xx is the server-error shape of spec/api.md.
@@ -121,6 +133,17 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	_ = c.JSON(status, ErrorBody4xx{Error: ErrorDetail{
 		Status: status, Code: ee.Code, Message: ee.Message, Field: ee.Field,
-		Docs: docsBase + strings.ToLower(ee.Code),
+		Docs: docsBase + strings.ToLower(ee.Code), RateLimit: rateLimitInfo(c.Response().Header(), ee.Code),
 	}})
+}
+
+// rateLimitInfo reads back the RateLimit-* headers of a RATE_LIMITED answer.
+func rateLimitInfo(h http.Header, code string) *RateLimitInfo {
+	if code != engine.CodeRateLimited || h.Get(HeaderRateLimit) == "" {
+		return nil
+	}
+	limit, _ := strconv.Atoi(h.Get(HeaderRateLimit))
+	remaining, _ := strconv.Atoi(h.Get(HeaderRateLimitRemaining))
+	reset, _ := strconv.Atoi(h.Get(HeaderRateLimitReset))
+	return &RateLimitInfo{Limit: limit, Remaining: remaining, Reset: reset}
 }

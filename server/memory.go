@@ -187,11 +187,24 @@ func (s *Server) handleMemoryRetrieve(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.deps.Memory.Retrieve(c.Request().Context(), principal(c).Owner, req)
+	return s.retrieve(c, req)
+}
+
+// HeaderRetrievalMode is set to "keyword-fallback" on a retrieval whose
+// query could not be embedded for some memory (provider down, missing
+// key): those memories were searched by keyword only.
+const HeaderRetrievalMode = "lb-retrieval-mode"
+
+// retrieve runs a retrieval and answers its results.
+func (s *Server) retrieve(c echo.Context, req memory.RetrieveRequest) error {
+	r, err := s.deps.Memory.Search(c.Request().Context(), principal(c).Owner, req)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, retrieved(res))
+	if len(r.KeywordFallback) > 0 {
+		setHeader(c.Response().Header(), HeaderRetrievalMode, "keyword-fallback")
+	}
+	return c.JSON(http.StatusOK, retrieved(r.Results))
 }
 
 // checkOwnerLogin refuses a beta ownerLogin other than the key's owner.
@@ -217,11 +230,7 @@ func (s *Server) handleBetaRetrieve(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.deps.Memory.Retrieve(c.Request().Context(), principal(c).Owner, req)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, retrieved(res))
+	return s.retrieve(c, req)
 }
 
 func (s *Server) handleBetaRetrieveOne(c echo.Context) error {
@@ -245,9 +254,5 @@ func (s *Server) handleBetaRetrieveOne(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.deps.Memory.Retrieve(c.Request().Context(), principal(c).Owner, req)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, retrieved(res))
+	return s.retrieve(c, req)
 }

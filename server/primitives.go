@@ -9,7 +9,6 @@ import (
 
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/engine/chunk"
-	"github.com/hearth-dev/hearth/engine/parse"
 	"github.com/labstack/echo/v4"
 )
 
@@ -131,7 +130,7 @@ func (s *Server) handleParser(c echo.Context) error {
 	if name == "" {
 		return engine.FieldError("documentName", "is required")
 	}
-	text, err := parse.Parse(partType, name, data)
+	text, err := s.deps.Memory.Parse(r.Context(), partType, name, data)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,10 @@ import (
 	"net/textproto"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/hearth-dev/hearth/engine/memory"
+	"github.com/hearth-dev/hearth/engine/parse/sandbox"
 	"github.com/hearth-dev/hearth/providers/fake"
 	"github.com/hearth-dev/hearth/server"
 	"github.com/hearth-dev/hearth/server/servertest"
@@ -200,5 +203,40 @@ func TestParser(t *testing.T) {
 	r = ts.Do("POST", "/v1/parser", key, "--broken", "Content-Type", "multipart/form-data; boundary=zzz")
 	if r.Status != 400 || !json.Valid(r.Body) {
 		t.Fatalf("broken multipart: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestMalformedPDFTimesOut: a PDF that makes the PDF library loop forever
+// is parsed in a child process that is killed after the parse timeout, in
+// the parser primitive and in ingestion alike; the server stays responsive
+// meanwhile and the answer or the document status says what happened.
+func TestMalformedPDFTimesOut(t *testing.T) {
+	parser, err := servertest.NewParser(sandbox.Config{Timeout: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := servertest.Start(t, servertest.WithMemory(func(c *memory.Config) { c.Parse = parser.Parse }))
+	key := servertest.AdminKey
+	const want = "parsing timed out after 3s: the PDF may be malformed"
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		status, out := parserRequest(t, ts, key, "hang.pdf", "application/pdf", fixture(t, "objstm-hang.pdf"), true)
+		e, _ := out["error"].(map[string]any)
+		if msg, _ := e["message"].(string); status != 400 || msg != want {
+			t.Errorf("parser: %d %v", status, out)
+		}
+	}()
+	status, out := parserRequest(t, ts, key, "simple.pdf", "application/pdf", fixture(t, "simple.pdf"), true)
+	if status != 200 || !strings.Contains(out["content"].(string), "quick brown fox") {
+		t.Fatalf("a good PDF next to a hanging one: %d %v", status, out)
+	}
+	<-done
+
+	createMemory(t, ts, key, map[string]any{"name": "kb", "embedding_model": "hearth:bm25"})
+	upload(t, ts, key, "kb", "hang.pdf", "application/pdf", fixture(t, "objstm-hang.pdf"), nil)
+	d := waitDoc(t, ts, key, "kb", "hang.pdf")
+	if d.Status != "failed" || d.StatusMessage == nil || *d.StatusMessage != want {
+		t.Fatalf("document: %+v", d)
 	}
 }

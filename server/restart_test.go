@@ -53,7 +53,7 @@ func TestCrashDuringIngestionResumes(t *testing.T) {
 		t.Fatalf("retrieve after restart: %+v", res)
 	}
 	waitIdle(t, ts)
-	if keys := storeKeys(t, ts, "chunk/", "vec/"); keys["chunk/"] != 21 || keys["vec/"] != 21 {
+	if keys := storeKeys(t, ts, "chunk/", "vectors"); keys["chunk/"] != 21 || keys["vectors"] != 21 {
 		t.Fatalf("records: %v", keys)
 	}
 }

@@ -50,6 +50,9 @@ func (s *Server) routeTable() []Route {
 	rs = append(rs, s.toolRoutes()...)
 	rs = append(rs, s.agentRoutes()...)
 	rs = append(rs, s.adminRoutes()...)
+	rs = append(rs, s.metricsRoutes()...)
+	rs = append(rs, s.openapiRoutes()...)
+	rs = append(rs, s.studioRoutes()...)
 	return rs
 }
 

@@ -67,6 +67,9 @@ func (s *Server) handlePipeRun(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := s.limitPipe(c, pr.Pipe.ID); err != nil {
+		return err
+	}
 	setHeader(c.Response().Header(), HeaderThreadID, pr.ThreadID)
 	if stream {
 		return s.streamRun(c, pr, newSSEWriter(c))
@@ -86,6 +89,9 @@ func (s *Server) handleBetaRun(endpoint string) echo.HandlerFunc {
 		}
 		pr, err := s.deps.Runner.Prepare(c.Request().Context(), b.request(c, endpoint, false))
 		if err != nil {
+			return err
+		}
+		if err := s.limitPipe(c, pr.Pipe.ID); err != nil {
 			return err
 		}
 		setHeader(c.Response().Header(), HeaderThreadID, pr.ThreadID)

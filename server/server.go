@@ -18,6 +18,7 @@ import (
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/engine/memory"
 	"github.com/hearth-dev/hearth/providers/netguard"
+	"github.com/hearth-dev/hearth/server/metrics"
 	"github.com/labstack/echo/v4"
 )
 
@@ -39,6 +40,28 @@ type Config struct {
 	Outbound netguard.Policy
 	// ShutdownTimeout bounds the drain of in-flight requests on Close (default 30 s).
 	ShutdownTimeout time.Duration
+	// MetricsOff removes /metrics from the main listener. When served there
+	// it needs the admin user's key or MetricsToken as a bearer.
+	MetricsOff   bool
+	MetricsToken string
+	// MetricsAddr, when set, serves /metrics without auth on a separate
+	// listener (meant for a private interface).
+	MetricsAddr string
+	// RateLimitPerKey and RateLimitPerPipe are requests per minute per API
+	// key and per pipe (0 = no limit); RateLimitBurst is the bucket size
+	// (0 = one minute's worth).
+	RateLimitPerKey  int
+	RateLimitPerPipe int
+	RateLimitBurst   int
+	// Slow-client protection and concurrency (harden.go); zero values take
+	// the Default* constants. MaxConcurrent < 0 means no limit.
+	ReadHeaderTimeout time.Duration
+	BodyIdleTimeout   time.Duration
+	BodyGrace         time.Duration
+	BodyMinRate       int
+	WriteIdleTimeout  time.Duration
+	IdleTimeout       time.Duration
+	MaxConcurrent     int
 }
 
 // Deps are the engine services the handlers call.
@@ -59,6 +82,9 @@ type Deps struct {
 	Memory *memory.Service
 	// Backup writes a consistent backup of the store (blob.Store.Backup).
 	Backup func(ctx context.Context, w io.Writer) error
+	// Metrics records HTTP and engine metrics; nil means a fresh registry.
+	// main.go shares it with the engine services (engine.Metrics).
+	Metrics *metrics.Metrics
 	// Images generates images (/v1/images); nil answers 503.
 	Images *engine.Images
 	// Tools runs web search and crawl (/v1/tools/*); nil answers 503.
@@ -77,6 +103,15 @@ type Server struct {
 	routes []Route
 	http   *http.Server
 	ln     net.Listener
+
+	metrics     *metrics.Metrics
+	routePaths  map[string]bool
+	metricsHTTP *http.Server
+	metricsLn   net.Listener
+	keyLimits   *limiter
+	pipeLimits  *limiter
+	openapi     openapiCache
+	slots       chan struct{}
 }
 
 // New builds a server; it does not listen until Open.
@@ -102,25 +137,35 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	if cfg.ShutdownTimeout <= 0 {
 		cfg.ShutdownTimeout = 30 * time.Second
 	}
+	cfg.hardenDefaults()
 	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
-	s := &Server{cfg: cfg, deps: deps, log: cfg.Logger}
+	if deps.Metrics == nil {
+		deps.Metrics = metrics.New(cfg.Version)
+	}
+	s := &Server{cfg: cfg, deps: deps, log: cfg.Logger, metrics: deps.Metrics, routePaths: map[string]bool{}}
 	if s.log == nil {
 		s.log = slog.Default()
+	}
+	s.keyLimits = newLimiter(cfg.RateLimitPerKey, cfg.RateLimitBurst)
+	s.pipeLimits = newLimiter(cfg.RateLimitPerPipe, cfg.RateLimitBurst)
+	if cfg.MaxConcurrent > 0 {
+		s.slots = make(chan struct{}, cfg.MaxConcurrent)
 	}
 	s.defaultServices()
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
 	e.Pre(normalizePath)
-	e.Use(s.requestIDs, s.accessLog, s.recoverPanics, cors())
+	e.Use(s.requestIDs, s.securityHeaders, s.observe, s.accessLog, s.recoverPanics, s.limitConcurrency, s.guardIO, cors())
 	s.echo = e
 	s.routes = s.routeTable()
 	for _, r := range s.routes {
+		s.routePaths[r.Path] = true
 		limit := cfg.MaxBodyBytes
 		if r.BodyLimit > 0 {
 			limit = r.BodyLimit
 		}
-		e.Add(r.Method, r.Path, r.Handler, bodyLimit(limit), s.authenticate(r.Auth))
+		e.Add(r.Method, r.Path, r.Handler, bodyLimit(limit), s.authenticate(r.Auth), s.rateLimit)
 	}
 	return s, nil
 }
@@ -140,10 +185,14 @@ func (s *Server) Open() error {
 	s.ln = ln
 	s.http = &http.Server{
 		Handler:           s.echo,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       120 * time.Second,
+		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
+		IdleTimeout:       s.cfg.IdleTimeout,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	if err := s.openMetricsListener(); err != nil {
+		ln.Close()
+		return fmt.Errorf("metrics listen %s: %w", s.cfg.MetricsAddr, err)
 	}
 	go func() {
 		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -174,6 +223,9 @@ func (s *Server) Close(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ShutdownTimeout)
 	defer cancel()
+	if s.metricsHTTP != nil {
+		_ = s.metricsHTTP.Close()
+	}
 	err := s.http.Shutdown(ctx)
 	if errors.Is(err, context.DeadlineExceeded) {
 		_ = s.http.Close()

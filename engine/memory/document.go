@@ -171,6 +171,9 @@ func (s *Service) DeleteDocument(ctx context.Context, owner, memoryName, name st
 		if err := tx.Delete(docKey(m.ID, name)); err != nil {
 			return err
 		}
+		if err := s.quotas.ChargeTx(tx, owner, -1, -d.Current.Size); err != nil {
+			return err
+		}
 		versions := []Version{d.Current}
 		if d.Live != nil && d.Live.ID != d.Current.ID {
 			versions = append(versions, *d.Live)

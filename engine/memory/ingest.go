@@ -34,7 +34,7 @@ func newIngester(s *Service) *ingester {
 }
 
 // Open recovers jobs interrupted by a crash, clears expired uploads and
-// starts the workers.
+// orphaned upload bytes, and starts the workers.
 func (s *Service) Open(ctx context.Context) error {
 	in := s.ingest
 	in.mu.Lock()
@@ -48,10 +48,17 @@ func (s *Service) Open(ctx context.Context) error {
 	if err := s.sweepUploads(ctx); err != nil {
 		return fmt.Errorf("memory: sweep uploads: %w", err)
 	}
+	if _, err := s.sweepBlobs(ctx); err != nil {
+		return fmt.Errorf("memory: sweep orphaned uploads: %w", err)
+	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	in.cancel = cancel
 	in.opened = true
-	in.wg.Add(1 + s.cfg.Workers)
+	in.wg.Add(2 + s.cfg.Workers)
+	go func() {
+		defer in.wg.Done()
+		s.dropLegacyVectors(runCtx)
+	}()
 	go in.dispatch(runCtx)
 	for i := 0; i < s.cfg.Workers; i++ {
 		go in.worker(runCtx)
@@ -113,6 +120,7 @@ func (s *Service) recoverJobs(ctx context.Context) error {
 			if err := s.requeue(ctx, j, true, time.Time{}); err != nil {
 				return err
 			}
+			s.jobOutcome(j, "requeued")
 			continue
 		}
 		s.log.Error("giving up on job interrupted too often", "job", j.ID, "kind", j.Kind, "memory", j.Memory, "document", j.Document, "attempts", j.Attempts)
@@ -202,6 +210,9 @@ func (in *ingester) dispatch(ctx context.Context) {
 			lastSweep = s.now()
 			if err := s.sweepUploads(ctx); err != nil && ctx.Err() == nil {
 				s.log.Error("cannot sweep expired uploads", "err", err)
+			}
+			if _, err := s.sweepBlobs(ctx); err != nil && ctx.Err() == nil {
+				s.log.Error("cannot sweep orphaned uploads", "err", err)
 			}
 		}
 		wait := s.cfg.IdleWait
@@ -301,6 +312,7 @@ func (in *ingester) run(ctx context.Context, id string) {
 		return
 	}
 	start := s.now()
+	j.started = start
 	err = in.exec(ctx, j)
 	switch {
 	case err == nil:
@@ -315,6 +327,7 @@ func (in *ingester) run(ctx context.Context, id string) {
 		if err := s.requeue(context.Background(), j, false, time.Time{}); err != nil {
 			s.log.Error("cannot requeue interrupted job", "job", j.ID, "err", err)
 		}
+		s.jobOutcome(j, "requeued")
 		return
 	}
 	s.log.Error("job failed", "job", j.ID, "kind", j.Kind, "memory", j.Memory, "document", j.Document, "attempt", j.Attempts, "err", err)
@@ -333,6 +346,7 @@ func (in *ingester) run(ctx context.Context, id string) {
 	if err := s.requeue(ctx, j, true, s.now().Add(min(delay, s.cfg.RetryMaxDelay))); err != nil {
 		s.log.Error("cannot requeue failed job", "job", j.ID, "err", err)
 	}
+	s.jobOutcome(j, "requeued")
 }
 
 // exec runs a claimed job, turning a panic into an error.
@@ -351,11 +365,23 @@ func (in *ingester) exec(ctx context.Context, j *Job) (err error) {
 			return err
 		}
 	case JobDrop:
-		if err := s.dropMemory(ctx, j.MemoryID); err != nil {
+		if err := s.dropMemory(ctx, j.Owner, j.MemoryID); err != nil {
 			return err
 		}
 	default:
 		s.log.Error("dropping job of unknown kind", "job", j.ID, "kind", j.Kind)
 	}
 	return s.deleteJob(ctx, j.ID)
+}
+
+// jobOutcome reports the end of an ingestion attempt to the metrics.
+func (s *Service) jobOutcome(j *Job, outcome string) {
+	if j.Kind != JobIngest {
+		return
+	}
+	var d time.Duration
+	if !j.started.IsZero() {
+		d = s.now().Sub(j.started)
+	}
+	s.metrics.IngestionJob(outcome, d)
 }

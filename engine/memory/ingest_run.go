@@ -2,11 +2,9 @@ package memory
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -30,14 +28,14 @@ func chunkID(version string, n int) string { return fmt.Sprintf("%s.%06d", versi
 var errObsolete = errors.New("obsolete job")
 
 // runIngest processes one document version: parse, chunk, embed in
-// batches, store chunk and vector records, add them to the index, then make
-// the version live. Document problems (parse errors, provider failures,
+// batches, store chunk records, add the chunks with their vectors to the
+// index, then make the version live. Document problems (parse errors, provider failures,
 // missing keys) fail the document and return nil; only infrastructure
 // errors and shutdown are returned, and the job is then retried.
 //
 // A job resumed after a crash, or a retry after a failure, reuses the
-// chunks the version already has stored (same text, same vector), so
-// nothing is embedded twice.
+// chunks the version already has stored and indexed (same text, vector in
+// the index), so nothing is embedded twice.
 func (s *Service) runIngest(ctx context.Context, j *Job) error {
 	m, doc, err := s.startIngest(ctx, j)
 	if errors.Is(err, errObsolete) {
@@ -53,8 +51,14 @@ func (s *Service) runIngest(ctx context.Context, j *Job) error {
 	if err != nil {
 		return err
 	}
-	text, err := safeParse(doc.Current.ContentType, j.Document, data)
-	if err != nil {
+	text, err := s.Parse(ctx, doc.Current.ContentType, j.Document, data)
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case !documentError(err):
+		return err // the parser could not run: the job is retried
+	default:
 		return s.failIngest(ctx, j, errMessage(err))
 	}
 	data = nil
@@ -128,6 +132,26 @@ func (s *Service) runIngest(ctx context.Context, j *Job) error {
 	return s.completeIngest(ctx, j, len(texts))
 }
 
+// Parse turns document bytes into text with the configured parser (see
+// Config.Parse); the parser primitive and ingestion use it.
+func (s *Service) Parse(ctx context.Context, contentType, name string, data []byte) (string, error) {
+	if s.cfg.Parse != nil {
+		return s.cfg.Parse(ctx, contentType, name, data)
+	}
+	return safeParse(contentType, name, data)
+}
+
+// documentError reports whether a parse error is a verdict on the document
+// (corrupt, unsupported, too large, timed out) rather than a failure to
+// run the parser.
+func documentError(err error) bool {
+	switch engine.ErrorCode(err) {
+	case engine.CodeBadRequest, engine.CodeUnsupportedMedia, engine.CodePayloadTooLarge:
+		return true
+	}
+	return false
+}
+
 // safeParse runs the parser, turning a panic into a document error.
 func safeParse(contentType, name string, data []byte) (text string, err error) {
 	defer func() {
@@ -148,10 +172,14 @@ func pick(texts []string, idx []int) []string {
 }
 
 // reuseChunks looks at the chunks this version already has stored (an
-// interrupted or failed earlier attempt). Chunks whose text is unchanged
-// are added to the index again (Add replaces, so this is harmless if they
-// were there) and need no embedding; stale records are removed. It returns
-// the indexes of the chunks still to embed.
+// interrupted or failed earlier attempt) and returns the indexes of the
+// chunks still to embed. Vectors are stored once, by the index: a chunk
+// whose text is unchanged and whose vector the index holds needs nothing
+// more (the index heals its own keyword side, see engine.ChunkSource); one
+// without a vector (the attempt stopped between writing its chunk records
+// and adding them to the index) is embedded again. Keyword-only chunks are
+// added to the index again, which costs no embedding and covers the same
+// gap. Records whose text changed are removed.
 func (s *Service) reuseChunks(ctx context.Context, m *Memory, j *Job, texts []string) ([]int, error) {
 	prefix := chunkPrefix(j.MemoryID)
 	var found []engine.IndexedChunk
@@ -172,35 +200,32 @@ func (s *Service) reuseChunks(ctx context.Context, m *Memory, j *Job, texts []st
 	if err != nil {
 		return nil, err
 	}
+	// This also loads the memory's index before the job writes any chunk
+	// record: the index's first load checks its keyword side against the
+	// stored chunk texts, and must not count chunks it was never given.
+	ids := make([]string, len(found))
+	for i, c := range found {
+		ids[i] = c.ID
+	}
+	indexed, err := s.index.HasVectors(ctx, j.MemoryID, ids)
+	if err != nil {
+		return nil, err
+	}
 	have := make([]bool, len(texts))
 	reused := 0
 	for start := 0; start < len(found); start += 256 {
 		batch := found[start:min(start+256, len(found))]
-		keep := batch[:0]
-		for _, c := range batch {
-			if !m.KeywordOnly() {
-				v, err := s.loadVector(ctx, j.MemoryID, c.ID)
-				if err != nil {
-					return nil, err
-				}
-				if v == nil {
-					stale = append(stale, c.ID)
-					continue
-				}
-				c.Vector = v
+		if m.KeywordOnly() {
+			if err := s.index.Add(ctx, j.MemoryID, batch); err != nil {
+				return nil, err
 			}
-			keep = append(keep, c)
 		}
-		if len(keep) == 0 {
-			continue
-		}
-		if err := s.index.Add(ctx, j.MemoryID, keep); err != nil {
-			return nil, err
-		}
-		for _, c := range keep {
-			n, _ := strconv.Atoi(strings.TrimPrefix(c.ID, versionPrefix(j.Version)))
-			have[n] = true
-			reused++
+		for i, c := range batch {
+			if m.KeywordOnly() || indexed[start+i] {
+				n, _ := strconv.Atoi(strings.TrimPrefix(c.ID, versionPrefix(j.Version)))
+				have[n] = true
+				reused++
+			}
 		}
 	}
 	if len(stale) > 0 {
@@ -223,60 +248,19 @@ func (s *Service) reuseChunks(ctx context.Context, m *Memory, j *Job, texts []st
 	return todo, nil
 }
 
-func (s *Service) loadVector(ctx context.Context, memID, id string) ([]float32, error) {
-	var v []float32
-	err := s.store.View(ctx, func(tx engine.Tx) error {
-		b, err := tx.GetRaw(vecKey(memID, id))
-		if engine.IsNotFound(err) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		v = decodeVector(b)
-		return nil
-	})
-	return v, err
-}
-
-func encodeVector(v []float32) []byte {
-	b := make([]byte, 0, 4*len(v))
-	for _, x := range v {
-		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
-	}
-	return b
-}
-
-func decodeVector(b []byte) []float32 {
-	if len(b) == 0 || len(b)%4 != 0 {
-		return nil
-	}
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v
-}
-
-// writeChunks stores chunk and vector records in bounded transactions.
+// writeChunks stores chunk records (text and document name) in bounded
+// transactions. Their vectors are stored by the index only.
 func (s *Service) writeChunks(ctx context.Context, memID, doc string, batch []engine.IndexedChunk) error {
 	for len(batch) > 0 {
 		n := 0
 		err := s.store.Update(ctx, func(tx engine.Tx) error {
 			size := 0
-			for n = 0; n < len(batch) && size < txnMaxBytes && 2*n < txnMaxOps; n++ {
+			for n = 0; n < len(batch) && size < txnMaxBytes && n < txnMaxOps; n++ {
 				c := batch[n]
 				if err := tx.Put(chunkKey(memID, c.ID), chunkRecord{Doc: doc, Text: c.Text}); err != nil {
 					return err
 				}
 				size += len(c.Text) + len(doc) + 64
-				if c.Vector != nil {
-					vb := encodeVector(c.Vector)
-					if err := tx.PutRaw(vecKey(memID, c.ID), vb); err != nil {
-						return err
-					}
-					size += len(vb)
-				}
 			}
 			return nil
 		})
@@ -365,7 +349,7 @@ func (s *Service) dropObsolete(ctx context.Context, j *Job) error {
 	case err != nil:
 		return err
 	case memoryGone:
-		err = s.dropMemory(ctx, j.MemoryID)
+		err = s.dropMemory(ctx, j.Owner, j.MemoryID)
 	case !live:
 		err = s.purgeVersion(ctx, j.MemoryID, j.Version, j.Blob, false)
 	}
@@ -410,6 +394,7 @@ func (s *Service) completeIngest(ctx context.Context, j *Job, chunks int) error 
 		return err
 	}
 	s.docsets.invalidate(j.MemoryID)
+	s.jobOutcome(j, "completed")
 	if purge != nil {
 		s.ingest.runInline(ctx, purge)
 	}
@@ -439,6 +424,9 @@ func (s *Service) failIngest(ctx context.Context, j *Job, msg string) error {
 	})
 	if errors.Is(err, errObsolete) {
 		return s.dropObsolete(ctx, j)
+	}
+	if err == nil {
+		s.jobOutcome(j, "failed")
 	}
 	return err
 }

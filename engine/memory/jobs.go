@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
@@ -43,6 +44,8 @@ type Job struct {
 	Attempts  int       `json:"attempts"`
 	NotBefore time.Time `json:"not_before,omitzero"`
 	CreatedAt time.Time `json:"created_at"`
+	// started is when this process began the current attempt (metrics).
+	started time.Time
 }
 
 const jobPrefix = "job/"
@@ -123,4 +126,25 @@ func (s *Service) JobCounts(ctx context.Context) (map[string]int, error) {
 		})
 	})
 	return out, err
+}
+
+// QueueDepth counts the background jobs waiting and running, for the
+// metrics gauge read at scrape time (0, 0 when the store does not answer
+// within a second).
+func (s *Service) QueueDepth() (queued, running int) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	counts, err := s.JobCounts(ctx)
+	if err != nil {
+		return 0, 0
+	}
+	for k, n := range counts {
+		switch {
+		case strings.HasSuffix(k, "/"+JobQueued):
+			queued += n
+		case strings.HasSuffix(k, "/"+JobRunning):
+			running += n
+		}
+	}
+	return queued, running
 }

@@ -8,14 +8,20 @@
 //	memory/<owner>/<name>           Memory
 //	doc/<memoryID>/<document name>  Document
 //	chunk/<memoryID>/<chunkID>      chunkRecord (text and document name)
-//	vec/<memoryID>/<chunkID>        unit vector, float32 little-endian
 //	job/<jobID>                     Job (ingest, purge or drop), FIFO by id
 //	upload/<uploadID>               pending upload (step 1 of an upload)
-//	blob/<memoryID>/<version>/...   uploaded bytes (engine.Store blobs)
+//	blob/<memoryID>/<version>/...   uploaded bytes (engine.Store blobs; orphans swept, see orphans.go)
 //
 // A chunk id is "<version>.<n>": the version is the upload id of the
-// document version the chunk belongs to, so the live version of every
+// document version the chunk belongs to ("t" + upload time + random, see
+// newVersionID), so the live version of every
 // document decides which chunks are visible to searches.
+//
+// Vectors are stored once, by the search index (idx/<memoryID>/v/...), which
+// rebuilds its graph from them; interrupted ingestion asks the index which
+// chunks it holds (SearchIndex.HasVectors) instead of keeping a copy. Data
+// dirs written before that kept a copy under vec/, which Open deletes in
+// the background.
 package memory
 
 import (
@@ -80,7 +86,9 @@ type Config struct {
 	// EmbedAttempts bounds the tries of one embedding batch on retryable
 	// provider errors (rate limits, 5xx, timeouts), default 4; the waits
 	// grow from RetryBaseDelay (default 2 s) to RetryMaxDelay (default 60 s)
-	// and honour the provider's Retry-After up to RetryMaxDelay.
+	// and honour the provider's Retry-After up to RetryMaxDelay
+	// (HEARTH_EMBED_RETRIES and HEARTH_EMBED_RETRY_MAX_WAIT). RetryMaxDelay
+	// also caps the wait before a failed job is run again.
 	EmbedAttempts  int
 	RetryBaseDelay time.Duration
 	RetryMaxDelay  time.Duration
@@ -94,10 +102,20 @@ type Config struct {
 	BatchChars int
 	// Fusion weighs vector and keyword ranks in hybrid retrieval.
 	Fusion Fusion
+	// Parse turns document bytes into text, with the contract of
+	// parse.Parse; ingestion and the parser primitive use it. Default:
+	// parse.Parse in this process. main.go wires sandbox.Parser, which
+	// parses PDFs in a child process under a time and memory limit.
+	Parse func(ctx context.Context, contentType, name string, data []byte) (string, error)
 	// IdleWait is how long the dispatcher sleeps without news before it
 	// looks at the job queue again (default 30 s); new jobs wake it at once.
 	IdleWait time.Duration
 	Logger   *slog.Logger
+	// Metrics receives ingestion outcomes (nil: none).
+	Metrics engine.Metrics
+	// Quotas keeps per-owner storage usage and refuses uploads past the
+	// limits (nil: no accounting).
+	Quotas *engine.Quotas
 	// Now and Sleep are the clock (tests inject them).
 	Now   func() time.Time
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -114,6 +132,8 @@ type Service struct {
 
 	docsets docsetCache
 	ingest  *ingester
+	metrics engine.Metrics
+	quotas  *engine.Quotas
 }
 
 var (
@@ -144,6 +164,7 @@ func New(cfg Config) (*Service, error) {
 	if cfg.RetryMaxDelay <= 0 {
 		cfg.RetryMaxDelay = time.Minute
 	}
+	cfg.RetryBaseDelay = min(cfg.RetryBaseDelay, cfg.RetryMaxDelay)
 	if cfg.UploadTTL <= 0 {
 		cfg.UploadTTL = 2 * time.Hour
 	}
@@ -172,9 +193,13 @@ func New(cfg Config) (*Service, error) {
 		cfg.Sleep = sleepCtx
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	s := &Service{cfg: cfg, store: cfg.Store, index: cfg.Index, log: cfg.Logger, now: cfg.Now}
+	s := &Service{cfg: cfg, store: cfg.Store, index: cfg.Index, log: cfg.Logger, now: cfg.Now,
+		metrics: engine.MetricsOrNop(cfg.Metrics), quotas: cfg.Quotas}
 	s.docsets.init()
 	s.ingest = newIngester(s)
+	if u, ok := cfg.Index.(engine.ChunkSourceUser); ok {
+		u.SetChunkSource(s)
+	}
 	return s, nil
 }
 
@@ -196,8 +221,6 @@ func docPrefix(memID string) string         { return "doc/" + memID + "/" }
 func docKey(memID, name string) string      { return docPrefix(memID) + name }
 func chunkPrefix(memID string) string       { return "chunk/" + memID + "/" }
 func chunkKey(memID, chunkID string) string { return chunkPrefix(memID) + chunkID }
-func vecPrefix(memID string) string         { return "vec/" + memID + "/" }
-func vecKey(memID, chunkID string) string   { return vecPrefix(memID) + chunkID }
 func blobID(memID, version string) string   { return memID + "/" + version }
 
 var memoryNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)

@@ -5,7 +5,9 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,7 +21,15 @@ import (
 // newTestService opens a store, an index and a service on a temp dir.
 func newTestService(t testing.TB, adjust func(*Config)) *Service {
 	t.Helper()
-	dir := t.TempDir()
+	s, stop := openService(t, t.TempDir(), adjust)
+	t.Cleanup(stop)
+	return s
+}
+
+// openService opens a store, an index and a service on dir; stop closes
+// them (once), so a test can open the same dir again.
+func openService(t testing.TB, dir string, adjust func(*Config)) (*Service, func()) {
+	t.Helper()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	store := blob.New(blob.Options{Dir: filepath.Join(dir, "db"), Logger: quiet})
 	if err := store.Open(); err != nil {
@@ -49,12 +59,14 @@ func newTestService(t testing.TB, adjust func(*Config)) *Service {
 	if err := s.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		s.Close()
-		idx.Close()
-		store.Close()
-	})
-	return s
+	var once sync.Once
+	return s, func() {
+		once.Do(func() {
+			s.Close()
+			idx.Close()
+			store.Close()
+		})
+	}
 }
 
 type fixedBatch int
@@ -100,17 +112,10 @@ func TestFusionScale(t *testing.T) {
 	}
 }
 
-func TestVectorCodec(t *testing.T) {
+func TestVectorsAndChunkIDs(t *testing.T) {
 	v := normalize([]float32{3, 4})
 	if v[0] != 0.6 || v[1] != 0.8 {
 		t.Fatalf("normalize: %v", v)
-	}
-	got := decodeVector(encodeVector(v))
-	if len(got) != 2 || got[0] != v[0] || got[1] != v[1] {
-		t.Fatalf("round trip: %v", got)
-	}
-	if decodeVector([]byte{1, 2, 3}) != nil {
-		t.Fatal("a truncated vector must not decode")
 	}
 	if z := normalize([]float32{0, 0}); z[0] != 0 {
 		t.Fatalf("zero vector: %v", z)
@@ -201,8 +206,69 @@ func TestKeywordOnlyIngest(t *testing.T) {
 		t.Fatalf("retrieve: %+v %v", res, err)
 	}
 	if n := 0; s.store.View(ctx, func(tx engine.Tx) error {
-		return tx.Scan("vec/", "", func(string, []byte) error { n++; return nil })
+		return tx.Scan("idx/", "", func(k string, _ []byte) error {
+			if strings.Contains(k, "/v/") {
+				n++
+			}
+			return nil
+		})
 	}) != nil || n != 0 {
 		t.Fatal("a keyword-only memory stores no vectors")
 	}
 }
+
+// failingEmbedder fails every call with the next of its errors (the last
+// one repeats).
+type failingEmbedder struct {
+	errs  []error
+	calls int
+}
+
+func (f *failingEmbedder) Embed(context.Context, *engine.EmbedRequest) ([][]float32, error) {
+	f.calls++
+	return nil, f.errs[min(f.calls, len(f.errs))-1]
+}
+
+func (*failingEmbedder) MaxBatch() int { return 8 }
+
+// TestEmbedRetryTimings: EmbedAttempts bounds the tries of a batch and
+// RetryMaxDelay caps every wait, the provider's Retry-After included
+// (HEARTH_EMBED_RETRIES, HEARTH_EMBED_RETRY_MAX_WAIT).
+func TestEmbedRetryTimings(t *testing.T) {
+	limited := &engine.Error{Code: engine.CodeRateLimited, Message: "slow down", RetryAfter: 120}
+	down := engine.Errorf(engine.CodeUpstream, "bad gateway")
+	for _, tc := range []struct {
+		attempts int
+		maxWait  time.Duration
+		errs     []error
+		want     []time.Duration
+	}{
+		{3, 5 * time.Second, []error{down, limited}, []time.Duration{2 * time.Second, 5 * time.Second}},
+		{4, time.Minute, []error{down}, []time.Duration{2 * time.Second, 4 * time.Second, 8 * time.Second}},
+		{3, time.Second, []error{down}, []time.Duration{time.Second, time.Second}}, // the base wait is capped too
+		{1, time.Minute, []error{down}, nil},
+		{4, time.Minute, []error{engine.Errorf(engine.CodeUnauthorized, "bad key")}, nil}, // not retryable
+	} {
+		var waits []time.Duration
+		s, err := New(Config{Store: &nopStore{}, Index: nopIndex{}, Providers: nopProviders{}, Keysets: &engine.Keysets{},
+			UploadSecret: make([]byte, 32), EmbedAttempts: tc.attempts, RetryMaxDelay: tc.maxWait,
+			Sleep: func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		emb := &failingEmbedder{errs: tc.errs}
+		if _, err := s.embedBatch(context.Background(), emb, &engine.EmbedRequest{Inputs: []string{"x"}}, true); err == nil {
+			t.Fatal("want the last error")
+		}
+		if emb.calls != len(tc.want)+1 || !slices.Equal(waits, tc.want) {
+			t.Errorf("attempts %d, max %s: %d calls, waits %v, want %v", tc.attempts, tc.maxWait, emb.calls, waits, tc.want)
+		}
+	}
+}
+
+// Stand-ins for the dependencies New requires but embedBatch never uses.
+type (
+	nopStore     struct{ engine.Store }
+	nopIndex     struct{ engine.SearchIndex }
+	nopProviders struct{ engine.Providers }
+)

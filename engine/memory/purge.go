@@ -23,8 +23,8 @@ func chunkVersion(chunkID string) string {
 	return v
 }
 
-// purgeVersion removes a version's chunks from the index, then its chunk
-// and vector records, then (unless keepBlob) its blob. Every step is
+// purgeVersion removes a version's chunks from the index (vectors
+// included), then its chunk records, then (unless keepBlob) its blob. Every step is
 // idempotent, so an interrupted purge is simply run again.
 func (s *Service) purgeVersion(ctx context.Context, memID, version, blob string, keepBlob bool) error {
 	if version == "" {
@@ -63,16 +63,13 @@ func (s *Service) chunkIDs(ctx context.Context, memID, version string) ([]string
 	return ids, err
 }
 
-// deleteKeys removes the chunk and vector records of chunk ids.
+// deleteKeys removes the chunk records of chunk ids.
 func (s *Service) deleteKeys(ctx context.Context, memID string, ids []string) error {
 	for len(ids) > 0 {
-		n := min(len(ids), txnMaxOps/2)
+		n := min(len(ids), txnMaxOps)
 		err := s.store.Update(ctx, func(tx engine.Tx) error {
 			for _, id := range ids[:n] {
 				if err := tx.Delete(chunkKey(memID, id)); err != nil {
-					return err
-				}
-				if err := tx.Delete(vecKey(memID, id)); err != nil {
 					return err
 				}
 			}
@@ -86,9 +83,9 @@ func (s *Service) deleteKeys(ctx context.Context, memID string, ids []string) er
 	return nil
 }
 
-// dropMemory removes what is left of a deleted memory: its index, then its
-// documents' blobs and records, then its chunks and vectors.
-func (s *Service) dropMemory(ctx context.Context, memID string) error {
+// dropMemory removes what is left of a deleted memory: its index (vectors
+// included), then its documents' blobs and records, then its chunks.
+func (s *Service) dropMemory(ctx context.Context, owner, memID string) error {
 	if err := s.index.DropMemory(ctx, memID); err != nil {
 		return err
 	}
@@ -120,18 +117,29 @@ func (s *Service) dropMemory(ctx context.Context, memID string) error {
 			}
 		}
 		err = s.store.Update(ctx, func(tx engine.Tx) error {
+			var n, size int64
 			for _, d := range docs {
+				// Release only what is still there (a resumed drop).
+				if ok, err := tx.Exists(docKey(memID, d.Name)); err != nil || !ok {
+					if err != nil {
+						return err
+					}
+					continue
+				}
 				if err := tx.Delete(docKey(memID, d.Name)); err != nil {
 					return err
 				}
+				n, size = n+1, size+d.Current.Size
 			}
-			return nil
+			return s.quotas.ChargeTx(tx, owner, -n, -size)
 		})
 		if err != nil {
 			return err
 		}
 	}
-	for _, prefix := range []string{chunkPrefix(memID), vecPrefix(memID)} {
+	// vec/ held a second copy of the vectors before the index became their
+	// only store; a memory dropped before the migration still has some.
+	for _, prefix := range []string{chunkPrefix(memID), legacyVecPrefix + memID + "/"} {
 		if err := s.deletePrefix(ctx, prefix); err != nil {
 			return err
 		}

@@ -55,6 +55,21 @@ type RetrieveRequest struct {
 	// (pipe runs).
 	TopK      int
 	PerMemory bool
+	// TolerateEmbedFailure makes a failed query embedding never an error:
+	// the memories are searched by keyword only, even when none has
+	// anything to find (pipe runs: a run must not fail because retrieval's
+	// embedder is down).
+	TolerateEmbedFailure bool
+}
+
+// Retrieval is the answer of Search: the results, best first, and how they
+// were found.
+type Retrieval struct {
+	Results []Result
+	// KeywordFallback lists the embedding models whose query embedding
+	// failed (provider down, missing key, ...): the memories using them were
+	// searched by keyword only. Empty when every ranking was used.
+	KeywordFallback []string
 }
 
 // Result is one retrieved chunk.
@@ -72,10 +87,27 @@ type Result struct {
 	ChunkID string
 }
 
-// Retrieve embeds the query once per embedding model, searches every named
+// Retrieve is Search without the retrieval mode.
+func (s *Service) Retrieve(ctx context.Context, owner string, req RetrieveRequest) ([]Result, error) {
+	r, err := s.Search(ctx, owner, req)
+	if err != nil {
+		return nil, err
+	}
+	return r.Results, nil
+}
+
+// Search embeds the query once per embedding model, searches every named
 // memory of owner (vector and keyword, fused), filters chunks by their
 // document's meta before ranking, merges and returns the best chunks first.
-func (s *Service) Retrieve(ctx context.Context, owner string, req RetrieveRequest) ([]Result, error) {
+//
+// When the query cannot be embedded with a model, the memories using it
+// are searched by keyword only (every chunk is keyword-indexed), the
+// answer's KeywordFallback names the model, and a warning is logged. The
+// embedding error is returned only when no named memory has a searchable
+// document, since then the fallback has nothing to answer from (and the
+// caller learns that its embedder is not working), unless
+// TolerateEmbedFailure is set.
+func (s *Service) Search(ctx context.Context, owner string, req RetrieveRequest) (*Retrieval, error) {
 	query := strings.TrimSpace(req.Query)
 	switch {
 	case query == "":
@@ -106,16 +138,50 @@ func (s *Service) Retrieve(ctx context.Context, owner string, req RetrieveReques
 		return nil, err
 	}
 	qvecs := map[string][]float32{}
+	failed := map[string]error{}
+	var firstErr error
+	var fallback []string
 	for i := range mems {
 		m := &mems[i]
-		if m.KeywordOnly() || qvecs[m.EmbeddingModel] != nil {
+		model := m.EmbeddingModel
+		if m.KeywordOnly() || qvecs[model] != nil || failed[model] != nil {
 			continue
 		}
-		v, err := s.embedQuery(ctx, owner, m.EmbeddingModel, query)
+		v, err := s.embedQuery(ctx, owner, model, query)
 		if err != nil {
-			return nil, err
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			failed[model] = err
+			fallback = append(fallback, model)
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
 		}
-		qvecs[m.EmbeddingModel] = v
+		qvecs[model] = v
+	}
+	if firstErr != nil {
+		if !req.TolerateEmbedFailure {
+			searchable, err := s.anySearchable(ctx, mems)
+			if err != nil {
+				return nil, err
+			}
+			if !searchable {
+				return nil, firstErr
+			}
+		}
+		for _, model := range fallback {
+			var names []string
+			for _, m := range mems {
+				if m.EmbeddingModel == model {
+					names = append(names, m.Name)
+				}
+			}
+			s.log.Warn("query embedding failed; retrieving by keyword only", "owner", owner, "model", model,
+				"memories", names, "err", failed[model])
+		}
+		sort.Strings(fallback)
 	}
 	var all []Result
 	seen := map[string]bool{}
@@ -149,7 +215,21 @@ func (s *Service) Retrieve(ctx context.Context, owner string, req RetrieveReques
 			out = append(out, r)
 		}
 	}
-	return out, nil
+	return &Retrieval{Results: out, KeywordFallback: fallback}, nil
+}
+
+// anySearchable reports whether any of the memories has a live document.
+func (s *Service) anySearchable(ctx context.Context, mems []Memory) (bool, error) {
+	for i := range mems {
+		ds, err := s.docset(ctx, mems[i].ID)
+		if err != nil {
+			return false, err
+		}
+		if len(ds) > 0 {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // embedQuery embeds a retrieval query with a memory's model.
@@ -194,7 +274,7 @@ func (s *Service) searchMemory(ctx context.Context, m *Memory, f filter.Filter, 
 	}
 	var ranked []engine.ChunkHit
 	switch {
-	case qvec == nil: // keyword-only memory
+	case qvec == nil: // keyword-only memory, or its query embedding failed
 		ranked = scaleRRF(index.FuseRRF(nil, kw, 0, 1, fu.K), 1, fu.K)
 	case fu.KeywordWeight == 0: // vector only: cosine similarity as is
 		ranked = vec
@@ -248,7 +328,9 @@ func (s *Service) fillTexts(ctx context.Context, mems []Memory, results []Result
 
 // RetrieveForRun implements engine.Retriever for pipe runs: each memory
 // contributes its own top_k chunks, merged best first. A missing memory is
-// a NOT_FOUND error naming it; an empty query retrieves nothing.
+// a NOT_FOUND error naming it; an empty query retrieves nothing. A query
+// that cannot be embedded never fails the run: the memories are searched
+// by keyword only (see Search).
 func (s *Service) RetrieveForRun(ctx context.Context, owner string, memories []string, query string) ([]engine.RAGChunk, error) {
 	if strings.TrimSpace(query) == "" || len(memories) == 0 {
 		return nil, nil
@@ -260,7 +342,7 @@ func (s *Service) RetrieveForRun(ctx context.Context, owner string, memories []s
 	if utf8.RuneCountInString(query) > MaxQueryChars {
 		query = string([]rune(query)[:MaxQueryChars])
 	}
-	res, err := s.Retrieve(ctx, owner, RetrieveRequest{Query: query, Memories: qs, PerMemory: true})
+	res, err := s.Retrieve(ctx, owner, RetrieveRequest{Query: query, Memories: qs, PerMemory: true, TolerateEmbedFailure: true})
 	if err != nil {
 		return nil, err
 	}

@@ -59,6 +59,9 @@ func (s *Service) CreateUpload(ctx context.Context, owner, memoryName, documentN
 	if err != nil {
 		return nil, err
 	}
+	if err := s.checkQuota(ctx, owner, m.ID, documentName); err != nil {
+		return nil, err
+	}
 	exp := s.now().Add(s.cfg.UploadTTL).UTC().Truncate(time.Second)
 	rec := &uploadRecord{ID: "u" + engine.RandomString(22), Owner: owner, MemoryID: m.ID, Memory: m.Name,
 		Document: documentName, Meta: meta, ExpiresAt: exp}
@@ -116,7 +119,7 @@ func (s *Service) CompleteUpload(ctx context.Context, req UploadRequest) (*Uploa
 	if err != nil {
 		return nil, err
 	}
-	version := "v" + engine.RandomString(16)
+	version := newVersionID(s.now())
 	blob := blobID(rec.MemoryID, version)
 	size, err := s.store.PutBlob(ctx, blob, req.Body)
 	if err == nil && size == 0 {
@@ -155,12 +158,21 @@ func (s *Service) CompleteUpload(ctx context.Context, req UploadRequest) (*Uploa
 		switch {
 		case engine.IsNotFound(err):
 			d = Document{MemoryID: m.ID, Name: rec.Document, CreatedAt: now}
+			if err := s.quotas.ChargeTx(tx, rec.Owner, 1, size); err != nil {
+				return err
+			}
 		case err != nil:
 			return err
 		case d.Live == nil || d.Live.ID != d.Current.ID:
 			// The previous upload never went live: nothing needs it now.
 			stale = s.newJob(JobPurge, &m, rec.Document, &d.Current)
 			if err := putJob(tx, stale); err != nil {
+				return err
+			}
+		}
+		if d.Current.ID != "" {
+			// A replacement: usage counts each document's newest upload.
+			if err := s.quotas.ChargeTx(tx, rec.Owner, 0, size-d.Current.Size); err != nil {
 				return err
 			}
 		}
@@ -242,4 +254,26 @@ func (s *Service) sweepUploads(ctx context.Context) error {
 		expired = expired[n:]
 	}
 	return nil
+}
+
+// checkQuota refuses step 1 of an upload when the owner is at a storage
+// limit: the document count (unless the upload replaces a document) or
+// the bytes. Step 2 charges the real size in the transaction that records
+// the document.
+func (s *Service) checkQuota(ctx context.Context, owner, memID, document string) error {
+	if maxDocs, maxBytes := s.quotas.Limits(); maxDocs <= 0 && maxBytes <= 0 {
+		return nil
+	}
+	var exists bool
+	err := s.store.View(ctx, func(tx engine.Tx) (err error) {
+		exists, err = tx.Exists(docKey(memID, document))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if exists {
+		return s.quotas.CheckBytes(ctx, owner, 0)
+	}
+	return s.quotas.CheckUpload(ctx, owner, 0)
 }

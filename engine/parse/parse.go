@@ -131,13 +131,7 @@ func docError(format string, args ...any) *engine.Error {
 // is valid UTF-8. Empty, binary, corrupt, encrypted or text-less documents
 // fail with a message that says which.
 func Parse(contentType, documentName string, data []byte) (string, error) {
-	if mt := MediaType(contentType); mt == "" || mt == "application/octet-stream" {
-		contentType = TypeText
-		if t, ok := TypeForName(documentName); ok {
-			contentType = t
-		}
-	}
-	mt, err := CheckContentType(contentType, documentName)
+	mt, err := CheckContentType(defaultType(contentType, documentName), documentName)
 	if err != nil {
 		return "", err
 	}
@@ -158,4 +152,26 @@ func Parse(contentType, documentName string, data []byte) (string, error) {
 			Message: "xls (Excel 97-2003) files are not supported yet; save the sheet as .xlsx or .csv and upload that"}
 	}
 	return parseText(data)
+}
+
+// defaultType returns contentType, or the type documentName's extension
+// asks for when contentType is empty or application/octet-stream.
+func defaultType(contentType, documentName string) string {
+	if mt := MediaType(contentType); mt == "" || mt == "application/octet-stream" {
+		if t, ok := TypeForName(documentName); ok {
+			return t
+		}
+		return TypeText
+	}
+	return contentType
+}
+
+// EffectiveType returns the media type Parse would parse a document as,
+// or "" when Parse would refuse the type.
+func EffectiveType(contentType, documentName string) string {
+	mt, err := CheckContentType(defaultType(contentType, documentName), documentName)
+	if err != nil {
+		return ""
+	}
+	return mt
 }

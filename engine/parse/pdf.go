@@ -17,8 +17,9 @@ import (
 // The library reports many malformed files by panicking; parsePDF recovers
 // from every panic and reports the file as corrupt. Known limit: a file
 // crafted to make the library recurse without bound can still exhaust the
-// goroutine stack, which Go cannot recover from; running untrusted PDFs in
-// a separate process is the complete cure.
+// goroutine stack, which Go cannot recover from. The server therefore runs
+// this parser in a child process (package sandbox) with a small stack, a
+// memory limit and a timeout; parse itself stays pure.
 
 // Bounds on the work one PDF may cause.
 const (

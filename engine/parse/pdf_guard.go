@@ -22,8 +22,9 @@ import (
 //
 // Known gap: objects inside compressed object streams and xref streams are
 // lexed by the library from such streams too, out of our reach; a corrupt
-// one can still hang. Full protection needs a time limit enforced from
-// outside the goroutine (a separate process).
+// one can still hang (testdata/docs/objstm-hang.pdf does). The time limit
+// that stops it is enforced from outside: the server parses PDFs in a child
+// process that is killed after HEARTH_PARSE_TIMEOUT (package sandbox).
 //
 // pdfSource also counts reads: a cycle the library does not detect, such
 // as a trailer /Prev chain that loops, keeps reading, and stops with a

@@ -24,6 +24,7 @@ import (
 	"github.com/hearth-dev/hearth/providers/netguard"
 	"github.com/hearth-dev/hearth/providers/search"
 	"github.com/hearth-dev/hearth/server"
+	"github.com/hearth-dev/hearth/server/metrics"
 )
 
 // AdminKey is the user key of the "admin" user every test server starts with.
@@ -36,6 +37,7 @@ type Server struct {
 	Store    *blob.Store
 	Accounts *engine.Accounts
 	Keysets  *engine.Keysets
+	Metrics  *metrics.Metrics
 	// Memory is the memory engine (ingestion workers run); Index its search index.
 	Memory *memory.Service
 	Index  *index.Manager
@@ -140,7 +142,7 @@ func StartDir(t testing.TB, dir string, opts ...Option) *Server {
 		// Tests run every outside service on loopback.
 		Outbound: netguard.Policy{AllowLoopback: true}}
 	pcfg := OfflineProviders()
-	deps := server.Deps{Store: store, Accounts: accounts, Backup: store.Backup}
+	deps := server.Deps{Store: store, Accounts: accounts, Backup: store.Backup, Metrics: metrics.New("test")}
 	for _, o := range opts {
 		o(&cfg, &deps, &pcfg)
 	}
@@ -149,7 +151,7 @@ func StartDir(t testing.TB, dir string, opts ...Option) *Server {
 		if err != nil {
 			t.Fatal(err)
 		}
-		deps.Providers = reg
+		deps.Providers = engine.InstrumentProviders(reg, deps.Metrics)
 	}
 	if deps.Keysets == nil {
 		keysets, err := engine.NewKeysets(store, deps.Providers, []byte("hearth-test-secret-32-bytes-long"))
@@ -182,8 +184,11 @@ func StartDir(t testing.TB, dir string, opts ...Option) *Server {
 		deps.Tools = NewTools(Tools{}, pcfg, cfg.Outbound)
 	}
 	if deps.Agent == nil {
-		deps.Agent = engine.NewAgent(engine.AgentOptions{Providers: deps.Providers, Keysets: deps.Keysets,
-			Tools: mcp.New(mcp.Config{Policy: cfg.Outbound, Version: "test"})})
+		var tools engine.ToolServers = mcp.New(mcp.Config{Policy: cfg.Outbound, Version: "test"})
+		if deps.Metrics != nil {
+			tools = engine.InstrumentToolServers(tools, deps.Metrics)
+		}
+		deps.Agent = engine.NewAgent(engine.AgentOptions{Providers: deps.Providers, Keysets: deps.Keysets, Tools: tools})
 	}
 	srv, err := server.New(cfg, deps)
 	if err != nil {
@@ -192,7 +197,7 @@ func StartDir(t testing.TB, dir string, opts ...Option) *Server {
 	hts.Config.Handler = srv.Handler()
 	hts.Start()
 	ts := &Server{Server: srv, URL: url, Store: store, Accounts: accounts, Keysets: deps.Keysets,
-		Memory: mem, Index: idx, RunLog: runLog, HTTP: hts, t: t}
+		Metrics: deps.Metrics, Memory: mem, Index: idx, RunLog: runLog, HTTP: hts, t: t}
 	t.Cleanup(ts.Stop)
 	return ts
 }

@@ -57,6 +57,7 @@ func main() {
 		"crlf-bom.txt":    []byte("\xEF\xBB\xBFfirst line\r\nsecond line\r\n\r\nthird paragraph\r\n"),
 		"utf16.txt":       utf16LE("Grüße aus Köln\r\nzweite Zeile"),
 		"sheet.xlsx":      xlsx(),
+		"objstm-hang.pdf": objStmHang(),
 	}
 	for name, data := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
@@ -241,6 +242,45 @@ func (p pdfPage) content() string {
 
 func escape(s string) string {
 	return strings.NewReplacer(`\`, `\\`, "(", `\(`, ")", `\)`).Replace(s)
+}
+
+// objStmHang builds a PDF 1.5 file whose page tree root lives in a
+// compressed object stream and is cut off inside its dictionary. The PDF
+// library lexes object streams with an end-of-input that yields newlines
+// forever, so it loops without end on this file: only a time limit from
+// outside the parsing goroutine (the sandbox child) stops it.
+func objStmHang() []byte {
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.5\n%\xE2\xE3\xCF\xD3\n")
+	off := map[int]int{1: b.Len()}
+	b.WriteString("1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n")
+	head := "2 0 "
+	body := head + "<< /Type /Pages /Kids [3 0 R] /Count 1 " // no ">>"
+	var z bytes.Buffer
+	w := zlib.NewWriter(&z)
+	w.Write([]byte(body))
+	w.Close()
+	off[4] = b.Len()
+	fmt.Fprintf(&b, "4 0 obj\n<< /Type /ObjStm /N 1 /First %d /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream\nendobj\n", len(head), z.Len(), z.String())
+	off[3] = b.Len()
+	b.WriteString("3 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>\nendobj\n")
+	xref := b.Len()
+	// The cross-reference stream (object 5): type, field 2 (4 bytes), field 3 (2 bytes).
+	var rows bytes.Buffer
+	row := func(typ byte, f2 uint32, f3 uint16) {
+		rows.WriteByte(typ)
+		rows.Write([]byte{byte(f2 >> 24), byte(f2 >> 16), byte(f2 >> 8), byte(f2), byte(f3 >> 8), byte(f3)})
+	}
+	row(0, 0, 65535)
+	row(1, uint32(off[1]), 0)
+	row(2, 4, 0) // object 2: index 0 of object stream 4
+	row(1, uint32(off[3]), 0)
+	row(1, uint32(off[4]), 0)
+	row(1, uint32(xref), 0)
+	fmt.Fprintf(&b, "5 0 obj\n<< /Type /XRef /Size 6 /W [1 4 2] /Root 1 0 R /Length %d >>\nstream\n", rows.Len())
+	b.Write(rows.Bytes())
+	fmt.Fprintf(&b, "\nendstream\nendobj\nstartxref\n%d\n%%%%EOF\n", xref)
+	return b.Bytes()
 }
 
 // xlsx builds a two-sheet workbook: shared strings, an inline string, a

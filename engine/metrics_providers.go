@@ -1,0 +1,151 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+	"time"
+)
+
+// InstrumentProviders wraps a provider registry so every chat, embedding
+// and moderation call reports its latency and outcome (Metrics.UpstreamCall)
+// and every chat completion its tokens and cost (Metrics.ModelUsage). main.go
+// wraps the registry once; services then use it unchanged. A nil m returns p.
+func InstrumentProviders(p Providers, m Metrics) Providers {
+	if m == nil || p == nil {
+		return p
+	}
+	return &instrumented{Providers: p, m: m}
+}
+
+type instrumented struct {
+	Providers
+	m Metrics
+}
+
+func (ip *instrumented) ChatModel(ref ModelRef) (ChatModel, error) {
+	cm, err := ip.Providers.ChatModel(ref)
+	if err != nil {
+		return nil, err
+	}
+	return &instrumentedChat{next: cm, ref: ref, ip: ip}, nil
+}
+
+func (ip *instrumented) Embedder(ref ModelRef) (Embedder, error) {
+	e, err := ip.Providers.Embedder(ref)
+	if err != nil {
+		return nil, err
+	}
+	return &instrumentedEmbedder{next: e, provider: ref.Provider, m: ip.m}, nil
+}
+
+func (ip *instrumented) Moderator(provider string) (Moderator, error) {
+	mod, err := ip.Providers.Moderator(provider)
+	if err != nil {
+		return nil, err
+	}
+	return &instrumentedModerator{next: mod, provider: provider, m: ip.m}, nil
+}
+
+// usage reports tokens and cost of one completion.
+func (ip *instrumented) usage(ref ModelRef, u *Usage) {
+	if u == nil || (u.PromptTokens == 0 && u.CompletionTokens == 0) {
+		return
+	}
+	cost, _ := ip.Providers.Cost(ref, u.PromptTokens, u.CompletionTokens)
+	ip.m.ModelUsage(ref.Provider, ref.Model, u.PromptTokens, u.CompletionTokens, cost)
+}
+
+type instrumentedChat struct {
+	next ChatModel
+	ref  ModelRef
+	ip   *instrumented
+}
+
+func (c *instrumentedChat) Chat(ctx context.Context, req *ChatRequest) (*ChatResponse, error) {
+	start := time.Now()
+	resp, err := c.next.Chat(ctx, req)
+	c.ip.m.UpstreamCall(c.ref.Provider, "chat", time.Since(start), err)
+	if err == nil && resp != nil {
+		c.ip.usage(c.ref, &resp.Usage)
+	}
+	return resp, err
+}
+
+func (c *instrumentedChat) ChatStream(ctx context.Context, req *ChatRequest) (ChatStream, error) {
+	start := time.Now()
+	st, err := c.next.ChatStream(ctx, req)
+	if err != nil {
+		c.ip.m.UpstreamCall(c.ref.Provider, "chat_stream", time.Since(start), err)
+		return nil, err
+	}
+	return &instrumentedStream{next: st, c: c, start: start}, nil
+}
+
+// instrumentedStream reports once, when the stream ends: cleanly (io.EOF),
+// with an error, or closed early by the caller (reported as canceled).
+type instrumentedStream struct {
+	next  ChatStream
+	c     *instrumentedChat
+	start time.Time
+	usage *Usage
+	once  sync.Once
+}
+
+func (s *instrumentedStream) Recv() (*ChatChunk, error) {
+	ch, err := s.next.Recv()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			s.finish(nil)
+		} else {
+			s.finish(err)
+		}
+		return ch, err
+	}
+	if ch != nil && ch.Usage != nil {
+		u := *ch.Usage
+		s.usage = &u
+	}
+	return ch, nil
+}
+
+func (s *instrumentedStream) Close() error {
+	s.finish(context.Canceled)
+	return s.next.Close()
+}
+
+func (s *instrumentedStream) finish(err error) {
+	s.once.Do(func() {
+		s.c.ip.m.UpstreamCall(s.c.ref.Provider, "chat_stream", time.Since(s.start), err)
+		s.c.ip.usage(s.c.ref, s.usage)
+	})
+}
+
+type instrumentedEmbedder struct {
+	next     Embedder
+	provider string
+	m        Metrics
+}
+
+func (e *instrumentedEmbedder) Embed(ctx context.Context, req *EmbedRequest) ([][]float32, error) {
+	start := time.Now()
+	v, err := e.next.Embed(ctx, req)
+	e.m.UpstreamCall(e.provider, "embed", time.Since(start), err)
+	return v, err
+}
+
+func (e *instrumentedEmbedder) MaxBatch() int { return e.next.MaxBatch() }
+
+type instrumentedModerator struct {
+	next     Moderator
+	provider string
+	m        Metrics
+}
+
+func (mo *instrumentedModerator) Moderate(ctx context.Context, apiKey string, input []string) (*ModerationResult, error) {
+	start := time.Now()
+	r, err := mo.next.Moderate(ctx, apiKey, input)
+	mo.m.UpstreamCall(mo.provider, "moderation", time.Since(start), err)
+	return r, err
+}

@@ -1,0 +1,207 @@
+// Package sandbox parses untrusted documents in a child process of the
+// hearth binary. The PDF library can loop forever on some malformed files
+// (objects truncated inside compressed object streams, which no guard in
+// engine/parse can reach) and a crafted file can recurse deeply enough to
+// exhaust the stack, which Go cannot recover from. In a child process, a
+// wall-clock timeout kills such a parse, a memory watchdog and a small
+// stack limit stop runaway parses, and a crash takes down only the child.
+//
+// The child is the same binary started with the hidden subcommand
+// "internal-parse" (Subcommand). It reads one request on stdin (a JSON
+// header line, then the document bytes) and writes one JSON answer on
+// stdout. Test binaries act as the child when a TestMain hook sees the
+// subcommand (see IsChild). Only PDFs go to a child; the other formats are
+// parsed in process, as their parsers are linear and bounded.
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/parse"
+)
+
+// Subcommand is the hidden argument that makes the hearth binary a parser
+// child: "hearth internal-parse".
+const Subcommand = "internal-parse"
+
+// IsChild reports whether args (os.Args[1:]) ask for the parser child. The
+// subcommand is the last argument, so a test binary can be started with
+// "-test.run=^$ internal-parse": with a TestMain hook it acts as the child,
+// without one it runs no test and the parent reports a failed child.
+func IsChild(args []string) bool { return len(args) > 0 && args[len(args)-1] == Subcommand }
+
+// Defaults of Config.
+const (
+	DefaultTimeout     = 60 * time.Second
+	DefaultMemoryLimit = 1 << 30
+	DefaultMaxStack    = 64 << 20
+)
+
+// exitMemory is the child's exit code when its memory watchdog fires.
+const exitMemory = 3
+
+// maxAnswer bounds the child's answer: the parser's text limit (64 MiB)
+// with room for JSON escaping.
+const maxAnswer = 160 << 20
+
+// Config configures a Parser. Zero fields take the defaults.
+type Config struct {
+	// Command is the child's argv. Default: this executable and Subcommand.
+	Command []string
+	// Env is the child's whole environment (default: empty, so no secret
+	// of the server's environment reaches the code parsing untrusted files).
+	Env []string
+	// Timeout bounds one parse, wall clock (default 60 s).
+	Timeout time.Duration
+	// MemoryLimit is the most memory a child may use, in bytes (default
+	// 1 GiB); past it the child stops and the document fails.
+	MemoryLimit int64
+	// MaxStack bounds each goroutine's stack in the child (default 64 MiB),
+	// so deep recursion ends the child soon instead of using 1 GiB first.
+	MaxStack int
+	// Concurrency bounds the children running at once (default: the number
+	// of CPUs, at least 2); more parses wait for a slot.
+	Concurrency int
+	Logger      *slog.Logger
+}
+
+// Parser parses documents like parse.Parse, PDFs in a child process.
+type Parser struct {
+	cfg  Config
+	slot chan struct{}
+}
+
+// New returns a Parser. It starts nothing until a PDF is parsed.
+func New(cfg Config) (*Parser, error) {
+	if len(cfg.Command) == 0 {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: cannot find this executable to run the parser: %w", err)
+		}
+		cfg.Command = []string{exe, Subcommand}
+	}
+	if cfg.Env == nil {
+		cfg.Env = []string{}
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.MemoryLimit <= 0 {
+		cfg.MemoryLimit = DefaultMemoryLimit
+	}
+	if cfg.MaxStack <= 0 {
+		cfg.MaxStack = DefaultMaxStack
+	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = max(2, runtime.NumCPU())
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &Parser{cfg: cfg, slot: make(chan struct{}, cfg.Concurrency)}, nil
+}
+
+// Parse has the contract of parse.Parse: text, or an *engine.Error whose
+// message is fit for a document's status. PDFs are parsed in a child
+// process; a child that runs out of time or memory, or crashes, is a
+// document error (BAD_REQUEST) that says so. A child that cannot be
+// started is an INTERNAL error, which ingestion retries.
+func (p *Parser) Parse(ctx context.Context, contentType, name string, data []byte) (string, error) {
+	if parse.EffectiveType(contentType, name) != parse.TypePDF || len(data) == 0 {
+		return parse.Parse(contentType, name, data)
+	}
+	select {
+	case p.slot <- struct{}{}:
+		defer func() { <-p.slot }()
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	return p.run(ctx, request{V: protocol, Type: contentType, Name: name,
+		MemoryLimit: p.cfg.MemoryLimit, MaxStack: p.cfg.MaxStack}, data)
+}
+
+func (p *Parser) run(parent context.Context, req request, data []byte) (string, error) {
+	ctx, cancel := context.WithTimeout(parent, p.cfg.Timeout)
+	defer cancel()
+	head, _ := json.Marshal(req)
+	cmd := exec.CommandContext(ctx, p.cfg.Command[0], p.cfg.Command[1:]...)
+	cmd.Env = p.cfg.Env
+	cmd.Stdin = io.MultiReader(bytes.NewReader(head), strings.NewReader("\n"), bytes.NewReader(data))
+	out := &capped{max: maxAnswer}
+	stderr := &capped{max: 8 << 10}
+	cmd.Stdout, cmd.Stderr = out, stderr
+	cmd.WaitDelay = 5 * time.Second
+	start := time.Now()
+	err := cmd.Run()
+	took := time.Since(start)
+	var exit *exec.ExitError
+	switch {
+	case parent.Err() != nil:
+		return "", parent.Err()
+	case ctx.Err() != nil:
+		p.cfg.Logger.Warn("PDF parser timed out and was killed", "document", req.Name, "timeout", p.cfg.Timeout, "bytes", len(data))
+		return "", docError("parsing timed out after %s: the PDF may be malformed", p.cfg.Timeout)
+	case errors.As(err, &exit) && exit.ExitCode() == exitMemory:
+		p.cfg.Logger.Warn("PDF parser ran out of memory", "document", req.Name, "limit_bytes", p.cfg.MemoryLimit, "took", took)
+		return "", docError("could not read PDF: parsing needed more than %d MiB of memory; the PDF may be malformed", p.cfg.MemoryLimit>>20)
+	case errors.As(err, &exit):
+		p.cfg.Logger.Warn("PDF parser process failed", "document", req.Name, "exit", exit.ExitCode(), "took", took, "stderr", stderr.tail())
+		return "", docError("could not read PDF: the parser stopped unexpectedly; the PDF may be malformed")
+	case err != nil:
+		p.cfg.Logger.Error("cannot run the PDF parser process", "command", p.cfg.Command[0], "err", err)
+		return "", engine.Wrap(err, engine.CodeInternal, "cannot run the PDF parser process")
+	case out.over:
+		return "", docError("could not read PDF: it holds more text than Hearth processes in one document")
+	}
+	var ans answer
+	if jerr := json.Unmarshal(out.b.Bytes(), &ans); jerr != nil || ans.V != protocol {
+		p.cfg.Logger.Error("the PDF parser process answered something else", "command", p.cfg.Command, "stdout", truncate(out.b.String(), 200), "stderr", stderr.tail())
+		return "", engine.Errorf(engine.CodeInternal, "the PDF parser process gave no answer")
+	}
+	if ans.Error != nil {
+		return "", &engine.Error{Code: ans.Error.Code, Field: ans.Error.Field, Message: ans.Error.Message}
+	}
+	return ans.Text, nil
+}
+
+func docError(format string, args ...any) *engine.Error {
+	return &engine.Error{Code: engine.CodeBadRequest, Field: "document", Message: fmt.Sprintf(format, args...)}
+}
+
+// capped keeps the first max bytes written and discards the rest, so a
+// child is never blocked on a full pipe.
+type capped struct {
+	b    bytes.Buffer
+	max  int
+	over bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if room := c.max - c.b.Len(); room < len(p) {
+		c.over = true
+		c.b.Write(p[:max(0, room)])
+		return len(p), nil
+	}
+	return c.b.Write(p)
+}
+
+func (c *capped) tail() string { return truncate(c.b.String(), 2000) }
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}

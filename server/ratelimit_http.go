@@ -1,0 +1,83 @@
+package server
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/hearth-dev/hearth/engine"
+	"github.com/labstack/echo/v4"
+)
+
+// Rate limit response headers (draft-ietf-httpapi-ratelimit-headers); CORS
+// exposes them to browsers.
+const (
+	HeaderRateLimit          = "RateLimit-Limit"
+	HeaderRateLimitRemaining = "RateLimit-Remaining"
+	HeaderRateLimitReset     = "RateLimit-Reset"
+	HeaderRateLimitPolicy    = "RateLimit-Policy"
+)
+
+const ctxPipeLimited = "pipe_rate_limited"
+
+// rateLimit enforces the per-key limit on every authenticated request, and
+// the per-pipe limit on requests made with a pipe key. It runs after
+// authentication; public requests and /metrics are not limited.
+func (s *Server) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
+	if s.keyLimits == nil && s.pipeLimits == nil {
+		return next
+	}
+	return func(c echo.Context) error {
+		p := principal(c)
+		if p == nil || c.Path() == "/metrics" {
+			return next(c)
+		}
+		if s.keyLimits != nil {
+			d := s.keyLimits.take(p.KeyID)
+			if err := s.applyRate(c, s.keyLimits, d, "rate_limit_key", "API key"); err != nil {
+				return err
+			}
+		}
+		if p.Kind == engine.KeyPipe {
+			if err := s.limitPipe(c, p.PipeID); err != nil {
+				return err
+			}
+		}
+		return next(c)
+	}
+}
+
+// limitPipe spends one request of a pipe's budget; handlers that run a pipe
+// named in the body (user or org key plus "name") call it once they know
+// the pipe's id. It charges a request at most once, and is a no-op when the
+// per-pipe limit is off.
+func (s *Server) limitPipe(c echo.Context, pipeID string) error {
+	if s.pipeLimits == nil || pipeID == "" || c.Get(ctxPipeLimited) != nil {
+		return nil
+	}
+	c.Set(ctxPipeLimited, true)
+	d := s.pipeLimits.take(pipeID)
+	return s.applyRate(c, s.pipeLimits, d, "rate_limit_pipe", "pipe")
+}
+
+// applyRate writes the RateLimit-* headers (keeping the tighter of two
+// limits) and turns a refusal into a 429 with Retry-After.
+func (s *Server) applyRate(c echo.Context, l *limiter, d rateDecision, reason, what string) error {
+	h := c.Response().Header()
+	if prev := h.Get(HeaderRateLimitRemaining); d.allowed && prev != "" {
+		if n, err := strconv.Atoi(prev); err == nil && n <= d.remaining {
+			return nil
+		}
+	}
+	h.Set(HeaderRateLimit, strconv.Itoa(d.limit))
+	h.Set(HeaderRateLimitRemaining, strconv.Itoa(d.remaining))
+	h.Set(HeaderRateLimitReset, strconv.Itoa(int(math.Ceil(d.reset.Seconds()))))
+	h.Set(HeaderRateLimitPolicy, strconv.Itoa(d.limit)+";w="+strconv.Itoa(int(math.Ceil(float64(d.limit)*60/float64(l.perMinute)))))
+	if d.allowed {
+		return nil
+	}
+	s.metrics.Rejected(reason)
+	retry := ceilSeconds(d.retry)
+	return &engine.Error{Code: engine.CodeRateLimited, RetryAfter: retry,
+		Message: "rate limit exceeded: this " + what + " may make " + strconv.Itoa(l.perMinute) +
+			" requests a minute; retry in " + strconv.Itoa(retry) + " s"}
+}
