@@ -45,7 +45,8 @@ BENCH_FLAGS ?=
 bench:
 	@start=$$(date +%s); \
 	$(GO) run ./server/servertest/hearthbench -glove auto -cache $(BENCH_CACHE) -json bench.json $(BENCH_FLAGS) && \
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime 200x ./providers/ ./engine/chunk/ ./engine/parse/ && \
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 200x ./providers/ ./engine/parse/ && \
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 20x ./engine/chunk/ && \
 	echo "make bench: $$(( $$(date +%s) - start )) s wall"
 
 ## fuzz: run every fuzz target (func FuzzXxx in *_test.go) for FUZZTIME
