@@ -29,9 +29,10 @@ type ScalingRow struct {
 	ReopenGrowth string  `json:"reopen_growth,omitempty"`
 }
 
-// growth names the model of n that best explains a factor observed from
-// n = a to n = b: the one nearest in log scale among constant, log n,
-// sqrt n, n, n log n and n^2; the exponent e of n^e follows in brackets.
+// growth names the model of n that explains a factor observed from n = a
+// to n = b, among constant, log n, sqrt n, n, n log n and n^2: the model
+// within 1.5x of the factor, else "between" the two it falls between (or
+// the nearest, outside them all). The exponent e of n^e follows.
 func growth(factor float64, a, b int) string {
 	if factor <= 0 || a <= 0 || b <= a {
 		return "-"
@@ -42,13 +43,24 @@ func growth(factor float64, a, b int) string {
 		name string
 		f    float64
 	}{{"constant", 1}, {"log", l}, {"sqrt", math.Sqrt(r)}, {"linear", r}, {"n log n", r * l}, {"quadratic", r * r}}
-	best, dist := "", math.Inf(1)
-	for _, m := range models {
-		if d := math.Abs(math.Log(factor) - math.Log(m.f)); d < dist {
-			best, dist = m.name, d
+	e := math.Log(factor) / math.Log(r)
+	name := ""
+	for i, m := range models {
+		if math.Abs(math.Log(factor/m.f)) <= math.Log(1.5) {
+			name = m.name
+			break
+		}
+		if i+1 < len(models) && factor > m.f && factor < models[i+1].f {
+			name = "between " + m.name + " and " + models[i+1].name
 		}
 	}
-	return fmt.Sprintf("%s (n^%.2f)", best, math.Log(factor)/math.Log(r))
+	if name == "" {
+		name = models[0].name
+		if factor > 1 {
+			name = models[len(models)-1].name + " or worse"
+		}
+	}
+	return fmt.Sprintf("%s (n^%.2f)", name, e)
 }
 
 // scaling compares, per data set, index and dimension, the smallest and
@@ -130,7 +142,7 @@ func scaling(rs []RetrievalResult, workers int) []ScalingRow {
 }
 
 func printScaling(w io.Writer, rs []ScalingRow) {
-	fmt.Fprintln(w, "\nScaling: how each figure grows with n, and the nearest of constant, log, sqrt, linear, n log n, quadratic")
+	fmt.Fprintln(w, "\nScaling: how each figure grows with n, named after constant, log, sqrt, linear, n log n or quadratic when within 1.5x")
 	fmt.Fprintln(w, "(search p50 and memory per vector from the smallest to the largest size; build time over the widest range built")
 	fmt.Fprintln(w, "with one efConstruction; reopen time over the sizes that measured it)")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
