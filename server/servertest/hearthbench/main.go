@@ -41,6 +41,7 @@ type Report struct {
 	Scaling      []ScalingRow       `json:"scaling,omitempty"`
 	GloveSkipped string             `json:"glove_skipped,omitempty"`
 	Sections     map[string]float64 `json:"section_seconds"`
+	LoadAtEnd    string             `json:"load_average_at_end"`
 }
 
 func main() {
@@ -131,6 +132,7 @@ func main() {
 		rep.Scaling = scaling(rep.Retrieval, runtime.GOMAXPROCS(0))
 	})
 	rep.Seconds = time.Since(rep.StartedAt).Seconds()
+	rep.LoadAtEnd = loadAverage()
 	printReport(os.Stdout, rep)
 	if *jsonOut != "" {
 		b, _ := json.MarshalIndent(rep, "", "  ")
@@ -192,11 +194,18 @@ func machine() string {
 		fmt.Sscanf(strings.SplitN(string(b), "\n", 2)[0], "MemTotal: %d kB", &kb)
 		mem = fmt.Sprintf(", %.0f GiB", float64(kb)/(1<<20))
 	}
-	load := ""
-	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
-		load = ", load average at start " + strings.Join(strings.Fields(string(b))[:3], " ")
+	return fmt.Sprintf("%s, %d cores%s, %s %s/%s, load average at start %s", model, runtime.NumCPU(), mem,
+		runtime.Version(), runtime.GOOS, runtime.GOARCH, loadAverage())
+}
+
+// loadAverage is the 1, 5 and 15 minute load average of the machine: other
+// work on it makes the numbers noisy.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
 	}
-	return fmt.Sprintf("%s, %d cores%s, %s %s/%s%s", model, runtime.NumCPU(), mem, runtime.Version(), runtime.GOOS, runtime.GOARCH, load)
+	return "unknown"
 }
 
 func printReport(w io.Writer, rep *Report) {
@@ -204,7 +213,7 @@ func printReport(w io.Writer, rep *Report) {
 	if rep.Quick {
 		fmt.Fprint(w, " (-quick)")
 	}
-	fmt.Fprintf(w, "\nmachine: %s\ntotal: %.0f s", rep.Machine, rep.Seconds)
+	fmt.Fprintf(w, "\nmachine: %s\ntotal: %.0f s, load average at end %s", rep.Machine, rep.Seconds, rep.LoadAtEnd)
 	for _, s := range []string{"gateway", "ingest", "retrieval"} {
 		if t, ok := rep.Sections[s]; ok {
 			fmt.Fprintf(w, " (%s %.0f s)", s, t)
