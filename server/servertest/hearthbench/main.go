@@ -2,7 +2,7 @@
 // one run, and prints tables (and JSON for tracking). It is what `make
 // bench` runs; numbers are measurements, never pass/fail checks.
 //
-//	go run ./server/servertest/hearthbench -quick            # small sizes, two or three minutes
+//	go run ./server/servertest/hearthbench -quick            # small sizes, about a minute
 //	go run ./server/servertest/hearthbench -glove auto       # the full set (< 15 min on 2 cores)
 //	go run ./server/servertest/hearthbench -json out.json    # also write JSON
 //	go run ./server/servertest/hearthbench -sections gateway # one section
