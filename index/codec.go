@@ -105,7 +105,7 @@ func decodeGraph(r *bufio.Reader, cfg HNSWConfig) (*graph, error) {
 	}
 	u := func(i int) uint32 { return binary.LittleEndian.Uint32(hdr[len(snapMagic)+4*i:]) }
 	dim, m, efC, n := int(u(0)), int(u(1)), int(u(2)), int(u(3))
-	if m < 2 || m > 1024 || dim > 1<<16 || n > 1<<31 {
+	if m < 2 || m > 1024 || dim > 1<<16 || uint64(n) > 1<<31 {
 		return nil, fmt.Errorf("%w: bad header", errBadSnapshot)
 	}
 	cfg.M, cfg.EfConstruction = m, efC
