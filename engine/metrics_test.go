@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -158,6 +159,49 @@ func TestInstrumentTools(t *testing.T) {
 		t.Fatal("NeedsKey not forwarded")
 	}
 	want := []string{"upstream exa search UPSTREAM_ERROR", "upstream spider crawl ok"}
+	if fmt.Sprint(rec.calls) != fmt.Sprint(want) {
+		t.Fatalf("calls %q", rec.calls)
+	}
+}
+
+type stubImages struct{}
+
+func (stubImages) ImageModel(engine.ModelRef) (engine.ImageGenerator, error) { return stubImage{}, nil }
+
+type stubImage struct{}
+
+func (stubImage) GenerateImage(context.Context, *engine.ImageRequest) (*engine.ImageResult, error) {
+	return &engine.ImageResult{}, nil
+}
+
+type stubToolServers struct{}
+
+func (stubToolServers) Connect(context.Context, engine.MCPServer) (engine.ToolSession, error) {
+	return stubSession{}, nil
+}
+
+type stubSession struct{}
+
+func (stubSession) Tools(context.Context) ([]engine.RemoteTool, error) { return nil, nil }
+func (stubSession) Call(context.Context, string, json.RawMessage) (*engine.RemoteToolResult, error) {
+	return nil, engine.Errorf(engine.CodeUpstreamTimeout, "slow")
+}
+func (stubSession) Close() error { return nil }
+
+func TestInstrumentImagesAndToolServers(t *testing.T) {
+	rec := &recMetrics{}
+	ctx := context.Background()
+	g, err := engine.InstrumentImages(stubImages{}, rec).ImageModel(engine.ModelRef{Provider: "openai", Model: "gpt-image-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.GenerateImage(ctx, &engine.ImageRequest{})
+	sess, err := engine.InstrumentToolServers(stubToolServers{}, rec).Connect(ctx, engine.MCPServer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess.Call(ctx, "t", nil)
+	want := []string{"upstream openai image ok", "upstream mcp mcp_connect ok", "upstream mcp mcp_call UPSTREAM_TIMEOUT"}
 	if fmt.Sprint(rec.calls) != fmt.Sprint(want) {
 		t.Fatalf("calls %q", rec.calls)
 	}

@@ -6,6 +6,26 @@ import (
 	"time"
 )
 
+// timed runs one upstream call and reports its latency and outcome.
+func timed[T any](m Metrics, provider, kind string, call func() (T, error)) (T, error) {
+	start := time.Now()
+	r, err := call()
+	m.UpstreamCall(provider, kind, time.Since(start), err)
+	return r, err
+}
+
+// instrumentMap wraps every service of a name-keyed map.
+func instrumentMap[T any](in map[string]T, m Metrics, wrap func(name string, v T) T) map[string]T {
+	if m == nil {
+		return in
+	}
+	out := make(map[string]T, len(in))
+	for name, v := range in {
+		out[name] = wrap(name, v)
+	}
+	return out
+}
+
 // InstrumentImages wraps image models so every generation reports its
 // latency and outcome as Metrics.UpstreamCall(provider, "image", ...).
 func InstrumentImages(models ImageModels, m Metrics) ImageModels {
@@ -35,23 +55,15 @@ type instrumentedImage struct {
 }
 
 func (ig instrumentedImage) GenerateImage(ctx context.Context, req *ImageRequest) (*ImageResult, error) {
-	start := time.Now()
-	r, err := ig.next.GenerateImage(ctx, req)
-	ig.m.UpstreamCall(ig.provider, "image", time.Since(start), err)
-	return r, err
+	return timed(ig.m, ig.provider, "image", func() (*ImageResult, error) { return ig.next.GenerateImage(ctx, req) })
 }
 
 // InstrumentSearchers wraps web search services (by service name) so each
 // search reports as Metrics.UpstreamCall(service, "search", ...).
 func InstrumentSearchers(s map[string]WebSearcher, m Metrics) map[string]WebSearcher {
-	if m == nil {
-		return s
-	}
-	out := make(map[string]WebSearcher, len(s))
-	for name, ws := range s {
-		out[name] = instrumentedSearcher{next: ws, name: name, m: m}
-	}
-	return out
+	return instrumentMap(s, m, func(name string, ws WebSearcher) WebSearcher {
+		return instrumentedSearcher{next: ws, name: name, m: m}
+	})
 }
 
 type instrumentedSearcher struct {
@@ -61,24 +73,16 @@ type instrumentedSearcher struct {
 }
 
 func (is instrumentedSearcher) Search(ctx context.Context, q *SearchQuery) ([]ToolResult, error) {
-	start := time.Now()
-	r, err := is.next.Search(ctx, q)
-	is.m.UpstreamCall(is.name, "search", time.Since(start), err)
-	return r, err
+	return timed(is.m, is.name, "search", func() ([]ToolResult, error) { return is.next.Search(ctx, q) })
 }
 
 // InstrumentCrawlers wraps crawl services (by service name, the built-in
 // crawler included) so each crawl reports as Metrics.UpstreamCall(service,
 // "crawl", ...).
 func InstrumentCrawlers(c map[string]Crawler, m Metrics) map[string]Crawler {
-	if m == nil {
-		return c
-	}
-	out := make(map[string]Crawler, len(c))
-	for name, cr := range c {
-		out[name] = instrumentedCrawler{next: cr, name: name, m: m}
-	}
-	return out
+	return instrumentMap(c, m, func(name string, cr Crawler) Crawler {
+		return instrumentedCrawler{next: cr, name: name, m: m}
+	})
 }
 
 type instrumentedCrawler struct {
@@ -88,10 +92,7 @@ type instrumentedCrawler struct {
 }
 
 func (ic instrumentedCrawler) Crawl(ctx context.Context, job *CrawlJob) ([]ToolResult, error) {
-	start := time.Now()
-	r, err := ic.next.Crawl(ctx, job)
-	ic.m.UpstreamCall(ic.name, "crawl", time.Since(start), err)
-	return r, err
+	return timed(ic.m, ic.name, "crawl", func() ([]ToolResult, error) { return ic.next.Crawl(ctx, job) })
 }
 
 func (ic instrumentedCrawler) NeedsKey() bool { return ic.next.NeedsKey() }
@@ -112,9 +113,7 @@ type instrumentedToolServers struct {
 }
 
 func (it instrumentedToolServers) Connect(ctx context.Context, server MCPServer) (ToolSession, error) {
-	start := time.Now()
-	s, err := it.next.Connect(ctx, server)
-	it.m.UpstreamCall("mcp", "mcp_connect", time.Since(start), err)
+	s, err := timed(it.m, "mcp", "mcp_connect", func() (ToolSession, error) { return it.next.Connect(ctx, server) })
 	if err != nil {
 		return nil, err
 	}
@@ -127,8 +126,5 @@ type instrumentedSession struct {
 }
 
 func (is instrumentedSession) Call(ctx context.Context, name string, args json.RawMessage) (*RemoteToolResult, error) {
-	start := time.Now()
-	r, err := is.ToolSession.Call(ctx, name, args)
-	is.m.UpstreamCall("mcp", "mcp_call", time.Since(start), err)
-	return r, err
+	return timed(is.m, "mcp", "mcp_call", func() (*RemoteToolResult, error) { return is.ToolSession.Call(ctx, name, args) })
 }
