@@ -328,6 +328,9 @@ func inputToolCalls(field string, raw json.RawMessage) ([]ToolCall, error) {
 		if c.Function.Name == "" {
 			return nil, FieldError(f+".function.name", "is required")
 		}
+		if len(c.ExtraContent) > 0 && jsonKind(c.ExtraContent) != "object" {
+			return nil, FieldError(f+".extra_content", "must be a JSON object (echo it as the response gave it), got %s", jsonKind(c.ExtraContent))
+		}
 	}
 	return calls, nil
 }

@@ -155,6 +155,9 @@ func (s *AgentStream) take(c *ChatChunk) {
 				acc.Function.Name += tc.Function.Name
 			}
 			acc.Function.Arguments += tc.Function.Arguments
+			if len(tc.ExtraContent) > 0 {
+				acc.ExtraContent = tc.ExtraContent
+			}
 		}
 		if ch.FinishReason != nil && *ch.FinishReason != "" {
 			s.finish = *ch.FinishReason
@@ -216,7 +219,7 @@ func (s *AgentStream) finishStream(callerCalls []ToolCall) {
 	for i, c := range callerCalls {
 		i := i
 		s.queue = append(s.queue, s.chunk(Delta{ToolCalls: []ToolCall{{Index: &i, ID: c.ID, Type: c.Type,
-			Function: FunctionCall{Name: c.Function.Name, Arguments: c.Function.Arguments}}}}, nil))
+			Function: FunctionCall{Name: c.Function.Name, Arguments: c.Function.Arguments}, ExtraContent: c.ExtraContent}}}, nil))
 	}
 	finish := s.finish
 	switch {

@@ -111,6 +111,13 @@ type ToolCall struct {
 	ID       string       `json:"id,omitempty"`
 	Type     string       `json:"type,omitempty"`
 	Function FunctionCall `json:"function"`
+	// ExtraContent is opaque provider data that must come back unchanged
+	// with the call on the next turn, keyed by provider, for example
+	// {"google":{"thought_signature":"..."}}. The shape is the one of
+	// Gemini's OpenAI-compatible API
+	// (https://ai.google.dev/gemini-api/docs/openai#thinking). Threads
+	// store it; a client that replays history itself echoes it back.
+	ExtraContent json.RawMessage `json:"extra_content,omitempty"`
 }
 
 // FunctionCall names the function and carries its JSON-text arguments.

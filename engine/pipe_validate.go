@@ -288,6 +288,9 @@ func ValidateToolCalls(field string, calls []ToolCall) error {
 		if c.Function.Name == "" {
 			return FieldError(fi+".function.name", "is required")
 		}
+		if len(c.ExtraContent) > 0 && jsonKind(c.ExtraContent) != "object" {
+			return FieldError(fi+".extra_content", "must be a JSON object (echo it as the response gave it), got %s", jsonKind(c.ExtraContent))
+		}
 	}
 	return nil
 }

@@ -213,6 +213,9 @@ func (a *accumulator) add(ch *ChunkChoice) {
 			tc.Function.Name += d.Function.Name
 		}
 		tc.Function.Arguments += d.Function.Arguments
+		if len(d.ExtraContent) > 0 {
+			tc.ExtraContent = d.ExtraContent
+		}
 	}
 }
 
