@@ -24,13 +24,13 @@ const maxErrorBody = 64 << 10
 // upstreamError turns a non-2xx upstream answer into an engine error. The
 // body is read (bounded) and closed.
 func upstreamError(provider string, resp *http.Response) error {
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	resp.Body.Close()
-	msg := errorMessage(body)
-	if msg == "" {
-		msg = http.StatusText(resp.StatusCode)
+	body := readErrorBody(resp)
+	hint := parseRetryHint(body)
+	wait := retryAfter(resp.Header, time.Now())
+	if wait == 0 {
+		wait = hint.wait
 	}
-	return statusError(provider, resp.StatusCode, msg, retryAfter(resp.Header, time.Now()))
+	return responseError(provider, resp.StatusCode, body, wait, hint)
 }
 
 // statusError maps an upstream HTTP status to an engine error code. A

@@ -3,7 +3,6 @@ package providers
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/url"
 	"path"
@@ -17,14 +16,15 @@ import (
 // streamGenerateContent with alt=sse, batchEmbedContents).
 //
 // Mapping: system/developer messages become systemInstruction; assistant
-// messages are role "model"; tool calls become functionCall parts and tool
+// messages are role "model"; tool calls become functionCall parts (with
+// their thoughtSignature, kept in the call's extra_content) and tool
 // messages functionResponse parts (the function name is looked up from the
-// earlier tool call). Tool and response schemas are reduced to the OpenAPI
-// subset Gemini accepts. tool_choice required -> mode ANY, a forced function
-// -> ANY with allowedFunctionNames. json_object/json_schema set
-// responseMimeType application/json (+ responseSchema). Penalties and
-// parallel_tool_calls are dropped; reasoning_effort becomes a thinking
-// budget on gemini-2.5 models and a thinking level on gemini-3 models.
+// earlier tool call). Tool and response schemas are sent as full JSON
+// Schema (parametersJsonSchema, responseJsonSchema). tool_choice required
+// -> mode ANY, a forced function -> ANY with allowedFunctionNames.
+// json_object/json_schema set responseMimeType application/json.
+// Penalties and parallel_tool_calls are dropped; reasoning_effort and
+// temperature follow the model's rule in gemRules.
 type Google struct {
 	baseURL string
 	c       caller
@@ -50,6 +50,7 @@ type gemContent struct {
 
 type gemPart struct {
 	Text             string           `json:"text,omitempty"`
+	ThoughtSignature string           `json:"thoughtSignature,omitempty"`
 	Thought          bool             `json:"thought,omitempty"`
 	InlineData       *gemBlob         `json:"inlineData,omitempty"`
 	FileData         *gemFile         `json:"fileData,omitempty"`
@@ -84,9 +85,9 @@ type gemTool struct {
 }
 
 type gemFunctionDecl struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	Parameters  json.RawMessage `json:"parameters,omitempty"`
+	Name                 string          `json:"name"`
+	Description          string          `json:"description,omitempty"`
+	ParametersJSONSchema json.RawMessage `json:"parametersJsonSchema,omitempty"`
 }
 
 type gemToolConfig struct {
@@ -104,7 +105,7 @@ type gemGenConfig struct {
 	MaxOutputTokens  *int               `json:"maxOutputTokens,omitempty"`
 	StopSequences    []string           `json:"stopSequences,omitempty"`
 	ResponseMimeType string             `json:"responseMimeType,omitempty"`
-	ResponseSchema   json.RawMessage    `json:"responseSchema,omitempty"`
+	ResponseSchema   json.RawMessage    `json:"responseJsonSchema,omitempty"`
 	ThinkingConfig   *gemThinkingConfig `json:"thinkingConfig,omitempty"`
 }
 
@@ -113,9 +114,8 @@ type gemThinkingConfig struct {
 	ThinkingLevel  string `json:"thinkingLevel,omitempty"`
 }
 
-var gemThinkingBudgets = map[string]int{"minimal": 512, "low": 1024, "medium": 8192, "high": 24576}
-
 func buildGeminiRequest(req *engine.ChatRequest) *gemRequest {
+	rule := gemRuleFor(req.Model)
 	r := &gemRequest{}
 	names := map[string]string{} // tool_call_id -> function name
 	var system []gemPart
@@ -130,9 +130,10 @@ func buildGeminiRequest(req *engine.ChatRequest) *gemRequest {
 			if s := m.Content.String(); s != "" {
 				parts = append(parts, gemPart{Text: s})
 			}
-			for _, tc := range m.ToolCalls {
+			for i, tc := range m.ToolCalls {
 				names[tc.ID] = tc.Function.Name
-				parts = append(parts, gemPart{FunctionCall: &gemFunctionCall{Name: tc.Function.Name, Args: jsonObjectOr(tc.Function.Arguments)}})
+				parts = append(parts, gemPart{FunctionCall: &gemFunctionCall{Name: tc.Function.Name, Args: jsonObjectOr(tc.Function.Arguments)},
+					ThoughtSignature: gemSignature(tc, i == 0 && rule.signatures)})
 			}
 			r.Contents = appendGemContent(r.Contents, "model", parts)
 		case "tool":
@@ -155,11 +156,8 @@ func buildGeminiRequest(req *engine.ChatRequest) *gemRequest {
 	if len(req.Tools) > 0 {
 		decls := make([]gemFunctionDecl, 0, len(req.Tools))
 		for _, t := range req.Tools {
-			d := gemFunctionDecl{Name: t.Function.Name, Description: t.Function.Description}
-			if len(t.Function.Parameters) > 0 && string(t.Function.Parameters) != "null" {
-				d.Parameters = geminiSchema(t.Function.Parameters)
-			}
-			decls = append(decls, d)
+			decls = append(decls, gemFunctionDecl{Name: t.Function.Name, Description: t.Function.Description,
+				ParametersJSONSchema: gemParameters(t.Function.Parameters)})
 		}
 		r.Tools = []gemTool{{FunctionDeclarations: decls}}
 		if tc := req.ToolChoice; tc != nil {
@@ -176,26 +174,16 @@ func buildGeminiRequest(req *engine.ChatRequest) *gemRequest {
 		}
 	}
 	g := gemGenConfig{Temperature: req.Temperature, TopP: req.TopP, MaxOutputTokens: req.MaxTokens, StopSequences: req.Stop}
+	if rule.defaultTemperature {
+		g.Temperature = nil
+	}
 	if rf := req.ResponseFormat; rf != nil && (rf.Type == "json_object" || rf.Type == "json_schema") {
 		g.ResponseMimeType = "application/json"
-		if rf.Type == "json_schema" && rf.JSONSchema != nil && len(rf.JSONSchema.Schema) > 0 {
-			g.ResponseSchema = geminiSchema(rf.JSONSchema.Schema)
+		if rf.Type == "json_schema" && rf.JSONSchema != nil && len(rf.JSONSchema.Schema) > 0 && string(rf.JSONSchema.Schema) != "null" {
+			g.ResponseSchema = rf.JSONSchema.Schema
 		}
 	}
-	if e := req.ReasoningEffort; e != "" {
-		switch {
-		case strings.HasPrefix(req.Model, "gemini-2.5"):
-			if b, ok := gemThinkingBudgets[e]; ok {
-				g.ThinkingConfig = &gemThinkingConfig{ThinkingBudget: &b}
-			}
-		case strings.HasPrefix(req.Model, "gemini-3"):
-			lvl := "high"
-			if e == "low" || e == "minimal" {
-				lvl = "low"
-			}
-			g.ThinkingConfig = &gemThinkingConfig{ThinkingLevel: lvl}
-		}
-	}
+	g.ThinkingConfig = rule.thinking(req.ReasoningEffort)
 	if g.Temperature != nil || g.TopP != nil || g.MaxOutputTokens != nil || g.StopSequences != nil || g.ResponseMimeType != "" || g.ThinkingConfig != nil {
 		r.GenerationConfig = &g
 	}
@@ -251,68 +239,6 @@ func imageMime(u string) string {
 	return "image/jpeg"
 }
 
-// geminiUnsupported are JSON Schema keywords Gemini's OpenAPI-subset
-// Schema rejects; they are removed recursively.
-var geminiUnsupported = map[string]bool{"additionalProperties": true, "$schema": true, "$id": true, "$defs": true,
-	"definitions": true, "strict": true, "$ref": true, "$comment": true, "examples": true, "const": true, "default": true}
-
-// geminiSchema reduces a JSON Schema to what Gemini accepts. A type list
-// such as ["string","null"] becomes type "string" with nullable true.
-func geminiSchema(raw json.RawMessage) json.RawMessage {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return raw
-	}
-	b, err := json.Marshal(cleanSchema(v))
-	if err != nil {
-		return raw
-	}
-	return b
-}
-
-func cleanSchema(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, val := range t {
-			if geminiUnsupported[k] {
-				continue
-			}
-			if k == "type" {
-				if list, ok := val.([]any); ok {
-					for _, x := range list {
-						if s, _ := x.(string); s == "null" {
-							out["nullable"] = true
-						} else if s != "" {
-							out["type"] = s
-						}
-					}
-					continue
-				}
-			}
-			if k == "properties" {
-				props := map[string]any{}
-				if m, ok := val.(map[string]any); ok {
-					for name, p := range m {
-						props[name] = cleanSchema(p)
-					}
-				}
-				out[k] = props
-				continue
-			}
-			out[k] = cleanSchema(val)
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i := range t {
-			out[i] = cleanSchema(t[i])
-		}
-		return out
-	}
-	return v
-}
-
 func (g *Google) headers(apiKey string) func(http.Header) {
 	return func(h http.Header) {
 		if apiKey != "" {
@@ -327,8 +253,9 @@ func (g *Google) modelURL(model, method string) string {
 
 type gemResponse struct {
 	Candidates []struct {
-		Content      gemContent `json:"content"`
-		FinishReason string     `json:"finishReason"`
+		Content       gemContent `json:"content"`
+		FinishReason  string     `json:"finishReason"`
+		FinishMessage string     `json:"finishMessage"`
 	} `json:"candidates"`
 	PromptFeedback *struct {
 		BlockReason string `json:"blockReason"`
@@ -379,11 +306,14 @@ func gemFinish(reason string, toolCalls bool) string {
 	return "stop"
 }
 
-func gemCallID(fc *gemFunctionCall, i int) string {
+// gemCallID is the call's own id, or a random one: Gemini often sends
+// none, and an id like call_0 repeated every turn makes a thread that
+// later moves to Anthropic fail ("tool_use ids must be unique").
+func gemCallID(fc *gemFunctionCall) string {
 	if fc.ID != "" {
 		return fc.ID
 	}
-	return fmt.Sprintf("call_%d", i)
+	return "call_" + engine.RandomString(24)
 }
 
 func gemArgs(fc *gemFunctionCall) string {
@@ -418,11 +348,13 @@ func (g *Google) Chat(ctx context.Context, req *engine.ChatRequest) (*engine.Cha
 		for _, p := range cand.Content.Parts {
 			switch {
 			case p.FunctionCall != nil:
-				calls = append(calls, engine.ToolCall{ID: gemCallID(p.FunctionCall, len(calls)), Type: "function",
-					Function: engine.FunctionCall{Name: p.FunctionCall.Name, Arguments: gemArgs(p.FunctionCall)}})
+				calls = append(calls, gemToolCall(p))
 			case !p.Thought:
 				text.WriteString(p.Text)
 			}
+		}
+		if err := gemFinishError(cand.FinishReason, cand.FinishMessage); err != nil {
+			return nil, err
 		}
 		finish = gemFinish(cand.FinishReason, len(calls) > 0)
 	}

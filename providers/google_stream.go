@@ -71,13 +71,19 @@ func (t *gemStreamState) translate(_, data []byte) error {
 	for _, p := range cand.Content.Parts {
 		switch {
 		case p.FunctionCall != nil:
-			t.s.emit(t.b.toolStart(t.tools, gemCallID(p.FunctionCall, t.tools), p.FunctionCall.Name, gemArgs(p.FunctionCall)))
+			tc := gemToolCall(p)
+			c := t.b.toolStart(t.tools, tc.ID, tc.Function.Name, tc.Function.Arguments)
+			c.Choices[0].Delta.ToolCalls[0].ExtraContent = tc.ExtraContent
+			t.s.emit(c)
 			t.tools++
 		case !p.Thought && p.Text != "":
 			t.s.emit(t.b.text(p.Text))
 		}
 	}
 	if cand.FinishReason != "" {
+		if err := gemFinishError(cand.FinishReason, cand.FinishMessage); err != nil {
+			return err
+		}
 		t.end(gemFinish(cand.FinishReason, t.tools > 0))
 	}
 	return nil

@@ -117,6 +117,9 @@ func collect(t *testing.T, s engine.ChatStream) (assembled, error) {
 					order = append(order, *tc.Index)
 				}
 				cur.Function.Arguments += tc.Function.Arguments
+				if len(tc.ExtraContent) > 0 {
+					cur.ExtraContent = tc.ExtraContent
+				}
 			}
 			if ch.FinishReason != nil {
 				a.finish = *ch.FinishReason

@@ -83,13 +83,16 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 		case resp.StatusCode >= 200 && resp.StatusCode < 300:
 			return &upstreamCall{resp: resp, ctx: ctx, cancel: cancel, timer: timer, timeout: c.timeout}, nil
 		case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
-			wait = retryAfter(resp.Header, time.Now())
-			if attempt+1 >= c.retry.MaxAttempts || wait > c.retry.MaxRetryAfter {
+			body := readErrorBody(resp)
+			hint := parseRetryHint(body)
+			if wait = retryAfter(resp.Header, time.Now()); wait == 0 {
+				wait = hint.wait
+			}
+			if hint.quota != "" || attempt+1 >= c.retry.MaxAttempts || wait > c.retry.MaxRetryAfter {
 				timer.Stop()
 				cancel(nil)
-				return nil, upstreamError(c.provider, resp)
+				return nil, responseError(c.provider, resp.StatusCode, body, wait, hint)
 			}
-			drain(resp.Body)
 		default:
 			timer.Stop()
 			cancel(nil)
@@ -139,10 +142,4 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// drain reads a little of a body so the connection can be reused, then closes it.
-func drain(r io.ReadCloser) {
-	io.Copy(io.Discard, io.LimitReader(r, 4<<10))
-	r.Close()
 }

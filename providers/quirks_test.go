@@ -141,9 +141,9 @@ func TestGeminiMapping(t *testing.T) {
 	if body["systemInstruction"] == nil || body["toolConfig"].(map[string]any)["functionCallingConfig"].(map[string]any)["mode"] != "ANY" {
 		t.Errorf("systemInstruction/toolConfig: %v", body)
 	}
-	params := body["tools"].([]any)[0].(map[string]any)["functionDeclarations"].([]any)[0].(map[string]any)["parameters"].(map[string]any)
-	if _, ok := params["additionalProperties"]; ok {
-		t.Errorf("additionalProperties not stripped: %v", params)
+	decl := body["tools"].([]any)[0].(map[string]any)["functionDeclarations"].([]any)[0].(map[string]any)
+	if params, ok := decl["parametersJsonSchema"].(map[string]any); !ok || params["additionalProperties"] != false || decl["parameters"] != nil {
+		t.Errorf("tool schema should go as full JSON Schema in parametersJsonSchema: %v", decl)
 	}
 	contents := body["contents"].([]any)
 	fr := contents[len(contents)-1].(map[string]any)["parts"].([]any)[0].(map[string]any)["functionResponse"].(map[string]any)

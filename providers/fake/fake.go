@@ -63,6 +63,15 @@ type Reply struct {
 	Flagged bool
 	// Finish overrides the provider's finish/stop reason.
 	Finish string
+	// RetryDelay, on a Gemini error, is sent in the body as RetryInfo
+	// ("30s"), the way Gemini tells how long to wait.
+	RetryDelay string
+	// QuotaID, on a Gemini error, is sent as a QuotaFailure violation
+	// (e.g. "GenerateRequestsPerDayPerProjectPerModel-FreeTier").
+	QuotaID string
+	// Reasoning is the reasoning text of a thinking model's answer
+	// (DeepSeek reasoning_content; Anthropic thinking blocks).
+	Reasoning string
 }
 
 // Defaults of a zero Reply.
@@ -99,6 +108,28 @@ type Server struct {
 	record    bool
 	n         atomic.Int64
 	cancelled chan struct{}
+	// issued holds the opaque tokens (thought signatures, thinking
+	// signatures, reasoning texts) this server handed out, so a request
+	// echoing one back can be checked.
+	issued map[string]bool
+}
+
+// issue records and returns a token the client must echo later.
+func (s *Server) issue(token string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.issued == nil {
+		s.issued = map[string]bool{}
+	}
+	s.issued[token] = true
+	return token
+}
+
+// wasIssued reports whether token came from this server.
+func (s *Server) wasIssued(token string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.issued[token]
 }
 
 func newServer(kind, version string, handle func(*Server, http.ResponseWriter, *http.Request, []byte, Reply)) *Server {

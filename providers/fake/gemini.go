@@ -9,7 +9,10 @@ import (
 // NewGemini starts a fake Gemini API: models/{m}:generateContent,
 // :streamGenerateContent?alt=sse (events separated by \r\n\r\n, no end
 // marker, finishReason and usageMetadata on the last event) and
-// :batchEmbedContents. BaseURL ends in /v1beta.
+// :batchEmbedContents. BaseURL ends in /v1beta. Chat requests are checked
+// as the real API checks them for the model named (gemini_check.go);
+// Gemini 3 models sign their function calls and require the signature
+// back on the next step.
 func NewGemini() *Server { return newServer("gemini", "/v1beta", handleGemini) }
 
 type gemReq struct {
@@ -29,7 +32,19 @@ func handleGemini(s *Server, w http.ResponseWriter, r *http.Request, body []byte
 	if rep.Status >= 400 {
 		status := map[int]string{400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",
 			404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE"}[rep.Status]
-		writeError(w, rep, map[string]any{"error": map[string]any{"code": rep.Status, "message": errorMessage(rep), "status": status}})
+		e := map[string]any{"code": rep.Status, "message": errorMessage(rep), "status": status}
+		var details []any
+		if rep.QuotaID != "" {
+			details = append(details, map[string]any{"@type": "type.googleapis.com/google.rpc.QuotaFailure",
+				"violations": []any{map[string]any{"quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests", "quotaId": rep.QuotaID}}})
+		}
+		if rep.RetryDelay != "" {
+			details = append(details, map[string]any{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": rep.RetryDelay})
+		}
+		if details != nil {
+			e["details"] = details
+		}
+		writeError(w, rep, map[string]any{"error": e})
 		return
 	}
 	var req gemReq
@@ -40,6 +55,12 @@ func handleGemini(s *Server, w http.ResponseWriter, r *http.Request, body []byte
 	path := r.URL.Path
 	model := path[strings.LastIndex(path, "/")+1:]
 	model, method, _ := strings.Cut(model, ":")
+	if method == "generateContent" || method == "streamGenerateContent" {
+		if msg := s.checkGemini(model, body); msg != "" {
+			writeJSON(w, 400, map[string]any{"error": map[string]any{"code": 400, "message": msg, "status": "INVALID_ARGUMENT"}})
+			return
+		}
+	}
 	wantJSON := req.GenerationConfig != nil && req.GenerationConfig.ResponseMimeType == "application/json"
 	u := rep.usage()
 	usage := map[string]int{"promptTokenCount": u.PromptTokens, "candidatesTokenCount": u.CompletionTokens, "totalTokenCount": u.PromptTokens + u.CompletionTokens}
@@ -49,8 +70,12 @@ func handleGemini(s *Server, w http.ResponseWriter, r *http.Request, body []byte
 	}
 	calls := func() []any {
 		var parts []any
-		for _, c := range rep.ToolCalls {
-			parts = append(parts, map[string]any{"functionCall": map[string]any{"name": c.Name, "args": json.RawMessage(c.args())}})
+		for i, c := range rep.ToolCalls {
+			part := map[string]any{"functionCall": map[string]any{"name": c.Name, "args": json.RawMessage(c.args())}}
+			if i == 0 && gemini3(model) {
+				part["thoughtSignature"] = s.gemSignature(c.Name)
+			}
+			parts = append(parts, part)
 		}
 		return parts
 	}
