@@ -15,10 +15,13 @@ import (
 // Mapping: system/developer messages become the top-level system prompt;
 // tool calls become tool_use blocks and tool messages tool_result blocks;
 // tool_choice required -> {type:any}; parallel_tool_calls=false ->
-// disable_parallel_tool_use. json_schema is produced with a forced tool
-// whose input is the answer (sent back as text content); json_object adds a
-// system instruction. Penalties and reasoning_effort are dropped; top_p is
-// dropped when temperature is set (newer models reject both).
+// disable_parallel_tool_use. json_schema is output_config.format on models
+// that have it, else a forced tool whose input is the answer (sent back as
+// text content); json_object adds a system instruction. Penalties are
+// dropped; sampling parameters, reasoning_effort (thinking and
+// output_config.effort) follow the model's rule in antRules. Thinking
+// blocks that precede tool calls travel in the first call's extra_content
+// and are sent back on the next turn, as tool use with thinking requires.
 type Anthropic struct {
 	baseURL string
 	c       caller
@@ -44,7 +47,24 @@ type antRequest struct {
 	TopP          *float64       `json:"top_p,omitempty"`
 	StopSequences []string       `json:"stop_sequences,omitempty"`
 	Stream        bool           `json:"stream,omitempty"`
+	Thinking      *antThinking   `json:"thinking,omitempty"`
+	OutputConfig  *antOutput     `json:"output_config,omitempty"`
 	jsonTool      string         // name of the forced json_schema tool, if any
+}
+
+type antThinking struct {
+	Type         string `json:"type"`
+	BudgetTokens int    `json:"budget_tokens,omitempty"`
+}
+
+type antOutput struct {
+	Effort string     `json:"effort,omitempty"`
+	Format *antFormat `json:"format,omitempty"`
+}
+
+type antFormat struct {
+	Type   string          `json:"type"`
+	Schema json.RawMessage `json:"schema"`
 }
 
 type antMessage struct {
@@ -60,7 +80,21 @@ type antBlock struct {
 	Name      string          `json:"name,omitempty"`
 	Input     json.RawMessage `json:"input,omitempty"`
 	ToolUseID string          `json:"tool_use_id,omitempty"`
-	Content   string          `json:"content,omitempty"`
+	// Content is a tool result's content: a string Hearth sends, or the
+	// array of blocks of a server tool result (web search) it receives.
+	Content json.RawMessage `json:"content,omitempty"`
+	// raw, when set, is sent instead of the fields: thinking blocks go
+	// back byte for byte as the API gave them.
+	raw json.RawMessage
+}
+
+// MarshalJSON writes raw when set, else the fields.
+func (b antBlock) MarshalJSON() ([]byte, error) {
+	if b.raw != nil {
+		return b.raw, nil
+	}
+	type plain antBlock
+	return json.Marshal(plain(b))
 }
 
 type antSource struct {
@@ -92,9 +126,6 @@ func buildAnthropicRequest(req *engine.ChatRequest, stream bool) *antRequest {
 	if req.MaxTokens != nil {
 		r.MaxTokens = *req.MaxTokens
 	}
-	if r.Temperature != nil {
-		r.TopP = nil
-	}
 	var system []string
 	for _, m := range req.Messages {
 		switch m.Role {
@@ -103,7 +134,7 @@ func buildAnthropicRequest(req *engine.ChatRequest, stream bool) *antRequest {
 				system = append(system, s)
 			}
 		case "assistant":
-			var blocks []antBlock
+			blocks := antEchoedThinking(m.ToolCalls)
 			if s := m.Content.String(); s != "" {
 				blocks = append(blocks, antBlock{Type: "text", Text: s})
 			}
@@ -112,7 +143,8 @@ func buildAnthropicRequest(req *engine.ChatRequest, stream bool) *antRequest {
 			}
 			r.Messages = appendAntMessage(r.Messages, "assistant", blocks)
 		case "tool":
-			r.Messages = appendAntMessage(r.Messages, "user", []antBlock{{Type: "tool_result", ToolUseID: m.ToolCallID, Content: m.Content.String()}})
+			text, _ := json.Marshal(m.Content.String())
+			r.Messages = appendAntMessage(r.Messages, "user", []antBlock{{Type: "tool_result", ToolUseID: m.ToolCallID, Content: text}})
 		default:
 			r.Messages = appendAntMessage(r.Messages, "user", antUserBlocks(m.Content))
 		}
@@ -140,8 +172,11 @@ func buildAnthropicRequest(req *engine.ChatRequest, stream bool) *antRequest {
 			r.ToolChoice.DisableParallelToolUse = true
 		}
 	}
+	rule := antRuleFor(req.Model)
 	if rf := req.ResponseFormat; rf != nil {
 		switch {
+		case rf.Type == "json_schema" && rf.JSONSchema != nil && rule.format && len(rf.JSONSchema.Schema) > 0 && string(rf.JSONSchema.Schema) != "null":
+			r.OutputConfig = &antOutput{Format: &antFormat{Type: "json_schema", Schema: rf.JSONSchema.Schema}}
 		case rf.Type == "json_schema" && rf.JSONSchema != nil && len(req.Tools) == 0:
 			name := rf.JSONSchema.Name
 			if name == "" {
@@ -159,7 +194,44 @@ func buildAnthropicRequest(req *engine.ChatRequest, stream bool) *antRequest {
 		}
 	}
 	r.System = strings.Join(system, "\n\n")
+	applyAntRule(r, rule, req.ReasoningEffort)
 	return r
+}
+
+// applyAntRule sets thinking and effort from reasoning_effort and drops
+// the sampling parameters the model or thinking does not take. With
+// thinking on, the API accepts only temperature 1 and top_p 0.95-1, and
+// only tool_choice auto or none
+// (https://platform.claude.com/docs/en/build-with-claude/extended-thinking),
+// so a forced tool (or the forced json_schema tool) keeps thinking off.
+func applyAntRule(r *antRequest, rule antRule, effort string) {
+	forced := r.ToolChoice != nil && (r.ToolChoice.Type == "any" || r.ToolChoice.Type == "tool")
+	if effort != "" && effort != "none" {
+		if rule.effort {
+			if r.OutputConfig == nil {
+				r.OutputConfig = &antOutput{}
+			}
+			r.OutputConfig.Effort = effort
+		}
+		switch {
+		case forced:
+		case rule.thinking == "adaptive":
+			r.Thinking = &antThinking{Type: "adaptive"}
+		case rule.thinking == "budget":
+			if b, ok := antBudgets[effort]; ok {
+				r.Thinking = &antThinking{Type: "enabled", BudgetTokens: b}
+				if r.MaxTokens <= b {
+					r.MaxTokens += b
+				}
+			}
+		}
+	}
+	switch {
+	case !rule.sampling || r.Thinking != nil:
+		r.Temperature, r.TopP = nil, nil
+	case rule.oneSampler && r.Temperature != nil:
+		r.TopP = nil
+	}
 }
 
 // appendAntMessage merges consecutive same-role messages: the Messages API
@@ -224,11 +296,11 @@ func (u antUsage) canonical() engine.Usage {
 }
 
 type antResponse struct {
-	ID         string     `json:"id"`
-	Model      string     `json:"model"`
-	Content    []antBlock `json:"content"`
-	StopReason string     `json:"stop_reason"`
-	Usage      antUsage   `json:"usage"`
+	ID         string            `json:"id"`
+	Model      string            `json:"model"`
+	Content    []json.RawMessage `json:"content"`
+	StopReason string            `json:"stop_reason"`
+	Usage      antUsage          `json:"usage"`
 }
 
 // antFinish maps a stop_reason to an OpenAI finish_reason.
@@ -263,8 +335,15 @@ func (a *Anthropic) Chat(ctx context.Context, req *engine.ChatRequest) (*engine.
 	var text strings.Builder
 	var calls []engine.ToolCall
 	finish := antFinish(resp.StopReason)
-	for _, b := range resp.Content {
+	var thinking []json.RawMessage
+	for _, raw := range resp.Content {
+		var b antBlock
+		if json.Unmarshal(raw, &b) != nil {
+			continue
+		}
 		switch b.Type {
+		case "thinking", "redacted_thinking":
+			thinking = append(thinking, raw)
 		case "text":
 			text.WriteString(b.Text)
 		case "tool_use":
@@ -275,6 +354,9 @@ func (a *Anthropic) Chat(ctx context.Context, req *engine.ChatRequest) (*engine.
 			}
 			calls = append(calls, engine.ToolCall{ID: b.ID, Type: "function", Function: engine.FunctionCall{Name: b.Name, Arguments: string(b.Input)}})
 		}
+	}
+	if len(calls) > 0 && len(thinking) > 0 {
+		calls[0].ExtraContent = extraWith(calls[0].ExtraContent, "anthropic", antExtra{Thinking: thinking})
 	}
 	msg := engine.ResponseMessage{Role: "assistant", ToolCalls: calls, Annotations: []any{}}
 	if text.Len() > 0 || len(calls) == 0 {

@@ -38,6 +38,19 @@ type antStreamState struct {
 	tools  int
 	usage  antUsage
 	finish string
+	// thinking collects the turn's thinking blocks (index -> block being
+	// streamed; done holds the finished ones, raw) for the extra_content
+	// of the first tool call.
+	thinking map[int]*antThinkingBlock
+	done     []json.RawMessage
+}
+
+// antThinkingBlock is a thinking or redacted_thinking block rebuilt from
+// its stream events.
+type antThinkingBlock struct {
+	Type      string `json:"type"`
+	Thinking  string `json:"thinking"`
+	Signature string `json:"signature"`
 }
 
 type antEvent struct {
@@ -48,12 +61,14 @@ type antEvent struct {
 		Model string   `json:"model"`
 		Usage antUsage `json:"usage"`
 	} `json:"message"`
-	ContentBlock *antBlock `json:"content_block"`
+	ContentBlock json.RawMessage `json:"content_block"`
 	Delta        *struct {
 		Type        string `json:"type"`
 		Text        string `json:"text"`
 		PartialJSON string `json:"partial_json"`
 		StopReason  string `json:"stop_reason"`
+		Thinking    string `json:"thinking"`
+		Signature   string `json:"signature"`
 	} `json:"delta"`
 	Usage *antUsage `json:"usage"`
 	Error *struct {
@@ -75,7 +90,24 @@ func (t *antStreamState) translate(_, data []byte) error {
 		}
 		t.s.emit(t.b.role())
 	case "content_block_start":
-		if cb := ev.ContentBlock; cb != nil && cb.Type == "tool_use" {
+		var cb *antBlock
+		if len(ev.ContentBlock) > 0 {
+			cb = new(antBlock)
+			if err := json.Unmarshal(ev.ContentBlock, cb); err != nil {
+				return badStreamData("anthropic", err)
+			}
+		}
+		switch {
+		case cb == nil:
+		case cb.Type == "thinking":
+			if t.thinking == nil {
+				t.thinking = map[int]*antThinkingBlock{}
+			}
+			t.thinking[ev.Index] = &antThinkingBlock{Type: "thinking"}
+		case cb.Type == "redacted_thinking":
+			t.done = append(t.done, ev.ContentBlock)
+		}
+		if cb != nil && cb.Type == "tool_use" {
 			if t.jsonTool != "" && cb.Name == t.jsonTool {
 				t.blocks[ev.Index] = -1
 				return nil
@@ -95,6 +127,11 @@ func (t *antStreamState) translate(_, data []byte) error {
 			if ev.Delta.Text != "" {
 				t.s.emit(t.b.text(ev.Delta.Text))
 			}
+		case "thinking_delta", "signature_delta":
+			if b := t.thinking[ev.Index]; b != nil {
+				b.Thinking += ev.Delta.Thinking
+				b.Signature += ev.Delta.Signature
+			}
 		case "input_json_delta":
 			if ev.Delta.PartialJSON == "" {
 				return nil
@@ -107,6 +144,12 @@ func (t *antStreamState) translate(_, data []byte) error {
 			default:
 				t.s.emit(t.b.toolArgs(idx, ev.Delta.PartialJSON))
 			}
+		}
+	case "content_block_stop":
+		if b := t.thinking[ev.Index]; b != nil {
+			raw, _ := json.Marshal(b)
+			t.done = append(t.done, raw)
+			delete(t.thinking, ev.Index)
 		}
 	case "message_delta":
 		if ev.Delta != nil && ev.Delta.StopReason != "" {
@@ -125,6 +168,11 @@ func (t *antStreamState) translate(_, data []byte) error {
 		}
 		if t.jsonTool != "" && finish == "tool_calls" && t.tools == 0 {
 			finish = "stop"
+		}
+		if t.tools > 0 && len(t.done) > 0 {
+			c := t.b.toolArgs(0, "")
+			c.Choices[0].Delta.ToolCalls[0].ExtraContent = extraWith(nil, "anthropic", antExtra{Thinking: t.done})
+			t.s.emit(c)
 		}
 		t.s.emit(t.b.chunk(engine.Delta{}, finish))
 		t.s.emit(t.b.usage(t.usage.canonical()))

@@ -1,7 +1,9 @@
 package fake
 
 import (
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 )
@@ -10,7 +12,11 @@ import (
 // and streamed (message_start, content_block_*, ping, message_delta,
 // message_stop). A request forcing a tool (tool_choice {type:"tool"})
 // that matches no scripted tool call gets a tool_use of that tool whose
-// input is Reply.JSON, as structured output does. BaseURL ends in /v1.
+// input is Reply.JSON, as structured output does; output_config.format
+// answers Reply.JSON as text. Requests are checked as the real API checks
+// them for the model named (anthropic_check.go); with thinking on, the
+// answer starts with a signed thinking block that must come back before
+// the tool calls it preceded. BaseURL ends in /v1.
 func NewAnthropic() *Server { return newServer("anthropic", "/v1", handleAnthropic) }
 
 type antReq struct {
@@ -20,6 +26,12 @@ type antReq struct {
 		Type string `json:"type"`
 		Name string `json:"name"`
 	} `json:"tool_choice"`
+	Thinking *struct {
+		Type string `json:"type"`
+	} `json:"thinking"`
+	OutputConfig *struct {
+		Format json.RawMessage `json:"format"`
+	} `json:"output_config"`
 }
 
 func handleAnthropic(s *Server, w http.ResponseWriter, r *http.Request, body []byte, rep Reply) {
@@ -41,8 +53,21 @@ func handleAnthropic(s *Server, w http.ResponseWriter, r *http.Request, body []b
 		writeJSON(w, 400, map[string]any{"type": "error", "error": map[string]any{"type": "invalid_request_error", "message": "invalid JSON"}})
 		return
 	}
+	if msg := s.checkAnthropic(body); msg != "" {
+		writeJSON(w, 400, map[string]any{"type": "error", "error": map[string]any{"type": "invalid_request_error", "message": msg}})
+		return
+	}
 	calls := rep.ToolCalls
-	text := rep.text(false)
+	text := rep.text(req.OutputConfig != nil && len(req.OutputConfig.Format) > 0)
+	var thinking map[string]any
+	if req.Thinking != nil && req.Thinking.Type != "disabled" {
+		reasoning := rep.Reasoning
+		if reasoning == "" {
+			reasoning = "Let me think about this."
+		}
+		thinking = map[string]any{"type": "thinking", "thinking": reasoning,
+			"signature": s.issue(fmt.Sprintf("sig-%d-%s", s.n.Load(), base64.StdEncoding.EncodeToString([]byte(reasoning))))}
+	}
 	if tc := req.ToolChoice; tc != nil && tc.Type == "tool" && len(calls) == 0 {
 		calls = []ToolCall{{ID: "toolu_fake_json", Name: tc.Name, Arguments: rep.text(true)}}
 		text = ""
@@ -57,6 +82,12 @@ func handleAnthropic(s *Server, w http.ResponseWriter, r *http.Request, body []b
 	u := rep.usage()
 	if !req.Stream {
 		var content []any
+		if thinking != nil {
+			content = append(content, thinking)
+		}
+		if rep.ServerTool {
+			content = append(content, antServerTool()...)
+		}
 		if text != "" {
 			content = append(content, map[string]any{"type": "text", "text": text})
 		}
@@ -76,6 +107,23 @@ func handleAnthropic(s *Server, w http.ResponseWriter, r *http.Request, body []b
 		return
 	}
 	idx := 0
+	if thinking != nil {
+		if !send("content_block_start", map[string]any{"index": idx, "content_block": map[string]any{"type": "thinking", "thinking": "", "signature": ""}}) ||
+			!send("content_block_delta", map[string]any{"index": idx, "delta": map[string]any{"type": "thinking_delta", "thinking": thinking["thinking"]}}) ||
+			!send("content_block_delta", map[string]any{"index": idx, "delta": map[string]any{"type": "signature_delta", "signature": thinking["signature"]}}) ||
+			!send("content_block_stop", map[string]any{"index": idx}) {
+			return
+		}
+		idx++
+	}
+	if rep.ServerTool {
+		for _, b := range antServerTool() {
+			if !send("content_block_start", map[string]any{"index": idx, "content_block": b}) || !send("content_block_stop", map[string]any{"index": idx}) {
+				return
+			}
+			idx++
+		}
+	}
 	if text != "" {
 		if !send("content_block_start", map[string]any{"index": idx, "content_block": map[string]any{"type": "text", "text": ""}}) ||
 			!send("ping", map[string]any{}) {
@@ -113,6 +161,16 @@ func handleAnthropic(s *Server, w http.ResponseWriter, r *http.Request, body []b
 		return
 	}
 	send("message_stop", map[string]any{})
+}
+
+// antServerTool is a server tool's use and result, as web search sends
+// them: the result's content is an array of blocks.
+func antServerTool() []any {
+	return []any{
+		map[string]any{"type": "server_tool_use", "id": "srvtoolu_fake", "name": "web_search", "input": map[string]any{"query": "weather"}},
+		map[string]any{"type": "web_search_tool_result", "tool_use_id": "srvtoolu_fake", "content": []any{
+			map[string]any{"type": "web_search_result", "url": "https://example.com/w", "title": "Weather", "encrypted_content": "ZmFrZQ==", "page_age": nil}}},
+	}
 }
 
 func antID(c ToolCall, i int) string {

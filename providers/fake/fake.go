@@ -72,6 +72,9 @@ type Reply struct {
 	// Reasoning is the reasoning text of a thinking model's answer
 	// (DeepSeek reasoning_content; Anthropic thinking blocks).
 	Reasoning string
+	// ServerTool adds an Anthropic server tool use and its result (whose
+	// content is an array of blocks) before the answer, as web search does.
+	ServerTool bool
 }
 
 // Defaults of a zero Reply.
