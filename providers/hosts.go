@@ -38,6 +38,10 @@ type host struct {
 	// reasoning_effort goes only to them, and they get no temperature,
 	// top_p or penalties.
 	reasoningModels []string
+	// echoReasoning keeps the reasoning_content of answers with tool calls
+	// (in the first call's extra_content) and sends it back on that
+	// assistant turn, as DeepSeek's thinking mode requires.
+	echoReasoning bool
 	// developerRole keeps role "developer"; otherwise it becomes "system".
 	developerRole bool
 	// embeddings says the host serves /embeddings; maxBatch bounds one call.
@@ -62,7 +66,7 @@ var hosts = map[string]*host{
 		maxTokensField: "max_tokens", embeddings: true, maxBatch: 128},
 	"deepseek": {name: "deepseek", baseURL: "https://api.deepseek.com/v1", needKey: true,
 		maxTokensField: "max_tokens", streamUsage: true, jsonSchema: "json_object",
-		reasoningModels: []string{"deepseek-reasoner"}},
+		reasoningModels: []string{"deepseek-reasoner"}, echoReasoning: true},
 	"mistral": {name: "mistral", baseURL: "https://api.mistral.ai/v1", needKey: true,
 		maxTokensField: "max_tokens", toolChoiceRequired: "any", embeddings: true, maxBatch: 128},
 	"xai": {name: "xai", baseURL: "https://api.x.ai/v1", needKey: true,

@@ -34,7 +34,7 @@ type oaiReasoning struct {
 // oaiRequest is the chat completions request body.
 type oaiRequest struct {
 	Model               string                 `json:"model"`
-	Messages            []engine.Message       `json:"messages"`
+	Messages            []oaiMessage           `json:"messages"`
 	Tools               []engine.Tool          `json:"tools,omitempty"`
 	ToolChoice          any                    `json:"tool_choice,omitempty"`
 	ParallelToolCalls   *bool                  `json:"parallel_tool_calls,omitempty"`
@@ -54,7 +54,7 @@ type oaiRequest struct {
 
 // buildOpenAIRequest applies the host's quirks to req. It never mutates req.
 func buildOpenAIRequest(h *host, req *engine.ChatRequest, stream bool) *oaiRequest {
-	r := &oaiRequest{Model: req.Model, Messages: openAIMessages(h, req.Messages), Stop: req.Stop,
+	r := &oaiRequest{Model: req.Model, Messages: openAIWireMessages(h, openAIMessages(h, req.Messages)), Stop: req.Stop,
 		Temperature: req.Temperature, TopP: req.TopP, Stream: stream}
 	if req.MaxTokens != nil {
 		if h.maxTokensField == "max_completion_tokens" {
@@ -165,8 +165,8 @@ func (o *OpenAI) Chat(ctx context.Context, req *engine.ChatRequest) (*engine.Cha
 	if err != nil {
 		return nil, err
 	}
-	var resp engine.ChatResponse
-	if err := decodeResponse(o.host.name, call, &resp); err != nil {
+	resp, err := decodeOpenAIResponse(o.host, call)
+	if err != nil {
 		return nil, err
 	}
 	if resp.Object == "" {
@@ -180,7 +180,7 @@ func (o *OpenAI) Chat(ctx context.Context, req *engine.ChatRequest) (*engine.Cha
 			resp.Choices[i].Message.Annotations = []any{}
 		}
 	}
-	return &resp, nil
+	return resp, nil
 }
 
 // ChatStream starts an SSE chat completion. Chunks are passed through as
@@ -206,8 +206,9 @@ func (o *OpenAI) ChatStream(ctx context.Context, req *engine.ChatRequest) (engin
 // chunk id mid-stream is kept on the first id (clients read a new id as a
 // new completion).
 type oaiStreamState struct {
-	id       string
-	roleSeen bool
+	id        string
+	roleSeen  bool
+	reasoning oaiReasoningState
 }
 
 type oaiStreamEvent struct {
@@ -235,6 +236,9 @@ func (o *OpenAI) translate(s *sseStream, st *oaiStreamState, data []byte) error 
 		return streamEventError(o.host.name, e.Type, e.Message)
 	}
 	c := &ev.ChatChunk
+	if o.host.echoReasoning {
+		st.reasoning.take(data, c)
+	}
 	if c.Object == "" {
 		c.Object = "chat.completion.chunk"
 	}

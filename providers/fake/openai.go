@@ -99,6 +99,9 @@ func openAIChat(w http.ResponseWriter, req oaiReq, rep Reply, wantJSON bool) {
 	if t := rep.text(wantJSON); t != "" {
 		msg["content"] = t
 	}
+	if rep.Reasoning != "" {
+		msg["reasoning_content"] = rep.Reasoning
+	}
 	if len(rep.ToolCalls) > 0 {
 		calls := make([]map[string]any, len(rep.ToolCalls))
 		for i, tc := range rep.ToolCalls {
@@ -121,6 +124,11 @@ func openAIStream(w http.ResponseWriter, r *http.Request, req oaiReq, rep Reply,
 	}
 	if !out.send("", chunk(map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil)) {
 		return
+	}
+	for _, piece := range words(rep.Reasoning) {
+		if !out.send("", chunk(map[string]any{"reasoning_content": piece}, nil)) {
+			return
+		}
 	}
 	for _, piece := range words(rep.text(wantJSON)) {
 		if !out.send("", chunk(map[string]any{"content": piece}, nil)) {

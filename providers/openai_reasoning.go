@@ -1,0 +1,127 @@
+package providers
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/hearth-dev/hearth/engine"
+)
+
+// oaiMessage is a chat message on the OpenAI wire: the canonical message
+// without the tool calls' extra_content (OpenAI-wire hosts do not know it),
+// plus reasoning_content on hosts whose thinking models need it back.
+type oaiMessage struct {
+	engine.Message
+	ReasoningContent *string `json:"reasoning_content,omitempty"`
+}
+
+// dsExtra is the "deepseek" entry of a tool call's extra_content.
+type dsExtra struct {
+	ReasoningContent string `json:"reasoning_content"`
+}
+
+// openAIWireMessages converts msgs for the host. On hosts with
+// echoReasoning (DeepSeek), an assistant turn with tool calls gets its
+// reasoning_content back: "For turns that do perform tool calls, the
+// reasoning_content must be fully passed back to the API in all subsequent
+// requests", or the API answers 400
+// (https://api-docs.deepseek.com/guides/thinking_mode). A turn Hearth has
+// no reasoning for (written by another provider, or by DeepSeek with
+// thinking off) gets "": the field must be present in thinking mode
+// (reported by a third party, https://github.com/sluisr/deepseek-cli/releases/tag/1.1.1).
+func openAIWireMessages(h *host, msgs []engine.Message) []oaiMessage {
+	out := make([]oaiMessage, len(msgs))
+	for i, m := range msgs {
+		out[i].Message = m
+		if len(m.ToolCalls) == 0 {
+			continue
+		}
+		calls := make([]engine.ToolCall, len(m.ToolCalls))
+		reasoning := ""
+		for j, tc := range m.ToolCalls {
+			var x dsExtra
+			if reasoning == "" && extraGet(tc.ExtraContent, "deepseek", &x) {
+				reasoning = x.ReasoningContent
+			}
+			tc.ExtraContent = nil
+			calls[j] = tc
+		}
+		out[i].ToolCalls = calls
+		if h.echoReasoning && m.Role == "assistant" {
+			out[i].ReasoningContent = &reasoning
+		}
+	}
+	return out
+}
+
+// decodeOpenAIResponse reads a chat completion; on echoReasoning hosts the
+// reasoning_content of an answer with tool calls is kept in the first
+// call's extra_content, for openAIWireMessages to send back.
+func decodeOpenAIResponse(h *host, call *upstreamCall) (*engine.ChatResponse, error) {
+	var raw json.RawMessage
+	if err := decodeResponse(h.name, call, &raw); err != nil {
+		return nil, err
+	}
+	var resp engine.ChatResponse
+	if err := json.Unmarshal(raw, &resp); err != nil {
+		return nil, &engine.Error{Code: engine.CodeUpstream, Message: h.name + " sent a response Hearth could not read", Err: err}
+	}
+	if !h.echoReasoning {
+		return &resp, nil
+	}
+	var rc struct {
+		Choices []struct {
+			Message struct {
+				ReasoningContent string `json:"reasoning_content"`
+			} `json:"message"`
+		} `json:"choices"`
+	}
+	json.Unmarshal(raw, &rc)
+	for i := range resp.Choices {
+		calls := resp.Choices[i].Message.ToolCalls
+		if len(calls) > 0 && i < len(rc.Choices) && rc.Choices[i].Message.ReasoningContent != "" {
+			calls[0].ExtraContent = extraWith(calls[0].ExtraContent, "deepseek", dsExtra{ReasoningContent: rc.Choices[i].Message.ReasoningContent})
+		}
+	}
+	return &resp, nil
+}
+
+// oaiReasoningState collects a stream's reasoning_content deltas (choice
+// 0) and puts them on the first tool call's first delta: DeepSeek streams
+// all reasoning before the answer and its tool calls.
+type oaiReasoningState struct {
+	text     strings.Builder
+	attached bool
+}
+
+func (r *oaiReasoningState) take(data []byte, c *engine.ChatChunk) {
+	var d struct {
+		Choices []struct {
+			Index int `json:"index"`
+			Delta struct {
+				ReasoningContent string `json:"reasoning_content"`
+			} `json:"delta"`
+		} `json:"choices"`
+	}
+	json.Unmarshal(data, &d)
+	for _, ch := range d.Choices {
+		if ch.Index == 0 {
+			r.text.WriteString(ch.Delta.ReasoningContent)
+		}
+	}
+	if r.attached || r.text.Len() == 0 {
+		return
+	}
+	for i := range c.Choices {
+		if c.Choices[i].Index != 0 {
+			continue
+		}
+		for j := range c.Choices[i].Delta.ToolCalls {
+			tc := &c.Choices[i].Delta.ToolCalls[j]
+			if tc.ID != "" && (tc.Index == nil || *tc.Index == 0) {
+				tc.ExtraContent = extraWith(tc.ExtraContent, "deepseek", dsExtra{ReasoningContent: r.text.String()})
+				r.attached = true
+			}
+		}
+	}
+}
