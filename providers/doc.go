@@ -56,7 +56,8 @@
 //   - perplexity: no tools/tool_choice/parallel_tool_calls; only one of the
 //     two penalties (presence wins); no json_object response format.
 //   - deepseek: json_schema becomes json_object; deepseek-reasoner gets no
-//     sampling parameters.
+//     sampling parameters; reasoning_content of answers with tool calls is
+//     kept in the first call's extra_content and sent back (echoReasoning).
 //   - groq, xai: reasoning_effort only for their reasoning models
 //     (openai/gpt-oss, qwen/qwen3; grok-3-mini).
 //   - openrouter: reasoning_effort becomes {"reasoning":{"effort":...}}.
@@ -65,17 +66,20 @@
 //     stream_options.include_usage is sent only where the host supports it
 //     (openai, groq, deepseek, xai, openrouter, ollama).
 //   - anthropic: system/developer messages become the system prompt;
-//     max_tokens defaults to 4096; top_p is dropped when temperature is set;
-//     penalties and reasoning_effort are dropped; tool_choice required ->
-//     {type:any}, parallel_tool_calls=false -> disable_parallel_tool_use;
-//     json_schema is answered through a forced tool whose input becomes the
-//     text content (finish_reason "stop"); json_object adds a system
-//     instruction.
-//   - google: penalties and parallel_tool_calls are dropped; JSON Schema
-//     keywords Gemini rejects (additionalProperties, $ref, $defs, ...) are
-//     removed from tool parameters and responseSchema; json modes set
-//     responseMimeType application/json; reasoning_effort becomes a
-//     thinkingBudget (gemini-2.5) or thinkingLevel (gemini-3).
+//     max_tokens defaults to 4096; penalties are dropped; sampling
+//     parameters, thinking/effort and native structured output follow the
+//     per-model table antRules (anthropic_rules.go); tool_choice required
+//     -> {type:any}, parallel_tool_calls=false -> disable_parallel_tool_use;
+//     json_schema is output_config.format, or on older models a forced
+//     tool whose input becomes the text content (finish_reason "stop");
+//     json_object adds a system instruction; thinking blocks travel with
+//     the tool calls they preceded (extra_content).
+//   - google: penalties and parallel_tool_calls are dropped; tool and
+//     response schemas go as full JSON Schema (parametersJsonSchema,
+//     responseJsonSchema); json modes set responseMimeType
+//     application/json; reasoning_effort and temperature follow the
+//     per-model table gemRules (google_rules.go); thought signatures
+//     travel in extra_content.
 //   - cohere: top_p -> p, stop -> stop_sequences, tool_choice required ->
 //     "REQUIRED", a forced function -> "REQUIRED" with only that tool;
 //     parallel_tool_calls and reasoning_effort are dropped.
