@@ -532,8 +532,8 @@ func validateMCPServers(servers []MCPServer) error {
 		if u.User != nil {
 			return FieldError(f+".url", "may not carry credentials; use authorization_token or custom_headers")
 		}
-		if strings.ContainsAny(s.AuthorizationToken, "\r\n") {
-			return FieldError(f+".authorization_token", "may not contain line breaks")
+		if err := CheckHeaderValue(f+".authorization_token", s.AuthorizationToken); err != nil {
+			return err
 		}
 		if tc := s.ToolConfiguration; tc != nil {
 			for j, name := range tc.AllowedTools {
@@ -553,8 +553,8 @@ func validateMCPServers(servers []MCPServer) error {
 			if strings.EqualFold(k, "authorization") && s.AuthorizationToken != "" {
 				return FieldError(hf, "sets Authorization and authorization_token is also given; use one")
 			}
-			if strings.ContainsAny(v, "\r\n\x00") {
-				return FieldError(hf, "the value of %q may not contain line breaks", k)
+			if err := CheckHeaderValue(hf+"."+k, v); err != nil {
+				return err
 			}
 		}
 	}

@@ -89,6 +89,9 @@ func (k *Keysets) Set(ctx context.Context, scope, provider, apiKey string) (*Key
 	if apiKey == "" {
 		return nil, FieldError("key", "must not be empty")
 	}
+	if err := CheckHeaderValue("key", apiKey); err != nil {
+		return nil, err
+	}
 	if len(apiKey) > 4096 {
 		return nil, FieldError("key", "must be at most 4096 characters")
 	}
@@ -176,6 +179,9 @@ func (k *Keysets) get(ctx context.Context, scope, provider string) (string, erro
 // BAD_REQUEST that says which provider's key is missing and how to give it.
 func (k *Keysets) Resolve(ctx context.Context, provider, requestKey, pipeID, owner string) (string, error) {
 	if requestKey = strings.TrimSpace(requestKey); requestKey != "" {
+		if err := CheckHeaderValue("LB-LLM-Key", requestKey); err != nil {
+			return "", err
+		}
 		return requestKey, nil
 	}
 	if pipeID != "" {
@@ -198,4 +204,20 @@ func (k *Keysets) Resolve(ctx context.Context, provider, requestKey, pipeID, own
 	}
 	return "", Errorf(CodeBadRequest, "no API key for provider %q: send it in the LB-LLM-Key header, store it in a keyset (PUT /v1/keysets/%s), or set HEARTH_%s_API_KEY on the server",
 		provider, provider, strings.ToUpper(strings.ReplaceAll(provider, "-", "_")))
+}
+
+// CheckHeaderValue refuses a key-like value that is sent upstream in an
+// HTTP header (provider keys, web search and crawl keys, MCP tokens and
+// custom headers) when it holds a control character: NUL, CR, LF or any
+// other byte below 0x20, or DEL. Such a value cannot be a real key, would
+// be refused by Go's HTTP client only at call time, and in a stored keyset
+// would break every later run of its owner; refusing it on write names the
+// field instead (https://www.rfc-editor.org/rfc/rfc9110#section-5.5).
+func CheckHeaderValue(field, v string) error {
+	for i := 0; i < len(v); i++ {
+		if b := v[i]; b < 0x20 || b == 0x7f {
+			return FieldError(field, "must not contain control characters (found byte 0x%02x at offset %d; NUL, CR, LF, tab and other bytes below 0x20 are refused)", b, i)
+		}
+	}
+	return nil
 }

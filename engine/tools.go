@@ -138,6 +138,9 @@ func (t *Tools) WebSearch(ctx context.Context, headerKey string, in *WebSearchRe
 		}
 	}
 	q.APIKey = firstNonBlank(headerKey, in.APIKey)
+	if err := CheckHeaderValue("LB-WEB-SEARCH-KEY", q.APIKey); err != nil {
+		return nil, err
+	}
 	if q.APIKey == "" {
 		return nil, &Error{Code: CodeBadRequest, Field: "LB-WEB-SEARCH-KEY",
 			Message: "LB-WEB-SEARCH-KEY: header is required: send your " + service + " API key in it (or as apiKey in the body)"}
@@ -192,6 +195,9 @@ func (t *Tools) Crawl(ctx context.Context, headerKey string, in *CrawlRequest) (
 		job.MaxPages = *in.MaxPages
 	}
 	job.APIKey = firstNonBlank(headerKey, in.APIKey)
+	if err := CheckHeaderValue("LB-CRAWL-KEY", job.APIKey); err != nil {
+		return nil, err
+	}
 	if job.APIKey == "" && c.NeedsKey() {
 		msg := "LB-CRAWL-KEY: header is required for service " + service + ": send your " + service + " API key in it (or as apiKey in the body)"
 		if _, ok := t.crawl["hearth"]; ok {

@@ -17,6 +17,17 @@ type caller struct {
 	retry    RetryPolicy
 	timeout  time.Duration
 	sleep    func(ctx context.Context, d time.Duration) error
+	// serverKeys are the server-wide provider keys, redacted from every
+	// error of every provider (see Secrets).
+	serverKeys []string
+}
+
+// secrets lists what req carried (nil req: the server keys only).
+func (c *caller) secrets(req *http.Request) Secrets {
+	if req == nil {
+		return RequestSecrets(nil, nil, c.serverKeys...)
+	}
+	return RequestSecrets(req.Header, req.URL, c.serverKeys...)
 }
 
 // upstreamCall is one successful (2xx) upstream exchange. Its context is
@@ -27,7 +38,14 @@ type upstreamCall struct {
 	cancel  context.CancelCauseFunc
 	timer   *time.Timer
 	timeout time.Duration
+	// req and owner let errors met while reading the answer be redacted
+	// of the credentials the request carried.
+	req   *http.Request
+	owner *caller
 }
+
+// redact removes the call's credentials from an error read off its answer.
+func (u *upstreamCall) redact(err error) error { return u.owner.secrets(u.req).Error(err) }
 
 // extend restarts the timeout: streams call it for every event, so the
 // timeout bounds the silence between events rather than the whole stream.
@@ -61,7 +79,7 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 		req, err := http.NewRequestWithContext(ctx, method, url, rd)
 		if err != nil {
 			timer.Stop()
-			return nil, cancelWith(cancel, transportError(c.provider, ctx, err))
+			return nil, cancelWith(cancel, c.secrets(nil).Error(transportError(c.provider, ctx, err)))
 		}
 		if body != nil {
 			req.Header.Set("Content-Type", "application/json")
@@ -78,10 +96,10 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 		case err != nil:
 			if ctx.Err() != nil || attempt+1 >= c.retry.MaxAttempts {
 				timer.Stop()
-				return nil, cancelWith(cancel, transportError(c.provider, ctx, err))
+				return nil, cancelWith(cancel, c.secrets(req).Error(transportError(c.provider, ctx, err)))
 			}
 		case resp.StatusCode >= 200 && resp.StatusCode < 300:
-			return &upstreamCall{resp: resp, ctx: ctx, cancel: cancel, timer: timer, timeout: c.timeout}, nil
+			return &upstreamCall{resp: resp, ctx: ctx, cancel: cancel, timer: timer, timeout: c.timeout, req: req, owner: c}, nil
 		case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
 			body := readErrorBody(resp)
 			hint := parseRetryHint(body)
@@ -91,12 +109,12 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 			if hint.quota != "" || attempt+1 >= c.retry.MaxAttempts || wait > c.retry.MaxRetryAfter {
 				timer.Stop()
 				cancel(nil)
-				return nil, responseError(c.provider, resp.StatusCode, body, wait, hint)
+				return nil, c.secrets(req).Error(responseError(c.provider, resp.StatusCode, body, wait, hint))
 			}
 		default:
 			timer.Stop()
 			cancel(nil)
-			return nil, upstreamError(c.provider, resp)
+			return nil, c.secrets(req).Error(upstreamError(c.provider, resp))
 		}
 		timer.Stop()
 		if wait == 0 {

@@ -60,13 +60,13 @@ func (s *sseStream) Recv() (*engine.ChatChunk, error) {
 					s.err = errTruncated(s.provider)
 				}
 			} else {
-				s.err = transportError(s.provider, s.call.ctx, err)
+				s.err = s.call.redact(transportError(s.provider, s.call.ctx, err))
 			}
 			s.Close()
 			continue
 		}
 		if err := s.translate(event, data); err != nil {
-			s.err = err
+			s.err = s.call.redact(err)
 			s.Close()
 		}
 	}
@@ -141,7 +141,7 @@ func decodeResponse(provider string, call *upstreamCall, v any) error {
 		if call.ctx.Err() != nil {
 			return transportError(provider, call.ctx, err)
 		}
-		return &engine.Error{Code: engine.CodeUpstream, Message: provider + " sent a response Hearth could not read", Err: err}
+		return call.redact(&engine.Error{Code: engine.CodeUpstream, Message: provider + " sent a response Hearth could not read", Err: err})
 	}
 	return nil
 }

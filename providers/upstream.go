@@ -41,8 +41,14 @@ func (cfg Config) callers() func(name string) caller {
 	if sleep == nil {
 		sleep = sleepCtx
 	}
+	var keys []string
+	for _, pc := range cfg.Providers {
+		if pc.APIKey != "" {
+			keys = append(keys, pc.APIKey)
+		}
+	}
 	return func(name string) caller {
-		return caller{provider: name, client: client, retry: retry, timeout: timeout, sleep: sleep}
+		return caller{provider: name, client: client, retry: retry, timeout: timeout, sleep: sleep, serverKeys: keys}
 	}
 }
 
@@ -137,7 +143,7 @@ func (u *Upstream) Do(ctx context.Context, method, url, contentType string, body
 	defer call.close()
 	b, err := io.ReadAll(io.LimitReader(call.resp.Body, u.maxBody+1))
 	if err != nil {
-		return transportError(u.c.provider, call.ctx, err)
+		return call.redact(transportError(u.c.provider, call.ctx, err))
 	}
 	if int64(len(b)) > u.maxBody {
 		return &engine.Error{Code: engine.CodeUpstream, Message: fmt.Sprintf("%s sent an answer larger than %d MiB", u.c.provider, u.maxBody>>20)}

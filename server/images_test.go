@@ -320,7 +320,7 @@ func TestImageValidation(t *testing.T) {
 		{map[string]any{"prompt": "p", "model": "openai:gpt-image-1", "image_url": "ftp://x/a.png"}, "image_url", "image_url: must be an http(s) URL or a data:image/... URL"},
 		{map[string]any{"prompt": "p", "model": "openai:gpt-image-1", "image_url": "data:image/bmp;base64,AAAA"}, "image_url", `data: URL type \"image/bmp\" is not a PNG, JPEG, WebP or GIF image`},
 		{map[string]any{"prompt": "p", "model": "openai:gpt-image-1", "image_url": "http://10.1.2.3/cat.png"}, "image_url",
-			"image_url: the server refuses to fetch it: destination refused by the outbound address policy: 10.1.2.3 is not a public address"},
+			"image_url: the server refuses to fetch it: destination refused by the outbound address policy: not a public address"},
 		{map[string]any{"prompt": "p", "model": "together:black-forest-labs/FLUX.1-schnell", "n": 5}, "n",
 			"n: together:black-forest-labs/FLUX.1-schnell makes at most 4 images per request (allowed: 1 to 4)"},
 		{map[string]any{"prompt": "p", "model": "together:black-forest-labs/FLUX.1-schnell", "steps": 60}, "steps", "takes 1 to 50 steps"},

@@ -182,6 +182,7 @@ func (s *Server) Open() error {
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", s.cfg.Addr, err)
 	}
+	ln = JSONErrorListener(ln)
 	s.ln = ln
 	s.http = &http.Server{
 		Handler:           s.echo,

@@ -14,8 +14,9 @@ import (
 const uploadPath = "/v1/uploads/"
 
 // uploadRoutes serve step 2 of an upload. The signed token is the proof;
-// a bearer key, when sent (the SDK sends the user key), must belong to the
-// owner the URL was issued to. Only this route (and the parser) accept
+// a bearer key, when sent (the SDK sends the user key), must be valid and
+// belong to the owner the URL was issued to: an Authorization header that
+// is not a live API key is refused, never ignored. Only this route (and the parser) accept
 // bodies up to MaxUploadBytes.
 func (s *Server) uploadRoutes() []Route {
 	return []Route{
@@ -30,6 +31,8 @@ func (s *Server) handleUpload(c echo.Context) error {
 	owner := ""
 	if p := principal(c); p != nil {
 		owner = p.Owner
+	} else if c.Request().Header.Get("Authorization") != "" {
+		return engine.Errorf(engine.CodeUnauthorized, "Authorization: not a valid API key (unknown, revoked or not a Bearer key); send a valid key or no Authorization header")
 	}
 	res, err := s.deps.Memory.CompleteUpload(c.Request().Context(), memory.UploadRequest{
 		Token:       c.Param("token"),

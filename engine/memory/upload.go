@@ -68,13 +68,27 @@ func (s *Service) CreateUpload(ctx context.Context, owner, memoryName, documentN
 	if err := s.store.Update(ctx, func(tx engine.Tx) error { return tx.Put(uploadKey(rec.ID), rec) }); err != nil {
 		return nil, err
 	}
-	return &UploadTicket{Token: rec.ID + "." + strconv.FormatInt(exp.Unix(), 10) + "." + s.sign(rec, exp.Unix()), ExpiresAt: exp}, nil
+	expText := strconv.FormatInt(exp.Unix(), 10)
+	return &UploadTicket{Token: rec.ID + "." + expText + "." + s.sign(rec, expText), ExpiresAt: exp}, nil
 }
 
-func (s *Service) sign(rec *uploadRecord, exp int64) string {
+// sign is the token's signature over the exact bytes of its expiry field
+// (expText, as it appears in the token), so no other spelling of the same
+// number carries a valid signature.
+func (s *Service) sign(rec *uploadRecord, expText string) string {
 	mac := hmac.New(sha256.New, s.cfg.UploadSecret)
-	fmt.Fprintf(mac, "hearth-upload-v1\n%s\n%s\n%s\n%s\n%s\n%d", rec.ID, rec.Owner, rec.MemoryID, rec.Memory, rec.Document, exp)
+	fmt.Fprintf(mac, "hearth-upload-v1\n%s\n%s\n%s\n%s\n%s\n%s", rec.ID, rec.Owner, rec.MemoryID, rec.Memory, rec.Document, expText)
 	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+}
+
+// canonicalUnix parses an expiry written as strconv.FormatInt writes it:
+// decimal digits, no sign, no leading zero, no spaces.
+func canonicalUnix(text string) (int64, bool) {
+	exp, err := strconv.ParseInt(text, 10, 64)
+	if err != nil || exp <= 0 || strconv.FormatInt(exp, 10) != text {
+		return 0, false
+	}
+	return exp, true
 }
 
 // errBadToken is the one answer for tokens that are unknown, altered or
@@ -202,19 +216,19 @@ func (s *Service) verifyToken(ctx context.Context, token string) (*uploadRecord,
 	if len(parts) != 3 || parts[0] == "" || len(parts[0]) > 64 {
 		return nil, errBadToken()
 	}
-	exp, err := strconv.ParseInt(parts[1], 10, 64)
-	if err != nil {
+	exp, ok := canonicalUnix(parts[1])
+	if !ok {
 		return nil, errBadToken()
 	}
 	var rec uploadRecord
-	err = s.store.View(ctx, func(tx engine.Tx) error { return tx.Get(uploadKey(parts[0]), &rec) })
+	err := s.store.View(ctx, func(tx engine.Tx) error { return tx.Get(uploadKey(parts[0]), &rec) })
 	if engine.IsNotFound(err) {
 		return nil, errBadToken()
 	}
 	if err != nil {
 		return nil, err
 	}
-	if !hmac.Equal([]byte(parts[2]), []byte(s.sign(&rec, exp))) || exp != rec.ExpiresAt.Unix() {
+	if !hmac.Equal([]byte(parts[2]), []byte(s.sign(&rec, parts[1]))) || exp != rec.ExpiresAt.Unix() {
 		return nil, errBadToken()
 	}
 	if !s.now().Before(rec.ExpiresAt) {

@@ -220,7 +220,7 @@ func TestBuiltinRedirects(t *testing.T) {
 		path, code, msg string
 	}{
 		{"/redirect-disallowed", engine.CodeForbidden, "is disallowed for Hearth by the site's robots.txt"},
-		{"/redirect-private", engine.CodeForbidden, "destination refused by the outbound address policy: 10.20.30.40 is not a public address"},
+		{"/redirect-private", engine.CodeForbidden, "destination refused by the outbound address policy: not a public address"},
 		{"/loop", engine.CodeUpstream, "stopped after 5 redirects"},
 		{"/missing", engine.CodeUpstream, "HTTP 404"},
 		{"/data.json", engine.CodeUpstream, "content type application/json is not text/html or text/plain"},
@@ -261,7 +261,7 @@ func TestBuiltinRefusesPrivateAddresses(t *testing.T) {
 	_, err := crawlOnce(t, b, 5, s.URL+"/")
 	var ee *engine.Error
 	if !errors.As(err, &ee) || ee.Code != engine.CodeForbidden || ee.Field != "url" ||
-		!strings.Contains(ee.Message, "127.0.0.1 is not a public address (the operator can allow private destinations with HEARTH_OUTBOUND_ALLOW_PRIVATE)") {
+		!strings.Contains(ee.Message, "url: "+s.URL+"/: destination refused by the outbound address policy: not a public address (the operator can allow private destinations with HEARTH_OUTBOUND_ALLOW_PRIVATE") {
 		t.Fatalf("%v", err)
 	}
 	if len(s.paths()) != 0 {

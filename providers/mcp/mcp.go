@@ -9,8 +9,11 @@
 // order. Every request goes through the operator's outbound address policy
 // (netguard), carries the run's custom headers and, when given, the
 // authorization token as "Authorization: Bearer"; redirects are refused so
-// the token cannot be forwarded to another host. The token is never stored
-// or logged, and URLs are shown without their query string.
+// the token cannot be forwarded to another host, and so is any request to
+// another origin (scheme, host and port) than the configured URL's, such as
+// the message endpoint a legacy SSE server names in its "endpoint" event.
+// The token is never stored or logged, and URLs are shown without their
+// query string.
 package mcp
 
 import (
@@ -19,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -90,6 +94,9 @@ func (c *Connector) Connect(ctx context.Context, s engine.MCPServer) (engine.Too
 			return sess, nil
 		}
 		cerr := c.classify(ctx, s, rt, err)
+		if errors.Is(rt.err(), errOtherOrigin) {
+			return nil, cerr
+		}
 		if first == nil {
 			first = cerr
 		}
@@ -105,7 +112,7 @@ func (c *Connector) Connect(ctx context.Context, s engine.MCPServer) (engine.Too
 // bound to it), so the timeout cancels it only while connecting.
 func (c *Connector) connect(ctx context.Context, kind string, s engine.MCPServer) (*session, *headerTransport, error) {
 	sctx, cancel := context.WithCancel(ctx)
-	rt := &headerTransport{base: c.base, headers: s.CustomHeaders, token: s.AuthorizationToken, life: sctx}
+	rt := &headerTransport{base: c.base, headers: s.CustomHeaders, token: s.AuthorizationToken, life: sctx, origin: originOf(s.URL)}
 	hc := &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error {
 		return errors.New("redirects are not followed")
 	}}
@@ -161,6 +168,10 @@ func listTools(ctx context.Context, cs *sdk.ClientSession) ([]engine.RemoteTool,
 func (c *Connector) classify(ctx context.Context, s engine.MCPServer, rt *headerTransport, err error) error {
 	safe := safeURL(s.URL)
 	cause := errors.New(redact(err.Error(), s))
+	if rerr := rt.err(); rerr != nil && errors.Is(rerr, errOtherOrigin) {
+		return &engine.Error{Code: engine.CodeBadRequest, Field: "mcp_servers",
+			Message: fmt.Sprintf("MCP server %q (%s): %s; Hearth sends the authorization token and custom headers only to the origin of the configured URL", s.Name, safe, redact(rerr.Error(), s))}
+	}
 	if rerr := rt.err(); rerr != nil && errors.Is(rerr, netguard.ErrRefused) {
 		return &engine.Error{Code: engine.CodeBadRequest, Field: "mcp_servers",
 			Message: fmt.Sprintf("MCP server %q (%s): the destination is refused by the server's outbound address policy (private, loopback and link-local addresses need HEARTH_OUTBOUND_ALLOW_PRIVATE or HEARTH_OUTBOUND_ALLOW)", s.Name, safe)}
@@ -219,6 +230,8 @@ type headerTransport struct {
 	headers map[string]string
 	token   string
 	life    context.Context
+	// origin is the configured URL's origin; requests elsewhere are refused.
+	origin string
 
 	mu      sync.Mutex
 	last    int
@@ -226,6 +239,13 @@ type headerTransport struct {
 }
 
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if o := originOf(req.URL.String()); o != t.origin {
+		err := fmt.Errorf("%w: the server asked Hearth to send requests to %s", errOtherOrigin, o)
+		t.mu.Lock()
+		t.lastErr = err
+		t.mu.Unlock()
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(req.Context())
 	stop := context.AfterFunc(t.life, cancel)
 	req = req.Clone(ctx)
@@ -281,4 +301,21 @@ func (t *headerTransport) err() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.lastErr
+}
+
+// errOtherOrigin refuses a request to another origin than the server's.
+var errOtherOrigin = errors.New("its endpoint is on another origin")
+
+// originOf is scheme://host:port of a URL, lowercased, with the scheme's
+// default port made explicit, so equal origins compare equal (RFC 6454).
+func originOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	return strings.ToLower(u.Scheme) + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
 }

@@ -32,7 +32,10 @@ type Policy struct {
 // ErrRefused is wrapped by every refusal.
 var ErrRefused = errors.New("destination refused by the outbound address policy")
 
-// CheckAddr reports whether dialling ip is allowed.
+// CheckAddr reports whether dialling ip is allowed. An IPv6 address that
+// embeds an IPv4 one (NAT64, IPv4-compatible, 6to4, Teredo, SIIT) is
+// judged by the IPv4 address it leads to. The refusal names no address:
+// the caller sees "not a public address", never what a name resolved to.
 func (p Policy) CheckAddr(ip netip.Addr) error {
 	ip = ip.Unmap()
 	for _, pre := range p.Allow {
@@ -40,24 +43,38 @@ func (p Policy) CheckAddr(ip netip.Addr) error {
 			return nil
 		}
 	}
+	if v4s, ok := embeddedIPv4(ip); ok {
+		for _, v4 := range v4s {
+			if err := p.CheckAddr(v4); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	if ip.IsLoopback() && (p.AllowLoopback || p.AllowPrivate) {
 		return nil
 	}
-	if p.AllowPrivate && (ip.IsPrivate() || ip.IsLinkLocalUnicast()) {
+	if p.AllowPrivate && (ip.IsPrivate() || ip.IsLinkLocalUnicast() || siteLocal.Contains(ip)) {
 		return nil
 	}
-	if !ip.IsGlobalUnicast() || ip.IsPrivate() || ip.IsLoopback() || ip.IsLinkLocalUnicast() || isSpecial(ip) {
-		return fmt.Errorf("%w: %s is not a public address (the operator can allow private destinations with HEARTH_OUTBOUND_ALLOW_PRIVATE)", ErrRefused, ip)
+	if !ip.IsGlobalUnicast() || ip.IsPrivate() || ip.IsLoopback() || ip.IsLinkLocalUnicast() || siteLocal.Contains(ip) || isSpecial(ip) {
+		return errNotPublic
 	}
 	return nil
 }
+
+// errNotPublic is the refusal of a non-public destination.
+var errNotPublic = fmt.Errorf("%w: not a public address (the operator can allow private destinations with HEARTH_OUTBOUND_ALLOW_PRIVATE or HEARTH_OUTBOUND_ALLOW)", ErrRefused)
+
+// siteLocal is the deprecated IPv6 site-local range (RFC 3879), private in
+// practice; netip does not count it as private.
+var siteLocal = netip.MustParsePrefix("fec0::/10")
 
 var special = []netip.Prefix{
 	netip.MustParsePrefix("100.64.0.0/10"),  // carrier-grade NAT
 	netip.MustParsePrefix("192.0.0.0/24"),   // IETF protocol assignments
 	netip.MustParsePrefix("198.18.0.0/15"),  // benchmarking
 	netip.MustParsePrefix("240.0.0.0/4"),    // reserved
-	netip.MustParsePrefix("64:ff9b:1::/48"), // local-use NAT64
 	netip.MustParsePrefix("2001:db8::/32"),  // documentation
 	netip.MustParsePrefix("169.254.0.0/16"), // link-local (cloud metadata)
 	netip.MustParsePrefix("fe80::/10"),      // link-local
@@ -107,7 +124,10 @@ func (p Policy) Dialer(timeout time.Duration) *net.Dialer {
 func (p Policy) Transport() *http.Transport {
 	d := p.Dialer(10 * time.Second)
 	return &http.Transport{
-		DialContext:           func(ctx context.Context, n, a string) (net.Conn, error) { return d.DialContext(ctx, n, a) },
+		DialContext: func(ctx context.Context, n, a string) (net.Conn, error) {
+			c, err := d.DialContext(ctx, n, a)
+			return c, dialError(n, a, err)
+		},
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          64,
 		MaxIdleConnsPerHost:   8,
