@@ -30,6 +30,11 @@ func upstreamError(provider string, resp *http.Response) error {
 	if msg == "" {
 		msg = http.StatusText(resp.StatusCode)
 	}
+	if resp.StatusCode == http.StatusTooManyRequests {
+		if why, ok := quotaExhausted(body); ok {
+			return quotaError(provider, resp.StatusCode, why, msg)
+		}
+	}
 	return statusError(provider, resp.StatusCode, msg, retryAfter(resp.Header, time.Now()))
 }
 

@@ -84,7 +84,7 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 			return &upstreamCall{resp: resp, ctx: ctx, cancel: cancel, timer: timer, timeout: c.timeout}, nil
 		case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
 			wait = retryAfter(resp.Header, time.Now())
-			if attempt+1 >= c.retry.MaxAttempts || wait > c.retry.MaxRetryAfter {
+			if attempt+1 >= c.retry.MaxAttempts || wait > c.retry.MaxRetryAfter || isQuota(resp) {
 				timer.Stop()
 				cancel(nil)
 				return nil, upstreamError(c.provider, resp)
@@ -103,6 +103,16 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 			return nil, cancelWith(cancel, transportError(c.provider, ctx, err))
 		}
 	}
+}
+
+// isQuota reports whether resp is a 429 of an exhausted quota (quota.go),
+// which is not retried.
+func isQuota(resp *http.Response) bool {
+	if resp.StatusCode != http.StatusTooManyRequests {
+		return false
+	}
+	_, ok := quotaExhausted(peekBody(resp))
+	return ok
 }
 
 // cancelWith releases the call's context after err was worded: the

@@ -95,22 +95,51 @@ func buildOpenAIRequest(h *host, req *engine.ChatRequest, stream bool) *oaiReque
 			r.ResponseFormat = rf
 		}
 	}
-	reasoning := len(h.reasoningModels) > 0 && h.isReasoningModel(req.Model)
-	if reasoning {
-		r.Temperature, r.TopP, r.PresencePenalty, r.FrequencyPenalty = nil, nil, nil, nil
-	}
-	if req.ReasoningEffort != "" && (reasoning || len(h.reasoningModels) == 0) {
+	rule := ruleFor(h.name, req.Model)
+	applyRule(r, rule)
+	if e := effortFor(h, rule, req.ReasoningEffort); e != "" {
 		switch h.reasoningField {
 		case "reasoning_effort":
-			r.ReasoningEffort = req.ReasoningEffort
+			r.ReasoningEffort = e
 		case "reasoning":
-			r.Reasoning = &oaiReasoning{Effort: req.ReasoningEffort}
+			r.Reasoning = &oaiReasoning{Effort: e}
 		}
 	}
 	if stream && h.streamUsage {
 		r.StreamOptions = &oaiStreamOptions{IncludeUsage: true}
 	}
 	return r
+}
+
+// applyRule drops what the model's rule rejects and gives reasoning
+// models an output budget their hidden reasoning does not exhaust.
+func applyRule(r *oaiRequest, rule *modelRule) {
+	if rule == nil {
+		return
+	}
+	if rule.drops(pTemperature) {
+		r.Temperature = nil
+	}
+	if rule.drops(pTopP) {
+		r.TopP = nil
+	}
+	if rule.drops(pPresencePenalty) {
+		r.PresencePenalty = nil
+	}
+	if rule.drops(pFrequencyPenalty) {
+		r.FrequencyPenalty = nil
+	}
+	if rule.drops(pStop) {
+		r.Stop = nil
+	}
+	if rule.reasoningMaxTokens > 0 {
+		for _, p := range []**int{&r.MaxTokens, &r.MaxCompletionTokens} {
+			if *p != nil && **p == langbaseDefaultMaxTokens {
+				n := rule.reasoningMaxTokens
+				*p = &n
+			}
+		}
+	}
 }
 
 func openAIToolChoice(h *host, tc *engine.ToolChoice) any {

@@ -10,8 +10,19 @@ import (
 // NewOpenAI starts a fake OpenAI chat completions / embeddings /
 // moderations server. It also stands in for every OpenAI-compatible host
 // (groq, mistral, ollama, ...): routes match by path suffix, so any base
-// path works. BaseURL ends in /v1.
-func NewOpenAI() *Server { return newServer("openai", "/v1", handleOpenAI) }
+// path works. BaseURL ends in /v1. It checks requests as OpenAI does
+// (openai_rules.go).
+func NewOpenAI() *Server { return NewOpenAIHost("openai") }
+
+// NewOpenAIHost starts the fake as one OpenAI-compatible host ("openai",
+// "xai", "groq", "mistral", "perplexity"; any other name checks only what
+// every host checks): requests are checked against that host's rules and
+// errors come in its shape.
+func NewOpenAIHost(host string) *Server {
+	s := newServer("openai", "/v1", handleOpenAI)
+	s.host = host
+	return s
+}
 
 type oaiReq struct {
 	Model          string `json:"model"`
@@ -36,7 +47,10 @@ func handleOpenAI(s *Server, w http.ResponseWriter, r *http.Request, body []byte
 		case 500, 502, 503:
 			typ = "server_error"
 		}
-		writeError(w, rep, map[string]any{"error": map[string]any{"message": errorMessage(rep), "type": typ, "param": nil, "code": nil}})
+		if rep.ErrorCode != "" {
+			typ = rep.ErrorCode
+		}
+		writeError(w, rep, map[string]any{"error": map[string]any{"message": errorMessage(rep), "type": typ, "param": nil, "code": nilIfEmpty(rep.ErrorCode)}})
 		return
 	}
 	var req oaiReq
@@ -46,6 +60,10 @@ func handleOpenAI(s *Server, w http.ResponseWriter, r *http.Request, body []byte
 	}
 	switch {
 	case strings.HasSuffix(r.URL.Path, "/chat/completions"):
+		if e := s.checkOpenAIChat(body); e != nil {
+			s.writeOpenAIError(w, rep, e)
+			return
+		}
 		wantJSON := req.ResponseFormat != nil && (req.ResponseFormat.Type == "json_object" || req.ResponseFormat.Type == "json_schema")
 		if req.Stream {
 			openAIStream(w, r, req, rep, wantJSON)
@@ -58,6 +76,10 @@ func handleOpenAI(s *Server, w http.ResponseWriter, r *http.Request, body []byte
 			var one string
 			json.Unmarshal(req.Input, &one)
 			inputs = []string{one}
+		}
+		if e := s.checkEmbeddings(inputs); e != nil {
+			s.writeOpenAIError(w, rep, e)
+			return
 		}
 		data := make([]map[string]any, len(inputs))
 		for i, in := range inputs {
