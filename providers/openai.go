@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	"github.com/hearth-dev/hearth/engine"
 )
@@ -194,10 +195,14 @@ func (o *OpenAI) Chat(ctx context.Context, req *engine.ChatRequest) (*engine.Cha
 	if err != nil {
 		return nil, err
 	}
-	var resp engine.ChatResponse
-	if err := decodeResponse(o.host.name, call, &resp); err != nil {
+	var full struct {
+		engine.ChatResponse
+		webSources
+	}
+	if err := decodeResponse(o.host.name, call, &full); err != nil {
 		return nil, err
 	}
+	resp := full.ChatResponse
 	if resp.Object == "" {
 		resp.Object = "chat.completion"
 	}
@@ -205,8 +210,16 @@ func (o *OpenAI) Chat(ctx context.Context, req *engine.ChatRequest) (*engine.Cha
 		if resp.Choices[i].Message.Role == "" {
 			resp.Choices[i].Message.Role = "assistant"
 		}
-		if resp.Choices[i].Message.Annotations == nil {
-			resp.Choices[i].Message.Annotations = []any{}
+		m := &resp.Choices[i].Message
+		if len(m.Annotations) == 0 && !full.webSources.empty() {
+			text := ""
+			if m.Content != nil {
+				text = *m.Content
+			}
+			m.Annotations = full.webSources.annotations(text)
+		}
+		if m.Annotations == nil {
+			m.Annotations = []any{}
 		}
 	}
 	return &resp, nil
@@ -237,10 +250,17 @@ func (o *OpenAI) ChatStream(ctx context.Context, req *engine.ChatRequest) (engin
 type oaiStreamState struct {
 	id       string
 	roleSeen bool
+	// text is the answer so far and cited is set once the web sources
+	// went out as annotations, on the delta that finishes the answer.
+	text  strings.Builder
+	cited bool
+	// src is the latest web sources a chunk carried.
+	src webSources
 }
 
 type oaiStreamEvent struct {
 	engine.ChatChunk
+	webSources
 	Error json.RawMessage `json:"error"`
 }
 
@@ -275,6 +295,9 @@ func (o *OpenAI) translate(s *sseStream, st *oaiStreamState, data []byte) error 
 	} else if c.ID != st.id {
 		c.ID = st.id
 	}
+	if !ev.webSources.empty() {
+		st.src = ev.webSources
+	}
 	for i := range c.Choices {
 		ch := &c.Choices[i]
 		if !st.roleSeen {
@@ -283,8 +306,15 @@ func (o *OpenAI) translate(s *sseStream, st *oaiStreamState, data []byte) error 
 			}
 			st.roleSeen = true
 		}
+		if ch.Index == 0 && ch.Delta.Content != nil {
+			st.text.WriteString(*ch.Delta.Content)
+		}
 		if ch.FinishReason != nil && *ch.FinishReason != "" {
 			s.cleanEOF = true
+			if ch.Index == 0 && !st.cited && !st.src.empty() && len(ch.Delta.Annotations) == 0 {
+				ch.Delta.Annotations = st.src.annotations(st.text.String())
+				st.cited = true
+			}
 		}
 	}
 	s.emit(c)

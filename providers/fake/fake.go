@@ -52,6 +52,10 @@ type Reply struct {
 	// ErrorCode is the provider's machine-readable code of the error
 	// (for OpenAI "insufficient_quota", sent as error.type and error.code).
 	ErrorCode string
+	// Citations are source URLs a perplexity-mode fake answers with, as
+	// Perplexity's top-level "citations" and "search_results" (titled
+	// "Source 1", ...).
+	Citations []string
 	// RetryAfter is sent as the Retry-After header of an error.
 	RetryAfter string
 	// FirstByteDelay waits before answering; ChunkDelay between stream events.
