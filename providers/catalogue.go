@@ -13,7 +13,9 @@ import (
 // the page of each provider. Prices are list prices in USD per million
 // tokens (text) or per image (image models); operators who pay other
 // rates can treat them as estimates. A provider accepts model ids beyond
-// this list: the catalogue informs, it does not restrict.
+// this list: the catalogue informs, it does not restrict. The file is
+// compiled into the binary, so every node of a cluster serves the same
+// catalogue for the same build.
 //
 //go:embed catalogue.json
 var catalogueJSON []byte
