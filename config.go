@@ -125,7 +125,7 @@ func (c *Config) vars() []configVar {
 		{env: "HEARTH_OUTBOUND_ALLOW", flag: "outbound-allow", usage: "comma-separated CIDRs user-supplied URLs may reach besides public addresses", str: &c.OutboundAllow},
 		{env: "HEARTH_EXA_BASE_URL", flag: "exa-base-url", usage: "Exa web search API (default https://api.exa.ai)", str: &c.ExaBaseURL},
 		{env: "HEARTH_SPIDER_BASE_URL", flag: "spider-base-url", usage: "Spider crawl API (default https://api.spider.cloud)", str: &c.SpiderBaseURL},
-		{env: "HEARTH_FIRECRAWL_BASE_URL", flag: "firecrawl-base-url", usage: "Firecrawl API, version included (default https://api.firecrawl.dev/v1)", str: &c.FirecrawlBaseURL},
+		{env: "HEARTH_FIRECRAWL_BASE_URL", flag: "firecrawl-base-url", usage: "Firecrawl API, version included (default https://api.firecrawl.dev/v2; a URL ending in /v1 selects the v1 API)", str: &c.FirecrawlBaseURL},
 		{env: "HEARTH_METRICS", flag: "metrics", usage: "on: /metrics on the main listener for the admin key or the metrics token; off: not there", str: &c.Metrics},
 		{env: "HEARTH_METRICS_TOKEN", str: &c.MetricsToken},
 		{env: "HEARTH_METRICS_ADDR", flag: "metrics-addr", usage: "separate listen address serving /metrics without auth (a private interface)", str: &c.MetricsAddr},

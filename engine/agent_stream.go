@@ -129,11 +129,11 @@ func (s *AgentStream) take(c *ChatChunk) {
 			continue
 		}
 		d := ch.Delta
-		if (d.Content != nil && *d.Content != "") || (d.Refusal != nil && *d.Refusal != "") {
+		if (d.Content != nil && *d.Content != "") || (d.Refusal != nil && *d.Refusal != "") || len(d.Annotations) > 0 {
 			if d.Content != nil {
 				s.content.WriteString(*d.Content)
 			}
-			s.queue = append(s.queue, s.chunk(Delta{Content: d.Content, Refusal: d.Refusal}, nil))
+			s.queue = append(s.queue, s.chunk(Delta{Content: d.Content, Refusal: d.Refusal, Annotations: d.Annotations}, nil))
 		}
 		for i, tc := range d.ToolCalls {
 			idx := i

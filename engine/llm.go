@@ -274,6 +274,9 @@ type Delta struct {
 	Content   *string    `json:"content,omitempty"`
 	Refusal   *string    `json:"refusal,omitempty"`
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// Annotations are the url_citation annotations of the answer (sent
+	// once, on one delta), as OpenAI streams them.
+	Annotations []any `json:"annotations,omitempty"`
 }
 
 // ChunkChoice is one choice of a stream chunk.

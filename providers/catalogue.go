@@ -1,13 +1,24 @@
 package providers
 
-import "github.com/hearth-dev/hearth/engine"
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
 
-// This file is the model catalogue served at /v1/models: list prices in
-// USD per million tokens (text) or per image (image models, whose adapters
-// come later). Prices are public list prices when this table was written;
-// operators who pay other rates can treat them as estimates. A provider
-// accepts model ids beyond this list: the catalogue informs, it does not
-// restrict.
+	"github.com/hearth-dev/hearth/engine"
+)
+
+// The model catalogue served at /v1/models is data: catalogue.json, with
+// the date it was last checked against the providers' pages ("as_of") and
+// the page of each provider. Prices are list prices in USD per million
+// tokens (text) or per image (image models); operators who pay other
+// rates can treat them as estimates. A provider accepts model ids beyond
+// this list: the catalogue informs, it does not restrict. The file is
+// compiled into the binary, so every node of a cluster serves the same
+// catalogue for the same build.
+//
+//go:embed catalogue.json
+var catalogueJSON []byte
 
 type price struct {
 	model              string
@@ -17,97 +28,59 @@ type price struct {
 	sizes, qualities   []string
 }
 
-func text(model string, prompt, completion float64) price {
-	return price{model: model, prompt: prompt, completion: completion}
+// catalogueFile is the shape of catalogue.json.
+type catalogueFile struct {
+	AsOf      string `json:"as_of"`
+	Providers map[string]struct {
+		Source string `json:"source"`
+		Models []struct {
+			Model      string   `json:"model"`
+			Prompt     *float64 `json:"prompt"`
+			Completion *float64 `json:"completion"`
+			Image      *float64 `json:"image"`
+			Sizes      []string `json:"sizes"`
+			Qualities  []string `json:"qualities"`
+		} `json:"models"`
+	} `json:"providers"`
 }
 
-func image(model string, base float64, sizes, qualities []string) price {
-	return price{model: model, image: true, basePrice: base, sizes: sizes, qualities: qualities}
+var catalogue, catalogueAsOf = mustLoadCatalogue(catalogueJSON)
+
+// CatalogueAsOf is the date (YYYY-MM-DD) the catalogue's models and prices
+// were last checked against the providers' own pages.
+func CatalogueAsOf() string { return catalogueAsOf }
+
+func mustLoadCatalogue(b []byte) (map[string][]price, string) {
+	c, asOf, err := loadCatalogue(b)
+	if err != nil {
+		panic(err)
+	}
+	return c, asOf
 }
 
-// Image sizes of the model families (width x height). Gemini image models
-// and Imagen take an aspect ratio; these are the sizes each ratio yields.
-// FLUX on Together takes any width and height: these are common ones.
-var (
-	geminiImageSizes = []string{"1024x1024", "832x1248", "1248x832", "864x1184", "1184x864", "896x1152", "1152x896", "768x1344", "1344x768", "1536x672"}
-	imagenSizes      = []string{"1024x1024", "896x1280", "1280x896", "768x1408", "1408x768"}
-	fluxSizes        = []string{"1024x1024", "1024x768", "768x1024", "1344x768", "768x1344", "1152x896", "896x1152", "512x512"}
-)
-
-var catalogue = map[string][]price{
-	"openai": {
-		text("gpt-5", 1.25, 10), text("gpt-5-mini", 0.25, 2), text("gpt-5-nano", 0.05, 0.4),
-		text("gpt-4.1", 2, 8), text("gpt-4.1-mini", 0.4, 1.6), text("gpt-4.1-nano", 0.1, 0.4),
-		text("gpt-4o", 2.5, 10), text("gpt-4o-mini", 0.15, 0.6),
-		text("o3", 2, 8), text("o3-mini", 1.1, 4.4), text("o4-mini", 1.1, 4.4),
-		text("gpt-4-turbo", 10, 30), text("gpt-3.5-turbo", 0.5, 1.5),
-		image("gpt-image-1", 0.042, []string{"1024x1024", "1024x1536", "1536x1024", "auto"}, []string{"low", "medium", "high", "auto"}),
-		image("dall-e-3", 0.04, []string{"1024x1024", "1792x1024", "1024x1792"}, []string{"standard", "hd"}),
-		image("dall-e-2", 0.02, []string{"256x256", "512x512", "1024x1024"}, []string{"standard"}),
-	},
-	"anthropic": {
-		text("claude-opus-4-1", 15, 75), text("claude-sonnet-4-5", 3, 15), text("claude-sonnet-4-0", 3, 15),
-		text("claude-haiku-4-5", 1, 5), text("claude-3-7-sonnet-latest", 3, 15), text("claude-3-5-haiku-latest", 0.8, 4),
-	},
-	"google": {
-		text("gemini-2.5-pro", 1.25, 10), text("gemini-2.5-flash", 0.3, 2.5), text("gemini-2.5-flash-lite", 0.1, 0.4),
-		text("gemini-2.0-flash", 0.1, 0.4),
-		image("imagen-4.0-generate-001", 0.04, imagenSizes, []string{"standard"}),
-		image("imagen-4.0-ultra-generate-001", 0.06, imagenSizes, []string{"standard"}),
-		image("imagen-4.0-fast-generate-001", 0.02, imagenSizes, []string{"standard"}),
-		image("imagen-3.0-generate-002", 0.03, imagenSizes, []string{"standard"}),
-		image("gemini-2.5-flash-image", 0.039, geminiImageSizes, []string{"standard"}),
-		image("gemini-2.5-flash-image-preview", 0.039, geminiImageSizes, []string{"standard"}),
-	},
-	"cohere": {
-		text("command-a-03-2025", 2.5, 10), text("command-r-plus-08-2024", 2.5, 10),
-		text("command-r-08-2024", 0.15, 0.6), text("command-r7b-12-2024", 0.0375, 0.15),
-	},
-	"groq": {
-		text("llama-3.3-70b-versatile", 0.59, 0.79), text("llama-3.1-8b-instant", 0.05, 0.08),
-		text("openai/gpt-oss-120b", 0.15, 0.75), text("openai/gpt-oss-20b", 0.1, 0.5),
-	},
-	"together": {
-		text("meta-llama/Llama-3.3-70B-Instruct-Turbo", 0.88, 0.88), text("deepseek-ai/DeepSeek-V3", 1.25, 1.25),
-		text("Qwen/Qwen2.5-72B-Instruct-Turbo", 1.2, 1.2),
-		image("black-forest-labs/FLUX.1-schnell-Free", 0, fluxSizes, nil),
-		image("black-forest-labs/FLUX.1-schnell", 0.0027, fluxSizes, nil),
-		image("black-forest-labs/FLUX.1-dev", 0.025, fluxSizes, nil),
-		image("black-forest-labs/FLUX.1.1-pro", 0.04, fluxSizes, nil),
-		image("black-forest-labs/FLUX.1-kontext-dev", 0.025, fluxSizes, nil),
-		image("black-forest-labs/FLUX.1-kontext-pro", 0.04, fluxSizes, nil),
-		image("black-forest-labs/FLUX.1-kontext-max", 0.08, fluxSizes, nil),
-	},
-	"fireworks": {
-		text("accounts/fireworks/models/llama-v3p3-70b-instruct", 0.9, 0.9),
-		text("accounts/fireworks/models/deepseek-v3", 0.9, 0.9),
-	},
-	"deepseek": {
-		text("deepseek-chat", 0.27, 1.1), text("deepseek-reasoner", 0.55, 2.19),
-	},
-	"mistral": {
-		text("mistral-large-latest", 2, 6), text("mistral-medium-latest", 0.4, 2), text("mistral-small-latest", 0.1, 0.3),
-		text("codestral-latest", 0.3, 0.9), text("open-mistral-nemo", 0.15, 0.15),
-	},
-	"xai": {
-		text("grok-4", 3, 15), text("grok-3", 3, 15), text("grok-3-mini", 0.3, 0.5),
-	},
-	"perplexity": {
-		text("sonar", 1, 1), text("sonar-pro", 3, 15), text("sonar-reasoning", 1, 5), text("sonar-reasoning-pro", 2, 8),
-	},
-	"openrouter": {
-		text("openai/gpt-4o-mini", 0.15, 0.6), text("anthropic/claude-sonnet-4.5", 3, 15),
-		text("google/gemini-2.5-flash", 0.3, 2.5), text("meta-llama/llama-3.3-70b-instruct", 0.13, 0.4),
-		image("google/gemini-2.5-flash-image", 0.039, geminiImageSizes, nil),
-		image("google/gemini-2.5-flash-image-preview", 0.039, geminiImageSizes, nil),
-	},
-	"ollama": {
-		text("llama3.2", 0, 0), text("qwen2.5", 0, 0),
-	},
-	// The hearth provider's entries are TEST DOUBLES, not models.
-	"hearth": {
-		text(EchoModel, 0, 0),
-	},
+// loadCatalogue parses catalogue.json: every entry is a text model (prompt
+// and completion prices) or an image model (an image price), never both.
+func loadCatalogue(b []byte) (map[string][]price, string, error) {
+	var f catalogueFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, "", fmt.Errorf("providers: catalogue.json: %w", err)
+	}
+	out := make(map[string][]price, len(f.Providers))
+	for p, prov := range f.Providers {
+		for _, m := range prov.Models {
+			switch {
+			case m.Model == "":
+				return nil, "", fmt.Errorf("providers: catalogue.json: a %s entry has no model", p)
+			case m.Image != nil && m.Prompt == nil && m.Completion == nil:
+				out[p] = append(out[p], price{model: m.Model, image: true, basePrice: *m.Image, sizes: m.Sizes, qualities: m.Qualities})
+			case m.Image == nil && m.Prompt != nil && m.Completion != nil:
+				out[p] = append(out[p], price{model: m.Model, prompt: *m.Prompt, completion: *m.Completion})
+			default:
+				return nil, "", fmt.Errorf("providers: catalogue.json: %s:%s needs prompt and completion prices, or an image price", p, m.Model)
+			}
+		}
+	}
+	return out, f.AsOf, nil
 }
 
 // Catalogue returns the catalogue of the given providers (all of them when

@@ -16,8 +16,9 @@ import (
 // Mapping: top_p -> p, stop -> stop_sequences, tool_choice required ->
 // "REQUIRED", none -> "NONE", a forced function -> "REQUIRED" with only
 // that tool offered; json_object/json_schema -> response_format
-// {type:"json_object", json_schema}. parallel_tool_calls and
-// reasoning_effort are dropped.
+// {type:"json_object", json_schema}; presence_penalty and
+// frequency_penalty are mapped to Cohere's 0..1 (cohPenalty).
+// parallel_tool_calls and reasoning_effort are dropped.
 type Cohere struct {
 	baseURL string
 	c       caller
@@ -62,8 +63,8 @@ type cohPart struct {
 }
 
 func buildCohereRequest(req *engine.ChatRequest, stream bool) *cohRequest {
-	r := &cohRequest{Model: req.Model, Temperature: req.Temperature, P: req.TopP, MaxTokens: req.MaxTokens,
-		StopSequences: req.Stop, FrequencyPenalty: req.FrequencyPenalty, PresencePenalty: req.PresencePenalty, Stream: stream}
+	r := &cohRequest{Model: req.Model, Temperature: req.Temperature, P: cohTopP(req.TopP), MaxTokens: req.MaxTokens,
+		StopSequences: req.Stop, FrequencyPenalty: cohPenalty(req.FrequencyPenalty), PresencePenalty: cohPenalty(req.PresencePenalty), Stream: stream}
 	r.Messages = make([]cohMessage, 0, len(req.Messages))
 	for _, m := range req.Messages {
 		switch m.Role {
@@ -113,6 +114,30 @@ func buildCohereRequest(req *engine.ChatRequest, stream bool) *cohRequest {
 	return r
 }
 
+// cohPenalty maps an OpenAI penalty (-2..2, 0 neutral) to Cohere's 0..1
+// (https://docs.cohere.com/reference/chat, frequency_penalty and
+// presence_penalty: "min value of 0.0, max value of 1.0"): a positive
+// value is halved, so OpenAI's 2 is Cohere's 1; Cohere has no negative
+// penalty (a bonus for repetition), so a negative value becomes 0.
+func cohPenalty(v *float64) *float64 {
+	if v == nil {
+		return nil
+	}
+	x := min(max(*v/2, 0), 1)
+	return &x
+}
+
+// cohTopP clamps top_p to Cohere's p range, 0.01..0.99
+// (https://docs.cohere.com/reference/chat): the pipe default top_p 1
+// becomes 0.99.
+func cohTopP(v *float64) *float64 {
+	if v == nil {
+		return nil
+	}
+	x := min(max(*v, 0.01), 0.99)
+	return &x
+}
+
 func cohUserContent(c engine.Content) any {
 	if c.Parts == nil {
 		return c.Text
@@ -148,14 +173,18 @@ type cohUsage struct {
 	} `json:"billed_units"`
 }
 
+// canonical reports billed_units, what Cohere charges and the catalogue
+// prices, rather than tokens, which also count the prompt template Cohere
+// adds (https://docs.cohere.com/docs/how-does-cohere-pricing-work); tokens
+// only when billed_units is missing.
 func (u *cohUsage) canonical() engine.Usage {
 	var in, out int
 	switch {
 	case u == nil:
-	case u.Tokens != nil:
-		in, out = int(u.Tokens.InputTokens), int(u.Tokens.OutputTokens)
 	case u.BilledUnits != nil:
 		in, out = int(u.BilledUnits.InputTokens), int(u.BilledUnits.OutputTokens)
+	case u.Tokens != nil:
+		in, out = int(u.Tokens.InputTokens), int(u.Tokens.OutputTokens)
 	}
 	return engine.Usage{PromptTokens: in, CompletionTokens: out, TotalTokens: in + out}
 }

@@ -41,7 +41,8 @@ func targets() []target {
 	}
 	for _, p := range providers.KnownProviders() {
 		if tg, ok := compat[p]; ok {
-			tg.provider, tg.newFake = p, fake.NewOpenAI
+			host := p
+			tg.provider, tg.newFake = p, func() *fake.Server { return fake.NewOpenAIHost(host) }
 			ts = append(ts, tg)
 		}
 	}

@@ -47,19 +47,31 @@
 //
 // The canonical request is OpenAI-shaped. Each adapter drops or maps what
 // its provider lacks instead of letting the upstream fail; for the OpenAI
-// family this is data (the hosts table in hosts.go):
+// family this is data: the hosts table in hosts.go, and the per-model
+// rules of params.go (which parameters a model family rejects, which
+// reasoning_effort values it takes, the output budget of its hidden
+// reasoning):
 //
 //   - openai: max_tokens is sent as max_completion_tokens; reasoning models
-//     (o1, o3, o4, gpt-5 prefixes) get reasoning_effort and no temperature,
-//     top_p or penalties; other models get no reasoning_effort.
-//   - mistral: tool_choice "required" is sent as "any"; no stream_options.
+//     (o-series, gpt-5 but gpt-5-chat) get no temperature, top_p,
+//     penalties or stop, and reasoning_effort mapped to what they take
+//     ("none" is "minimal" before gpt-5.1, "low" on the o-series).
+//   - mistral: tool_choice "required" is sent as "any"; no stream_options;
+//     embeddings are sent in requests of at most 16384 estimated tokens.
 //   - perplexity: no tools/tool_choice/parallel_tool_calls; only one of the
-//     two penalties (presence wins); no json_object response format.
+//     two penalties (presence wins); no json_object response format;
+//     citations and search_results come back as url_citation annotations.
 //   - deepseek: json_schema becomes json_object; deepseek-reasoner gets no
-//     sampling parameters; reasoning_content of answers with tool calls is
-//     kept in the first call's extra_content and sent back (echoReasoning).
-//   - groq, xai: reasoning_effort only for their reasoning models
-//     (openai/gpt-oss, qwen/qwen3; grok-3-mini).
+//     sampling parameters; deepseek-v4 gets reasoning_effort "high";
+//     reasoning_content of answers with tool calls is kept in the first
+//     call's extra_content and sent back (echoReasoning).
+//   - xai: reasoning models (grok-3-mini, grok-4*, grok-code) get no
+//     penalties or stop; reasoning_effort only for grok-3-mini and grok-4.3.
+//   - groq: reasoning_effort only for openai/gpt-oss (low|medium|high,
+//     "none" is "low") and qwen/qwen3 (none|default).
+//   - reasoning models with a hidden-reasoning budget: a max_tokens equal
+//     to the Langbase default 1000 is raised (25000 for OpenAI, 32768 for
+//     DeepSeek); any other value is kept.
 //   - openrouter: reasoning_effort becomes {"reasoning":{"effort":...}}.
 //   - ollama: tool_choice is dropped.
 //   - every host but openai and openrouter: role "developer" becomes "system";
@@ -80,7 +92,8 @@
 //     application/json; reasoning_effort and temperature follow the
 //     per-model table gemRules (google_rules.go); thought signatures
 //     travel in extra_content.
-//   - cohere: top_p -> p, stop -> stop_sequences, tool_choice required ->
+//   - cohere: top_p -> p (clamped to 0.01..0.99), penalties halved into
+//     0..1 (negative -> 0), stop -> stop_sequences, tool_choice required ->
 //     "REQUIRED", a forced function -> "REQUIRED" with only that tool;
 //     parallel_tool_calls and reasoning_effort are dropped.
 //
@@ -93,7 +106,10 @@
 // All adapters share one *http.Client (pooled keep-alive transport).
 // Connection errors, 429 and 5xx are retried with exponential backoff and
 // equal jitter (RetryPolicy), honouring Retry-After up to MaxRetryAfter; a
-// longer Retry-After returns the 429 at once. Retries happen only before a
+// longer Retry-After returns the 429 at once, and so does a 429 of an
+// exhausted quota (OpenAI insufficient_quota and the billing codes, a
+// per-day or per-month limit; quota.go), as a BAD_REQUEST that says so.
+// Retries happen only before a
 // 2xx answer is handed on, so a stream that has started is never retried.
 // Config.Timeout bounds a non-stream call, and for a stream the wait for
 // headers and then for each event. Cancelling the caller's context cancels

@@ -1,7 +1,5 @@
 package providers
 
-import "strings"
-
 // host describes one OpenAI-wire provider: where it lives, whether it needs
 // a key, and which parts of the OpenAI request it does not accept. The
 // adapter drops or maps those parts instead of sending them to fail
@@ -33,20 +31,21 @@ type host struct {
 	noJSONObject bool
 	// reasoningField is how reasoning_effort is sent: "" dropped,
 	// "reasoning_effort", or "reasoning" (an {"effort": ...} object).
+	// Which models take it, and what else they reject, are the per-model
+	// rules of params.go.
 	reasoningField string
-	// reasoningModels are model-id prefixes of reasoning models. When set,
-	// reasoning_effort goes only to them, and they get no temperature,
-	// top_p or penalties.
-	reasoningModels []string
 	// echoReasoning keeps the reasoning_content of answers with tool calls
 	// (in the first call's extra_content) and sends it back on that
 	// assistant turn, as DeepSeek's thinking mode requires.
 	echoReasoning bool
 	// developerRole keeps role "developer"; otherwise it becomes "system".
 	developerRole bool
-	// embeddings says the host serves /embeddings; maxBatch bounds one call.
-	embeddings bool
-	maxBatch   int
+	// embeddings says the host serves /embeddings; maxBatch bounds the
+	// inputs of one call and maxBatchTokens (0: no cap) their estimated
+	// tokens (see openai_embed.go).
+	embeddings     bool
+	maxBatch       int
+	maxBatchTokens int
 	// moderations says the host serves OpenAI /moderations.
 	moderations bool
 }
@@ -55,23 +54,20 @@ type host struct {
 var hosts = map[string]*host{
 	"openai": {name: "openai", baseURL: "https://api.openai.com/v1", needKey: true,
 		maxTokensField: "max_completion_tokens", streamUsage: true, reasoningField: "reasoning_effort",
-		reasoningModels: []string{"o1", "o3", "o4", "gpt-5"}, developerRole: true,
-		embeddings: true, maxBatch: 2048, moderations: true},
+		developerRole: true, embeddings: true, maxBatch: 2048, maxBatchTokens: 300000, moderations: true},
 	"groq": {name: "groq", baseURL: "https://api.groq.com/openai/v1", needKey: true,
-		maxTokensField: "max_tokens", streamUsage: true, reasoningField: "reasoning_effort",
-		reasoningModels: []string{"openai/gpt-oss", "qwen/qwen3"}},
+		maxTokensField: "max_tokens", streamUsage: true, reasoningField: "reasoning_effort"},
 	"together": {name: "together", baseURL: "https://api.together.xyz/v1", needKey: true,
 		maxTokensField: "max_tokens", embeddings: true, maxBatch: 128},
 	"fireworks": {name: "fireworks", baseURL: "https://api.fireworks.ai/inference/v1", needKey: true,
 		maxTokensField: "max_tokens", embeddings: true, maxBatch: 128},
 	"deepseek": {name: "deepseek", baseURL: "https://api.deepseek.com/v1", needKey: true,
-		maxTokensField: "max_tokens", streamUsage: true, jsonSchema: "json_object",
-		reasoningModels: []string{"deepseek-reasoner"}, echoReasoning: true},
+		maxTokensField: "max_tokens", streamUsage: true, jsonSchema: "json_object", reasoningField: "reasoning_effort",
+		echoReasoning: true},
 	"mistral": {name: "mistral", baseURL: "https://api.mistral.ai/v1", needKey: true,
-		maxTokensField: "max_tokens", toolChoiceRequired: "any", embeddings: true, maxBatch: 128},
+		maxTokensField: "max_tokens", toolChoiceRequired: "any", embeddings: true, maxBatch: 128, maxBatchTokens: 16384},
 	"xai": {name: "xai", baseURL: "https://api.x.ai/v1", needKey: true,
-		maxTokensField: "max_tokens", streamUsage: true, reasoningField: "reasoning_effort",
-		reasoningModels: []string{"grok-3-mini"}},
+		maxTokensField: "max_tokens", streamUsage: true, reasoningField: "reasoning_effort"},
 	"perplexity": {name: "perplexity", baseURL: "https://api.perplexity.ai", needKey: true,
 		maxTokensField: "max_tokens", noTools: true, exclusivePenalties: true, noJSONObject: true},
 	"openrouter": {name: "openrouter", baseURL: "https://openrouter.ai/api/v1", needKey: true,
@@ -80,15 +76,4 @@ var hosts = map[string]*host{
 		maxTokensField: "max_tokens", streamUsage: true, noToolChoice: true, embeddings: true, maxBatch: 64},
 	"openai-compatible": {name: "openai-compatible", needKey: false,
 		maxTokensField: "max_tokens", embeddings: true, maxBatch: 64},
-}
-
-// isReasoningModel reports whether model matches one of the host's
-// reasoning-model prefixes.
-func (h *host) isReasoningModel(model string) bool {
-	for _, p := range h.reasoningModels {
-		if strings.HasPrefix(model, p) {
-			return true
-		}
-	}
-	return false
 }

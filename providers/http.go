@@ -106,7 +106,7 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 			if wait = retryAfter(resp.Header, time.Now()); wait == 0 {
 				wait = hint.wait
 			}
-			if hint.quota != "" || attempt+1 >= c.retry.MaxAttempts || wait > c.retry.MaxRetryAfter {
+			if hint.quota != "" || isQuota(resp.StatusCode, body) || attempt+1 >= c.retry.MaxAttempts || wait > c.retry.MaxRetryAfter {
 				timer.Stop()
 				cancel(nil)
 				return nil, c.secrets(req).Error(responseError(c.provider, resp.StatusCode, body, wait, hint))
@@ -124,6 +124,16 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 			return nil, cancelWith(cancel, transportError(c.provider, ctx, err))
 		}
 	}
+}
+
+// isQuota reports whether an answer is a 429 of an exhausted quota
+// (quota.go), which is not retried.
+func isQuota(status int, body []byte) bool {
+	if status != http.StatusTooManyRequests {
+		return false
+	}
+	_, ok := quotaExhausted(body)
+	return ok
 }
 
 // cancelWith releases the call's context after err was worded: the

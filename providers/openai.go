@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	"github.com/hearth-dev/hearth/engine"
 )
@@ -95,22 +96,51 @@ func buildOpenAIRequest(h *host, req *engine.ChatRequest, stream bool) *oaiReque
 			r.ResponseFormat = rf
 		}
 	}
-	reasoning := len(h.reasoningModels) > 0 && h.isReasoningModel(req.Model)
-	if reasoning {
-		r.Temperature, r.TopP, r.PresencePenalty, r.FrequencyPenalty = nil, nil, nil, nil
-	}
-	if req.ReasoningEffort != "" && (reasoning || len(h.reasoningModels) == 0) {
+	rule := ruleFor(h.name, req.Model)
+	applyRule(r, rule)
+	if e := effortFor(h, rule, req.ReasoningEffort); e != "" {
 		switch h.reasoningField {
 		case "reasoning_effort":
-			r.ReasoningEffort = req.ReasoningEffort
+			r.ReasoningEffort = e
 		case "reasoning":
-			r.Reasoning = &oaiReasoning{Effort: req.ReasoningEffort}
+			r.Reasoning = &oaiReasoning{Effort: e}
 		}
 	}
 	if stream && h.streamUsage {
 		r.StreamOptions = &oaiStreamOptions{IncludeUsage: true}
 	}
 	return r
+}
+
+// applyRule drops what the model's rule rejects and gives reasoning
+// models an output budget their hidden reasoning does not exhaust.
+func applyRule(r *oaiRequest, rule *modelRule) {
+	if rule == nil {
+		return
+	}
+	if rule.drops(pTemperature) {
+		r.Temperature = nil
+	}
+	if rule.drops(pTopP) {
+		r.TopP = nil
+	}
+	if rule.drops(pPresencePenalty) {
+		r.PresencePenalty = nil
+	}
+	if rule.drops(pFrequencyPenalty) {
+		r.FrequencyPenalty = nil
+	}
+	if rule.drops(pStop) {
+		r.Stop = nil
+	}
+	if rule.reasoningMaxTokens > 0 {
+		for _, p := range []**int{&r.MaxTokens, &r.MaxCompletionTokens} {
+			if *p != nil && **p == langbaseDefaultMaxTokens {
+				n := rule.reasoningMaxTokens
+				*p = &n
+			}
+		}
+	}
 }
 
 func openAIToolChoice(h *host, tc *engine.ToolChoice) any {
@@ -165,10 +195,12 @@ func (o *OpenAI) Chat(ctx context.Context, req *engine.ChatRequest) (*engine.Cha
 	if err != nil {
 		return nil, err
 	}
-	resp, err := decodeOpenAIResponse(o.host, call)
+	resp, raw, err := decodeOpenAIResponse(o.host, call)
 	if err != nil {
 		return nil, err
 	}
+	var src webSources
+	json.Unmarshal(raw, &src) // web sources are optional extras of the answer
 	if resp.Object == "" {
 		resp.Object = "chat.completion"
 	}
@@ -176,8 +208,16 @@ func (o *OpenAI) Chat(ctx context.Context, req *engine.ChatRequest) (*engine.Cha
 		if resp.Choices[i].Message.Role == "" {
 			resp.Choices[i].Message.Role = "assistant"
 		}
-		if resp.Choices[i].Message.Annotations == nil {
-			resp.Choices[i].Message.Annotations = []any{}
+		m := &resp.Choices[i].Message
+		if len(m.Annotations) == 0 && !src.empty() {
+			text := ""
+			if m.Content != nil {
+				text = *m.Content
+			}
+			m.Annotations = src.annotations(text)
+		}
+		if m.Annotations == nil {
+			m.Annotations = []any{}
 		}
 	}
 	return resp, nil
@@ -209,10 +249,17 @@ type oaiStreamState struct {
 	id        string
 	roleSeen  bool
 	reasoning oaiReasoningState
+	// text is the answer so far and cited is set once the web sources
+	// went out as annotations, on the delta that finishes the answer.
+	text  strings.Builder
+	cited bool
+	// src is the latest web sources a chunk carried.
+	src webSources
 }
 
 type oaiStreamEvent struct {
 	engine.ChatChunk
+	webSources
 	Error json.RawMessage `json:"error"`
 }
 
@@ -250,6 +297,9 @@ func (o *OpenAI) translate(s *sseStream, st *oaiStreamState, data []byte) error 
 	} else if c.ID != st.id {
 		c.ID = st.id
 	}
+	if !ev.webSources.empty() {
+		st.src = ev.webSources
+	}
 	for i := range c.Choices {
 		ch := &c.Choices[i]
 		if !st.roleSeen {
@@ -258,8 +308,15 @@ func (o *OpenAI) translate(s *sseStream, st *oaiStreamState, data []byte) error 
 			}
 			st.roleSeen = true
 		}
+		if ch.Index == 0 && ch.Delta.Content != nil {
+			st.text.WriteString(*ch.Delta.Content)
+		}
 		if ch.FinishReason != nil && *ch.FinishReason != "" {
 			s.cleanEOF = true
+			if ch.Index == 0 && !st.cited && !st.src.empty() && len(ch.Delta.Annotations) == 0 {
+				ch.Delta.Annotations = st.src.annotations(st.text.String())
+				st.cited = true
+			}
 		}
 	}
 	s.emit(c)

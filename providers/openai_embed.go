@@ -21,13 +21,53 @@ type oaiEmbedResponse struct {
 	} `json:"data"`
 }
 
-// Embed calls /embeddings. Ollama is served through the same OpenAI-wire
-// endpoint of its /v1 root, so one code path covers it.
+// Embed calls /embeddings, in as many requests as the host's cap on
+// tokens per request needs (Mistral refuses more than 16384 tokens in one
+// request with code 3210, whatever the number of inputs). Ollama is served
+// through the same OpenAI-wire endpoint of its /v1 root, so one code path
+// covers it.
 func (o *OpenAI) Embed(ctx context.Context, req *engine.EmbedRequest) ([][]float32, error) {
-	if len(req.Inputs) == 0 {
+	out := make([][]float32, 0, len(req.Inputs))
+	for _, b := range tokenBatches(req.Inputs, o.host.maxBatchTokens) {
+		vecs, err := o.embed(ctx, req, req.Inputs[b[0]:b[1]])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, vecs...)
+	}
+	return out, nil
+}
+
+// estimateTokens over-estimates the tokens of s for any tokenizer Hearth
+// meets: English averages about 4 bytes per token, code and non-Latin
+// scripts nearer 2.5, so 2.5 bytes per token rarely under-counts.
+func estimateTokens(s string) int { return len(s)*2/5 + 1 }
+
+// tokenBatches splits inputs into [start, end) ranges whose estimated
+// tokens stay within budget (0: one range). An input over the budget on
+// its own is sent alone, for the host to judge.
+func tokenBatches(inputs []string, budget int) [][2]int {
+	if budget <= 0 || len(inputs) == 0 {
+		return [][2]int{{0, len(inputs)}}
+	}
+	var out [][2]int
+	start, sum := 0, 0
+	for i, in := range inputs {
+		n := estimateTokens(in)
+		if i > start && sum+n > budget {
+			out = append(out, [2]int{start, i})
+			start, sum = i, 0
+		}
+		sum += n
+	}
+	return append(out, [2]int{start, len(inputs)})
+}
+
+func (o *OpenAI) embed(ctx context.Context, req *engine.EmbedRequest, inputs []string) ([][]float32, error) {
+	if len(inputs) == 0 {
 		return [][]float32{}, nil
 	}
-	body, err := json.Marshal(oaiEmbedRequest{Model: req.Model, Input: req.Inputs, EncodingFormat: "float"})
+	body, err := json.Marshal(oaiEmbedRequest{Model: req.Model, Input: inputs, EncodingFormat: "float"})
 	if err != nil {
 		return nil, err
 	}
@@ -39,8 +79,8 @@ func (o *OpenAI) Embed(ctx context.Context, req *engine.EmbedRequest) ([][]float
 	if err := decodeResponse(o.host.name, call, &resp); err != nil {
 		return nil, err
 	}
-	if len(resp.Data) != len(req.Inputs) {
-		return nil, engine.Errorf(engine.CodeUpstream, "%s returned %d embeddings for %d inputs", o.host.name, len(resp.Data), len(req.Inputs))
+	if len(resp.Data) != len(inputs) {
+		return nil, engine.Errorf(engine.CodeUpstream, "%s returned %d embeddings for %d inputs", o.host.name, len(resp.Data), len(inputs))
 	}
 	sort.SliceStable(resp.Data, func(i, j int) bool { return resp.Data[i].Index < resp.Data[j].Index })
 	out := make([][]float32, len(resp.Data))

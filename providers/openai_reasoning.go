@@ -57,17 +57,17 @@ func openAIWireMessages(h *host, msgs []engine.Message) []oaiMessage {
 // decodeOpenAIResponse reads a chat completion; on echoReasoning hosts the
 // reasoning_content of an answer with tool calls is kept in the first
 // call's extra_content, for openAIWireMessages to send back.
-func decodeOpenAIResponse(h *host, call *upstreamCall) (*engine.ChatResponse, error) {
+func decodeOpenAIResponse(h *host, call *upstreamCall) (*engine.ChatResponse, json.RawMessage, error) {
 	var raw json.RawMessage
 	if err := decodeResponse(h.name, call, &raw); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var resp engine.ChatResponse
 	if err := json.Unmarshal(raw, &resp); err != nil {
-		return nil, &engine.Error{Code: engine.CodeUpstream, Message: h.name + " sent a response Hearth could not read", Err: err}
+		return nil, nil, &engine.Error{Code: engine.CodeUpstream, Message: h.name + " sent a response Hearth could not read", Err: err}
 	}
 	if !h.echoReasoning {
-		return &resp, nil
+		return &resp, raw, nil
 	}
 	var rc struct {
 		Choices []struct {
@@ -83,7 +83,7 @@ func decodeOpenAIResponse(h *host, call *upstreamCall) (*engine.ChatResponse, er
 			calls[0].ExtraContent = extraWith(calls[0].ExtraContent, "deepseek", dsExtra{ReasoningContent: rc.Choices[i].Message.ReasoningContent})
 		}
 	}
-	return &resp, nil
+	return &resp, raw, nil
 }
 
 // oaiReasoningState collects a stream's reasoning_content deltas (choice

@@ -84,5 +84,9 @@ func responseError(provider string, status int, body []byte, wait time.Duration,
 			Message: fmt.Sprintf("%s quota exhausted (%s); it resets at the end of the provider's quota day: %s", provider, hint.quota, msg),
 			Err:     &HTTPError{Provider: provider, Status: status, Message: msg}}
 	}
+	if isQuota(status, body) {
+		why, _ := quotaExhausted(body)
+		return quotaError(provider, status, why, msg)
+	}
 	return statusError(provider, status, msg, wait)
 }

@@ -340,7 +340,10 @@ func TestAgentReasoningEffortRule(t *testing.T) {
 		{"listed model with tools and no effort gets none", "gpt-5.6-terra", nil, true, "none"},
 		{"listed model without tools keeps effort", "gpt-5.4", "high", false, "high"},
 		{"unlisted model with tools keeps effort", "gpt-5.1", "medium", true, "medium"},
-		{"caller may ask none", "gpt-5-mini", "none", false, "none"},
+		// Models before gpt-5.1 have no "none"; their lowest effort is
+		// "minimal" (providers/params.go).
+		{"caller may ask none", "gpt-5-mini", "none", false, "minimal"},
+		{"caller may ask none of gpt-5.1", "gpt-5.1", "none", false, "none"},
 		{"no effort sends none", "gpt-5-mini", nil, false, nil},
 	}
 	for _, tc := range cases {

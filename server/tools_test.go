@@ -178,7 +178,7 @@ func TestCrawlFirecrawl(t *testing.T) {
 	r.JSON(t, &res)
 	got := f.firecrawl.LastRequest()
 	want := map[string]any{"url": "https://a.example/", "formats": []any{"markdown"}, "onlyMainContent": true}
-	if r.Status != 200 || got.Path != "/v1/scrape" || got.Header.Get("Authorization") != "Bearer fc-key" || !reflect.DeepEqual(got.JSON(), want) {
+	if r.Status != 200 || got.Path != "/v2/scrape" || got.Header.Get("Authorization") != "Bearer fc-key" || !reflect.DeepEqual(got.JSON(), want) {
 		t.Fatalf("scrape: %d %s; upstream %s %v", r.Status, r.Body, got.Path, got.JSON())
 	}
 	if len(res) != 1 || res[0].URL != "https://a.example/" || !strings.HasPrefix(res[0].Content, "# Page 1 of https://a.example/") {
@@ -200,7 +200,7 @@ func TestCrawlFirecrawl(t *testing.T) {
 	}
 	if len(reqs) != 5 || !reflect.DeepEqual(reqs[0].JSON(), map[string]any{"url": "https://docs.example/", "limit": 5.0,
 		"scrapeOptions": map[string]any{"formats": []any{"markdown"}, "onlyMainContent": true}}) ||
-		paths[1] != "GET /v1/crawl/00000000-0000-4000-8000-000000000001?" || paths[4] != "GET /v1/crawl/00000000-0000-4000-8000-000000000001?skip=4" {
+		paths[1] != "GET /v2/crawl/00000000-0000-4000-8000-000000000001?" || paths[4] != "GET /v2/crawl/00000000-0000-4000-8000-000000000001?skip=4" {
 		t.Fatalf("calls %v", paths)
 	}
 

@@ -12,16 +12,26 @@ import (
 	"github.com/hearth-dev/hearth/providers"
 )
 
-// DefaultFirecrawlURL is Firecrawl's public v1 API.
-const DefaultFirecrawlURL = "https://api.firecrawl.dev/v1"
+// DefaultFirecrawlURL is Firecrawl's public API, version 2 (current).
+const DefaultFirecrawlURL = "https://api.firecrawl.dev/v2"
 
 // Firecrawl crawls each start URL on its own: POST {base}/scrape when one
 // page is asked for, else POST {base}/crawl (limit = maxPages) and a poll
 // of GET {base}/crawl/{id} until the job completes, following its "next"
 // pages. Markdown of the main content is asked for; the key is a Bearer
 // token. At most 4 start URLs are in flight at once.
+//
+// The API version is the base URL's last path segment: /v2 (the default)
+// or /v1 (self-hosted Firecrawl that has not moved on). The fields Hearth
+// sends (url, formats ["markdown"], onlyMainContent, limit,
+// scrapeOptions) and reads (success, data.markdown, data.metadata,
+// status, next) mean the same in both
+// (https://docs.firecrawl.dev/migrate-to-v2), so one request shape
+// serves both; the fields v2 renamed (maxDepth, ignoreSitemap,
+// allowBackwardLinks) are not used.
 type Firecrawl struct {
 	baseURL string
+	version string
 	up      *providers.Upstream
 	// PollInterval is the wait between status polls (default 2 s).
 	PollInterval time.Duration
@@ -32,13 +42,30 @@ type Firecrawl struct {
 var _ engine.Crawler = (*Firecrawl)(nil)
 
 // NewFirecrawl returns the adapter for baseURL ("" means
-// DefaultFirecrawlURL); the client, retry policy and timeout come from cfg.
+// DefaultFirecrawlURL; a URL without a version segment gets /v2); the
+// client, retry policy and timeout come from cfg.
 func NewFirecrawl(baseURL string, cfg providers.Config) *Firecrawl {
+	baseURL, version := firecrawlBase(baseURL)
+	return &Firecrawl{baseURL: baseURL, version: version, up: providers.NewUpstream("firecrawl", cfg, 64<<20),
+		PollInterval: 2 * time.Second, MaxWait: 5 * time.Minute}
+}
+
+// firecrawlBase returns the base URL with its version segment and the
+// version ("v1" or "v2").
+func firecrawlBase(baseURL string) (string, string) {
 	if baseURL = strings.TrimRight(baseURL, "/"); baseURL == "" {
 		baseURL = DefaultFirecrawlURL
 	}
-	return &Firecrawl{baseURL: baseURL, up: providers.NewUpstream("firecrawl", cfg, 64<<20), PollInterval: 2 * time.Second, MaxWait: 5 * time.Minute}
+	last := baseURL[strings.LastIndexByte(baseURL, '/')+1:]
+	switch last {
+	case "v1", "v2":
+		return baseURL, last
+	}
+	return baseURL + "/v2", "v2"
 }
+
+// Version is the Firecrawl API version in use ("v1" or "v2").
+func (f *Firecrawl) Version() string { return f.version }
 
 // NeedsKey implements engine.Crawler.
 func (f *Firecrawl) NeedsKey() bool { return true }

@@ -11,6 +11,63 @@ import (
 // tool-call-start/delta/end, message-end) and /embed. BaseURL ends in /v2.
 func NewCohere() *Server { return newServer("cohere", "/v2", handleCohere) }
 
+// CohereTemplateTokens is how many more input tokens the fake reports in
+// usage.tokens than in usage.billed_units, as Cohere does for the prompt
+// template it adds.
+const CohereTemplateTokens = 170
+
+// cohereChatFields are the fields of a v2 /chat body
+// (https://docs.cohere.com/reference/chat); Cohere refuses others.
+var cohereChatFields = map[string]bool{"model": true, "messages": true, "tools": true, "strict_tools": true, "documents": true,
+	"citation_options": true, "response_format": true, "safety_mode": true, "max_tokens": true, "stop_sequences": true,
+	"temperature": true, "seed": true, "frequency_penalty": true, "presence_penalty": true, "k": true, "p": true,
+	"logprobs": true, "tool_choice": true, "thinking": true, "stream": true, "priority": true}
+
+// checkCohereChat returns why Cohere would refuse a /chat body, or "".
+func checkCohereChat(body []byte) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil {
+		return "body is not valid JSON"
+	}
+	for k := range m {
+		if !cohereChatFields[k] {
+			return "unknown field: parameter " + k + " is not a valid field"
+		}
+	}
+	for _, k := range []string{"frequency_penalty", "presence_penalty"} {
+		var v float64
+		if raw, ok := m[k]; ok && (json.Unmarshal(raw, &v) != nil || v < 0 || v > 1) {
+			return k + " must be between 0 and 1"
+		}
+	}
+	if raw, ok := m["p"]; ok {
+		var v float64
+		if json.Unmarshal(raw, &v) != nil || v < 0.01 || v > 0.99 {
+			return "p must be between 0.01 and 0.99"
+		}
+	}
+	var msgs []struct {
+		Role       string `json:"role"`
+		ToolCallID string `json:"tool_call_id"`
+		ToolCalls  []struct {
+			ID string `json:"id"`
+		} `json:"tool_calls"`
+	}
+	if json.Unmarshal(m["model"], new(string)) != nil || json.Unmarshal(m["messages"], &msgs) != nil || len(msgs) == 0 {
+		return "model and messages are required"
+	}
+	calls := map[string]bool{}
+	for _, msg := range msgs {
+		for _, c := range msg.ToolCalls {
+			calls[c.ID] = true
+		}
+		if msg.Role == "tool" && !calls[msg.ToolCallID] {
+			return "tool message references tool_call_id " + msg.ToolCallID + " that no previous assistant message called"
+		}
+	}
+	return ""
+}
+
 type cohReq struct {
 	Model          string `json:"model"`
 	Stream         bool   `json:"stream"`
@@ -48,6 +105,10 @@ func handleCohere(s *Server, w http.ResponseWriter, r *http.Request, body []byte
 		writeJSON(w, 404, map[string]any{"message": "not found"})
 		return
 	}
+	if msg := checkCohereChat(body); msg != "" {
+		writeJSON(w, 400, map[string]any{"id": "fake-error", "message": "invalid request: " + msg})
+		return
+	}
 	wantJSON := req.ResponseFormat != nil && req.ResponseFormat.Type == "json_object"
 	text := rep.text(wantJSON)
 	finish := "COMPLETE"
@@ -58,8 +119,10 @@ func handleCohere(s *Server, w http.ResponseWriter, r *http.Request, body []byte
 		finish = rep.Finish
 	}
 	u := rep.usage()
+	// tokens also count the prompt template Cohere adds; billed_units is
+	// what is charged.
 	usage := map[string]any{"billed_units": map[string]int{"input_tokens": u.PromptTokens, "output_tokens": u.CompletionTokens},
-		"tokens": map[string]int{"input_tokens": u.PromptTokens, "output_tokens": u.CompletionTokens}}
+		"tokens": map[string]int{"input_tokens": u.PromptTokens + CohereTemplateTokens, "output_tokens": u.CompletionTokens}}
 	if !req.Stream {
 		msg := map[string]any{"role": "assistant"}
 		if text != "" {

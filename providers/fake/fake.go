@@ -49,6 +49,13 @@ type Reply struct {
 	Status int
 	// Message is the error message for Status.
 	Message string
+	// ErrorCode is the provider's machine-readable code of the error
+	// (for OpenAI "insufficient_quota", sent as error.type and error.code).
+	ErrorCode string
+	// Citations are source URLs a perplexity-mode fake answers with, as
+	// Perplexity's top-level "citations" and "search_results" (titled
+	// "Source 1", ...).
+	Citations []string
 	// RetryAfter is sent as the Retry-After header of an error.
 	RetryAfter string
 	// FirstByteDelay waits before answering; ChunkDelay between stream events.
@@ -101,8 +108,12 @@ func (r Request) JSON() map[string]any {
 // Server is one fake upstream.
 type Server struct {
 	*httptest.Server
-	kind      string
-	version   string
+	kind    string
+	version string
+	// host is the OpenAI-compatible host a fake of kind "openai" acts as
+	// ("openai", "xai", "groq", "mistral", "perplexity"): it picks the
+	// request checks of openai_rules.go and the error shape.
+	host      string
 	handle    func(s *Server, w http.ResponseWriter, r *http.Request, body []byte, rep Reply)
 	mu        sync.Mutex
 	queue     []Reply

@@ -10,8 +10,19 @@ import (
 // NewOpenAI starts a fake OpenAI chat completions / embeddings /
 // moderations server. It also stands in for every OpenAI-compatible host
 // (groq, mistral, ollama, ...): routes match by path suffix, so any base
-// path works. BaseURL ends in /v1.
-func NewOpenAI() *Server { return newServer("openai", "/v1", handleOpenAI) }
+// path works. BaseURL ends in /v1. It checks requests as OpenAI does
+// (openai_rules.go).
+func NewOpenAI() *Server { return NewOpenAIHost("openai") }
+
+// NewOpenAIHost starts the fake as one OpenAI-compatible host ("openai",
+// "xai", "groq", "mistral", "perplexity"; any other name checks only what
+// every host checks): requests are checked against that host's rules and
+// errors come in its shape.
+func NewOpenAIHost(host string) *Server {
+	s := newServer("openai", "/v1", handleOpenAI)
+	s.host = host
+	return s
+}
 
 type oaiReq struct {
 	Model          string `json:"model"`
@@ -36,7 +47,10 @@ func handleOpenAI(s *Server, w http.ResponseWriter, r *http.Request, body []byte
 		case 500, 502, 503:
 			typ = "server_error"
 		}
-		writeError(w, rep, map[string]any{"error": map[string]any{"message": errorMessage(rep), "type": typ, "param": nil, "code": nil}})
+		if rep.ErrorCode != "" {
+			typ = rep.ErrorCode
+		}
+		writeError(w, rep, map[string]any{"error": map[string]any{"message": errorMessage(rep), "type": typ, "param": nil, "code": nilIfEmpty(rep.ErrorCode)}})
 		return
 	}
 	var req oaiReq
@@ -46,11 +60,15 @@ func handleOpenAI(s *Server, w http.ResponseWriter, r *http.Request, body []byte
 	}
 	switch {
 	case strings.HasSuffix(r.URL.Path, "/chat/completions"):
+		if e := s.checkOpenAIChat(body); e != nil {
+			s.writeOpenAIError(w, rep, e)
+			return
+		}
 		wantJSON := req.ResponseFormat != nil && (req.ResponseFormat.Type == "json_object" || req.ResponseFormat.Type == "json_schema")
 		if req.Stream {
-			openAIStream(w, r, req, rep, wantJSON)
+			openAIStream(w, r, req, rep, wantJSON, s.host)
 		} else {
-			openAIChat(w, req, rep, wantJSON)
+			openAIChat(w, req, rep, wantJSON, s.host)
 		}
 	case strings.HasSuffix(r.URL.Path, "/embeddings"):
 		var inputs []string
@@ -58,6 +76,10 @@ func handleOpenAI(s *Server, w http.ResponseWriter, r *http.Request, body []byte
 			var one string
 			json.Unmarshal(req.Input, &one)
 			inputs = []string{one}
+		}
+		if e := s.checkEmbeddings(inputs); e != nil {
+			s.writeOpenAIError(w, rep, e)
+			return
 		}
 		data := make([]map[string]any, len(inputs))
 		for i, in := range inputs {
@@ -94,7 +116,20 @@ func openAIFinish(rep Reply) string {
 	return "stop"
 }
 
-func openAIChat(w http.ResponseWriter, req oaiReq, rep Reply, wantJSON bool) {
+// addSources adds Perplexity's top-level web sources to an answer body.
+func addSources(body map[string]any, rep Reply, host string) map[string]any {
+	if host != "perplexity" || len(rep.Citations) == 0 {
+		return body
+	}
+	results := make([]any, len(rep.Citations))
+	for i, u := range rep.Citations {
+		results[i] = map[string]any{"title": "Source " + string(rune('1'+i)), "url": u, "date": "2026-01-0" + string(rune('1'+i%9))}
+	}
+	body["citations"], body["search_results"] = rep.Citations, results
+	return body
+}
+
+func openAIChat(w http.ResponseWriter, req oaiReq, rep Reply, wantJSON bool, host string) {
 	msg := map[string]any{"role": "assistant", "content": nil, "refusal": nil, "annotations": []any{}}
 	if t := rep.text(wantJSON); t != "" {
 		msg["content"] = t
@@ -109,18 +144,18 @@ func openAIChat(w http.ResponseWriter, req oaiReq, rep Reply, wantJSON bool) {
 		}
 		msg["tool_calls"] = calls
 	}
-	writeJSON(w, 200, map[string]any{"id": "chatcmpl-fake", "object": "chat.completion", "created": time.Now().Unix(),
+	writeJSON(w, 200, addSources(map[string]any{"id": "chatcmpl-fake", "object": "chat.completion", "created": time.Now().Unix(),
 		"model": req.Model, "system_fingerprint": nil,
 		"choices": []any{map[string]any{"index": 0, "message": msg, "logprobs": nil, "finish_reason": openAIFinish(rep)}},
-		"usage":   openAIUsage(rep.usage())})
+		"usage":   openAIUsage(rep.usage())}, rep, host))
 }
 
-func openAIStream(w http.ResponseWriter, r *http.Request, req oaiReq, rep Reply, wantJSON bool) {
+func openAIStream(w http.ResponseWriter, r *http.Request, req oaiReq, rep Reply, wantJSON bool, host string) {
 	out := newSSE(w, r, rep, "\n\n")
 	created := time.Now().Unix()
 	chunk := func(delta map[string]any, finish any) map[string]any {
-		return map[string]any{"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": created, "model": req.Model,
-			"system_fingerprint": nil, "choices": []any{map[string]any{"index": 0, "delta": delta, "logprobs": nil, "finish_reason": finish}}}
+		return addSources(map[string]any{"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": created, "model": req.Model,
+			"system_fingerprint": nil, "choices": []any{map[string]any{"index": 0, "delta": delta, "logprobs": nil, "finish_reason": finish}}}, rep, host)
 	}
 	if !out.send("", chunk(map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil)) {
 		return

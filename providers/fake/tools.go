@@ -122,17 +122,70 @@ func handleSpider(s *Server, w http.ResponseWriter, r *http.Request, body []byte
 	writeJSON(w, 200, pages)
 }
 
-// NewFirecrawl starts a fake Firecrawl v1 API: POST /scrape answers the
-// page's markdown; POST /crawl starts a job that GET /crawl/{id} reports
-// as "scraping" on the first poll and "completed" on the next, with limit
-// pages split over "next" links two at a time. A URL that contains "fail"
-// answers success false. BaseURL ends in /v1.
-func NewFirecrawl() *Server {
+// NewFirecrawl starts a fake Firecrawl v2 API (the current one); BaseURL
+// ends in /v2. NewFirecrawlV1 serves the older v1 API. Both answer POST
+// /scrape with the page's markdown; POST /crawl starts a job that GET
+// /crawl/{id} reports as "scraping" on the first poll and "completed" on
+// the next, with limit pages split over "next" links two at a time. A URL
+// that contains "fail" answers success false. A body with a field its
+// version does not define is refused with 400, as Firecrawl's strict
+// request schemas do.
+func NewFirecrawl() *Server { return newFirecrawl("/v2") }
+
+// NewFirecrawlV1 starts a fake of Firecrawl's v1 API; BaseURL ends in /v1.
+func NewFirecrawlV1() *Server { return newFirecrawl("/v1") }
+
+func newFirecrawl(version string) *Server {
 	var mu sync.Mutex
 	jobs := map[string]*fcJob{}
-	return newServer("firecrawl", "/v1", func(s *Server, w http.ResponseWriter, r *http.Request, body []byte, rep Reply) {
+	return newServer("firecrawl", version, func(s *Server, w http.ResponseWriter, r *http.Request, body []byte, rep Reply) {
 		handleFirecrawl(s, w, r, body, rep, &mu, jobs)
 	})
+}
+
+// fcFields are the request fields of each version's endpoints:
+// https://docs.firecrawl.dev/api-reference/v2-endpoint/crawl-post,
+// https://docs.firecrawl.dev/api-reference/v2-endpoint/scrape and the v1
+// pages under https://docs.firecrawl.dev/api-reference/v1-endpoint/.
+var fcFields = map[string]map[string][]string{
+	"/v2": {
+		"scrape": {"url", "formats", "onlyMainContent", "includeTags", "excludeTags", "maxAge", "headers", "waitFor", "mobile",
+			"skipTlsVerification", "timeout", "parsers", "actions", "location", "removeBase64Images", "blockAds", "proxy",
+			"storeInCache", "zeroDataRetention"},
+		"crawl": {"url", "prompt", "excludePaths", "includePaths", "maxDiscoveryDepth", "sitemap", "ignoreQueryParameters", "limit",
+			"crawlEntireDomain", "allowExternalLinks", "allowSubdomains", "delay", "maxConcurrency", "webhook", "scrapeOptions",
+			"zeroDataRetention"},
+	},
+	"/v1": {
+		"scrape": {"url", "formats", "onlyMainContent", "includeTags", "excludeTags", "headers", "waitFor", "mobile",
+			"skipTlsVerification", "timeout", "actions", "location", "removeBase64Images", "blockAds", "proxy", "jsonOptions",
+			"changeTrackingOptions"},
+		"crawl": {"url", "excludePaths", "includePaths", "maxDepth", "maxDiscoveryDepth", "ignoreSitemap", "ignoreQueryParameters",
+			"limit", "allowBackwardLinks", "crawlEntireDomain", "allowExternalLinks", "allowSubdomains", "delay", "webhook",
+			"scrapeOptions"},
+	},
+}
+
+// fcCheck returns the unknown fields of a body for endpoint, or nil.
+func fcCheck(version, endpoint string, body []byte) []string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil {
+		return []string{"(body is not a JSON object)"}
+	}
+	var bad []string
+	for k := range m {
+		if !contains(fcFields[version][endpoint], k) {
+			bad = append(bad, k)
+		}
+	}
+	if raw, ok := m["scrapeOptions"]; ok && endpoint == "crawl" {
+		for _, k := range fcCheck(version, "scrape", raw) {
+			if k != "url" {
+				bad = append(bad, "scrapeOptions."+k)
+			}
+		}
+	}
+	return bad
 }
 
 type fcJob struct {
@@ -160,8 +213,16 @@ func handleFirecrawl(s *Server, w http.ResponseWriter, r *http.Request, body []b
 		Limit   int      `json:"limit"`
 		Formats []string `json:"formats"`
 	}
+	v := s.version
+	if r.Method == http.MethodPost && (r.URL.Path == v+"/scrape" || r.URL.Path == v+"/crawl") {
+		if bad := fcCheck(v, strings.TrimPrefix(r.URL.Path, v+"/"), body); len(bad) > 0 {
+			writeJSON(w, 400, map[string]any{"success": false, "error": "Bad Request",
+				"details": []any{map[string]any{"code": "unrecognized_keys", "keys": bad, "message": "Unrecognized key in body -- please review the " + strings.TrimPrefix(v, "/") + " API documentation for request body changes"}}})
+			return
+		}
+	}
 	switch {
-	case r.Method == http.MethodPost && r.URL.Path == "/v1/scrape":
+	case r.Method == http.MethodPost && r.URL.Path == v+"/scrape":
 		if json.Unmarshal(body, &req) != nil || req.URL == "" {
 			writeJSON(w, 400, map[string]any{"success": false, "error": "Bad Request: url is required"})
 			return
@@ -171,7 +232,7 @@ func handleFirecrawl(s *Server, w http.ResponseWriter, r *http.Request, body []b
 			return
 		}
 		writeJSON(w, 200, map[string]any{"success": true, "data": fcDoc(req.URL, 1)})
-	case r.Method == http.MethodPost && r.URL.Path == "/v1/crawl":
+	case r.Method == http.MethodPost && r.URL.Path == v+"/crawl":
 		if json.Unmarshal(body, &req) != nil || req.URL == "" {
 			writeJSON(w, 400, map[string]any{"success": false, "error": "Bad Request: url is required"})
 			return
@@ -180,9 +241,9 @@ func handleFirecrawl(s *Server, w http.ResponseWriter, r *http.Request, body []b
 		id := fmt.Sprintf("00000000-0000-4000-8000-%012d", len(jobs)+1)
 		jobs[id] = &fcJob{url: req.URL, limit: max(req.Limit, 1)}
 		mu.Unlock()
-		writeJSON(w, 200, map[string]any{"success": true, "id": id, "url": s.URL + "/v1/crawl/" + id})
-	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v1/crawl/"):
-		id := strings.TrimPrefix(r.URL.Path, "/v1/crawl/")
+		writeJSON(w, 200, map[string]any{"success": true, "id": id, "url": s.URL + v + "/crawl/" + id})
+	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, v+"/crawl/"):
+		id := strings.TrimPrefix(r.URL.Path, v+"/crawl/")
 		mu.Lock()
 		job := jobs[id]
 		if job != nil {
@@ -213,7 +274,7 @@ func handleFirecrawl(s *Server, w http.ResponseWriter, r *http.Request, body []b
 			}
 			resp["data"] = data
 			if skip+2 < job.limit {
-				resp["next"] = fmt.Sprintf("%s/v1/crawl/%s?skip=%d", s.URL, id, skip+2)
+				resp["next"] = fmt.Sprintf("%s%s/crawl/%s?skip=%d", s.URL, v, id, skip+2)
 			}
 		}
 		writeJSON(w, 200, resp)
