@@ -190,3 +190,60 @@ func testConcurrentIncrements(t *testing.T, s engine.Store) {
 		t.Fatalf("counter = %d after %d successful increments (%d failed): updates were lost", c.N, ok, failed)
 	}
 }
+
+// testNoWriteSkew: each Update takes one doctor off call only when at least
+// two are on call, reading every doctor's key and writing its own. Run
+// concurrently, a store that only guards the keys it writes (snapshot
+// isolation) can take the last two off together; a serializable one keeps
+// one on call.
+func testNoWriteSkew(t *testing.T, s engine.Store) {
+	ctx := context.Background()
+	const doctors, rounds = 4, 10
+	for r := 0; r < rounds; r++ {
+		prefix := fmt.Sprintf("oncall/%d/", r)
+		must(t, s.Update(ctx, func(tx engine.Tx) error {
+			for d := 0; d < doctors; d++ {
+				if err := tx.PutRaw(fmt.Sprintf("%s%d", prefix, d), []byte("1")); err != nil {
+					return err
+				}
+			}
+			return nil
+		}))
+		var wg sync.WaitGroup
+		for d := 0; d < doctors; d++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				err := s.Update(ctx, func(tx engine.Tx) error {
+					on := 0
+					for o := 0; o < doctors; o++ {
+						v, err := tx.GetRaw(fmt.Sprintf("%s%d", prefix, o))
+						if err != nil {
+							return err
+						}
+						if string(v) == "1" {
+							on++
+						}
+					}
+					if on < 2 {
+						return nil
+					}
+					return tx.PutRaw(fmt.Sprintf("%s%d", prefix, d), []byte("0"))
+				})
+				if err != nil && engine.ErrorCode(err) != engine.CodeUnavailable {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		left := 0
+		for d := 0; d < doctors; d++ {
+			if v, _ := getRaw(t, s, fmt.Sprintf("%s%d", prefix, d)); v == "1" {
+				left++
+			}
+		}
+		if left != 1 {
+			t.Fatalf("round %d: %d doctors left on call, want exactly 1 (write skew)", r, left)
+		}
+	}
+}

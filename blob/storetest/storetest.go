@@ -42,6 +42,7 @@ func Run(t *testing.T, open Opener) {
 		{"ViewSnapshot", testViewSnapshot},
 		{"SnapshotInvariant", testSnapshotInvariant},
 		{"ConcurrentIncrements", testConcurrentIncrements},
+		{"NoWriteSkew", testNoWriteSkew},
 		{"BlobRoundTrip", testBlobRoundTrip},
 		{"BlobEmptyAndMissing", testBlobEmptyAndMissing},
 		{"BlobFailedWrite", testBlobFailedWrite},

@@ -1,0 +1,50 @@
+// Package postgres is the PostgreSQL implementation of engine.Store, the
+// storage of Hearth's cluster mode: several Hearth nodes sharing one
+// PostgreSQL 15+ database (no extension needed), driven by pgx v5.
+//
+// # Records
+//
+// Records live in hearth_kv (k bytea PRIMARY KEY, v bytea). Keys are bytea,
+// so they sort bytewise whatever the database's collation (a text key under
+// en_US or ICU collation orders "a-b" after "a_b" and breaks prefix scans).
+// Scan reads `k >= prefix AND k < successor(prefix) ORDER BY k` in pages of
+// at most 128 rows or 4 MiB, the next page starting after the last key seen,
+// so a large prefix is never loaded whole; the successor of a prefix ending
+// in 0xff bytes drops them before incrementing, and an all-0xff prefix has no
+// upper bound.
+//
+// # Transactions
+//
+// View runs in a READ ONLY, REPEATABLE READ transaction: one snapshot for
+// all its reads. Update runs in a SERIALIZABLE transaction, which matches
+// Badger's conflict detection: two read-modify-write transactions, on one
+// node or on two, cannot both commit, and neither can a pair that each read
+// what the other writes (write skew). PostgreSQL aborts the loser with
+// SQLSTATE 40001 (or 40P01 for a deadlock); Update rolls back and runs fn
+// again from the start, up to Options.MaxAttempts times with a jittered
+// backoff of 1 to 100 ms, then fails with SERVICE_UNAVAILABLE. fn must
+// therefore have no side effect outside the transaction. Retries are counted
+// (Store.Retries, Options.OnRetry). Each Tx call is one round trip on the
+// transaction's connection.
+//
+// # Blobs
+//
+// Blob bytes are cut into 1 MiB parts, zstd-compressed like the Badger
+// store's, and kept in hearth_blob_parts (bytea, stored out of line without
+// PostgreSQL's own compression), away from the records' table and index.
+// PutBlob writes the parts under a fresh generation number without holding
+// a transaction open, then one transaction points hearth_blobs at the new
+// generation and drops the previous one: readers see the old blob or the new
+// one, never a mix or a prefix. Parts of a write cut short are deleted on
+// failure, or by SweepBlobParts after a crash.
+//
+// # Schema
+//
+// Open applies the missing migrations under a session advisory lock, each in
+// its own transaction, and records each version in hearth_schema, so nodes
+// starting together migrate once. A binary facing a schema newer than its own
+// refuses to open with ErrSchemaTooNew, naming both versions. Migrations are
+// append-only.
+//
+// Tests start a throwaway server through package pgtest.
+package postgres
