@@ -22,10 +22,10 @@
 // what the other writes (write skew). PostgreSQL aborts the loser with
 // SQLSTATE 40001 (or 40P01 for a deadlock); Update rolls back and runs fn
 // again from the start, up to Options.MaxAttempts times with a jittered
-// backoff of 1 to 100 ms, then fails with SERVICE_UNAVAILABLE. fn must
-// therefore have no side effect outside the transaction. Retries are counted
-// (Store.Retries, Options.OnRetry). Each Tx call is one round trip on the
-// transaction's connection.
+// backoff growing from a few milliseconds to 100 ms, then fails with
+// SERVICE_UNAVAILABLE. fn must therefore have no side effect outside the
+// transaction. Retries are counted (Store.Retries, Options.OnRetry). Each Tx
+// call is one round trip on the transaction's connection.
 //
 // # Blobs
 //
