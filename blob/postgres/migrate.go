@@ -44,6 +44,17 @@ var migrations = [][]string{
 		// Parts are zstd already: store them out of line, uncompressed.
 		`ALTER TABLE hearth_blob_parts ALTER COLUMN data SET STORAGE EXTERNAL`,
 	},
+	// 2: the change feed (feed.go).
+	{
+		`CREATE TABLE hearth_changes (
+			xid bigint NOT NULL,
+			seq bigint GENERATED ALWAYS AS IDENTITY,
+			topic text NOT NULL,
+			key bytea NOT NULL,
+			at timestamptz NOT NULL DEFAULT now(),
+			PRIMARY KEY (xid, seq)
+		)`,
+	},
 }
 
 // SchemaVersion is the schema version this binary writes.
