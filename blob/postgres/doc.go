@@ -46,5 +46,30 @@
 // refuses to open with ErrSchemaTooNew, naming both versions. Migrations are
 // append-only.
 //
+// # Change feed
+//
+// Nodes keep node-local replicas (search indexes, caches) in step through
+// hearth_changes: Publish, called inside an Update, inserts a row naming a
+// topic and a key with the writing transaction's id (pg_current_xact_id) and
+// a sequence number, and sends a NOTIFY; both take effect only if the
+// transaction commits. A change carries no value: the reader reads the
+// current record, so replaying a change, or two changes of one key in either
+// order, converges.
+//
+// Sequence numbers are taken at insert time, not at commit: transaction A
+// may take seq 10 and B seq 11, B commit first, and a reader that moved its
+// cursor to 11 would never see 10. Changes therefore orders the feed by
+// (xid, seq) and returns only rows of transactions older than the reading
+// snapshot's xmin (pg_snapshot_xmin(pg_current_snapshot())), the oldest
+// transaction still running: each of those has ended, so all its rows are
+// visible and no row can appear later behind the returned Position. Rows of
+// younger transactions, committed or not, wait for a later read (Changes
+// reports them as pending, and Follow re-reads after a few milliseconds), so
+// one long write transaction anywhere in the database delays the feed until
+// it ends. Follow listens on its own connection, reads on every
+// notification and at least once per poll interval, since a NOTIFY sent
+// while no one listens is lost; a reader stores the Position it applied and
+// resumes from it after a restart. TrimChanges drops rows every node has read.
+//
 // Tests start a throwaway server through package pgtest.
 package postgres
