@@ -118,9 +118,9 @@ func (s *Store) View(ctx context.Context, fn func(engine.Tx) error) error {
 // have no effect outside the transaction (no channel sends, counters, HTTP
 // calls): it may run more than once, and only its last run counts.
 func (s *Store) Update(ctx context.Context, fn func(engine.Tx) error) error {
-	max := s.opts.MaxAttempts
-	if max <= 0 {
-		max = 50
+	attempts := s.opts.MaxAttempts
+	if attempts <= 0 {
+		attempts = 50
 	}
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
@@ -130,7 +130,7 @@ func (s *Store) Update(ctx context.Context, fn func(engine.Tx) error) error {
 		if !retry {
 			return err
 		}
-		if attempt >= max {
+		if attempt >= attempts {
 			return engine.Wrap(err, engine.CodeUnavailable, "storage is busy, try again")
 		}
 		s.retries.Add(1)

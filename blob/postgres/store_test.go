@@ -11,6 +11,7 @@ import (
 	"github.com/hearth-dev/hearth/blob/postgres/pgtest"
 	"github.com/hearth-dev/hearth/blob/storetest"
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -98,5 +99,26 @@ func TestFnErrorsNotRetried(t *testing.T) {
 	err := s.Update(context.Background(), func(tx engine.Tx) error { calls++; return boom })
 	if !errors.Is(err, boom) || calls != 1 {
 		t.Fatalf("err %v after %d calls, want boom after 1", err, calls)
+	}
+}
+
+// TestRetryBound: a transaction that keeps failing to serialize is run
+// MaxAttempts times, each retry counted, then refused as SERVICE_UNAVAILABLE.
+func TestRetryBound(t *testing.T) {
+	hooked := 0
+	s := openURL(t, pgtest.URL(t), Options{MaxAttempts: 3, OnRetry: func() { hooked++ }})
+	calls := 0
+	err := s.Update(context.Background(), func(tx engine.Tx) error {
+		calls++
+		if err := tx.PutRaw("k", []byte("v")); err != nil {
+			return err
+		}
+		return &pgconn.PgError{Code: "40001", Message: "could not serialize access"}
+	})
+	if engine.ErrorCode(err) != engine.CodeUnavailable || calls != 3 || s.Retries() != 2 || hooked != 2 {
+		t.Fatalf("err %v after %d calls, %d retries counted, hook %d; want SERVICE_UNAVAILABLE after 3, 2, 2", err, calls, s.Retries(), hooked)
+	}
+	if err := s.View(context.Background(), func(tx engine.Tx) error { _, err := tx.GetRaw("k"); return err }); !errors.Is(err, engine.ErrNotFound) {
+		t.Fatalf("a write of a retried-out transaction is visible: %v", err)
 	}
 }
