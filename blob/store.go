@@ -233,8 +233,10 @@ func (t *tx) Scan(prefix, after string, fn func(key string, value []byte) error)
 	opts.PrefetchValues = false
 	it := t.txn.NewIterator(opts)
 	defer it.Close()
+	// Start at the prefix, or just past the cursor when it sorts after the
+	// prefix (a cursor before the prefix would otherwise end the scan at once).
 	start := []byte(prefix)
-	if after != "" {
+	if after != "" && after >= prefix {
 		start = append([]byte(after), 0)
 	}
 	for it.Seek(start); it.ValidForPrefix([]byte(prefix)); it.Next() {

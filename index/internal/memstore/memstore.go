@@ -221,7 +221,9 @@ func (t *tx) Scan(prefix, after string, fn func(key string, value []byte) error)
 		keys = all
 	}
 	start := sort.SearchStrings(keys, prefix)
-	if after != "" && after > prefix {
+	// Badger seeks to after+"\x00": a cursor equal to the prefix skips the key
+	// equal to the prefix too.
+	if after != "" && after >= prefix {
 		start = sort.Search(len(keys), func(i int) bool { return keys[i] > after })
 	}
 	for _, k := range keys[start:] {

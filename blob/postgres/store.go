@@ -1,0 +1,202 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hearth-dev/hearth/engine"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/klauspost/compress/zstd"
+)
+
+// Options configure a Store.
+type Options struct {
+	// URL is the connection string, postgres://user:pass@host:port/db?...
+	URL string
+	// MaxConns caps the pool of connections (0: pgxpool's default, the
+	// larger of 4 and the number of CPUs).
+	MaxConns int32
+	// MaxAttempts bounds how many times Update runs fn when PostgreSQL
+	// aborts the transaction for a serialization failure or a deadlock
+	// (0: 50). Past it, Update fails with SERVICE_UNAVAILABLE.
+	MaxAttempts int
+	// OnRetry, when set, is called each time Update retries (a metrics hook).
+	OnRetry func()
+	Logger  *slog.Logger
+}
+
+// Store is an engine.Store on PostgreSQL.
+type Store struct {
+	opts    Options
+	pool    *pgxpool.Pool
+	enc     *zstd.Encoder
+	dec     *zstd.Decoder
+	retries atomic.Uint64
+	once    sync.Once
+}
+
+var _ engine.Store = (*Store)(nil)
+
+// New returns an unopened store.
+func New(opts Options) *Store { return &Store{opts: opts} }
+
+// Open connects, then brings the schema up to date (see Migrate). It fails
+// when the database's schema is newer than this binary's (ErrSchemaTooNew).
+func (s *Store) Open(ctx context.Context) error {
+	cfg, err := pgxpool.ParseConfig(s.opts.URL)
+	if err != nil {
+		return fmt.Errorf("database URL: %w", err)
+	}
+	if s.opts.MaxConns > 0 {
+		cfg.MaxConns = s.opts.MaxConns
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("connect to PostgreSQL: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return fmt.Errorf("connect to PostgreSQL: %w", err)
+	}
+	if err := migrate(ctx, pool, migrations); err != nil {
+		pool.Close()
+		return err
+	}
+	s.pool = pool
+	s.enc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+	s.dec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0))
+	return nil
+}
+
+// Pool exposes the connection pool to the packages that build on this
+// store in cluster mode (change feed readers, job leases, advisory locks).
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Close closes the pool.
+func (s *Store) Close() error {
+	s.once.Do(func() {
+		if s.pool == nil {
+			return
+		}
+		s.pool.Close()
+		s.dec.Close()
+	})
+	return nil
+}
+
+// Retries returns how many times Update has re-run a transaction since
+// Open. The count is this process's own: with several nodes on one
+// database, each node reports its retries and a dashboard sums them.
+func (s *Store) Retries() uint64 { return s.retries.Load() }
+
+// View runs fn in a read-only REPEATABLE READ transaction: every read sees
+// the snapshot taken at its first statement.
+func (s *Store) View(ctx context.Context, fn func(engine.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	ptx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return mapErr(err)
+	}
+	defer ptx.Rollback(context.WithoutCancel(ctx))
+	return fn(&tx{ctx: ctx, q: ptx, readOnly: true})
+}
+
+// Update runs fn in a SERIALIZABLE transaction and commits it when fn
+// returns nil. PostgreSQL aborts one of two transactions whose reads and
+// writes conflict (SQLSTATE 40001, or 40P01 for a deadlock) rather than let
+// one lose the other's update; Update then rolls back and runs fn again from
+// the start, up to MaxAttempts times with a jittered backoff. So fn must
+// have no effect outside the transaction (no channel sends, counters, HTTP
+// calls): it may run more than once, and only its last run counts.
+func (s *Store) Update(ctx context.Context, fn func(engine.Tx) error) error {
+	attempts := s.opts.MaxAttempts
+	if attempts <= 0 {
+		attempts = 50
+	}
+	for attempt := 1; ; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		err, retry := s.updateOnce(ctx, fn)
+		if !retry {
+			return err
+		}
+		if attempt >= attempts {
+			return engine.Wrap(err, engine.CodeUnavailable, "storage is busy, try again")
+		}
+		s.retries.Add(1)
+		if s.opts.OnRetry != nil {
+			s.opts.OnRetry()
+		}
+		if err := sleep(ctx, backoff(attempt)); err != nil {
+			return err
+		}
+	}
+}
+
+// updateOnce runs one attempt; retry reports a serialization failure.
+func (s *Store) updateOnce(ctx context.Context, fn func(engine.Tx) error) (err error, retry bool) {
+	ptx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable})
+	if err != nil {
+		return mapErr(err), false
+	}
+	t := &tx{ctx: ctx, q: ptx}
+	ferr := fn(t)
+	// fn may have swallowed the statement error of a conflict; the
+	// transaction is aborted either way.
+	if t.conflict != nil || isRetryable(ferr) {
+		_ = ptx.Rollback(context.WithoutCancel(ctx))
+		return firstErr(t.conflict, ferr), true
+	}
+	if ferr != nil {
+		_ = ptx.Rollback(context.WithoutCancel(ctx))
+		return ferr, false
+	}
+	if err := ptx.Commit(ctx); err != nil {
+		if isRetryable(err) {
+			return err, true
+		}
+		if errors.Is(err, pgx.ErrTxCommitRollback) {
+			return fmt.Errorf("transaction aborted by an earlier failed statement: %w", err), false
+		}
+		return mapErr(err), false
+	}
+	return nil, false
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// backoff grows from 2 ms to 100 ms with full jitter, so nodes that lost the
+// same race do not collide again in step.
+func backoff(attempt int) time.Duration {
+	d := 2 * time.Millisecond << min(attempt, 6)
+	d = min(d, 100*time.Millisecond)
+	return d/2 + rand.N(d/2+1)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

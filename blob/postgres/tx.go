@@ -1,0 +1,174 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/hearth-dev/hearth/engine"
+	"github.com/jackc/pgx/v5"
+)
+
+// Scan reads a prefix a page at a time, keyed on the last key returned, so a
+// large prefix is never held in memory. A page ends after scanPageRows rows
+// or once it holds scanPageBytes of values, whichever comes first.
+const (
+	scanPageRows  = 128
+	scanPageBytes = 4 << 20
+)
+
+var errReadOnly = errors.New("postgres store: write inside a read-only transaction (View)")
+
+type tx struct {
+	ctx      context.Context
+	q        pgx.Tx
+	readOnly bool
+	conflict error // the first serialization failure seen
+}
+
+// check records a serialization failure (Update retries the transaction
+// even if fn swallows the error) and maps err for the caller.
+func (t *tx) check(err error) error {
+	if isRetryable(err) && t.conflict == nil {
+		t.conflict = err
+	}
+	return mapErr(err)
+}
+
+func (t *tx) GetRaw(key string) ([]byte, error) {
+	var v []byte
+	err := t.q.QueryRow(t.ctx, `SELECT v FROM hearth_kv WHERE k = $1`, []byte(key)).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, engine.ErrNotFound
+	}
+	if err != nil {
+		return nil, t.check(err)
+	}
+	if v == nil {
+		v = []byte{}
+	}
+	return v, nil
+}
+
+func (t *tx) Get(key string, v any) error {
+	b, err := t.GetRaw(key)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("decode %s: %w", key, err)
+	}
+	return nil
+}
+
+func (t *tx) Put(key string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", key, err)
+	}
+	return t.PutRaw(key, b)
+}
+
+func (t *tx) PutRaw(key string, b []byte) error {
+	if t.readOnly {
+		return errReadOnly
+	}
+	if b == nil {
+		b = []byte{} // pgx sends a nil slice as NULL
+	}
+	_, err := t.q.Exec(t.ctx, `INSERT INTO hearth_kv (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v`, []byte(key), b)
+	return t.check(err)
+}
+
+func (t *tx) Delete(key string) error {
+	if t.readOnly {
+		return errReadOnly
+	}
+	_, err := t.q.Exec(t.ctx, `DELETE FROM hearth_kv WHERE k = $1`, []byte(key))
+	return t.check(err)
+}
+
+func (t *tx) Exists(key string) (bool, error) {
+	var ok bool
+	err := t.q.QueryRow(t.ctx, `SELECT EXISTS (SELECT 1 FROM hearth_kv WHERE k = $1)`, []byte(key)).Scan(&ok)
+	return ok, t.check(err)
+}
+
+type row struct{ k, v []byte }
+
+func (t *tx) Scan(prefix, after string, fn func(key string, value []byte) error) error {
+	lo, inclusive := []byte(prefix), true
+	if after != "" && after >= prefix {
+		lo, inclusive = []byte(after), false
+	}
+	hi := successor([]byte(prefix))
+	for {
+		page, more, err := t.page(lo, inclusive, hi)
+		if err != nil {
+			return err
+		}
+		for _, r := range page {
+			if err := fn(string(r.k), r.v); err != nil {
+				if err == engine.ErrStopScan {
+					return nil
+				}
+				return err
+			}
+		}
+		if !more {
+			return nil
+		}
+		lo, inclusive = page[len(page)-1].k, false
+	}
+}
+
+// page reads the rows of one page into memory (fn may query the same
+// connection, so no result set may stay open while it runs); more reports
+// that the range may hold further rows.
+func (t *tx) page(lo []byte, inclusive bool, hi []byte) (rows []row, more bool, err error) {
+	op := ">"
+	if inclusive {
+		op = ">="
+	}
+	args := []any{lo, scanPageRows}
+	q := `SELECT k, v FROM hearth_kv WHERE k ` + op + ` $1 ORDER BY k LIMIT $2`
+	if hi != nil {
+		q = `SELECT k, v FROM hearth_kv WHERE k ` + op + ` $1 AND k < $3 ORDER BY k LIMIT $2`
+		args = append(args, hi)
+	}
+	rs, err := t.q.Query(t.ctx, q, args...)
+	if err != nil {
+		return nil, false, t.check(err)
+	}
+	defer rs.Close()
+	size := 0
+	for rs.Next() {
+		var r row
+		if err := rs.Scan(&r.k, &r.v); err != nil {
+			return nil, false, t.check(err)
+		}
+		rows = append(rows, r)
+		if size += len(r.v); size >= scanPageBytes {
+			return rows, true, nil
+		}
+	}
+	if err := rs.Err(); err != nil {
+		return nil, false, t.check(err)
+	}
+	return rows, len(rows) == scanPageRows, nil
+}
+
+// successor returns the smallest key greater than every key with the
+// prefix: the prefix without its trailing 0xff bytes, last byte plus one.
+// It is nil (no upper bound) when the prefix is empty or all 0xff.
+func successor(prefix []byte) []byte {
+	for i := len(prefix) - 1; i >= 0; i-- {
+		if prefix[i] != 0xff {
+			s := append([]byte(nil), prefix[:i+1]...)
+			s[i]++
+			return s
+		}
+	}
+	return nil
+}
