@@ -12,22 +12,13 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
-	"time"
 
 	"github.com/hearth-dev/hearth/blob"
-	"github.com/hearth-dev/hearth/engine"
-	"github.com/hearth-dev/hearth/engine/memory"
 	"github.com/hearth-dev/hearth/engine/parse/sandbox"
-	"github.com/hearth-dev/hearth/index"
 	"github.com/hearth-dev/hearth/providers"
-	"github.com/hearth-dev/hearth/providers/crawl"
-	"github.com/hearth-dev/hearth/providers/images"
-	"github.com/hearth-dev/hearth/providers/mcp"
-	"github.com/hearth-dev/hearth/providers/search"
 	"github.com/hearth-dev/hearth/server"
-	"github.com/hearth-dev/hearth/server/metrics"
+	"github.com/hearth-dev/hearth/server/app"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -93,144 +84,46 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	return 0
 }
 
-// app is the wired server: everything serve builds and later closes.
-type app struct {
-	cfg      Config
-	log      *slog.Logger
-	store    *blob.Store
-	accounts *engine.Accounts
-	index    *index.Manager
-	memory   *memory.Service
-	runLog   *engine.RunLog
-	server   *server.Server
-	// quotas is handed to the services that store documents.
-	quotas *engine.Quotas
-}
-
-// Accounts returns the wired accounts service.
-func (a *app) Accounts() *engine.Accounts { return a.accounts }
-
-// build opens the store and wires the engine and the HTTP server.
-func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.Writer) (*app, error) {
+// build opens the store and wires the engine and the HTTP server through
+// the composition root (server/app), the same constructor the tests use.
+func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.Writer) (*app.App, error) {
 	secret, err := loadSecret(cfg.Data, getenv)
 	if err != nil {
 		return nil, err
 	}
-	store := blob.New(blob.Options{Dir: cfg.Data, Logger: log})
-	if err := store.Open(); err != nil {
-		return nil, err
-	}
-	accounts := engine.NewAccounts(store)
-	a := &app{cfg: cfg, log: log, store: store, accounts: accounts,
-		quotas: engine.NewQuotas(store, cfg.QuotaMaxDocuments, cfg.QuotaMaxBytes)}
-	mtr := metrics.New(version)
-	pcfg := providers.Config{Providers: cfg.Providers}
-	registry, err := providers.New(pcfg)
+	a, err := app.New(appConfig(cfg, secret, log))
 	if err != nil {
-		store.Close()
 		return nil, err
 	}
-	provs := engine.InstrumentProviders(registry, mtr)
-	keysets, err := engine.NewKeysets(store, registry, secret)
-	if err != nil {
-		store.Close()
-		return nil, err
-	}
-	ctx := context.Background()
-	if err := engine.CheckDataFormat(ctx, store, version); err != nil {
-		store.Close()
-		return nil, err
-	}
-	created, key, err := accounts.Bootstrap(ctx, cfg.AdminLogin, cfg.AdminKey)
-	if err != nil {
-		a.close(ctx)
-		return nil, fmt.Errorf("create first user: %w", err)
-	}
-	if created && key != "" {
-		fmt.Fprintf(stdout, "Created user %q. Its API key is shown once, keep it safe:\n\n    %s\n\n", cfg.AdminLogin, key)
-	} else if created {
+	if a.Created && a.FirstKey != "" {
+		fmt.Fprintf(stdout, "Created user %q. Its API key is shown once, keep it safe:\n\n    %s\n\n", cfg.AdminLogin, a.FirstKey)
+	} else if a.Created {
 		log.Info("created first user with HEARTH_ADMIN_KEY", "login", cfg.AdminLogin)
 	}
-	a.index = index.NewManager(store, filepath.Join(cfg.Data, "bleve"), index.Options{Logger: log})
-	if err := a.index.Open(ctx); err != nil {
-		a.close(ctx)
-		return nil, err
-	}
-	parser, err := sandbox.New(sandbox.Config{Timeout: cfg.parseTimeout(), MemoryLimit: cfg.ParseMemoryLimit, Logger: log})
-	if err != nil {
-		a.close(ctx)
-		return nil, err
-	}
-	mcfg := cfg.memoryConfig()
-	mcfg.Store, mcfg.Index, mcfg.Providers, mcfg.Keysets = store, a.index, provs, keysets
-	mcfg.UploadSecret, mcfg.BaseURL = deriveKey(secret, "hearth upload URL signing v1"), cfg.PublicURL
-	mcfg.Logger, mcfg.Parse, mcfg.Metrics, mcfg.Quotas = log, parser.Parse, mtr, a.quotas
-	mem, err := memory.New(mcfg)
-	if err != nil {
-		a.close(ctx)
-		return nil, err
-	}
-	if err := mem.Open(ctx); err != nil {
-		a.close(ctx)
-		return nil, err
-	}
-	a.memory = mem
-	mtr.WatchIndex(a.index.Sizes)
-	mtr.WatchIngestQueue(mem.QueueDepth)
-	pipes := engine.NewPipes(engine.PipesConfig{Store: store, Accounts: accounts, Keysets: keysets, Providers: provs, Memories: mem})
-	threads := engine.NewThreads(store)
-	a.runLog = engine.NewRunLog(store, provs, log)
-	runner := engine.NewRunner(engine.RunnerConfig{Pipes: pipes, Threads: threads, Keysets: keysets,
-		Providers: provs, Memories: mem, Retriever: mem, RunLog: a.runLog, Logger: log})
-	imageModels, err := images.New(pcfg, cfg.Outbound.Client(60*time.Second, 5))
-	if err != nil {
-		a.close(ctx)
-		return nil, err
-	}
-	tools := engine.NewTools(
-		engine.InstrumentSearchers(map[string]engine.WebSearcher{"exa": search.NewExa(cfg.ExaBaseURL, pcfg)}, mtr),
-		engine.InstrumentCrawlers(map[string]engine.Crawler{
-			"spider":    crawl.NewSpider(cfg.SpiderBaseURL, pcfg),
-			"firecrawl": crawl.NewFirecrawl(cfg.FirecrawlBaseURL, pcfg),
-			"hearth":    crawl.NewBuiltin(cfg.Outbound, crawl.Limits{}, log),
-		}, mtr))
-	srv, err := server.New(server.Config{
-		Addr: cfg.Addr, PublicURL: cfg.PublicURL, MaxBodyBytes: cfg.MaxBodyBytes,
-		MaxUploadBytes: cfg.MaxUploadBytes, Version: version, Logger: log, Outbound: cfg.Outbound,
-		MetricsOff: cfg.Metrics == "off", MetricsToken: cfg.MetricsToken, MetricsAddr: cfg.MetricsAddr,
-		RateLimitPerKey: int(cfg.RateLimitPerKey), RateLimitPerPipe: int(cfg.RateLimitPerPipe), RateLimitBurst: int(cfg.RateLimitBurst),
-		MaxConcurrent: cfg.serverMaxConcurrent(),
-	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets, Providers: provs, Backup: store.Backup,
-		Pipes: pipes, Threads: threads, Runner: runner, Memory: mem,
-		Images: engine.NewImages(engine.InstrumentImages(imageModels, mtr), keysets), Tools: tools, Metrics: mtr,
-		Agent: engine.NewAgent(engine.AgentOptions{Providers: provs, Keysets: keysets, MaxSteps: int(cfg.AgentMaxSteps),
-			Tools: engine.InstrumentToolServers(mcp.New(mcp.Config{Policy: cfg.Outbound, Version: version}), mtr)})})
-	if err != nil {
-		a.close(ctx)
-		return nil, err
-	}
-	a.server = srv
 	return a, nil
 }
 
-// close drains the HTTP server, stops the ingestion workers, then closes
-// the index (which snapshots its graphs) and the store.
-func (a *app) close(ctx context.Context) error {
-	var errs []error
-	if a.server != nil {
-		errs = append(errs, a.server.Close(ctx))
+// appConfig maps the validated configuration onto the application's.
+func appConfig(cfg Config, secret []byte, log *slog.Logger) app.Config {
+	return app.Config{
+		Data: cfg.Data, Version: version, Logger: log,
+		Secret: secret, UploadSecret: deriveKey(secret, "hearth upload URL signing v1"),
+		AdminLogin: cfg.AdminLogin, AdminKey: cfg.AdminKey,
+		HTTP: server.Config{
+			Addr: cfg.Addr, PublicURL: cfg.PublicURL, MaxBodyBytes: cfg.MaxBodyBytes,
+			MaxUploadBytes: cfg.MaxUploadBytes, Version: version, Logger: log,
+			MetricsOff: cfg.Metrics == "off", MetricsToken: cfg.MetricsToken, MetricsAddr: cfg.MetricsAddr,
+			RateLimitPerKey: int(cfg.RateLimitPerKey), RateLimitPerPipe: int(cfg.RateLimitPerPipe), RateLimitBurst: int(cfg.RateLimitBurst),
+			MaxConcurrent: cfg.serverMaxConcurrent(),
+		},
+		Providers:         providers.Config{Providers: cfg.Providers},
+		Outbound:          cfg.Outbound,
+		Memory:            cfg.memoryConfig(),
+		Parser:            sandbox.Config{Timeout: cfg.parseTimeout(), MemoryLimit: cfg.ParseMemoryLimit},
+		QuotaMaxDocuments: cfg.QuotaMaxDocuments, QuotaMaxBytes: cfg.QuotaMaxBytes,
+		AgentMaxSteps: int(cfg.AgentMaxSteps),
+		ExaBaseURL:    cfg.ExaBaseURL, SpiderBaseURL: cfg.SpiderBaseURL, FirecrawlBaseURL: cfg.FirecrawlBaseURL,
 	}
-	if a.memory != nil {
-		errs = append(errs, a.memory.Close())
-	}
-	if a.index != nil {
-		errs = append(errs, a.index.Close())
-	}
-	if a.runLog != nil {
-		errs = append(errs, a.runLog.Close())
-	}
-	errs = append(errs, a.store.Close())
-	return errors.Join(errs...)
 }
 
 func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -257,18 +150,18 @@ func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 		}
 		return err
 	}
-	if err := a.server.Open(); err != nil {
-		a.close(context.Background())
+	if err := a.Server.Open(); err != nil {
+		a.Close(context.Background())
 		return err
 	}
-	log.Info("hearth serving", "addr", cfg.Addr, "url", a.server.URL(), "public_url", cfg.PublicURL, "data", cfg.Data, "version", version)
-	if u := a.server.MetricsURL(); u != "" {
+	log.Info("hearth serving", "addr", cfg.Addr, "url", a.Server.URL(), "public_url", cfg.PublicURL, "data", cfg.Data, "version", version)
+	if u := a.Server.MetricsURL(); u != "" {
 		log.Info("metrics serving without auth", "url", u+"/metrics")
 	}
 
 	s := <-sig
 	log.Info("shutting down: draining requests", "signal", s.String())
-	if err := a.close(context.Background()); err != nil {
+	if err := a.Close(context.Background()); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	log.Info("stopped cleanly")

@@ -15,9 +15,6 @@ import (
 // memoryRoutes serve memories, documents, uploads, retrieval and the
 // embed/chunker/parser primitives (spec/api.md, wire-compat 2.4 and 2.5).
 func (s *Server) memoryRoutes() []Route {
-	if s.deps.Memory == nil {
-		return nil
-	}
 	rs := []Route{
 		{Method: http.MethodPost, Path: "/v1/memory", Auth: AuthOwner, Handler: s.handleMemoryCreate},
 		{Method: http.MethodGet, Path: "/v1/memory", Auth: AuthOwner, Handler: s.handleMemoryList},

@@ -197,9 +197,6 @@ func New(cfg Config) (*Service, error) {
 		metrics: engine.MetricsOrNop(cfg.Metrics), quotas: cfg.Quotas}
 	s.docsets.init()
 	s.ingest = newIngester(s)
-	if u, ok := cfg.Index.(engine.ChunkSourceUser); ok {
-		u.SetChunkSource(s)
-	}
 	return s, nil
 }
 
