@@ -18,6 +18,10 @@ var (
 	variableNameRE = regexp.MustCompile(`^[^{}]{1,100}$`)
 )
 
+// ValidToolName reports whether name is a valid function tool name: 1 to
+// 64 letters, digits, '_' or '-' (the rule OpenAI applies).
+func ValidToolName(name string) bool { return toolNameRE.MatchString(name) }
+
 const (
 	maxDescription   = 10000
 	maxStop          = 4

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/agent"
 	"github.com/labstack/echo/v4"
 )
 
@@ -26,7 +27,7 @@ type agentResponse struct {
 // apiKey, then the caller's keyset and the server key. It streams only
 // when the body says "stream": true.
 func (s *Server) handleAgentRun(c echo.Context) error {
-	var req engine.AgentRunRequest
+	var req agent.AgentRunRequest
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}

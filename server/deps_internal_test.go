@@ -9,6 +9,7 @@ import (
 
 	"github.com/hearth-dev/hearth/blob"
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/agent"
 	"github.com/hearth-dev/hearth/engine/memory"
 	"github.com/hearth-dev/hearth/index"
 	"github.com/hearth-dev/hearth/server/metrics"
@@ -47,7 +48,7 @@ func internalDeps(t *testing.T) Deps {
 	d.Pipes = engine.NewPipes(engine.PipesConfig{Store: store, Accounts: d.Accounts, Keysets: ks, Memories: mem})
 	d.Runner = engine.NewRunner(engine.RunnerConfig{Pipes: d.Pipes, Threads: d.Threads, Keysets: ks, Memories: mem, Retriever: mem,
 		RunLog: engine.NewRunLog(store, nil, quiet), Logger: quiet})
-	d.Agent = engine.NewAgent(engine.AgentOptions{Keysets: ks})
+	d.Agent = agent.NewAgent(agent.AgentOptions{Keysets: ks})
 	return d
 }
 

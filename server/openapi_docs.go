@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/agent"
 	"github.com/hearth-dev/hearth/engine/memory"
 )
 
@@ -181,7 +182,7 @@ var routeDocs = map[string]RouteDoc{
 	"POST /v1/parser":  {Summary: "Extract text from a document (multipart: document, documentName)", RequestType: "multipart/form-data", Response: parserView{}},
 
 	// agent, studio
-	"POST /v1/agent/run": {Summary: "Run an agent: a model with tools and MCP servers, no stored pipe", Request: engine.AgentRunRequest{}, Response: agentResponse{}, Stream: true},
+	"POST /v1/agent/run": {Summary: "Run an agent: a model with tools and MCP servers, no stored pipe", Request: agent.AgentRunRequest{}, Response: agentResponse{}, Stream: true},
 	"GET /studio":        {Summary: "The studio web UI", RawType: "text/html"},
 	"GET /studio/*":      {Summary: "Studio assets and client-side routes", RawType: "text/html"},
 

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/agent"
 	"github.com/hearth-dev/hearth/engine/memory"
 	"github.com/hearth-dev/hearth/server/metrics"
 	"github.com/labstack/echo/v4"
@@ -88,7 +89,7 @@ type Deps struct {
 	// Tools runs web search and crawl (/v1/tools/*).
 	Tools *engine.Tools
 	// Agent serves /v1/agent/run.
-	Agent *engine.Agent
+	Agent *agent.Agent
 }
 
 // missing names the Deps fields that are nil.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/agent"
 	"github.com/hearth-dev/hearth/engine/memory"
 	"github.com/hearth-dev/hearth/engine/parse/sandbox"
 	"github.com/hearth-dev/hearth/index"
@@ -112,7 +113,7 @@ func (a *App) buildTools(cfg Config) error {
 		}, a.Metrics))
 	a.note("tools: search exa, crawl firecrawl hearth spider, instrumented")
 	mcpTools := engine.InstrumentToolServers(mcp.New(mcp.Config{Policy: cfg.Outbound, Version: cfg.Version}), a.Metrics)
-	d.Agent = engine.NewAgent(engine.AgentOptions{Providers: d.Providers, Keysets: d.Keysets, MaxSteps: cfg.AgentMaxSteps, Tools: mcpTools})
+	d.Agent = agent.NewAgent(agent.AgentOptions{Providers: d.Providers, Keysets: d.Keysets, MaxSteps: cfg.AgentMaxSteps, Tools: mcpTools})
 	a.note("agent: MCP tools, instrumented")
 	return nil
 }
