@@ -7,11 +7,13 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/hearth-dev/hearth/blob"
@@ -28,41 +30,48 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
 }
 
-const usage = `hearth: a self-hosted, Langbase-compatible LLM application server
+// usage lists the commands; the admin verbs come from their table.
+func usage() string {
+	var b strings.Builder
+	b.WriteString(`hearth: a self-hosted, Langbase-compatible LLM application server
 
 Usage:
   hearth serve [flags]                      run the server (default :8080, data in ./hearth-data)
-  hearth users create <login>               create a user
-  hearth users list                         list users and organizations
-  hearth orgs create <login> --owner <user> create an organization
-  hearth orgs add-member <org> <user>       add a user to an organization
-  hearth keys create --user <login> | --org <login> [--name <label>]
-  hearth keys list --user <login> | --org <login>
-  hearth keys revoke <key-id>
-  hearth keysets set --user <login> | --org <login> --provider <name> [--key <key>]   (key from stdin if omitted)
-  hearth keysets list --user <login> | --org <login>
-  hearth keysets remove --user <login> | --org <login> --provider <name>
-  hearth backup [-out file] [-url URL -key ADMIN_KEY]   consistent zstd backup (online via the server if it runs)
+`)
+	for _, c := range adminCommands {
+		fmt.Fprintln(&b, "  "+strings.TrimSpace("hearth "+c.name+" "+c.args))
+	}
+	b.WriteString(`  hearth backup [-out file] [-url URL -key ADMIN_KEY]   consistent zstd backup (online via the server if it runs)
   hearth restore -in file [-force]           restore into an empty, stopped data dir
   hearth version
+  hearth help [command]                      a command's flags, their defaults and env names
 
 Every command takes -data (env HEARTH_DATA). Account and key commands work
 on the data dir directly and refuse while a server holds it; stop the server
 first, or use the HTTP API (/v1/keys) while it runs. Run 'hearth serve -h'
 for the server's settings.
-`
+`)
+	return b.String()
+}
+
+// usageError is a command line the command cannot parse (exit status 2).
+type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
 
 func run(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	c := cliIO{getenv: getenv, stdin: os.Stdin, stdout: stdout, stderr: stderr}
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usage())
 		return 2
+	}
+	if cmd, ok := findAdmin(args); ok {
+		return runAdmin(cmd, args[2:], c)
 	}
 	var err error
 	switch args[0] {
 	case "serve":
 		err = serve(args[1:], getenv, stdout, stderr)
-	case "users", "orgs", "keys", "keysets":
-		err = admin(args[0], args[1:], getenv, os.Stdin, stdout)
 	case "backup":
 		err = backupCmd(args[1:], getenv, stdout, stderr)
 	case "restore":
@@ -72,16 +81,64 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	case "version", "-v", "--version":
 		fmt.Fprintln(stdout, "hearth", version)
 	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
+		return help(args[1:], c)
 	default:
-		fmt.Fprintf(stderr, "hearth: unknown command %q\n\n%s", args[0], usage)
+		fmt.Fprintf(stderr, "hearth: unknown command %q\n\n%s", strings.Join(args[:min(2, len(args))], " "), usage())
 		return 2
 	}
-	if err != nil {
+	var uerr usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp): // -h of backup and restore printed their flags
+		return 0
+	case errors.As(err, &uerr):
+		fmt.Fprintln(stderr, "hearth:", err)
+		return 2
+	default:
 		fmt.Fprintln(stderr, "hearth:", err)
 		return 1
 	}
+}
+
+// help prints the usage of one command, or of all of them.
+func help(args []string, c cliIO) int {
+	name := strings.Join(args, " ")
+	if cmd, ok := findAdmin(args); ok && len(args) == 2 {
+		cmd.help(c.stdout, c)
+		return 0
+	}
+	switch name {
+	case "":
+		fmt.Fprint(c.stdout, usage())
+	case "serve":
+		serveHelp(c.stdout, c.getenv)
+	case "backup":
+		backupCmd([]string{"-h"}, c.getenv, c.stdout, c.stdout)
+	case "restore":
+		restoreCmd([]string{"-h"}, c.getenv, c.stdout)
+	case "version":
+		fmt.Fprintln(c.stdout, "usage: hearth version")
+	default:
+		fmt.Fprintf(c.stderr, "hearth help: unknown command %q\n\n%s", name, usage())
+		return 2
+	}
 	return 0
+}
+
+// serveHelp prints the server's flags with their defaults and environment
+// variables, then the settings only the environment sets.
+func serveHelp(w io.Writer, getenv func(string) string) {
+	_, fs, _ := loadConfig("serve", nil, getenv)
+	fmt.Fprintf(w, "usage: hearth serve [flags]\n\nA flag overrides its environment variable, which overrides the config file (-config).\n\nFlags:\n")
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	var envOnly []string
+	cfg := defaultConfig()
+	for _, v := range cfg.vars() {
+		if v.flag == "" {
+			envOnly = append(envOnly, v.env)
+		}
+	}
+	fmt.Fprintf(w, "\nSet only in the environment: %s, HEARTH_PROVIDERS, and HEARTH_<PROVIDER>_BASE_URL /\nHEARTH_<PROVIDER>_API_KEY for each provider (see the README).\n", strings.Join(envOnly, ", "))
 }
 
 // build opens the store and wires the engine and the HTTP server through
@@ -128,6 +185,13 @@ func appConfig(cfg Config, secret []byte, log *slog.Logger) app.Config {
 
 func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	cfg, _, err := loadConfig("serve", args, getenv)
+	if errors.Is(err, flag.ErrHelp) {
+		serveHelp(stdout, getenv)
+		return err
+	}
+	if errors.As(err, new(usageError)) {
+		return usageError{fmt.Errorf("serve: %w\nusage: hearth serve [flags] (hearth serve -h lists them)", err)}
+	}
 	if err != nil {
 		return err
 	}

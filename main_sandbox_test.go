@@ -59,7 +59,7 @@ func TestParseSubcommand(t *testing.T) {
 	if code := run([]string{"internal-parse"}, envMap(nil), &out, &errOut); code != 1 || out.Len() != 0 {
 		t.Fatalf("exit %d, out %q", code, out.String())
 	}
-	if strings.Contains(usage, "internal-parse") {
+	if strings.Contains(usage(), "internal-parse") {
 		t.Fatal("the parser subcommand is not for users: keep it out of the usage")
 	}
 }
