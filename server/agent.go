@@ -10,7 +10,8 @@ import (
 
 func (s *Server) agentRoutes() []Route {
 	return []Route{
-		{Method: http.MethodPost, Path: "/v1/agent/run", Auth: AuthOwner, Handler: s.handleAgentRun},
+		{Method: http.MethodPost, Path: "/v1/agent/run", Auth: AuthOwner, Handler: s.handleAgentRun,
+			Doc: RouteDoc{Summary: "Run an agent: a model with tools and MCP servers, no stored pipe", Request: agent.AgentRunRequest{}, Response: agentResponse{}, Stream: true}},
 	}
 }
 
