@@ -13,7 +13,8 @@ import (
 )
 
 // memoryRoutes serve memories, documents, uploads, retrieval and the
-// embed/chunker/parser primitives (spec/api.md, wire-compat 2.4 and 2.5).
+// embed/chunker/parser primitives (https://langbase.com/docs/api-reference/memory/create
+// and the pages next to it; README "Memories").
 func (s *Server) memoryRoutes() []Route {
 	rs := []Route{
 		{Method: http.MethodPost, Path: "/v1/memory", Auth: AuthOwner, Handler: s.handleMemoryCreate,
@@ -51,7 +52,7 @@ type memoryCreated struct {
 }
 
 // memoryItem is a v1 list item. The SDK's type reads embeddingModel, the
-// Python SDK embedding_model: both are sent (wire-compat 2.4).
+// Python SDK embedding_model: both are sent (README "Memories").
 type memoryItem struct {
 	Name            string `json:"name"`
 	Description     string `json:"description"`

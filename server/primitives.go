@@ -46,7 +46,8 @@ func (s *Server) handleEmbed(c echo.Context) error {
 	return c.JSON(http.StatusOK, vecs)
 }
 
-// handleChunker answers a bare string[] (limits in wire-compat 2.5).
+// handleChunker answers a bare string[] (limits:
+// https://langbase.com/docs/api-reference/chunker).
 func (s *Server) handleChunker(c echo.Context) error {
 	var body struct {
 		Content        *string `json:"content"`

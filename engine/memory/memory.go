@@ -37,7 +37,7 @@ import (
 	"github.com/hearth-dev/hearth/engine/chunk"
 )
 
-// Defaults and limits of memories (spec/api.md "Memories", wire-compat 2.4).
+// Defaults and limits of memories (https://langbase.com/docs/api-reference/memory/create).
 const (
 	DefaultEmbeddingModel = "openai:text-embedding-3-large"
 	DefaultTopK           = 10

@@ -12,7 +12,7 @@ import (
 	"github.com/hearth-dev/hearth/engine/rank"
 )
 
-// Limits of retrieval (wire-compat 2.4, 5.4).
+// Limits of retrieval (https://langbase.com/docs/api-reference/memory/retrieve).
 const (
 	DefaultRetrieveTopK = 20
 	MaxQueryChars       = 10000
