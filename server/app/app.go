@@ -120,7 +120,10 @@ type App struct {
 }
 
 // openStore opens the store the application keeps its records and blobs
-// in. It is the one place a store is chosen.
+// in. It is the one place a store is chosen: cluster mode (several nodes
+// sharing one database) opens its shared store here instead, and
+// everything New builds over it is per node (the search index is a local
+// replica; rate limiters and caches live in this process).
 func openStore(cfg Config) (Store, error) {
 	store := blob.New(blob.Options{Dir: cfg.Data, Logger: cfg.Logger})
 	if err := store.Open(); err != nil {
