@@ -13,31 +13,106 @@ import (
 	"github.com/hearth-dev/hearth/engine"
 )
 
-// admin runs the account and key commands against the data dir.
-func admin(group string, args []string, getenv func(string) string, stdin io.Reader, stdout io.Writer) error {
-	if len(args) == 0 {
-		return fmt.Errorf("%s: missing subcommand (see 'hearth help')", group)
-	}
-	verb := args[0]
-	cfg, fs, err := loadConfig(group+" "+verb, nil, getenv)
-	if err != nil {
-		return err
-	}
-	fs = flag.NewFlagSet(group+" "+verb, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	data := fs.String("data", cfg.Data, "data directory (env HEARTH_DATA)")
-	user := fs.String("user", "", "user login")
-	org := fs.String("org", "", "organization login")
-	owner := fs.String("owner", "", "owning user of a new organization")
-	name := fs.String("name", "", "label of a new key")
-	provider := fs.String("provider", "", "provider name of a keyset entry")
-	providerKey := fs.String("key", "", "provider API key (default: read from standard input)")
-	pos, err := parseInterleaved(fs, args[1:])
-	if err != nil {
-		return err
-	}
+// cliIO is what a command reads and writes besides its arguments.
+type cliIO struct {
+	getenv func(string) string
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
 
-	store := blob.New(blob.Options{Dir: *data})
+// command is one verb of the admin CLI. flags defines the verb's flags on
+// its own FlagSet and returns the action, which gets the positional
+// arguments; a flag the verb does not define is refused.
+type command struct {
+	name    string // "users create"
+	args    string // positional arguments, e.g. "<login>"
+	summary string
+	flags   func(fs *flag.FlagSet, c cliIO) func(pos []string) error
+}
+
+// adminCommands are the account and key commands. They work on the data
+// dir directly and refuse while a server holds it.
+var adminCommands = []command{
+	{"users create", "<login>", "Create a user", usersCreate},
+	{"users list", "", "List users and organizations", usersList},
+	{"orgs create", "<login> --owner <user>", "Create an organization", orgsCreate},
+	{"orgs add-member", "<org> <user>", "Add a user to an organization", orgsAddMember},
+	{"keys create", "--user <login> | --org <login> [--name <label>]", "Create an API key", keysCreate},
+	{"keys list", "--user <login> | --org <login>", "List API keys", keysList},
+	{"keys revoke", "<key-id>", "Revoke an API key", keysRevoke},
+	{"keysets set", "--user <login> | --org <login> --provider <name> [--key <key>]", "Store a provider key (read from standard input when --key is omitted)", keysetsSet},
+	{"keysets list", "--user <login> | --org <login>", "List stored provider keys", keysetsList},
+	{"keysets remove", "--user <login> | --org <login> --provider <name>", "Remove a stored provider key", keysetsRemove},
+}
+
+// findAdmin returns the admin command named by the first two arguments.
+func findAdmin(args []string) (command, bool) {
+	if len(args) < 2 {
+		return command{}, false
+	}
+	for _, c := range adminCommands {
+		if c.name == args[0]+" "+args[1] {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+// newFlagSet returns the verb's FlagSet with its flags defined; errors are
+// reported by the caller, with the usage line.
+func (cmd command) newFlagSet(c cliIO) (*flag.FlagSet, func([]string) error) {
+	fs := flag.NewFlagSet("hearth "+cmd.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs, cmd.flags(fs, c)
+}
+
+// usageLine is the one-line synopsis of the verb.
+func (cmd command) usageLine() string {
+	return strings.TrimSpace("usage: hearth " + cmd.name + " " + cmd.args)
+}
+
+// help prints the verb's synopsis and its flags with their defaults.
+func (cmd command) help(w io.Writer, c cliIO) {
+	fs, _ := cmd.newFlagSet(c)
+	fmt.Fprintf(w, "%s\n\n%s.\n\nFlags:\n", cmd.usageLine(), cmd.summary)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+// runAdmin parses the verb's flags (before or after its positional
+// arguments) and runs it. A bad flag is a usage error (exit 2).
+func runAdmin(cmd command, args []string, c cliIO) int {
+	fs, action := cmd.newFlagSet(c)
+	pos, err := parseInterleaved(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		cmd.help(c.stdout, c)
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(c.stderr, "hearth %s: %v\n%s (hearth help %s lists its flags)\n", cmd.name, err, cmd.usageLine(), cmd.name)
+		return 2
+	}
+	if err := action(pos); err != nil {
+		fmt.Fprintln(c.stderr, "hearth:", err)
+		return 1
+	}
+	return 0
+}
+
+// dataFlag defines -data, defaulting to the configured data dir (config
+// file and HEARTH_DATA).
+func dataFlag(fs *flag.FlagSet, c cliIO) *string {
+	def := defaultConfig().Data
+	if cfg, _, err := loadConfig("data", nil, c.getenv); err == nil {
+		def = cfg.Data
+	}
+	return fs.String("data", def, "data directory (env HEARTH_DATA)")
+}
+
+// withAccounts opens the data dir's store for the duration of fn.
+func withAccounts(data string, fn func(ctx context.Context, store *blob.Store, acc *engine.Accounts) error) error {
+	store := blob.New(blob.Options{Dir: data})
 	if err := store.Open(); err != nil {
 		if errors.Is(err, blob.ErrLocked) {
 			return fmt.Errorf("%w: stop the server first, or manage keys over HTTP (/v1/keys) while it runs", err)
@@ -45,165 +120,45 @@ func admin(group string, args []string, getenv func(string) string, stdin io.Rea
 		return err
 	}
 	defer store.Close()
-	acc := engine.NewAccounts(store)
-	ctx := context.Background()
-	arg := func(i int, what string) (string, error) {
-		if i >= len(pos) {
-			return "", fmt.Errorf("%s %s: missing <%s>", group, verb, what)
-		}
-		return pos[i], nil
-	}
+	return fn(context.Background(), store, engine.NewAccounts(store))
+}
 
-	ownerLogin := func() (string, error) {
-		if (*user == "") == (*org == "") {
-			return "", fmt.Errorf("%s %s: give exactly one of --user <login> or --org <login>", group, verb)
-		}
-		login, want := *user, engine.AccountUser
-		if login == "" {
-			login, want = *org, engine.AccountOrg
-		}
-		a, err := acc.Get(ctx, login)
-		if err != nil {
-			return "", err
-		}
-		if a.Kind != want {
-			return "", fmt.Errorf("%s is a %s, not a %s", login, a.Kind, want)
-		}
-		return login, nil
+// positional checks the number of positional arguments.
+func positional(name string, pos []string, want ...string) error {
+	if len(pos) < len(want) {
+		return fmt.Errorf("%s: missing <%s>", name, want[len(pos)])
 	}
-
-	switch group + " " + verb {
-	case "keysets set", "keysets list", "keysets remove":
-		login, err := ownerLogin()
-		if err != nil {
-			return err
-		}
-		secret, err := loadSecret(*data, getenv)
-		if err != nil {
-			return err
-		}
-		ks, err := engine.NewKeysets(store, nil, secret)
-		if err != nil {
-			return err
-		}
-		scope := engine.OwnerScope(login)
-		switch verb {
-		case "list":
-			list, err := ks.List(ctx, scope)
-			if err != nil {
-				return err
-			}
-			tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "PROVIDER\tKEY\tUPDATED")
-			for _, e := range list {
-				fmt.Fprintf(tw, "%s\t…%s\t%s\n", e.Provider, e.Last4, e.UpdatedAt.Format("2006-01-02 15:04"))
-			}
-			return tw.Flush()
-		case "remove":
-			if err := ks.Delete(ctx, scope, *provider); err != nil {
-				return err
-			}
-			fmt.Fprintf(stdout, "removed the %s key of %s\n", *provider, login)
-			return nil
-		}
-		key := *providerKey
-		if key == "" {
-			b, err := io.ReadAll(io.LimitReader(stdin, 8192))
-			if err != nil {
-				return err
-			}
-			key = strings.TrimSpace(string(b))
-		}
-		e, err := ks.Set(ctx, scope, *provider, key)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "stored the %s key of %s (…%s)\n", e.Provider, login, e.Last4)
-	case "users create":
-		login, err := arg(0, "login")
-		if err != nil {
-			return err
-		}
-		if _, err := acc.CreateUser(ctx, login); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "created user %s\n", login)
-	case "users list":
-		accts, err := acc.List(ctx)
-		if err != nil {
-			return err
-		}
-		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "LOGIN\tKIND\tCREATED\tMEMBERS")
-		for _, a := range accts {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%v\n", a.Login, a.Kind, a.CreatedAt.Format("2006-01-02 15:04"), a.Members)
-		}
-		tw.Flush()
-	case "orgs create":
-		login, err := arg(0, "login")
-		if err != nil {
-			return err
-		}
-		if *owner == "" {
-			return errors.New("orgs create: --owner <user> is required")
-		}
-		if _, err := acc.CreateOrg(ctx, login, *owner); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "created organization %s owned by %s\n", login, *owner)
-	case "orgs add-member":
-		o, err := arg(0, "org")
-		if err != nil {
-			return err
-		}
-		u, err := arg(1, "user")
-		if err != nil {
-			return err
-		}
-		if err := acc.AddMember(ctx, o, u); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "added %s to %s\n", u, o)
-	case "keys create", "keys list":
-		login, err := ownerLogin()
-		if err != nil {
-			return err
-		}
-		if verb == "create" {
-			rec, key, err := acc.CreateKey(ctx, login, *name)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(stdout, "created %s key %s for %s; the key is shown once:\n\n    %s\n\n", rec.Kind, rec.ID, login, key)
-			return nil
-		}
-		keys, err := acc.ListKeys(ctx, login)
-		if err != nil {
-			return err
-		}
-		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tKIND\tPREFIX\tNAME\tCREATED\tSTATUS")
-		for _, k := range keys {
-			status := "active"
-			if k.RevokedAt != nil {
-				status = "revoked " + k.RevokedAt.Format("2006-01-02 15:04")
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s…\t%s\t%s\t%s\n", k.ID, k.Kind, k.Prefix, k.Name, k.CreatedAt.Format("2006-01-02 15:04"), status)
-		}
-		tw.Flush()
-	case "keys revoke":
-		id, err := arg(0, "key-id")
-		if err != nil {
-			return err
-		}
-		if err := acc.RevokeKey(ctx, "", id); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "revoked %s\n", id)
-	default:
-		return fmt.Errorf("unknown command %q (see 'hearth help')", group+" "+verb)
+	if len(pos) > len(want) {
+		return fmt.Errorf("%s: unexpected argument %q", name, pos[len(want)])
 	}
 	return nil
+}
+
+// ownerFlags are --user and --org: exactly one names the owner.
+type ownerFlags struct{ user, org *string }
+
+func defineOwner(fs *flag.FlagSet) ownerFlags {
+	return ownerFlags{fs.String("user", "", "user login"), fs.String("org", "", "organization login")}
+}
+
+// login checks that exactly one of --user and --org is given and names an
+// account of that kind.
+func (o ownerFlags) login(ctx context.Context, name string, acc *engine.Accounts) (string, error) {
+	if (*o.user == "") == (*o.org == "") {
+		return "", fmt.Errorf("%s: give exactly one of --user <login> or --org <login>", name)
+	}
+	login, want := *o.user, engine.AccountUser
+	if login == "" {
+		login, want = *o.org, engine.AccountOrg
+	}
+	a, err := acc.Get(ctx, login)
+	if err != nil {
+		return "", err
+	}
+	if a.Kind != want {
+		return "", fmt.Errorf("%s is a %s, not a %s", login, a.Kind, want)
+	}
+	return login, nil
 }
 
 // parseInterleaved parses flags that may come before or after positional arguments.
@@ -221,3 +176,6 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 		args = args[1:]
 	}
 }
+
+// newTable returns a writer that aligns tab-separated columns.
+func newTable(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 4, 2, ' ', 0) }

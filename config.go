@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/netip"
@@ -145,13 +146,22 @@ func loadConfig(name string, args []string, getenv func(string) string) (Config,
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	configPath := fs.String("config", getenv("HEARTH_CONFIG"), "JSON config file (env HEARTH_CONFIG)")
 	flagVals := map[string]*string{}
+	fs.SetOutput(io.Discard) // serve prints its own help and usage line
 	for _, v := range cfg.vars() {
 		if v.flag != "" {
-			flagVals[v.flag] = fs.String(v.flag, "", v.usage+" (env "+v.env+")")
+			// The default shows in -h; only flags given on the command line
+			// (fs.Visit below) override the file and the environment.
+			var def string
+			if v.str != nil {
+				def = *v.str
+			} else {
+				def = strconv.FormatInt(*v.num, 10)
+			}
+			flagVals[v.flag] = fs.String(v.flag, def, v.usage+" (env "+v.env+")")
 		}
 	}
 	if err := fs.Parse(args); err != nil {
-		return cfg, fs, err
+		return cfg, fs, usageError{err}
 	}
 	if *configPath != "" {
 		b, err := os.ReadFile(*configPath)

@@ -7,27 +7,20 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
+	"strings"
 	"syscall"
-	"time"
 
 	"github.com/hearth-dev/hearth/blob"
-	"github.com/hearth-dev/hearth/engine"
-	"github.com/hearth-dev/hearth/engine/memory"
 	"github.com/hearth-dev/hearth/engine/parse/sandbox"
-	"github.com/hearth-dev/hearth/index"
 	"github.com/hearth-dev/hearth/providers"
-	"github.com/hearth-dev/hearth/providers/crawl"
-	"github.com/hearth-dev/hearth/providers/images"
-	"github.com/hearth-dev/hearth/providers/mcp"
-	"github.com/hearth-dev/hearth/providers/search"
 	"github.com/hearth-dev/hearth/server"
-	"github.com/hearth-dev/hearth/server/metrics"
+	"github.com/hearth-dev/hearth/server/app"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -37,41 +30,48 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
 }
 
-const usage = `hearth: a self-hosted, Langbase-compatible LLM application server
+// usage lists the commands; the admin verbs come from their table.
+func usage() string {
+	var b strings.Builder
+	b.WriteString(`hearth: a self-hosted, Langbase-compatible LLM application server
 
 Usage:
   hearth serve [flags]                      run the server (default :8080, data in ./hearth-data)
-  hearth users create <login>               create a user
-  hearth users list                         list users and organizations
-  hearth orgs create <login> --owner <user> create an organization
-  hearth orgs add-member <org> <user>       add a user to an organization
-  hearth keys create --user <login> | --org <login> [--name <label>]
-  hearth keys list --user <login> | --org <login>
-  hearth keys revoke <key-id>
-  hearth keysets set --user <login> | --org <login> --provider <name> [--key <key>]   (key from stdin if omitted)
-  hearth keysets list --user <login> | --org <login>
-  hearth keysets remove --user <login> | --org <login> --provider <name>
-  hearth backup [-out file] [-url URL -key ADMIN_KEY]   consistent zstd backup (online via the server if it runs)
+`)
+	for _, c := range adminCommands {
+		fmt.Fprintln(&b, "  "+strings.TrimSpace("hearth "+c.name+" "+c.args))
+	}
+	b.WriteString(`  hearth backup [-out file] [-url URL -key ADMIN_KEY]   consistent zstd backup (online via the server if it runs)
   hearth restore -in file [-force]           restore into an empty, stopped data dir
   hearth version
+  hearth help [command]                      a command's flags, their defaults and env names
 
 Every command takes -data (env HEARTH_DATA). Account and key commands work
 on the data dir directly and refuse while a server holds it; stop the server
 first, or use the HTTP API (/v1/keys) while it runs. Run 'hearth serve -h'
 for the server's settings.
-`
+`)
+	return b.String()
+}
+
+// usageError is a command line the command cannot parse (exit status 2).
+type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
 
 func run(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	c := cliIO{getenv: getenv, stdin: os.Stdin, stdout: stdout, stderr: stderr}
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usage())
 		return 2
+	}
+	if cmd, ok := findAdmin(args); ok {
+		return runAdmin(cmd, args[2:], c)
 	}
 	var err error
 	switch args[0] {
 	case "serve":
 		err = serve(args[1:], getenv, stdout, stderr)
-	case "users", "orgs", "keys", "keysets":
-		err = admin(args[0], args[1:], getenv, os.Stdin, stdout)
 	case "backup":
 		err = backupCmd(args[1:], getenv, stdout, stderr)
 	case "restore":
@@ -81,160 +81,117 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	case "version", "-v", "--version":
 		fmt.Fprintln(stdout, "hearth", version)
 	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
+		return help(args[1:], c)
 	default:
-		fmt.Fprintf(stderr, "hearth: unknown command %q\n\n%s", args[0], usage)
+		fmt.Fprintf(stderr, "hearth: unknown command %q\n\n%s", strings.Join(args[:min(2, len(args))], " "), usage())
 		return 2
 	}
-	if err != nil {
+	var uerr usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp): // -h of backup and restore printed their flags
+		return 0
+	case errors.As(err, &uerr):
+		fmt.Fprintln(stderr, "hearth:", err)
+		return 2
+	default:
 		fmt.Fprintln(stderr, "hearth:", err)
 		return 1
+	}
+}
+
+// help prints the usage of one command, or of all of them.
+func help(args []string, c cliIO) int {
+	name := strings.Join(args, " ")
+	if cmd, ok := findAdmin(args); ok && len(args) == 2 {
+		cmd.help(c.stdout, c)
+		return 0
+	}
+	switch name {
+	case "":
+		fmt.Fprint(c.stdout, usage())
+	case "serve":
+		serveHelp(c.stdout, c.getenv)
+	case "backup":
+		backupCmd([]string{"-h"}, c.getenv, c.stdout, c.stdout)
+	case "restore":
+		restoreCmd([]string{"-h"}, c.getenv, c.stdout)
+	case "version":
+		fmt.Fprintln(c.stdout, "usage: hearth version")
+	default:
+		fmt.Fprintf(c.stderr, "hearth help: unknown command %q\n\n%s", name, usage())
+		return 2
 	}
 	return 0
 }
 
-// app is the wired server: everything serve builds and later closes.
-type app struct {
-	cfg      Config
-	log      *slog.Logger
-	store    *blob.Store
-	accounts *engine.Accounts
-	index    *index.Manager
-	memory   *memory.Service
-	runLog   *engine.RunLog
-	server   *server.Server
-	// quotas is handed to the services that store documents.
-	quotas *engine.Quotas
+// serveHelp prints the server's flags with their defaults and environment
+// variables, then the settings only the environment sets.
+func serveHelp(w io.Writer, getenv func(string) string) {
+	_, fs, _ := loadConfig("serve", nil, getenv)
+	fmt.Fprintf(w, "usage: hearth serve [flags]\n\nA flag overrides its environment variable, which overrides the config file (-config).\n\nFlags:\n")
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	var envOnly []string
+	cfg := defaultConfig()
+	for _, v := range cfg.vars() {
+		if v.flag == "" {
+			envOnly = append(envOnly, v.env)
+		}
+	}
+	fmt.Fprintf(w, "\nSet only in the environment: %s, HEARTH_PROVIDERS, and HEARTH_<PROVIDER>_BASE_URL /\nHEARTH_<PROVIDER>_API_KEY for each provider (see the README).\n", strings.Join(envOnly, ", "))
 }
 
-// Accounts returns the wired accounts service.
-func (a *app) Accounts() *engine.Accounts { return a.accounts }
-
-// build opens the store and wires the engine and the HTTP server.
-func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.Writer) (*app, error) {
+// build opens the store and wires the engine and the HTTP server through
+// the composition root (server/app), the same constructor the tests use.
+func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.Writer) (*app.App, error) {
 	secret, err := loadSecret(cfg.Data, getenv)
 	if err != nil {
 		return nil, err
 	}
-	store := blob.New(blob.Options{Dir: cfg.Data, Logger: log})
-	if err := store.Open(); err != nil {
-		return nil, err
-	}
-	accounts := engine.NewAccounts(store)
-	a := &app{cfg: cfg, log: log, store: store, accounts: accounts,
-		quotas: engine.NewQuotas(store, cfg.QuotaMaxDocuments, cfg.QuotaMaxBytes)}
-	mtr := metrics.New(version)
-	pcfg := providers.Config{Providers: cfg.Providers}
-	registry, err := providers.New(pcfg)
+	a, err := app.New(appConfig(cfg, secret, log))
 	if err != nil {
-		store.Close()
 		return nil, err
 	}
-	provs := engine.InstrumentProviders(registry, mtr)
-	keysets, err := engine.NewKeysets(store, registry, secret)
-	if err != nil {
-		store.Close()
-		return nil, err
-	}
-	ctx := context.Background()
-	if err := engine.CheckDataFormat(ctx, store, version); err != nil {
-		store.Close()
-		return nil, err
-	}
-	created, key, err := accounts.Bootstrap(ctx, cfg.AdminLogin, cfg.AdminKey)
-	if err != nil {
-		a.close(ctx)
-		return nil, fmt.Errorf("create first user: %w", err)
-	}
-	if created && key != "" {
-		fmt.Fprintf(stdout, "Created user %q. Its API key is shown once, keep it safe:\n\n    %s\n\n", cfg.AdminLogin, key)
-	} else if created {
+	if a.Created && a.FirstKey != "" {
+		fmt.Fprintf(stdout, "Created user %q. Its API key is shown once, keep it safe:\n\n    %s\n\n", cfg.AdminLogin, a.FirstKey)
+	} else if a.Created {
 		log.Info("created first user with HEARTH_ADMIN_KEY", "login", cfg.AdminLogin)
 	}
-	a.index = index.NewManager(store, filepath.Join(cfg.Data, "bleve"), index.Options{Logger: log})
-	if err := a.index.Open(ctx); err != nil {
-		a.close(ctx)
-		return nil, err
-	}
-	parser, err := sandbox.New(sandbox.Config{Timeout: cfg.parseTimeout(), MemoryLimit: cfg.ParseMemoryLimit, Logger: log})
-	if err != nil {
-		a.close(ctx)
-		return nil, err
-	}
-	mcfg := cfg.memoryConfig()
-	mcfg.Store, mcfg.Index, mcfg.Providers, mcfg.Keysets = store, a.index, provs, keysets
-	mcfg.UploadSecret, mcfg.BaseURL = deriveKey(secret, "hearth upload URL signing v1"), cfg.PublicURL
-	mcfg.Logger, mcfg.Parse, mcfg.Metrics, mcfg.Quotas = log, parser.Parse, mtr, a.quotas
-	mem, err := memory.New(mcfg)
-	if err != nil {
-		a.close(ctx)
-		return nil, err
-	}
-	if err := mem.Open(ctx); err != nil {
-		a.close(ctx)
-		return nil, err
-	}
-	a.memory = mem
-	mtr.WatchIndex(a.index.Sizes)
-	mtr.WatchIngestQueue(mem.QueueDepth)
-	pipes := engine.NewPipes(engine.PipesConfig{Store: store, Accounts: accounts, Keysets: keysets, Providers: provs, Memories: mem})
-	threads := engine.NewThreads(store)
-	a.runLog = engine.NewRunLog(store, provs, log)
-	runner := engine.NewRunner(engine.RunnerConfig{Pipes: pipes, Threads: threads, Keysets: keysets,
-		Providers: provs, Memories: mem, Retriever: mem, RunLog: a.runLog, Logger: log})
-	imageModels, err := images.New(pcfg, cfg.Outbound.Client(60*time.Second, 5))
-	if err != nil {
-		a.close(ctx)
-		return nil, err
-	}
-	tools := engine.NewTools(
-		engine.InstrumentSearchers(map[string]engine.WebSearcher{"exa": search.NewExa(cfg.ExaBaseURL, pcfg)}, mtr),
-		engine.InstrumentCrawlers(map[string]engine.Crawler{
-			"spider":    crawl.NewSpider(cfg.SpiderBaseURL, pcfg),
-			"firecrawl": crawl.NewFirecrawl(cfg.FirecrawlBaseURL, pcfg),
-			"hearth":    crawl.NewBuiltin(cfg.Outbound, crawl.Limits{}, log),
-		}, mtr))
-	srv, err := server.New(server.Config{
-		Addr: cfg.Addr, PublicURL: cfg.PublicURL, MaxBodyBytes: cfg.MaxBodyBytes,
-		MaxUploadBytes: cfg.MaxUploadBytes, Version: version, Logger: log, Outbound: cfg.Outbound,
-		MetricsOff: cfg.Metrics == "off", MetricsToken: cfg.MetricsToken, MetricsAddr: cfg.MetricsAddr,
-		RateLimitPerKey: int(cfg.RateLimitPerKey), RateLimitPerPipe: int(cfg.RateLimitPerPipe), RateLimitBurst: int(cfg.RateLimitBurst),
-		MaxConcurrent: cfg.serverMaxConcurrent(),
-	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets, Providers: provs, Backup: store.Backup,
-		Pipes: pipes, Threads: threads, Runner: runner, Memory: mem,
-		Images: engine.NewImages(engine.InstrumentImages(imageModels, mtr), keysets), Tools: tools, Metrics: mtr,
-		Agent: engine.NewAgent(engine.AgentOptions{Providers: provs, Keysets: keysets, MaxSteps: int(cfg.AgentMaxSteps),
-			Tools: engine.InstrumentToolServers(mcp.New(mcp.Config{Policy: cfg.Outbound, Version: version}), mtr)})})
-	if err != nil {
-		a.close(ctx)
-		return nil, err
-	}
-	a.server = srv
 	return a, nil
 }
 
-// close drains the HTTP server, stops the ingestion workers, then closes
-// the index (which snapshots its graphs) and the store.
-func (a *app) close(ctx context.Context) error {
-	var errs []error
-	if a.server != nil {
-		errs = append(errs, a.server.Close(ctx))
+// appConfig maps the validated configuration onto the application's.
+func appConfig(cfg Config, secret []byte, log *slog.Logger) app.Config {
+	return app.Config{
+		Data: cfg.Data, Version: version, Logger: log,
+		Secret: secret, UploadSecret: deriveKey(secret, "hearth upload URL signing v1"),
+		AdminLogin: cfg.AdminLogin, AdminKey: cfg.AdminKey,
+		HTTP: server.Config{
+			Addr: cfg.Addr, PublicURL: cfg.PublicURL, MaxBodyBytes: cfg.MaxBodyBytes,
+			MaxUploadBytes: cfg.MaxUploadBytes, Version: version, Logger: log,
+			MetricsOff: cfg.Metrics == "off", MetricsToken: cfg.MetricsToken, MetricsAddr: cfg.MetricsAddr,
+			RateLimitPerKey: int(cfg.RateLimitPerKey), RateLimitPerPipe: int(cfg.RateLimitPerPipe), RateLimitBurst: int(cfg.RateLimitBurst),
+			MaxConcurrent: cfg.serverMaxConcurrent(),
+		},
+		Providers:         providers.Config{Providers: cfg.Providers},
+		Outbound:          cfg.Outbound,
+		Memory:            cfg.memoryConfig(),
+		Parser:            sandbox.Config{Timeout: cfg.parseTimeout(), MemoryLimit: cfg.ParseMemoryLimit},
+		QuotaMaxDocuments: cfg.QuotaMaxDocuments, QuotaMaxBytes: cfg.QuotaMaxBytes,
+		AgentMaxSteps: int(cfg.AgentMaxSteps),
+		ExaBaseURL:    cfg.ExaBaseURL, SpiderBaseURL: cfg.SpiderBaseURL, FirecrawlBaseURL: cfg.FirecrawlBaseURL,
 	}
-	if a.memory != nil {
-		errs = append(errs, a.memory.Close())
-	}
-	if a.index != nil {
-		errs = append(errs, a.index.Close())
-	}
-	if a.runLog != nil {
-		errs = append(errs, a.runLog.Close())
-	}
-	errs = append(errs, a.store.Close())
-	return errors.Join(errs...)
 }
 
 func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	cfg, _, err := loadConfig("serve", args, getenv)
+	if errors.Is(err, flag.ErrHelp) {
+		serveHelp(stdout, getenv)
+		return err
+	}
+	if errors.As(err, new(usageError)) {
+		return usageError{fmt.Errorf("serve: %w\nusage: hearth serve [flags] (hearth serve -h lists them)", err)}
+	}
 	if err != nil {
 		return err
 	}
@@ -257,18 +214,18 @@ func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 		}
 		return err
 	}
-	if err := a.server.Open(); err != nil {
-		a.close(context.Background())
+	if err := a.Server.Open(); err != nil {
+		a.Close(context.Background())
 		return err
 	}
-	log.Info("hearth serving", "addr", cfg.Addr, "url", a.server.URL(), "public_url", cfg.PublicURL, "data", cfg.Data, "version", version)
-	if u := a.server.MetricsURL(); u != "" {
+	log.Info("hearth serving", "addr", cfg.Addr, "url", a.Server.URL(), "public_url", cfg.PublicURL, "data", cfg.Data, "version", version)
+	if u := a.Server.MetricsURL(); u != "" {
 		log.Info("metrics serving without auth", "url", u+"/metrics")
 	}
 
 	s := <-sig
 	log.Info("shutting down: draining requests", "signal", s.String())
-	if err := a.close(context.Background()); err != nil {
+	if err := a.Close(context.Background()); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	log.Info("stopped cleanly")

@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/server/app"
 )
 
 // TestPDFParsedInChildProcess runs the production wiring: PDFs are parsed
 // by "<this executable> internal-parse" under HEARTH_PARSE_TIMEOUT.
 func TestPDFParsedInChildProcess(t *testing.T) {
-	open := func(timeout string) *app {
+	open := func(timeout string) *app.App {
 		cfg, _, err := loadConfig("serve", nil, envMap(map[string]string{"HEARTH_DATA": t.TempDir(), "HEARTH_LOG_LEVEL": "error",
 			"HEARTH_PARSE_TIMEOUT": timeout}))
 		if err != nil || cfg.Validate() != nil {
@@ -24,7 +25,7 @@ func TestPDFParsedInChildProcess(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { a.close(context.Background()) })
+		t.Cleanup(func() { a.Close(context.Background()) })
 		return a
 	}
 	read := func(name string) []byte {
@@ -35,11 +36,11 @@ func TestPDFParsedInChildProcess(t *testing.T) {
 		return b
 	}
 	ctx := context.Background()
-	if text, err := open("60s").memory.Parse(ctx, "application/pdf", "a.pdf", read("multipage.pdf")); err != nil || !strings.Contains(text, "Page three") {
+	if text, err := open("60s").Memory.Parse(ctx, "application/pdf", "a.pdf", read("multipage.pdf")); err != nil || !strings.Contains(text, "Page three") {
 		t.Fatalf("multipage: %q %v", text, err)
 	}
 	start := time.Now()
-	_, err := open("2s").memory.Parse(ctx, "application/pdf", "a.pdf", read("objstm-hang.pdf"))
+	_, err := open("2s").Memory.Parse(ctx, "application/pdf", "a.pdf", read("objstm-hang.pdf"))
 	if engine.ErrorCode(err) != engine.CodeBadRequest || !strings.Contains(err.Error(), "parsing timed out after 2s") || time.Since(start) > 20*time.Second {
 		t.Fatalf("hanging PDF: %v after %s", err, time.Since(start))
 	}
@@ -58,7 +59,7 @@ func TestParseSubcommand(t *testing.T) {
 	if code := run([]string{"internal-parse"}, envMap(nil), &out, &errOut); code != 1 || out.Len() != 0 {
 		t.Fatalf("exit %d, out %q", code, out.String())
 	}
-	if strings.Contains(usage, "internal-parse") {
+	if strings.Contains(usage(), "internal-parse") {
 		t.Fatal("the parser subcommand is not for users: keep it out of the usage")
 	}
 }

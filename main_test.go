@@ -206,7 +206,7 @@ func TestCLIRefusesWhileServerHoldsDataDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer a.close(t.Context())
+	defer a.Close(t.Context())
 	var b bytes.Buffer
 	code := run([]string{"users", "create", "carol", "-data", dir}, envMap(nil), &b, &b)
 	if code != 1 || !strings.Contains(b.String(), "in use") || !strings.Contains(b.String(), "stop the server") {
@@ -249,10 +249,10 @@ func TestBackupAndRestore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.server.Open(); err != nil {
+	if err := a.Server.Open(); err != nil {
 		t.Fatal(err)
 	}
-	a.Accounts().CreateUser(t.Context(), "kept")
+	a.Deps.Accounts.CreateUser(t.Context(), "kept")
 
 	var msg bytes.Buffer
 	online := filepath.Join(t.TempDir(), "online.zst")
@@ -260,16 +260,16 @@ func TestBackupAndRestore(t *testing.T) {
 	if err := backupCmd([]string{"-data", dir, "-out", online}, envMap(nil), &msg, &msg); err == nil || !strings.Contains(err.Error(), "-url") {
 		t.Fatalf("backup of a live dir without -url: %v", err)
 	}
-	if err := backupCmd([]string{"-data", dir, "-out", online, "-url", a.server.URL(), "-key", "wrong-key-wrong-key"}, envMap(nil), &msg, &msg); err == nil || !strings.Contains(err.Error(), "401") {
+	if err := backupCmd([]string{"-data", dir, "-out", online, "-url", a.Server.URL(), "-key", "wrong-key-wrong-key"}, envMap(nil), &msg, &msg); err == nil || !strings.Contains(err.Error(), "401") {
 		t.Fatalf("backup with a bad key: %v", err)
 	}
-	if err := backupCmd([]string{"-data", dir, "-out", online, "-url", a.server.URL(), "-key", cfg.AdminKey}, envMap(nil), &msg, &msg); err != nil {
+	if err := backupCmd([]string{"-data", dir, "-out", online, "-url", a.Server.URL(), "-key", cfg.AdminKey}, envMap(nil), &msg, &msg); err != nil {
 		t.Fatalf("online backup: %v", err)
 	}
 	if err := restoreCmd([]string{"-data", dir, "-in", online}, envMap(nil), &msg); err == nil || !strings.Contains(err.Error(), "live") {
 		t.Fatalf("restore into the live dir: %v", err)
 	}
-	a.close(t.Context())
+	a.Close(t.Context())
 
 	offline := filepath.Join(t.TempDir(), "offline.zst")
 	if err := backupCmd([]string{"-data", dir, "-out", offline}, envMap(nil), &msg, &msg); err != nil {

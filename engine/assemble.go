@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Default prompts of a pipe run (wire-compat 5.2).
+// Default prompts of a pipe run (https://langbase.com/docs/api-reference/pipe/create).
 const (
 	DefaultJSONPrompt = "Output should be in JSON format."
 	DefaultRAGPrompt  = "Below is some CONTEXT for you to answer the questions. ONLY answer from the CONTEXT. CONTEXT consists of multiple information chunks. Each chunk has a source mentioned at the end.\n\nFor each piece of response you provide, cite the source in brackets like so: [1].\n\nAt the end of the answer, always list each source with its corresponding number and provide the document name. like so [1] Filename.doc.\n\nIf you don't know the answer, just say that you don't know. Ask for more context and better questions if needed."

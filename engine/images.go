@@ -74,8 +74,7 @@ type ImageModels interface {
 	ImageModel(ref ModelRef) (ImageGenerator, error)
 }
 
-// ImageGenerationResponse is the /v1/images answer (spec/api.md "Image
-// generation response").
+// ImageGenerationResponse is the /v1/images answer (README "Images").
 type ImageGenerationResponse struct {
 	ID       string        `json:"id"`
 	Provider string        `json:"provider"`

@@ -192,7 +192,8 @@ func (in *PipeInput) field(name string) string {
 	return in.Field(name)
 }
 
-// newPipeDefaults returns a pipe with every default of spec/api.md (v1 create).
+// newPipeDefaults returns a pipe with every default of
+// https://langbase.com/docs/api-reference/pipe/create.
 func newPipeDefaults() *Pipe {
 	return &Pipe{
 		Status: StatusPublic, Type: PipeChat, Model: DefaultPipeModel,

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"regexp"
@@ -17,6 +18,10 @@ var (
 	schemaNameRE   = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 	variableNameRE = regexp.MustCompile(`^[^{}]{1,100}$`)
 )
+
+// ValidToolName reports whether name is a valid function tool name: 1 to
+// 64 letters, digits, '_' or '-' (the rule OpenAI applies).
+func ValidToolName(name string) bool { return toolNameRE.MatchString(name) }
 
 const (
 	maxDescription   = 10000
@@ -288,8 +293,8 @@ func ValidateToolCalls(field string, calls []ToolCall) error {
 		if c.Function.Name == "" {
 			return FieldError(fi+".function.name", "is required")
 		}
-		if len(c.ExtraContent) > 0 && jsonKind(c.ExtraContent) != "object" {
-			return FieldError(fi+".extra_content", "must be a JSON object (echo it as the response gave it), got %s", jsonKind(c.ExtraContent))
+		if len(c.ExtraContent) > 0 && JSONKind(c.ExtraContent) != "object" {
+			return FieldError(fi+".extra_content", "must be a JSON object (echo it as the response gave it), got %s", JSONKind(c.ExtraContent))
 		}
 	}
 	return nil
@@ -314,4 +319,23 @@ func validateVariables(field string, vars []Variable) error {
 		}
 	}
 	return nil
+}
+
+// JSONKind names the JSON type of raw ("null", "string", "array", "object",
+// "boolean" or "number") for error messages.
+func JSONKind(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	switch {
+	case len(raw) == 0 || string(raw) == "null":
+		return "null"
+	case raw[0] == '"':
+		return "string"
+	case raw[0] == '[':
+		return "array"
+	case raw[0] == '{':
+		return "object"
+	case raw[0] == 't' || raw[0] == 'f':
+		return "boolean"
+	}
+	return "number"
 }

@@ -316,7 +316,7 @@ func buildChatRequest(p *Pipe, ref ModelRef, msgs []Message, reqTools []Tool, js
 	if len(tools) > 0 {
 		req.Tools = tools
 		tc := p.ToolChoice
-		if tc.Function != "" && !hasToolNamed(tools, tc.Function) {
+		if tc.Function != "" && !HasToolNamed(tools, tc.Function) {
 			return nil, FieldError("tools", "the pipe's tool_choice forces the function %q, which these tools do not define", tc.Function)
 		}
 		if tc.Mode == "" && tc.Function == "" {
@@ -336,7 +336,8 @@ func buildChatRequest(p *Pipe, ref ModelRef, msgs []Message, reqTools []Tool, js
 	return req, nil
 }
 
-func hasToolNamed(tools []Tool, name string) bool {
+// HasToolNamed reports whether tools holds a function tool called name.
+func HasToolNamed(tools []Tool, name string) bool {
 	for _, t := range tools {
 		if t.Function.Name == name {
 			return true
@@ -354,7 +355,7 @@ func (pr *PreparedRun) Complete(ctx context.Context) (*ChatResponse, error) {
 		pr.finish(ctx, runResult{err: err})
 		return nil, err
 	}
-	normalizeResponse(resp, pr.Ref, pr.r.now())
+	NormalizeResponse(resp, pr.Ref, pr.r.now())
 	res := runResult{usage: &resp.Usage}
 	if len(resp.Choices) > 0 {
 		m := resp.Choices[0].Message
@@ -377,7 +378,10 @@ func Completion(resp *ChatResponse) string {
 	return *resp.Choices[0].Message.Content
 }
 
-func normalizeResponse(resp *ChatResponse, ref ModelRef, now time.Time) {
+// NormalizeResponse fills what a provider may leave out of a chat
+// completion (id, object, created, model, roles, empty lists), so every
+// answer has the OpenAI chat.completion shape.
+func NormalizeResponse(resp *ChatResponse, ref ModelRef, now time.Time) {
 	if resp.ID == "" {
 		resp.ID = "chatcmpl-" + RandomString(24)
 	}

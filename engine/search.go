@@ -43,10 +43,3 @@ type SearchIndex interface {
 type ChunkSource interface {
 	ScanChunkTexts(ctx context.Context, memoryID string, fn func(chunkID, text string) error) error
 }
-
-// ChunkSourceUser is implemented by search indexes that rebuild their
-// keyword index from a ChunkSource; the memory engine registers itself with
-// its index when it is built.
-type ChunkSourceUser interface {
-	SetChunkSource(ChunkSource)
-}

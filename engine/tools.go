@@ -12,7 +12,8 @@ import (
 // at /v1/tools/web-search and /v1/tools/crawl, the interfaces their
 // service adapters implement, and the validation shared by all of them.
 
-// Limits of the tool endpoints (spec/api.md "Limits").
+// Limits of the tool endpoints (https://langbase.com/docs/api-reference/tools/crawl,
+// https://langbase.com/docs/api-reference/tools/web-search).
 const (
 	MaxCrawlURLs        = 100
 	MaxCrawlPages       = 50

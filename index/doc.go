@@ -9,21 +9,21 @@
 // graph, greedy descent through the upper layers, best-first search of
 // layer 0 bounded by ef = max(EfSearch, k), and the paper's neighbour
 // selection heuristic (Algorithm 4) both for a new node's links and when an
-// overfull neighbour list is shrunk. (github.com/coder/hnsw v0.6.1, the only
-// release the module proxy serves, returns recall@10 near 0.1 on clustered
-// data; bench_test.go keeps the comparison.)
+// overfull neighbour list is shrunk. (The github.com/coder/hnsw release the
+// module proxy serves returns wrong neighbours on clustered data;
+// bench_test.go keeps the comparison.)
 //
 // Parameters (HNSWConfig): M = 16 links per node on upper layers, 2*M on
-// layer 0; EfConstruction = 200; EfSearch = 128. On 20k clustered 64-d
-// vectors this gives recall@10 about 0.975 against exact search.
+// layer 0; EfConstruction = 200; EfSearch = 128. The recall, latency and
+// build throughput they give are measured by `make bench` and kept in the
+// README's Benchmarks section only.
 //
 // Vectors are normalised on insert and compared by dot product (cosine).
 // Each vector is also kept quantised to int8 (scaled so its largest
 // component is ±127, one float32 factor per vector): graph walks, while
 // inserting and searching, compare these codes, a quarter of the memory
-// traffic of float32, which is what bounds a walk over a large graph
-// (building 200k x 384 went from 7.4k to 13.9k vectors/s on 2 cores at
-// efConstruction 64, with the same recall). A search then re-ranks the ef
+// traffic of float32, which is what bounds a walk over a large graph. A
+// search then re-ranks the ef
 // candidates of its walk with the float32 vectors, so scores are exact.
 // Kernels: AVX2+FMA (float32) and AVX2 (int8) assembly on amd64, and
 // unrolled pure-Go loops elsewhere (build tag purego forces them); a walk
@@ -41,8 +41,8 @@
 // change only under its striped lock, layers are searched top-down and
 // linked bottom-up, and a node that rises above the top layer is linked
 // under a graph-wide lock. The first 1024 nodes of a graph are linked one
-// at a time. On 2 cores a parallel build is 1.8-2x faster (10k and 100k x
-// 384 in `make bench`), with the same recall (TestHNSWParallelBuild).
+// at a time. TestHNSWParallelBuild checks that a parallel build keeps the
+// recall of a serial one.
 //
 // Deletes are tombstones: deleted nodes are still walked through, so the
 // graph stays connected, but never returned. Manager.Maintain (run by the

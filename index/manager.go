@@ -140,10 +140,10 @@ func NewManager(store engine.Store, bleveDir string, opts Options) *Manager {
 	}
 }
 
-// SetChunkSource implements engine.ChunkSourceUser: src provides the chunk
-// texts a missing, unreadable or stale keyword index is rebuilt from. Set
-// it before the first use of the Manager; without one, such an index is
-// left as it is and an error is logged.
+// SetChunkSource sets the provider of the chunk texts a missing,
+// unreadable or stale keyword index is rebuilt from (the memory engine,
+// which server/app registers). Set it before the first use of the Manager;
+// without one, such an index is left as it is and an error is logged.
 func (m *Manager) SetChunkSource(src engine.ChunkSource) { m.source.Store(&src) }
 
 func (m *Manager) chunkSource() engine.ChunkSource {
@@ -323,7 +323,4 @@ func (m *Manager) keyword(mi *memIndex, create bool) (*keywordIndex, error) {
 
 var errDropped = engine.Errorf(engine.CodeConflict, "the memory was deleted while this change was in progress")
 
-var (
-	_ engine.SearchIndex     = (*Manager)(nil)
-	_ engine.ChunkSourceUser = (*Manager)(nil)
-)
+var _ engine.SearchIndex = (*Manager)(nil)

@@ -7,10 +7,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/rank"
 	"github.com/hearth-dev/hearth/index/internal/memstore"
 )
 
@@ -382,48 +382,15 @@ func TestHybridRanking(t *testing.T) {
 	if len(vec) != 3 || vec[0].ID != "vec-only" || vec[1].ID != "both" || len(kw) != 2 || kw[0].ID != "kw-only" || kw[1].ID != "both" {
 		t.Fatalf("unexpected inputs: vec %v kw %v", vec, kw)
 	}
-	fused := FuseRRF(vec, kw, 1, 1, 0)
+	fused := rank.FuseRRF(vec, kw, 1, 1, 0)
 	if fused[0].ID != "both" {
 		t.Fatalf("fused: %v", fused)
 	}
 	// Weights shift the balance: keyword weight 0 gives the vector order.
-	if got := FuseRRF(vec, kw, 1, 0, 60); got[0].ID != "vec-only" || got[1].ID != "both" {
+	if got := rank.FuseRRF(vec, kw, 1, 0, 60); got[0].ID != "vec-only" || got[1].ID != "both" {
 		t.Fatalf("vector-weighted: %v", got)
 	}
-	if got := FuseRRF(vec, kw, 0, 1, 60); got[0].ID != "kw-only" || got[1].ID != "both" {
+	if got := rank.FuseRRF(vec, kw, 0, 1, 60); got[0].ID != "kw-only" || got[1].ID != "both" {
 		t.Fatalf("keyword-weighted: %v", got)
-	}
-}
-
-func TestFuseRRF(t *testing.T) {
-	h := func(ids ...string) []engine.ChunkHit {
-		out := make([]engine.ChunkHit, len(ids))
-		for i, id := range ids {
-			out[i] = engine.ChunkHit{ID: id, Score: float64(10 - i)}
-		}
-		return out
-	}
-	got := FuseRRF(h("a", "b", "c"), h("c", "d", "a", "a"), 1, 1, 60)
-	want := map[string]float64{
-		"a": 1.0/61 + 1.0/63, "b": 1.0 / 62, "c": 1.0/63 + 1.0/61, "d": 1.0 / 62,
-	}
-	if len(got) != 4 {
-		t.Fatalf("got %v", got)
-	}
-	for _, x := range got {
-		if d := x.Score - want[x.ID]; d > 1e-12 || d < -1e-12 {
-			t.Fatalf("%s: score %v want %v", x.ID, x.Score, want[x.ID])
-		}
-	}
-	// a and c tie on score and best rank; b and d tie too: ids decide.
-	var order []string
-	for _, x := range got {
-		order = append(order, x.ID)
-	}
-	if strings.Join(order, ",") != "a,c,b,d" {
-		t.Fatalf("order %v", order)
-	}
-	if len(FuseRRF(nil, nil, 1, 1, 60)) != 0 {
-		t.Fatal("empty inputs")
 	}
 }

@@ -3,6 +3,7 @@ package providers_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -20,7 +21,9 @@ type target struct {
 	noTools    bool
 }
 
-func targets() []target {
+// targets lists every known provider with its fake; a provider without a
+// target fails the suite instead of going untested.
+func targets(t testing.TB) []target {
 	ts := []target{
 		{provider: "openai", model: "gpt-4o-mini", embedModel: "text-embedding-3-small", newFake: fake.NewOpenAI},
 		{provider: "anthropic", model: "claude-sonnet-4-5", newFake: fake.NewAnthropic},
@@ -44,6 +47,8 @@ func targets() []target {
 			host := p
 			tg.provider, tg.newFake = p, func() *fake.Server { return fake.NewOpenAIHost(host) }
 			ts = append(ts, tg)
+		} else if !slices.ContainsFunc(ts, func(tg target) bool { return tg.provider == p }) {
+			t.Errorf("provider %q has no conformance target: add it to targets (to compat for an OpenAI-compatible host)", p)
 		}
 	}
 	return ts
@@ -56,7 +61,7 @@ var twoCalls = []fake.ToolCall{{ID: "call_1", Name: "get_weather", Arguments: `{
 
 // TestConformance runs the same cases against every adapter through its fake.
 func TestConformance(t *testing.T) {
-	for _, tg := range targets() {
+	for _, tg := range targets(t) {
 		t.Run(tg.provider, func(t *testing.T) {
 			f := tg.newFake()
 			defer f.Close()

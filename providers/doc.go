@@ -143,6 +143,34 @@
 // status their own way. CatalogueEntry gives them supportedSizes and
 // supportedQualities. providers/crawl also holds Hearth's own crawler.
 //
+// # Adding a provider with its own wire format
+//
+// An OpenAI-compatible host is one row of the hosts table (hosts.go) plus
+// its models in catalogue.go and a target in conformance_test.go's compat
+// map. A provider with its own wire format touches these places:
+//
+//  1. The adapter, <name>.go (plus <name>_stream.go, <name>_embed.go):
+//     implements engine.ChatModel (and engine.Embedder) with interface
+//     guards; converts the canonical OpenAI-shaped request and maps what
+//     the provider lacks (list it under "Parameters a provider does not
+//     take" above); calls through Upstream for retries, timeouts and the
+//     error mapping; a stream without its terminal event is an
+//     UPSTREAM_ERROR.
+//  2. registry.go: its default base URL in nativeURLs (which also makes
+//     it a KnownProviders entry, so main.go reads HEARTH_<P>_BASE_URL and
+//     HEARTH_<P>_API_KEY and test servers point it offline), and its case
+//     in New's switch.
+//  3. catalogue.go: its models, capabilities and prices for /v1/models.
+//  4. engine/memory/models.go: its embedding models, if it embeds.
+//  5. providers/fake/<name>.go: a fake upstream speaking the wire format,
+//     streams and tool calls included.
+//  6. conformance_test.go: a target with that fake in targets (the suite
+//     fails for a known provider without one); quirks_test.go for its
+//     parameter mapping.
+//
+// Then the README's Providers tables (base URL, environment variables,
+// key, embedding models).
+//
 // # Test doubles: the "hearth" provider
 //
 // hearth:echo and hearth:hash-embed are deterministic, offline TEST

@@ -10,7 +10,8 @@ import (
 
 func (s *Server) adminRoutes() []Route {
 	return []Route{
-		{Method: http.MethodGet, Path: "/v1/admin/backup", Auth: AuthUser, Handler: s.handleBackup},
+		{Method: http.MethodGet, Path: "/v1/admin/backup", Auth: AuthUser, Handler: s.handleBackup,
+			Doc: RouteDoc{Summary: "Stream a consistent zstd backup of the data dir (admin user)", RawType: "application/zstd"}},
 	}
 }
 

@@ -4,12 +4,14 @@ import (
 	"net/http"
 
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/agent"
 	"github.com/labstack/echo/v4"
 )
 
 func (s *Server) agentRoutes() []Route {
 	return []Route{
-		{Method: http.MethodPost, Path: "/v1/agent/run", Auth: AuthOwner, Handler: s.handleAgentRun},
+		{Method: http.MethodPost, Path: "/v1/agent/run", Auth: AuthOwner, Handler: s.handleAgentRun,
+			Doc: RouteDoc{Summary: "Run an agent: a model with tools and MCP servers, no stored pipe", Request: agent.AgentRunRequest{}, Response: agentResponse{}, Stream: true}},
 	}
 }
 
@@ -26,7 +28,7 @@ type agentResponse struct {
 // apiKey, then the caller's keyset and the server key. It streams only
 // when the body says "stream": true.
 func (s *Server) handleAgentRun(c echo.Context) error {
-	var req engine.AgentRunRequest
+	var req agent.AgentRunRequest
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}

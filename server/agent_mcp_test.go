@@ -267,7 +267,7 @@ func TestAgentMCPServerErrors(t *testing.T) {
 		}
 	})
 	t.Run("refused by the outbound policy", func(t *testing.T) {
-		ts, up := startAgent(t, servertest.WithConfig(func(c *server.Config) { c.Outbound = netguard.Policy{} }))
+		ts, up := startAgent(t, servertest.WithOutbound(netguard.Policy{}))
 		srv := mcptest.Start(t, mcptest.Options{})
 		r := runAgent(ts, map[string]any{"model": "openai:gpt-4o-mini", "input": "hi", "mcp_servers": []any{mcpServer("local", srv.URL)}})
 		if r.Status != 400 || !strings.Contains(errorMessage(t, r), `"local"`) || !strings.Contains(errorMessage(t, r), "outbound address policy") {

@@ -9,10 +9,15 @@ import (
 
 func (s *Server) documentRoutes() []Route {
 	return []Route{
-		{Method: http.MethodPost, Path: "/v1/memory/documents", Auth: AuthOwner, Handler: s.handleUploadStart},
-		{Method: http.MethodGet, Path: "/v1/memory/:memoryName/documents", Auth: AuthOwner, Handler: s.handleDocumentList},
-		{Method: http.MethodDelete, Path: "/v1/memory/:memoryName/documents/:documentName", Auth: AuthOwner, Handler: s.handleDocumentDelete},
-		{Method: http.MethodGet, Path: "/v1/memory/:memoryName/documents/:documentName/embeddings/retry", Auth: AuthOwner, Handler: s.handleDocumentRetry},
+		{Method: http.MethodPost, Path: "/v1/memory/documents", Auth: AuthOwner, Handler: s.handleUploadStart,
+			Doc: RouteDoc{Summary: "Upload step 1: a signed URL to PUT the document to", Request: uploadURLBody{}, Response: uploadURLView{},
+				Description: "Refused with 403 USAGE_EXCEEDED at a storage quota."}},
+		{Method: http.MethodGet, Path: "/v1/memory/:memoryName/documents", Auth: AuthOwner, Handler: s.handleDocumentList,
+			Doc: RouteDoc{Summary: "List a memory's documents and their ingestion status", Response: []documentItem{}}},
+		{Method: http.MethodDelete, Path: "/v1/memory/:memoryName/documents/:documentName", Auth: AuthOwner, Handler: s.handleDocumentDelete,
+			Doc: RouteDoc{Summary: "Delete a document", Response: successView{}}},
+		{Method: http.MethodGet, Path: "/v1/memory/:memoryName/documents/:documentName/embeddings/retry", Auth: AuthOwner, Handler: s.handleDocumentRetry,
+			Doc: RouteDoc{Summary: "Queue a failed document again", Response: retryView{}}},
 	}
 }
 

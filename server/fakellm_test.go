@@ -14,8 +14,7 @@ import (
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
-	"github.com/hearth-dev/hearth/providers"
-	"github.com/hearth-dev/hearth/server"
+	"github.com/hearth-dev/hearth/server/app"
 	"github.com/hearth-dev/hearth/server/servertest"
 )
 
@@ -316,21 +315,14 @@ func startEnv(t *testing.T) *env {
 	t.Helper()
 	e := &env{llm: newFakeLLM(), mem: &fakeMemories{owners: map[string][]string{"admin": {"docs", "faq"}}}}
 	e.prov = &fakeProviders{llm: e.llm, mod: &fakeModerator{}, serverKeys: map[string]string{"openai": "sk-server-openai"}}
-	var runLog *engine.RunLog
-	e.Server = servertest.Start(t, func(cfg *server.Config, d *server.Deps, _ *providers.Config) {
-		d.Providers = e.prov
-		ks, err := engine.NewKeysets(d.Store, e.prov, []byte("hearth-test-secret-32-bytes-long"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		d.Keysets = ks
-		d.Pipes = engine.NewPipes(engine.PipesConfig{Store: d.Store, Accounts: d.Accounts, Keysets: ks, Providers: e.prov, Memories: e.mem})
-		d.Threads = engine.NewThreads(d.Store)
-		runLog = engine.NewRunLog(d.Store, e.prov, nil)
-		d.Runner = engine.NewRunner(engine.RunnerConfig{Pipes: d.Pipes, Threads: d.Threads, Keysets: ks, Providers: e.prov,
-			Memories: e.mem, Retriever: e.mem, RunLog: runLog})
-	})
-	e.Server.RunLog = runLog
+	e.Server = servertest.Start(t,
+		servertest.WithProviderOverride(func(engine.Providers) engine.Providers { return e.prov }),
+		servertest.WithServices(func(a *app.App) {
+			d := &a.Deps
+			d.Pipes = engine.NewPipes(engine.PipesConfig{Store: d.Store, Accounts: d.Accounts, Keysets: d.Keysets, Providers: d.Providers, Memories: e.mem})
+			d.Runner = engine.NewRunner(engine.RunnerConfig{Pipes: d.Pipes, Threads: d.Threads, Keysets: d.Keysets, Providers: d.Providers,
+				Memories: e.mem, Retriever: e.mem, RunLog: a.RunLog})
+		}))
 	return e
 }
 

@@ -11,7 +11,6 @@ import (
 
 	"github.com/hearth-dev/hearth/providers"
 	"github.com/hearth-dev/hearth/providers/fake"
-	"github.com/hearth-dev/hearth/server"
 	"github.com/hearth-dev/hearth/server/servertest"
 )
 
@@ -21,9 +20,7 @@ import (
 
 // fastTimeout bounds each upstream call (and the silence between stream
 // events) at 300 ms.
-func fastTimeout(_ *server.Config, _ *server.Deps, p *providers.Config) {
-	p.Timeout = 300 * time.Millisecond
-}
+var fastTimeout = servertest.WithProviders(func(p *providers.Config) { p.Timeout = 300 * time.Millisecond })
 
 type faultCase struct {
 	name   string

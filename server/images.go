@@ -13,7 +13,8 @@ const maxImageBody = 32 << 20
 
 func (s *Server) imageRoutes() []Route {
 	return []Route{
-		{Method: http.MethodPost, Path: "/v1/images", Auth: AuthOwner, Handler: s.handleImageGenerate, BodyLimit: maxImageBody},
+		{Method: http.MethodPost, Path: "/v1/images", Auth: AuthOwner, Handler: s.handleImageGenerate, BodyLimit: maxImageBody,
+			Doc: RouteDoc{Summary: "Generate images", Request: engine.ImageGenerateRequest{}, Response: engine.ImageGenerationResponse{}}},
 	}
 }
 

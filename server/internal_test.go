@@ -10,28 +10,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hearth-dev/hearth/blob"
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/labstack/echo/v4"
 )
 
 func newInternal(t *testing.T) (*Server, *engine.Accounts) {
 	t.Helper()
-	store := blob.New(blob.Options{InMemory: true})
-	if err := store.Open(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	acc := engine.NewAccounts(store)
-	ks, err := engine.NewKeysets(store, nil, make([]byte, 32))
+	d := internalDeps(t)
+	s, err := New(Config{PublicURL: "http://h", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Config{PublicURL: "http://h", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, Deps{Store: store, Accounts: acc, Keysets: ks})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, acc
+	return s, d.Accounts
 }
 
 func TestPanicBecomesJSON500AndServerKeepsServing(t *testing.T) {

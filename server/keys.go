@@ -12,10 +12,14 @@ import (
 // and the caller's API keys. The studio uses them.
 func (s *Server) keyRoutes() []Route {
 	return []Route{
-		{Method: http.MethodGet, Path: "/v1/me", Auth: AuthRun, Handler: s.handleMe},
-		{Method: http.MethodGet, Path: "/v1/keys", Auth: AuthOwner, Handler: s.handleKeyList},
-		{Method: http.MethodPost, Path: "/v1/keys", Auth: AuthOwner, Handler: s.handleKeyCreate},
-		{Method: http.MethodDelete, Path: "/v1/keys/:id", Auth: AuthOwner, Handler: s.handleKeyRevoke},
+		{Method: http.MethodGet, Path: "/v1/me", Auth: AuthRun, Handler: s.handleMe,
+			Doc: RouteDoc{Summary: "Who the key belongs to", Response: meView{}}},
+		{Method: http.MethodGet, Path: "/v1/keys", Auth: AuthOwner, Handler: s.handleKeyList,
+			Doc: RouteDoc{Summary: "List the caller's API keys", Response: []keyView{}}},
+		{Method: http.MethodPost, Path: "/v1/keys", Auth: AuthOwner, Handler: s.handleKeyCreate,
+			Doc: RouteDoc{Summary: "Create an API key (shown once)", Request: keyCreateBody{}, Response: keyCreateView{}}},
+		{Method: http.MethodDelete, Path: "/v1/keys/:id", Auth: AuthOwner, Handler: s.handleKeyRevoke,
+			Doc: RouteDoc{Summary: "Revoke an API key", Response: successView{}}},
 	}
 }
 

@@ -11,10 +11,14 @@ import (
 // Keys are write-only: listings show the last four characters.
 func (s *Server) keysetRoutes() []Route {
 	return []Route{
-		{Method: http.MethodGet, Path: "/v1/keysets", Auth: AuthOwner, Handler: s.handleKeysetList},
-		{Method: http.MethodPut, Path: "/v1/keysets/:provider", Auth: AuthOwner, Handler: s.handleKeysetSet},
-		{Method: http.MethodPost, Path: "/v1/keysets/:provider", Auth: AuthOwner, Handler: s.handleKeysetSet},
-		{Method: http.MethodDelete, Path: "/v1/keysets/:provider", Auth: AuthOwner, Handler: s.handleKeysetDelete},
+		{Method: http.MethodGet, Path: "/v1/keysets", Auth: AuthOwner, Handler: s.handleKeysetList,
+			Doc: RouteDoc{Summary: "List the caller's provider keys (last four characters)", Response: []engine.KeysetEntry{}}},
+		{Method: http.MethodPut, Path: "/v1/keysets/:provider", Auth: AuthOwner, Handler: s.handleKeysetSet,
+			Doc: RouteDoc{Summary: "Set a provider key", Request: keysetSetBody{}, Response: engine.KeysetEntry{}}},
+		{Method: http.MethodPost, Path: "/v1/keysets/:provider", Auth: AuthOwner, Handler: s.handleKeysetSet,
+			Doc: RouteDoc{Summary: "Set a provider key", Request: keysetSetBody{}, Response: engine.KeysetEntry{}}},
+		{Method: http.MethodDelete, Path: "/v1/keysets/:provider", Auth: AuthOwner, Handler: s.handleKeysetDelete,
+			Doc: RouteDoc{Summary: "Remove a provider key", Response: successView{}}},
 	}
 }
 

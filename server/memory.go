@@ -13,20 +13,26 @@ import (
 )
 
 // memoryRoutes serve memories, documents, uploads, retrieval and the
-// embed/chunker/parser primitives (spec/api.md, wire-compat 2.4 and 2.5).
+// embed/chunker/parser primitives (https://langbase.com/docs/api-reference/memory/create
+// and the pages next to it; README "Memories").
 func (s *Server) memoryRoutes() []Route {
-	if s.deps.Memory == nil {
-		return nil
-	}
 	rs := []Route{
-		{Method: http.MethodPost, Path: "/v1/memory", Auth: AuthOwner, Handler: s.handleMemoryCreate},
-		{Method: http.MethodGet, Path: "/v1/memory", Auth: AuthOwner, Handler: s.handleMemoryList},
-		{Method: http.MethodDelete, Path: "/v1/memory/:memoryName", Auth: AuthOwner, Handler: s.handleMemoryDelete},
-		{Method: http.MethodGet, Path: "/beta/org/:org/memorysets", Auth: AuthOrg, Handler: s.handleMemorySets},
-		{Method: http.MethodGet, Path: "/beta/user/memorysets", Auth: AuthUser, Handler: s.handleMemorySets},
-		{Method: http.MethodPost, Path: "/v1/memory/retrieve", Auth: AuthOwner, Handler: s.handleMemoryRetrieve},
-		{Method: http.MethodPost, Path: "/beta/memory/retrieve", Auth: AuthOwner, Handler: s.handleBetaRetrieve},
-		{Method: http.MethodPost, Path: "/beta/memorysets/:ownerLogin/:memoryName/retrieve", Auth: AuthOwner, Handler: s.handleBetaRetrieveOne},
+		{Method: http.MethodPost, Path: "/v1/memory", Auth: AuthOwner, Handler: s.handleMemoryCreate,
+			Doc: RouteDoc{Summary: "Create a memory", Request: memory.CreateRequest{}, Response: memoryCreated{}}},
+		{Method: http.MethodGet, Path: "/v1/memory", Auth: AuthOwner, Handler: s.handleMemoryList,
+			Doc: RouteDoc{Summary: "List memories", Response: []memoryItem{}}},
+		{Method: http.MethodDelete, Path: "/v1/memory/:memoryName", Auth: AuthOwner, Handler: s.handleMemoryDelete,
+			Doc: RouteDoc{Summary: "Delete a memory with its documents", Response: successView{}}},
+		{Method: http.MethodGet, Path: "/beta/org/:org/memorysets", Auth: AuthOrg, Handler: s.handleMemorySets,
+			Doc: RouteDoc{Summary: "List an org's memories (beta)", Response: memorySetsView{}}},
+		{Method: http.MethodGet, Path: "/beta/user/memorysets", Auth: AuthUser, Handler: s.handleMemorySets,
+			Doc: RouteDoc{Summary: "List the user's memories (beta)", Response: memorySetsView{}}},
+		{Method: http.MethodPost, Path: "/v1/memory/retrieve", Auth: AuthOwner, Handler: s.handleMemoryRetrieve,
+			Doc: RouteDoc{Summary: "Retrieve chunks similar to a query from memories", Request: retrieveBody{}, Response: []retrievedChunk{}}},
+		{Method: http.MethodPost, Path: "/beta/memory/retrieve", Auth: AuthOwner, Handler: s.handleBetaRetrieve,
+			Doc: RouteDoc{Summary: "Retrieve chunks (beta)", Request: retrieveBody{}, Response: []retrievedChunk{}}},
+		{Method: http.MethodPost, Path: "/beta/memorysets/:ownerLogin/:memoryName/retrieve", Auth: AuthOwner, Handler: s.handleBetaRetrieveOne,
+			Doc: RouteDoc{Summary: "Retrieve chunks from one memory (beta)", Request: retrieveBody{}, Response: []retrievedChunk{}}},
 	}
 	rs = append(rs, s.documentRoutes()...)
 	rs = append(rs, s.uploadRoutes()...)
@@ -46,7 +52,7 @@ type memoryCreated struct {
 }
 
 // memoryItem is a v1 list item. The SDK's type reads embeddingModel, the
-// Python SDK embedding_model: both are sent (wire-compat 2.4).
+// Python SDK embedding_model: both are sent (README "Memories").
 type memoryItem struct {
 	Name            string `json:"name"`
 	Description     string `json:"description"`

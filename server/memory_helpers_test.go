@@ -14,7 +14,6 @@ import (
 
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/providers"
-	"github.com/hearth-dev/hearth/server"
 	"github.com/hearth-dev/hearth/server/servertest"
 )
 
@@ -251,13 +250,7 @@ func (p gateProviders) NeedsKey(provider string) bool {
 // withEmbedder adds the "gate" provider served by emb; put it after the
 // options that configure providers.
 func withEmbedder(emb engine.Embedder) servertest.Option {
-	return func(_ *server.Config, d *server.Deps, pc *providers.Config) {
-		reg, err := providers.New(*pc)
-		if err != nil {
-			panic(err)
-		}
-		d.Providers = gateProviders{reg, emb}
-	}
+	return servertest.WithProviderOverride(func(reg engine.Providers) engine.Providers { return gateProviders{reg, emb} })
 }
 
 // waitIdle waits until the job queue is empty (purges run after a document

@@ -82,7 +82,7 @@ func TestMetricsCountRequestsByRouteTemplate(t *testing.T) {
 func TestMetricsSeparateListener(t *testing.T) {
 	ts := servertest.Start(t)
 	srv, err := server.New(server.Config{Addr: "127.0.0.1:0", MetricsAddr: "127.0.0.1:0", MetricsOff: true, PublicURL: "http://x"},
-		server.Deps{Store: ts.Store, Accounts: ts.Accounts, Keysets: ts.Keysets})
+		ts.App.Deps)
 	if err != nil {
 		t.Fatal(err)
 	}

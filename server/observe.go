@@ -51,7 +51,8 @@ func (s *Server) metricsRoutes() []Route {
 	return []Route{
 		// AuthOptional: the handler accepts the admin user's key or the
 		// metrics token, which is not an API key.
-		{Method: http.MethodGet, Path: "/metrics", Auth: AuthOptional, Handler: s.handleMetrics},
+		{Method: http.MethodGet, Path: "/metrics", Auth: AuthOptional, Handler: s.handleMetrics,
+			Doc: RouteDoc{Summary: "Prometheus metrics (admin user key or metrics token)", RawType: "text/plain"}},
 	}
 }
 

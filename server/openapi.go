@@ -11,14 +11,15 @@ import (
 )
 
 // The OpenAPI document is generated from the route table: every served
-// route is an operation (path, method, auth as security), and routeDocs
+// route is an operation (path, method, auth as security), and Route.Doc
 // (openapi_docs.go) adds its summary and body schemas, reflected from the
 // handlers' own types. A route without docs still appears, with generic
 // schemas; TestOpenAPIMatchesRouteTable fails until it has a summary.
 
 func (s *Server) openapiRoutes() []Route {
 	return []Route{
-		{Method: http.MethodGet, Path: "/openapi.json", Handler: s.handleOpenAPI},
+		{Method: http.MethodGet, Path: "/openapi.json", Handler: s.handleOpenAPI,
+			Doc: RouteDoc{Summary: "This OpenAPI 3.1 document"}},
 	}
 }
 
@@ -105,12 +106,9 @@ func jsonContent(schema map[string]any) map[string]any {
 	return map[string]any{"application/json": map[string]any{"schema": schema}}
 }
 
-// routeKey is the routeDocs key of a route: "POST /v1/pipes/run".
-func routeKey(method, path string) string { return method + " " + path }
-
 func (s *Server) operation(g *schemaGen, r Route, errs map[string]any) map[string]any {
-	doc, documented := routeDocs[routeKey(r.Method, r.Path)]
-	summary := doc.Summary
+	doc := r.Doc
+	summary, documented := doc.Summary, doc.Summary != ""
 	if !documented {
 		summary = r.Method + " " + r.Path
 	}
@@ -193,27 +191,4 @@ func tagOf(path string) string {
 		return parts[1]
 	}
 	return "info"
-}
-
-// RouteDocumented reports whether a route has a routeDocs entry, or is one
-// of the pending routes of unmerged branches (for the drift test).
-func RouteDocumented(method, path string) bool {
-	k := routeKey(method, path)
-	_, ok := routeDocs[k]
-	return ok || docsPending[k]
-}
-
-// StaleRouteDocs lists routeDocs entries that name no route of routes.
-func StaleRouteDocs(routes []Route) []string {
-	served := map[string]bool{}
-	for _, r := range routes {
-		served[routeKey(r.Method, r.Path)] = true
-	}
-	var out []string
-	for k := range routeDocs {
-		if !served[k] && k != routeKey(http.MethodGet, "/metrics") {
-			out = append(out, k)
-		}
-	}
-	return out
 }

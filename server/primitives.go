@@ -19,9 +19,12 @@ const parserOverhead = 64 << 10
 
 func (s *Server) primitiveRoutes() []Route {
 	return []Route{
-		{Method: http.MethodPost, Path: "/v1/embed", Auth: AuthOwner, Handler: s.handleEmbed},
-		{Method: http.MethodPost, Path: "/v1/chunker", Auth: AuthOwner, Handler: s.handleChunker},
-		{Method: http.MethodPost, Path: "/v1/parser", Auth: AuthOwner, Handler: s.handleParser, BodyLimit: s.cfg.MaxUploadBytes + parserOverhead},
+		{Method: http.MethodPost, Path: "/v1/embed", Auth: AuthOwner, Handler: s.handleEmbed,
+			Doc: RouteDoc{Summary: "Embed texts", Request: embedBody{}, Response: [][]float64{}}},
+		{Method: http.MethodPost, Path: "/v1/chunker", Auth: AuthOwner, Handler: s.handleChunker,
+			Doc: RouteDoc{Summary: "Split text into chunks", Request: chunkerBody{}, Response: []string{}}},
+		{Method: http.MethodPost, Path: "/v1/parser", Auth: AuthOwner, Handler: s.handleParser, BodyLimit: s.cfg.MaxUploadBytes + parserOverhead,
+			Doc: RouteDoc{Summary: "Extract text from a document (multipart: document, documentName)", RequestType: "multipart/form-data", Response: parserView{}}},
 	}
 }
 
@@ -43,7 +46,8 @@ func (s *Server) handleEmbed(c echo.Context) error {
 	return c.JSON(http.StatusOK, vecs)
 }
 
-// handleChunker answers a bare string[] (limits in wire-compat 2.5).
+// handleChunker answers a bare string[] (limits:
+// https://langbase.com/docs/api-reference/chunker).
 func (s *Server) handleChunker(c echo.Context) error {
 	var body struct {
 		Content        *string `json:"content"`

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hearth-dev/hearth/blob"
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/labstack/echo/v4"
 )
@@ -62,22 +61,13 @@ func TestLimiterMemoryIsBounded(t *testing.T) {
 
 func newLimited(t *testing.T, cfg Config) (*Server, *engine.Accounts) {
 	t.Helper()
-	store := blob.New(blob.Options{InMemory: true})
-	if err := store.Open(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	acc := engine.NewAccounts(store)
-	ks, err := engine.NewKeysets(store, nil, make([]byte, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := internalDeps(t)
 	cfg.PublicURL, cfg.Logger = "http://h", slog.New(slog.NewTextHandler(io.Discard, nil))
-	s, err := New(cfg, Deps{Store: store, Accounts: acc, Keysets: ks})
+	s, err := New(cfg, d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, acc
+	return s, d.Accounts
 }
 
 func TestRateLimitPerKeyAndPerPipe(t *testing.T) {

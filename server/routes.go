@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 
+	"github.com/hearth-dev/hearth/engine"
 	"github.com/labstack/echo/v4"
 )
 
@@ -34,6 +35,8 @@ type Route struct {
 	Handler echo.HandlerFunc
 	// BodyLimit overrides the default request body cap when > 0.
 	BodyLimit int64
+	// Doc documents the route in /openapi.json; every route has one.
+	Doc RouteDoc
 }
 
 // routeTable lists every route Hearth serves, grouped by resource.
@@ -58,9 +61,13 @@ func (s *Server) routeTable() []Route {
 
 func (s *Server) infoRoutes() []Route {
 	return []Route{
-		{Method: http.MethodGet, Path: "/", Handler: s.handleRoot},
-		{Method: http.MethodGet, Path: "/health", Handler: s.handleHealth},
-		{Method: http.MethodGet, Path: "/routes", Handler: s.handleRoutes},
-		{Method: http.MethodGet, Path: "/v1/models", Handler: s.handleModels},
+		{Method: http.MethodGet, Path: "/", Handler: s.handleRoot,
+			Doc: RouteDoc{Summary: "Server banner", Response: infoResponse{}}},
+		{Method: http.MethodGet, Path: "/health", Handler: s.handleHealth,
+			Doc: RouteDoc{Summary: "Health check (the store answers a read)", Response: infoResponse{}}},
+		{Method: http.MethodGet, Path: "/routes", Handler: s.handleRoutes,
+			Doc: RouteDoc{Summary: "The route table", Response: routesView{}}},
+		{Method: http.MethodGet, Path: "/v1/models", Handler: s.handleModels,
+			Doc: RouteDoc{Summary: "Model catalogue by provider", Response: map[string][]engine.ModelInfo{}}},
 	}
 }

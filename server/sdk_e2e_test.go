@@ -175,7 +175,7 @@ func sdkUpstream(up *fake.Server) http.Handler {
 
 // lagProbe streams a first event, then pauses two seconds before the
 // rest: a client that holds an event back until the next one arrives (the
-// SDK's SSE boundary bug, wire-compat 3.2) sees the first one late.
+// SDK's SSE boundary bug, README "SDK end-to-end test") sees the first one late.
 func lagProbe(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	chunk := func(delta, finish string) string {

@@ -12,12 +12,13 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/agent"
 	"github.com/hearth-dev/hearth/engine/memory"
-	"github.com/hearth-dev/hearth/providers/netguard"
 	"github.com/hearth-dev/hearth/server/metrics"
 	"github.com/labstack/echo/v4"
 )
@@ -36,8 +37,6 @@ type Config struct {
 	// Version is reported by the info endpoints.
 	Version string
 	Logger  *slog.Logger
-	// Outbound guards calls to user-supplied URLs (MCP servers, crawls).
-	Outbound netguard.Policy
 	// ShutdownTimeout bounds the drain of in-flight requests on Close (default 30 s).
 	ShutdownTimeout time.Duration
 	// MetricsOff removes /metrics from the main listener. When served there
@@ -64,34 +63,51 @@ type Config struct {
 	MaxConcurrent     int
 }
 
-// Deps are the engine services the handlers call.
+// Deps are the engine services the handlers call. Every field is
+// required; server/app builds them all (New builds nothing in their place).
 type Deps struct {
 	Store     engine.Store
 	Accounts  *engine.Accounts
 	Providers engine.Providers
 	Keysets   *engine.Keysets
-	// Pipes, Threads and Runner serve pipes, threads and runs. When nil,
-	// New builds them from the deps above (with no run log, and with
-	// Memory, when set, as the memory lookup and RAG retriever).
+	// Pipes, Threads and Runner serve pipes, threads and runs; Traces the
+	// run traces.
 	Pipes   *engine.Pipes
 	Threads *engine.Threads
 	Runner  *engine.Runner
 	Traces  *engine.Traces
 	// Memory serves memories, documents, uploads, retrieval and the
-	// embed/chunker/parser primitives; its routes are absent when nil.
+	// embed/chunker/parser primitives.
 	Memory *memory.Service
 	// Backup writes a consistent backup of the store (blob.Store.Backup).
 	Backup func(ctx context.Context, w io.Writer) error
-	// Metrics records HTTP and engine metrics; nil means a fresh registry.
-	// main.go shares it with the engine services (engine.Metrics).
+	// Metrics records HTTP and engine metrics; the engine services share it
+	// (engine.Metrics).
 	Metrics *metrics.Metrics
-	// Images generates images (/v1/images); nil answers 503.
+	// Images generates images (/v1/images).
 	Images *engine.Images
-	// Tools runs web search and crawl (/v1/tools/*); nil answers 503.
+	// Tools runs web search and crawl (/v1/tools/*).
 	Tools *engine.Tools
-	// Agent serves /v1/agent/run. When nil, New builds one without MCP
-	// support (runs with mcp_servers are refused).
-	Agent *engine.Agent
+	// Agent serves /v1/agent/run.
+	Agent *agent.Agent
+}
+
+// missing names the Deps fields that are nil.
+func (d Deps) missing() []string {
+	var out []string
+	for name, absent := range map[string]bool{
+		"Store": d.Store == nil, "Accounts": d.Accounts == nil, "Providers": d.Providers == nil,
+		"Keysets": d.Keysets == nil, "Pipes": d.Pipes == nil, "Threads": d.Threads == nil,
+		"Runner": d.Runner == nil, "Traces": d.Traces == nil, "Memory": d.Memory == nil,
+		"Backup": d.Backup == nil, "Metrics": d.Metrics == nil, "Images": d.Images == nil,
+		"Tools": d.Tools == nil, "Agent": d.Agent == nil,
+	} {
+		if absent {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Server serves the Hearth API.
@@ -114,19 +130,10 @@ type Server struct {
 	slots       chan struct{}
 }
 
-// New builds a server; it does not listen until Open.
+// New builds a server over complete deps; it does not listen until Open.
 func New(cfg Config, deps Deps) (*Server, error) {
-	if deps.Traces == nil {
-		deps.Traces = engine.NewTraces(deps.Store)
-	}
-	if deps.Store == nil || deps.Accounts == nil || deps.Keysets == nil {
-		return nil, errors.New("server: Store, Accounts and Keysets are required")
-	}
-	if deps.Images == nil {
-		deps.Images = engine.NewImages(nil, deps.Keysets)
-	}
-	if deps.Tools == nil {
-		deps.Tools = engine.NewTools(nil, nil)
+	if m := deps.missing(); len(m) > 0 {
+		return nil, fmt.Errorf("server: missing deps %s", strings.Join(m, ", "))
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 8 << 20
@@ -139,9 +146,6 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	}
 	cfg.hardenDefaults()
 	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
-	if deps.Metrics == nil {
-		deps.Metrics = metrics.New(cfg.Version)
-	}
 	s := &Server{cfg: cfg, deps: deps, log: cfg.Logger, metrics: deps.Metrics, routePaths: map[string]bool{}}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -151,7 +155,6 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	if cfg.MaxConcurrent > 0 {
 		s.slots = make(chan struct{}, cfg.MaxConcurrent)
 	}
-	s.defaultServices()
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
@@ -232,27 +235,4 @@ func (s *Server) Close(ctx context.Context) error {
 		_ = s.http.Close()
 	}
 	return err
-}
-
-// defaultServices builds the pipe, thread and run services that deps leave nil.
-func (s *Server) defaultServices() {
-	d := &s.deps
-	if d.Agent == nil {
-		d.Agent = engine.NewAgent(engine.AgentOptions{Providers: d.Providers, Keysets: d.Keysets})
-	}
-	var lookup engine.MemoryLookup
-	var retriever engine.Retriever
-	if d.Memory != nil {
-		lookup, retriever = d.Memory, d.Memory
-	}
-	if d.Pipes == nil {
-		d.Pipes = engine.NewPipes(engine.PipesConfig{Store: d.Store, Accounts: d.Accounts, Keysets: d.Keysets, Providers: d.Providers, Memories: lookup})
-	}
-	if d.Threads == nil {
-		d.Threads = engine.NewThreads(d.Store)
-	}
-	if d.Runner == nil {
-		d.Runner = engine.NewRunner(engine.RunnerConfig{Pipes: d.Pipes, Threads: d.Threads, Keysets: d.Keysets,
-			Providers: d.Providers, Memories: lookup, Retriever: retriever, Logger: s.log})
-	}
 }

@@ -27,8 +27,10 @@ const studioCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-
 // memories (/studio/pipes/<owner>/<name>) open directly.
 func (s *Server) studioRoutes() []Route {
 	return []Route{
-		{Method: http.MethodGet, Path: "/studio", Handler: s.handleStudio},
-		{Method: http.MethodGet, Path: "/studio/*", Handler: s.handleStudio},
+		{Method: http.MethodGet, Path: "/studio", Handler: s.handleStudio,
+			Doc: RouteDoc{Summary: "The studio web UI", RawType: "text/html"}},
+		{Method: http.MethodGet, Path: "/studio/*", Handler: s.handleStudio,
+			Doc: RouteDoc{Summary: "Studio assets and client-side routes", RawType: "text/html"}},
 	}
 }
 

@@ -13,13 +13,20 @@ import (
 // owner's thread answers 404.
 func (s *Server) threadRoutes() []Route {
 	return []Route{
-		{Method: http.MethodPost, Path: "/v1/threads", Auth: AuthOwner, Handler: s.handleThreadCreate},
-		{Method: http.MethodGet, Path: "/v1/threads", Auth: AuthOwner, Handler: s.handleThreadList},
-		{Method: http.MethodGet, Path: "/v1/threads/:id", Auth: AuthOwner, Handler: s.handleThreadGet},
-		{Method: http.MethodPost, Path: "/v1/threads/:id", Auth: AuthOwner, Handler: s.handleThreadUpdate},
-		{Method: http.MethodDelete, Path: "/v1/threads/:id", Auth: AuthOwner, Handler: s.handleThreadDelete},
-		{Method: http.MethodPost, Path: "/v1/threads/:id/messages", Auth: AuthOwner, Handler: s.handleThreadAppend},
-		{Method: http.MethodGet, Path: "/v1/threads/:id/messages", Auth: AuthOwner, Handler: s.handleThreadMessages},
+		{Method: http.MethodPost, Path: "/v1/threads", Auth: AuthOwner, Handler: s.handleThreadCreate,
+			Doc: RouteDoc{Summary: "Create a thread", Request: threadCreateBody{}, Response: threadView{}}},
+		{Method: http.MethodGet, Path: "/v1/threads", Auth: AuthOwner, Handler: s.handleThreadList,
+			Doc: RouteDoc{Summary: "List threads, newest first", Response: threadPage{}, Query: []string{"limit", "cursor"}}},
+		{Method: http.MethodGet, Path: "/v1/threads/:id", Auth: AuthOwner, Handler: s.handleThreadGet,
+			Doc: RouteDoc{Summary: "Get a thread", Response: threadView{}}},
+		{Method: http.MethodPost, Path: "/v1/threads/:id", Auth: AuthOwner, Handler: s.handleThreadUpdate,
+			Doc: RouteDoc{Summary: "Update a thread's metadata", Request: threadUpdateBody{}, Response: threadView{}}},
+		{Method: http.MethodDelete, Path: "/v1/threads/:id", Auth: AuthOwner, Handler: s.handleThreadDelete,
+			Doc: RouteDoc{Summary: "Delete a thread", Response: successView{}}},
+		{Method: http.MethodPost, Path: "/v1/threads/:id/messages", Auth: AuthOwner, Handler: s.handleThreadAppend,
+			Doc: RouteDoc{Summary: "Append messages (an array, or {messages: [...]})", Request: threadAppendBody{}, Response: []engine.ThreadMessage{}}},
+		{Method: http.MethodGet, Path: "/v1/threads/:id/messages", Auth: AuthOwner, Handler: s.handleThreadMessages,
+			Doc: RouteDoc{Summary: "List a thread's messages", Response: []engine.ThreadMessage{}}},
 	}
 }
 

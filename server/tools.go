@@ -9,8 +9,10 @@ import (
 
 func (s *Server) toolRoutes() []Route {
 	return []Route{
-		{Method: http.MethodPost, Path: "/v1/tools/web-search", Auth: AuthOwner, Handler: s.handleWebSearch},
-		{Method: http.MethodPost, Path: "/v1/tools/crawl", Auth: AuthOwner, Handler: s.handleCrawl},
+		{Method: http.MethodPost, Path: "/v1/tools/web-search", Auth: AuthOwner, Handler: s.handleWebSearch,
+			Doc: RouteDoc{Summary: "Search the web", Request: engine.WebSearchRequest{}, Response: []engine.ToolResult{}}},
+		{Method: http.MethodPost, Path: "/v1/tools/crawl", Auth: AuthOwner, Handler: s.handleCrawl,
+			Doc: RouteDoc{Summary: "Crawl web pages", Request: engine.CrawlRequest{}, Response: []engine.ToolResult{}}},
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 
 	"github.com/hearth-dev/hearth/providers/fake"
 	"github.com/hearth-dev/hearth/providers/netguard"
-	"github.com/hearth-dev/hearth/server"
 	"github.com/hearth-dev/hearth/server/servertest"
 )
 
@@ -292,15 +291,13 @@ func TestCrawlBuiltin(t *testing.T) {
 	}
 
 	// The default policy refuses private and loopback addresses.
-	strict := servertest.Start(t, servertest.WithConfig(func(c *server.Config) { c.Outbound = netguard.Policy{} }))
+	strict := servertest.Start(t, servertest.WithOutbound(netguard.Policy{}))
 	r = strict.Do("POST", "/v1/tools/crawl", servertest.AdminKey, body)
 	if r.Status != 403 || !strings.Contains(string(r.Body), "not a public address (the operator can allow private destinations with HEARTH_OUTBOUND_ALLOW_PRIVATE") {
 		t.Fatalf("private refusal: %d %s", r.Status, r.Body)
 	}
 	// Opting in to one prefix lets it through.
-	allow := servertest.Start(t, servertest.WithConfig(func(c *server.Config) {
-		c.Outbound = netguard.Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}
-	}))
+	allow := servertest.Start(t, servertest.WithOutbound(netguard.Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}))
 	if r := allow.Do("POST", "/v1/tools/crawl", servertest.AdminKey, body); r.Status != 200 {
 		t.Fatalf("allowed prefix: %d %s", r.Status, r.Body)
 	}

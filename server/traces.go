@@ -10,8 +10,10 @@ import (
 
 func (s *Server) traceRoutes() []Route {
 	return []Route{
-		{Method: http.MethodPost, Path: "/v1/traces", Auth: AuthOwner, Handler: s.handleTraceCreate, BodyLimit: engine.MaxTraceBytes + 4096},
-		{Method: http.MethodGet, Path: "/v1/traces", Auth: AuthOwner, Handler: s.handleTraceList},
+		{Method: http.MethodPost, Path: "/v1/traces", Auth: AuthOwner, Handler: s.handleTraceCreate, BodyLimit: engine.MaxTraceBytes + 4096,
+			Doc: RouteDoc{Summary: "Store a workflow trace", Response: traceCreateView{}}},
+		{Method: http.MethodGet, Path: "/v1/traces", Auth: AuthOwner, Handler: s.handleTraceList,
+			Doc: RouteDoc{Summary: "List workflow traces, newest first", Response: []engine.Trace{}, Query: []string{"limit"}}},
 	}
 }
 

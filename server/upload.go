@@ -20,7 +20,9 @@ const uploadPath = "/v1/uploads/"
 // bodies up to MaxUploadBytes.
 func (s *Server) uploadRoutes() []Route {
 	return []Route{
-		{Method: http.MethodPut, Path: uploadPath + ":token", Auth: AuthOptional, Handler: s.handleUpload, BodyLimit: s.cfg.MaxUploadBytes},
+		{Method: http.MethodPut, Path: uploadPath + ":token", Auth: AuthOptional, Handler: s.handleUpload, BodyLimit: s.cfg.MaxUploadBytes,
+			Doc: RouteDoc{Summary: "Upload step 2: the document bytes, to the signed URL", RequestType: "application/octet-stream", Response: uploadView{},
+				Description: "The token in the URL is the proof; a bearer key, when sent, must belong to the same owner."}},
 	}
 }
 

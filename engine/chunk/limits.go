@@ -2,7 +2,7 @@ package chunk
 
 import "github.com/hearth-dev/hearth/engine"
 
-// Limits and defaults of POST /v1/chunker (wire-compat 2.5):
+// Limits and defaults of POST /v1/chunker (https://langbase.com/docs/api-reference/chunker):
 // chunkMaxLength 1024..30000, chunkOverlap at least 256 and below chunkMaxLength.
 const (
 	ChunkerMinLength      = 1024
@@ -12,8 +12,9 @@ const (
 	ChunkerDefaultOverlap = 256
 )
 
-// Limits and defaults of a memory's chunk_size and chunk_overlap (wire-compat
-// 2.4 and 5.4): chunk_size at most 30000, chunk_overlap below chunk_size. The
+// Limits and defaults of a memory's chunk_size and chunk_overlap
+// (https://langbase.com/docs/api-reference/memory/create): chunk_size at
+// most 30000, chunk_overlap below chunk_size. The
 // contract gives no lower bound for either, so Hearth only asks for a
 // positive size and a non-negative overlap.
 const (

@@ -1,5 +1,6 @@
 // Package filter parses and evaluates the meta filters of memory retrieval
-// (wire-compat 2.4): a condition [field, op, value] with op one of Eq, NotEq,
+// (https://langbase.com/docs/api-reference/memory/retrieve): a condition
+// [field, op, value] with op one of Eq, NotEq,
 // In, NotIn, or a compound ["And"|"Or", [filter, ...]], nested to any depth
 // up to MaxDepth. The operator-first form ["Eq", [field, value]] from the
 // SDK's PR #78 is accepted too.

@@ -9,7 +9,7 @@ import (
 	"github.com/hearth-dev/hearth/engine"
 )
 
-// Document statuses (wire-compat 2.4).
+// Document statuses (README "Ingestion and statuses").
 const (
 	StatusQueued     = "queued"
 	StatusInProgress = "in_progress"

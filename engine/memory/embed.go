@@ -9,7 +9,7 @@ import (
 	"github.com/hearth-dev/hearth/engine"
 )
 
-// Limits of POST /v1/embed (wire-compat 2.5).
+// Limits of POST /v1/embed (https://langbase.com/docs/api-reference/embed).
 const (
 	MaxEmbedChunks     = 100
 	MaxEmbedChunkChars = 8192

@@ -37,7 +37,7 @@ import (
 	"github.com/hearth-dev/hearth/engine/chunk"
 )
 
-// Defaults and limits of memories (spec/api.md "Memories", wire-compat 2.4).
+// Defaults and limits of memories (https://langbase.com/docs/api-reference/memory/create).
 const (
 	DefaultEmbeddingModel = "openai:text-embedding-3-large"
 	DefaultTopK           = 10
@@ -197,9 +197,6 @@ func New(cfg Config) (*Service, error) {
 		metrics: engine.MetricsOrNop(cfg.Metrics), quotas: cfg.Quotas}
 	s.docsets.init()
 	s.ingest = newIngester(s)
-	if u, ok := cfg.Index.(engine.ChunkSourceUser); ok {
-		u.SetChunkSource(s)
-	}
 	return s, nil
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hearth-dev/hearth/blob"
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/rank"
 	"github.com/hearth-dev/hearth/index"
 	"github.com/hearth-dev/hearth/providers"
 )
@@ -94,8 +95,8 @@ func TestBatches(t *testing.T) {
 
 func TestFusionScale(t *testing.T) {
 	f := DefaultFusion()
-	hits := index.FuseRRF([]engine.ChunkHit{{ID: "a"}, {ID: "b"}}, []engine.ChunkHit{{ID: "a"}, {ID: "c"}}, 1, 1, f.K)
-	hits = scaleRRF(hits, 2, f.K)
+	hits := rank.FuseRRF([]engine.ChunkHit{{ID: "a"}, {ID: "b"}}, []engine.ChunkHit{{ID: "a"}, {ID: "c"}}, 1, 1, f.K)
+	hits = rank.ScaleRRF(hits, 2, f.K)
 	if hits[0].ID != "a" || hits[0].Score != 1 {
 		t.Fatalf("first in both rankings must be 1: %+v", hits)
 	}

@@ -17,7 +17,8 @@ import (
 const KeywordOnlyModel = "hearth:bm25"
 
 // knownEmbeddingModels lists the embedding models of the hosted providers
-// whose catalogue is fixed: the models of spec/api.md plus their siblings.
+// whose catalogue is fixed: the models of
+// https://langbase.com/docs/api-reference/memory/create plus their siblings.
 // Other providers (ollama, openai-compatible hosts, extra configured
 // providers) accept any model name their server knows.
 var knownEmbeddingModels = map[string][]string{

@@ -9,10 +9,10 @@ import (
 
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/engine/filter"
-	"github.com/hearth-dev/hearth/index"
+	"github.com/hearth-dev/hearth/engine/rank"
 )
 
-// Limits of retrieval (wire-compat 2.4, 5.4).
+// Limits of retrieval (https://langbase.com/docs/api-reference/memory/retrieve).
 const (
 	DefaultRetrieveTopK = 20
 	MaxQueryChars       = 10000
@@ -20,7 +20,7 @@ const (
 )
 
 // Fusion weighs the vector and keyword rankings of hybrid retrieval, fused
-// by reciprocal rank fusion (index.FuseRRF) with rank constant K.
+// by reciprocal rank fusion (rank.FuseRRF) with rank constant K.
 type Fusion struct {
 	VectorWeight  float64
 	KeywordWeight float64
@@ -28,11 +28,11 @@ type Fusion struct {
 }
 
 // DefaultFusion weighs both rankings equally, with the usual K of 60.
-func DefaultFusion() Fusion { return Fusion{VectorWeight: 1, KeywordWeight: 1, K: index.DefaultRRFK} }
+func DefaultFusion() Fusion { return Fusion{VectorWeight: 1, KeywordWeight: 1, K: rank.DefaultRRFK} }
 
 func (f *Fusion) validate() error {
 	if f.K <= 0 {
-		f.K = index.DefaultRRFK
+		f.K = rank.DefaultRRFK
 	}
 	if f.VectorWeight < 0 || f.KeywordWeight < 0 || f.VectorWeight+f.KeywordWeight == 0 {
 		return errors.New("memory: fusion weights must be >= 0 and not both 0")
@@ -275,14 +275,14 @@ func (s *Service) searchMemory(ctx context.Context, m *Memory, f filter.Filter, 
 	var ranked []engine.ChunkHit
 	switch {
 	case qvec == nil: // keyword-only memory, or its query embedding failed
-		ranked = scaleRRF(index.FuseRRF(nil, kw, 0, 1, fu.K), 1, fu.K)
+		ranked = rank.ScaleRRF(rank.FuseRRF(nil, kw, 0, 1, fu.K), 1, fu.K)
 	case fu.KeywordWeight == 0: // vector only: cosine similarity as is
 		ranked = vec
 		for i := range ranked {
 			ranked[i].Score = max(0, min(1, ranked[i].Score))
 		}
 	default:
-		ranked = scaleRRF(index.FuseRRF(vec, kw, fu.VectorWeight, fu.KeywordWeight, fu.K), fu.VectorWeight+fu.KeywordWeight, fu.K)
+		ranked = rank.ScaleRRF(rank.FuseRRF(vec, kw, fu.VectorWeight, fu.KeywordWeight, fu.K), fu.VectorWeight+fu.KeywordWeight, fu.K)
 	}
 	if len(ranked) > k {
 		ranked = ranked[:k]
@@ -293,16 +293,6 @@ func (s *Service) searchMemory(ctx context.Context, m *Memory, f filter.Filter, 
 		out[i] = Result{Similarity: h.Score, Memory: m.Name, Document: d.Name, Meta: d.Meta, ChunkID: h.ID}
 	}
 	return out, nil
-}
-
-// scaleRRF maps fused scores into [0, 1]: 1 is first place in every
-// ranking that has weight.
-func scaleRRF(hits []engine.ChunkHit, totalWeight float64, k int) []engine.ChunkHit {
-	best := totalWeight / float64(k+1)
-	for i := range hits {
-		hits[i].Score = min(1, hits[i].Score/best)
-	}
-	return hits
 }
 
 // fillTexts loads the text of every result in one snapshot.

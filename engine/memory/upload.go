@@ -15,7 +15,8 @@ import (
 	"github.com/hearth-dev/hearth/engine/parse"
 )
 
-// An upload is two steps (spec/api.md "Documents"). Step 1 stores a pending
+// An upload is two steps (https://langbase.com/docs/api-reference/memory/document-upload).
+// Step 1 stores a pending
 // upload record (upload/<id>: owner, memory, document name, meta, expiry)
 // and returns a token for the signed URL. Step 2 presents the token with
 // the bytes. The token is "<id>.<expiry unix>.<signature>", where the

@@ -13,17 +13,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hearth-dev/hearth/blob"
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/engine/memory"
+	"github.com/hearth-dev/hearth/engine/parse/sandbox"
 	"github.com/hearth-dev/hearth/index"
 	"github.com/hearth-dev/hearth/providers"
 	"github.com/hearth-dev/hearth/providers/crawl"
-	"github.com/hearth-dev/hearth/providers/images"
-	"github.com/hearth-dev/hearth/providers/mcp"
 	"github.com/hearth-dev/hearth/providers/netguard"
-	"github.com/hearth-dev/hearth/providers/search"
 	"github.com/hearth-dev/hearth/server"
+	"github.com/hearth-dev/hearth/server/app"
 	"github.com/hearth-dev/hearth/server/metrics"
 )
 
@@ -33,34 +31,60 @@ const AdminKey = "hth_user_testadminkey0000000000000000"
 // Server is a running test server.
 type Server struct {
 	*server.Server
+	// App is the application, built by app.New as hearth serve builds it.
+	App      *app.App
 	URL      string
-	Store    *blob.Store
+	Store    app.Store
 	Accounts *engine.Accounts
 	Keysets  *engine.Keysets
 	Metrics  *metrics.Metrics
 	// Memory is the memory engine (ingestion workers run); Index its search index.
 	Memory *memory.Service
 	Index  *index.Manager
-	// RunLog records runs (nil when an option supplied its own Runner).
+	// RunLog records runs.
 	RunLog *engine.RunLog
 	HTTP   *httptest.Server
 	t      testing.TB
 }
 
-// Option adjusts the config, deps or provider config before the server is built.
-type Option func(*server.Config, *server.Deps, *providers.Config)
+// Option adjusts the application's config (overrides included) before it
+// is built.
+type Option func(*app.Config)
 
 // WithConfig adjusts the server config.
 func WithConfig(f func(*server.Config)) Option {
-	return func(c *server.Config, _ *server.Deps, _ *providers.Config) { f(c) }
+	return func(c *app.Config) { f(&c.HTTP) }
+}
+
+// WithOutbound sets the policy for user-supplied URLs (MCP servers,
+// crawls); test servers start with loopback allowed.
+func WithOutbound(p netguard.Policy) Option {
+	return func(c *app.Config) { c.Outbound = p }
 }
 
 // WithProvider points a provider at a base URL (a fake upstream) with an
 // optional server-wide key.
 func WithProvider(name, baseURL, apiKey string) Option {
-	return func(_ *server.Config, _ *server.Deps, p *providers.Config) {
-		p.Providers[name] = providers.ProviderConfig{BaseURL: baseURL, APIKey: apiKey}
+	return func(c *app.Config) {
+		c.Providers.Providers[name] = providers.ProviderConfig{BaseURL: baseURL, APIKey: apiKey}
 	}
+}
+
+// WithProviders sets the provider registry's settings (timeouts, retries).
+func WithProviders(f func(*providers.Config)) Option {
+	return func(c *app.Config) { f(&c.Providers) }
+}
+
+// WithProviderOverride replaces the provider registry by what f returns
+// for it (a fake, or a wrapper around the registry).
+func WithProviderOverride(f func(registry engine.Providers) engine.Providers) Option {
+	return func(c *app.Config) { c.Overrides.Providers = f }
+}
+
+// WithServices runs f on the built application before the HTTP server is
+// built; f may replace services in a.Deps.
+func WithServices(f func(a *app.App)) Option {
+	return func(c *app.Config) { c.Overrides.Services = append(c.Overrides.Services, f) }
 }
 
 // Tools points the web search and crawl services at fakes (see
@@ -74,35 +98,23 @@ type Tools struct {
 	FirecrawlPoll time.Duration
 }
 
-// WithTools wires the web search and crawl services. It reads the outbound
-// policy and provider settings as earlier options left them, so put it
-// after WithConfig.
+// WithTools points the web search and crawl services at tc's URLs.
 func WithTools(tc Tools) Option {
-	return func(c *server.Config, d *server.Deps, p *providers.Config) {
-		d.Tools = NewTools(tc, *p, c.Outbound)
+	return func(c *app.Config) {
+		c.ExaBaseURL, c.SpiderBaseURL, c.FirecrawlBaseURL = offline(tc.ExaURL), offline(tc.SpiderURL), offline(tc.FirecrawlURL)
+		c.CrawlLimits = tc.CrawlLimits
+		if tc.FirecrawlPoll > 0 {
+			c.FirecrawlPoll = tc.FirecrawlPoll
+		}
 	}
 }
 
-// NewTools builds the tools service the way main.go does, over tc's URLs.
-func NewTools(tc Tools, pcfg providers.Config, outbound netguard.Policy) *engine.Tools {
-	offline := func(u string) string {
-		if u == "" {
-			return "http://127.0.0.1:1"
-		}
-		return u
+// offline maps an empty URL to a closed loopback port.
+func offline(u string) string {
+	if u == "" {
+		return "http://127.0.0.1:1"
 	}
-	fc := crawl.NewFirecrawl(offline(tc.FirecrawlURL), pcfg)
-	fc.PollInterval = tc.FirecrawlPoll
-	if fc.PollInterval <= 0 {
-		fc.PollInterval = 10 * time.Millisecond
-	}
-	return engine.NewTools(
-		map[string]engine.WebSearcher{"exa": search.NewExa(offline(tc.ExaURL), pcfg)},
-		map[string]engine.Crawler{
-			"spider":    crawl.NewSpider(offline(tc.SpiderURL), pcfg),
-			"firecrawl": fc,
-			"hearth":    crawl.NewBuiltin(outbound, tc.CrawlLimits, quietLogger()),
-		})
+	return u
 }
 
 // OfflineProviders is the provider config every test server starts from:
@@ -125,79 +137,45 @@ func Start(t testing.TB, opts ...Option) *Server {
 	return StartDir(t, t.TempDir(), opts...)
 }
 
+// Config returns the application config of a test server on dir served
+// at url, before options: offline providers and tools, loopback allowed
+// for user-supplied URLs, the sandboxed parser run by this test binary
+// (see Main), no background index snapshots.
+func Config(dir, url string) app.Config {
+	return app.Config{
+		Data: dir, Version: "test", Logger: quietLogger(),
+		Secret: []byte("hearth-test-secret-32-bytes-long"), UploadSecret: UploadSecret,
+		AdminLogin: "admin", AdminKey: AdminKey,
+		HTTP:      server.Config{PublicURL: url, Version: "test", Logger: quietLogger()},
+		Providers: OfflineProviders(),
+		// Tests run every outside service on loopback.
+		Outbound:   netguard.Policy{AllowLoopback: true},
+		Memory:     memory.Config{IdleWait: time.Second},
+		Index:      index.Options{SnapshotInterval: -1},
+		Parser:     sandbox.Config{Command: parserCommand()},
+		ExaBaseURL: offline(""), SpiderBaseURL: offline(""), FirecrawlBaseURL: offline(""),
+		FirecrawlPoll: 10 * time.Millisecond,
+	}
+}
+
 // StartDir is Start on a given data dir (for restart tests).
 func StartDir(t testing.TB, dir string, opts ...Option) *Server {
 	t.Helper()
-	store := blob.New(blob.Options{Dir: dir, Logger: quietLogger()})
-	if err := store.Open(); err != nil {
-		t.Fatal(err)
-	}
-	accounts := engine.NewAccounts(store)
-	if _, _, err := accounts.Bootstrap(context.Background(), "admin", AdminKey); err != nil {
-		t.Fatal(err)
-	}
 	hts := httptest.NewUnstartedServer(nil)
 	url := "http://" + hts.Listener.Addr().String()
-	cfg := server.Config{PublicURL: url, Version: "test", Logger: quietLogger(),
-		// Tests run every outside service on loopback.
-		Outbound: netguard.Policy{AllowLoopback: true}}
-	pcfg := OfflineProviders()
-	deps := server.Deps{Store: store, Accounts: accounts, Backup: store.Backup, Metrics: metrics.New("test")}
+	cfg := Config(dir, url)
 	for _, o := range opts {
-		o(&cfg, &deps, &pcfg)
+		o(&cfg)
 	}
-	if deps.Providers == nil {
-		reg, err := providers.New(pcfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		deps.Providers = engine.InstrumentProviders(reg, deps.Metrics)
-	}
-	if deps.Keysets == nil {
-		keysets, err := engine.NewKeysets(store, deps.Providers, []byte("hearth-test-secret-32-bytes-long"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		deps.Keysets = keysets
-	}
-	idx, mem := startMemory(t, dir, url, &deps)
-	if deps.Pipes == nil {
-		deps.Pipes = engine.NewPipes(engine.PipesConfig{Store: store, Accounts: accounts, Keysets: deps.Keysets, Providers: deps.Providers, Memories: mem})
-	}
-	if deps.Threads == nil {
-		deps.Threads = engine.NewThreads(store)
-	}
-	var runLog *engine.RunLog
-	if deps.Runner == nil {
-		runLog = engine.NewRunLog(store, deps.Providers, quietLogger())
-		deps.Runner = engine.NewRunner(engine.RunnerConfig{Pipes: deps.Pipes, Threads: deps.Threads, Keysets: deps.Keysets,
-			Providers: deps.Providers, Memories: mem, Retriever: mem, RunLog: runLog, Logger: quietLogger()})
-	}
-	if deps.Images == nil {
-		models, err := images.New(pcfg, cfg.Outbound.Client(10*time.Second, 5))
-		if err != nil {
-			t.Fatal(err)
-		}
-		deps.Images = engine.NewImages(models, deps.Keysets)
-	}
-	if deps.Tools == nil {
-		deps.Tools = NewTools(Tools{}, pcfg, cfg.Outbound)
-	}
-	if deps.Agent == nil {
-		var tools engine.ToolServers = mcp.New(mcp.Config{Policy: cfg.Outbound, Version: "test"})
-		if deps.Metrics != nil {
-			tools = engine.InstrumentToolServers(tools, deps.Metrics)
-		}
-		deps.Agent = engine.NewAgent(engine.AgentOptions{Providers: deps.Providers, Keysets: deps.Keysets, Tools: tools})
-	}
-	srv, err := server.New(cfg, deps)
+	a, err := app.New(cfg)
 	if err != nil {
+		hts.Close()
 		t.Fatal(err)
 	}
-	hts.Config.Handler = srv.Handler()
+	hts.Config.Handler = a.Server.Handler()
 	hts.Start()
-	ts := &Server{Server: srv, URL: url, Store: store, Accounts: accounts, Keysets: deps.Keysets,
-		Metrics: deps.Metrics, Memory: mem, Index: idx, RunLog: runLog, HTTP: hts, t: t}
+	ts := &Server{Server: a.Server, App: a, URL: url, Store: a.Store, Accounts: a.Deps.Accounts, Keysets: a.Deps.Keysets,
+		Metrics: a.Metrics, Memory: a.Memory, Index: a.Index, RunLog: a.RunLog, HTTP: hts, t: t}
 	t.Cleanup(ts.Stop)
 	return ts
 }
@@ -208,14 +186,7 @@ func (s *Server) Stop() {
 	if s.HTTP != nil {
 		s.HTTP.Close()
 		s.HTTP = nil
-		s.RunLog.Close()
-		if s.Memory != nil {
-			s.Memory.Close()
-		}
-		if s.Index != nil {
-			s.Index.Close()
-		}
-		s.Store.Close()
+		s.App.Close(context.Background())
 	}
 }
 

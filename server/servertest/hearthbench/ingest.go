@@ -96,6 +96,7 @@ func runIngest(c ingestCase, queries int, logf func(string, ...any)) (IngestResu
 	if err != nil {
 		return res, err
 	}
+	idx.SetChunkSource(svc)
 	if err := svc.Open(ctx); err != nil {
 		return res, err
 	}

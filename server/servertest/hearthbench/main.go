@@ -266,7 +266,7 @@ func printRetrieval(w io.Writer, rep *Report) {
 	}
 	if len(rep.Keyword) > 0 {
 		fmt.Fprintln(w, "\nKeyword and hybrid search (index.Manager): BM25 (Bleve, top 10) over n chunks of generated prose (Zipf words,")
-		fmt.Fprintln(w, "60-180 words each); hybrid = vector (the 384-d graph above) and BM25 at depth 30, fused by index.FuseRRF, top 10,")
+		fmt.Fprintln(w, "60-180 words each); hybrid = vector (the 384-d graph above) and BM25 at depth 30, fused by rank.FuseRRF, top 10,")
 		fmt.Fprintln(w, "as the memory engine does for top_k 10. Build = indexing the text in batches of 2000.")
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "n\ttext MB\tbuild s\tchunks/s\tBM25 p50 µs\tBM25 p99 µs\tvector@30 p50 µs\thybrid p50 µs\thybrid p99 µs\t")

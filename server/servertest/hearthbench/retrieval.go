@@ -18,6 +18,7 @@ import (
 
 	"github.com/hearth-dev/hearth/blob"
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/rank"
 	"github.com/hearth-dev/hearth/index"
 )
 
@@ -51,7 +52,7 @@ type RetrievalResult struct {
 }
 
 // KeywordResult is one row of the keyword table: BM25 alone and hybrid
-// (vector + BM25 fused by index.FuseRRF, as the memory engine does) on N
+// (vector + BM25 fused by rank.FuseRRF, as the memory engine does) on N
 // chunks of generated text.
 type KeywordResult struct {
 	N            int     `json:"n"`
@@ -392,7 +393,7 @@ func runKeyword(ctx context.Context, m *index.Manager, ids []string, qs [][]floa
 		if err != nil {
 			return nil, err
 		}
-		_ = index.FuseRRF(vh, kh, 1, 1, index.DefaultRRFK) // the top 10 are its first 10
+		_ = rank.FuseRRF(vh, kh, 1, 1, rank.DefaultRRFK) // the top 10 are its first 10
 		hy = append(hy, float64(time.Since(t0).Nanoseconds())/1e3)
 	}
 	sort.Float64s(bm)

@@ -5,7 +5,7 @@ import { h, field, checkbox, errorBox, announce, confirmDialog, secretReveal, bu
 import { link, navigate, state } from '../app.js';
 import { pipeSubnav } from './pipes.js';
 
-// The defaults of a v1-created pipe (spec/api.md "Create a pipe, v1").
+// The defaults of a v1-created pipe (https://langbase.com/docs/api-reference/pipe/create).
 const DEFAULTS = {
   name: '', description: '', status: 'public', type: 'chat', model: 'openai:gpt-4o-mini',
   stream: true, json: false, store: true, moderate: false,

@@ -1,6 +1,10 @@
-package engine
+package agent
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/hearth-dev/hearth/engine"
+)
 
 // ToolsNeedNoReasoning lists the models whose chat completions accept
 // function tools only with reasoning_effort "none". For them an agent run
@@ -28,12 +32,12 @@ type ModelPrefix struct {
 }
 
 // Matches reports whether ref is one of the prefix's models.
-func (p ModelPrefix) Matches(ref ModelRef) bool {
+func (p ModelPrefix) Matches(ref engine.ModelRef) bool {
 	return ref.Provider == p.Provider && strings.HasPrefix(strings.ToLower(ref.Model), p.Prefix)
 }
 
 // toolsNeedNoReasoning reports whether ref is in ToolsNeedNoReasoning.
-func toolsNeedNoReasoning(ref ModelRef) bool {
+func toolsNeedNoReasoning(ref engine.ModelRef) bool {
 	for _, p := range ToolsNeedNoReasoning {
 		if p.Matches(ref) {
 			return true

@@ -1,4 +1,7 @@
-package index
+// Package rank owns the ranking of retrieval results: it fuses the vector
+// and keyword rankings of hybrid retrieval and scales the fused scores.
+// A reranker belongs here too. It imports only engine.
+package rank
 
 import (
 	"sort"
@@ -58,4 +61,17 @@ func FuseRRF(vec, kw []engine.ChunkHit, wVec, wKw float64, k int) []engine.Chunk
 		return out[i].ID < out[j].ID
 	})
 	return out
+}
+
+// ScaleRRF maps fused scores into [0, 1] in place: 1 is first place in
+// every ranking that has weight (totalWeight is the sum of the weights).
+func ScaleRRF(hits []engine.ChunkHit, totalWeight float64, k int) []engine.ChunkHit {
+	if k <= 0 {
+		k = DefaultRRFK
+	}
+	best := totalWeight / float64(k+1)
+	for i := range hits {
+		hits[i].Score = min(1, hits[i].Score/best)
+	}
+	return hits
 }

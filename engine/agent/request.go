@@ -1,4 +1,4 @@
-package engine
+package agent
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+
+	"github.com/hearth-dev/hearth/engine"
 )
 
 // AgentRunRequest is the body of POST /v1/agent/run. Fields whose JSON
@@ -32,7 +34,7 @@ type AgentRunRequest struct {
 	Stop                json.RawMessage            `json:"stop"`
 	ResponseFormat      json.RawMessage            `json:"response_format"`
 	CustomModelParams   map[string]json.RawMessage `json:"customModelParams"`
-	MCPServers          []MCPServer                `json:"mcp_servers"`
+	MCPServers          []engine.MCPServer         `json:"mcp_servers"`
 	// APIKey is the provider key the SDK copies into the body; the
 	// LB-LLM-Key header wins over it.
 	APIKey string `json:"apiKey"`
@@ -49,10 +51,10 @@ const (
 // agentRun is a validated request: the model, the chat request sent at the
 // first step (without MCP tools yet) and the MCP servers to connect.
 type agentRun struct {
-	ref     ModelRef
-	chat    *ChatRequest
+	ref     engine.ModelRef
+	chat    *engine.ChatRequest
 	stream  bool
-	servers []MCPServer
+	servers []engine.MCPServer
 	// apiKey is the key from the body, used when no header key was sent.
 	apiKey string
 }
@@ -66,9 +68,9 @@ var (
 // with the spec's defaults for what the caller left out.
 func (r *AgentRunRequest) validate() (*agentRun, error) {
 	if strings.TrimSpace(r.Model) == "" {
-		return nil, FieldError("model", "is required (provider:model_id)")
+		return nil, engine.FieldError("model", "is required (provider:model_id)")
 	}
-	ref, err := ParseModelID("model", r.Model)
+	ref, err := engine.ParseModelID("model", r.Model)
 	if err != nil {
 		return nil, err
 	}
@@ -77,9 +79,9 @@ func (r *AgentRunRequest) validate() (*agentRun, error) {
 		return nil, err
 	}
 	if r.Instructions != nil && *r.Instructions != "" {
-		msgs = append([]Message{{Role: "system", Content: TextContent(*r.Instructions)}}, msgs...)
+		msgs = append([]engine.Message{{Role: "system", Content: engine.TextContent(*r.Instructions)}}, msgs...)
 	}
-	chat := &ChatRequest{Model: ref.Model, Messages: msgs, ParallelToolCalls: r.ParallelToolCalls,
+	chat := &engine.ChatRequest{Model: ref.Model, Messages: msgs, ParallelToolCalls: r.ParallelToolCalls,
 		Extra: r.CustomModelParams}
 	if chat.Tools, err = agentTools(r.Tools); err != nil {
 		return nil, err
@@ -89,7 +91,7 @@ func (r *AgentRunRequest) validate() (*agentRun, error) {
 	}
 	if r.ReasoningEffort != nil {
 		if !reasoningEfforts[*r.ReasoningEffort] {
-			return nil, FieldError("reasoning_effort", "must be one of none, low, medium, high (or null), got %q", *r.ReasoningEffort)
+			return nil, engine.FieldError("reasoning_effort", "must be one of none, low, medium, high (or null), got %q", *r.ReasoningEffort)
 		}
 		chat.ReasoningEffort = *r.ReasoningEffort
 	}
@@ -117,8 +119,8 @@ func (r *AgentRunRequest) validate() (*agentRun, error) {
 	if err := validateMCPServers(r.MCPServers); err != nil {
 		return nil, err
 	}
-	if tc := chat.ToolChoice; tc != nil && tc.Function != "" && len(r.MCPServers) == 0 && !hasToolNamed(chat.Tools, tc.Function) {
-		return nil, FieldError("tool_choice", "names function %q, which is not among the tools offered", tc.Function)
+	if tc := chat.ToolChoice; tc != nil && tc.Function != "" && len(r.MCPServers) == 0 && !engine.HasToolNamed(chat.Tools, tc.Function) {
+		return nil, engine.FieldError("tool_choice", "names function %q, which is not among the tools offered", tc.Function)
 	}
 	return &agentRun{ref: ref, chat: chat, stream: r.Stream, servers: r.MCPServers, apiKey: strings.TrimSpace(r.APIKey)}, nil
 }
@@ -128,50 +130,33 @@ func isNull(raw json.RawMessage) bool {
 	return len(raw) == 0 || string(raw) == "null"
 }
 
-func jsonKind(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	switch {
-	case len(raw) == 0 || string(raw) == "null":
-		return "null"
-	case raw[0] == '"':
-		return "string"
-	case raw[0] == '[':
-		return "array"
-	case raw[0] == '{':
-		return "object"
-	case raw[0] == 't' || raw[0] == 'f':
-		return "boolean"
-	}
-	return "number"
-}
-
 // agentMessages reads input: a string is one user message, an array holds
 // InputMessages.
-func agentMessages(input json.RawMessage) ([]Message, error) {
-	switch jsonKind(input) {
+func agentMessages(input json.RawMessage) ([]engine.Message, error) {
+	switch engine.JSONKind(input) {
 	case "null":
-		return nil, FieldError("input", "is required (a string or an array of messages)")
+		return nil, engine.FieldError("input", "is required (a string or an array of messages)")
 	case "string":
 		var s string
 		if err := json.Unmarshal(input, &s); err != nil {
-			return nil, FieldError("input", "is not a valid JSON string")
+			return nil, engine.FieldError("input", "is not a valid JSON string")
 		}
 		if strings.TrimSpace(s) == "" {
-			return nil, FieldError("input", "must not be empty")
+			return nil, engine.FieldError("input", "must not be empty")
 		}
-		return []Message{{Role: "user", Content: TextContent(s)}}, nil
+		return []engine.Message{{Role: "user", Content: engine.TextContent(s)}}, nil
 	case "array":
 	default:
-		return nil, FieldError("input", "must be a string or an array of messages, got %s", jsonKind(input))
+		return nil, engine.FieldError("input", "must be a string or an array of messages, got %s", engine.JSONKind(input))
 	}
 	var raws []json.RawMessage
 	if err := json.Unmarshal(input, &raws); err != nil {
-		return nil, FieldError("input", "is not a valid array")
+		return nil, engine.FieldError("input", "is not a valid array")
 	}
 	if len(raws) == 0 {
-		return nil, FieldError("input", "must hold at least one message")
+		return nil, engine.FieldError("input", "must hold at least one message")
 	}
-	msgs := make([]Message, len(raws))
+	msgs := make([]engine.Message, len(raws))
 	for i, raw := range raws {
 		m, err := inputMessage(fmt.Sprintf("input[%d]", i), raw)
 		if err != nil {
@@ -196,7 +181,7 @@ func optString(field string, raw json.RawMessage) (string, error) {
 	}
 	var s string
 	if json.Unmarshal(raw, &s) != nil {
-		return "", FieldError(field, "must be a string, got %s", jsonKind(raw))
+		return "", engine.FieldError(field, "must be a string, got %s", engine.JSONKind(raw))
 	}
 	return s, nil
 }
@@ -204,14 +189,14 @@ func optString(field string, raw json.RawMessage) (string, error) {
 // inputMessage validates one InputMessage: role, content (string, parts or
 // null), name, tool_call_id (required for role tool) and, on assistant
 // messages sent back in a tool conversation, tool_calls.
-func inputMessage(field string, raw json.RawMessage) (Message, error) {
-	var m Message
-	if jsonKind(raw) != "object" {
-		return m, FieldError(field, "must be a message object, got %s", jsonKind(raw))
+func inputMessage(field string, raw json.RawMessage) (engine.Message, error) {
+	var m engine.Message
+	if engine.JSONKind(raw) != "object" {
+		return m, engine.FieldError(field, "must be a message object, got %s", engine.JSONKind(raw))
 	}
 	var r rawInputMessage
 	if err := json.Unmarshal(raw, &r); err != nil {
-		return m, FieldError(field, "is not a valid message object")
+		return m, engine.FieldError(field, "is not a valid message object")
 	}
 	var err error
 	if m.Role, err = optString(field+".role", r.Role); err != nil {
@@ -220,9 +205,9 @@ func inputMessage(field string, raw json.RawMessage) (Message, error) {
 	switch m.Role {
 	case "user", "assistant", "system", "tool":
 	case "":
-		return m, FieldError(field+".role", "is required (user, assistant, system or tool)")
+		return m, engine.FieldError(field+".role", "is required (user, assistant, system or tool)")
 	default:
-		return m, FieldError(field+".role", "must be one of user, assistant, system, tool, got %q", m.Role)
+		return m, engine.FieldError(field+".role", "must be one of user, assistant, system, tool, got %q", m.Role)
 	}
 	if m.Name, err = optString(field+".name", r.Name); err != nil {
 		return m, err
@@ -235,7 +220,7 @@ func inputMessage(field string, raw json.RawMessage) (Message, error) {
 	}
 	if !isNull(r.ToolCalls) {
 		if m.Role != "assistant" {
-			return m, FieldError(field+".tool_calls", "is only allowed on assistant messages")
+			return m, engine.FieldError(field+".tool_calls", "is only allowed on assistant messages")
 		}
 		if m.ToolCalls, err = inputToolCalls(field+".tool_calls", r.ToolCalls); err != nil {
 			return m, err
@@ -244,92 +229,92 @@ func inputMessage(field string, raw json.RawMessage) (Message, error) {
 	switch m.Role {
 	case "tool":
 		if m.ToolCallID == "" {
-			return m, FieldError(field+".tool_call_id", "is required on tool messages")
+			return m, engine.FieldError(field+".tool_call_id", "is required on tool messages")
 		}
 		if m.Content.IsNull() {
-			return m, FieldError(field+".content", "is required on tool messages")
+			return m, engine.FieldError(field+".content", "is required on tool messages")
 		}
 	case "assistant":
 		if m.Content.IsNull() && len(m.ToolCalls) == 0 {
-			return m, FieldError(field+".content", "is required unless the assistant message has tool_calls")
+			return m, engine.FieldError(field+".content", "is required unless the assistant message has tool_calls")
 		}
 	default:
 		if m.Content.IsNull() {
-			return m, FieldError(field+".content", "is required on %s messages", m.Role)
+			return m, engine.FieldError(field+".content", "is required on %s messages", m.Role)
 		}
 	}
 	return m, nil
 }
 
 // messageContent reads a string, an array of text/image_url parts, or null.
-func messageContent(field string, raw json.RawMessage) (Content, error) {
-	switch jsonKind(raw) {
+func messageContent(field string, raw json.RawMessage) (engine.Content, error) {
+	switch engine.JSONKind(raw) {
 	case "null":
-		return Content{}, nil
+		return engine.Content{}, nil
 	case "string":
 		var s string
 		if json.Unmarshal(raw, &s) != nil {
-			return Content{}, FieldError(field, "is not a valid JSON string")
+			return engine.Content{}, engine.FieldError(field, "is not a valid JSON string")
 		}
-		return TextContent(s), nil
+		return engine.TextContent(s), nil
 	case "array":
 	default:
-		return Content{}, FieldError(field, "must be a string, an array of content parts, or null, got %s", jsonKind(raw))
+		return engine.Content{}, engine.FieldError(field, "must be a string, an array of content parts, or null, got %s", engine.JSONKind(raw))
 	}
 	var raws []json.RawMessage
 	if json.Unmarshal(raw, &raws) != nil {
-		return Content{}, FieldError(field, "is not a valid array")
+		return engine.Content{}, engine.FieldError(field, "is not a valid array")
 	}
-	parts := make([]ContentPart, 0, len(raws))
+	parts := make([]engine.ContentPart, 0, len(raws))
 	for i, pr := range raws {
 		f := fmt.Sprintf("%s[%d]", field, i)
-		var p ContentPart
-		if jsonKind(pr) != "object" || json.Unmarshal(pr, &p) != nil {
-			return Content{}, FieldError(f, "must be a content part object {type, text | image_url}")
+		var p engine.ContentPart
+		if engine.JSONKind(pr) != "object" || json.Unmarshal(pr, &p) != nil {
+			return engine.Content{}, engine.FieldError(f, "must be a content part object {type, text | image_url}")
 		}
 		switch p.Type {
 		case "text":
 		case "image_url":
 			if p.ImageURL == nil || p.ImageURL.URL == "" {
-				return Content{}, FieldError(f+".image_url.url", "is required on image_url parts")
+				return engine.Content{}, engine.FieldError(f+".image_url.url", "is required on image_url parts")
 			}
 			switch p.ImageURL.Detail {
 			case "", "auto", "low", "high":
 			default:
-				return Content{}, FieldError(f+".image_url.detail", "must be auto, low or high, got %q", p.ImageURL.Detail)
+				return engine.Content{}, engine.FieldError(f+".image_url.detail", "must be auto, low or high, got %q", p.ImageURL.Detail)
 			}
 		case "":
-			return Content{}, FieldError(f+".type", "is required (text or image_url)")
+			return engine.Content{}, engine.FieldError(f+".type", "is required (text or image_url)")
 		default:
-			return Content{}, FieldError(f+".type", "must be text or image_url, got %q", p.Type)
+			return engine.Content{}, engine.FieldError(f+".type", "must be text or image_url, got %q", p.Type)
 		}
 		parts = append(parts, p)
 	}
-	return Content{Parts: parts, Set: true}, nil
+	return engine.Content{Parts: parts, Set: true}, nil
 }
 
-func inputToolCalls(field string, raw json.RawMessage) ([]ToolCall, error) {
-	var calls []ToolCall
-	if jsonKind(raw) != "array" || json.Unmarshal(raw, &calls) != nil {
-		return nil, FieldError(field, "must be an array of tool calls {id, type: function, function: {name, arguments}}")
+func inputToolCalls(field string, raw json.RawMessage) ([]engine.ToolCall, error) {
+	var calls []engine.ToolCall
+	if engine.JSONKind(raw) != "array" || json.Unmarshal(raw, &calls) != nil {
+		return nil, engine.FieldError(field, "must be an array of tool calls {id, type: function, function: {name, arguments}}")
 	}
 	for i := range calls {
 		c := &calls[i]
 		f := fmt.Sprintf("%s[%d]", field, i)
 		c.Index = nil
 		if c.ID == "" {
-			return nil, FieldError(f+".id", "is required")
+			return nil, engine.FieldError(f+".id", "is required")
 		}
 		if c.Type == "" {
 			c.Type = "function"
 		} else if c.Type != "function" {
-			return nil, FieldError(f+".type", "must be function, got %q", c.Type)
+			return nil, engine.FieldError(f+".type", "must be function, got %q", c.Type)
 		}
 		if c.Function.Name == "" {
-			return nil, FieldError(f+".function.name", "is required")
+			return nil, engine.FieldError(f+".function.name", "is required")
 		}
-		if len(c.ExtraContent) > 0 && jsonKind(c.ExtraContent) != "object" {
-			return nil, FieldError(f+".extra_content", "must be a JSON object (echo it as the response gave it), got %s", jsonKind(c.ExtraContent))
+		if len(c.ExtraContent) > 0 && engine.JSONKind(c.ExtraContent) != "object" {
+			return nil, engine.FieldError(f+".extra_content", "must be a JSON object (echo it as the response gave it), got %s", engine.JSONKind(c.ExtraContent))
 		}
 	}
 	return calls, nil
@@ -337,30 +322,30 @@ func inputToolCalls(field string, raw json.RawMessage) ([]ToolCall, error) {
 
 // agentTools validates caller-defined tools: type function, a well-formed
 // unique name, and parameters that are a JSON object when given.
-func agentTools(raws []json.RawMessage) ([]Tool, error) {
+func agentTools(raws []json.RawMessage) ([]engine.Tool, error) {
 	if len(raws) == 0 {
 		return nil, nil
 	}
-	tools := make([]Tool, 0, len(raws))
+	tools := make([]engine.Tool, 0, len(raws))
 	seen := map[string]bool{}
 	for i, raw := range raws {
 		f := fmt.Sprintf("tools[%d]", i)
-		var t Tool
-		if jsonKind(raw) != "object" || json.Unmarshal(raw, &t) != nil {
-			return nil, FieldError(f, "must be a tool object {type: function, function: {name, description, parameters}}")
+		var t engine.Tool
+		if engine.JSONKind(raw) != "object" || json.Unmarshal(raw, &t) != nil {
+			return nil, engine.FieldError(f, "must be a tool object {type: function, function: {name, description, parameters}}")
 		}
 		if t.Type != "function" {
-			return nil, FieldError(f+".type", "must be function, got %q", t.Type)
+			return nil, engine.FieldError(f+".type", "must be function, got %q", t.Type)
 		}
-		if !toolNameRE.MatchString(t.Function.Name) {
-			return nil, FieldError(f+".function.name", "must be 1-64 characters of a-z, A-Z, 0-9, '_' or '-', got %q", t.Function.Name)
+		if !engine.ValidToolName(t.Function.Name) {
+			return nil, engine.FieldError(f+".function.name", "must be 1-64 characters of a-z, A-Z, 0-9, '_' or '-', got %q", t.Function.Name)
 		}
 		if seen[t.Function.Name] {
-			return nil, FieldError(f+".function.name", "duplicates the tool name %q", t.Function.Name)
+			return nil, engine.FieldError(f+".function.name", "duplicates the tool name %q", t.Function.Name)
 		}
 		seen[t.Function.Name] = true
-		if p := t.Function.Parameters; !isNull(p) && jsonKind(p) != "object" {
-			return nil, FieldError(f+".function.parameters", "must be a JSON Schema object, got %s", jsonKind(p))
+		if p := t.Function.Parameters; !isNull(p) && engine.JSONKind(p) != "object" {
+			return nil, engine.FieldError(f+".function.parameters", "must be a JSON Schema object, got %s", engine.JSONKind(p))
 		}
 		if isNull(t.Function.Parameters) {
 			t.Function.Parameters = nil
@@ -372,8 +357,8 @@ func agentTools(raws []json.RawMessage) ([]Tool, error) {
 
 // agentToolChoice reads "auto" | "required" | "none" | {type: function,
 // function: {name}}.
-func agentToolChoice(raw json.RawMessage) (*ToolChoice, error) {
-	switch jsonKind(raw) {
+func agentToolChoice(raw json.RawMessage) (*engine.ToolChoice, error) {
+	switch engine.JSONKind(raw) {
 	case "null":
 		return nil, nil
 	case "string":
@@ -381,9 +366,9 @@ func agentToolChoice(raw json.RawMessage) (*ToolChoice, error) {
 		json.Unmarshal(raw, &s)
 		switch s {
 		case "auto", "required", "none":
-			return &ToolChoice{Mode: s}, nil
+			return &engine.ToolChoice{Mode: s}, nil
 		}
-		return nil, FieldError("tool_choice", "must be auto, required, none or {type: function, function: {name}}, got %q", s)
+		return nil, engine.FieldError("tool_choice", "must be auto, required, none or {type: function, function: {name}}, got %q", s)
 	case "object":
 		var o struct {
 			Type     string `json:"type"`
@@ -392,17 +377,17 @@ func agentToolChoice(raw json.RawMessage) (*ToolChoice, error) {
 			} `json:"function"`
 		}
 		if json.Unmarshal(raw, &o) != nil {
-			return nil, FieldError("tool_choice", "must be {type: function, function: {name}}")
+			return nil, engine.FieldError("tool_choice", "must be {type: function, function: {name}}")
 		}
 		if o.Type != "function" {
-			return nil, FieldError("tool_choice.type", "must be function, got %q", o.Type)
+			return nil, engine.FieldError("tool_choice.type", "must be function, got %q", o.Type)
 		}
 		if o.Function == nil || o.Function.Name == "" {
-			return nil, FieldError("tool_choice.function.name", "is required")
+			return nil, engine.FieldError("tool_choice.function.name", "is required")
 		}
-		return &ToolChoice{Function: o.Function.Name}, nil
+		return &engine.ToolChoice{Function: o.Function.Name}, nil
 	}
-	return nil, FieldError("tool_choice", "must be a string or an object, got %s", jsonKind(raw))
+	return nil, engine.FieldError("tool_choice", "must be a string or an object, got %s", engine.JSONKind(raw))
 }
 
 // numberIn applies a default and checks a [lo, hi] range.
@@ -411,7 +396,7 @@ func numberIn(field string, v *float64, lo, hi, def float64) (*float64, error) {
 		return &def, nil
 	}
 	if math.IsNaN(*v) || *v < lo || *v > hi {
-		return nil, FieldError(field, "must be between %g and %g, got %g", lo, hi, *v)
+		return nil, engine.FieldError(field, "must be between %g and %g, got %g", lo, hi, *v)
 	}
 	x := *v
 	return &x, nil
@@ -427,7 +412,7 @@ func agentMaxTokens(maxTokens, maxCompletion *float64) (*int, error) {
 	n := AgentDefaultMaxTokens
 	if v != nil {
 		if *v != math.Trunc(*v) || *v < 1 || *v > math.MaxInt32 {
-			return nil, FieldError(field, "must be a positive integer, got %g", *v)
+			return nil, engine.FieldError(field, "must be a positive integer, got %g", *v)
 		}
 		n = int(*v)
 	}
@@ -438,7 +423,7 @@ func agentMaxTokens(maxTokens, maxCompletion *float64) (*int, error) {
 // as one sequence).
 func agentStop(raw json.RawMessage) ([]string, error) {
 	var stop []string
-	switch jsonKind(raw) {
+	switch engine.JSONKind(raw) {
 	case "null":
 		return nil, nil
 	case "string":
@@ -447,17 +432,17 @@ func agentStop(raw json.RawMessage) ([]string, error) {
 		stop = []string{s}
 	case "array":
 		if json.Unmarshal(raw, &stop) != nil {
-			return nil, FieldError("stop", "must be an array of strings")
+			return nil, engine.FieldError("stop", "must be an array of strings")
 		}
 	default:
-		return nil, FieldError("stop", "must be an array of strings, got %s", jsonKind(raw))
+		return nil, engine.FieldError("stop", "must be an array of strings, got %s", engine.JSONKind(raw))
 	}
 	if len(stop) > agentMaxStop {
-		return nil, FieldError("stop", "may hold at most %d sequences, got %d", agentMaxStop, len(stop))
+		return nil, engine.FieldError("stop", "may hold at most %d sequences, got %d", agentMaxStop, len(stop))
 	}
 	for i, s := range stop {
 		if s == "" {
-			return nil, FieldError(fmt.Sprintf("stop[%d]", i), "must not be empty")
+			return nil, engine.FieldError(fmt.Sprintf("stop[%d]", i), "must not be empty")
 		}
 	}
 	if len(stop) == 0 {
@@ -468,35 +453,35 @@ func agentStop(raw json.RawMessage) ([]string, error) {
 
 // agentResponseFormat reads {type: text | json_object | json_schema} with
 // a named schema for json_schema.
-func agentResponseFormat(raw json.RawMessage) (*ResponseFormat, error) {
-	switch jsonKind(raw) {
+func agentResponseFormat(raw json.RawMessage) (*engine.ResponseFormat, error) {
+	switch engine.JSONKind(raw) {
 	case "null":
 		return nil, nil
 	case "object":
 	default:
-		return nil, FieldError("response_format", "must be an object {type}, got %s", jsonKind(raw))
+		return nil, engine.FieldError("response_format", "must be an object {type}, got %s", engine.JSONKind(raw))
 	}
-	var rf ResponseFormat
+	var rf engine.ResponseFormat
 	if json.Unmarshal(raw, &rf) != nil {
-		return nil, FieldError("response_format", "must be {type: text | json_object | json_schema, json_schema?}")
+		return nil, engine.FieldError("response_format", "must be {type: text | json_object | json_schema, json_schema?}")
 	}
 	switch rf.Type {
 	case "text", "json_object":
 		rf.JSONSchema = nil
 	case "json_schema":
 		if rf.JSONSchema == nil {
-			return nil, FieldError("response_format.json_schema", "is required when type is json_schema")
+			return nil, engine.FieldError("response_format.json_schema", "is required when type is json_schema")
 		}
-		if !toolNameRE.MatchString(rf.JSONSchema.Name) {
-			return nil, FieldError("response_format.json_schema.name", "must be 1-64 characters of a-z, A-Z, 0-9, '_' or '-', got %q", rf.JSONSchema.Name)
+		if !engine.ValidToolName(rf.JSONSchema.Name) {
+			return nil, engine.FieldError("response_format.json_schema.name", "must be 1-64 characters of a-z, A-Z, 0-9, '_' or '-', got %q", rf.JSONSchema.Name)
 		}
-		if s := rf.JSONSchema.Schema; !isNull(s) && jsonKind(s) != "object" {
-			return nil, FieldError("response_format.json_schema.schema", "must be a JSON Schema object")
+		if s := rf.JSONSchema.Schema; !isNull(s) && engine.JSONKind(s) != "object" {
+			return nil, engine.FieldError("response_format.json_schema.schema", "must be a JSON Schema object")
 		}
 	case "":
-		return nil, FieldError("response_format.type", "is required (text, json_object or json_schema)")
+		return nil, engine.FieldError("response_format.type", "is required (text, json_object or json_schema)")
 	default:
-		return nil, FieldError("response_format.type", "must be text, json_object or json_schema, got %q", rf.Type)
+		return nil, engine.FieldError("response_format.type", "must be text, json_object or json_schema, got %q", rf.Type)
 	}
 	return &rf, nil
 }
@@ -511,49 +496,49 @@ var reservedMCPHeaders = map[string]bool{
 
 // validateMCPServers checks the shape of mcp_servers; reachability is
 // checked when connecting.
-func validateMCPServers(servers []MCPServer) error {
+func validateMCPServers(servers []engine.MCPServer) error {
 	seen := map[string]bool{}
 	for i, s := range servers {
 		f := fmt.Sprintf("mcp_servers[%d]", i)
 		if !mcpServerNameRE.MatchString(s.Name) {
-			return FieldError(f+".name", "must be 1-64 characters of a-z, A-Z, 0-9, '_' or '-', starting with a letter or digit, got %q", s.Name)
+			return engine.FieldError(f+".name", "must be 1-64 characters of a-z, A-Z, 0-9, '_' or '-', starting with a letter or digit, got %q", s.Name)
 		}
 		if seen[s.Name] {
-			return FieldError(f+".name", "duplicates the MCP server name %q", s.Name)
+			return engine.FieldError(f+".name", "duplicates the MCP server name %q", s.Name)
 		}
 		seen[s.Name] = true
 		if s.Type != "url" {
-			return FieldError(f+".type", "must be url, got %q", s.Type)
+			return engine.FieldError(f+".type", "must be url, got %q", s.Type)
 		}
 		u, err := url.Parse(s.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return FieldError(f+".url", "must be an absolute http(s) URL")
+			return engine.FieldError(f+".url", "must be an absolute http(s) URL")
 		}
 		if u.User != nil {
-			return FieldError(f+".url", "may not carry credentials; use authorization_token or custom_headers")
+			return engine.FieldError(f+".url", "may not carry credentials; use authorization_token or custom_headers")
 		}
-		if err := CheckHeaderValue(f+".authorization_token", s.AuthorizationToken); err != nil {
+		if err := engine.CheckHeaderValue(f+".authorization_token", s.AuthorizationToken); err != nil {
 			return err
 		}
 		if tc := s.ToolConfiguration; tc != nil {
 			for j, name := range tc.AllowedTools {
 				if name == "" {
-					return FieldError(fmt.Sprintf("%s.tool_configuration.allowed_tools[%d]", f, j), "must not be empty")
+					return engine.FieldError(fmt.Sprintf("%s.tool_configuration.allowed_tools[%d]", f, j), "must not be empty")
 				}
 			}
 		}
 		for k, v := range s.CustomHeaders {
 			hf := f + ".custom_headers"
 			if !validHeaderName(k) {
-				return FieldError(hf, "%q is not a valid header name", k)
+				return engine.FieldError(hf, "%q is not a valid header name", k)
 			}
 			if reservedMCPHeaders[strings.ToLower(k)] {
-				return FieldError(hf, "may not set %q", k)
+				return engine.FieldError(hf, "may not set %q", k)
 			}
 			if strings.EqualFold(k, "authorization") && s.AuthorizationToken != "" {
-				return FieldError(hf, "sets Authorization and authorization_token is also given; use one")
+				return engine.FieldError(hf, "sets Authorization and authorization_token is also given; use one")
 			}
-			if err := CheckHeaderValue(hf+"."+k, v); err != nil {
+			if err := engine.CheckHeaderValue(hf+"."+k, v); err != nil {
 				return err
 			}
 		}

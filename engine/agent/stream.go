@@ -1,4 +1,4 @@
-package engine
+package agent
 
 import (
 	"context"
@@ -7,10 +7,12 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/hearth-dev/hearth/engine"
 )
 
 // AgentStream is a streamed agent run, normalised to the chunk contract of
-// the langbase SDK (wire-compat 3.3). Every step is a streamed model call:
+// the langbase SDK (README "Agent"). Every step is a streamed model call:
 // text deltas go to the client as they arrive (so the final answer streams
 // token by token, and text the model writes before calling an MCP tool is
 // shown too); tool-call deltas are collected. When a step ends asking only
@@ -21,10 +23,10 @@ import (
 type AgentStream struct {
 	ctx      context.Context
 	maxSteps int
-	model    ChatModel
-	chat     *ChatRequest
+	model    engine.ChatModel
+	chat     *engine.ChatRequest
 	tb       *toolbox
-	cur      ChatStream
+	cur      engine.ChatStream
 
 	step      int
 	started   bool
@@ -32,24 +34,24 @@ type AgentStream struct {
 	created   int64
 	modelName string
 	sysFP     *string
-	queue     []*ChatChunk
+	queue     []*engine.ChatChunk
 	done      bool
-	usage     Usage
+	usage     engine.Usage
 	usageSeen bool
 
 	// per step
 	content strings.Builder
-	calls   map[int]*ToolCall
+	calls   map[int]*engine.ToolCall
 	finish  string
 }
 
-func newAgentStream(ctx context.Context, maxSteps int, model ChatModel, run *agentRun, tb *toolbox, first ChatStream) *AgentStream {
+func newAgentStream(ctx context.Context, maxSteps int, model engine.ChatModel, run *agentRun, tb *toolbox, first engine.ChatStream) *AgentStream {
 	return &AgentStream{ctx: ctx, maxSteps: maxSteps, model: model, chat: run.chat, tb: tb, cur: first, step: 1,
-		modelName: run.ref.Model, created: time.Now().Unix(), calls: map[int]*ToolCall{}}
+		modelName: run.ref.Model, created: time.Now().Unix(), calls: map[int]*engine.ToolCall{}}
 }
 
 // Recv returns the next chunk for the client; io.EOF after the last.
-func (s *AgentStream) Recv() (*ChatChunk, error) {
+func (s *AgentStream) Recv() (*engine.ChatChunk, error) {
 	for {
 		if len(s.queue) > 0 {
 			c := s.queue[0]
@@ -88,14 +90,14 @@ func (s *AgentStream) Close(cause error) {
 	s.tb.close()
 }
 
-func (s *AgentStream) chunk(d Delta, finish *string) *ChatChunk {
-	return &ChatChunk{ID: s.id, Object: "chat.completion.chunk", Created: s.created, Model: s.modelName,
-		SystemFingerprint: s.sysFP, Choices: []ChunkChoice{{Index: 0, Delta: d, FinishReason: finish}}}
+func (s *AgentStream) chunk(d engine.Delta, finish *string) *engine.ChatChunk {
+	return &engine.ChatChunk{ID: s.id, Object: "chat.completion.chunk", Created: s.created, Model: s.modelName,
+		SystemFingerprint: s.sysFP, Choices: []engine.ChunkChoice{{Index: 0, Delta: d, FinishReason: finish}}}
 }
 
 // begin takes the completion's id, model and time from the first upstream
 // chunk (c may be nil when the upstream sent none) and queues the role chunk.
-func (s *AgentStream) begin(c *ChatChunk) {
+func (s *AgentStream) begin(c *engine.ChatChunk) {
 	if s.started {
 		return
 	}
@@ -110,15 +112,15 @@ func (s *AgentStream) begin(c *ChatChunk) {
 		}
 	}
 	if s.id == "" {
-		s.id = "chatcmpl-" + RandomString(24)
+		s.id = "chatcmpl-" + engine.RandomString(24)
 	}
 	empty := ""
-	s.queue = append(s.queue, s.chunk(Delta{Role: "assistant", Content: &empty}, nil))
+	s.queue = append(s.queue, s.chunk(engine.Delta{Role: "assistant", Content: &empty}, nil))
 }
 
 // take absorbs one upstream chunk: text is forwarded, tool calls, finish
 // reason and usage are kept for the end of the step.
-func (s *AgentStream) take(c *ChatChunk) {
+func (s *AgentStream) take(c *engine.ChatChunk) {
 	s.begin(c)
 	if c.Usage != nil {
 		addUsage(&s.usage, *c.Usage)
@@ -133,7 +135,7 @@ func (s *AgentStream) take(c *ChatChunk) {
 			if d.Content != nil {
 				s.content.WriteString(*d.Content)
 			}
-			s.queue = append(s.queue, s.chunk(Delta{Content: d.Content, Refusal: d.Refusal, Annotations: d.Annotations}, nil))
+			s.queue = append(s.queue, s.chunk(engine.Delta{Content: d.Content, Refusal: d.Refusal, Annotations: d.Annotations}, nil))
 		}
 		for i, tc := range d.ToolCalls {
 			idx := i
@@ -142,7 +144,7 @@ func (s *AgentStream) take(c *ChatChunk) {
 			}
 			acc := s.calls[idx]
 			if acc == nil {
-				acc = &ToolCall{}
+				acc = &engine.ToolCall{}
 				s.calls[idx] = acc
 			}
 			if tc.ID != "" {
@@ -166,13 +168,13 @@ func (s *AgentStream) take(c *ChatChunk) {
 }
 
 // stepCalls returns the step's tool calls in index order.
-func (s *AgentStream) stepCalls() []ToolCall {
+func (s *AgentStream) stepCalls() []engine.ToolCall {
 	idx := make([]int, 0, len(s.calls))
 	for i := range s.calls {
 		idx = append(idx, i)
 	}
 	sort.Ints(idx)
-	calls := make([]ToolCall, 0, len(idx))
+	calls := make([]engine.ToolCall, 0, len(idx))
 	for _, i := range idx {
 		calls = append(calls, *s.calls[i])
 	}
@@ -203,7 +205,7 @@ func (s *AgentStream) endStep() error {
 	s.chat = nextStep(s.chat, content, mcpCalls, results)
 	s.step++
 	s.content.Reset()
-	s.calls = map[int]*ToolCall{}
+	s.calls = map[int]*engine.ToolCall{}
 	s.finish = ""
 	next, err := s.model.ChatStream(s.ctx, s.chat)
 	if err != nil {
@@ -215,11 +217,11 @@ func (s *AgentStream) endStep() error {
 
 // finishStream queues the caller-defined tool calls, the finish chunk and
 // the summed usage.
-func (s *AgentStream) finishStream(callerCalls []ToolCall) {
+func (s *AgentStream) finishStream(callerCalls []engine.ToolCall) {
 	for i, c := range callerCalls {
 		i := i
-		s.queue = append(s.queue, s.chunk(Delta{ToolCalls: []ToolCall{{Index: &i, ID: c.ID, Type: c.Type,
-			Function: FunctionCall{Name: c.Function.Name, Arguments: c.Function.Arguments}, ExtraContent: c.ExtraContent}}}, nil))
+		s.queue = append(s.queue, s.chunk(engine.Delta{ToolCalls: []engine.ToolCall{{Index: &i, ID: c.ID, Type: c.Type,
+			Function: engine.FunctionCall{Name: c.Function.Name, Arguments: c.Function.Arguments}, ExtraContent: c.ExtraContent}}}, nil))
 	}
 	finish := s.finish
 	switch {
@@ -228,11 +230,11 @@ func (s *AgentStream) finishStream(callerCalls []ToolCall) {
 	case finish == "" || finish == "tool_calls":
 		finish = "stop"
 	}
-	s.queue = append(s.queue, s.chunk(Delta{}, &finish))
+	s.queue = append(s.queue, s.chunk(engine.Delta{}, &finish))
 	if s.usageSeen {
 		u := s.usage
-		s.queue = append(s.queue, &ChatChunk{ID: s.id, Object: "chat.completion.chunk", Created: s.created,
-			Model: s.modelName, SystemFingerprint: s.sysFP, Choices: []ChunkChoice{}, Usage: &u})
+		s.queue = append(s.queue, &engine.ChatChunk{ID: s.id, Object: "chat.completion.chunk", Created: s.created,
+			Model: s.modelName, SystemFingerprint: s.sysFP, Choices: []engine.ChunkChoice{}, Usage: &u})
 	}
 	s.done = true
 }

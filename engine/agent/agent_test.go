@@ -1,4 +1,4 @@
-package engine
+package agent
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/hearth-dev/hearth/engine"
 )
 
 func TestOfferedName(t *testing.T) {
@@ -27,7 +29,7 @@ func TestOfferedName(t *testing.T) {
 	}
 	// Taken (by a caller tool): a hash suffix keeps it unique and valid.
 	got := offeredName("calc", "add", taken)
-	if got == "calc__add" || !strings.HasPrefix(got, "calc__add_") || !toolNameRE.MatchString(got) {
+	if got == "calc__add" || !strings.HasPrefix(got, "calc__add_") || !engine.ValidToolName(got) {
 		t.Fatalf("collision name %q", got)
 	}
 	// Two tools that sanitise alike both get valid, distinct names.
@@ -35,17 +37,17 @@ func TestOfferedName(t *testing.T) {
 	a := offeredName("s", "a.b", seen)
 	seen[a] = true
 	b := offeredName("s", "a/b", seen)
-	if a == b || !toolNameRE.MatchString(b) {
+	if a == b || !engine.ValidToolName(b) {
 		t.Fatalf("%q and %q", a, b)
 	}
 	// Long names are cut to 64 characters.
 	long := offeredName(strings.Repeat("s", 60), strings.Repeat("t", 60), map[string]bool{})
-	if len(long) != 64 || !toolNameRE.MatchString(long) {
+	if len(long) != 64 || !engine.ValidToolName(long) {
 		t.Fatalf("long name %q (%d)", long, len(long))
 	}
 	seen = map[string]bool{long: true}
 	long2 := offeredName(strings.Repeat("s", 60), strings.Repeat("t", 61), seen)
-	if len(long2) != 64 || long2 == long || !toolNameRE.MatchString(long2) {
+	if len(long2) != 64 || long2 == long || !engine.ValidToolName(long2) {
 		t.Fatalf("long collision %q", long2)
 	}
 }
@@ -55,7 +57,7 @@ func TestToolsNeedNoReasoning(t *testing.T) {
 		"openai:gpt-5.2": true, "openai:gpt-5.4-mini": true, "openai:gpt-5.5": true, "openai:gpt-5.6-terra": true,
 		"openai:gpt-5.1": false, "openai:gpt-5": false, "openai:gpt-4o": false, "openrouter:gpt-5.4": false,
 	} {
-		ref, _ := ParseModelID("model", model)
+		ref, _ := engine.ParseModelID("model", model)
 		if got := toolsNeedNoReasoning(ref); got != want {
 			t.Errorf("%s: %v, want %v", model, got, want)
 		}
@@ -65,15 +67,15 @@ func TestToolsNeedNoReasoning(t *testing.T) {
 // scriptModel streams prepared steps, one per call, and records requests.
 type scriptModel struct {
 	mu    sync.Mutex
-	steps [][]*ChatChunk
-	reqs  []*ChatRequest
+	steps [][]*engine.ChatChunk
+	reqs  []*engine.ChatRequest
 }
 
-func (m *scriptModel) Chat(context.Context, *ChatRequest) (*ChatResponse, error) {
+func (m *scriptModel) Chat(context.Context, *engine.ChatRequest) (*engine.ChatResponse, error) {
 	return nil, errors.New("not used")
 }
 
-func (m *scriptModel) ChatStream(_ context.Context, req *ChatRequest) (ChatStream, error) {
+func (m *scriptModel) ChatStream(_ context.Context, req *engine.ChatRequest) (engine.ChatStream, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.reqs = append(m.reqs, req)
@@ -82,9 +84,9 @@ func (m *scriptModel) ChatStream(_ context.Context, req *ChatRequest) (ChatStrea
 	return &chunks{list: s}, nil
 }
 
-type chunks struct{ list []*ChatChunk }
+type chunks struct{ list []*engine.ChatChunk }
 
-func (c *chunks) Recv() (*ChatChunk, error) {
+func (c *chunks) Recv() (*engine.ChatChunk, error) {
 	if len(c.list) == 0 {
 		return nil, io.EOF
 	}
@@ -96,16 +98,16 @@ func (c *chunks) Close() error { return nil }
 
 type stubSession struct{}
 
-func (stubSession) Tools(context.Context) ([]RemoteTool, error) {
-	return []RemoteTool{{Name: "add", InputSchema: json.RawMessage(`{"type":"object"}`)}}, nil
+func (stubSession) Tools(context.Context) ([]engine.RemoteTool, error) {
+	return []engine.RemoteTool{{Name: "add", InputSchema: json.RawMessage(`{"type":"object"}`)}}, nil
 }
-func (stubSession) Call(_ context.Context, name string, args json.RawMessage) (*RemoteToolResult, error) {
-	return &RemoteToolResult{Text: "3"}, nil
+func (stubSession) Call(_ context.Context, name string, args json.RawMessage) (*engine.RemoteToolResult, error) {
+	return &engine.RemoteToolResult{Text: "3"}, nil
 }
 func (stubSession) Close() error { return nil }
 
-func chunk(id string, d Delta, finish string, usage *Usage) *ChatChunk {
-	c := &ChatChunk{ID: id, Model: "m", Choices: []ChunkChoice{{Delta: d}}, Usage: usage}
+func chunk(id string, d engine.Delta, finish string, usage *engine.Usage) *engine.ChatChunk {
+	c := &engine.ChatChunk{ID: id, Model: "m", Choices: []engine.ChunkChoice{{Delta: d}}, Usage: usage}
 	if finish != "" {
 		c.Choices[0].FinishReason = &finish
 	}
@@ -115,26 +117,26 @@ func chunk(id string, d Delta, finish string, usage *Usage) *ChatChunk {
 func TestAgentStreamAcrossSteps(t *testing.T) {
 	zero := 0
 	pre, ans1, ans2 := "Let me add. ", "It is ", "3."
-	m := &scriptModel{steps: [][]*ChatChunk{
+	m := &scriptModel{steps: [][]*engine.ChatChunk{
 		{
-			chunk("up-1", Delta{Role: "assistant", Content: &pre}, "", nil),
-			chunk("up-1", Delta{ToolCalls: []ToolCall{{Index: &zero, ID: "c1", Type: "function", Function: FunctionCall{Name: "calc__add"}}}}, "", nil),
-			chunk("up-1", Delta{ToolCalls: []ToolCall{{Index: &zero, Function: FunctionCall{Arguments: `{"a":1,"b":2}`}}}}, "tool_calls", nil),
-			{ID: "up-1", Choices: []ChunkChoice{}, Usage: &Usage{PromptTokens: 5, CompletionTokens: 2, TotalTokens: 7}},
+			chunk("up-1", engine.Delta{Role: "assistant", Content: &pre}, "", nil),
+			chunk("up-1", engine.Delta{ToolCalls: []engine.ToolCall{{Index: &zero, ID: "c1", Type: "function", Function: engine.FunctionCall{Name: "calc__add"}}}}, "", nil),
+			chunk("up-1", engine.Delta{ToolCalls: []engine.ToolCall{{Index: &zero, Function: engine.FunctionCall{Arguments: `{"a":1,"b":2}`}}}}, "tool_calls", nil),
+			{ID: "up-1", Choices: []engine.ChunkChoice{}, Usage: &engine.Usage{PromptTokens: 5, CompletionTokens: 2, TotalTokens: 7}},
 		},
 		{
-			chunk("up-2", Delta{Role: "assistant", Content: &ans1}, "", nil),
-			chunk("up-2", Delta{Content: &ans2}, "stop", &Usage{PromptTokens: 9, CompletionTokens: 3, TotalTokens: 12}),
+			chunk("up-2", engine.Delta{Role: "assistant", Content: &ans1}, "", nil),
+			chunk("up-2", engine.Delta{Content: &ans2}, "stop", &engine.Usage{PromptTokens: 9, CompletionTokens: 3, TotalTokens: 12}),
 		},
 	}}
 	tb := &toolbox{byName: map[string]mcpTool{"calc__add": {server: "calc", name: "add", session: stubSession{}}}}
-	run := &agentRun{ref: ModelRef{Provider: "p", Model: "m"}, chat: &ChatRequest{Messages: []Message{{Role: "user", Content: TextContent("1+2?")}}}}
+	run := &agentRun{ref: engine.ModelRef{Provider: "p", Model: "m"}, chat: &engine.ChatRequest{Messages: []engine.Message{{Role: "user", Content: engine.TextContent("1+2?")}}}}
 	first, _ := m.ChatStream(context.Background(), run.chat)
 	s := newAgentStream(context.Background(), 10, m, run, tb, first)
 	defer s.Close(nil)
 	var text strings.Builder
 	var finishes []string
-	var usage *Usage
+	var usage *engine.Usage
 	for i := 0; ; i++ {
 		c, err := s.Recv()
 		if errors.Is(err, io.EOF) {
@@ -179,10 +181,10 @@ func TestAgentStreamAcrossSteps(t *testing.T) {
 
 func TestRunToolsRendersFailures(t *testing.T) {
 	tb := &toolbox{byName: map[string]mcpTool{"s__t": {server: "s", name: "t", session: failSession{}}}}
-	msgs, err := tb.runTools(context.Background(), []ToolCall{
-		{ID: "1", Function: FunctionCall{Name: "s__t", Arguments: `not json`}},
-		{ID: "2", Function: FunctionCall{Name: "s__t", Arguments: `{"x":1}`}},
-		{ID: "3", Function: FunctionCall{Name: "s__t", Arguments: ``}},
+	msgs, err := tb.runTools(context.Background(), []engine.ToolCall{
+		{ID: "1", Function: engine.FunctionCall{Name: "s__t", Arguments: `not json`}},
+		{ID: "2", Function: engine.FunctionCall{Name: "s__t", Arguments: `{"x":1}`}},
+		{ID: "3", Function: engine.FunctionCall{Name: "s__t", Arguments: ``}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -200,22 +202,22 @@ func TestRunToolsRendersFailures(t *testing.T) {
 
 type failSession struct{}
 
-func (failSession) Tools(context.Context) ([]RemoteTool, error) { return nil, nil }
-func (failSession) Call(_ context.Context, _ string, args json.RawMessage) (*RemoteToolResult, error) {
+func (failSession) Tools(context.Context) ([]engine.RemoteTool, error) { return nil, nil }
+func (failSession) Call(_ context.Context, _ string, args json.RawMessage) (*engine.RemoteToolResult, error) {
 	if string(args) == "{}" {
-		return &RemoteToolResult{IsError: true}, nil
+		return &engine.RemoteToolResult{IsError: true}, nil
 	}
 	return nil, errors.New("connection reset")
 }
 func (failSession) Close() error { return nil }
 
 func TestAgentStreamEmptyUpstream(t *testing.T) {
-	m := &scriptModel{steps: [][]*ChatChunk{{}}}
-	run := &agentRun{ref: ModelRef{Provider: "p", Model: "m"}, chat: &ChatRequest{}}
+	m := &scriptModel{steps: [][]*engine.ChatChunk{{}}}
+	run := &agentRun{ref: engine.ModelRef{Provider: "p", Model: "m"}, chat: &engine.ChatRequest{}}
 	first, _ := m.ChatStream(context.Background(), run.chat)
 	s := newAgentStream(context.Background(), 10, m, run, &toolbox{}, first)
 	defer s.Close(nil)
-	var got []*ChatChunk
+	var got []*engine.ChatChunk
 	for {
 		c, err := s.Recv()
 		if errors.Is(err, io.EOF) {

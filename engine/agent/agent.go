@@ -1,10 +1,16 @@
-package engine
+// Package agent runs agent requests (POST /v1/agent/run): one model call
+// with every parameter in the request, optionally looping over the tools of
+// MCP servers reached through engine.ToolServers (providers/mcp). It
+// stores nothing.
+package agent
 
 import (
 	"context"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/hearth-dev/hearth/engine"
 )
 
 // DefaultAgentMaxSteps bounds the model calls of one agent run that uses
@@ -16,10 +22,10 @@ const DefaultAgentMaxSteps = 10
 
 // AgentOptions configure the agent service.
 type AgentOptions struct {
-	Providers Providers
-	Keysets   *Keysets
+	Providers engine.Providers
+	Keysets   *engine.Keysets
 	// Tools connects to MCP servers; nil refuses runs with mcp_servers.
-	Tools ToolServers
+	Tools engine.ToolServers
 	// MaxSteps overrides DefaultAgentMaxSteps when > 0.
 	MaxSteps int
 }
@@ -27,9 +33,9 @@ type AgentOptions struct {
 // Agent runs POST /v1/agent/run: one LLM call with every parameter in the
 // request, optionally looping over MCP tool calls. It stores nothing.
 type Agent struct {
-	providers Providers
-	keysets   *Keysets
-	tools     ToolServers
+	providers engine.Providers
+	keysets   *engine.Keysets
+	tools     engine.ToolServers
 	maxSteps  int
 }
 
@@ -46,7 +52,7 @@ func NewAgent(o AgentOptions) *Agent {
 type AgentResult struct {
 	// Output is the answer text; nil when the model called a caller-defined tool.
 	Output   *string
-	Response *ChatResponse
+	Response *engine.ChatResponse
 	Stream   *AgentStream
 }
 
@@ -60,7 +66,7 @@ func (a *Agent) Run(ctx context.Context, owner, requestKey string, req *AgentRun
 		return nil, err
 	}
 	if a.providers == nil {
-		return nil, Errorf(CodeUnavailable, "no model providers are configured")
+		return nil, engine.Errorf(engine.CodeUnavailable, "no model providers are configured")
 	}
 	model, err := a.providers.ChatModel(run.ref)
 	if err != nil {
@@ -80,9 +86,9 @@ func (a *Agent) Run(ctx context.Context, owner, requestKey string, req *AgentRun
 	if err != nil {
 		return nil, err
 	}
-	if tc := run.chat.ToolChoice; tc != nil && tc.Function != "" && !hasToolNamed(run.chat.Tools, tc.Function) && !tb.isMCP(tc.Function) {
+	if tc := run.chat.ToolChoice; tc != nil && tc.Function != "" && !engine.HasToolNamed(run.chat.Tools, tc.Function) && !tb.isMCP(tc.Function) {
 		tb.close()
-		return nil, FieldError("tool_choice", "names function %q, which is not among the tools offered", tc.Function)
+		return nil, engine.FieldError("tool_choice", "names function %q, which is not among the tools offered", tc.Function)
 	}
 	run.chat.Tools = append(run.chat.Tools, tb.tools...)
 	if len(run.chat.Tools) > 0 && toolsNeedNoReasoning(run.ref) {
@@ -101,12 +107,12 @@ func (a *Agent) Run(ctx context.Context, owner, requestKey string, req *AgentRun
 	if err != nil {
 		return nil, err
 	}
-	normalizeResponse(resp, run.ref, time.Now())
+	engine.NormalizeResponse(resp, run.ref, time.Now())
 	return &AgentResult{Output: outputOf(resp), Response: resp}, nil
 }
 
 // outputOf is the answer text, or nil when the model called tools.
-func outputOf(resp *ChatResponse) *string {
+func outputOf(resp *engine.ChatResponse) *string {
 	if len(resp.Choices) == 0 {
 		empty := ""
 		return &empty
@@ -125,8 +131,8 @@ func outputOf(resp *ChatResponse) *string {
 // loop is the non-stream MCP loop: call the model, run the MCP tools it
 // asks for, feed the results back, until it answers, calls a caller-defined
 // tool, or the step limit is reached. Usage is summed over all steps.
-func (a *Agent) loop(ctx context.Context, model ChatModel, chat *ChatRequest, tb *toolbox) (*ChatResponse, error) {
-	var usage Usage
+func (a *Agent) loop(ctx context.Context, model engine.ChatModel, chat *engine.ChatRequest, tb *toolbox) (*engine.ChatResponse, error) {
+	var usage engine.Usage
 	for step := 1; ; step++ {
 		resp, err := model.Chat(ctx, chat)
 		if err != nil {
@@ -160,11 +166,11 @@ func (a *Agent) loop(ctx context.Context, model ChatModel, chat *ChatRequest, tb
 }
 
 func stepLimitError(n int) error {
-	return Errorf(CodeUpstream, "the agent stopped after %d model steps: the model kept calling MCP tools without giving an answer", n)
+	return engine.Errorf(engine.CodeUpstream, "the agent stopped after %d model steps: the model kept calling MCP tools without giving an answer", n)
 }
 
 // split separates calls to MCP tools from calls to caller-defined tools.
-func (tb *toolbox) split(calls []ToolCall) (mcp, caller []ToolCall) {
+func (tb *toolbox) split(calls []engine.ToolCall) (mcp, caller []engine.ToolCall) {
 	for _, c := range calls {
 		if tb.isMCP(c.Function.Name) {
 			mcp = append(mcp, c)
@@ -177,7 +183,7 @@ func (tb *toolbox) split(calls []ToolCall) (mcp, caller []ToolCall) {
 
 // fillCallIDs gives calls without an id (some providers omit them) one,
 // so tool results can refer to them.
-func fillCallIDs(calls []ToolCall, step int) {
+func fillCallIDs(calls []engine.ToolCall, step int) {
 	for i := range calls {
 		calls[i].Index = nil
 		if calls[i].ID == "" {
@@ -193,36 +199,36 @@ func fillCallIDs(calls []ToolCall, step int) {
 // assistant's tool calls and their results. A tool_choice that forces a
 // tool ("required" or a named function) is relaxed to "auto" after the
 // first round, or the model could never answer.
-func nextStep(chat *ChatRequest, content *string, calls []ToolCall, results []Message) *ChatRequest {
+func nextStep(chat *engine.ChatRequest, content *string, calls []engine.ToolCall, results []engine.Message) *engine.ChatRequest {
 	next := *chat
-	next.Messages = make([]Message, 0, len(chat.Messages)+1+len(results))
+	next.Messages = make([]engine.Message, 0, len(chat.Messages)+1+len(results))
 	next.Messages = append(next.Messages, chat.Messages...)
-	am := Message{Role: "assistant", ToolCalls: calls}
+	am := engine.Message{Role: "assistant", ToolCalls: calls}
 	if content != nil && *content != "" {
-		am.Content = TextContent(*content)
+		am.Content = engine.TextContent(*content)
 	}
 	next.Messages = append(next.Messages, am)
 	next.Messages = append(next.Messages, results...)
 	if tc := chat.ToolChoice; tc != nil && (tc.Function != "" || tc.Mode == "required") {
-		next.ToolChoice = &ToolChoice{Mode: "auto"}
+		next.ToolChoice = &engine.ToolChoice{Mode: "auto"}
 	}
 	return &next
 }
 
-func addUsage(sum *Usage, u Usage) {
+func addUsage(sum *engine.Usage, u engine.Usage) {
 	sum.PromptTokens += u.PromptTokens
 	sum.CompletionTokens += u.CompletionTokens
 	sum.TotalTokens += u.TotalTokens
 	if u.PromptTokensDetails != nil {
 		if sum.PromptTokensDetails == nil {
-			sum.PromptTokensDetails = &PromptTokensDetails{}
+			sum.PromptTokensDetails = &engine.PromptTokensDetails{}
 		}
 		sum.PromptTokensDetails.CachedTokens += u.PromptTokensDetails.CachedTokens
 		sum.PromptTokensDetails.AudioTokens += u.PromptTokensDetails.AudioTokens
 	}
 	if u.CompletionTokensDetails != nil {
 		if sum.CompletionTokensDetails == nil {
-			sum.CompletionTokensDetails = &CompletionTokensDetails{}
+			sum.CompletionTokensDetails = &engine.CompletionTokensDetails{}
 		}
 		d := sum.CompletionTokensDetails
 		d.ReasoningTokens += u.CompletionTokensDetails.ReasoningTokens

@@ -1,4 +1,4 @@
-package engine
+package agent
 
 import (
 	"context"
@@ -8,93 +8,22 @@ import (
 	"hash/fnv"
 	"strings"
 	"sync"
+
+	"github.com/hearth-dev/hearth/engine"
 )
-
-// MCPServer is one entry of an agent run's mcp_servers. The authorization
-// token is sent to the server as a bearer token; it is never stored or
-// logged (String and LogValue hide it).
-type MCPServer struct {
-	Name               string            `json:"name"`
-	Type               string            `json:"type"`
-	URL                string            `json:"url"`
-	AuthorizationToken string            `json:"authorization_token"`
-	ToolConfiguration  *MCPToolConfig    `json:"tool_configuration"`
-	CustomHeaders      map[string]string `json:"custom_headers"`
-}
-
-// MCPToolConfig restricts which tools of a server are offered. A nil
-// AllowedTools offers all of them; an empty list offers none. Enabled false
-// skips the server entirely.
-type MCPToolConfig struct {
-	AllowedTools []string `json:"allowed_tools"`
-	Enabled      *bool    `json:"enabled"`
-}
-
-// String names the server without its secrets.
-func (s MCPServer) String() string { return fmt.Sprintf("MCP server %q (%s)", s.Name, s.URL) }
-
-// enabled reports whether the server takes part in the run.
-func (s MCPServer) enabled() bool {
-	return s.ToolConfiguration == nil || s.ToolConfiguration.Enabled == nil || *s.ToolConfiguration.Enabled
-}
-
-// allows reports whether the tool configuration lets tool be offered.
-func (s MCPServer) allows(tool string) bool {
-	if s.ToolConfiguration == nil || s.ToolConfiguration.AllowedTools == nil {
-		return true
-	}
-	for _, t := range s.ToolConfiguration.AllowedTools {
-		if t == tool {
-			return true
-		}
-	}
-	return false
-}
-
-// ToolServers connects to MCP servers for agent runs. The adapter
-// (providers/mcp) owns the transport, the outbound address policy and the
-// timeouts; it reports a server that cannot be reached as an *Error that
-// names it.
-type ToolServers interface {
-	Connect(ctx context.Context, server MCPServer) (ToolSession, error)
-}
-
-// ToolSession is an open connection to one MCP server, valid for one run.
-type ToolSession interface {
-	// Tools lists the server's tools.
-	Tools(ctx context.Context) ([]RemoteTool, error)
-	// Call runs a tool. A tool that fails reports IsError in the result;
-	// an error return means the call itself failed (transport, timeout).
-	Call(ctx context.Context, name string, args json.RawMessage) (*RemoteToolResult, error)
-	Close() error
-}
-
-// RemoteTool is a tool an MCP server offers.
-type RemoteTool struct {
-	Name        string
-	Description string
-	// InputSchema is the JSON Schema of the arguments (an object), or nil.
-	InputSchema json.RawMessage
-}
-
-// RemoteToolResult is the outcome of a remote tool call, as text for the model.
-type RemoteToolResult struct {
-	Text    string
-	IsError bool
-}
 
 // mcpTool is one MCP tool offered to the model under a collision-proof name.
 type mcpTool struct {
 	server  string
 	name    string // the tool's own name on its server
-	session ToolSession
+	session engine.ToolSession
 }
 
 // toolbox holds the open MCP sessions of a run and the offered-name map.
 type toolbox struct {
-	sessions []ToolSession
+	sessions []engine.ToolSession
 	byName   map[string]mcpTool
-	tools    []Tool
+	tools    []engine.Tool
 }
 
 func (tb *toolbox) close() {
@@ -118,11 +47,11 @@ func (tb *toolbox) isMCP(name string) bool {
 // openToolbox connects to every enabled server, lists its tools and keeps
 // the allowed ones, named so that they cannot collide with each other or
 // with the caller's tools. On error every opened session is closed.
-func openToolbox(ctx context.Context, ts ToolServers, servers []MCPServer, callerTools []Tool) (*toolbox, error) {
+func openToolbox(ctx context.Context, ts engine.ToolServers, servers []engine.MCPServer, callerTools []engine.Tool) (*toolbox, error) {
 	tb := &toolbox{byName: map[string]mcpTool{}}
-	var active []MCPServer
+	var active []engine.MCPServer
 	for _, s := range servers {
-		if s.enabled() {
+		if s.Enabled() {
 			active = append(active, s)
 		}
 	}
@@ -130,16 +59,16 @@ func openToolbox(ctx context.Context, ts ToolServers, servers []MCPServer, calle
 		return tb, nil
 	}
 	if ts == nil {
-		return nil, FieldError("mcp_servers", "MCP servers are not available on this server")
+		return nil, engine.FieldError("mcp_servers", "MCP servers are not available on this server")
 	}
 	taken := map[string]bool{}
 	for _, t := range callerTools {
 		taken[t.Function.Name] = true
 	}
 	type listed struct {
-		server  MCPServer
-		session ToolSession
-		tools   []RemoteTool
+		server  engine.MCPServer
+		session engine.ToolSession
+		tools   []engine.RemoteTool
 		err     error
 	}
 	results := make([]listed, len(active))
@@ -176,17 +105,17 @@ func openToolbox(ctx context.Context, ts ToolServers, servers []MCPServer, calle
 	}
 	for _, r := range results {
 		for _, t := range r.tools {
-			if !r.server.allows(t.Name) {
+			if !r.server.Allows(t.Name) {
 				continue
 			}
 			name := offeredName(r.server.Name, t.Name, taken)
 			taken[name] = true
 			tb.byName[name] = mcpTool{server: r.server.Name, name: t.Name, session: r.session}
 			params := t.InputSchema
-			if isNull(params) || jsonKind(params) != "object" {
+			if isNull(params) || engine.JSONKind(params) != "object" {
 				params = json.RawMessage(`{"type":"object","properties":{}}`)
 			}
-			tb.tools = append(tb.tools, Tool{Type: "function", Function: ToolFunction{
+			tb.tools = append(tb.tools, engine.Tool{Type: "function", Function: engine.ToolFunction{
 				Name: name, Description: t.Description, Parameters: params}})
 		}
 	}
@@ -195,12 +124,12 @@ func openToolbox(ctx context.Context, ts ToolServers, servers []MCPServer, calle
 
 // mcpError keeps an *Error from the adapter (it already names the server)
 // and wraps anything else as an upstream error naming the server.
-func mcpError(s MCPServer, doing string, err error) error {
-	var e *Error
+func mcpError(s engine.MCPServer, doing string, err error) error {
+	var e *engine.Error
 	if errors.As(err, &e) {
 		return err
 	}
-	return Wrap(err, CodeUpstream, "MCP server %q failed while %s", s.Name, doing)
+	return engine.Wrap(err, engine.CodeUpstream, "MCP server %q failed while %s", s.Name, doing)
 }
 
 // offeredName is "<server>__<tool>" reduced to the characters and length
@@ -251,8 +180,8 @@ const maxParallelToolCalls = 4
 // maxParallelToolCalls at a time, and returns one tool message per call in
 // call order. Failures reach the model as tool results, not as errors:
 // only a cancelled run stops here.
-func (tb *toolbox) runTools(ctx context.Context, calls []ToolCall) ([]Message, error) {
-	out := make([]Message, len(calls))
+func (tb *toolbox) runTools(ctx context.Context, calls []engine.ToolCall) ([]engine.Message, error) {
+	out := make([]engine.Message, len(calls))
 	sem := make(chan struct{}, maxParallelToolCalls)
 	var wg sync.WaitGroup
 	for i, c := range calls {
@@ -260,31 +189,31 @@ func (tb *toolbox) runTools(ctx context.Context, calls []ToolCall) ([]Message, e
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			out[i] = Message{Role: "tool", ToolCallID: c.ID, Name: c.Function.Name,
-				Content: TextContent(tb.callOne(ctx, c))}
+			out[i] = engine.Message{Role: "tool", ToolCallID: c.ID, Name: c.Function.Name,
+				Content: engine.TextContent(tb.callOne(ctx, c))}
 		}()
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return nil, Wrap(err, CodeUpstreamTimeout, "agent run cancelled while calling MCP tools")
+		return nil, engine.Wrap(err, engine.CodeUpstreamTimeout, "agent run cancelled while calling MCP tools")
 	}
 	return out, nil
 }
 
 // callOne runs one call and renders its outcome as text for the model.
-func (tb *toolbox) callOne(ctx context.Context, c ToolCall) string {
+func (tb *toolbox) callOne(ctx context.Context, c engine.ToolCall) string {
 	t := tb.byName[c.Function.Name]
 	args := json.RawMessage(strings.TrimSpace(c.Function.Arguments))
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	if !json.Valid(args) || jsonKind(args) != "object" {
+	if !json.Valid(args) || engine.JSONKind(args) != "object" {
 		return fmt.Sprintf("Error: the arguments for tool %s are not a JSON object.", c.Function.Name)
 	}
 	res, err := t.session.Call(ctx, t.name, args)
 	if err != nil {
 		msg := err.Error()
-		var e *Error
+		var e *engine.Error
 		if errors.As(err, &e) {
 			msg = e.Message
 		}

@@ -1,0 +1,206 @@
+// Package app is Hearth's composition root. New opens the store, builds
+// every engine service and adapter over it and the HTTP server in front of
+// them; main.go and the test harness (server/servertest) both build the
+// application through it, so production and tests run the same wiring.
+// Tests change parts of it only through Config.Overrides.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"github.com/hearth-dev/hearth/blob"
+	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/memory"
+	"github.com/hearth-dev/hearth/engine/parse/sandbox"
+	"github.com/hearth-dev/hearth/index"
+	"github.com/hearth-dev/hearth/providers"
+	"github.com/hearth-dev/hearth/providers/crawl"
+	"github.com/hearth-dev/hearth/providers/netguard"
+	"github.com/hearth-dev/hearth/server"
+	"github.com/hearth-dev/hearth/server/metrics"
+)
+
+// Config is everything the application is built from. main.go fills it
+// from flags, environment and config file; servertest from its options.
+type Config struct {
+	// Data is the data directory: the store and the keyword indexes.
+	Data    string
+	Version string
+	Logger  *slog.Logger
+	// Secret encrypts stored provider keys (at least 32 bytes);
+	// UploadSecret signs upload URLs (at least 32 bytes).
+	Secret       []byte
+	UploadSecret []byte
+	// AdminLogin and AdminKey create the first user of an empty data dir
+	// (an empty AdminKey generates one, reported in App.FirstKey).
+	AdminLogin string
+	AdminKey   string
+	// HTTP holds the HTTP server's settings.
+	HTTP server.Config
+	// Providers configures the LLM, image, search and crawl upstreams.
+	Providers providers.Config
+	// Outbound guards calls to user-supplied URLs (MCP servers, crawls).
+	Outbound netguard.Policy
+	// Memory holds the memory engine's settings; New fills in its
+	// dependencies (store, index, providers, parser, metrics, quotas).
+	Memory memory.Config
+	// Index holds the HNSW and keyword index settings.
+	Index index.Options
+	// Parser bounds the sandboxed document parser.
+	Parser sandbox.Config
+	// QuotaMaxDocuments and QuotaMaxBytes bound each owner's stored
+	// documents (0 = no limit).
+	QuotaMaxDocuments int64
+	QuotaMaxBytes     int64
+	// AgentMaxSteps bounds the model calls of one agent run (0 = default).
+	AgentMaxSteps int
+	// Base URLs of the web search and crawl services; empty means the
+	// service's public API.
+	ExaBaseURL       string
+	SpiderBaseURL    string
+	FirecrawlBaseURL string
+	// CrawlLimits bound the built-in crawler (zero fields: its defaults).
+	CrawlLimits crawl.Limits
+	// FirecrawlPoll is the Firecrawl status poll interval (0 = its default).
+	FirecrawlPoll time.Duration
+	// Overrides replace parts of the application in tests.
+	Overrides Overrides
+}
+
+// Overrides are the test hooks of New. Production leaves them empty.
+type Overrides struct {
+	// Providers, when set, replaces the provider registry built from
+	// Config.Providers (it receives that registry). The result is
+	// instrumented with metrics like the registry would be.
+	Providers func(registry engine.Providers) engine.Providers
+	// Memory adjusts the memory engine's config (workers, retry delays,
+	// clock) just before the engine is built.
+	Memory []func(*memory.Config)
+	// Services run after every service is built and before the HTTP
+	// server is; each may replace services in App.Deps.
+	Services []func(*App)
+}
+
+// Store is what the application needs of its store: the engine's
+// interface plus a consistent backup.
+type Store interface {
+	engine.Store
+	Backup(ctx context.Context, w io.Writer) error
+}
+
+// ImageTimeout bounds one image generation call, fetches included.
+const ImageTimeout = 60 * time.Second
+
+// App is the built application. Close releases it; the HTTP server does
+// not listen until Server.Open (tests serve Server.Handler instead).
+type App struct {
+	// Deps are the services the HTTP server serves.
+	Deps    server.Deps
+	Server  *server.Server
+	Store   Store
+	Metrics *metrics.Metrics
+	Index   *index.Manager
+	Memory  *memory.Service
+	RunLog  *engine.RunLog
+	Quotas  *engine.Quotas
+	// FirstKey is the generated API key of the first user when this start
+	// created it without Config.AdminKey ("" otherwise); Created reports
+	// whether the first user was created.
+	FirstKey string
+	Created  bool
+
+	log   *slog.Logger
+	built []string
+}
+
+// openStore opens the store the application keeps its records and blobs
+// in. It is the one place a store is chosen: cluster mode (several nodes
+// sharing one database) opens its shared store here instead, and
+// everything New builds over it is per node (the search index is a local
+// replica; rate limiters and caches live in this process).
+func openStore(cfg Config) (Store, error) {
+	store := blob.New(blob.Options{Dir: cfg.Data, Logger: cfg.Logger})
+	if err := store.Open(); err != nil {
+		return nil, err
+	}
+	return store, nil
+}
+
+// New opens the store and builds the application over it. On error
+// everything opened so far is closed again.
+func New(cfg Config) (*App, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	store, err := openStore(cfg)
+	if err != nil {
+		return nil, err
+	}
+	a := &App{Store: store, log: cfg.Logger}
+	if err := a.build(cfg); err != nil {
+		return nil, errors.Join(err, a.Close(context.Background()))
+	}
+	return a, nil
+}
+
+// build wires the services over the open store, in dependency order.
+func (a *App) build(cfg Config) error {
+	ctx := context.Background()
+	if err := engine.CheckDataFormat(ctx, a.Store, cfg.Version); err != nil {
+		return err
+	}
+	accounts := engine.NewAccounts(a.Store)
+	created, key, err := accounts.Bootstrap(ctx, cfg.AdminLogin, cfg.AdminKey)
+	if err != nil {
+		return fmt.Errorf("create first user: %w", err)
+	}
+	a.Created, a.FirstKey = created, key
+	a.Metrics = metrics.New(cfg.Version)
+	a.Quotas = engine.NewQuotas(a.Store, cfg.QuotaMaxDocuments, cfg.QuotaMaxBytes)
+	d := &a.Deps
+	d.Store, d.Accounts, d.Backup, d.Metrics = a.Store, accounts, a.Store.Backup, a.Metrics
+	if err := a.buildProviders(cfg); err != nil {
+		return err
+	}
+	if err := a.buildMemory(ctx, cfg); err != nil {
+		return err
+	}
+	a.buildRuns()
+	if err := a.buildTools(cfg); err != nil {
+		return err
+	}
+	for _, f := range cfg.Overrides.Services {
+		f(a)
+	}
+	a.Server, err = server.New(cfg.HTTP, a.Deps)
+	return err
+}
+
+// Close drains the HTTP server, stops the ingestion workers, then closes
+// the index (which snapshots its graphs), the run log and the store.
+func (a *App) Close(ctx context.Context) error {
+	var errs []error
+	if a.Server != nil {
+		errs = append(errs, a.Server.Close(ctx))
+	}
+	if a.Memory != nil {
+		errs = append(errs, a.Memory.Close())
+	}
+	if a.Index != nil {
+		errs = append(errs, a.Index.Close())
+	}
+	if a.RunLog != nil {
+		errs = append(errs, a.RunLog.Close())
+	}
+	errs = append(errs, a.Store.Close())
+	return errors.Join(errs...)
+}
+
+// keywordDir is where the keyword indexes live inside the data dir.
+func keywordDir(data string) string { return filepath.Join(data, "bleve") }

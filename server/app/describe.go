@@ -1,0 +1,39 @@
+package app
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+)
+
+// note records one fact about how the application was wired.
+func (a *App) note(s string) { a.built = append(a.built, s) }
+
+// Describe lists what the application was built from, one line per
+// service: each field of Deps with its concrete type (or "missing"), then
+// the wiring facts New recorded. Two applications built the same way have
+// the same description; a test compares main.go's with servertest's.
+func (a *App) Describe() []string {
+	var out []string
+	v := reflect.ValueOf(a.Deps)
+	for i := range v.NumField() {
+		f, name := v.Field(i), v.Type().Field(i).Name
+		if f.IsZero() {
+			out = append(out, name+": missing")
+			continue
+		}
+		t := f.Type()
+		if f.Kind() == reflect.Interface {
+			t = f.Elem().Type()
+		}
+		out = append(out, fmt.Sprintf("%s: %s", name, t))
+	}
+	out = append(out, a.built...)
+	for name, p := range map[string]any{"Index": a.Index, "RunLog": a.RunLog, "Quotas": a.Quotas, "Metrics": a.Metrics} {
+		if reflect.ValueOf(p).IsNil() {
+			out = append(out, name+": missing")
+		}
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,119 @@
+package app
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/agent"
+	"github.com/hearth-dev/hearth/engine/memory"
+	"github.com/hearth-dev/hearth/engine/parse/sandbox"
+	"github.com/hearth-dev/hearth/index"
+	"github.com/hearth-dev/hearth/providers"
+	"github.com/hearth-dev/hearth/providers/crawl"
+	"github.com/hearth-dev/hearth/providers/images"
+	"github.com/hearth-dev/hearth/providers/mcp"
+	"github.com/hearth-dev/hearth/providers/search"
+)
+
+// buildProviders builds the provider registry (or its test override), the
+// instrumented view every service calls, and the keysets over it.
+func (a *App) buildProviders(cfg Config) error {
+	registry, err := providers.New(cfg.Providers)
+	if err != nil {
+		return err
+	}
+	var provs engine.Providers = registry
+	if cfg.Overrides.Providers != nil {
+		provs = cfg.Overrides.Providers(registry)
+		a.note("providers: overridden")
+	}
+	keysets, err := engine.NewKeysets(a.Store, provs, cfg.Secret)
+	if err != nil {
+		return err
+	}
+	a.Deps.Providers, a.Deps.Keysets = engine.InstrumentProviders(provs, a.Metrics), keysets
+	a.note("providers: instrumented")
+	return nil
+}
+
+// buildMemory opens the search index and the memory engine (its ingestion
+// workers start here) and registers the engine as the index's chunk source.
+func (a *App) buildMemory(ctx context.Context, cfg Config) error {
+	d := &a.Deps
+	iopts := cfg.Index
+	iopts.Logger = cfg.Logger
+	a.Index = index.NewManager(a.Store, keywordDir(cfg.Data), iopts)
+	if err := a.Index.Open(ctx); err != nil {
+		return err
+	}
+	pcfg := cfg.Parser
+	pcfg.Logger = cfg.Logger
+	parser, err := sandbox.New(pcfg)
+	if err != nil {
+		return err
+	}
+	mcfg := cfg.Memory
+	mcfg.Store, mcfg.Index, mcfg.Providers, mcfg.Keysets = a.Store, a.Index, d.Providers, d.Keysets
+	mcfg.UploadSecret, mcfg.BaseURL = cfg.UploadSecret, cfg.HTTP.PublicURL
+	mcfg.Logger, mcfg.Parse, mcfg.Metrics, mcfg.Quotas = cfg.Logger, parser.Parse, a.Metrics, a.Quotas
+	for _, f := range cfg.Overrides.Memory {
+		f(&mcfg)
+	}
+	mem, err := memory.New(mcfg)
+	if err != nil {
+		return err
+	}
+	a.Index.SetChunkSource(mem)
+	if err := mem.Open(ctx); err != nil {
+		return err
+	}
+	a.Memory, d.Memory = mem, mem
+	a.Metrics.WatchIndex(a.Index.Sizes)
+	a.Metrics.WatchIngestQueue(mem.QueueDepth)
+	a.note("memory: sandboxed parser, metrics, quotas, index chunk source")
+	return nil
+}
+
+// buildRuns builds the pipe, thread, run and trace services; the Runner
+// records every run in the run log.
+func (a *App) buildRuns() {
+	d := &a.Deps
+	d.Pipes = engine.NewPipes(engine.PipesConfig{Store: a.Store, Accounts: d.Accounts, Keysets: d.Keysets,
+		Providers: d.Providers, Memories: d.Memory})
+	d.Threads = engine.NewThreads(a.Store)
+	a.RunLog = engine.NewRunLog(a.Store, d.Providers, a.log)
+	d.Runner = engine.NewRunner(engine.RunnerConfig{Pipes: d.Pipes, Threads: d.Threads, Keysets: d.Keysets,
+		Providers: d.Providers, Memories: d.Memory, Retriever: d.Memory, RunLog: a.RunLog, Logger: a.log})
+	d.Traces = engine.NewTraces(a.Store)
+	a.note("runner: run log")
+	a.note("traces")
+}
+
+// buildTools builds the image, web search, crawl and agent services, each
+// instrumented with metrics.
+func (a *App) buildTools(cfg Config) error {
+	d := &a.Deps
+	imageModels, err := images.New(cfg.Providers, cfg.Outbound.Client(ImageTimeout, 5))
+	if err != nil {
+		return err
+	}
+	d.Images = engine.NewImages(engine.InstrumentImages(imageModels, a.Metrics), d.Keysets)
+	a.note(fmt.Sprintf("images: instrumented, timeout %s", ImageTimeout))
+	fc := crawl.NewFirecrawl(cfg.FirecrawlBaseURL, cfg.Providers)
+	if cfg.FirecrawlPoll > 0 {
+		fc.PollInterval = cfg.FirecrawlPoll
+	}
+	d.Tools = engine.NewTools(
+		engine.InstrumentSearchers(map[string]engine.WebSearcher{"exa": search.NewExa(cfg.ExaBaseURL, cfg.Providers)}, a.Metrics),
+		engine.InstrumentCrawlers(map[string]engine.Crawler{
+			"spider":    crawl.NewSpider(cfg.SpiderBaseURL, cfg.Providers),
+			"firecrawl": fc,
+			"hearth":    crawl.NewBuiltin(cfg.Outbound, cfg.CrawlLimits, a.log),
+		}, a.Metrics))
+	a.note("tools: search exa, crawl firecrawl hearth spider, instrumented")
+	mcpTools := engine.InstrumentToolServers(mcp.New(mcp.Config{Policy: cfg.Outbound, Version: cfg.Version}), a.Metrics)
+	d.Agent = agent.NewAgent(agent.AgentOptions{Providers: d.Providers, Keysets: d.Keysets, MaxSteps: cfg.AgentMaxSteps, Tools: mcpTools})
+	a.note("agent: MCP tools, instrumented")
+	return nil
+}
