@@ -132,7 +132,7 @@ func xlsxSharedBomb(t testing.TB, strLen, cells int) []byte {
 	}
 	sheet.WriteString(`</sheetData></worksheet>`)
 	return buildXLSX(t, map[string]string{
-		"xl/sharedStrings.xml":    `<sst><si><t>` + strings.Repeat("A", strLen) + `</t></si></sst>`,
+		"xl/sharedStrings.xml":     `<sst><si><t>` + strings.Repeat("A", strLen) + `</t></si></sst>`,
 		"xl/worksheets/sheet1.xml": sheet.String(),
 	})
 }
@@ -182,7 +182,7 @@ func TestXLSXBombs(t *testing.T) {
 	})
 	t.Run("many empty shared strings", func(t *testing.T) {
 		data := buildXLSX(t, map[string]string{
-			"xl/sharedStrings.xml":    "<sst>" + strings.Repeat("<si/>", 100_000) + "</sst>",
+			"xl/sharedStrings.xml":     "<sst>" + strings.Repeat("<si/>", 100_000) + "</sst>",
 			"xl/worksheets/sheet1.xml": `<worksheet><sheetData/></worksheet>`,
 		})
 		_, err := ParseWith(TypeXLSX, "bomb.xlsx", data, Options{MaxOutput: 1 << 20})
