@@ -156,7 +156,8 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 		a.close(ctx)
 		return nil, err
 	}
-	parser, err := sandbox.New(sandbox.Config{Timeout: cfg.parseTimeout(), MemoryLimit: cfg.ParseMemoryLimit, Logger: log})
+	parser, err := sandbox.New(sandbox.Config{Timeout: cfg.parseTimeout(), MemoryLimit: cfg.ParseMemoryLimit,
+		MaxOutput: int(cfg.ParseMaxOutput), Logger: log})
 	if err != nil {
 		a.close(ctx)
 		return nil, err
