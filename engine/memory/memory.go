@@ -273,7 +273,7 @@ func (s *Service) Create(ctx context.Context, owner string, req CreateRequest) (
 	overlap := chunk.MemoryDefaultOverlap
 	if req.ChunkOverlap != nil {
 		overlap = *req.ChunkOverlap
-	} else if overlap >= size {
+	} else if overlap > chunk.MaxOverlap(size) {
 		overlap = size / 4
 	}
 	if err := chunk.MemoryLimits().Validate(size, overlap, "chunk_size", "chunk_overlap"); err != nil {
