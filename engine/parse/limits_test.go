@@ -115,6 +115,9 @@ func TestOutputLimit(t *testing.T) {
 			if text != "" {
 				t.Fatalf("text returned with the error")
 			}
+			if raceEnabled && tc.ct == TypeMarkdown {
+				return // regexp's pooled matchers are dropped (race_on_test.go)
+			}
 			if limit := uint64(8*max + 8*len(tc.data)); alloc > limit {
 				t.Fatalf("allocated %d bytes, more than %d", alloc, limit)
 			}
