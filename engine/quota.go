@@ -60,8 +60,9 @@ func (q *Quotas) CheckUpload(ctx context.Context, owner string, addBytes int64) 
 }
 
 // CheckBytes refuses, with USAGE_EXCEEDED, addBytes more bytes (an upload
-// that replaces a document, so the document count does not grow); with
-// addBytes 0 it refuses when the owner is already at the byte limit.
+// that replaces a document, so the document count does not grow, or the
+// chunks of a document about to be indexed); with addBytes 0 it refuses
+// when the owner is already at the byte limit.
 func (q *Quotas) CheckBytes(ctx context.Context, owner string, addBytes int64) error {
 	if q == nil || q.maxBytes <= 0 {
 		return nil

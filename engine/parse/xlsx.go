@@ -24,8 +24,10 @@ import (
 // What is left unbounded by the limit is bounded by constants: the XML
 // inflated from the whole workbook (xlsxMaxXML), the bytes of one text
 // token (xlsxMaxToken, far above Excel's 32,767 characters per cell) and
-// the element depth. The server also parses xlsx in the parser child
-// process (package sandbox), under its memory limit and timeout.
+// the element depth. Comments and CDATA sections may hold '<' and so are
+// bounded by xlsxMaxXML only; that is one reason the server parses xlsx in
+// the parser child process (package sandbox), under its memory limit and
+// timeout.
 const (
 	xlsxMaxXML   = 256 << 20
 	xlsxMaxToken = 1 << 20
