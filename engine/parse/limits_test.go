@@ -194,6 +194,9 @@ func TestXLSXBombs(t *testing.T) {
 	for name, sheet := range map[string]string{
 		"one huge cell": `<worksheet><sheetData><row><c t="inlineStr"><is><t>` + strings.Repeat("A", 2<<20) + `</t></is></c></row></sheetData></worksheet>`,
 		"deep nesting":  `<worksheet>` + strings.Repeat("<a>", 1000) + strings.Repeat("</a>", 1000) + `</worksheet>`,
+		"huge comment":  `<worksheet><!--` + strings.Repeat("<a>", 1<<19) + `--><sheetData/></worksheet>`,
+		"huge CDATA":    `<worksheet><sheetData><row><c t="inlineStr"><is><t><![CDATA[` + strings.Repeat("<", 2<<20) + `]]></t></is></c></row></sheetData></worksheet>`,
+		"doctype":       `<!DOCTYPE worksheet [<!ENTITY a "aaaa">]><worksheet><sheetData/></worksheet>`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := Parse(TypeXLSX, "bomb.xlsx", buildXLSX(t, map[string]string{"xl/worksheets/sheet1.xml": sheet}))

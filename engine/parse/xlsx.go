@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
-	"io"
 	"path"
 	"strings"
 )
@@ -24,9 +23,8 @@ import (
 // What is left unbounded by the limit is bounded by constants: the XML
 // inflated from the whole workbook (xlsxMaxXML), the bytes of one text
 // token (xlsxMaxToken, far above Excel's 32,767 characters per cell) and
-// the element depth. Comments and CDATA sections may hold '<' and so are
-// bounded by xlsxMaxXML only; that is one reason the server parses xlsx in
-// the parser child process (package sandbox), under its memory limit and
+// the element depth (see xmlGuard). The server also parses xlsx in the
+// parser child process (package sandbox), under its memory limit and
 // timeout.
 const (
 	xlsxMaxXML   = 256 << 20
@@ -37,10 +35,6 @@ const (
 )
 
 func errXLSXCorrupt() error { return docError("could not read xlsx: file is corrupt") }
-
-// errXMLBudget is the reader error of a workbook past xlsxMaxXML or
-// xlsxMaxToken.
-var errXMLBudget = errors.New("xlsx: XML budget exceeded")
 
 func errXLSXTooLarge() error {
 	return docError("could not read xlsx: the workbook inflates to more XML than Hearth reads from one document (%d MiB in all, %d KiB in one cell)",
@@ -143,51 +137,10 @@ func (x *xlsxReader) decodePart(name string, v any) error {
 	defer rc.Close()
 	r := &xmlGuard{r: rc, budget: &x.budget, part: xlsxMaxIndexPart}
 	if err := xml.NewDecoder(r).Decode(v); err != nil {
-		if r.err != nil {
+		if errors.Is(r.err, errXMLBudget) {
 			return errXLSXTooLarge()
 		}
 		return errXLSXCorrupt()
 	}
 	return nil
-}
-
-// xmlGuard reads a part within the workbook's XML budget, at most part
-// bytes of it (0: no per-part bound), and fails a run of more than
-// xlsxMaxToken bytes without a '<', which bounds the text and attribute
-// tokens the decoder buffers.
-type xmlGuard struct {
-	r      io.Reader
-	budget *int64
-	part   int64
-	run    int
-	err    error
-}
-
-func (g *xmlGuard) Read(p []byte) (int, error) {
-	if g.err != nil {
-		return 0, g.err
-	}
-	n, err := g.r.Read(p)
-	*g.budget -= int64(n)
-	if g.part > 0 {
-		g.part -= int64(n)
-		if g.part < 0 {
-			g.err = errXMLBudget
-		}
-	}
-	if *g.budget < 0 {
-		g.err = errXMLBudget
-	}
-	for _, c := range p[:n] {
-		if c == '<' {
-			g.run = 0
-		} else if g.run++; g.run > xlsxMaxToken {
-			g.err = errXMLBudget
-			break
-		}
-	}
-	if g.err != nil {
-		return 0, g.err
-	}
-	return n, err
 }

@@ -40,7 +40,7 @@ func (s *xmlStream) next() (xml.Token, error) {
 			return nil, io.EOF
 		}
 		if err != nil {
-			if s.guard.err != nil {
+			if errors.Is(s.guard.err, errXMLBudget) {
 				return nil, errXLSXTooLarge()
 			}
 			return nil, errXLSXCorrupt()
