@@ -62,11 +62,11 @@ func (g *xmlGuard) scan(c byte) error {
 	copy(g.last[:], g.last[1:])
 	g.last[len(g.last)-1] = c
 	g.run++
-	switch g.mode {
-	case guardMarkup:
+	switch {
+	case g.mode == guardMarkup && c == '<':
+		g.run = 0
+	case g.mode == guardMarkup && (c == '-' || c == '[' || c == '?' || c|0x20 == 'd'):
 		switch {
-		case c == '<':
-			g.run = 0
 		case g.ends("<!--"):
 			g.mode, g.run = guardComment, 0
 		case g.ends("<![CDATA["):
@@ -76,18 +76,11 @@ func (g *xmlGuard) scan(c byte) error {
 		case g.ends("<!D"), g.ends("<!d"):
 			return errXMLDTD
 		}
-	case guardComment:
-		if g.ends("-->") {
-			g.mode, g.run = guardMarkup, 0
-		}
-	case guardCDATA:
-		if g.ends("]]>") {
-			g.mode, g.run = guardMarkup, 0
-		}
-	case guardPI:
-		if g.ends("?>") {
-			g.mode, g.run = guardMarkup, 0
-		}
+	case c != '>':
+	case g.mode == guardComment && g.ends("-->"),
+		g.mode == guardCDATA && g.ends("]]>"),
+		g.mode == guardPI && g.ends("?>"):
+		g.mode, g.run = guardMarkup, 0
 	}
 	if g.run > xlsxMaxToken {
 		return errXMLBudget
