@@ -47,6 +47,9 @@ type Config struct {
 	// ParseMemoryLimit bounds that child's memory, in bytes.
 	ParseTimeout     string `json:"parse_timeout"`
 	ParseMemoryLimit int64  `json:"parse_memory_limit"`
+	// ParseMaxOutput bounds the text one document may produce, in bytes,
+	// in /v1/parser and in ingestion, whatever its format.
+	ParseMaxOutput int64 `json:"parse_max_output"`
 	// EmbedRetries is how many times an ingestion embedding batch that
 	// failed with a retryable provider error (rate limit, 5xx, timeout) is
 	// tried again; EmbedRetryMaxWait (a Go duration) caps the growing wait
@@ -91,7 +94,7 @@ func defaultConfig() Config {
 		Addr: ":8080", Data: "./hearth-data", LogLevel: "info", LogFormat: "text", AdminLogin: "admin",
 		MaxBodyBytes: 8 << 20, MaxUploadBytes: 10 << 20,
 		IngestWorkers: 2, AgentMaxSteps: 10, RetrieveVectorWeight: "1", RetrieveKeywordWeight: "1",
-		ParseTimeout: "60s", ParseMemoryLimit: 1 << 30, EmbedRetries: 3, EmbedRetryMaxWait: "60s",
+		ParseTimeout: "60s", ParseMemoryLimit: 1 << 30, ParseMaxOutput: 32 << 20, EmbedRetries: 3, EmbedRetryMaxWait: "60s",
 		Metrics: "on", MaxConcurrent: 512,
 	}
 }
@@ -122,6 +125,7 @@ func (c *Config) vars() []configVar {
 		{env: "HEARTH_EMBED_RETRY_MAX_WAIT", flag: "embed-retry-max-wait", usage: "longest wait between those retries (a Go duration, 100ms to 1h)", str: &c.EmbedRetryMaxWait},
 		{env: "HEARTH_PARSE_TIMEOUT", flag: "parse-timeout", usage: "longest parse of one PDF (a Go duration, 1s to 1h)", str: &c.ParseTimeout},
 		{env: "HEARTH_PARSE_MEMORY_LIMIT", flag: "parse-memory-limit", usage: "most memory the parse of one PDF may use, in bytes", num: &c.ParseMemoryLimit},
+		{env: "HEARTH_PARSE_MAX_OUTPUT", flag: "parse-max-output", usage: "most text one document may produce when parsed, in bytes (1 MiB to 256 MiB)", num: &c.ParseMaxOutput},
 		{env: "HEARTH_OUTBOUND_ALLOW_PRIVATE", flag: "outbound-allow-private", usage: "true lets MCP servers and crawls reach private/loopback addresses", str: &c.OutboundAllowPrivate},
 		{env: "HEARTH_OUTBOUND_ALLOW", flag: "outbound-allow", usage: "comma-separated CIDRs user-supplied URLs may reach besides public addresses", str: &c.OutboundAllow},
 		{env: "HEARTH_EXA_BASE_URL", flag: "exa-base-url", usage: "Exa web search API (default https://api.exa.ai)", str: &c.ExaBaseURL},
@@ -265,6 +269,9 @@ func (c *Config) Validate() error {
 	}
 	if c.ParseMemoryLimit < 64<<20 {
 		errs = append(errs, fmt.Errorf("HEARTH_PARSE_MEMORY_LIMIT %d: must be at least 67108864 (64 MiB)", c.ParseMemoryLimit))
+	}
+	if c.ParseMaxOutput < 1<<20 || c.ParseMaxOutput > 256<<20 {
+		errs = append(errs, fmt.Errorf("HEARTH_PARSE_MAX_OUTPUT %d: must be from 1048576 (1 MiB) to 268435456 (256 MiB)", c.ParseMaxOutput))
 	}
 	switch strings.ToLower(c.OutboundAllowPrivate) {
 	case "", "false", "0", "no":

@@ -176,7 +176,7 @@ func appConfig(cfg Config, secret []byte, log *slog.Logger) app.Config {
 		Providers:         providers.Config{Providers: cfg.Providers},
 		Outbound:          cfg.Outbound,
 		Memory:            cfg.memoryConfig(),
-		Parser:            sandbox.Config{Timeout: cfg.parseTimeout(), MemoryLimit: cfg.ParseMemoryLimit},
+		Parser:            sandbox.Config{Timeout: cfg.parseTimeout(), MemoryLimit: cfg.ParseMemoryLimit, MaxOutput: int(cfg.ParseMaxOutput)},
 		QuotaMaxDocuments: cfg.QuotaMaxDocuments, QuotaMaxBytes: cfg.QuotaMaxBytes,
 		AgentMaxSteps: int(cfg.AgentMaxSteps),
 		ExaBaseURL:    cfg.ExaBaseURL, SpiderBaseURL: cfg.SpiderBaseURL, FirecrawlBaseURL: cfg.FirecrawlBaseURL,

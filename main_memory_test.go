@@ -154,7 +154,7 @@ func TestMemoryConfig(t *testing.T) {
 		t.Fatalf("defaults: %v", err)
 	}
 	if cfg.IngestWorkers != 2 || cfg.fusion().VectorWeight != 1 || cfg.fusion().KeywordWeight != 1 ||
-		cfg.parseTimeout() != time.Minute || cfg.ParseMemoryLimit != 1<<30 {
+		cfg.parseTimeout() != time.Minute || cfg.ParseMemoryLimit != 1<<30 || cfg.ParseMaxOutput != 32<<20 {
 		t.Fatalf("defaults: %+v", cfg)
 	}
 	if mc := cfg.memoryConfig(); mc.EmbedAttempts != 4 || mc.RetryMaxDelay != time.Minute || mc.Workers != 2 {
@@ -182,6 +182,8 @@ func TestMemoryConfig(t *testing.T) {
 		"short timeout": {map[string]string{"HEARTH_PARSE_TIMEOUT": "10ms"}, "HEARTH_PARSE_TIMEOUT"},
 		"long timeout":  {map[string]string{"HEARTH_PARSE_TIMEOUT": "2h"}, "HEARTH_PARSE_TIMEOUT"},
 		"parse memory":  {map[string]string{"HEARTH_PARSE_MEMORY_LIMIT": "1000000"}, "HEARTH_PARSE_MEMORY_LIMIT"},
+		"small output":  {map[string]string{"HEARTH_PARSE_MAX_OUTPUT": "1000"}, "HEARTH_PARSE_MAX_OUTPUT"},
+		"large output":  {map[string]string{"HEARTH_PARSE_MAX_OUTPUT": "1073741824"}, "HEARTH_PARSE_MAX_OUTPUT"},
 		"retries":       {map[string]string{"HEARTH_EMBED_RETRIES": "-1"}, "HEARTH_EMBED_RETRIES"},
 		"many retries":  {map[string]string{"HEARTH_EMBED_RETRIES": "21"}, "HEARTH_EMBED_RETRIES"},
 		"retry words":   {map[string]string{"HEARTH_EMBED_RETRIES": "three"}, "HEARTH_EMBED_RETRIES"},

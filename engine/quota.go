@@ -8,7 +8,15 @@ import (
 // Quotas keep per-owner storage usage (documents and their bytes) and
 // enforce the operator's limits (HEARTH_QUOTA_MAX_DOCUMENTS,
 // HEARTH_QUOTA_MAX_BYTES; 0 = no limit). Usage is always kept, limits or
-// not, so turning a limit on later starts from true numbers.
+// not, so turning a limit on later starts from true numbers. The bytes of
+// a document are those of its newest upload plus the chunk texts of its
+// live version (chunk overlap stores text more than once); vectors and
+// index structures are not counted (README "Parser and chunker limits").
+//
+// Usage lives in the store, updated in the transactions that change the
+// documents, so several Hearth nodes sharing one database share the same
+// numbers; CheckUpload and CheckBytes are read-only early refusals and two
+// nodes may both pass them, but ChargeTx re-checks inside each write.
 //
 // The memory engine calls CheckUpload before it hands out an upload URL
 // (a fast, read-only refusal), and ChargeTx inside the transaction that
@@ -52,8 +60,9 @@ func (q *Quotas) CheckUpload(ctx context.Context, owner string, addBytes int64) 
 }
 
 // CheckBytes refuses, with USAGE_EXCEEDED, addBytes more bytes (an upload
-// that replaces a document, so the document count does not grow); with
-// addBytes 0 it refuses when the owner is already at the byte limit.
+// that replaces a document, so the document count does not grow, or the
+// chunks of a document about to be indexed); with addBytes 0 it refuses
+// when the owner is already at the byte limit.
 func (q *Quotas) CheckBytes(ctx context.Context, owner string, addBytes int64) error {
 	if q == nil || q.maxBytes <= 0 {
 		return nil

@@ -46,8 +46,9 @@ func (s *Server) handleEmbed(c echo.Context) error {
 	return c.JSON(http.StatusOK, vecs)
 }
 
-// handleChunker answers a bare string[] (limits:
-// https://langbase.com/docs/api-reference/chunker).
+// handleChunker answers a bare string[]. The length and overlap rules are
+// chunk.ChunkerLimits; the answer is bounded by chunk.ChunkerBounds (README
+// "Parser and chunker limits").
 func (s *Server) handleChunker(c echo.Context) error {
 	var body struct {
 		Content        *string `json:"content"`
@@ -70,7 +71,10 @@ func (s *Server) handleChunker(c echo.Context) error {
 	if err := chunk.ChunkerLimits().Validate(maxLen, overlap, "chunkMaxLength", "chunkOverlap"); err != nil {
 		return err
 	}
-	out := chunk.Split(*body.Content, maxLen, overlap)
+	out, err := chunk.SplitWithin(*body.Content, maxLen, overlap, chunk.ChunkerBounds(), "content")
+	if err != nil {
+		return err
+	}
 	if out == nil {
 		out = []string{}
 	}

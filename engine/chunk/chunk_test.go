@@ -231,7 +231,10 @@ func TestValidate(t *testing.T) {
 		field        string // "" when valid
 	}{
 		{ChunkerDefaultLength, ChunkerDefaultOverlap, ""},
-		{30000, 29999, ""},
+		{30000, 15000, ""},
+		{1024, 512, ""},
+		{30000, 29999, "chunkOverlap"}, // the 400 MB answer of issue 13
+		{1024, 513, "chunkOverlap"},
 		{1023, 256, "chunkMaxLength"},
 		{30001, 256, "chunkMaxLength"},
 		{1024, 255, "chunkOverlap"},
@@ -260,6 +263,12 @@ func TestValidate(t *testing.T) {
 	}
 	if err := m.Validate(2048, 2048, "chunk_size", "chunk_overlap"); err == nil {
 		t.Error("overlap equal to size accepted")
+	}
+	if err := m.Validate(2000, 1999, "chunk_size", "chunk_overlap"); err == nil || !strings.Contains(err.Error(), "chunk_overlap: must be at most half of chunk_size (1000)") {
+		t.Errorf("overlap 1999 of 2000: %v", err)
+	}
+	if err := m.Validate(1, 0, "chunk_size", "chunk_overlap"); err != nil || MaxOverlap(1) != 0 {
+		t.Errorf("size 1: %v", err)
 	}
 }
 

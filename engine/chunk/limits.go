@@ -2,8 +2,10 @@ package chunk
 
 import "github.com/hearth-dev/hearth/engine"
 
-// Limits and defaults of POST /v1/chunker (https://langbase.com/docs/api-reference/chunker):
-// chunkMaxLength 1024..30000, chunkOverlap at least 256 and below chunkMaxLength.
+// Limits and defaults of POST /v1/chunker
+// (https://langbase.com/docs/api-reference/chunker): chunkMaxLength
+// 1024..30000, chunkOverlap at least 256; Hearth also asks the overlap to
+// be at most half of chunkMaxLength (see Limits.Validate).
 const (
 	ChunkerMinLength      = 1024
 	ChunkerMaxLength      = 30000
@@ -14,9 +16,9 @@ const (
 
 // Limits and defaults of a memory's chunk_size and chunk_overlap
 // (https://langbase.com/docs/api-reference/memory/create): chunk_size at
-// most 30000, chunk_overlap below chunk_size. The
-// contract gives no lower bound for either, so Hearth only asks for a
-// positive size and a non-negative overlap.
+// most 30000, chunk_overlap at most half of chunk_size. The contract gives
+// no lower bound for either, so Hearth only asks for a positive size and a
+// non-negative overlap.
 const (
 	MemoryMinSize        = 1
 	MemoryMaxSize        = 30000
@@ -26,7 +28,11 @@ const (
 )
 
 // Limits bounds a chunk length and overlap pair. The overlap must also be
-// below the length.
+// at most half the length: each chunk then moves at least a quarter of the
+// length past the one before (see spans), so the chunks of a text hold at
+// most about four times its bytes. An overlap just below the length made
+// one chunk per rune, each nearly as long as the limit: 40 KB of text gave
+// 400 MB of chunks.
 type Limits struct {
 	MinLength, MaxLength int
 	MinOverlap           int
@@ -52,8 +58,11 @@ func (l Limits) Validate(maxLen, overlap int, lengthField, overlapField string) 
 	if overlap < l.MinOverlap {
 		return engine.FieldError(overlapField, "must be at least %d, got %d", l.MinOverlap, overlap)
 	}
-	if overlap >= maxLen {
-		return engine.FieldError(overlapField, "must be less than %s (%d), got %d", lengthField, maxLen, overlap)
+	if overlap > maxLen/2 {
+		return engine.FieldError(overlapField, "must be at most half of %s (%d), got %d", lengthField, maxLen/2, overlap)
 	}
 	return nil
 }
+
+// MaxOverlap returns the largest overlap Validate accepts with maxLen.
+func MaxOverlap(maxLen int) int { return max(0, maxLen/2) }

@@ -40,7 +40,20 @@ type Version struct {
 	ContentType string            `json:"content_type"`
 	Meta        map[string]string `json:"meta"`
 	Chunks      int               `json:"chunks"`
-	UploadedAt  time.Time         `json:"uploaded_at"`
+	// ChunkBytes is the bytes of the chunk texts stored for this version,
+	// set when it goes live; the storage quota counts them (README
+	// "Parser and chunker limits"). Versions that went live before it was
+	// kept have 0.
+	ChunkBytes int64     `json:"chunk_bytes,omitempty"`
+	UploadedAt time.Time `json:"uploaded_at"`
+}
+
+// StoredChunkBytes returns v's ChunkBytes, 0 for a nil v.
+func (v *Version) StoredChunkBytes() int64 {
+	if v == nil {
+		return 0
+	}
+	return v.ChunkBytes
 }
 
 // Document is a document of a memory. Current is the latest upload; Live
@@ -171,7 +184,7 @@ func (s *Service) DeleteDocument(ctx context.Context, owner, memoryName, name st
 		if err := tx.Delete(docKey(m.ID, name)); err != nil {
 			return err
 		}
-		if err := s.quotas.ChargeTx(tx, owner, -1, -d.Current.Size); err != nil {
+		if err := s.quotas.ChargeTx(tx, owner, -1, -d.Current.Size-d.Live.StoredChunkBytes()); err != nil {
 			return err
 		}
 		versions := []Version{d.Current}

@@ -126,6 +126,9 @@ func (s *Service) recoverJobs(ctx context.Context) error {
 		s.log.Error("giving up on job interrupted too often", "job", j.ID, "kind", j.Kind, "memory", j.Memory, "document", j.Document, "attempts", j.Attempts)
 		if j.Kind == JobIngest {
 			msg := fmt.Sprintf("processing was interrupted %d times (the server stopped or crashed while working on this document); retry to try again", j.Attempts)
+			if j.Stage == StageParse {
+				msg = fmt.Sprintf("processing was interrupted %d times while parsing (the server stopped or crashed reading this file, which may be malformed or expand to too much text); retry to try again", j.Attempts)
+			}
 			if err := s.failIngest(ctx, j, msg); err != nil {
 				return err
 			}

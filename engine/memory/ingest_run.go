@@ -51,6 +51,9 @@ func (s *Service) runIngest(ctx context.Context, j *Job) error {
 	if err != nil {
 		return err
 	}
+	if err := s.setStage(ctx, j, StageParse); err != nil {
+		return err
+	}
 	text, err := s.Parse(ctx, doc.Current.ContentType, j.Document, data)
 	switch {
 	case err == nil:
@@ -62,18 +65,29 @@ func (s *Service) runIngest(ctx context.Context, j *Job) error {
 		return s.failIngest(ctx, j, errMessage(err))
 	}
 	data = nil
+	overlap := ingestOverlap(m)
 	// Refuse before splitting what would make far too many chunks.
-	if est := utf8.RuneCountInString(text) / max(1, m.ChunkSize-m.ChunkOverlap); est > s.cfg.MaxChunksPerDocument {
+	if est := utf8.RuneCountInString(text) / max(1, m.ChunkSize-overlap); est > s.cfg.MaxChunksPerDocument {
 		return s.failIngest(ctx, j, fmt.Sprintf("document would make about %d chunks, more than the limit of %d; use a memory with a larger chunk_size or split the document",
 			est, s.cfg.MaxChunksPerDocument))
 	}
-	texts := chunk.Split(text, m.ChunkSize, m.ChunkOverlap)
+	texts := chunk.Split(text, m.ChunkSize, overlap)
 	if len(texts) == 0 {
 		return s.failIngest(ctx, j, "document has no text to index")
 	}
 	if len(texts) > s.cfg.MaxChunksPerDocument {
 		return s.failIngest(ctx, j, fmt.Sprintf("document would make %d chunks, more than the limit of %d; use a memory with a larger chunk_size or split the document",
 			len(texts), s.cfg.MaxChunksPerDocument))
+	}
+	if err := s.setStage(ctx, j, StageIndex); err != nil {
+		return err
+	}
+	chunkBytes := textBytes(texts)
+	if err := s.checkChunkQuota(ctx, j.Owner, doc, chunkBytes); err != nil {
+		if engine.ErrorCode(err) == engine.CodeUsageExceeded {
+			return s.failIngest(ctx, j, "the document's chunks: "+errMessage(err))
+		}
+		return err
 	}
 	var emb engine.Embedder
 	var ref engine.ModelRef
@@ -129,8 +143,17 @@ func (s *Service) runIngest(ctx context.Context, j *Job) error {
 			return err
 		}
 	}
-	return s.completeIngest(ctx, j, len(texts))
+	err = s.completeIngest(ctx, j, len(texts), chunkBytes)
+	if engine.ErrorCode(err) == engine.CodeUsageExceeded {
+		return s.failIngest(ctx, j, "the document's chunks: "+errMessage(err))
+	}
+	return err
 }
+
+// ingestOverlap is the overlap ingestion uses: the memory's, at most half
+// its chunk size. Memories created before that rule (chunk.Limits) may
+// store a larger one, which made a chunk per few characters.
+func ingestOverlap(m *Memory) int { return min(m.ChunkOverlap, chunk.MaxOverlap(m.ChunkSize)) }
 
 // Parse turns document bytes into text with the configured parser (see
 // Config.Parse); the parser primitive and ingestion use it.
@@ -362,7 +385,7 @@ func (s *Service) dropObsolete(ctx context.Context, j *Job) error {
 // completeIngest makes the version live in one transaction that also ends
 // the job and queues the purge of the version it replaces; the purge then
 // runs at once.
-func (s *Service) completeIngest(ctx context.Context, j *Job, chunks int) error {
+func (s *Service) completeIngest(ctx context.Context, j *Job, chunks int, chunkBytes int64) error {
 	var purge *Job
 	err := s.store.Update(ctx, func(tx engine.Tx) error {
 		purge = nil
@@ -372,7 +395,10 @@ func (s *Service) completeIngest(ctx context.Context, j *Job, chunks int) error 
 			return err
 		}
 		old := d.Live
-		d.Current.Chunks = chunks
+		if err := s.quotas.ChargeTx(tx, j.Owner, 0, chunkBytes-old.StoredChunkBytes()); err != nil {
+			return err
+		}
+		d.Current.Chunks, d.Current.ChunkBytes = chunks, chunkBytes
 		live := d.Current
 		d.Live = &live
 		d.Status, d.StatusMessage, d.UpdatedAt = StatusCompleted, "", s.now().UTC()

@@ -40,13 +40,25 @@ type Job struct {
 	Blob     string `json:"blob,omitempty"`
 	KeepBlob bool   `json:"keep_blob,omitempty"`
 	State    string `json:"state"`
-	// Attempts counts the starts of the job that did not end cleanly.
-	Attempts  int       `json:"attempts"`
+	// Attempts counts the starts of the job that did not end cleanly. It
+	// is stored when the job is claimed, before any work, so a start that
+	// crashes the server is counted; a retry by the user is a new job.
+	Attempts int `json:"attempts"`
+	// Stage is the step an ingest job is in (StageParse, StageIndex),
+	// stored before the step starts, so that a job the server died in
+	// too often fails naming the step.
+	Stage     string    `json:"stage,omitempty"`
 	NotBefore time.Time `json:"not_before,omitzero"`
 	CreatedAt time.Time `json:"created_at"`
 	// started is when this process began the current attempt (metrics).
 	started time.Time
 }
+
+// Ingest job stages.
+const (
+	StageParse = "parse"
+	StageIndex = "index"
+)
 
 const jobPrefix = "job/"
 
@@ -89,6 +101,22 @@ func (s *Service) claim(ctx context.Context, id string) (*Job, bool, error) {
 		return putJob(tx, &j)
 	})
 	return &j, ok, err
+}
+
+// setStage stores the job's stage before the step starts.
+func (s *Service) setStage(ctx context.Context, j *Job, stage string) error {
+	if j.Stage == stage {
+		return nil
+	}
+	return s.store.Update(ctx, func(tx engine.Tx) error {
+		var cur Job
+		if err := tx.Get(jobKey(j.ID), &cur); err != nil {
+			return err
+		}
+		cur.Stage = stage
+		j.Stage = stage
+		return putJob(tx, &cur)
+	})
 }
 
 // requeue puts a job back in the queue. A clean stop (shutdown) does not

@@ -105,7 +105,8 @@ type Config struct {
 	// Parse turns document bytes into text, with the contract of
 	// parse.Parse; ingestion and the parser primitive use it. Default:
 	// parse.Parse in this process. main.go wires sandbox.Parser, which
-	// parses PDFs in a child process under a time and memory limit.
+	// parses PDFs and xlsx workbooks in a child process under a time and
+	// memory limit, and bounds every format's text (HEARTH_PARSE_MAX_OUTPUT).
 	Parse func(ctx context.Context, contentType, name string, data []byte) (string, error)
 	// IdleWait is how long the dispatcher sleeps without news before it
 	// looks at the job queue again (default 30 s); new jobs wake it at once.
@@ -270,7 +271,7 @@ func (s *Service) Create(ctx context.Context, owner string, req CreateRequest) (
 	overlap := chunk.MemoryDefaultOverlap
 	if req.ChunkOverlap != nil {
 		overlap = *req.ChunkOverlap
-	} else if overlap >= size {
+	} else if overlap > chunk.MaxOverlap(size) {
 		overlap = size / 4
 	}
 	if err := chunk.MemoryLimits().Validate(size, overlap, "chunk_size", "chunk_overlap"); err != nil {

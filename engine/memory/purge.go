@@ -129,7 +129,7 @@ func (s *Service) dropMemory(ctx context.Context, owner, memID string) error {
 				if err := tx.Delete(docKey(memID, d.Name)); err != nil {
 					return err
 				}
-				n, size = n+1, size+d.Current.Size
+				n, size = n+1, size+d.Current.Size+d.Live.StoredChunkBytes()
 			}
 			return s.quotas.ChargeTx(tx, owner, -n, -size)
 		})

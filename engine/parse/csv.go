@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // parseCSV renders a CSV file one row per line, each cell prefixed by its
@@ -15,7 +16,12 @@ import (
 // header are named "column N", missing cells are left out), newlines inside
 // cells become spaces, and the delimiter is a comma unless the header line
 // has none and has semicolons or tabs instead.
-func parseCSV(data []byte) (string, error) {
+//
+// The output is linear in the input: a header name is shortened to
+// maxLabel bytes before it labels cells, so a non-blank cell of at least
+// two input bytes (value and delimiter) costs at most maxLabel+4 bytes of
+// labels. Rendering stops as soon as the text passes max.
+func parseCSV(data []byte, max int) (string, error) {
 	text, err := decodeText(data)
 	if err != nil {
 		return "", err
@@ -29,9 +35,9 @@ func parseCSV(data []byte) (string, error) {
 	r.FieldsPerRecord = -1
 	r.ReuseRecord = true
 
-	var header []string
-	var b strings.Builder
-	b.Grow(len(text) * 2)
+	var labels []string
+	b := &capped{max: max}
+	b.Grow(min(len(text)*2, max+1))
 	rows := 0
 	for {
 		rec, err := r.Read()
@@ -48,17 +54,19 @@ func parseCSV(data []byte) (string, error) {
 		if blankRecord(rec) {
 			continue
 		}
-		if header == nil {
-			header = makeHeader(rec)
+		if labels == nil {
+			labels = makeLabels(makeHeader(rec))
 			continue
 		}
 		if rows > 0 {
 			b.WriteByte('\n')
 		}
 		rows++
-		writeRow(&b, header, rec)
+		if !writeRow(b, labels, rec) {
+			return "", ErrOutputTooLarge(max)
+		}
 	}
-	if header == nil {
+	if labels == nil {
 		return "", docError("CSV file contains no rows")
 	}
 	if rows == 0 {
@@ -114,8 +122,30 @@ func makeHeader(rec []string) []string {
 	return header
 }
 
-// writeRow writes "header: value" pairs for the non-blank cells of rec.
-func writeRow(b *strings.Builder, header, rec []string) {
+// maxLabel bounds the bytes of a header name repeated before each cell;
+// longer names are cut at a rune boundary and end with "…".
+const maxLabel = 40
+
+// makeLabels returns the header names as cell labels, at most maxLabel
+// bytes plus the ellipsis each.
+func makeLabels(header []string) []string {
+	labels := make([]string, len(header))
+	for i, h := range header {
+		if len(h) > maxLabel {
+			cut := maxLabel
+			for cut > 0 && !utf8.RuneStart(h[cut]) {
+				cut--
+			}
+			h = strings.TrimSpace(h[:cut]) + "…"
+		}
+		labels[i] = h
+	}
+	return labels
+}
+
+// writeRow writes "label: value" pairs for the non-blank cells of rec and
+// reports false as soon as b passes its limit.
+func writeRow(b *capped, labels, rec []string) bool {
 	first := true
 	for i, v := range rec {
 		v = cell(v)
@@ -126,12 +156,16 @@ func writeRow(b *strings.Builder, header, rec []string) {
 			b.WriteString(", ")
 		}
 		first = false
-		if i < len(header) {
-			b.WriteString(header[i])
+		if i < len(labels) {
+			b.WriteString(labels[i])
 		} else {
 			b.WriteString("column " + strconv.Itoa(i+1))
 		}
 		b.WriteString(": ")
 		b.WriteString(v)
+		if b.over() {
+			return false
+		}
 	}
+	return true
 }

@@ -29,7 +29,9 @@ var (
 	mdxLineRE = regexp.MustCompile(`^(import\s.+\sfrom\s+['"].+['"];?|import\s+['"].+['"];?|export\s+(const|let|var|function|default)\b.*)\s*$`)
 )
 
-func parseMarkdown(data []byte) (string, error) {
+// parseMarkdown never makes text longer than its input, so its output is
+// checked against max only at the end.
+func parseMarkdown(data []byte, max int) (string, error) {
 	text, err := decodeText(data)
 	if err != nil {
 		return "", err
@@ -74,7 +76,7 @@ func parseMarkdown(data []byte) (string, error) {
 	if strings.TrimSpace(out) == "" {
 		return "", docError("document contains no text")
 	}
-	return out, nil
+	return checkOutput(out, max)
 }
 
 // fenceOf returns the fence ("```" or "~~~", possibly longer) that opens a

@@ -5,7 +5,9 @@
 //
 // Every failure is an *engine.Error whose Message is fit for a document's
 // status_message or a /v1/parser answer, such as "document is empty" or
-// "PDF is encrypted". Size limits belong to the upload layer.
+// "PDF is encrypted". The size of an upload is bounded by the upload layer;
+// the size of the text a document produces is bounded here (Options), so
+// that a small file cannot expand into gigabytes of text.
 package parse
 
 import (
@@ -129,8 +131,17 @@ func docError(format string, args ...any) *engine.Error {
 // application/octet-stream, as multipart uploads often send, it is taken
 // from documentName's extension instead. The text uses "\n" line ends and
 // is valid UTF-8. Empty, binary, corrupt, encrypted or text-less documents
-// fail with a message that says which.
+// fail with a message that says which. The text is bounded by
+// DefaultMaxOutput; ParseWith takes other bounds.
 func Parse(contentType, documentName string, data []byte) (string, error) {
+	return ParseWith(contentType, documentName, data, Options{})
+}
+
+// ParseWith is Parse with explicit bounds: a document whose text would
+// pass opt.MaxOutput fails with ErrOutputTooLarge, and the parsers stop
+// as soon as they pass it, so memory stays proportional to the limit.
+func ParseWith(contentType, documentName string, data []byte, opt Options) (string, error) {
+	limit := opt.maxOutput()
 	mt, err := CheckContentType(defaultType(contentType, documentName), documentName)
 	if err != nil {
 		return "", err
@@ -140,18 +151,18 @@ func Parse(contentType, documentName string, data []byte) (string, error) {
 	}
 	switch mt {
 	case TypePDF:
-		return parsePDF(data)
+		return parsePDF(data, limit)
 	case TypeMarkdown:
-		return parseMarkdown(data)
+		return parseMarkdown(data, limit)
 	case TypeCSV:
-		return parseCSV(data)
+		return parseCSV(data, limit)
 	case TypeXLSX:
-		return parseXLSX(data)
+		return parseXLSX(data, limit)
 	case TypeXLS:
 		return "", &engine.Error{Code: engine.CodeUnsupportedMedia, Field: "document",
 			Message: "xls (Excel 97-2003) files are not supported yet; save the sheet as .xlsx or .csv and upload that"}
 	}
-	return parseText(data)
+	return parseText(data, limit)
 }
 
 // defaultType returns contentType, or the type documentName's extension

@@ -30,16 +30,36 @@ func checkResult(t *testing.T, text string, err error) {
 	}
 }
 
-// FuzzParseText runs the text, markdown and CSV parsers on arbitrary bytes.
-// The seed corpus in testdata/fuzz/FuzzParseText runs under plain go test.
+// fuzzMaxOutput is the output limit of the fuzz targets: small, so that a
+// parser that does not stop at its limit is caught at once.
+const fuzzMaxOutput = 1 << 20
+
+// checkSize fails text past the output limit, or, for the formats whose
+// text must be linear in their input (text, markdown, CSV), past that
+// bound: a new amplification is a fuzz failure.
+func checkSize(t *testing.T, ct string, data []byte, text string) {
+	t.Helper()
+	if len(text) > fuzzMaxOutput {
+		t.Fatalf("%s: %d bytes of text, past the limit of %d", ct, len(text), fuzzMaxOutput)
+	}
+	if ct != TypePDF && ct != TypeXLSX && len(text) > linearBound(len(data)) {
+		t.Fatalf("%s: %d bytes rendered %d bytes of text, past the linear bound %d", ct, len(data), len(text), linearBound(len(data)))
+	}
+}
+
+// FuzzParseText runs the text, markdown and CSV parsers on arbitrary bytes
+// and checks the size of their text (checkSize). The seed corpus in
+// testdata/fuzz/FuzzParseText, which holds the CSV header bomb, runs under
+// plain go test.
 func FuzzParseText(f *testing.F) {
 	for _, name := range []string{"notes.md", "people.csv", "semicolon.csv", "crlf-bom.txt", "utf16.txt", "main.go"} {
 		f.Add(fixture(f, name))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, c := range []struct{ ct, name string }{{TypeText, "f.txt"}, {TypeMarkdown, "f.md"}, {TypeCSV, "f.csv"}} {
-			text, err := Parse(c.ct, c.name, data)
+			text, err := ParseWith(c.ct, c.name, data, Options{MaxOutput: fuzzMaxOutput})
 			checkResult(t, text, err)
+			checkSize(t, c.ct, data, text)
 			if err == nil && c.ct != TypeCSV {
 				for i := 0; i < len(text); i++ {
 					if text[i] == '\r' {
@@ -59,16 +79,20 @@ func FuzzParsePDF(f *testing.F) {
 		f.Add(fixture(f, name))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		text, err := Parse(TypePDF, "f.pdf", data)
+		text, err := ParseWith(TypePDF, "f.pdf", data, Options{MaxOutput: fuzzMaxOutput})
 		checkResult(t, text, err)
+		checkSize(t, TypePDF, data, text)
 	})
 }
 
-// FuzzParseXLSX checks the xlsx reader on arbitrary bytes.
+// FuzzParseXLSX checks the xlsx reader on arbitrary bytes and the size of
+// its text. The seed corpus in testdata/fuzz/FuzzParseXLSX holds the
+// shared strings bomb.
 func FuzzParseXLSX(f *testing.F) {
 	f.Add(fixture(f, "sheet.xlsx"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		text, err := Parse(TypeXLSX, "f.xlsx", data)
+		text, err := ParseWith(TypeXLSX, "f.xlsx", data, Options{MaxOutput: fuzzMaxOutput})
 		checkResult(t, text, err)
+		checkSize(t, TypeXLSX, data, text)
 	})
 }

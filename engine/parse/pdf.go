@@ -27,7 +27,6 @@ const (
 	pdfMaxTreeSize = 200_000    // page tree nodes visited
 	pdfMaxTreeDeep = 64         // page tree and Parent chain depth
 	pdfMaxOps      = 50_000_000 // content stream operators, all pages together
-	pdfMaxText     = 64 << 20   // bytes of extracted text
 )
 
 // The PDF failures, as functions so that no caller shares an *engine.Error.
@@ -39,13 +38,13 @@ func errPDFNoText() error {
 	return docError("PDF contains no extractable text (it may be scanned images; OCR is not supported)")
 }
 func errPDFTooLarge() error {
-	return docError("could not read PDF: it holds more text or drawing commands than Hearth processes in one document")
+	return docError("could not read PDF: it holds more drawing commands than Hearth processes in one document")
 }
 
 // pdfAbort is panicked with to stop the interpreter when a bound is hit.
 type pdfAbort struct{ err error }
 
-func parsePDF(data []byte) (text string, err error) {
+func parsePDF(data []byte, maxText int) (text string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			text = ""
@@ -73,7 +72,7 @@ func parsePDF(data []byte) (text string, err error) {
 	if len(pages) == 0 {
 		return "", errPDFCorrupt()
 	}
-	x := &pdfText{}
+	x := &pdfText{max: maxText}
 	for i, p := range pages {
 		if i > 0 {
 			x.pageBreak()
@@ -212,7 +211,7 @@ func (f *pdfFont) advance(raw, decoded string) float64 {
 }
 
 func (x *pdfText) checkSize() {
-	if x.b.Len() > pdfMaxText {
-		panic(pdfAbort{errPDFTooLarge()})
+	if x.b.Len() > x.max {
+		panic(pdfAbort{ErrOutputTooLarge(x.max)})
 	}
 }

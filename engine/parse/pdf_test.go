@@ -87,7 +87,7 @@ func TestPDFLoopsStop(t *testing.T) {
 }
 
 func TestPDFTextLayout(t *testing.T) {
-	x := &pdfText{}
+	x := &pdfText{max: 1 << 20}
 	x.write("Hello", 0, 700, 30, 700, 12)
 	x.write("world", 31, 700, 60, 700, 12)  // a 1pt gap: no space
 	x.write("again", 70, 700, 100, 700, 12) // a 10pt gap: a space

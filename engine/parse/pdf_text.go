@@ -41,6 +41,7 @@ type pdfState struct {
 // the text runs in the order the content stream shows them.
 type pdfText struct {
 	b   strings.Builder
+	max int // bytes of text
 	ops int
 
 	has            bool // a run was written on this page

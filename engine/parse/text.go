@@ -7,8 +7,10 @@ import (
 	"unicode/utf8"
 )
 
-// parseText handles text/plain: plain text and code files.
-func parseText(data []byte) (string, error) {
+// parseText handles text/plain: plain text and code files. The text is at
+// most 1.5 times the input (UTF-16 to UTF-8), so it is checked against max
+// only at the end.
+func parseText(data []byte, max int) (string, error) {
 	text, err := decodeText(data)
 	if err != nil {
 		return "", err
@@ -16,7 +18,7 @@ func parseText(data []byte) (string, error) {
 	if strings.TrimSpace(text) == "" {
 		return "", docError("document contains no text")
 	}
-	return text, nil
+	return checkOutput(text, max)
 }
 
 // decodeText turns text bytes into a valid UTF-8 string with "\n" line

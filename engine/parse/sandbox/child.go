@@ -17,7 +17,7 @@ import (
 // protocol is the version of the request and answer shapes; a child of
 // another version (the binary was replaced under a running server) is
 // refused rather than misread.
-const protocol = 1
+const protocol = 2
 
 // request is the JSON header line of a child's stdin; the document bytes
 // follow it up to the end of the input.
@@ -27,6 +27,7 @@ type request struct {
 	Name        string `json:"name"`
 	MemoryLimit int64  `json:"memory_limit"`
 	MaxStack    int    `json:"max_stack"`
+	MaxOutput   int    `json:"max_output"`
 }
 
 // answer is the child's one JSON object on stdout.
@@ -68,7 +69,7 @@ func Serve(in io.Reader, out io.Writer) int {
 		fmt.Fprintln(os.Stderr, "hearth internal-parse: reading the document:", err)
 		return 1
 	}
-	text, err := parseSafely(req.Type, req.Name, data)
+	text, err := parseSafely(req.Type, req.Name, data, parse.Options{MaxOutput: req.MaxOutput})
 	ans := answer{V: protocol, Text: text}
 	if err != nil {
 		e, ok := err.(*engine.Error)
@@ -85,13 +86,13 @@ func Serve(in io.Reader, out io.Writer) int {
 }
 
 // parseSafely runs the parser, turning a panic into a document error.
-func parseSafely(contentType, name string, data []byte) (text string, err error) {
+func parseSafely(contentType, name string, data []byte, opt parse.Options) (text string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			text, err = "", &engine.Error{Code: engine.CodeBadRequest, Field: "document", Message: "could not read the document: the file is corrupt or unsupported"}
 		}
 	}()
-	return parse.Parse(contentType, name, data)
+	return parse.ParseWith(contentType, name, data, opt)
 }
 
 // watchdog ends the process with exitMemory once the memory the runtime

@@ -10,8 +10,11 @@
 // "internal-parse" (Subcommand). It reads one request on stdin (a JSON
 // header line, then the document bytes) and writes one JSON answer on
 // stdout. Test binaries act as the child when a TestMain hook sees the
-// subcommand (see IsChild). Only PDFs go to a child; the other formats are
-// parsed in process, as their parsers are linear and bounded.
+// subcommand (see IsChild). PDFs and xlsx workbooks go to a child: an xlsx
+// is a zip, whose parts inflate about a thousandfold, so its parse is not
+// linear in the upload even though its text is bounded. Text, markdown and
+// CSV are parsed in process: their text is linear in their input and
+// bounded by the output limit (engine/parse tests measure both).
 package sandbox
 
 import (
@@ -52,9 +55,9 @@ const (
 // exitMemory is the child's exit code when its memory watchdog fires.
 const exitMemory = 3
 
-// maxAnswer bounds the child's answer: the parser's text limit (64 MiB)
-// with room for JSON escaping.
-const maxAnswer = 160 << 20
+// answerLimit bounds the child's answer: the parser's text limit with room
+// for JSON escaping (at most six bytes per byte, "\u0001").
+func answerLimit(maxOutput int) int { return 6*maxOutput + 64<<10 }
 
 // Config configures a Parser. Zero fields take the defaults.
 type Config struct {
@@ -72,12 +75,18 @@ type Config struct {
 	// so deep recursion ends the child soon instead of using 1 GiB first.
 	MaxStack int
 	// Concurrency bounds the children running at once (default: the number
-	// of CPUs, at least 2); more parses wait for a slot.
+	// of CPUs, at least 2); more parses wait for a slot. The bound is per
+	// process: each node of a cluster sharing one database runs its own
+	// children under its own bound.
 	Concurrency int
-	Logger      *slog.Logger
+	// MaxOutput bounds the text of one document, in bytes, for every
+	// format (default parse.DefaultMaxOutput; HEARTH_PARSE_MAX_OUTPUT).
+	MaxOutput int
+	Logger    *slog.Logger
 }
 
-// Parser parses documents like parse.Parse, PDFs in a child process.
+// Parser parses documents like parse.ParseWith, PDFs and xlsx workbooks in
+// a child process.
 type Parser struct {
 	cfg  Config
 	slot chan struct{}
@@ -104,6 +113,9 @@ func New(cfg Config) (*Parser, error) {
 	if cfg.MaxStack <= 0 {
 		cfg.MaxStack = DefaultMaxStack
 	}
+	if cfg.MaxOutput <= 0 {
+		cfg.MaxOutput = parse.DefaultMaxOutput
+	}
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = max(2, runtime.NumCPU())
 	}
@@ -113,14 +125,15 @@ func New(cfg Config) (*Parser, error) {
 	return &Parser{cfg: cfg, slot: make(chan struct{}, cfg.Concurrency)}, nil
 }
 
-// Parse has the contract of parse.Parse: text, or an *engine.Error whose
-// message is fit for a document's status. PDFs are parsed in a child
+// Parse has the contract of parse.Parse with Config.MaxOutput as the
+// output limit: text, or an *engine.Error whose message is fit for a
+// document's status. PDFs and xlsx workbooks are parsed in a child
 // process; a child that runs out of time or memory, or crashes, is a
 // document error (BAD_REQUEST) that says so. A child that cannot be
 // started is an INTERNAL error, which ingestion retries.
 func (p *Parser) Parse(ctx context.Context, contentType, name string, data []byte) (string, error) {
-	if parse.EffectiveType(contentType, name) != parse.TypePDF || len(data) == 0 {
-		return parse.Parse(contentType, name, data)
+	if !inChild(parse.EffectiveType(contentType, name)) || len(data) == 0 {
+		return parse.ParseWith(contentType, name, data, parse.Options{MaxOutput: p.cfg.MaxOutput})
 	}
 	select {
 	case p.slot <- struct{}{}:
@@ -129,7 +142,19 @@ func (p *Parser) Parse(ctx context.Context, contentType, name string, data []byt
 		return "", ctx.Err()
 	}
 	return p.run(ctx, request{V: protocol, Type: contentType, Name: name,
-		MemoryLimit: p.cfg.MemoryLimit, MaxStack: p.cfg.MaxStack}, data)
+		MemoryLimit: p.cfg.MemoryLimit, MaxStack: p.cfg.MaxStack, MaxOutput: p.cfg.MaxOutput}, data)
+}
+
+// inChild reports whether documents of this media type are parsed in a
+// child process.
+func inChild(mediaType string) bool { return mediaType == parse.TypePDF || mediaType == parse.TypeXLSX }
+
+// kind names a document of this media type in messages.
+func kind(mediaType string) string {
+	if mediaType == parse.TypeXLSX {
+		return "xlsx file"
+	}
+	return "PDF"
 }
 
 func (p *Parser) run(parent context.Context, req request, data []byte) (string, error) {
@@ -139,7 +164,8 @@ func (p *Parser) run(parent context.Context, req request, data []byte) (string, 
 	cmd := exec.CommandContext(ctx, p.cfg.Command[0], p.cfg.Command[1:]...)
 	cmd.Env = p.cfg.Env
 	cmd.Stdin = io.MultiReader(bytes.NewReader(head), strings.NewReader("\n"), bytes.NewReader(data))
-	out := &capped{max: maxAnswer}
+	out := &capped{max: answerLimit(req.MaxOutput)}
+	what := kind(parse.EffectiveType(req.Type, req.Name))
 	stderr := &capped{max: 8 << 10}
 	cmd.Stdout, cmd.Stderr = out, stderr
 	cmd.WaitDelay = 5 * time.Second
@@ -151,24 +177,24 @@ func (p *Parser) run(parent context.Context, req request, data []byte) (string, 
 	case parent.Err() != nil:
 		return "", parent.Err()
 	case ctx.Err() != nil:
-		p.cfg.Logger.Warn("PDF parser timed out and was killed", "document", req.Name, "timeout", p.cfg.Timeout, "bytes", len(data))
-		return "", docError("parsing timed out after %s: the PDF may be malformed", p.cfg.Timeout)
+		p.cfg.Logger.Warn("parser process timed out and was killed", "document", req.Name, "timeout", p.cfg.Timeout, "bytes", len(data))
+		return "", docError("parsing timed out after %s: the %s may be malformed", p.cfg.Timeout, what)
 	case errors.As(err, &exit) && exit.ExitCode() == exitMemory:
-		p.cfg.Logger.Warn("PDF parser ran out of memory", "document", req.Name, "limit_bytes", p.cfg.MemoryLimit, "took", took)
-		return "", docError("could not read PDF: parsing needed more than %d MiB of memory; the PDF may be malformed", p.cfg.MemoryLimit>>20)
+		p.cfg.Logger.Warn("parser process ran out of memory", "document", req.Name, "limit_bytes", p.cfg.MemoryLimit, "took", took)
+		return "", docError("could not read %s: parsing needed more than %d MiB of memory; the %s may be malformed", what, p.cfg.MemoryLimit>>20, what)
 	case errors.As(err, &exit):
-		p.cfg.Logger.Warn("PDF parser process failed", "document", req.Name, "exit", exit.ExitCode(), "took", took, "stderr", stderr.tail())
-		return "", docError("could not read PDF: the parser stopped unexpectedly; the PDF may be malformed")
+		p.cfg.Logger.Warn("parser process failed", "document", req.Name, "exit", exit.ExitCode(), "took", took, "stderr", stderr.tail())
+		return "", docError("could not read %s: the parser stopped unexpectedly; the %s may be malformed", what, what)
 	case err != nil:
-		p.cfg.Logger.Error("cannot run the PDF parser process", "command", p.cfg.Command[0], "err", err)
-		return "", engine.Wrap(err, engine.CodeInternal, "cannot run the PDF parser process")
+		p.cfg.Logger.Error("cannot run the parser process", "command", p.cfg.Command[0], "err", err)
+		return "", engine.Wrap(err, engine.CodeInternal, "cannot run the parser process")
 	case out.over:
-		return "", docError("could not read PDF: it holds more text than Hearth processes in one document")
+		return "", parse.ErrOutputTooLarge(req.MaxOutput)
 	}
 	var ans answer
 	if jerr := json.Unmarshal(out.b.Bytes(), &ans); jerr != nil || ans.V != protocol {
-		p.cfg.Logger.Error("the PDF parser process answered something else", "command", p.cfg.Command, "stdout", truncate(out.b.String(), 200), "stderr", stderr.tail())
-		return "", engine.Errorf(engine.CodeInternal, "the PDF parser process gave no answer")
+		p.cfg.Logger.Error("the parser process answered something else", "command", p.cfg.Command, "stdout", truncate(out.b.String(), 200), "stderr", stderr.tail())
+		return "", engine.Errorf(engine.CodeInternal, "the parser process gave no answer")
 	}
 	if ans.Error != nil {
 		return "", &engine.Error{Code: ans.Error.Code, Field: ans.Error.Field, Message: ans.Error.Message}

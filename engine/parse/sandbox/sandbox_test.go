@@ -164,13 +164,19 @@ func errorsAs(err error, e **engine.Error) bool {
 	return ok
 }
 
-// TestOnlyPDFsGoToTheChild: other formats never start a process (here the
-// command does not even exist).
-func TestOnlyPDFsGoToTheChild(t *testing.T) {
+// TestOnlyPDFsAndXLSXGoToTheChild: other formats never start a process
+// (here the command does not even exist).
+func TestOnlyPDFsAndXLSXGoToTheChild(t *testing.T) {
 	p := testParser(t, Config{Command: []string{"/nonexistent/hearth", Subcommand}})
 	text, err := p.Parse(context.Background(), "text/markdown", "a.md", []byte("# Title\n\nbody"))
 	if err != nil || !strings.Contains(text, "body") {
 		t.Fatalf("markdown: %q %v", text, err)
+	}
+	if text, err := p.Parse(context.Background(), "text/csv", "a.csv", []byte("a,b\n1,2")); err != nil || text != "a: 1, b: 2" {
+		t.Fatalf("csv: %q %v", text, err)
+	}
+	if _, err := p.Parse(context.Background(), "", "a.xlsx", fixture(t, "sheet.xlsx")); engine.ErrorCode(err) != engine.CodeInternal {
+		t.Fatalf("xlsx without the child: %v", err)
 	}
 	if _, err := p.Parse(context.Background(), "text/plain", "a.pdf", []byte("x")); engine.ErrorCode(err) != engine.CodeUnsupportedMedia {
 		t.Fatalf("mismatched type: %v", err)
@@ -226,7 +232,42 @@ func TestServeRefusesMalformedRequests(t *testing.T) {
 	if code := Serve(strings.NewReader("not json\n"), &out); code != 1 || out.Len() != 0 {
 		t.Fatalf("exit %d, out %q", code, out.String())
 	}
-	if code := Serve(strings.NewReader(`{"v":1,"type":"text/plain","name":"a.txt"}`+"\nhello"), &out); code != 0 || !strings.Contains(out.String(), `"text":"hello"`) {
+	// A child of another protocol version is refused, not misread.
+	if code := Serve(strings.NewReader(`{"v":1,"type":"text/plain","name":"a.txt"}`+"\nhello"), &out); code != 1 || out.Len() != 0 {
 		t.Fatalf("exit %d, out %q", code, out.String())
+	}
+	if code := Serve(strings.NewReader(`{"v":2,"type":"text/plain","name":"a.txt"}`+"\nhello"), &out); code != 0 || !strings.Contains(out.String(), `"text":"hello"`) {
+		t.Fatalf("exit %d, out %q", code, out.String())
+	}
+	out.Reset()
+	if code := Serve(strings.NewReader(`{"v":2,"type":"text/plain","name":"a.txt","max_output":3}`+"\nhello"), &out); code != 0 || !strings.Contains(out.String(), `limit of 3 bytes`) {
+		t.Fatalf("exit %d, out %q", code, out.String())
+	}
+}
+
+// TestOutputLimit: the limit applies in process (CSV) and in the child
+// (xlsx, PDF), with the parser's own message naming it.
+func TestOutputLimit(t *testing.T) {
+	ctx := context.Background()
+	p := testParser(t, Config{Timeout: 30 * time.Second, MaxOutput: 60})
+	want := "parser output limit of 60 bytes (HEARTH_PARSE_MAX_OUTPUT)"
+	csv := []byte("name,notes\n" + strings.Repeat("Ada,wrote the first program\n", 10))
+	for _, tc := range []struct {
+		ct, name string
+		data     []byte
+	}{
+		{"text/csv", "a.csv", csv},
+		{"", "a.xlsx", fixture(t, "sheet.xlsx")},
+		{"application/pdf", "a.pdf", fixture(t, "simple.pdf")},
+	} {
+		_, err := p.Parse(ctx, tc.ct, tc.name, tc.data)
+		var e *engine.Error
+		if !errorsAs(err, &e) || e.Code != engine.CodePayloadTooLarge || !strings.Contains(e.Message, want) {
+			t.Errorf("%s: %v, want PAYLOAD_TOO_LARGE naming the limit", tc.name, err)
+		}
+	}
+	big := testParser(t, Config{Timeout: 30 * time.Second})
+	if text, err := big.Parse(ctx, "", "a.xlsx", fixture(t, "sheet.xlsx")); err != nil || !strings.Contains(text, "Sheet: Staff") {
+		t.Fatalf("xlsx in the child: %q %v", text, err)
 	}
 }
