@@ -26,8 +26,13 @@ type Thread struct {
 	Metadata  map[string]string `json:"metadata"`
 	// NextSeq is the sequence number of the next message.
 	NextSeq int64 `json:"next_seq"`
-	// Pipe names the pipe whose run created the thread ("" for /v1/threads).
-	Pipe string `json:"pipe,omitempty"`
+	// Pipe names the pipe whose run created the thread ("" for /v1/threads),
+	// as it was named then; PipeID is that pipe's id, which survives renames.
+	// Only threads whose PipeID is the key's pipe are open to a pipe key, so
+	// threads created through /v1/threads, and threads stored by releases
+	// that did not record PipeID, are closed to every pipe key.
+	Pipe   string `json:"pipe,omitempty"`
+	PipeID string `json:"pipe_id,omitempty"`
 }
 
 // ThreadMessage is one stored message of a thread, in the
