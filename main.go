@@ -179,6 +179,7 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 	mtr.WatchIngestQueue(mem.QueueDepth)
 	pipes := engine.NewPipes(engine.PipesConfig{Store: store, Accounts: accounts, Keysets: keysets, Providers: provs, Memories: mem})
 	threads := engine.NewThreads(store)
+	threads.SetLimits(cfg.threadLimits())
 	a.runLog = engine.NewRunLog(store, provs, log)
 	runner := engine.NewRunner(engine.RunnerConfig{Pipes: pipes, Threads: threads, Keysets: keysets,
 		Providers: provs, Memories: mem, Retriever: mem, RunLog: a.runLog, Logger: log})
@@ -194,13 +195,15 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 			"firecrawl": crawl.NewFirecrawl(cfg.FirecrawlBaseURL, pcfg),
 			"hearth":    crawl.NewBuiltin(cfg.Outbound, crawl.Limits{}, log),
 		}, mtr))
-	srv, err := server.New(server.Config{
+	scfg := server.Config{
 		Addr: cfg.Addr, PublicURL: cfg.PublicURL, MaxBodyBytes: cfg.MaxBodyBytes,
 		MaxUploadBytes: cfg.MaxUploadBytes, Version: version, Logger: log, Outbound: cfg.Outbound,
 		MetricsOff: cfg.Metrics == "off", MetricsToken: cfg.MetricsToken, MetricsAddr: cfg.MetricsAddr,
 		RateLimitPerKey: int(cfg.RateLimitPerKey), RateLimitPerPipe: int(cfg.RateLimitPerPipe), RateLimitBurst: int(cfg.RateLimitBurst),
 		MaxConcurrent: cfg.serverMaxConcurrent(),
-	}, server.Deps{Store: store, Accounts: accounts, Keysets: keysets, Providers: provs, Backup: store.Backup,
+	}
+	cfg.applyRequestLimits(&scfg)
+	srv, err := server.New(scfg, server.Deps{Store: store, Accounts: accounts, Keysets: keysets, Providers: provs, Backup: store.Backup,
 		Pipes: pipes, Threads: threads, Runner: runner, Memory: mem,
 		Images: engine.NewImages(engine.InstrumentImages(imageModels, mtr), keysets), Tools: tools, Metrics: mtr,
 		Agent: engine.NewAgent(engine.AgentOptions{Providers: provs, Keysets: keysets, MaxSteps: int(cfg.AgentMaxSteps),

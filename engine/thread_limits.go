@@ -2,7 +2,6 @@ package engine
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 )
 
@@ -107,23 +106,20 @@ func (ts *Threads) checkRunAppend(t *Thread, threadID string, msgs []Message) er
 func (ts *Threads) newestHistory(tx Tx, t *Thread) ([]Message, error) {
 	budget := ts.limits.HistoryBytes
 	var rev []Message
-	for seq := t.NextSeq - 1; seq >= 0 && len(rev) < maxRunHistory; seq-- {
-		b, err := tx.GetRaw(msgKey(t, seq))
-		if errors.Is(err, ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(b) > budget {
-			break
+	err := scanDesc(tx, t, -1, func(seq int64, b []byte) (bool, error) {
+		if len(rev) == maxRunHistory || len(b) > budget {
+			return false, nil
 		}
 		budget -= len(b)
 		var m ThreadMessage
 		if err := json.Unmarshal(b, &m); err != nil {
-			return nil, Wrap(err, CodeInternal, "corrupt record %s", msgKey(t, seq))
+			return false, Wrap(err, CodeInternal, "corrupt record %s", msgKey(t, seq))
 		}
 		rev = append(rev, m.ChatMessage())
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	for len(rev) > 0 && rev[len(rev)-1].Role == "tool" {
 		rev = rev[:len(rev)-1]

@@ -264,23 +264,6 @@ func normalizeThreadMessage(m *ThreadMessage) {
 	}
 }
 
-// Messages returns every message of an owner's thread, oldest first.
-func (ts *Threads) Messages(ctx context.Context, owner, id string) ([]*ThreadMessage, error) {
-	out := []*ThreadMessage{}
-	err := ts.store.View(ctx, func(tx Tx) error {
-		t, err := getThread(tx, owner, id)
-		if err != nil {
-			return err
-		}
-		return scanJSON(tx, msgPrefix(t), func(m *ThreadMessage) error {
-			normalizeThreadMessage(m)
-			out = append(out, m)
-			return nil
-		})
-	})
-	return out, err
-}
-
 // ThreadPage is one page of an owner's threads, newest first. Next is the
 // cursor of the following page ("" on the last page).
 type ThreadPage struct {

@@ -310,6 +310,9 @@ type env struct {
 	llm  *fakeLLM
 	prov *fakeProviders
 	mem  *fakeMemories
+	// threads is the thread service the runner uses (tests may SetLimits
+	// before their first request).
+	threads *engine.Threads
 }
 
 func startEnv(t *testing.T) *env {
@@ -326,6 +329,7 @@ func startEnv(t *testing.T) *env {
 		d.Keysets = ks
 		d.Pipes = engine.NewPipes(engine.PipesConfig{Store: d.Store, Accounts: d.Accounts, Keysets: ks, Providers: e.prov, Memories: e.mem})
 		d.Threads = engine.NewThreads(d.Store)
+		e.threads = d.Threads
 		runLog = engine.NewRunLog(d.Store, e.prov, nil)
 		d.Runner = engine.NewRunner(engine.RunnerConfig{Pipes: d.Pipes, Threads: d.Threads, Keysets: ks, Providers: e.prov,
 			Memories: e.mem, Retriever: e.mem, RunLog: runLog})
