@@ -158,7 +158,7 @@ var routeDocs = map[string]RouteDoc{
 	"POST /v1/threads/:id":          {Summary: "Update a thread's metadata", Request: threadUpdateBody{}, Response: threadView{}},
 	"DELETE /v1/threads/:id":        {Summary: "Delete a thread", Response: successView{}},
 	"POST /v1/threads/:id/messages": {Summary: "Append messages (an array, or {messages: [...]})", Request: threadAppendBody{}, Response: []engine.ThreadMessage{}},
-	"GET /v1/threads/:id/messages":  {Summary: "List a thread's messages", Response: []engine.ThreadMessage{}},
+	"GET /v1/threads/:id/messages":  {Summary: "List a thread's messages, oldest first (?limit pages, lb-next-cursor continues, ?order=desc reverses)", Response: []engine.ThreadMessage{}, Query: []string{"limit", "order", "cursor"}},
 
 	// memory, documents, retrieval, primitives
 	"POST /v1/memory":                                        {Summary: "Create a memory", Request: memory.CreateRequest{}, Response: memoryCreated{}},

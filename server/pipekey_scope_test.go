@@ -131,4 +131,16 @@ func TestPipeKeyOtherRunFields(t *testing.T) {
 	if r.Status != 404 {
 		t.Fatalf("pipe key reads another pipe: %d %s", r.Status, r.Body)
 	}
+	// An org's pipe key learns the org, not the logins of its members.
+	orgKey := e.OrgWithKey("acme", "admin")
+	orgPipe := e.createPipe(t, orgKey, map[string]any{"name": "p"})
+	var me map[string]any
+	e.Do("GET", "/v1/me", orgPipe, nil).JSON(t, &me)
+	if me["login"] != "acme" || me["members"] != nil {
+		t.Fatalf("/v1/me for an org pipe key: %v", me)
+	}
+	e.Do("GET", "/v1/me", orgKey, nil).JSON(t, &me)
+	if m, _ := me["members"].([]any); len(m) != 1 || m[0] != "admin" {
+		t.Fatalf("/v1/me for the org key: %v", me)
+	}
 }
