@@ -66,6 +66,13 @@ func TestInFlightCapPerKeyAndAddress(t *testing.T) {
 	holdBody(t, ts, "PUT", path, "", "text/plain")
 	refusedInFlight(t, func() *servertest.Response { return ts.Do("GET", "/v1/models", "", nil) }, "per client address")
 	mustStatus(t, ts.Do("GET", "/v1/threads", bob, nil), 200)
+	// /metrics stays reachable to the held key, and counts the refusals.
+	m := ts.Do("GET", "/metrics", admin, nil)
+	for _, want := range []string{`hearth_http_rejected_total{reason="inflight_key"}`, `hearth_http_rejected_total{reason="inflight_ip"}`} {
+		if m.Status != 200 || !strings.Contains(string(m.Body), want) {
+			t.Fatalf("metrics lack %s: %d", want, m.Status)
+		}
+	}
 }
 
 // A request body that keeps arriving fast enough but not whole within the
