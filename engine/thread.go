@@ -15,6 +15,10 @@ import (
 //	threadidx/<owner>/<inverted ns>/<id> -> "" (list index, newest first)
 //	msg/<thread key>/<seq %016d>         ThreadMessage, chronological
 //
+// Messages are never deleted one by one, so their sequence numbers run
+// from 0 to NextSeq-1: runs and newest-first pages read them backwards by
+// key instead of scanning the whole thread (thread_pages.go).
+//
 // Messages live under the thread's random internal Key rather than its id,
 // so a thread deleted in several transactions can never lend leftover
 // messages to a new thread that reuses its id.

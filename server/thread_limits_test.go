@@ -173,3 +173,40 @@ func TestThreadMessagesPages(t *testing.T) {
 		r.JSON(t, &empty)
 	}
 }
+
+// A page asked for with ?limit ends early at 8 MiB, with a cursor to the
+// rest; the whole list still holds every message.
+func TestThreadMessagePageBytes(t *testing.T) {
+	e := startEnv(t)
+	big := strings.Repeat("x", 450<<10)
+	for i := 0; i < 2; i++ {
+		msgs := make([]any, 10)
+		for j := range msgs {
+			msgs[j] = user(fmt.Sprintf("%d-%d %s", i, j, big))
+		}
+		path := "/v1/threads/t/messages"
+		body := any(msgs)
+		if i == 0 {
+			path, body = "/v1/threads", map[string]any{"threadId": "t", "messages": msgs}
+		}
+		mustStatus(t, e.Do("POST", path, admin, body), 200)
+	}
+	var page []map[string]any
+	r := e.Do("GET", "/v1/threads/t/messages?limit=20", admin, nil)
+	r.JSON(t, &page)
+	cursor := r.Header.Get("lb-next-cursor")
+	if len(r.Body) > 8<<20+64<<10 || len(page) >= 20 || len(page) < 10 || cursor == "" {
+		t.Fatalf("first page: %d messages, %d bytes, cursor %q", len(page), len(r.Body), cursor)
+	}
+	var rest []map[string]any
+	r = e.Do("GET", "/v1/threads/t/messages?limit=20&cursor="+cursor, admin, nil)
+	r.JSON(t, &rest)
+	if len(page)+len(rest) != 20 || r.Header.Get("lb-next-cursor") != "" || !strings.HasPrefix(rest[len(rest)-1]["content"].(string), "1-9 ") {
+		t.Fatalf("second page: %d messages, cursor %q", len(rest), r.Header.Get("lb-next-cursor"))
+	}
+	var all []map[string]any
+	e.Do("GET", "/v1/threads/t/messages", admin, nil).JSON(t, &all)
+	if len(all) != 20 {
+		t.Fatalf("whole list: %d messages", len(all))
+	}
+}
