@@ -35,8 +35,10 @@ func holdBody(t *testing.T, ts *servertest.Server, method, path, key, contentTyp
 // checks that one more gets the 429 naming the cap.
 func refusedInFlight(t *testing.T, send func() *servertest.Response, cap string) {
 	t.Helper()
-	var r *servertest.Response
-	waitFor(t, "the held requests to be in flight", func() bool { r = send(); return r.Status == 429 })
+	r := send()
+	for deadline := time.Now().Add(10 * time.Second); r.Status != 429 && time.Now().Before(deadline); r = send() {
+		time.Sleep(10 * time.Millisecond)
+	}
 	code, msg := errorOf(t, r)
 	if code != "RATE_LIMITED" || !strings.Contains(msg, cap) || r.Header.Get("Retry-After") != "1" {
 		t.Fatalf("over the in-flight cap: %d %v %s", r.Status, r.Header, r.Body)
@@ -60,10 +62,9 @@ func TestInFlightCapPerKeyAndAddress(t *testing.T) {
 
 	// Without a key the client address is counted: two slow uploads hold it.
 	createMemory(t, ts, bob, map[string]any{"name": "kb", "embedding_model": hashModel})
-	url := signedURL(t, ts, bob, "kb", "a.txt", nil)
-	path := strings.TrimPrefix(url, ts.URL)
-	holdBody(t, ts, "PUT", path, "", "text/plain")
-	holdBody(t, ts, "PUT", path, "", "text/plain")
+	for _, doc := range []string{"a.txt", "b.txt"} {
+		holdBody(t, ts, "PUT", strings.TrimPrefix(signedURL(t, ts, bob, "kb", doc, nil), ts.URL), "", "text/plain")
+	}
 	refusedInFlight(t, func() *servertest.Response { return ts.Do("GET", "/v1/models", "", nil) }, "per client address")
 	mustStatus(t, ts.Do("GET", "/v1/threads", bob, nil), 200)
 	// /metrics stays reachable to the held key, and counts the refusals.
