@@ -87,6 +87,8 @@ type Config struct {
 	QuotaMaxBytes     int64 `json:"quota_max_bytes"`
 	// MaxConcurrent bounds requests served at once (0 = no limit).
 	MaxConcurrent int64 `json:"max_concurrent"`
+	// RequestLimits are the per-client and thread limits (config_limits.go).
+	RequestLimits
 }
 
 func defaultConfig() Config {
@@ -95,7 +97,7 @@ func defaultConfig() Config {
 		MaxBodyBytes: 8 << 20, MaxUploadBytes: 10 << 20,
 		IngestWorkers: 2, AgentMaxSteps: 10, RetrieveVectorWeight: "1", RetrieveKeywordWeight: "1",
 		ParseTimeout: "60s", ParseMemoryLimit: 1 << 30, ParseMaxOutput: 32 << 20, EmbedRetries: 3, EmbedRetryMaxWait: "60s",
-		Metrics: "on", MaxConcurrent: 512,
+		Metrics: "on", MaxConcurrent: 512, RequestLimits: defaultRequestLimits(),
 	}
 }
 
@@ -107,7 +109,7 @@ type configVar struct {
 }
 
 func (c *Config) vars() []configVar {
-	return []configVar{
+	return append([]configVar{
 		{env: "HEARTH_ADDR", flag: "addr", usage: "listen address", str: &c.Addr},
 		{env: "HEARTH_DATA", flag: "data", usage: "data directory", str: &c.Data},
 		{env: "HEARTH_PUBLIC_URL", flag: "public-url", usage: "absolute URL clients reach the server at (default derived from -addr)", str: &c.PublicURL},
@@ -140,7 +142,7 @@ func (c *Config) vars() []configVar {
 		{env: "HEARTH_QUOTA_MAX_DOCUMENTS", flag: "quota-max-documents", usage: "documents each user or org may store (0 = no limit)", num: &c.QuotaMaxDocuments},
 		{env: "HEARTH_QUOTA_MAX_BYTES", flag: "quota-max-bytes", usage: "document bytes each user or org may store (0 = no limit)", num: &c.QuotaMaxBytes},
 		{env: "HEARTH_MAX_CONCURRENT", flag: "max-concurrent", usage: "requests served at once; more get 503 (0 = no limit)", num: &c.MaxConcurrent},
-	}
+	}, c.limitVars()...)
 }
 
 // loadConfig applies file, env and flags in that order. args are the
@@ -282,6 +284,7 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("HEARTH_OUTBOUND_ALLOW_PRIVATE %q: use true or false", c.OutboundAllowPrivate))
 	}
 	errs = append(errs, c.validateOps()...)
+	errs = append(errs, c.validateRequestLimits()...)
 	for _, v := range []struct{ env, val string }{
 		{"HEARTH_EXA_BASE_URL", c.ExaBaseURL}, {"HEARTH_SPIDER_BASE_URL", c.SpiderBaseURL}, {"HEARTH_FIRECRAWL_BASE_URL", c.FirecrawlBaseURL},
 	} {

@@ -162,7 +162,7 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 
 // appConfig maps the validated configuration onto the application's.
 func appConfig(cfg Config, secret []byte, log *slog.Logger) app.Config {
-	return app.Config{
+	ac := app.Config{
 		Data: cfg.Data, Version: version, Logger: log,
 		Secret: secret, UploadSecret: deriveKey(secret, "hearth upload URL signing v1"),
 		AdminLogin: cfg.AdminLogin, AdminKey: cfg.AdminKey,
@@ -180,7 +180,10 @@ func appConfig(cfg Config, secret []byte, log *slog.Logger) app.Config {
 		QuotaMaxDocuments: cfg.QuotaMaxDocuments, QuotaMaxBytes: cfg.QuotaMaxBytes,
 		AgentMaxSteps: int(cfg.AgentMaxSteps),
 		ExaBaseURL:    cfg.ExaBaseURL, SpiderBaseURL: cfg.SpiderBaseURL, FirecrawlBaseURL: cfg.FirecrawlBaseURL,
+		ThreadLimits: cfg.threadLimits(),
 	}
+	cfg.applyRequestLimits(&ac.HTTP)
+	return ac
 }
 
 func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) error {

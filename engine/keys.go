@@ -16,7 +16,9 @@ package engine
 //	pipeid/<pipe id>                     -> "<owner>/<name>" (pipe keys name pipes by id)
 //	thread/<owner>/<thread id>           Thread (ids are per owner)
 //	threadidx/<owner>/<inverted ns>/<id> -> "" (thread list, newest first)
-//	msg/<thread key>/<seq %016d>         ThreadMessage (thread key: random, per thread)
+//	msg/<thread key>/<seq %016d>         ThreadMessage (thread key: random, per thread;
+//	                                     seqs run 0..next_seq-1 with no gaps, so the
+//	                                     newest messages are read by key, backwards)
 //	run/<owner>/<run id>                 RunRecord (run ids sort newest first)
 //	runpipe/<owner>/<pipe id>/<run id>   -> "" (runs by pipe)
 //

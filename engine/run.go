@@ -113,7 +113,7 @@ func (r *Runner) Prepare(ctx context.Context, in *RunRequest) (*PreparedRun, err
 	pr := &PreparedRun{r: r, Pipe: p, start: start, endpoint: in.Endpoint, stream: in.Stream}
 	var history []Message
 	if in.ThreadID != "" {
-		if pr.thread, history, err = r.threads.history(ctx, p.Owner, in.ThreadID); err != nil {
+		if pr.thread, history, err = r.threads.history(ctx, in.Principal, p, in.ThreadID); err != nil {
 			return nil, err
 		}
 		pr.ThreadID = in.ThreadID
@@ -122,6 +122,9 @@ func (r *Runner) Prepare(ctx context.Context, in *RunRequest) (*PreparedRun, err
 	}
 	memories := p.Memory
 	if len(in.Memory) > 0 {
+		if err := checkRunMemory(in.Principal, p, in.Memory); err != nil {
+			return nil, err
+		}
 		for i, m := range in.Memory {
 			ok, err := r.memories.MemoryExists(ctx, p.Owner, m.Name)
 			if err != nil {
@@ -155,6 +158,11 @@ func (r *Runner) Prepare(ctx context.Context, in *RunRequest) (*PreparedRun, err
 		return nil, FieldError("messages", "is required: the pipe has no messages of its own to run")
 	}
 	pr.newMsgs = msgs[len(msgs)-len(in.Messages):]
+	if p.Store {
+		if err := r.threads.checkRunAppend(pr.thread, pr.ThreadID, pr.newMsgs); err != nil {
+			return nil, err
+		}
+	}
 	if pr.Ref, err = ParseModelID("model", p.Model); err != nil {
 		return nil, err
 	}
@@ -483,12 +491,12 @@ func (pr *PreparedRun) persist(ctx context.Context, res runResult, status string
 			}
 		} else {
 			t = ts.newThread(pr.Pipe.Owner, pr.ThreadID, nil)
-			t.Pipe = pr.Pipe.Name
+			t.Pipe, t.PipeID = pr.Pipe.Name, pr.Pipe.ID
 			if err := tx.Put(threadIdxKey(t.Owner, t), ""); err != nil {
 				return err
 			}
 		}
-		_, err = ts.appendTx(tx, t, msgs)
+		_, err = ts.appendTx(tx, t, "threadId", msgs)
 		return err
 	})
 }
@@ -528,25 +536,4 @@ func (pr *PreparedRun) record(res runResult, status string, persistErr error) {
 		rec.Error = "thread not saved: " + publicMessage(persistErr)
 	}
 	pr.r.runs.Record(rec)
-}
-
-// history loads an owner's thread and its most recent messages as chat
-// messages, oldest first.
-func (ts *Threads) history(ctx context.Context, owner, id string) (*Thread, []Message, error) {
-	var t *Thread
-	var out []Message
-	err := ts.store.View(ctx, func(tx Tx) error {
-		var err error
-		if t, err = getThread(tx, owner, id); err != nil {
-			return err
-		}
-		return scanJSON(tx, msgPrefix(t), func(m *ThreadMessage) error {
-			out = append(out, m.ChatMessage())
-			return nil
-		})
-	})
-	if len(out) > maxRunHistory {
-		out = out[len(out)-maxRunHistory:]
-	}
-	return t, out, err
 }

@@ -15,6 +15,10 @@ import (
 //	threadidx/<owner>/<inverted ns>/<id> -> "" (list index, newest first)
 //	msg/<thread key>/<seq %016d>         ThreadMessage, chronological
 //
+// Messages are never deleted one by one, so their sequence numbers run
+// from 0 to NextSeq-1: runs and newest-first pages read them backwards by
+// key instead of scanning the whole thread (thread_pages.go).
+//
 // Messages live under the thread's random internal Key rather than its id,
 // so a thread deleted in several transactions can never lend leftover
 // messages to a new thread that reuses its id.
@@ -26,8 +30,13 @@ type Thread struct {
 	Metadata  map[string]string `json:"metadata"`
 	// NextSeq is the sequence number of the next message.
 	NextSeq int64 `json:"next_seq"`
-	// Pipe names the pipe whose run created the thread ("" for /v1/threads).
-	Pipe string `json:"pipe,omitempty"`
+	// Pipe names the pipe whose run created the thread ("" for /v1/threads),
+	// as it was named then; PipeID is that pipe's id, which survives renames.
+	// Only threads whose PipeID is the key's pipe are open to a pipe key, so
+	// threads created through /v1/threads, and threads stored by releases
+	// that did not record PipeID, are closed to every pipe key.
+	Pipe   string `json:"pipe,omitempty"`
+	PipeID string `json:"pipe_id,omitempty"`
 }
 
 // ThreadMessage is one stored message of a thread, in the

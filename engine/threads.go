@@ -27,12 +27,15 @@ func msgKey(t *Thread, seq int64) string { return fmt.Sprintf("%s%016d", msgPref
 
 // Threads stores conversations and their messages.
 type Threads struct {
-	store Store
-	now   func() time.Time
+	store  Store
+	now    func() time.Time
+	limits ThreadLimits
 }
 
-// NewThreads returns the thread service.
-func NewThreads(store Store) *Threads { return &Threads{store: store, now: time.Now} }
+// NewThreads returns the thread service with the default ThreadLimits.
+func NewThreads(store Store) *Threads {
+	return &Threads{store: store, now: time.Now, limits: ThreadLimits{}.withDefaults()}
+}
 
 // ThreadCreate is the body of POST /v1/threads.
 type ThreadCreate struct {
@@ -56,6 +59,9 @@ func (ts *Threads) Create(ctx context.Context, owner string, in ThreadCreate) (*
 	if err := ValidateThreadMessages("messages", in.Messages); err != nil {
 		return nil, err
 	}
+	if err := ts.checkSizes("messages", in.ID, in.Messages); err != nil {
+		return nil, err
+	}
 	var t *Thread
 	err := ts.store.Update(ctx, func(tx Tx) error {
 		id := in.ID
@@ -70,7 +76,7 @@ func (ts *Threads) Create(ctx context.Context, owner string, in ThreadCreate) (*
 		if err := tx.Put(threadIdxKey(owner, t), ""); err != nil {
 			return err
 		}
-		_, err := ts.appendTx(tx, t, in.Messages)
+		_, err := ts.appendTx(tx, t, "messages", in.Messages)
 		return err
 	})
 	if err != nil {
@@ -191,37 +197,32 @@ func (ts *Threads) Append(ctx context.Context, owner, id string, msgs []ThreadMe
 	if err := ValidateThreadMessages("messages", msgs); err != nil {
 		return nil, err
 	}
+	if err := ts.checkSizes("messages", id, msgs); err != nil {
+		return nil, err
+	}
 	var out []*ThreadMessage
 	err := ts.store.Update(ctx, func(tx Tx) error {
 		t, err := getThread(tx, owner, id)
 		if err != nil {
 			return err
 		}
-		out, err = ts.appendTx(tx, t, msgs)
+		out, err = ts.appendTx(tx, t, "messages", msgs)
 		return err
 	})
 	return out, err
 }
 
-// appendTx writes messages after the thread's last one and saves the thread.
-func (ts *Threads) appendTx(tx Tx, t *Thread, msgs []ThreadMessageInput) ([]*ThreadMessage, error) {
+// appendTx writes messages after the thread's last one and saves the
+// thread, refusing messages past the thread's MaxMessages (field names the
+// request field that brought them).
+func (ts *Threads) appendTx(tx Tx, t *Thread, field string, msgs []ThreadMessageInput) ([]*ThreadMessage, error) {
+	if err := ts.checkRoom(field, t.ID, t.NextSeq, len(msgs)); err != nil {
+		return nil, err
+	}
 	out := make([]*ThreadMessage, 0, len(msgs))
 	now := ts.now().Unix()
 	for _, in := range msgs {
-		m := &ThreadMessage{
-			ID: "msg_" + RandomString(24), ThreadID: t.ID, CreatedAt: now, Role: in.Role,
-			Content: in.Content, ToolCalls: in.ToolCalls, Attachments: in.Attachments, Metadata: in.Metadata,
-		}
-		if in.Name != "" {
-			m.Name = &in.Name
-		}
-		if in.ToolCallID != "" {
-			m.ToolCallID = &in.ToolCallID
-		}
-		normalizeThreadMessage(m)
-		for i := range m.ToolCalls {
-			m.ToolCalls[i].Index = nil
-		}
+		m := buildThreadMessage(t.ID, now, in)
 		if err := tx.Put(msgKey(t, t.NextSeq), m); err != nil {
 			return nil, err
 		}
@@ -229,6 +230,25 @@ func (ts *Threads) appendTx(tx Tx, t *Thread, msgs []ThreadMessageInput) ([]*Thr
 		out = append(out, m)
 	}
 	return out, tx.Put(threadKey(t.Owner, t.ID), t)
+}
+
+// buildThreadMessage is the stored form of an appended message.
+func buildThreadMessage(threadID string, now int64, in ThreadMessageInput) *ThreadMessage {
+	m := &ThreadMessage{
+		ID: "msg_" + RandomString(24), ThreadID: threadID, CreatedAt: now, Role: in.Role,
+		Content: in.Content, ToolCalls: in.ToolCalls, Attachments: in.Attachments, Metadata: in.Metadata,
+	}
+	if in.Name != "" {
+		m.Name = &in.Name
+	}
+	if in.ToolCallID != "" {
+		m.ToolCallID = &in.ToolCallID
+	}
+	normalizeThreadMessage(m)
+	for i := range m.ToolCalls {
+		m.ToolCalls[i].Index = nil
+	}
+	return m
 }
 
 // normalizeThreadMessage gives the list-valued fields their [] / {} defaults.
@@ -242,23 +262,6 @@ func normalizeThreadMessage(m *ThreadMessage) {
 	if m.Metadata == nil {
 		m.Metadata = map[string]string{}
 	}
-}
-
-// Messages returns every message of an owner's thread, oldest first.
-func (ts *Threads) Messages(ctx context.Context, owner, id string) ([]*ThreadMessage, error) {
-	out := []*ThreadMessage{}
-	err := ts.store.View(ctx, func(tx Tx) error {
-		t, err := getThread(tx, owner, id)
-		if err != nil {
-			return err
-		}
-		return scanJSON(tx, msgPrefix(t), func(m *ThreadMessage) error {
-			normalizeThreadMessage(m)
-			out = append(out, m)
-			return nil
-		})
-	})
-	return out, err
 }
 
 // ThreadPage is one page of an owner's threads, newest first. Next is the

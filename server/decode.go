@@ -25,8 +25,9 @@ func readBody(c echo.Context) ([]byte, error) {
 		if errors.As(err, &mbe) {
 			return nil, engine.Errorf(engine.CodePayloadTooLarge, "request body is larger than the limit of %d bytes", mbe.Limit)
 		}
-		if errors.Is(err, errBodyTooSlow) {
-			return nil, engine.Errorf(CodeRequestTimeout, "the request body arrived too slowly; the connection is closed")
+		var de *bodyDeadlineError
+		if errors.Is(err, errBodyTooSlow) || errors.As(err, &de) {
+			return nil, bodyCutError(err)
 		}
 		return nil, engine.Wrap(err, engine.CodeBadRequest, "could not read request body")
 	}

@@ -309,6 +309,9 @@ type env struct {
 	llm  *fakeLLM
 	prov *fakeProviders
 	mem  *fakeMemories
+	// threads is the thread service the runner uses (tests may SetLimits
+	// before their first request).
+	threads *engine.Threads
 }
 
 func startEnv(t *testing.T) *env {
@@ -319,6 +322,7 @@ func startEnv(t *testing.T) *env {
 		servertest.WithProviderOverride(func(engine.Providers) engine.Providers { return e.prov }),
 		servertest.WithServices(func(a *app.App) {
 			d := &a.Deps
+			e.threads = d.Threads
 			d.Pipes = engine.NewPipes(engine.PipesConfig{Store: d.Store, Accounts: d.Accounts, Keysets: d.Keysets, Providers: d.Providers, Memories: e.mem})
 			d.Runner = engine.NewRunner(engine.RunnerConfig{Pipes: d.Pipes, Threads: d.Threads, Keysets: d.Keysets, Providers: d.Providers,
 				Memories: e.mem, Retriever: e.mem, RunLog: a.RunLog})

@@ -16,14 +16,18 @@ import (
 // and large uploads; instead:
 //
 //   - headers must arrive within ReadHeaderTimeout (http.Server);
-//   - a request body may go silent for at most BodyIdleTimeout, and after
-//     a grace period must average BodyMinRate bytes a second (a client
-//     trickling bytes is cut off with 408 and the connection closed);
+//   - a request body may go silent for at most BodyIdleTimeout, after a
+//     grace period must average BodyMinRate bytes a second, and must have
+//     arrived whole within BodyTimeout (UploadBodyTimeout for uploads) of
+//     the request's start (a client trickling bytes is cut off with 408
+//     and the connection closed);
 //   - every response write gets WriteIdleTimeout to complete, re-armed per
 //     write, so a stream may last hours while a client that stops reading
 //     is dropped;
 //   - at most MaxConcurrent requests are served at once; more get 503 with
-//     Retry-After (health and metrics are exempt).
+//     Retry-After (health and metrics are exempt), and one API key (or one
+//     client address, without a key) may hold at most MaxInFlightPerKey
+//     (MaxInFlightPerIP) of them; more get 429 (inflight.go).
 
 // Defaults of the hardening settings.
 const (
@@ -34,12 +38,32 @@ const (
 	DefaultWriteIdleTimeout  = 60 * time.Second
 	DefaultIdleTimeout       = 120 * time.Second
 	DefaultMaxConcurrent     = 512
+	DefaultMaxInFlightPerKey = 64
+	DefaultMaxInFlightPerIP  = 32
+	DefaultBodyTimeout       = 60 * time.Second
+	DefaultUploadBodyTimeout = 10 * time.Minute
 )
 
 // CodeRequestTimeout is answered 408 when a request body arrives too slowly.
 const CodeRequestTimeout = "REQUEST_TIMEOUT"
 
 var errBodyTooSlow = errors.New("request body arrived too slowly")
+
+// bodyDeadlineError ends a body that did not arrive whole within its time limit.
+type bodyDeadlineError struct{ limit time.Duration }
+
+func (e *bodyDeadlineError) Error() string {
+	return "the request body did not arrive within the limit of " + e.limit.String()
+}
+
+// bodyCutError is the 408 answered for a body the guard cut off.
+func bodyCutError(err error) *engine.Error {
+	var de *bodyDeadlineError
+	if errors.As(err, &de) {
+		return engine.Errorf(CodeRequestTimeout, "%s for a request body; the connection is closed", de.Error())
+	}
+	return engine.Errorf(CodeRequestTimeout, "the request body arrived too slowly; the connection is closed")
+}
 
 // hardenDefaults fills zero hardening settings with the defaults.
 func (c *Config) hardenDefaults() {
@@ -59,6 +83,14 @@ func (c *Config) hardenDefaults() {
 	if c.MaxConcurrent == 0 {
 		c.MaxConcurrent = DefaultMaxConcurrent
 	}
+	if c.MaxInFlightPerKey == 0 {
+		c.MaxInFlightPerKey = DefaultMaxInFlightPerKey
+	}
+	if c.MaxInFlightPerIP == 0 {
+		c.MaxInFlightPerIP = DefaultMaxInFlightPerIP
+	}
+	def(&c.BodyTimeout, DefaultBodyTimeout)
+	def(&c.UploadBodyTimeout, DefaultUploadBodyTimeout)
 }
 
 // securityHeaders marks every answer nosniff (no uploaded or echoed bytes
@@ -97,15 +129,29 @@ func (s *Server) limitConcurrency(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// guardIO installs the slow-body guard and the per-write deadline.
+// guardIO installs the slow-body guard and the per-write deadline. When
+// the guard cut a body off, the handler's error (whatever it made of the
+// failed read) is replaced by the 408.
 func (s *Server) guardIO(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
+	return func(c echo.Context) (err error) {
 		r := c.Request()
 		orig := c.Response().Writer
 		rc := http.NewResponseController(orig)
 		if r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0 {
-			r.Body = &slowBodyGuard{body: r.Body, rc: rc, c: c, idle: s.cfg.BodyIdleTimeout,
-				minRate: float64(s.cfg.BodyMinRate), grace: s.cfg.BodyGrace, start: time.Now()}
+			limit := s.cfg.BodyTimeout
+			if s.longBodyRoutes[r.Method+" "+c.Path()] {
+				limit = s.cfg.UploadBodyTimeout
+			}
+			now := time.Now()
+			g := &slowBodyGuard{body: r.Body, rc: rc, c: c, idle: s.cfg.BodyIdleTimeout,
+				minRate: float64(s.cfg.BodyMinRate), grace: s.cfg.BodyGrace, start: now,
+				limit: limit, deadline: now.Add(limit)}
+			r.Body = g
+			defer func() {
+				if g.cutErr != nil && err != nil && !c.Response().Committed {
+					err = bodyCutError(g.cutErr)
+				}
+			}()
 		}
 		dw := &deadlineWriter{ResponseWriter: orig, rc: rc, idle: s.cfg.WriteIdleTimeout}
 		c.Response().Writer = dw
@@ -129,19 +175,35 @@ type slowBodyGuard struct {
 	start   time.Time
 	n       int64
 	done    bool
+	// limit is the whole body's time limit, ending at deadline.
+	limit    time.Duration
+	deadline time.Time
+	// cutErr is why the body was cut off (nil while it flows).
+	cutErr error
 }
 
 func (g *slowBodyGuard) Read(p []byte) (int, error) {
 	if g.done {
 		return g.body.Read(p)
 	}
-	_ = g.rc.SetReadDeadline(time.Now().Add(g.idle))
+	now := time.Now()
+	if !now.Before(g.deadline) {
+		return 0, g.cut(&bodyDeadlineError{limit: g.limit})
+	}
+	dl := now.Add(g.idle)
+	if g.deadline.Before(dl) {
+		dl = g.deadline
+	}
+	_ = g.rc.SetReadDeadline(dl)
 	n, err := g.body.Read(p)
 	g.n += int64(n)
 	if err != nil {
 		var ne interface{ Timeout() bool }
 		if errors.As(err, &ne) && ne.Timeout() {
-			return n, g.cut()
+			if !time.Now().Before(g.deadline) {
+				return n, g.cut(&bodyDeadlineError{limit: g.limit})
+			}
+			return n, g.cut(errBodyTooSlow)
 		}
 		// EOF (or a client error): lift the deadline, so the server's
 		// watch for a hang-up does not time out during a long answer.
@@ -150,18 +212,19 @@ func (g *slowBodyGuard) Read(p []byte) (int, error) {
 		return n, err
 	}
 	if el := time.Since(g.start); el > g.grace && float64(g.n)/el.Seconds() < g.minRate {
-		return n, g.cut()
+		return n, g.cut(errBodyTooSlow)
 	}
 	return n, nil
 }
 
 // cut ends a too-slow body: later reads fail at once and the connection
 // is closed after the 408.
-func (g *slowBodyGuard) cut() error {
+func (g *slowBodyGuard) cut(why error) error {
 	g.done = true
+	g.cutErr = why
 	_ = g.rc.SetReadDeadline(time.Now())
 	g.c.Response().Header().Set("Connection", "close")
-	return errBodyTooSlow
+	return why
 }
 
 func (g *slowBodyGuard) Close() error { return g.body.Close() }

@@ -45,8 +45,13 @@ func (s *Server) handleMe(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	members := acct.Members
+	if p.Kind == engine.KeyPipe {
+		// Pipe keys ship to browsers: they learn their owner, not its members.
+		members = nil
+	}
 	return c.JSON(http.StatusOK, map[string]any{
-		"login": acct.Login, "kind": acct.Kind, "members": acct.Members,
+		"login": acct.Login, "kind": acct.Kind, "members": members,
 		"key": map[string]string{"id": p.KeyID, "kind": p.Kind},
 	})
 }

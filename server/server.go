@@ -61,6 +61,17 @@ type Config struct {
 	WriteIdleTimeout  time.Duration
 	IdleTimeout       time.Duration
 	MaxConcurrent     int
+	// Per-client caps and body deadlines (inflight.go, harden.go); zero
+	// values take the Default* constants, a negative cap means no cap.
+	// MaxInFlightPerKey bounds one API key's requests in flight,
+	// MaxInFlightPerIP those of one client address without a key.
+	// BodyTimeout bounds the arrival of a whole request body;
+	// UploadBodyTimeout replaces it on routes whose body limit is above
+	// MaxBodyBytes (uploads, /v1/parser).
+	MaxInFlightPerKey int
+	MaxInFlightPerIP  int
+	BodyTimeout       time.Duration
+	UploadBodyTimeout time.Duration
 }
 
 // Deps are the engine services the handlers call. Every field is
@@ -128,6 +139,11 @@ type Server struct {
 	pipeLimits  *limiter
 	openapi     openapiCache
 	slots       chan struct{}
+	keyInFlight *inflight
+	ipInFlight  *inflight
+	// longBodyRoutes holds "METHOD path" of the routes whose body limit is
+	// above MaxBodyBytes; they get UploadBodyTimeout.
+	longBodyRoutes map[string]bool
 }
 
 // New builds a server over complete deps; it does not listen until Open.
@@ -146,7 +162,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	}
 	cfg.hardenDefaults()
 	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
-	s := &Server{cfg: cfg, deps: deps, log: cfg.Logger, metrics: deps.Metrics, routePaths: map[string]bool{}}
+	s := &Server{cfg: cfg, deps: deps, log: cfg.Logger, metrics: deps.Metrics, routePaths: map[string]bool{}, longBodyRoutes: map[string]bool{}}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -155,6 +171,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	if cfg.MaxConcurrent > 0 {
 		s.slots = make(chan struct{}, cfg.MaxConcurrent)
 	}
+	s.keyInFlight, s.ipInFlight = newInflight(cfg.MaxInFlightPerKey), newInflight(cfg.MaxInFlightPerIP)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
@@ -168,7 +185,10 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		if r.BodyLimit > 0 {
 			limit = r.BodyLimit
 		}
-		e.Add(r.Method, r.Path, r.Handler, bodyLimit(limit), s.authenticate(r.Auth), s.rateLimit)
+		if limit > cfg.MaxBodyBytes {
+			s.longBodyRoutes[r.Method+" "+r.Path] = true
+		}
+		e.Add(r.Method, r.Path, r.Handler, bodyLimit(limit), s.authenticate(r.Auth), s.limitInFlight, s.rateLimit)
 	}
 	return s, nil
 }

@@ -2,7 +2,9 @@ package server
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/http"
+	"strconv"
 
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/labstack/echo/v4"
@@ -26,7 +28,8 @@ func (s *Server) threadRoutes() []Route {
 		{Method: http.MethodPost, Path: "/v1/threads/:id/messages", Auth: AuthOwner, Handler: s.handleThreadAppend,
 			Doc: RouteDoc{Summary: "Append messages (an array, or {messages: [...]})", Request: threadAppendBody{}, Response: []engine.ThreadMessage{}}},
 		{Method: http.MethodGet, Path: "/v1/threads/:id/messages", Auth: AuthOwner, Handler: s.handleThreadMessages,
-			Doc: RouteDoc{Summary: "List a thread's messages", Response: []engine.ThreadMessage{}}},
+			Doc: RouteDoc{Summary: "List a thread's messages, oldest first (?limit pages, lb-next-cursor continues, ?order=desc reverses)",
+				Response: []engine.ThreadMessage{}, Query: []string{"limit", "order", "cursor"}}},
 	}
 }
 
@@ -151,16 +154,109 @@ func (s *Server) handleThreadAppend(c echo.Context) error {
 	return c.JSON(http.StatusOK, out)
 }
 
+// HeaderNextCursor carries the cursor of the next page of a thread's
+// messages; it is absent on the last page.
+const HeaderNextCursor = "lb-next-cursor"
+
+// Page sizes of GET /v1/threads/{id}/messages. A page asked for with
+// ?limit is built in memory up to maxMessagePageBytes; the whole list (no
+// limit: the SDK's call) is read and written streamPageMessages at a time,
+// so a long thread never sits whole in memory.
+const (
+	maxMessagePageBytes = 8 << 20
+	streamPageMessages  = 100
+	streamPageBytes     = 1 << 20
+)
+
+// handleThreadMessages lists a thread's messages as a plain JSON array,
+// oldest first (the SDK's shape). ?limit=N (1-1000) returns one page and
+// the lb-next-cursor header when more follow; ?order=desc lists newest
+// first; ?cursor= continues after a previous page (README "Threads").
 func (s *Server) handleThreadMessages(c echo.Context) error {
 	id, err := threadID(c)
 	if err != nil {
 		return err
 	}
-	out, err := s.deps.Threads.Messages(c.Request().Context(), principal(c).Owner, id)
+	o, paged, err := messagePageParams(c)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, out)
+	ctx, owner := c.Request().Context(), principal(c).Owner
+	if paged {
+		o.MaxBytes = maxMessagePageBytes
+		page, err := s.deps.Threads.MessagePage(ctx, owner, id, o)
+		if err != nil {
+			return err
+		}
+		if page.Next != "" {
+			setHeader(c.Response().Header(), HeaderNextCursor, page.Next)
+		}
+		return c.JSON(http.StatusOK, page.Messages)
+	}
+	o.Limit, o.MaxBytes = streamPageMessages, streamPageBytes
+	page, err := s.deps.Threads.MessagePage(ctx, owner, id, o)
+	if err != nil {
+		return err
+	}
+	w := c.Response()
+	w.Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
+	w.WriteHeader(http.StatusOK)
+	sep := []byte("[")
+	for {
+		for _, m := range page.Messages {
+			b, err := json.Marshal(m)
+			if err != nil {
+				return s.abortStream(c, err)
+			}
+			if _, err := w.Write(append(sep, b...)); err != nil {
+				return nil
+			}
+			sep = []byte(",")
+		}
+		if page.Next == "" {
+			break
+		}
+		o.Cursor = page.Next
+		if page, err = s.deps.Threads.MessagePage(ctx, owner, id, o); engine.IsNotFound(err) {
+			break // deleted while listed: end the list here
+		} else if err != nil {
+			return s.abortStream(c, err)
+		}
+	}
+	if len(sep) == 1 && sep[0] == '[' {
+		_, _ = w.Write([]byte("[]"))
+	} else {
+		_, _ = w.Write([]byte("]"))
+	}
+	return nil
+}
+
+// abortStream logs a failure after a 200 was sent and cuts the connection,
+// so the client sees a broken answer rather than a short list.
+func (s *Server) abortStream(c echo.Context, err error) error {
+	s.log.Error("thread messages stopped", "request_id", headerValue(c.Response().Header(), HeaderRequestID), "err", err)
+	panic(http.ErrAbortHandler)
+}
+
+// messagePageParams reads ?limit, ?order and ?cursor; paged reports
+// whether a limit was given.
+func messagePageParams(c echo.Context) (o engine.MessagePageOptions, paged bool, err error) {
+	if v := c.QueryParam("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > engine.MaxMessagePageLimit {
+			return o, false, engine.FieldError("limit", "must be a whole number from 1 to %d", engine.MaxMessagePageLimit)
+		}
+		o.Limit, paged = n, true
+	}
+	switch c.QueryParam("order") {
+	case "", "asc":
+	case "desc":
+		o.Desc = true
+	default:
+		return o, false, engine.FieldError("order", "must be asc (oldest first) or desc (newest first)")
+	}
+	o.Cursor = c.QueryParam("cursor")
+	return o, paged, nil
 }
 
 // threadPage is a page of threads, newest first.

@@ -58,6 +58,9 @@ type Config struct {
 	// documents (0 = no limit).
 	QuotaMaxDocuments int64
 	QuotaMaxBytes     int64
+	// ThreadLimits bound thread sizes and the history a run reads (zero
+	// fields take the engine's defaults).
+	ThreadLimits engine.ThreadLimits
 	// AgentMaxSteps bounds the model calls of one agent run (0 = default).
 	AgentMaxSteps int
 	// Base URLs of the web search and crawl services; empty means the
@@ -171,7 +174,7 @@ func (a *App) build(cfg Config) error {
 	if err := a.buildMemory(ctx, cfg); err != nil {
 		return err
 	}
-	a.buildRuns()
+	a.buildRuns(cfg)
 	if err := a.buildTools(cfg); err != nil {
 		return err
 	}

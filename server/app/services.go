@@ -77,11 +77,12 @@ func (a *App) buildMemory(ctx context.Context, cfg Config) error {
 
 // buildRuns builds the pipe, thread, run and trace services; the Runner
 // records every run in the run log.
-func (a *App) buildRuns() {
+func (a *App) buildRuns(cfg Config) {
 	d := &a.Deps
 	d.Pipes = engine.NewPipes(engine.PipesConfig{Store: a.Store, Accounts: d.Accounts, Keysets: d.Keysets,
 		Providers: d.Providers, Memories: d.Memory})
 	d.Threads = engine.NewThreads(a.Store)
+	d.Threads.SetLimits(cfg.ThreadLimits)
 	a.RunLog = engine.NewRunLog(a.Store, d.Providers, a.log)
 	d.Runner = engine.NewRunner(engine.RunnerConfig{Pipes: d.Pipes, Threads: d.Threads, Keysets: d.Keysets,
 		Providers: d.Providers, Memories: d.Memory, Retriever: d.Memory, RunLog: a.RunLog, Logger: a.log})

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/server"
+)
+
+func TestRequestLimitsConfig(t *testing.T) {
+	bad := map[string]struct {
+		env  map[string]string
+		want string
+	}{
+		"negative key cap":   {map[string]string{"HEARTH_MAX_INFLIGHT_PER_KEY": "-1"}, "HEARTH_MAX_INFLIGHT_PER_KEY"},
+		"word ip cap":        {map[string]string{"HEARTH_MAX_INFLIGHT_PER_IP": "lots"}, "HEARTH_MAX_INFLIGHT_PER_IP"},
+		"body timeout":       {map[string]string{"HEARTH_BODY_TIMEOUT": "60"}, "HEARTH_BODY_TIMEOUT"},
+		"tiny upload limit":  {map[string]string{"HEARTH_UPLOAD_BODY_TIMEOUT": "10ms"}, "HEARTH_UPLOAD_BODY_TIMEOUT"},
+		"one message":        {map[string]string{"HEARTH_THREAD_MAX_MESSAGES": "1"}, "HEARTH_THREAD_MAX_MESSAGES"},
+		"tiny message":       {map[string]string{"HEARTH_THREAD_MAX_MESSAGE_BYTES": "10"}, "HEARTH_THREAD_MAX_MESSAGE_BYTES"},
+		"history < message":  {map[string]string{"HEARTH_THREAD_MAX_MESSAGE_BYTES": "4096", "HEARTH_THREAD_HISTORY_BYTES": "2048"}, "must be at least HEARTH_THREAD_MAX_MESSAGE_BYTES"},
+		"negative history":   {map[string]string{"HEARTH_THREAD_HISTORY_BYTES": "-1"}, "HEARTH_THREAD_HISTORY_BYTES"},
+		"huge thread length": {map[string]string{"HEARTH_THREAD_MAX_MESSAGES": "1000000000"}, "HEARTH_THREAD_MAX_MESSAGES"},
+	}
+	for name, tc := range bad {
+		cfg, _, err := loadConfig("serve", nil, envMap(tc.env))
+		if err == nil {
+			err = cfg.Validate()
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want mention of %s", name, err, tc.want)
+		}
+	}
+
+	cfg, _, err := loadConfig("serve", []string{"-thread-history-bytes", "4096"}, envMap(map[string]string{
+		"HEARTH_MAX_INFLIGHT_PER_KEY": "0", "HEARTH_MAX_INFLIGHT_PER_IP": "7", "HEARTH_BODY_TIMEOUT": "30s",
+		"HEARTH_UPLOAD_BODY_TIMEOUT": "2m", "HEARTH_THREAD_MAX_MESSAGES": "50", "HEARTH_THREAD_MAX_MESSAGE_BYTES": "2048",
+	}))
+	if err == nil {
+		err = cfg.Validate()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sc server.Config
+	cfg.applyRequestLimits(&sc)
+	if sc.MaxInFlightPerKey != -1 || sc.MaxInFlightPerIP != 7 || sc.BodyTimeout != 30*time.Second || sc.UploadBodyTimeout != 2*time.Minute {
+		t.Fatalf("server limits %+v", sc)
+	}
+	if got := cfg.threadLimits(); got != (engine.ThreadLimits{MaxMessages: 50, MaxMessageBytes: 2048, HistoryBytes: 4096}) {
+		t.Fatalf("thread limits %+v", got)
+	}
+	def := defaultConfig()
+	if err := def.Validate(); err != nil {
+		t.Fatalf("defaults: %v", err)
+	}
+	if def.threadLimits() != (engine.ThreadLimits{MaxMessages: engine.DefaultThreadMaxMessages,
+		MaxMessageBytes: engine.DefaultThreadMaxMessageBytes, HistoryBytes: engine.DefaultThreadHistoryBytes}) {
+		t.Fatalf("default thread limits %+v", def.threadLimits())
+	}
+}
