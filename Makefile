@@ -3,7 +3,7 @@ GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: run test test-go lint build bench fuzz loadtest clean sdk-deps
+.PHONY: run test test-go test-norace lint build bench fuzz loadtest clean sdk-deps
 
 ## FUZZTIME: how long make fuzz runs each fuzz target (go test -fuzztime).
 FUZZTIME ?= 30s
@@ -13,9 +13,10 @@ LOADTIME ?= 30s
 run:
 	$(GO) run -ldflags "$(LDFLAGS)" . serve
 
-## test: the whole suite: vet, Go tests with the race detector, and the
-## SDK end-to-end test (server/sdk_e2e_test.go, needs node and sdk-deps).
-test: lint sdk-deps test-go
+## test: the whole suite: vet, Go tests with the race detector, the SDK
+## end-to-end test (server/sdk_e2e_test.go, needs node and sdk-deps), then
+## the steps the race run cannot cover (test-norace).
+test: lint sdk-deps test-go test-norace
 
 ## sdk-deps: install the pinned langbase SDK for the end-to-end test (once).
 sdk-deps:
@@ -25,6 +26,30 @@ sdk-deps:
 
 test-go:
 	$(GO) test -race -count=1 ./...
+
+## test-norace: without the race detector, the full-size HNSW recall
+## tests (20k vectors; -race shrinks them to 3-4k), then every test in a
+## file built only with -tags no_ui (the binary without the studio). A
+## step whose tests are not found or do not run fails.
+RECALL_TESTS := ^(TestHNSWRecall|TestHNSWParallelBuild)$$
+test-norace:
+	@out=$$($(GO) test -count=1 -v -run '$(RECALL_TESTS)' ./index/ 2>&1); rc=$$?; \
+	  echo "$$out" | grep -E '^(--- |ok|FAIL)|recall@10'; \
+	  if [ $$rc -ne 0 ]; then echo "$$out" | tail -40; exit $$rc; fi; \
+	  n=$$(echo "$$out" | grep -c 'recall@10 = .*n=20000'); \
+	  if [ "$$n" -ne 2 ]; then echo "test-norace: $$n of 2 recall tests ran at n=20000"; exit 1; fi
+	@set -e; files=$$(grep -rl --include='*_test.go' '^//go:build no_ui' . | sort); \
+	  if [ -z "$$files" ]; then echo "test-norace: no test file is built with -tags no_ui"; exit 1; fi; \
+	  for f in $$files; do \
+	    pkg=./$$(dirname $${f#./}); \
+	    names=$$(sed -n 's/^func \(Test[A-Za-z0-9_]*\)(t \*testing\.T).*/\1/p' $$f | paste -sd'|'); \
+	    if [ -z "$$names" ]; then echo "test-norace: $$f declares no test"; exit 1; fi; \
+	    out=$$($(GO) test -count=1 -v -tags no_ui -run "^($$names)$$" $$pkg 2>&1) || { echo "$$out" | tail -40; exit 1; }; \
+	    echo "$$out" | grep -E '^(--- |ok|FAIL)'; \
+	    for t in $$(echo $$names | tr '|' ' '); do \
+	      echo "$$out" | grep -q "^--- PASS: $$t " || { echo "test-norace: $$t did not pass (-tags no_ui)"; exit 1; }; \
+	    done; \
+	  done
 
 lint:
 	$(GO) vet ./...

@@ -30,7 +30,9 @@ import (
 // testdata/sdk/package-lock.json) against it with `node --test`.
 //
 // It needs node and testdata/sdk/node_modules (`make sdk-deps`). Without
-// them it skips, except under CI (env CI set), where it fails.
+// them it skips, except under CI (env CI set), where it fails. A run that
+// exits 0 fails too when no test ran, a test was skipped or left todo, or
+// fewer tests ran than the *.test.mjs files declare.
 func TestSDKEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("SDK end-to-end test skipped in -short mode")
@@ -109,7 +111,16 @@ func TestSDKEndToEnd(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec")
+	// node exits 0 when no test ran or every test was skipped, so the
+	// TAP summary is read as well and held against the declared tests.
+	declared, err := declaredNodeTests(sdkDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tapFile := filepath.Join(t.TempDir(), "sdk.tap")
+	cmd := exec.CommandContext(ctx, node, "--test",
+		"--test-reporter=spec", "--test-reporter-destination=stdout",
+		"--test-reporter=tap", "--test-reporter-destination="+tapFile)
 	cmd.Dir = sdkDir
 	cmd.Env = append(cleanEnv(), "HEARTH_URL="+serverURL, "HEARTH_KEY="+adminKey, "NO_COLOR=1")
 	cmd.Env = append(cmd.Env, toolNodeEnv...)
@@ -118,7 +129,18 @@ func TestSDKEndToEnd(t *testing.T) {
 		stop()
 		t.Fatalf("node --test failed: %v\n%s\n--- hearth log ---\n%s", err, out, logs.String())
 	}
-	t.Logf("node --test:\n%s", lastLines(string(out), 12))
+	tap, err := os.ReadFile(tapFile)
+	if err != nil {
+		t.Fatalf("node --test wrote no TAP report: %v\n%s", err, out)
+	}
+	sum, err := parseNodeTAP(string(tap))
+	if err == nil {
+		err = sum.check(declared)
+	}
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	t.Logf("node --test: %d tests passed (%d declared)\n%s", sum.Pass, declared, lastLines(string(out), 12))
 }
 
 // sdkUpstream scripts the fake OpenAI upstream for the SDK tests: a chat

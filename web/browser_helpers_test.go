@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -279,21 +278,4 @@ func slug(s string) string {
 func jsString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
-}
-
-// hasRoute reports whether the server serves method+path (from /routes),
-// so flows whose API is not merged yet are skipped by name.
-func hasRoute(t *testing.T, ts *servertest.Server, method, path string) bool {
-	t.Helper()
-	r := ts.Do(http.MethodGet, "/routes", "", nil)
-	var body struct {
-		Routes []struct{ Method, Path string } `json:"routes"`
-	}
-	r.JSON(t, &body)
-	for _, rt := range body.Routes {
-		if rt.Method == method && rt.Path == path {
-			return true
-		}
-	}
-	return false
 }

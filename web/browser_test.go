@@ -3,7 +3,6 @@
 package web_test
 
 import (
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -14,46 +13,24 @@ import (
 
 // TestStudioInBrowser drives the studio in headless Chromium against the
 // real server (offline: hearth:echo and hearth:hash-embed), writing a
-// screenshot of every page under testout/studio/. Flows whose API is not
-// on this branch yet are skipped by name.
+// screenshot of every page under testout/studio/. Every flow runs: a
+// missing API route fails the flow that needs it rather than skipping it.
 func TestStudioInBrowser(t *testing.T) {
 	requireChromium(t)
 	ts := servertest.Start(t)
 	b := newBrowser(t, ts)
 	defer b.checkClean()
 
-	pipes := hasRoute(t, ts, http.MethodPost, "/v1/pipes")
-	threads := hasRoute(t, ts, http.MethodGet, "/v1/threads")
-	memory := hasRoute(t, ts, http.MethodPost, "/v1/memory")
-	runs := hasRoute(t, ts, http.MethodGet, "/v1/runs")
-
 	signIn(t, b)
 	sseParser(t, b)
 	keysPage(t, b)
 	keyboard(t, b)
-	if !pipes {
-		t.Log("SKIPPED pipes, playground, threads and usage flows: POST /v1/pipes is not served on this branch")
-		signOut(t, b)
-		return
-	}
 	createPipe(t, b)
 	threadID := playground(t, b)
 	errorsAndDeepLinks(t, b, ts)
-	if memory {
-		memoryFlow(t, b)
-	} else {
-		t.Log("SKIPPED memory flow: POST /v1/memory is not served on this branch")
-	}
-	if threads {
-		threadPage(t, b, threadID)
-	} else {
-		t.Log("SKIPPED threads flow: GET /v1/threads is not served on this branch")
-	}
-	if runs {
-		usagePage(t, b)
-	} else {
-		t.Log("SKIPPED usage flow: GET /v1/runs is not served on this branch")
-	}
+	memoryFlow(t, b)
+	threadPage(t, b, threadID)
+	usagePage(t, b)
 	signOut(t, b)
 }
 

@@ -2,6 +2,7 @@ package parse
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -25,8 +26,11 @@ func checkResult(t *testing.T, text string, err error) {
 	if !utf8.ValidString(text) {
 		t.Fatalf("invalid UTF-8 in %q", text)
 	}
-	if text == "" {
-		t.Fatal("empty text without error")
+	if strings.TrimSpace(text) == "" {
+		t.Fatalf("blank text %q without error", text)
+	}
+	if i := strings.IndexByte(text, '\r'); i >= 0 {
+		t.Fatalf("carriage return at byte %d of %q", i, text)
 	}
 }
 

@@ -190,27 +190,6 @@ func (s *Server) Stop() {
 	}
 }
 
-// Crash stops the server as a kill would: the ingestion workers are halted
-// without putting their jobs back in the queue (they stay marked running),
-// then the index and the store are closed. StartDir on the same dir then
-// shows what a restart after a crash recovers.
-func (s *Server) Crash() {
-	if s.HTTP == nil {
-		return
-	}
-	s.HTTP.CloseClientConnections()
-	s.HTTP.Close()
-	s.HTTP = nil
-	s.RunLog.Close()
-	if s.Memory != nil {
-		s.Memory.Halt()
-	}
-	if s.Index != nil {
-		s.Index.Close()
-	}
-	s.Store.Close()
-}
-
 func quietLogger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }

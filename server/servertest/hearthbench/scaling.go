@@ -19,6 +19,9 @@ type ScalingRow struct {
 	P50Growth   string  `json:"p50_growth"`
 	BytesX      float64 `json:"bytes_per_vector_factor,omitempty"`
 	BytesGrowth string  `json:"bytes_per_vector_growth,omitempty"`
+	// BytesComputed says the bytes per vector compared are computed
+	// estimates, not measurements (see RetrievalResult.Computed).
+	BytesComputed bool `json:"bytes_per_vector_computed,omitempty"`
 	// Build time, over the widest range of sizes built with the same
 	// parameters (efConstruction).
 	BuildFromN   int     `json:"build_from_n,omitempty"`
@@ -106,6 +109,7 @@ func scaling(rs []RetrievalResult, workers int) []ScalingRow {
 		if a.BytesPerVec > 0 && b.BytesPerVec > 0 {
 			s.BytesX = b.BytesPerVec / a.BytesPerVec
 			s.BytesGrowth = growth(s.BytesX, a.N, b.N)
+			s.BytesComputed = a.isComputed("bytes_per_vector") || b.isComputed("bytes_per_vector")
 		}
 		// Build: the widest range with one efConstruction.
 		var ba, bb RetrievalResult
@@ -144,13 +148,16 @@ func scaling(rs []RetrievalResult, workers int) []ScalingRow {
 func printScaling(w io.Writer, rs []ScalingRow) {
 	fmt.Fprintln(w, "\nScaling: how each figure grows with n, named after constant, log, sqrt, linear, n log n or quadratic when within 1.5x")
 	fmt.Fprintln(w, "(search p50 and memory per vector from the smallest to the largest size; build time over the widest range built")
-	fmt.Fprintln(w, "with one efConstruction; reopen time over the sizes that measured it)")
+	fmt.Fprintln(w, "with one efConstruction; reopen time over the sizes that measured it; * from computed B/vector estimates)")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "data\tindex\tdim\tsizes\tsearch p50\tB/vector\tbuild sizes\tbuild time\treopen")
 	for _, s := range rs {
 		bytes, build, reopen := "-", "-", "-"
 		if s.BytesGrowth != "" {
 			bytes = fmt.Sprintf("x%.2f %s", s.BytesX, s.BytesGrowth)
+			if s.BytesComputed {
+				bytes += " *"
+			}
 		}
 		if s.BuildGrowth != "" {
 			build = fmt.Sprintf("x%.1f %s", s.BuildX, s.BuildGrowth)

@@ -158,18 +158,21 @@ func freeAddr() (string, error) {
 	return ln.Addr().String(), nil
 }
 
-// report prints the tables and returns the number of errors.
+// report prints the tables and returns the number of errors. Throughput
+// (ok/s) and latencies count successful requests only.
 func report(res []*opStats, elapsed time.Duration, rss []rssSample) int {
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "operation\trequests\treq/s\tp50 ms\tp99 ms\tmax ms\terrors\t\n")
-	total, errs := 0, 0
+	fmt.Fprintf(tw, "operation\trequests\tok\tok/s\tp50 ms\tp99 ms\tmax ms\terrors\t\n")
+	total, oks, errs := 0, 0, 0
 	for _, s := range res {
 		p50, p99, mx := s.percentiles()
-		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%d\t\n", s.name, s.n, float64(s.n)/elapsed.Seconds(), ms(p50), ms(p99), ms(mx), s.errors)
+		ok := s.ok()
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%d\t\n", s.name, s.n, ok, float64(ok)/elapsed.Seconds(), ms(p50), ms(p99), ms(mx), s.errors)
 		total += s.n
+		oks += ok
 		errs += s.errors
 	}
-	fmt.Fprintf(tw, "all\t%d\t%.1f\t\t\t\t%d\t\n", total, float64(total)/elapsed.Seconds(), errs)
+	fmt.Fprintf(tw, "all\t%d\t%d\t%.1f\t\t\t\t%d\t\n", total, oks, float64(oks)/elapsed.Seconds(), errs)
 	tw.Flush()
 	for _, s := range res {
 		for msg, n := range s.errorKinds {

@@ -11,13 +11,16 @@ import (
 	"time"
 )
 
-// opStats collects the latencies and errors of one operation.
+// opStats collects the latencies and errors of one operation. Only
+// successful requests enter the latencies and the throughput: a failed
+// request is counted as an error, so a server that answers errors fast
+// does not look fast.
 type opStats struct {
 	name       string
 	mu         sync.Mutex
 	n          int
 	errors     int
-	lat        []time.Duration
+	lat        []time.Duration // of successful requests
 	errorKinds map[string]int
 }
 
@@ -25,18 +28,28 @@ func (s *opStats) add(d time.Duration, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.n++
-	s.lat = append(s.lat, d)
-	if err != nil {
-		s.errors++
-		if s.errorKinds == nil {
-			s.errorKinds = map[string]int{}
-		}
-		if len(s.errorKinds) < 20 {
-			s.errorKinds[err.Error()]++
-		}
+	if err == nil {
+		s.lat = append(s.lat, d)
+		return
+	}
+	s.errors++
+	if s.errorKinds == nil {
+		s.errorKinds = map[string]int{}
+	}
+	if len(s.errorKinds) < 20 {
+		s.errorKinds[err.Error()]++
 	}
 }
 
+// ok returns the number of successful requests.
+func (s *opStats) ok() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n - s.errors
+}
+
+// percentiles returns the p50, p99 and maximum latency of the successful
+// requests (zero when none succeeded).
 func (s *opStats) percentiles() (p50, p99, most time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
