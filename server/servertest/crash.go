@@ -39,7 +39,7 @@ func (s *Server) Crash() {
 	if s.Memory != nil {
 		s.Memory.Halt()
 	}
-	dir := s.Store.DB().Opts().Dir
+	dir := s.dir
 	image := dir + ".crash-image"
 	if err := os.RemoveAll(image); err != nil {
 		s.t.Fatal(err)

@@ -45,6 +45,8 @@ type Server struct {
 	RunLog *engine.RunLog
 	HTTP   *httptest.Server
 	t      testing.TB
+	// dir is the data dir the server was started on (Crash copies it).
+	dir string
 }
 
 // Option adjusts the application's config (overrides included) before it
@@ -174,7 +176,7 @@ func StartDir(t testing.TB, dir string, opts ...Option) *Server {
 	}
 	hts.Config.Handler = a.Server.Handler()
 	hts.Start()
-	ts := &Server{Server: a.Server, App: a, URL: url, Store: a.Store, Accounts: a.Deps.Accounts, Keysets: a.Deps.Keysets,
+	ts := &Server{Server: a.Server, App: a, URL: url, dir: dir, Store: a.Store, Accounts: a.Deps.Accounts, Keysets: a.Deps.Keysets,
 		Metrics: a.Metrics, Memory: a.Memory, Index: a.Index, RunLog: a.RunLog, HTTP: hts, t: t}
 	t.Cleanup(ts.Stop)
 	return ts
