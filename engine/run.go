@@ -74,6 +74,9 @@ type RunRequest struct {
 	JSON *bool
 	// LLMKey is the caller's provider key (LB-LLM-Key header or llmKey).
 	LLMKey string
+	// FallbackModels, when non-nil, replace the pipe's fallback models
+	// (the OpenAI surface's LB-Fallback-Models header, already parsed).
+	FallbackModels []ModelRef
 	// Endpoint and Stream are recorded with the run.
 	Endpoint string
 	Stream   bool
@@ -175,6 +178,9 @@ func (r *Runner) Prepare(ctx context.Context, in *RunRequest) (*PreparedRun, err
 	}
 	pr.Request, err = buildChatRequest(p, pr.Ref, msgs, in.Tools, jsonMode, key)
 	if err != nil {
+		return nil, err
+	}
+	if err := pr.useFallbacks(in); err != nil {
 		return nil, err
 	}
 	return pr, nil
@@ -350,6 +356,7 @@ func hasToolNamed(tools []Tool, name string) bool {
 // chat.completion shape.
 func (pr *PreparedRun) Complete(ctx context.Context) (*ChatResponse, error) {
 	resp, err := pr.chat.Chat(ctx, pr.Request)
+	pr.Ref = pr.answered()
 	if err != nil {
 		pr.finish(ctx, runResult{err: err})
 		return nil, err
