@@ -17,11 +17,15 @@ run:
 ## SDK end-to-end test (server/sdk_e2e_test.go, needs node and sdk-deps).
 test: lint sdk-deps test-go
 
-## sdk-deps: install the pinned langbase SDK for the end-to-end test (once).
+## sdk-deps: install the pinned langbase SDK and openai client for the
+## end-to-end tests (once).
 sdk-deps:
 	@if [ -d testdata/sdk/node_modules ]; then :; \
 	elif command -v npm >/dev/null 2>&1; then npm ci --prefix testdata/sdk --no-audit --no-fund; \
 	else echo "npm not found: the SDK end-to-end test will be skipped (it fails under CI=1)"; fi
+	@if [ -d testdata/openai-client/node_modules ]; then :; \
+	elif command -v npm >/dev/null 2>&1; then npm ci --prefix testdata/openai-client --no-audit --no-fund; \
+	else echo "npm not found: the openai client end-to-end test will be skipped (it fails under CI=1)"; fi
 
 test-go:
 	$(GO) test -race -count=1 ./...
