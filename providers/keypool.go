@@ -41,7 +41,7 @@ const (
 // keyPool holds the turn counters and cool-downs of every pool.
 type keyPool struct {
 	mu   sync.Mutex
-	turn map[string]uint64    // provider -> calls started
+	turn map[string]uint64      // provider -> calls started
 	cool map[[32]byte]time.Time // sha256(provider, key) -> end of cool-down
 	now  func() time.Time
 }
