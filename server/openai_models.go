@@ -225,10 +225,7 @@ const maxModerationInputs = 32
 // test double. Only flagged categories are listed, with score 1: the
 // moderation adapters report categories, not scores.
 func (s *Server) handleOpenAIModerations(c echo.Context) error {
-	var b struct {
-		Model string          `json:"model"`
-		Input json.RawMessage `json:"input"`
-	}
+	var b openAIModerationBody
 	if err := decodeJSON(c, &b); err != nil {
 		return err
 	}
@@ -262,22 +259,13 @@ func (s *Server) handleOpenAIModerations(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	type result struct {
-		Flagged        bool               `json:"flagged"`
-		Categories     map[string]bool    `json:"categories"`
-		CategoryScores map[string]float64 `json:"category_scores"`
-	}
-	out := struct {
-		ID      string   `json:"id"`
-		Model   string   `json:"model"`
-		Results []result `json:"results"`
-	}{ID: "modr-" + engine.RandomString(24), Model: model}
+	out := openAIModerationResponse{ID: "modr-" + engine.RandomString(24), Model: model}
 	for _, in := range inputs {
 		res, err := mod.Moderate(ctx, key, []string{in})
 		if err != nil {
 			return err
 		}
-		r := result{Flagged: res.Flagged, Categories: map[string]bool{}, CategoryScores: map[string]float64{}}
+		r := openAIModerationResult{Flagged: res.Flagged, Categories: map[string]bool{}, CategoryScores: map[string]float64{}}
 		for _, cat := range res.Categories {
 			r.Categories[cat], r.CategoryScores[cat] = true, 1
 		}
@@ -290,14 +278,7 @@ func (s *Server) handleOpenAIModerations(c echo.Context) error {
 // the image code of /v1/images. Images that come back as data: URLs are
 // answered as b64_json, unless response_format is url; https URLs as url.
 func (s *Server) handleOpenAIImages(c echo.Context) error {
-	var b struct {
-		Prompt         string `json:"prompt"`
-		Model          string `json:"model"`
-		N              *int   `json:"n"`
-		Size           string `json:"size"`
-		Quality        string `json:"quality"`
-		ResponseFormat string `json:"response_format"`
-	}
+	var b openAIImageBody
 	if err := decodeJSON(c, &b); err != nil {
 		return err
 	}
@@ -315,21 +296,14 @@ func (s *Server) handleOpenAIImages(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	type image struct {
-		URL     string `json:"url,omitempty"`
-		B64JSON string `json:"b64_json,omitempty"`
-	}
-	out := struct {
-		Created int64   `json:"created"`
-		Data    []image `json:"data"`
-	}{Created: res.Created}
+	out := openAIImageResponse{Created: res.Created, Data: []openAIImage{}}
 	if len(res.Choices) > 0 {
 		for _, img := range res.Choices[0].Message.Images {
 			u := img.ImageURL.URL
 			if _, data, ok := strings.Cut(u, ";base64,"); ok && strings.HasPrefix(u, "data:") && b.ResponseFormat != "url" {
-				out.Data = append(out.Data, image{B64JSON: data})
+				out.Data = append(out.Data, openAIImage{B64JSON: data})
 			} else {
-				out.Data = append(out.Data, image{URL: u})
+				out.Data = append(out.Data, openAIImage{URL: u})
 			}
 		}
 	}

@@ -121,7 +121,7 @@ type pipeView struct {
 	Tools             []engine.Tool          `json:"tools"`
 	Memory            []engine.MemoryRef     `json:"memory"`
 	ResponseFormat    *engine.ResponseFormat `json:"response_format"`
-	FallbackModels    []string               `json:"fallback_models"`
+	FallbackModels    []string               `json:"fallback_models,omitempty"`
 }
 
 // pipeURL is the absolute studio link of a pipe.
@@ -157,7 +157,7 @@ func (s *Server) viewPipe(p *engine.Pipe) pipeView {
 		PresencePenalty: p.PresencePenalty, FrequencyPenalty: p.FrequencyPenalty,
 		Stop: nonNil(p.Stop), ToolChoice: tc, ParallelToolCalls: p.ParallelToolCalls,
 		Messages: nonNil(p.Messages), Variables: nonNil(p.Variables), Tools: nonNil(p.Tools),
-		Memory: nonNil(p.Memory), ResponseFormat: rf, FallbackModels: nonNil(p.FallbackModels),
+		Memory: nonNil(p.Memory), ResponseFormat: rf, FallbackModels: p.FallbackModels,
 	}
 }
 
