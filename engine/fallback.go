@@ -137,9 +137,12 @@ func (f *fallbackChat) request(ctx context.Context, i int, req *ChatRequest) (Ch
 		if ref.Provider == f.refs[0].Provider {
 			reqKey = f.scope.requestKey
 		}
-		var err error
-		if key, err = f.keysets.Resolve(ctx, ref.Provider, reqKey, f.scope.pipeID, f.scope.owner); err != nil {
-			return nil, nil, err
+		key = reqKey
+		if f.keysets != nil {
+			var err error
+			if key, err = f.keysets.Resolve(ctx, ref.Provider, reqKey, f.scope.pipeID, f.scope.owner); err != nil {
+				return nil, nil, err
+			}
 		}
 		f.keys[i] = key
 	}
