@@ -18,11 +18,15 @@ run:
 ## the steps the race run cannot cover (test-norace).
 test: lint sdk-deps test-go test-norace
 
-## sdk-deps: install the pinned langbase SDK for the end-to-end test (once).
+## sdk-deps: install the pinned langbase SDK and openai client for the
+## end-to-end tests (once).
 sdk-deps:
 	@if [ -d testdata/sdk/node_modules ]; then :; \
 	elif command -v npm >/dev/null 2>&1; then npm ci --prefix testdata/sdk --no-audit --no-fund; \
 	else echo "npm not found: the SDK end-to-end test will be skipped (it fails under CI=1)"; fi
+	@if [ -d testdata/openai-client/node_modules ]; then :; \
+	elif command -v npm >/dev/null 2>&1; then npm ci --prefix testdata/openai-client --no-audit --no-fund; \
+	else echo "npm not found: the openai client end-to-end test will be skipped (it fails under CI=1)"; fi
 
 test-go:
 	$(GO) test -race -count=1 ./...

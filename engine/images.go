@@ -175,6 +175,10 @@ func (s *Images) Generate(ctx context.Context, owner, requestKey string, in *Ima
 		if req.APIKey, err = s.keys.Resolve(ctx, ref.Provider, requestKey, "", owner); err != nil {
 			return nil, err
 		}
+		// Image hosts are not behind the key pool (README "Key pools"):
+		// a pooled key list sends its first key.
+		req.APIKey, _, _ = strings.Cut(req.APIKey, ",")
+		req.APIKey = strings.TrimSpace(req.APIKey)
 	} else {
 		req.APIKey = strings.TrimSpace(requestKey)
 	}

@@ -99,9 +99,9 @@ func (k *Keysets) Set(ctx context.Context, scope, provider, apiKey string) (*Key
 	if _, err := rand.Read(nonce); err != nil {
 		return nil, err
 	}
-	last4 := apiKey
-	if len(last4) > 4 {
-		last4 = last4[len(last4)-4:]
+	last4, err := poolLast4(apiKey)
+	if err != nil {
+		return nil, err
 	}
 	rec := keysetRecord{
 		Provider: p, Nonce: nonce, Last4: last4, UpdatedAt: k.now().UTC(),
@@ -220,4 +220,21 @@ func CheckHeaderValue(field, v string) error {
 		}
 	}
 	return nil
+}
+
+// poolLast4 shows a stored key by its last four characters; a key pool
+// (comma-separated keys, README "Key pools") by those of each key.
+func poolLast4(apiKey string) (string, error) {
+	var shown []string
+	for i, k := range strings.Split(apiKey, ",") {
+		k = strings.TrimSpace(k)
+		if k == "" {
+			return "", FieldError("key", "key %d of the comma-separated pool is empty", i+1)
+		}
+		if len(k) > 4 {
+			k = k[len(k)-4:]
+		}
+		shown = append(shown, k)
+	}
+	return strings.Join(shown, ","), nil
 }

@@ -103,3 +103,25 @@ func TestKeysetsEncryptedAndMasked(t *testing.T) {
 		t.Fatalf("delete missing: %v", err)
 	}
 }
+
+// TestKeysetPool: a comma-separated key pool is stored whole (the
+// provider registry spreads calls over it), listed by each key's last
+// four characters; an empty key in the pool is refused.
+func TestKeysetPool(t *testing.T) {
+	_, store := newAccounts(t)
+	ks, err := engine.NewKeysets(store, stubProviders{}, make([]byte, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	e, err := ks.Set(ctx, engine.OwnerScope("alice"), "openai", " sk-first-aaaa, sk-second-bbbb ")
+	if err != nil || e.Last4 != "aaaa,bbbb" {
+		t.Fatalf("set pool: %+v %v", e, err)
+	}
+	if k, err := ks.Resolve(ctx, "openai", "", "", "alice"); err != nil || k != "sk-first-aaaa, sk-second-bbbb" {
+		t.Fatalf("resolve pool: %q %v", k, err)
+	}
+	if _, err := ks.Set(ctx, engine.OwnerScope("alice"), "openai", "sk-a,,sk-b"); err == nil || !strings.Contains(err.Error(), "key 2 of the comma-separated pool is empty") {
+		t.Fatalf("empty key in pool: %v", err)
+	}
+}

@@ -42,8 +42,11 @@ type Pipe struct {
 	Tools             []Tool          `json:"tools"`
 	Memory            []MemoryRef     `json:"memory"`
 	ResponseFormat    *ResponseFormat `json:"response_format,omitempty"`
-	CreatedAt         time.Time       `json:"created_at"`
-	UpdatedAt         time.Time       `json:"updated_at"`
+	// FallbackModels are tried in order when the model fails before
+	// answering (README "Fallbacks").
+	FallbackModels []string  `json:"fallback_models,omitempty"`
+	CreatedAt      time.Time `json:"created_at"`
+	UpdatedAt      time.Time `json:"updated_at"`
 }
 
 // Pipe statuses and types.
@@ -180,6 +183,7 @@ type PipeInput struct {
 	Tools             *[]Tool
 	Memory            *[]MemoryRef
 	ResponseFormat    *ResponseFormat
+	FallbackModels    *[]string
 	// Field maps a v1 field name to the name the caller used (beta bodies
 	// nest fields under config); nil means the v1 names.
 	Field func(string) string
@@ -258,6 +262,12 @@ func (in *PipeInput) apply(p *Pipe) {
 	}
 	if in.Memory != nil {
 		p.Memory = dedupMemory(*in.Memory)
+	}
+	if in.FallbackModels != nil {
+		p.FallbackModels = nil
+		for _, m := range *in.FallbackModels {
+			p.FallbackModels = append(p.FallbackModels, strings.TrimSpace(m))
+		}
 	}
 	if in.ResponseFormat != nil {
 		rf := *in.ResponseFormat

@@ -79,6 +79,11 @@ func (ps *Pipes) checkRefs(ctx context.Context, owner string, in *PipeInput, mod
 			return renameField(err, "model", in.field("model"))
 		}
 	}
+	if in.FallbackModels != nil {
+		if _, err := ParseFallbackModels(in.field("fallback_models"), *in.FallbackModels, ps.providers); err != nil {
+			return err
+		}
+	}
 	if in.Memory != nil {
 		for i, m := range *in.Memory {
 			if err := ValidatePipeName(fieldIndex(in.field("memory"), i)+".name", m.Name); err != nil {

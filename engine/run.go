@@ -74,6 +74,9 @@ type RunRequest struct {
 	JSON *bool
 	// LLMKey is the caller's provider key (LB-LLM-Key header or llmKey).
 	LLMKey string
+	// FallbackModels, when non-nil, replace the pipe's fallback models
+	// (the OpenAI surface's LB-Fallback-Models header, already parsed).
+	FallbackModels []ModelRef
 	// Endpoint and Stream are recorded with the run.
 	Endpoint string
 	Stream   bool
@@ -97,7 +100,10 @@ type PreparedRun struct {
 	once     sync.Once
 }
 
-const maxRunMessages = 1000
+const maxRunMessages = MaxRunMessages
+
+// MaxRunMessages bounds the messages of one run or completion request.
+const MaxRunMessages = 1000
 
 // Prepare does everything before the model call. Every error it returns is
 // a normal JSON error (nothing has been written to the client yet).
@@ -183,6 +189,9 @@ func (r *Runner) Prepare(ctx context.Context, in *RunRequest) (*PreparedRun, err
 	}
 	pr.Request, err = buildChatRequest(p, pr.Ref, msgs, in.Tools, jsonMode, key)
 	if err != nil {
+		return nil, err
+	}
+	if err := pr.useFallbacks(in); err != nil {
 		return nil, err
 	}
 	return pr, nil
@@ -359,6 +368,7 @@ func HasToolNamed(tools []Tool, name string) bool {
 // chat.completion shape.
 func (pr *PreparedRun) Complete(ctx context.Context) (*ChatResponse, error) {
 	resp, err := pr.chat.Chat(ctx, pr.Request)
+	pr.Ref = pr.answered()
 	if err != nil {
 		pr.finish(ctx, runResult{err: err})
 		return nil, err

@@ -34,6 +34,7 @@ type RunStream struct {
 func (pr *PreparedRun) Stream(ctx context.Context) (*RunStream, error) {
 	pr.stream = true
 	up, err := pr.chat.ChatStream(ctx, pr.Request)
+	pr.Ref = pr.answered()
 	if err != nil {
 		pr.finish(ctx, runResult{err: err, streamed: true})
 		return nil, err

@@ -106,7 +106,9 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 			if wait = retryAfter(resp.Header, time.Now()); wait == 0 {
 				wait = hint.wait
 			}
-			if hint.quota != "" || isQuota(resp.StatusCode, body) || attempt+1 >= c.retry.MaxAttempts || wait > c.retry.MaxRetryAfter {
+			// A pooled call takes a 429 to the pool's next key instead (keypool.go).
+			rateLimitedInPool := resp.StatusCode == http.StatusTooManyRequests && pooled(ctx)
+			if rateLimitedInPool || hint.quota != "" || isQuota(resp.StatusCode, body) || attempt+1 >= c.retry.MaxAttempts || wait > c.retry.MaxRetryAfter {
 				timer.Stop()
 				cancel(nil)
 				return nil, c.secrets(req).Error(responseError(c.provider, resp.StatusCode, body, wait, hint))

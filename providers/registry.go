@@ -55,6 +55,7 @@ type Registry struct {
 	needKey   map[string]bool
 	noURL     map[string]bool
 	providers []string
+	pool      *keyPool
 }
 
 var _ engine.Providers = (*Registry)(nil)
@@ -63,7 +64,8 @@ var _ engine.Providers = (*Registry)(nil)
 func New(cfg Config) (*Registry, error) {
 	mk := cfg.callers()
 	r := &Registry{chat: map[string]engine.ChatModel{}, embed: map[string]engine.Embedder{},
-		moderate: map[string]engine.Moderator{}, keys: map[string]string{}, needKey: map[string]bool{}, noURL: map[string]bool{}}
+		moderate: map[string]engine.Moderator{}, keys: map[string]string{}, needKey: map[string]bool{}, noURL: map[string]bool{},
+		pool: newKeyPool()}
 	baseURL := cfg.BaseURL
 	for name, pc := range cfg.Providers {
 		name = strings.ToLower(name)
@@ -152,7 +154,7 @@ func (r *Registry) ChatModel(ref engine.ModelRef) (engine.ChatModel, error) {
 				return nil, err
 			}
 		}
-		return m, nil
+		return pooledChat{inner: m, pool: r.pool, provider: ref.Provider}, nil
 	}
 	return nil, r.unknown(ref)
 }
@@ -163,7 +165,7 @@ func (r *Registry) Embedder(ref engine.ModelRef) (engine.Embedder, error) {
 		if ref.Provider == HearthProvider && ref.Model != HashEmbedModel {
 			return nil, engine.FieldError("embedding_model", "hearth has no embedding model %q (the offline test double is hearth:%s)", ref.Model, HashEmbedModel)
 		}
-		return e, nil
+		return pooledEmbedder{inner: e, pool: r.pool, provider: ref.Provider}, nil
 	}
 	if _, ok := r.chat[ref.Provider]; ok {
 		return nil, engine.FieldError("embedding_model", "provider %q of model %q has no embedding models", ref.Provider, ref.String())
@@ -174,7 +176,7 @@ func (r *Registry) Embedder(ref engine.ModelRef) (engine.Embedder, error) {
 // Moderator returns the moderation adapter of a provider (openai, hearth).
 func (r *Registry) Moderator(provider string) (engine.Moderator, error) {
 	if m, ok := r.moderate[provider]; ok {
-		return m, nil
+		return pooledModerator{inner: m, pool: r.pool, provider: provider}, nil
 	}
 	return nil, engine.Errorf(engine.CodeBadRequest, "provider %q offers no moderation", provider)
 }

@@ -43,9 +43,7 @@ func (cfg Config) callers() func(name string) caller {
 	}
 	var keys []string
 	for _, pc := range cfg.Providers {
-		if pc.APIKey != "" {
-			keys = append(keys, pc.APIKey)
-		}
+		keys = append(keys, SplitKeys(pc.APIKey)...)
 	}
 	return func(name string) caller {
 		return caller{provider: name, client: client, retry: retry, timeout: timeout, sleep: sleep, serverKeys: keys}

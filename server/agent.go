@@ -36,6 +36,7 @@ func (s *Server) handleAgentRun(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	setHeader(c.Response().Header(), HeaderModel, res.Model.String())
 	if res.Stream != nil {
 		return s.relay(c, res.Stream, newSSEWriter(c), "agent", req.Model)
 	}

@@ -123,6 +123,10 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if ee.RetryAfter > 0 {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(ee.RetryAfter))
 	}
+	if isOpenAIPath(c.Request().URL.Path) {
+		_ = c.JSON(status, openAIErrorBody(ee, status))
+		return
+	}
 	if status >= 500 {
 		msg := ee.Message
 		if ee.Code == engine.CodeInternal {

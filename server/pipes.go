@@ -81,6 +81,7 @@ type pipeBody struct {
 	Tools             *[]engine.Tool         `json:"tools"`
 	Memory            *[]engine.MemoryRef    `json:"memory"`
 	ResponseFormat    *engine.ResponseFormat `json:"response_format"`
+	FallbackModels    *[]string              `json:"fallback_models"`
 }
 
 func (b *pipeBody) input() *engine.PipeInput {
@@ -91,7 +92,7 @@ func (b *pipeBody) input() *engine.PipeInput {
 		PresencePenalty: b.PresencePenalty, FrequencyPenalty: b.FrequencyPenalty,
 		Stop: b.Stop, ToolChoice: b.ToolChoice, ParallelToolCalls: b.ParallelToolCalls,
 		Messages: b.Messages, Variables: b.Variables, Tools: b.Tools, Memory: b.Memory,
-		ResponseFormat: b.ResponseFormat,
+		ResponseFormat: b.ResponseFormat, FallbackModels: b.FallbackModels,
 	}
 	if b.Description != nil {
 		d := string(*b.Description)
@@ -138,6 +139,7 @@ type pipeView struct {
 	Tools             []engine.Tool          `json:"tools"`
 	Memory            []engine.MemoryRef     `json:"memory"`
 	ResponseFormat    *engine.ResponseFormat `json:"response_format"`
+	FallbackModels    []string               `json:"fallback_models,omitempty"`
 }
 
 // pipeURL is the absolute studio link of a pipe.
@@ -173,7 +175,7 @@ func (s *Server) viewPipe(p *engine.Pipe) pipeView {
 		PresencePenalty: p.PresencePenalty, FrequencyPenalty: p.FrequencyPenalty,
 		Stop: nonNil(p.Stop), ToolChoice: tc, ParallelToolCalls: p.ParallelToolCalls,
 		Messages: nonNil(p.Messages), Variables: nonNil(p.Variables), Tools: nonNil(p.Tools),
-		Memory: nonNil(p.Memory), ResponseFormat: rf,
+		Memory: nonNil(p.Memory), ResponseFormat: rf, FallbackModels: p.FallbackModels,
 	}
 }
 

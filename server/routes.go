@@ -52,6 +52,7 @@ func (s *Server) routeTable() []Route {
 	rs = append(rs, s.imageRoutes()...)
 	rs = append(rs, s.toolRoutes()...)
 	rs = append(rs, s.agentRoutes()...)
+	rs = append(rs, s.openAIRoutes()...)
 	rs = append(rs, s.adminRoutes()...)
 	rs = append(rs, s.metricsRoutes()...)
 	rs = append(rs, s.openapiRoutes()...)

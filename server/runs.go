@@ -111,6 +111,7 @@ func (s *Server) handleBetaRun(endpoint string) echo.HandlerFunc {
 
 func (s *Server) completeRun(c echo.Context, pr *engine.PreparedRun) error {
 	resp, err := pr.Complete(c.Request().Context())
+	setHeader(c.Response().Header(), HeaderModel, pr.Ref.String())
 	if err != nil {
 		return err
 	}
@@ -123,6 +124,7 @@ func (s *Server) completeRun(c echo.Context, pr *engine.PreparedRun) error {
 // streamRun streams a prepared run to the client.
 func (s *Server) streamRun(c echo.Context, pr *engine.PreparedRun, w *eventWriter) error {
 	rs, err := pr.Stream(c.Request().Context())
+	setHeader(c.Response().Header(), HeaderModel, pr.Ref.String())
 	if err != nil {
 		return err
 	}

@@ -54,6 +54,8 @@ type AgentResult struct {
 	Output   *string
 	Response *engine.ChatResponse
 	Stream   *AgentStream
+	// Model is the model that answered (a fallback model when the first failed).
+	Model engine.ModelRef
 }
 
 // Run validates req, resolves the provider key (requestKey is the
@@ -68,6 +70,27 @@ func (a *Agent) Run(ctx context.Context, owner, requestKey string, req *AgentRun
 	if a.providers == nil {
 		return nil, engine.Errorf(engine.CodeUnavailable, "no model providers are configured")
 	}
+	fallbacks, err := engine.ParseFallbackModels("fallback_models", req.FallbackModels, a.providers)
+	if err != nil {
+		return nil, err
+	}
+	return a.start(ctx, owner, requestKey, run, fallbacks)
+}
+
+// Complete runs one chat completion without MCP servers: the request of
+// the OpenAI-compatible surface, already validated, for model ref (then
+// its fallbacks). requestKey is the caller's provider key, if any.
+func (a *Agent) Complete(ctx context.Context, owner, requestKey string, ref engine.ModelRef, fallbacks []engine.ModelRef, chat *engine.ChatRequest, stream bool) (*AgentResult, error) {
+	if a.providers == nil {
+		return nil, engine.Errorf(engine.CodeUnavailable, "no model providers are configured")
+	}
+	chat.Model = ref.Model
+	return a.start(ctx, owner, requestKey, &agentRun{ref: ref, chat: chat, stream: stream}, fallbacks)
+}
+
+// start resolves the model and its key, connects the MCP servers and
+// makes the first model call.
+func (a *Agent) start(ctx context.Context, owner, requestKey string, run *agentRun, fallbacks []engine.ModelRef) (*AgentResult, error) {
 	model, err := a.providers.ChatModel(run.ref)
 	if err != nil {
 		return nil, err
@@ -91,6 +114,11 @@ func (a *Agent) Run(ctx context.Context, owner, requestKey string, req *AgentRun
 		return nil, engine.FieldError("tool_choice", "names function %q, which is not among the tools offered", tc.Function)
 	}
 	run.chat.Tools = append(run.chat.Tools, tb.tools...)
+	var chain *engine.FallbackChat
+	if len(fallbacks) > 0 {
+		chain = engine.NewFallbackChat(a.providers, a.keysets, engine.KeyScope{RequestKey: requestKey, Owner: owner}, nil, run.ref, model, fallbacks)
+		model = chain
+	}
 	if len(run.chat.Tools) > 0 && toolsNeedNoReasoning(run.ref) {
 		run.chat.ReasoningEffort = "none"
 	}
@@ -100,15 +128,17 @@ func (a *Agent) Run(ctx context.Context, owner, requestKey string, req *AgentRun
 			tb.close()
 			return nil, err
 		}
-		return &AgentResult{Stream: newAgentStream(ctx, a.maxSteps, model, run, tb, first)}, nil
+		run.ref = engine.AnsweredBy(chain, run.ref)
+		return &AgentResult{Stream: newAgentStream(ctx, a.maxSteps, model, run, tb, first), Model: run.ref}, nil
 	}
 	defer tb.close()
 	resp, err := a.loop(ctx, model, run.chat, tb)
 	if err != nil {
 		return nil, err
 	}
+	run.ref = engine.AnsweredBy(chain, run.ref)
 	engine.NormalizeResponse(resp, run.ref, time.Now())
-	return &AgentResult{Output: outputOf(resp), Response: resp}, nil
+	return &AgentResult{Output: outputOf(resp), Response: resp, Model: run.ref}, nil
 }
 
 // outputOf is the answer text, or nil when the model called tools.

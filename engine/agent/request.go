@@ -35,6 +35,9 @@ type AgentRunRequest struct {
 	ResponseFormat      json.RawMessage            `json:"response_format"`
 	CustomModelParams   map[string]json.RawMessage `json:"customModelParams"`
 	MCPServers          []engine.MCPServer         `json:"mcp_servers"`
+	// FallbackModels are tried in order when the model fails before its
+	// first output (README "Fallbacks").
+	FallbackModels []string `json:"fallback_models"`
 	// APIKey is the provider key the SDK copies into the body; the
 	// LB-LLM-Key header wins over it.
 	APIKey string `json:"apiKey"`

@@ -1,0 +1,191 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+
+	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/agent"
+	"github.com/labstack/echo/v4"
+)
+
+// handleOpenAIChat serves POST /openai/v1/chat/completions. A provider
+// model runs as one completion (with the LB-Fallback-Models header's
+// fallbacks); a pipe: model runs that pipe through the same run code as
+// /v1/pipes/run, with the request's messages as the new turn.
+func (s *Server) handleOpenAIChat(c echo.Context) error {
+	var b agent.CompletionRequest
+	if err := decodeJSON(c, &b); err != nil {
+		return err
+	}
+	target, err := engine.ParseModelTarget("model", b.Model)
+	if err != nil {
+		return err
+	}
+	chat, err := b.Validate()
+	if err != nil {
+		return err
+	}
+	fallbacks, err := s.fallbackHeader(c)
+	if err != nil {
+		return err
+	}
+	includeUsage := b.StreamOptions != nil && b.StreamOptions.IncludeUsage
+	if target.Pipe != "" {
+		return s.openAIPipeRun(c, target, chat, fallbacks, b.Stream, includeUsage)
+	}
+	who := principal(c)
+	if !who.IsOwnerKey() {
+		return engine.Errorf(engine.CodeForbidden, "a pipe key runs its own pipe only: use the model pipe:<name> (or a user or org key for provider models)")
+	}
+	if s.deps.Providers == nil {
+		return engine.Errorf(engine.CodeUnavailable, "no model providers are configured on this server")
+	}
+	res, err := s.deps.Agent.Complete(c.Request().Context(), who.Owner, c.Request().Header.Get("LB-LLM-Key"), target.Ref, fallbacks, chat, b.Stream)
+	if err != nil {
+		return err
+	}
+	setHeader(c.Response().Header(), HeaderModel, res.Model.String())
+	if res.Stream != nil {
+		return s.openAIRelay(c, res.Stream, includeUsage)
+	}
+	return c.JSON(http.StatusOK, res.Response)
+}
+
+// openAIPipeRun runs a pipe for the OpenAI surface. The pipe's prompt,
+// variables, memories, tools and thread storage apply; sampling fields
+// the request sets (temperature, max_tokens, response_format, ...)
+// override the pipe's for this run. LB-Thread-ID continues a thread.
+func (s *Server) openAIPipeRun(c echo.Context, t engine.ModelTarget, chat *engine.ChatRequest, fallbacks []engine.ModelRef, stream, includeUsage bool) error {
+	who := principal(c)
+	if t.Owner != "" && t.Owner != who.Owner {
+		return &engine.Error{Code: engine.CodeNotFound, Field: "model", Message: "model: pipe " + t.Owner + "/" + t.Pipe + " not found (a key runs its own owner's pipes)"}
+	}
+	ctx := c.Request().Context()
+	pr, err := s.deps.Runner.Prepare(ctx, &engine.RunRequest{
+		Principal: who, Name: t.Pipe, Messages: chat.Messages, ThreadID: c.Request().Header.Get(HeaderThreadRequest),
+		Tools: chat.Tools, LLMKey: c.Request().Header.Get("LB-LLM-Key"), FallbackModels: fallbacks,
+		Endpoint: openAIPrefix + "/chat/completions", Stream: stream,
+	})
+	if err != nil {
+		if engine.IsNotFound(err) {
+			return &engine.Error{Code: engine.CodeNotFound, Field: "model", Message: "model: pipe:" + t.Pipe + " not found", Err: err}
+		}
+		return err
+	}
+	overrideSampling(pr.Request, chat)
+	if err := s.limitPipe(c, pr.Pipe.ID); err != nil {
+		return err
+	}
+	setHeader(c.Response().Header(), HeaderThreadID, pr.ThreadID)
+	if !stream {
+		resp, err := pr.Complete(ctx)
+		setHeader(c.Response().Header(), HeaderModel, pr.Ref.String())
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, resp)
+	}
+	rs, err := pr.Stream(ctx)
+	setHeader(c.Response().Header(), HeaderModel, pr.Ref.String())
+	if err != nil {
+		return err
+	}
+	return s.openAIRelay(c, rs, includeUsage)
+}
+
+// overrideSampling applies the request's own sampling fields to a pipe run.
+func overrideSampling(req, in *engine.ChatRequest) {
+	if in.Temperature != nil {
+		req.Temperature = in.Temperature
+	}
+	if in.TopP != nil {
+		req.TopP = in.TopP
+	}
+	if in.MaxTokens != nil {
+		req.MaxTokens = in.MaxTokens
+	}
+	if in.PresencePenalty != nil {
+		req.PresencePenalty = in.PresencePenalty
+	}
+	if in.FrequencyPenalty != nil {
+		req.FrequencyPenalty = in.FrequencyPenalty
+	}
+	if len(in.Stop) > 0 {
+		req.Stop = in.Stop
+	}
+	if in.ResponseFormat != nil {
+		req.ResponseFormat = in.ResponseFormat
+	}
+	if in.ToolChoice != nil && len(req.Tools) > 0 {
+		req.ToolChoice = in.ToolChoice
+	}
+	if in.ParallelToolCalls != nil && len(req.Tools) > 0 {
+		req.ParallelToolCalls = in.ParallelToolCalls
+	}
+	if in.ReasoningEffort != "" {
+		req.ReasoningEffort = in.ReasoningEffort
+	}
+	for k, v := range in.Extra {
+		if req.Extra == nil {
+			req.Extra = map[string]json.RawMessage{}
+		}
+		req.Extra[k] = v
+	}
+}
+
+// openAIRelay streams chunks as OpenAI does: usage only in one last chunk
+// with empty choices, and only when stream_options.include_usage is set
+// (https://platform.openai.com/docs/api-reference/chat/create#chat-create-stream_options);
+// an error after the first chunk is an {"error":{...}} event.
+func (s *Server) openAIRelay(c echo.Context, rs chunkStream, includeUsage bool) error {
+	ctx := c.Request().Context()
+	w := newSSEWriter(c)
+	var usage *engine.Usage
+	var last *engine.ChatChunk
+	for {
+		chunk, err := rs.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			rs.Close(err)
+			if ctx.Err() != nil {
+				return nil
+			}
+			if !w.Started() {
+				return err
+			}
+			s.openAIStreamError(c, w, err)
+			return nil
+		}
+		if chunk.Usage != nil {
+			u := *chunk.Usage
+			usage = &u
+			chunk.Usage = nil
+		}
+		last = chunk
+		if len(chunk.Choices) == 0 {
+			continue
+		}
+		if err := w.Event(chunk); err != nil {
+			rs.Close(errors.Join(engine.ErrClientGone, err))
+			return nil
+		}
+	}
+	rs.Close(nil)
+	if includeUsage && last != nil {
+		if usage == nil {
+			usage = &engine.Usage{}
+		}
+		final := &engine.ChatChunk{ID: last.ID, Object: "chat.completion.chunk", Created: last.Created, Model: last.Model,
+			SystemFingerprint: last.SystemFingerprint, Choices: []engine.ChunkChoice{}, Usage: usage}
+		if err := w.Event(final); err != nil {
+			return nil
+		}
+	}
+	_ = w.Done()
+	return nil
+}
