@@ -111,8 +111,8 @@ func (s *Service) setStage(ctx context.Context, j *Job, stage string) error {
 	})
 }
 
-// requeue puts a job back in the queue. A clean stop (shutdown) does not
-// count as an attempt.
+// requeue puts a job back in the queue (and tells the other nodes, which may
+// run it). A clean stop (shutdown) does not count as an attempt.
 func (s *Service) requeue(ctx context.Context, j *Job, countAttempt bool, notBefore time.Time) error {
 	return s.update(ctx, func(tx engine.Tx) error {
 		var cur Job
@@ -127,7 +127,10 @@ func (s *Service) requeue(ctx context.Context, j *Job, countAttempt bool, notBef
 			cur.Attempts--
 		}
 		cur.NotBefore, cur.LeaseUntil = notBefore, time.Time{}
-		return putJob(tx, &cur)
+		if err := putJob(tx, &cur); err != nil {
+			return err
+		}
+		return s.cluster.Publish(tx, TopicJob, cur.ID)
 	})
 }
 
