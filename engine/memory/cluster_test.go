@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/hearth-dev/hearth/blob"
+	"github.com/hearth-dev/hearth/blob/postgres"
+	"github.com/hearth-dev/hearth/blob/postgres/pgtest"
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/index"
 	"github.com/hearth-dev/hearth/providers"
@@ -58,10 +60,12 @@ func (n *testNode) Publish(_ engine.Tx, topic, key string) error {
 	return nil
 }
 
-// testCluster is several memory services ("nodes") over one store, one
-// search index and one clock.
+// testCluster is several memory services ("nodes") over one database, one
+// search index and one clock. With Badger every node uses the one store;
+// with PostgreSQL each node has its own connection pool.
 type testCluster struct {
-	store *blob.Store
+	store engine.Store
+	open  func(node string) engine.Store
 	idx   *index.Manager
 	reg   engine.Providers
 	ks    *engine.Keysets
@@ -76,10 +80,36 @@ func newTestCluster(t *testing.T) *testCluster {
 	dir := t.TempDir()
 	c := &testCluster{clock: newTestClock(), locks: &engine.Local{}, bus: &testBus{},
 		quiet: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	c.store = blob.New(blob.Options{Dir: filepath.Join(dir, "db"), Logger: c.quiet})
-	if err := c.store.Open(); err != nil {
+	bs := blob.New(blob.Options{Dir: filepath.Join(dir, "db"), Logger: c.quiet})
+	if err := bs.Open(); err != nil {
 		t.Fatal(err)
 	}
+	c.store = bs
+	c.open = func(string) engine.Store { return bs }
+	c.init(t, dir)
+	return c
+}
+
+// newPGCluster is a testCluster on a fresh PostgreSQL database (pgtest).
+func newPGCluster(t *testing.T) *testCluster {
+	t.Helper()
+	url := pgtest.URL(t)
+	c := &testCluster{clock: newTestClock(), locks: &engine.Local{}, bus: &testBus{},
+		quiet: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	c.open = func(string) engine.Store {
+		s := postgres.New(postgres.Options{URL: url})
+		if err := s.Open(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	c.store = c.open("")
+	c.init(t, t.TempDir())
+	return c
+}
+
+func (c *testCluster) init(t *testing.T, dir string) {
 	reg, err := providers.New(providers.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +126,6 @@ func newTestCluster(t *testing.T) *testCluster {
 		c.idx.Close()
 		c.store.Close()
 	})
-	return c
 }
 
 // cluster returns the engine.Cluster of node name.
@@ -108,7 +137,7 @@ func (c *testCluster) cluster(name string) *testNode {
 // would stop it) at the end of the test unless the test stops it first.
 func (c *testCluster) node(t *testing.T, name string, adjust func(*Config)) *Service {
 	t.Helper()
-	cfg := Config{Store: c.store, Index: c.idx, Providers: c.reg, Keysets: c.ks, UploadSecret: []byte(strings.Repeat("s", 32)),
+	cfg := Config{Store: c.open(name), Index: c.idx, Providers: c.reg, Keysets: c.ks, UploadSecret: []byte(strings.Repeat("s", 32)),
 		Logger: c.quiet, Now: c.clock.now, Cluster: c.cluster(name), IdleWait: 10 * time.Millisecond, LeaseTTL: time.Minute}
 	if adjust != nil {
 		adjust(&cfg)
@@ -229,3 +258,5 @@ func rawPrefix(t *testing.T, s engine.Store, prefix string) map[string]string {
 
 // jobsLeft counts the stored jobs.
 func jobsLeft(t *testing.T, s engine.Store) int { return len(rawPrefix(t, s, jobPrefix)) }
+
+func TestMain(m *testing.M) { pgtest.Main(m) }

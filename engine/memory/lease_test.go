@@ -18,8 +18,9 @@ import (
 // job over and completes it with every chunk once and none missing. When A
 // wakes up, its writes are refused (fencing): nothing B wrote changes, and
 // A abandons the job.
-func TestLeaseTakeover(t *testing.T) {
-	c := newTestCluster(t)
+func TestLeaseTakeover(t *testing.T) { onStores(t, testLeaseTakeover) }
+
+func testLeaseTakeover(t *testing.T, c *testCluster) {
 	pause := &pausingEmbedder{at: 4, paused: make(chan struct{}), resume: make(chan struct{})}
 	a := c.node(t, "a", func(cfg *Config) {
 		cfg.BatchChars = 2500
@@ -92,8 +93,9 @@ func TestLeaseTakeover(t *testing.T) {
 // TestFencedWrites: a holder whose job was taken over cannot store chunk
 // records, vectors (through the index), the document's status or the
 // job's end; the new holder can.
-func TestFencedWrites(t *testing.T) {
-	c := newTestCluster(t)
+func TestFencedWrites(t *testing.T) { onStores(t, testFencedWrites) }
+
+func testFencedWrites(t *testing.T, c *testCluster) {
 	stall := func(cfg *Config) { cfg.Workers = 1; cfg.IdleWait = time.Hour }
 	a := c.node(t, "a", stall)
 	b := c.node(t, "b", stall)
@@ -161,8 +163,9 @@ func TestFencedWrites(t *testing.T) {
 
 // TestClaimRace: two nodes with two workers each run twelve queued jobs;
 // each is parsed once, by whichever node won its claim.
-func TestClaimRace(t *testing.T) {
-	c := newTestCluster(t)
+func TestClaimRace(t *testing.T) { onStores(t, testClaimRace) }
+
+func testClaimRace(t *testing.T, c *testCluster) {
 	var mu sync.Mutex
 	parsed := map[string][]string{}
 	counting := func(node string) func(*Config) {
@@ -211,7 +214,10 @@ func TestClaimRace(t *testing.T) {
 // parsing (their leases pass) is failed, naming the step, after
 // MaxAttempts starts, instead of crashing nodes forever.
 func TestExpiredLeasesCountAsInterruptions(t *testing.T) {
-	c := newTestCluster(t)
+	onStores(t, testExpiredLeasesCountAsInterruptions)
+}
+
+func testExpiredLeasesCountAsInterruptions(t *testing.T, c *testCluster) {
 	hang := func(cfg *Config) {
 		cfg.Parse = func(ctx context.Context, _, _ string, _ []byte) (string, error) {
 			<-ctx.Done()
@@ -253,8 +259,9 @@ func TestExpiredLeasesCountAsInterruptions(t *testing.T) {
 
 // TestSweepIsASingleton: the upload sweep runs under a cluster lock; a node
 // skips the round while another holds it and sweeps once it is free.
-func TestSweepIsASingleton(t *testing.T) {
-	c := newTestCluster(t)
+func TestSweepIsASingleton(t *testing.T) { onStores(t, testSweepIsASingleton) }
+
+func testSweepIsASingleton(t *testing.T, c *testCluster) {
 	a := c.node(t, "a", nil)
 	ctx := context.Background()
 	m, err := a.Create(ctx, "ann", CreateRequest{Name: "kb", EmbeddingModel: KeywordOnlyModel})
@@ -281,4 +288,11 @@ func TestSweepIsASingleton(t *testing.T) {
 	if got := blobs(t, a); len(got) != 0 {
 		t.Fatalf("blobs %v: the orphan must be swept", got)
 	}
+}
+
+// onStores runs fn on Badger and on PostgreSQL (skipped without its
+// binaries outside CI).
+func onStores(t *testing.T, fn func(t *testing.T, c *testCluster)) {
+	t.Run("badger", func(t *testing.T) { fn(t, newTestCluster(t)) })
+	t.Run("postgres", func(t *testing.T) { fn(t, newPGCluster(t)) })
 }
