@@ -296,3 +296,56 @@ func onStores(t *testing.T, fn func(t *testing.T, c *testCluster)) {
 	t.Run("badger", func(t *testing.T) { fn(t, newTestCluster(t)) })
 	t.Run("postgres", func(t *testing.T) { fn(t, newPGCluster(t)) })
 }
+
+// TestHeartbeat: the holder's heartbeat extends its lease while it holds
+// the job, and cancels the job's work with errLeaseLost once another node
+// has taken it over.
+func TestHeartbeat(t *testing.T) { onStores(t, testHeartbeat) }
+
+func testHeartbeat(t *testing.T, c *testCluster) {
+	a := c.node(t, "a", func(cfg *Config) { cfg.Workers = 1; cfg.IdleWait = time.Hour; cfg.LeaseTTL = 30 * time.Millisecond })
+	a.ingest.take("j1")
+	ctx := context.Background()
+	if err := c.store.Update(ctx, func(tx engine.Tx) error {
+		return putJob(tx, &Job{ID: "j1", Kind: JobPurge, State: JobQueued})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	j, ok, err := a.claim(ctx, "j1")
+	if err != nil || !ok {
+		t.Fatalf("claim: %v %v", ok, err)
+	}
+	stored := func() Job {
+		var cur Job
+		if err := c.store.View(ctx, func(tx engine.Tx) error { return tx.Get(jobKey("j1"), &cur) }); err != nil {
+			t.Fatal(err)
+		}
+		return cur
+	}
+	jctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	done := make(chan struct{})
+	go func() { defer close(done); a.heartbeat(jctx, j, cancel) }()
+	c.clock.advance(time.Hour)
+	waitFor(t, "a renewed lease", func() bool { return stored().LeaseUntil.After(c.clock.now()) })
+
+	// Another node takes the job over.
+	if err := c.store.Update(ctx, func(tx engine.Tx) error {
+		cur := stored()
+		cur.Claim, cur.Node = cur.Claim+1, "b"
+		return putJob(tx, &cur)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the heartbeat went on after the takeover")
+	}
+	if !errors.Is(context.Cause(jctx), errLeaseLost) {
+		t.Fatalf("job context ended with %v, want the lease lost", context.Cause(jctx))
+	}
+	if cur := stored(); cur.Node != "b" {
+		t.Fatalf("the old holder's heartbeat wrote the job: %+v", cur)
+	}
+}
