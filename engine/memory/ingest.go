@@ -343,10 +343,19 @@ func (in *ingester) run(ctx context.Context, id string) {
 	}
 	var cancel context.CancelCauseFunc
 	ctx, cancel = context.WithCancelCause(ctx)
-	defer cancel(nil)
+	beating := make(chan struct{})
 	if s.shared() {
-		go s.heartbeat(ctx, j, cancel)
+		go func() {
+			defer close(beating)
+			s.heartbeat(ctx, j, cancel)
+		}()
+	} else {
+		close(beating)
 	}
+	defer func() {
+		cancel(nil)
+		<-beating // no renewal outlives the run
+	}()
 	start := s.now()
 	j.started = start
 	err = in.exec(ctx, j)
