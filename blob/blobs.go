@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/hearth-dev/hearth/engine"
@@ -131,4 +132,47 @@ func (s *Store) DeleteBlob(ctx context.Context, id string) error {
 		}
 	}
 	return mapErr(wb.Flush())
+}
+
+// ListBlobs implements engine.BlobLister: it calls fn with the id of every
+// blob after after, complete (with its meta record) or not (parts only, a
+// write cut short, which DeleteBlob removes too), in id order. It reads one
+// key per blob: after the first key of a blob it seeks past the others.
+func (s *Store) ListBlobs(ctx context.Context, after string, fn func(id string) error) error {
+	const prefix = "blob/"
+	return s.db.View(func(txn *badger.Txn) error {
+		opts := badger.DefaultIteratorOptions
+		opts.PrefetchValues = false
+		opts.Prefix = []byte(prefix)
+		it := txn.NewIterator(opts)
+		defer it.Close()
+		seek := prefix
+		if after != "" {
+			seek = prefix + after + "/\xff"
+		}
+		for it.Seek([]byte(seek)); it.Valid(); {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			key := string(it.Item().Key())
+			rest := key[len(prefix):]
+			id, ok := strings.CutSuffix(rest, "/meta")
+			if !ok {
+				i := strings.Index(rest, "/p/")
+				if i < 0 { // not a blob key: step over it
+					it.Next()
+					continue
+				}
+				id = rest[:i]
+			}
+			if err := fn(id); err != nil {
+				if errors.Is(err, engine.ErrStopScan) {
+					return nil
+				}
+				return err
+			}
+			it.Seek([]byte(prefix + id + "/\xff"))
+		}
+		return nil
+	})
 }

@@ -182,6 +182,9 @@ func (m *Manager) writeVectors(ctx context.Context, mi *memIndex, order []string
 		seq := mi.seq + 1
 		bytes, ops := 0, 0
 		err := m.store.Update(ctx, func(tx engine.Tx) error {
+			if err := engine.CheckWrite(ctx, tx); err != nil { // the ingestion job's lease (engine.WithWriteCheck)
+				return err
+			}
 			if kwSeq != 0 {
 				if err := tx.PutRaw(kwSeqKey(mi.id), encodeU64(kwSeq)); err != nil {
 					return err

@@ -160,3 +160,32 @@ func (s *Store) SweepBlobParts(ctx context.Context, age time.Duration) (int64, e
 	}
 	return tag.RowsAffected(), nil
 }
+
+// ListBlobs implements engine.BlobLister: the ids of the complete blobs
+// after after, in bytewise order (COLLATE "C", whatever the database's
+// collation), a page of 1000 per statement. Parts of a write cut short
+// have no hearth_blobs row and are not listed: SweepBlobParts removes them.
+func (s *Store) ListBlobs(ctx context.Context, after string, fn func(id string) error) error {
+	for {
+		rows, err := s.pool.Query(ctx, `SELECT id FROM hearth_blobs WHERE id COLLATE "C" > $1 ORDER BY id COLLATE "C" LIMIT 1000`, after)
+		if err != nil {
+			return mapErr(err)
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return mapErr(err)
+		}
+		for _, id := range ids {
+			if err := fn(id); err != nil {
+				if errors.Is(err, engine.ErrStopScan) {
+					return nil
+				}
+				return err
+			}
+		}
+		if len(ids) < 1000 {
+			return nil
+		}
+		after = ids[len(ids)-1]
+	}
+}

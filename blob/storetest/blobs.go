@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/hearth-dev/hearth/engine"
@@ -98,5 +99,47 @@ func testBlobFailedWrite(t *testing.T, s engine.Store) {
 	}
 	if got, err := s.GetBlob(ctx, "c"); !errors.Is(err, engine.ErrNotFound) {
 		t.Fatalf("a failed new blob reads as %d bytes, %v; want ErrNotFound", len(got), err)
+	}
+}
+
+// testListBlobs checks engine.BlobLister on stores that implement it: every
+// blob once, in bytewise id order, none of the records, the after cursor
+// and ErrStopScan.
+func testListBlobs(t *testing.T, s engine.Store) {
+	l, ok := s.(engine.BlobLister)
+	if !ok {
+		t.Skip("the store does not list blobs")
+	}
+	ctx := context.Background()
+	put(t, s, "blob/not-a-blob", "1", "a", "2")
+	ids := []string{"m1/tA", "m1/t_", "m1/t-", "m2/tB", "z"}
+	for _, id := range ids {
+		_, err := s.PutBlob(ctx, id, bytes.NewReader(bytes.Repeat([]byte(id), 1000)))
+		must(t, err)
+	}
+	list := func(after string, stop int) []string {
+		var got []string
+		must(t, l.ListBlobs(ctx, after, func(id string) error {
+			got = append(got, id)
+			if len(got) == stop {
+				return engine.ErrStopScan
+			}
+			return nil
+		}))
+		return got
+	}
+	want := []string{"m1/t-", "m1/tA", "m1/t_", "m2/tB", "z"} // bytewise: '-' < 'A' < '_'
+	if got := list("", 0); !slices.Equal(got, want) {
+		t.Fatalf("ListBlobs = %q, want %q", got, want)
+	}
+	if got := list("m1/tA", 0); !slices.Equal(got, want[2:]) {
+		t.Fatalf("ListBlobs after m1/tA = %q, want %q", got, want[2:])
+	}
+	if got := list("", 2); !slices.Equal(got, want[:2]) {
+		t.Fatalf("ListBlobs stopped after 2 = %q", got)
+	}
+	must(t, s.DeleteBlob(ctx, "m1/tA"))
+	if got := list("", 0); !slices.Equal(got, []string{"m1/t-", "m1/t_", "m2/tB", "z"}) {
+		t.Fatalf("ListBlobs after a delete = %q", got)
 	}
 }

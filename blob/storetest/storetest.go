@@ -46,6 +46,7 @@ func Run(t *testing.T, open Opener) {
 		{"BlobRoundTrip", testBlobRoundTrip},
 		{"BlobEmptyAndMissing", testBlobEmptyAndMissing},
 		{"BlobFailedWrite", testBlobFailedWrite},
+		{"ListBlobs", testListBlobs},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, open(t)) })

@@ -244,7 +244,7 @@ func (s *Service) RetryDocument(ctx context.Context, owner, memoryName, name str
 			return err
 		}
 		res.Started = true
-		return putJob(tx, s.newJob(JobIngest, &m, name, &d.Current))
+		return s.enqueue(tx, s.newJob(JobIngest, &m, name, &d.Current))
 	})
 	if err != nil {
 		return nil, err

@@ -33,8 +33,10 @@ func newIngester(s *Service) *ingester {
 	return &ingester{s: s, wake: make(chan struct{}, 1), ready: make(chan struct{}), work: make(chan *Job), busy: map[string]bool{}}
 }
 
-// Open recovers jobs interrupted by a crash, clears expired uploads and
-// orphaned upload bytes, and starts the workers.
+// Open recovers jobs interrupted by a crash (embedded mode; in cluster mode
+// the workers take over expired leases instead), clears expired uploads
+// and orphaned upload bytes (unless another node is doing it), and starts
+// the workers.
 func (s *Service) Open(ctx context.Context) error {
 	in := s.ingest
 	in.mu.Lock()
@@ -45,11 +47,11 @@ func (s *Service) Open(ctx context.Context) error {
 	if err := s.recoverJobs(ctx); err != nil {
 		return fmt.Errorf("memory: recover jobs: %w", err)
 	}
-	if err := s.sweepUploads(ctx); err != nil {
-		return fmt.Errorf("memory: sweep uploads: %w", err)
+	if _, err := s.sweep(ctx); err != nil {
+		return fmt.Errorf("memory: sweep expired and orphaned uploads: %w", err)
 	}
-	if _, err := s.sweepBlobs(ctx); err != nil {
-		return fmt.Errorf("memory: sweep orphaned uploads: %w", err)
+	if s.shared() {
+		s.cluster.Subscribe(TopicJob, func(string) { in.poke() })
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	in.cancel = cancel
@@ -101,7 +103,13 @@ func (in *ingester) isHalted() bool {
 // recoverJobs re-queues the jobs a crash left running, and gives up on
 // those interrupted too often: their document fails with a message saying
 // so (its partial chunks stay until it is retried, replaced or deleted).
+//
+// In cluster mode a running job may belong to a live node: nothing is done
+// here, and the workers take over the jobs whose lease has passed.
 func (s *Service) recoverJobs(ctx context.Context) error {
+	if s.shared() {
+		return nil
+	}
 	var running []*Job
 	err := s.store.View(ctx, func(tx engine.Tx) error {
 		return engine.ScanJSON(tx, jobPrefix, func(j *Job) error {
@@ -123,22 +131,25 @@ func (s *Service) recoverJobs(ctx context.Context) error {
 			s.jobOutcome(j, "requeued")
 			continue
 		}
-		s.log.Error("giving up on job interrupted too often", "job", j.ID, "kind", j.Kind, "memory", j.Memory, "document", j.Document, "attempts", j.Attempts)
-		if j.Kind == JobIngest {
-			msg := fmt.Sprintf("processing was interrupted %d times (the server stopped or crashed while working on this document); retry to try again", j.Attempts)
-			if j.Stage == StageParse {
-				msg = fmt.Sprintf("processing was interrupted %d times while parsing (the server stopped or crashed reading this file, which may be malformed or expand to too much text); retry to try again", j.Attempts)
-			}
-			if err := s.failIngest(ctx, j, msg); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := s.deleteJob(ctx, j.ID); err != nil {
+		if err := s.giveUp(ctx, j); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// giveUp ends a job interrupted MaxAttempts times: an ingest job fails its
+// document with a message naming the step, other jobs are dropped.
+func (s *Service) giveUp(ctx context.Context, j *Job) error {
+	s.log.Error("giving up on job interrupted too often", "job", j.ID, "kind", j.Kind, "memory", j.Memory, "document", j.Document, "attempts", j.Attempts)
+	if j.Kind != JobIngest {
+		return s.deleteJob(ctx, j.ID)
+	}
+	msg := fmt.Sprintf("processing was interrupted %d times (the server stopped or crashed while working on this document); retry to try again", j.Attempts)
+	if j.Stage == StageParse {
+		msg = fmt.Sprintf("processing was interrupted %d times while parsing (the server stopped or crashed reading this file, which may be malformed or expand to too much text); retry to try again", j.Attempts)
+	}
+	return s.failIngest(ctx, j, msg)
 }
 
 // poke wakes the dispatcher.
@@ -211,11 +222,8 @@ func (in *ingester) dispatch(ctx context.Context) {
 		}
 		if s.now().Sub(lastSweep) > time.Hour {
 			lastSweep = s.now()
-			if err := s.sweepUploads(ctx); err != nil && ctx.Err() == nil {
-				s.log.Error("cannot sweep expired uploads", "err", err)
-			}
-			if _, err := s.sweepBlobs(ctx); err != nil && ctx.Err() == nil {
-				s.log.Error("cannot sweep orphaned uploads", "err", err)
+			if _, err := s.sweep(ctx); err != nil && ctx.Err() == nil {
+				s.log.Error("cannot sweep expired and orphaned uploads", "err", err)
 			}
 		}
 		wait := s.cfg.IdleWait
@@ -236,21 +244,29 @@ func (in *ingester) dispatch(ctx context.Context) {
 	}
 }
 
-// due returns up to n queued jobs that are due and not handed out, marking
-// them busy, and the time the next delayed job becomes due.
+// due returns up to n claimable jobs (queued, or in cluster mode running
+// under a passed lease) that are due and not handed out, marking them busy,
+// and the time the next delayed job or, in cluster mode, lease becomes due.
 func (in *ingester) due(ctx context.Context, n int) ([]*Job, time.Time, error) {
 	var out []*Job
 	var next time.Time
-	now := in.s.now()
-	err := in.s.store.View(ctx, func(tx engine.Tx) error {
+	s := in.s
+	now := s.now()
+	later := func(t time.Time) {
+		if next.IsZero() || t.Before(next) {
+			next = t
+		}
+	}
+	err := s.store.View(ctx, func(tx engine.Tx) error {
 		return engine.ScanJSON(tx, jobPrefix, func(j *Job) error {
-			if j.State != JobQueued {
+			if !s.claimable(j, now) {
+				if j.State == JobRunning && s.shared() {
+					later(j.LeaseUntil)
+				}
 				return nil
 			}
-			if j.NotBefore.After(now) {
-				if next.IsZero() || j.NotBefore.Before(next) {
-					next = j.NotBefore
-				}
+			if j.State == JobQueued && j.NotBefore.After(now) {
+				later(j.NotBefore)
 				return nil
 			}
 			if in.take(j.ID) {
@@ -314,20 +330,49 @@ func (in *ingester) run(ctx context.Context, id string) {
 	if !ok {
 		return
 	}
+	if j.takenFrom != "" {
+		s.log.Warn("taking over a job whose lease passed", "job", j.ID, "kind", j.Kind, "memory", j.Memory, "document", j.Document, "from", j.takenFrom, "attempt", j.Attempts)
+	}
+	runCtx := ctx
+	ctx = s.fence(ctx, j)
+	if j.exhausted {
+		if err := s.giveUp(ctx, j); err != nil && !errors.Is(err, errLeaseLost) {
+			s.log.Error("cannot give up on job", "job", j.ID, "err", err)
+		}
+		return
+	}
+	var cancel context.CancelCauseFunc
+	ctx, cancel = context.WithCancelCause(ctx)
+	beating := make(chan struct{})
+	if s.shared() {
+		go func() {
+			defer close(beating)
+			s.heartbeat(ctx, j, cancel)
+		}()
+	} else {
+		close(beating)
+	}
+	defer func() {
+		cancel(nil)
+		<-beating // no renewal outlives the run
+	}()
 	start := s.now()
 	j.started = start
 	err = in.exec(ctx, j)
 	switch {
+	case errors.Is(err, errLeaseLost) || errors.Is(context.Cause(ctx), errLeaseLost):
+		s.log.Warn("job taken over by another node; abandoning this attempt", "job", j.ID, "kind", j.Kind, "memory", j.Memory, "document", j.Document, "claim", j.Claim)
+		return
 	case err == nil:
 		s.log.Debug("job done", "job", j.ID, "kind", j.Kind, "memory", j.Memory, "document", j.Document, "took", s.now().Sub(start))
 		return
-	case ctx.Err() != nil:
+	case runCtx.Err() != nil:
 		if in.isHalted() {
 			return
 		}
-		// Shutting down: put it back for the next start. Use a fresh
-		// context, the run context is gone.
-		if err := s.requeue(context.Background(), j, false, time.Time{}); err != nil {
+		// Shutting down: put it back for the next start, still fenced
+		// (the run context is gone, its values stay).
+		if err := s.requeue(context.WithoutCancel(ctx), j, false, time.Time{}); err != nil {
 			s.log.Error("cannot requeue interrupted job", "job", j.ID, "err", err)
 		}
 		s.jobOutcome(j, "requeued")

@@ -276,7 +276,7 @@ func (s *Service) reuseChunks(ctx context.Context, m *Memory, j *Job, texts []st
 func (s *Service) writeChunks(ctx context.Context, memID, doc string, batch []engine.IndexedChunk) error {
 	for len(batch) > 0 {
 		n := 0
-		err := s.store.Update(ctx, func(tx engine.Tx) error {
+		err := s.update(ctx, func(tx engine.Tx) error {
 			size := 0
 			for n = 0; n < len(batch) && size < txnMaxBytes && n < txnMaxOps; n++ {
 				c := batch[n]
@@ -300,7 +300,7 @@ func (s *Service) writeChunks(ctx context.Context, memID, doc string, batch []en
 func (s *Service) startIngest(ctx context.Context, j *Job) (*Memory, *Document, error) {
 	var m Memory
 	var d *Document
-	err := s.store.Update(ctx, func(tx engine.Tx) error {
+	err := s.update(ctx, func(tx engine.Tx) error {
 		var err error
 		if d, err = currentDoc(tx, j, &m); err != nil {
 			return err
@@ -387,7 +387,7 @@ func (s *Service) dropObsolete(ctx context.Context, j *Job) error {
 // runs at once.
 func (s *Service) completeIngest(ctx context.Context, j *Job, chunks int, chunkBytes int64) error {
 	var purge *Job
-	err := s.store.Update(ctx, func(tx engine.Tx) error {
+	err := s.update(ctx, func(tx engine.Tx) error {
 		purge = nil
 		var m Memory
 		d, err := currentDoc(tx, j, &m)
@@ -433,7 +433,7 @@ func (s *Service) completeIngest(ctx context.Context, j *Job, chunks int, chunkB
 // stays searchable.
 func (s *Service) failIngest(ctx context.Context, j *Job, msg string) error {
 	s.log.Warn("document failed", "memory", j.Memory, "document", j.Document, "reason", msg)
-	err := s.store.Update(ctx, func(tx engine.Tx) error {
+	err := s.update(ctx, func(tx engine.Tx) error {
 		var m Memory
 		d, err := currentDoc(tx, j, &m)
 		if err != nil {

@@ -50,8 +50,24 @@ type Job struct {
 	Stage     string    `json:"stage,omitempty"`
 	NotBefore time.Time `json:"not_before,omitzero"`
 	CreatedAt time.Time `json:"created_at"`
+	// Node is the node that claimed the job last (engine.Cluster.Node).
+	Node string `json:"node,omitempty"`
+	// Claim is the fencing token: it grows by one at every claim and
+	// never goes down, and every write of the job's results checks in its
+	// transaction that the job still carries the holder's Claim (see
+	// lease.go).
+	Claim int `json:"claim,omitempty"`
+	// LeaseUntil is when the holder's lease ends; in cluster mode its
+	// heartbeat extends it, and any node may take over a running job whose
+	// lease has passed.
+	LeaseUntil time.Time `json:"lease_until,omitzero"`
 	// started is when this process began the current attempt (metrics).
 	started time.Time
+	// exhausted is set on a job taken over from an expired lease after
+	// MaxAttempts interrupted starts: it is given up instead of run.
+	exhausted bool
+	// takenFrom is the node whose passed lease this claim took over.
+	takenFrom string
 }
 
 // Ingest job stages.
@@ -79,36 +95,12 @@ func (s *Service) newJob(kind string, m *Memory, doc string, v *Version) *Job {
 
 func putJob(tx engine.Tx, j *Job) error { return tx.Put(jobKey(j.ID), j) }
 
-// claim marks a queued job running and counts the attempt. ok is false when
-// the job is gone or already taken.
-func (s *Service) claim(ctx context.Context, id string) (*Job, bool, error) {
-	var j Job
-	ok := false
-	err := s.store.Update(ctx, func(tx engine.Tx) error {
-		ok = false
-		if err := tx.Get(jobKey(id), &j); err != nil {
-			if engine.IsNotFound(err) {
-				return nil
-			}
-			return err
-		}
-		if j.State != JobQueued {
-			return nil
-		}
-		j.State = JobRunning
-		j.Attempts++
-		ok = true
-		return putJob(tx, &j)
-	})
-	return &j, ok, err
-}
-
 // setStage stores the job's stage before the step starts.
 func (s *Service) setStage(ctx context.Context, j *Job, stage string) error {
 	if j.Stage == stage {
 		return nil
 	}
-	return s.store.Update(ctx, func(tx engine.Tx) error {
+	return s.update(ctx, func(tx engine.Tx) error {
 		var cur Job
 		if err := tx.Get(jobKey(j.ID), &cur); err != nil {
 			return err
@@ -119,10 +111,10 @@ func (s *Service) setStage(ctx context.Context, j *Job, stage string) error {
 	})
 }
 
-// requeue puts a job back in the queue. A clean stop (shutdown) does not
-// count as an attempt.
+// requeue puts a job back in the queue (and tells the other nodes, which may
+// run it). A clean stop (shutdown) does not count as an attempt.
 func (s *Service) requeue(ctx context.Context, j *Job, countAttempt bool, notBefore time.Time) error {
-	return s.store.Update(ctx, func(tx engine.Tx) error {
+	return s.update(ctx, func(tx engine.Tx) error {
 		var cur Job
 		if err := tx.Get(jobKey(j.ID), &cur); err != nil {
 			if engine.IsNotFound(err) {
@@ -134,13 +126,16 @@ func (s *Service) requeue(ctx context.Context, j *Job, countAttempt bool, notBef
 		if !countAttempt && cur.Attempts > 0 {
 			cur.Attempts--
 		}
-		cur.NotBefore = notBefore
-		return putJob(tx, &cur)
+		cur.NotBefore, cur.LeaseUntil = notBefore, time.Time{}
+		if err := putJob(tx, &cur); err != nil {
+			return err
+		}
+		return s.cluster.Publish(tx, TopicJob, cur.ID)
 	})
 }
 
 func (s *Service) deleteJob(ctx context.Context, id string) error {
-	return s.store.Update(ctx, func(tx engine.Tx) error { return tx.Delete(jobKey(id)) })
+	return s.update(ctx, func(tx engine.Tx) error { return tx.Delete(jobKey(id)) })
 }
 
 // JobCounts reports the queued and running jobs by kind (for tests and

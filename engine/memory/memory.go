@@ -111,6 +111,15 @@ type Config struct {
 	// IdleWait is how long the dispatcher sleeps without news before it
 	// looks at the job queue again (default 30 s); new jobs wake it at once.
 	IdleWait time.Duration
+	// Cluster is what this node shares with the other nodes on the store
+	// (nil: engine.Local, one process owns the store). In cluster mode
+	// ingestion jobs are claimed under leases by any node and the sweeps
+	// run on one node at a time (see lease.go).
+	Cluster engine.Cluster
+	// LeaseTTL is how long a claimed job stays held without a heartbeat
+	// (default 30 s); in cluster mode another node takes over a running job
+	// whose lease has passed.
+	LeaseTTL time.Duration
 	Logger   *slog.Logger
 	// Metrics receives ingestion outcomes (nil: none).
 	Metrics engine.Metrics
@@ -133,6 +142,7 @@ type Service struct {
 
 	docsets docsetCache
 	ingest  *ingester
+	cluster engine.Cluster
 	metrics engine.Metrics
 	quotas  *engine.Quotas
 }
@@ -184,6 +194,12 @@ func New(cfg Config) (*Service, error) {
 	if cfg.IdleWait <= 0 {
 		cfg.IdleWait = 30 * time.Second
 	}
+	if cfg.Cluster == nil {
+		cfg.Cluster = &engine.Local{}
+	}
+	if cfg.LeaseTTL <= 0 {
+		cfg.LeaseTTL = 30 * time.Second
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -195,7 +211,7 @@ func New(cfg Config) (*Service, error) {
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	s := &Service{cfg: cfg, store: cfg.Store, index: cfg.Index, log: cfg.Logger, now: cfg.Now,
-		metrics: engine.MetricsOrNop(cfg.Metrics), quotas: cfg.Quotas}
+		metrics: engine.MetricsOrNop(cfg.Metrics), quotas: cfg.Quotas, cluster: cfg.Cluster}
 	s.docsets.init()
 	s.ingest = newIngester(s)
 	return s, nil

@@ -15,7 +15,8 @@ import (
 // the document version, and deleted after the records that name them are
 // gone, so a crash in between leaves a blob that no record references: an
 // upload that was never recorded, or a version whose purge was given up.
-// sweepBlobs finds and deletes such orphans, on Open and hourly.
+// sweepBlobs finds and deletes such orphans, on Open and hourly, on one node
+// at a time (sweep, lease.go).
 //
 // A blob that no record references yet may be an upload in progress, so
 // only blobs older than the upload lifetime (UploadTTL) are deleted. The
@@ -104,40 +105,18 @@ func (s *Service) sweepBlobs(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// blobIDs lists the ids of the stored blobs, complete (with their meta
-// record) or not (parts only, a write cut short). It reads one key per
-// blob: after the first key of a blob the scan jumps past its parts.
+// blobIDs lists the ids of the stored blobs through the store's
+// engine.BlobLister (Badger lists its blob keys, PostgreSQL its blob
+// table); a store that cannot list blobs has none to sweep.
 func (s *Service) blobIDs(ctx context.Context) ([]string, error) {
-	const prefix = "blob/"
+	l, ok := s.store.(engine.BlobLister)
+	if !ok {
+		return nil, nil
+	}
 	var ids []string
-	err := s.store.View(ctx, func(tx engine.Tx) error {
-		after := ""
-		for {
-			found := false
-			err := tx.Scan(prefix, after, func(key string, _ []byte) error {
-				rest := strings.TrimPrefix(key, prefix)
-				id, ok := strings.CutSuffix(rest, "/meta")
-				if !ok {
-					i := strings.Index(rest, "/p/")
-					if i < 0 {
-						after = key // not a blob key: step over it
-						found = true
-						return engine.ErrStopScan
-					}
-					id = rest[:i]
-				}
-				ids = append(ids, id)
-				after = prefix + id + "/\xff"
-				found = true
-				return engine.ErrStopScan
-			})
-			if err != nil || !found {
-				return err
-			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
+	err := l.ListBlobs(ctx, "", func(id string) error {
+		ids = append(ids, id)
+		return nil
 	})
 	return ids, err
 }

@@ -67,7 +67,7 @@ func (s *Service) chunkIDs(ctx context.Context, memID, version string) ([]string
 func (s *Service) deleteKeys(ctx context.Context, memID string, ids []string) error {
 	for len(ids) > 0 {
 		n := min(len(ids), txnMaxOps)
-		err := s.store.Update(ctx, func(tx engine.Tx) error {
+		err := s.update(ctx, func(tx engine.Tx) error {
 			for _, id := range ids[:n] {
 				if err := tx.Delete(chunkKey(memID, id)); err != nil {
 					return err
@@ -116,7 +116,7 @@ func (s *Service) dropMemory(ctx context.Context, owner, memID string) error {
 				}
 			}
 		}
-		err = s.store.Update(ctx, func(tx engine.Tx) error {
+		err = s.update(ctx, func(tx engine.Tx) error {
 			var n, size int64
 			for _, d := range docs {
 				// Release only what is still there (a resumed drop).
@@ -164,7 +164,7 @@ func (s *Service) deletePrefix(ctx context.Context, prefix string) error {
 		if err != nil || len(keys) == 0 {
 			return err
 		}
-		err = s.store.Update(ctx, func(tx engine.Tx) error {
+		err = s.update(ctx, func(tx engine.Tx) error {
 			for _, k := range keys {
 				if err := tx.Delete(k); err != nil {
 					return err

@@ -181,7 +181,7 @@ func (s *Service) CompleteUpload(ctx context.Context, req UploadRequest) (*Uploa
 		case d.Live == nil || d.Live.ID != d.Current.ID:
 			// The previous upload never went live: nothing needs it now.
 			stale = s.newJob(JobPurge, &m, rec.Document, &d.Current)
-			if err := putJob(tx, stale); err != nil {
+			if err := s.enqueue(tx, stale); err != nil {
 				return err
 			}
 		}
@@ -195,7 +195,7 @@ func (s *Service) CompleteUpload(ctx context.Context, req UploadRequest) (*Uploa
 		if err := tx.Put(docKey(m.ID, rec.Document), &d); err != nil {
 			return err
 		}
-		if err := putJob(tx, s.newJob(JobIngest, &m, rec.Document, &v)); err != nil {
+		if err := s.enqueue(tx, s.newJob(JobIngest, &m, rec.Document, &v)); err != nil {
 			return err
 		}
 		return tx.Delete(uploadKey(rec.ID))
