@@ -154,7 +154,7 @@ func (m *Manager) rebuildKeyword(ctx context.Context, mi *memIndex, reason strin
 		return err
 	}
 	mi.kwSeq = seq
-	kw, n, err := m.buildKeyword(ctx, mi, keywordSeqKey, seq)
+	kw, n, err := m.buildKeyword(ctx, mi, dir, keywordSeqKey, seq)
 	if err == nil && kw == nil {
 		// No chunk has text: no index, and no number for one to match.
 		err = m.store.Update(ctx, func(tx engine.Tx) error { return tx.Delete(kwSeqKey(mi.id)) })
@@ -173,16 +173,14 @@ func (m *Manager) rebuildKeyword(ctx context.Context, mi *memIndex, reason strin
 	return nil
 }
 
-// buildKeyword builds a Bleve index in the memory's (empty) directory from
-// the chunk texts, recording seq under key in its last batch, so a build
+// buildKeyword builds a Bleve index in dir (empty) from the chunk texts, recording seq under key in its last batch, so a build
 // cut short is found unrecorded and done again. It returns nil when no
 // chunk has text (and then creates no index). The caller installs it.
-func (m *Manager) buildKeyword(ctx context.Context, mi *memIndex, key []byte, seq uint64) (*keywordIndex, int, error) {
+func (m *Manager) buildKeyword(ctx context.Context, mi *memIndex, dir string, key []byte, seq uint64) (*keywordIndex, int, error) {
 	src := m.chunkSource()
 	if src == nil {
 		return nil, 0, engine.Errorf(engine.CodeInternal, "no chunk source to rebuild the keyword index from")
 	}
-	dir := m.bleveDir(mi.id)
 	var kw *keywordIndex
 	var batch []engine.IndexedChunk
 	size, n := 0, 0

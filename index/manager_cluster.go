@@ -194,8 +194,10 @@ func (m *Manager) catchUp(ctx context.Context, mi *memIndex) error {
 func (m *Manager) reset(mi *memIndex) {
 	mi.vec = NewHNSW(m.opts.HNSW)
 	mi.seq, mi.kwAt, mi.gen, mi.dirty, mi.kwStale, mi.marks = 0, 0, 0, false, false, nil
-	m.setKeyword(mi, nil)
-	m.removeKeywordDir(mi)
+	if err := m.swapKeyword(mi, "", false); err != nil {
+		m.log.Warn("cannot delete the keyword index", "memory", mi.id, "err", err)
+		mi.kwStale = true
+	}
 }
 
 // applyChange applies c to each replica whose next change it is and

@@ -2,7 +2,9 @@ package index
 
 import (
 	"context"
+	"errors"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
@@ -138,6 +140,9 @@ func (m *Manager) removeKeywordDir(mi *memIndex) {
 // rebuildKeywordShared rebuilds this node's Bleve index from the chunk
 // texts and records the stored seq read before them: changes after it are
 // applied from the log again, which is harmless (puts and deletes by id).
+// The new index is built aside (<bleveDir>/.rebuild/<memory>; memory ids
+// never start with a dot) and swapped in, so searches use the old one
+// meanwhile.
 func (m *Manager) rebuildKeywordShared(ctx context.Context, mi *memIndex, reason string) error {
 	var cur uint64
 	if err := m.store.View(ctx, func(tx engine.Tx) error {
@@ -152,22 +157,56 @@ func (m *Manager) rebuildKeywordShared(ctx context.Context, mi *memIndex, reason
 		mi.kwAt, mi.kwStale = cur, false
 		return nil
 	}
-	m.setKeyword(mi, nil)
-	if err := os.RemoveAll(m.bleveDir(mi.id)); err != nil {
+	start := time.Now()
+	tmp := filepath.Join(m.dir, ".rebuild", mi.id)
+	if err := os.RemoveAll(tmp); err != nil {
 		mi.kwStale = true
 		return err
 	}
-	start := time.Now()
-	kw, n, err := m.buildKeyword(ctx, mi, nodeSeqKey, cur)
+	if err := os.MkdirAll(filepath.Dir(tmp), 0o755); err != nil {
+		mi.kwStale = true
+		return err
+	}
+	kw, n, err := m.buildKeyword(ctx, mi, tmp, nodeSeqKey, cur)
+	if kw != nil {
+		err = errors.Join(err, kw.close())
+	}
+	if err == nil {
+		err = m.swapKeyword(mi, tmp, kw != nil)
+	}
 	if err != nil {
 		mi.kwStale = true
 		return err
 	}
-	m.setKeyword(mi, kw)
 	mi.kwAt, mi.kwStale = cur, false
 	m.log.Info("keyword index rebuilt from the stored chunk texts", "memory", mi.id, "reason", reason,
 		"chunks", n, "took", time.Since(start))
 	return nil
+}
+
+// swapKeyword replaces the memory's Bleve directory with tmp (or with
+// nothing when built is false) and opens it, under kwMu so no search
+// opens a half-moved index.
+func (m *Manager) swapKeyword(mi *memIndex, tmp string, built bool) error {
+	mi.kwMu.Lock()
+	defer mi.kwMu.Unlock()
+	if mi.kw != nil {
+		mi.kw.close()
+		mi.kw = nil
+	}
+	dir := m.bleveDir(mi.id)
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	if !built {
+		return nil
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return err
+	}
+	kw, err := openKeyword(dir, m.opts.KeywordAnalyzer, false)
+	mi.kw = kw
+	return err
 }
 
 // claimSnapshot takes the memory's snapshot lock; fresh is false (and
