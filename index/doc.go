@@ -123,6 +123,57 @@
 // LoadInfo.KeywordRebuilt says why a rebuild happened. A Bleve write that
 // fails marks the index stale, and the next change rebuilds it first.
 //
+// # Cluster mode
+//
+// With Options.Cluster shared (several nodes on one PostgreSQL database,
+// see the README's "Running several nodes"), the store holds the truth
+// and each node's graphs and Bleve indexes are replicas of it. With
+// engine.Local (the embedded default) none of this runs: no change log,
+// no extra read, no subscription, no polling goroutine.
+//
+//	idx/<memoryID>/log/<seq>         one change: seq %016x; the vectors put
+//	                                 (unit float32), the ids deleted, the
+//	                                 texts indexed and the ids unindexed
+//
+// Writes. Each transaction of an Add or Remove reads idx/<m>/seq, writes
+// the vector records with seq+1, the log entry seq+1 (a batch per entry,
+// complete, so another node applies it reading nothing else) and seq+1,
+// and publishes the memory id on the cluster topic "index". Every writer
+// of a memory reads and writes the one seq key, so the store serialises
+// them (PostgreSQL SERIALIZABLE aborts one of two such transactions, which
+// is retried; Badger reports the conflict, which is retried too): per
+// memory, seqs commit in order and without gaps, and a reader that sees
+// seq n sees log entries 1..n except those trimmed from the front.
+//
+// Replicas. A node tracks the seq its graph has applied and, recorded in
+// the Bleve index itself ("hearth.nodeseq", written in the batch of the
+// change), the seq its Bleve index has applied: never the shared kwseq,
+// so nodes do not rebuild each other's indexes. It catches up, applying
+// the log entries after its positions in order, on a notification for a
+// loaded memory (key "" means every loaded memory), on first use, before
+// HasVectors (an ingestion resumed on another node asks it), after its
+// own write when another node committed in between, and when a poll of
+// the loaded memories' seq keys (Options.PollInterval, 1 s; one read
+// transaction) finds it behind, which covers lost notifications. When the
+// log was trimmed past a replica's position, the graph is replayed from
+// the vector records (the load's replay: insert newer records, delete
+// nodes without one) and the Bleve index rebuilt from the chunk texts
+// aside (<bleveDir>/.rebuild/<m>) and swapped in. A memory deleted by
+// another node (drop marker, or a seq below the node's) is emptied.
+//
+// Snapshots and trimming. Any node loads the newest snapshot, then
+// catches up from its seq. Snapshots are written by one node at a time,
+// under Cluster.TryLock("index-snapshot:<m>"), and only when the stored
+// manifest is older than the node's graph; leftover parts are deleted by
+// the snapshot writer only (never on load, where they could be another
+// node's snapshot in progress). Under the same lock, Maintain deletes the
+// log entries covered by the stored snapshot and older than
+// Options.LogRetention (10 minutes). Age comes from the node's own marks
+// (the seq it had applied at each maintenance, kept in memory): a node up
+// for less than the retention trims nothing. A node further behind than
+// the log rebuilds as above; the Bleve directory under HEARTH_DATA is a
+// per-node cache.
+//
 // # Hybrid ranking
 //
 // FuseRRF merges a vector ranking and a keyword ranking by weighted

@@ -79,9 +79,21 @@ func openKeyword(dir, analyzer string, create bool) (*keywordIndex, error) {
 // all.
 var keywordSeqKey = []byte("hearth.kwseq")
 
+// nodeSeqKey is the Bleve internal key holding, in cluster mode, the
+// memory's sequence number (idx/<m>/seq) of the last change this node's
+// index applied. Each node compares it with its own position, never with
+// the store's kwseq, so nodes do not rebuild each other's indexes.
+var nodeSeqKey = []byte("hearth.nodeseq")
+
 // apply indexes the chunks with text and deletes the ids in del, in one
 // batch; seq, when not 0, is recorded as the batch's sequence number.
 func (k *keywordIndex) apply(put []engine.IndexedChunk, del []string, seq uint64) error {
+	return k.applyAt(put, del, keywordSeqKey, seq)
+}
+
+// applyAt is apply recording seq under key; recording nodeSeqKey also
+// deletes keywordSeqKey, whose meaning the cluster mode does not keep.
+func (k *keywordIndex) applyAt(put []engine.IndexedChunk, del []string, key []byte, seq uint64) error {
 	b := k.idx.NewBatch()
 	for _, c := range put {
 		if err := b.Index(c.ID, keywordDoc{Text: c.Text}); err != nil {
@@ -92,7 +104,10 @@ func (k *keywordIndex) apply(put []engine.IndexedChunk, del []string, seq uint64
 		b.Delete(id)
 	}
 	if seq != 0 {
-		b.SetInternal(keywordSeqKey, encodeU64(seq))
+		b.SetInternal(key, encodeU64(seq))
+		if string(key) == string(nodeSeqKey) {
+			b.DeleteInternal(keywordSeqKey)
+		}
 	}
 	if b.Size() == 0 {
 		return nil
@@ -104,7 +119,12 @@ func (k *keywordIndex) apply(put []engine.IndexedChunk, del []string, seq uint64
 // when none was recorded (an index written before sequence numbers existed,
 // or one whose rebuild did not finish).
 func (k *keywordIndex) seq() (seq uint64, ok bool, err error) {
-	b, err := k.idx.GetInternal(keywordSeqKey)
+	return k.seqAt(keywordSeqKey)
+}
+
+// seqAt returns the sequence number recorded under key.
+func (k *keywordIndex) seqAt(key []byte) (seq uint64, ok bool, err error) {
+	b, err := k.idx.GetInternal(key)
 	if err != nil || len(b) != 8 {
 		return 0, false, err
 	}

@@ -154,6 +154,33 @@ func (m *Manager) rebuildKeyword(ctx context.Context, mi *memIndex, reason strin
 		return err
 	}
 	mi.kwSeq = seq
+	kw, n, err := m.buildKeyword(ctx, mi, dir, keywordSeqKey, seq)
+	if err == nil && kw == nil {
+		// No chunk has text: no index, and no number for one to match.
+		err = m.store.Update(ctx, func(tx engine.Tx) error { return tx.Delete(kwSeqKey(mi.id)) })
+		if err == nil {
+			mi.kwSeq = 0
+		}
+	}
+	if err != nil {
+		mi.kwStale = true
+		return err
+	}
+	m.setKeyword(mi, kw)
+	mi.kwStale = false
+	m.log.Warn("keyword index rebuilt from the stored chunk texts", "memory", mi.id, "reason", reason,
+		"chunks", n, "took", time.Since(start))
+	return nil
+}
+
+// buildKeyword builds a Bleve index in dir (empty) from the chunk texts, recording seq under key in its last batch, so a build
+// cut short is found unrecorded and done again. It returns nil when no
+// chunk has text (and then creates no index). The caller installs it.
+func (m *Manager) buildKeyword(ctx context.Context, mi *memIndex, dir string, key []byte, seq uint64) (*keywordIndex, int, error) {
+	src := m.chunkSource()
+	if src == nil {
+		return nil, 0, engine.Errorf(engine.CodeInternal, "no chunk source to rebuild the keyword index from")
+	}
 	var kw *keywordIndex
 	var batch []engine.IndexedChunk
 	size, n := 0, 0
@@ -171,7 +198,7 @@ func (m *Manager) rebuildKeyword(ctx context.Context, mi *memIndex, reason strin
 		if final {
 			s = seq
 		}
-		err := kw.apply(batch, nil, s)
+		err := kw.applyAt(batch, nil, key, s)
 		batch, size = batch[:0], 0
 		return err
 	}
@@ -190,25 +217,13 @@ func (m *Manager) rebuildKeyword(ctx context.Context, mi *memIndex, reason strin
 	if err == nil {
 		err = flush(true)
 	}
-	if err == nil && kw == nil {
-		// No chunk has text: no index, and no number for one to match.
-		err = m.store.Update(ctx, func(tx engine.Tx) error { return tx.Delete(kwSeqKey(mi.id)) })
-		if err == nil {
-			mi.kwSeq = 0
-		}
-	}
 	if err != nil {
 		if kw != nil {
 			kw.close()
 		}
-		mi.kwStale = true
-		return err
+		return nil, n, err
 	}
-	m.setKeyword(mi, kw)
-	mi.kwStale = false
-	m.log.Warn("keyword index rebuilt from the stored chunk texts", "memory", mi.id, "reason", reason,
-		"chunks", n, "took", time.Since(start))
-	return nil
+	return kw, n, nil
 }
 
 // setKeyword installs kw as the memory's Bleve index, closing the previous one.

@@ -33,6 +33,19 @@ type Options struct {
 	KeywordAnalyzer string
 	// Logger receives load, rebuild and snapshot events. Default slog.Default().
 	Logger *slog.Logger
+	// Cluster is shared with the other nodes on the same store (cluster
+	// mode). Default &engine.Local{}: one process, no change log, no
+	// subscription, no polling.
+	Cluster engine.Cluster
+	// PollInterval is how often, when Cluster.Shared(), the stored sequence
+	// numbers of the loaded memories are compared with this node's, in case
+	// a notification was lost. Default 1 second.
+	PollInterval time.Duration
+	// LogRetention is how long change log entries are kept, when
+	// Cluster.Shared(), after they are covered by a snapshot; a node that
+	// falls further behind rebuilds from the vector records. Default 10
+	// minutes.
+	LogRetention time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -51,6 +64,15 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
+	}
+	if o.Cluster == nil {
+		o.Cluster = &engine.Local{}
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = time.Second
+	}
+	if o.LogRetention <= 0 {
+		o.LogRetention = 10 * time.Minute
 	}
 	return o
 }
@@ -71,16 +93,20 @@ type Manager struct {
 	opts     Options
 	log      *slog.Logger
 	partSize int
+	// shared is opts.Cluster.Shared(): other nodes write the same store.
+	shared bool
 
 	// source holds the chunk texts keyword indexes are rebuilt from
 	// (engine.ChunkSource, set by SetChunkSource).
 	source atomic.Value
 
-	mu     sync.Mutex
-	mems   map[string]*memIndex
-	closed bool
-	stop   chan struct{}
-	done   chan struct{}
+	mu      sync.Mutex
+	mems    map[string]*memIndex
+	closed  bool
+	stop    chan struct{}
+	wg      sync.WaitGroup
+	pending map[string]bool // memories to catch up (cluster mode; "" = all)
+	wake    chan struct{}
 }
 
 // memIndex is the state of one memory. mu serialises writers, loading,
@@ -105,6 +131,18 @@ type memIndex struct {
 	// index, which is then rebuilt before its next change.
 	kwSeq   uint64
 	kwStale bool
+
+	// Cluster mode only (see doc.go, "Cluster mode"): kwAt is the change
+	// the local Bleve index has applied (mi.seq is the graph's), and marks
+	// are this node's observations of the stored seq over time, which tell
+	// which change log entries are older than Options.LogRetention.
+	kwAt  uint64
+	marks []seqMark
+}
+
+type seqMark struct {
+	at  time.Time
+	seq uint64
 }
 
 // LoadInfo says how a memory's graph was restored when it was first used.
@@ -137,6 +175,7 @@ func NewManager(store engine.Store, bleveDir string, opts Options) *Manager {
 	return &Manager{
 		store: store, dir: bleveDir, opts: opts, log: opts.Logger,
 		partSize: defaultPartSize, mems: map[string]*memIndex{},
+		shared: opts.Cluster.Shared(),
 	}
 }
 
@@ -159,15 +198,22 @@ func (m *Manager) Open(ctx context.Context) error {
 	if err := os.MkdirAll(m.dir, 0o755); err != nil {
 		return engine.Wrap(err, engine.CodeInternal, "cannot create the keyword index directory")
 	}
+	m.stop = make(chan struct{})
 	if m.opts.SnapshotInterval > 0 {
-		m.stop, m.done = make(chan struct{}), make(chan struct{})
+		m.wg.Add(1)
 		go m.loop(m.opts.SnapshotInterval)
+	}
+	if m.shared {
+		m.pending, m.wake = map[string]bool{}, make(chan struct{}, 1)
+		m.opts.Cluster.Subscribe(changeTopic, m.notify)
+		m.wg.Add(1)
+		go m.follow(m.opts.PollInterval)
 	}
 	return nil
 }
 
 func (m *Manager) loop(every time.Duration) {
-	defer close(m.done)
+	defer m.wg.Done()
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -194,7 +240,7 @@ func (m *Manager) Close() error {
 	m.mu.Unlock()
 	if m.stop != nil {
 		close(m.stop)
-		<-m.done
+		m.wg.Wait()
 	}
 	err := m.Flush(context.Background())
 	for _, mi := range m.all() {
@@ -220,7 +266,8 @@ func (m *Manager) Flush(ctx context.Context) error {
 }
 
 // Maintain compacts graphs with too many tombstones and snapshots changed
-// ones. The background loop calls it; tests and tools may too.
+// ones; in cluster mode it also trims the change logs. The background loop
+// calls it; tests and tools may too.
 func (m *Manager) Maintain(ctx context.Context) error {
 	var err error
 	for _, mi := range m.all() {
@@ -234,6 +281,9 @@ func (m *Manager) Maintain(ctx context.Context) error {
 				m.log.Info("index compacted", "memory", mi.id, "removed", dead, "live", live, "took", time.Since(start))
 			}
 			err = errors.Join(err, m.snapshot(ctx, mi))
+			if m.shared {
+				err = errors.Join(err, m.trimLog(ctx, mi))
+			}
 		}
 		mi.mu.Unlock()
 	}

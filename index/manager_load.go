@@ -58,8 +58,11 @@ func (m *Manager) load(ctx context.Context, mi *memIndex) error {
 			snapSeq, info.FromSnapshot, mi.snapB = man.Seq, true, man.Bytes
 		}
 	}
+	if m.shared {
+		return m.loadShared(ctx, mi, snapSeq, info, start)
+	}
 	if snapSeq != seq {
-		if info.Replayed, info.Removed, err = m.replay(ctx, mi, snapSeq); err != nil {
+		if info.Replayed, info.Removed, _, err = m.replay(ctx, mi, snapSeq); err != nil {
 			return err
 		}
 		mi.dirty = true
@@ -107,7 +110,8 @@ const replayBatch = 8192
 // replay brings the graph up to date with the stored vector records:
 // records newer than the snapshot are inserted, and graph nodes whose
 // record is gone are deleted.
-func (m *Manager) replay(ctx context.Context, mi *memIndex, since uint64) (added, removed int, err error) {
+// It returns the stored sequence number the records were read at.
+func (m *Manager) replay(ctx context.Context, mi *memIndex, since uint64) (added, removed int, seq uint64, err error) {
 	n := mi.vec.nodes()
 	seen := make([]bool, n)
 	prefix := vecPrefix(mi.id)
@@ -127,6 +131,9 @@ func (m *Manager) replay(ctx context.Context, mi *memIndex, since uint64) (added
 		ids, vecs = ids[:0], vecs[:0]
 	}
 	err = m.store.View(ctx, func(tx engine.Tx) error {
+		if seq, err = getU64(tx, seqKey(mi.id)); err != nil {
+			return err
+		}
 		return tx.Scan(prefix, "", func(key string, val []byte) error {
 			id := strings.TrimPrefix(key, prefix)
 			if len(val) >= 8 {
@@ -154,10 +161,10 @@ func (m *Manager) replay(ctx context.Context, mi *memIndex, since uint64) (added
 		flush()
 	}
 	if err != nil {
-		return added, 0, err
+		return added, 0, 0, err
 	}
 	removed = mi.vec.sweep(n, func(i uint32) bool { return seen[i] })
-	return added, removed, nil
+	return added, removed, seq, nil
 }
 
 // snapshot writes the graph under a new generation when it changed; the
@@ -166,6 +173,13 @@ func (m *Manager) replay(ctx context.Context, mi *memIndex, since uint64) (added
 func (m *Manager) snapshot(ctx context.Context, mi *memIndex) error {
 	if !mi.loaded.Load() || mi.dropped || !mi.dirty {
 		return nil
+	}
+	if m.shared {
+		release, fresh, err := m.claimSnapshot(ctx, mi)
+		if err != nil || !fresh {
+			return err
+		}
+		defer release()
 	}
 	start := time.Now()
 	pw := &partWriter{
@@ -211,7 +225,7 @@ func (m *Manager) drop(ctx context.Context, mem string) error {
 				return err
 			}
 		}
-		return nil
+		return m.opts.Cluster.Publish(tx, changeTopic, mem)
 	}); err != nil {
 		return engine.Wrap(err, engine.CodeInternal, "cannot delete the memory index")
 	}

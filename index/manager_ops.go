@@ -35,7 +35,8 @@ func (m *Manager) Add(ctx context.Context, memoryID string, chunks []engine.Inde
 			return engine.FieldError(fmt.Sprintf("chunks[%d].id", i), "is required")
 		}
 		if len(c.Vector) == 0 {
-			if mi.vec.has(c.ID) {
+			// In cluster mode another node may have added it: always delete.
+			if m.shared || mi.vec.has(c.ID) {
 				noVec = append(noVec, c.ID)
 			}
 		} else {
@@ -61,6 +62,9 @@ func (m *Manager) Add(ctx context.Context, memoryID string, chunks []engine.Inde
 			order = append(order, p.id)
 		}
 		recs[p.id] = p.v
+	}
+	if m.shared {
+		return m.writeShared(ctx, mi, order, recs, noVec, kwPut, kwDel)
 	}
 	kw, kwSeq, err := m.prepareKeyword(ctx, mi, len(kwPut)+len(kwDel) > 0, len(kwPut) > 0)
 	if err != nil {
@@ -103,9 +107,12 @@ func (m *Manager) Remove(ctx context.Context, memoryID string, chunkIDs []string
 	}
 	var present []string
 	for _, id := range chunkIDs {
-		if mi.vec.has(id) {
+		if m.shared || mi.vec.has(id) {
 			present = append(present, id)
 		}
+	}
+	if m.shared {
+		return m.writeShared(ctx, mi, nil, nil, present, nil, chunkIDs)
 	}
 	kw, kwSeq, err := m.prepareKeyword(ctx, mi, len(chunkIDs) > 0, false)
 	if err != nil {
@@ -256,11 +263,16 @@ func (m *Manager) SearchKeyword(ctx context.Context, memoryID string, query stri
 }
 
 // HasVectors implements engine.SearchIndex: whether each chunk has a live
-// vector. Like every call it loads the memory on first use.
+// vector. Like every call it loads the memory on first use; in cluster mode
+// it first applies the changes other nodes committed.
 func (m *Manager) HasVectors(ctx context.Context, memoryID string, chunkIDs []string) ([]bool, error) {
 	mi, err := m.mem(ctx, memoryID)
 	if err != nil {
 		return nil, err
+	}
+	if m.shared {
+		// Asked when an ingestion resumes, maybe one another node began.
+		m.refresh(ctx, mi)
 	}
 	out := make([]bool, len(chunkIDs))
 	for i, id := range chunkIDs {

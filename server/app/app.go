@@ -110,6 +110,9 @@ type App struct {
 	Metrics *metrics.Metrics
 	Index   *index.Manager
 	Memory  *memory.Service
+	// Cluster is what this node shares with the other nodes on the store
+	// (nil: engine.Local, the embedded mode).
+	Cluster engine.Cluster
 	RunLog  *engine.RunLog
 	Quotas  *engine.Quotas
 	// FirstKey is the generated API key of the first user when this start

@@ -42,7 +42,7 @@ func (a *App) buildProviders(cfg Config) error {
 func (a *App) buildMemory(ctx context.Context, cfg Config) error {
 	d := &a.Deps
 	iopts := cfg.Index
-	iopts.Logger = cfg.Logger
+	iopts.Logger, iopts.Cluster = cfg.Logger, a.Cluster
 	a.Index = index.NewManager(a.Store, keywordDir(cfg.Data), iopts)
 	if err := a.Index.Open(ctx); err != nil {
 		return err
