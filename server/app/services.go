@@ -57,6 +57,7 @@ func (a *App) buildMemory(ctx context.Context, cfg Config) error {
 	mcfg.Store, mcfg.Index, mcfg.Providers, mcfg.Keysets = a.Store, a.Index, d.Providers, d.Keysets
 	mcfg.UploadSecret, mcfg.BaseURL = cfg.UploadSecret, cfg.HTTP.PublicURL
 	mcfg.Logger, mcfg.Parse, mcfg.Metrics, mcfg.Quotas = cfg.Logger, parser.Parse, a.Metrics, a.Quotas
+	mcfg.Cluster = a.Cluster
 	for _, f := range cfg.Overrides.Memory {
 		f(&mcfg)
 	}
