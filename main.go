@@ -183,6 +183,7 @@ func appConfig(cfg Config, secret []byte, log *slog.Logger) app.Config {
 		ThreadLimits: cfg.threadLimits(),
 	}
 	cfg.applyRequestLimits(&ac.HTTP)
+	ac.EgressMode, ac.EgressAllow = cfg.Egress, cfg.egressAllow()
 	return ac
 }
 
