@@ -102,7 +102,12 @@ func withApp(c cliIO, data string, fn func(ctx context.Context, a *app.App) erro
 }
 
 // applyAtStart applies HEARTH_APPLY_DIR before the server listens
-// (without pruning or waiting for ingestion), logging each change.
+// (without pruning or waiting for ingestion), logging each change. With
+// several nodes on one database (cluster mode) every node applies the
+// same files at its start; applying is idempotent, but two nodes starting
+// at the same moment may race on a create and one of them stop with a
+// conflict: run apply under the cluster-wide lock (engine.Cluster.TryLock)
+// once the application exposes it.
 func applyAtStart(a *app.App, dir string, getenv func(string) string, log *slog.Logger) error {
 	ctx := context.Background()
 	spec, err := apply.Load(dir)

@@ -21,7 +21,8 @@ type Entry struct {
 // process's memory: with several Hearth nodes on one database each node
 // records and reports only the connections it made itself (GET
 // /v1/admin/egress answers for the node that serves it), and a restart
-// empties it. It is bounded to maxEntries destinations; further ones
+// empties it. It is deliberately not shared through engine.Cluster: what
+// an auditor of a node needs is that node's own connections. It is bounded to maxEntries destinations; further ones
 // are counted under one "(other)" line.
 type Record struct {
 	mu sync.Mutex
