@@ -46,18 +46,21 @@ var adminCommands = []command{
 	{"keysets remove", "--user <login> | --org <login> --provider <name>", "Remove a stored provider key", keysetsRemove},
 }
 
-// findAdmin returns the admin command named by the first two arguments.
+// findAdmin returns the command named by the first one or two arguments.
 func findAdmin(args []string) (command, bool) {
-	if len(args) < 2 {
+	if len(args) == 0 {
 		return command{}, false
 	}
-	for _, c := range adminCommands {
-		if c.name == args[0]+" "+args[1] {
+	for _, c := range append(adminCommands, declarativeCommands...) {
+		if c.name == args[0] || (len(args) >= 2 && c.name == args[0]+" "+args[1]) {
 			return c, true
 		}
 	}
 	return command{}, false
 }
+
+// words is the number of arguments the command's name takes.
+func (cmd command) words() int { return len(strings.Fields(cmd.name)) }
 
 // newFlagSet returns the verb's FlagSet with its flags defined; errors are
 // reported by the caller, with the usage line.

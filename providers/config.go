@@ -2,10 +2,11 @@ package providers
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/hearth-dev/hearth/providers/netguard"
 )
 
 // ProviderConfig configures one provider. An empty BaseURL means the
@@ -44,8 +45,8 @@ type Config struct {
 	// built in (see KnownProviders) becomes an extra OpenAI-compatible
 	// provider and must carry a BaseURL.
 	Providers map[string]ProviderConfig
-	// HTTPClient is shared by every adapter; nil means one built from
-	// NewTransport. Its Timeout should be 0: streams may last minutes, and
+	// HTTPClient is shared by every adapter; nil means one over
+	// Egress.Transport. Its Timeout should be 0: streams may last minutes, and
 	// Config.Timeout bounds each call instead.
 	HTTPClient *http.Client
 	// Retry is the retry policy; zero fields take DefaultRetry()'s values
@@ -57,24 +58,17 @@ type Config struct {
 	// Sleep waits between retries; nil means a real timer. Tests set it to
 	// record backoffs without waiting.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// Egress is the dialer of every upstream connection (nil: open mode,
+	// nothing recorded). See "Running air-gapped" in the README.
+	Egress *netguard.Egress
 }
 
 const defaultTimeout = 120 * time.Second
 
 // NewTransport returns the pooled transport used when Config.HTTPClient is
-// nil: keep-alive connections, HTTP/2 where offered, bounded idle pool.
-func NewTransport() *http.Transport {
-	return &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          256,
-		MaxIdleConnsPerHost:   64,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ExpectContinueTimeout: time.Second,
-	}
-}
+// nil and no Egress is set: keep-alive connections, HTTP/2 where offered,
+// bounded idle pool, dialled through the shared egress dialer in open mode.
+func NewTransport() *http.Transport { return (*netguard.Egress)(nil).Transport("providers") }
 
 // EnvNames returns the environment variable names main.go reads for a
 // provider: HEARTH_<P>_BASE_URL and HEARTH_<P>_API_KEY, where <P> is the

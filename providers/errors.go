@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/providers/netguard"
 )
 
 // errTimeout is the cancel cause set when Config.Timeout expires, so a
@@ -124,6 +125,9 @@ func transportError(provider string, ctx context.Context, err error) error {
 			return &engine.Error{Code: engine.CodeUpstreamTimeout, Message: provider + " did not answer before the request deadline", Err: cause}
 		}
 		return &engine.Error{Code: engine.CodeUpstream, Message: "request to " + provider + " was cancelled", Err: cause}
+	}
+	if r, ok := netguard.AsRefusal(err); ok {
+		return &engine.Error{Code: engine.CodeUpstream, Message: provider + ": " + r.Error(), Err: err}
 	}
 	return &engine.Error{Code: engine.CodeUpstream, Message: "could not reach " + provider, Err: err}
 }

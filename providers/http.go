@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"time"
+
+	"github.com/hearth-dev/hearth/providers/netguard"
 )
 
 // caller sends requests to one provider with the shared client, the retry
@@ -68,7 +70,7 @@ func (c *caller) post(parent context.Context, url string, body []byte, stream bo
 
 // send is post with any method (GET for status polls of job APIs).
 func (c *caller) send(parent context.Context, method, url string, body []byte, stream bool, setHeaders func(http.Header)) (*upstreamCall, error) {
-	ctx, cancel := context.WithCancelCause(parent)
+	ctx, cancel := context.WithCancelCause(netguard.WithFeature(parent, c.provider))
 	timer := time.AfterFunc(c.timeout, func() { cancel(errTimeout) })
 	for attempt := 0; ; attempt++ {
 		timer.Reset(c.timeout)

@@ -18,7 +18,7 @@ import (
 func (cfg Config) callers() func(name string) caller {
 	client := cfg.HTTPClient
 	if client == nil {
-		client = &http.Client{Transport: NewTransport()}
+		client = &http.Client{Transport: cfg.Egress.Transport("providers")}
 	}
 	retry, def := cfg.Retry, DefaultRetry()
 	if retry.MaxAttempts < 1 {

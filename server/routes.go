@@ -54,6 +54,7 @@ func (s *Server) routeTable() []Route {
 	rs = append(rs, s.agentRoutes()...)
 	rs = append(rs, s.openAIRoutes()...)
 	rs = append(rs, s.adminRoutes()...)
+	rs = append(rs, s.egressRoutes()...)
 	rs = append(rs, s.metricsRoutes()...)
 	rs = append(rs, s.openapiRoutes()...)
 	rs = append(rs, s.studioRoutes()...)

@@ -101,6 +101,9 @@ type Deps struct {
 	Tools *engine.Tools
 	// Agent serves /v1/agent/run.
 	Agent *agent.Agent
+	// Egress reports the egress policy and record (GET /v1/admin/egress);
+	// nil answers 503.
+	Egress func() EgressReport
 }
 
 // missing names the Deps fields that are nil.

@@ -142,6 +142,10 @@ func usagePage(t *testing.T, b *browser) {
 	if runs < 6 {
 		t.Errorf("usage lists %d runs; the playground made 6", runs)
 	}
+	b.waitJS("egress record", `!!document.querySelector('#egress-policy')`, 10*time.Second)
+	if policy := eval[string](b, `document.querySelector('#egress-policy').textContent`); !strings.Contains(policy, "Egress mode open") {
+		t.Errorf("usage page egress policy: %q", policy)
+	}
 	b.screenshot("usage")
 	b.do("one pipe", chromedp.SetValue(chromedp.CSS(`#usage-pipe`), "echo-pipe"))
 	b.js("change", `document.querySelector('#usage-pipe').dispatchEvent(new Event('change'))`)

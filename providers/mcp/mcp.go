@@ -172,6 +172,10 @@ func (c *Connector) classify(ctx context.Context, s engine.MCPServer, rt *header
 		return &engine.Error{Code: engine.CodeBadRequest, Field: "mcp_servers",
 			Message: fmt.Sprintf("MCP server %q (%s): %s; Hearth sends the authorization token and custom headers only to the origin of the configured URL", s.Name, safe, redact(rerr.Error(), s))}
 	}
+	if r, ok := netguard.AsRefusal(rt.err()); ok {
+		return &engine.Error{Code: engine.CodeBadRequest, Field: "mcp_servers",
+			Message: fmt.Sprintf("MCP server %q (%s): %s", s.Name, safe, r.Error())}
+	}
 	if rerr := rt.err(); rerr != nil && errors.Is(rerr, netguard.ErrRefused) {
 		return &engine.Error{Code: engine.CodeBadRequest, Field: "mcp_servers",
 			Message: fmt.Sprintf("MCP server %q (%s): the destination is refused by the server's outbound address policy (private, loopback and link-local addresses need HEARTH_OUTBOUND_ALLOW_PRIVATE or HEARTH_OUTBOUND_ALLOW)", s.Name, safe)}

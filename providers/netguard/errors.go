@@ -20,6 +20,9 @@ func dialError(network, address string, err error) error {
 		cp.Server = ""
 		return &net.OpError{Op: "dial", Net: network, Addr: requested(address), Err: &cp}
 	}
+	if _, ok := AsRefusal(err); ok {
+		return err
+	}
 	var op *net.OpError
 	if errors.As(err, &op) {
 		inner := op.Err

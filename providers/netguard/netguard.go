@@ -14,7 +14,6 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"syscall"
 	"time"
 )
 
@@ -27,6 +26,10 @@ type Policy struct {
 	AllowLoopback bool
 	// Allow lists extra allowed prefixes (for example one intranet subnet).
 	Allow []netip.Prefix
+	// Egress is the dialer every connection goes through (nil: open mode,
+	// nothing recorded); Feature labels its connections in the record.
+	Egress  *Egress
+	Feature string
 }
 
 // ErrRefused is wrapped by every refusal.
@@ -104,28 +107,18 @@ func CheckURL(field, raw string) (*url.URL, error) {
 	return u, nil
 }
 
-// Dialer returns a dialer whose connections are checked against the policy.
-func (p Policy) Dialer(timeout time.Duration) *net.Dialer {
-	return &net.Dialer{
-		Timeout:   timeout,
-		KeepAlive: 30 * time.Second,
-		Control: func(network, address string, _ syscall.RawConn) error {
-			ap, err := netip.ParseAddrPort(address)
-			if err != nil {
-				return fmt.Errorf("%w: cannot parse %q", ErrRefused, address)
-			}
-			return p.CheckAddr(ap.Addr())
-		},
-	}
-}
-
-// Transport returns an HTTP transport that only dials allowed addresses.
+// Transport returns an HTTP transport that only dials allowed addresses,
+// through the egress dialer (Egress) under the feature name Feature.
 // Proxies from the environment are not used: they would bypass the check.
 func (p Policy) Transport() *http.Transport {
-	d := p.Dialer(10 * time.Second)
+	guard := p
+	feature := p.Feature
+	if feature == "" {
+		feature = "outbound"
+	}
 	return &http.Transport{
 		DialContext: func(ctx context.Context, n, a string) (net.Conn, error) {
-			c, err := d.DialContext(ctx, n, a)
+			c, err := p.Egress.dial(ctx, n, a, feature, &guard, 10*time.Second)
 			return c, dialError(n, a, err)
 		},
 		ForceAttemptHTTP2:     true,
@@ -135,6 +128,30 @@ func (p Policy) Transport() *http.Transport {
 		TLSHandshakeTimeout:   10 * time.Second,
 		ResponseHeaderTimeout: 30 * time.Second,
 	}
+}
+
+// Transport returns the pooled transport of calls to configured upstreams
+// (providers, embeddings, image hosts, web search and crawl services),
+// dialled through e under feature (a request context's WithFeature label
+// wins). No address policy applies: a provider may be a local model
+// server. Proxies from the environment are used in open mode only; in
+// allowlist mode every connection is judged by its real destination.
+func (e *Egress) Transport(feature string) *http.Transport {
+	t := &http.Transport{
+		DialContext: func(ctx context.Context, n, a string) (net.Conn, error) {
+			return e.dial(ctx, n, a, feature, nil, 10*time.Second)
+		},
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          256,
+		MaxIdleConnsPerHost:   64,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}
+	if e.Mode() == ModeOpen {
+		t.Proxy = http.ProxyFromEnvironment
+	}
+	return t
 }
 
 // Client returns an HTTP client over Transport that follows at most

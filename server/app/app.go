@@ -47,6 +47,11 @@ type Config struct {
 	Providers providers.Config
 	// Outbound guards calls to user-supplied URLs (MCP servers, crawls).
 	Outbound netguard.Policy
+	// EgressMode ("open" or "allowlist") and EgressAllow (host names,
+	// host:port pairs, CIDRs) build the one dialer of every outbound
+	// connection (README "Running air-gapped").
+	EgressMode  string
+	EgressAllow []string
 	// Memory holds the memory engine's settings; New fills in its
 	// dependencies (store, index, providers, parser, metrics, quotas).
 	Memory memory.Config
@@ -115,6 +120,9 @@ type App struct {
 	Cluster engine.Cluster
 	RunLog  *engine.RunLog
 	Quotas  *engine.Quotas
+	// Egress is the dialer every outbound connection goes through, with
+	// its record of destinations.
+	Egress *netguard.Egress
 	// FirstKey is the generated API key of the first user when this start
 	// created it without Config.AdminKey ("" otherwise); Created reports
 	// whether the first user was created.
@@ -170,6 +178,9 @@ func (a *App) build(cfg Config) error {
 	a.Metrics = metrics.New(cfg.Version)
 	a.Quotas = engine.NewQuotas(a.Store, cfg.QuotaMaxDocuments, cfg.QuotaMaxBytes)
 	d := &a.Deps
+	if err := a.buildEgress(&cfg); err != nil {
+		return err
+	}
 	d.Store, d.Accounts, d.Backup, d.Metrics = a.Store, accounts, a.Store.Backup, a.Metrics
 	if err := a.buildProviders(cfg); err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"github.com/hearth-dev/hearth/providers/crawl"
 	"github.com/hearth-dev/hearth/providers/images"
 	"github.com/hearth-dev/hearth/providers/mcp"
+	"github.com/hearth-dev/hearth/providers/netguard"
 	"github.com/hearth-dev/hearth/providers/search"
 )
 
@@ -96,7 +97,7 @@ func (a *App) buildRuns(cfg Config) {
 // instrumented with metrics.
 func (a *App) buildTools(cfg Config) error {
 	d := &a.Deps
-	imageModels, err := images.New(cfg.Providers, cfg.Outbound.Client(ImageTimeout, 5))
+	imageModels, err := images.New(cfg.Providers, withFeature(cfg.Outbound, "image fetch").Client(ImageTimeout, 5))
 	if err != nil {
 		return err
 	}
@@ -111,11 +112,17 @@ func (a *App) buildTools(cfg Config) error {
 		engine.InstrumentCrawlers(map[string]engine.Crawler{
 			"spider":    crawl.NewSpider(cfg.SpiderBaseURL, cfg.Providers),
 			"firecrawl": fc,
-			"hearth":    crawl.NewBuiltin(cfg.Outbound, cfg.CrawlLimits, a.log),
+			"hearth":    crawl.NewBuiltin(withFeature(cfg.Outbound, "crawl"), cfg.CrawlLimits, a.log),
 		}, a.Metrics))
 	a.note("tools: search exa, crawl firecrawl hearth spider, instrumented")
-	mcpTools := engine.InstrumentToolServers(mcp.New(mcp.Config{Policy: cfg.Outbound, Version: cfg.Version}), a.Metrics)
+	mcpTools := engine.InstrumentToolServers(mcp.New(mcp.Config{Policy: withFeature(cfg.Outbound, "mcp"), Version: cfg.Version}), a.Metrics)
 	d.Agent = agent.NewAgent(agent.AgentOptions{Providers: d.Providers, Keysets: d.Keysets, MaxSteps: cfg.AgentMaxSteps, Tools: mcpTools})
 	a.note("agent: MCP tools, instrumented")
 	return nil
+}
+
+// withFeature labels the connections made under p in the egress record.
+func withFeature(p netguard.Policy, feature string) netguard.Policy {
+	p.Feature = feature
+	return p
 }

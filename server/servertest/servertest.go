@@ -64,6 +64,12 @@ func WithOutbound(p netguard.Policy) Option {
 	return func(c *app.Config) { c.Outbound = p }
 }
 
+// WithEgress sets the egress mode and allow list (HEARTH_EGRESS and
+// HEARTH_EGRESS_ALLOW); test servers start in open mode.
+func WithEgress(mode string, allow ...string) Option {
+	return func(c *app.Config) { c.EgressMode, c.EgressAllow = mode, allow }
+}
+
 // WithProvider points a provider at a base URL (a fake upstream) with an
 // optional server-wide key.
 func WithProvider(name, baseURL, apiKey string) Option {

@@ -5,6 +5,7 @@ import { api } from '../api.js';
 import { h, field, errorBox, fmt, time, replace, add } from '../dom.js';
 import { link } from '../app.js';
 import { timeChart } from '../chart.js';
+import { egressSection } from './egress.js';
 
 const RANGES = [
   ['24h', 'Last 24 hours', 24, 3600e3],
@@ -54,6 +55,8 @@ export async function render(view, ctx) {
   pipeSel.addEventListener('change', load);
   rangeSel.addEventListener('change', load);
   await load();
+  const egress = await egressSection(ctx.signal);
+  if (egress && !ctx.signal.aborted) add(view, egress);
 }
 
 // fetchRuns pages through the run log (newest first) back to since.
