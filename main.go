@@ -144,6 +144,10 @@ func serveHelp(w io.Writer, getenv func(string) string) {
 // build opens the store and wires the engine and the HTTP server through
 // the composition root (server/app), the same constructor the tests use.
 func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.Writer) (*app.App, error) {
+	if cfg.clustered() && strings.TrimSpace(getenv("HEARTH_SECRET_KEY")) == "" {
+		return nil, errors.New("HEARTH_SECRET_KEY is required with HEARTH_DATABASE_URL: every node of a cluster must use the same key " +
+			"(generate one with `openssl rand -hex 32`; README \"Running several nodes\")")
+	}
 	secret, err := loadSecret(cfg.Data, getenv)
 	if err != nil {
 		return nil, err
@@ -163,7 +167,7 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 // appConfig maps the validated configuration onto the application's.
 func appConfig(cfg Config, secret []byte, log *slog.Logger) app.Config {
 	ac := app.Config{
-		Data: cfg.Data, Version: version, Logger: log,
+		Data: cfg.Data, DatabaseURL: cfg.DatabaseURL, Version: version, Logger: log,
 		Secret: secret, UploadSecret: deriveKey(secret, "hearth upload URL signing v1"),
 		AdminLogin: cfg.AdminLogin, AdminKey: cfg.AdminKey,
 		HTTP: server.Config{

@@ -101,6 +101,9 @@ type Deps struct {
 	Tools *engine.Tools
 	// Agent serves /v1/agent/run.
 	Agent *agent.Agent
+	// Cluster is shared with the other nodes (rate limit counters); nil
+	// means engine.Local, one process.
+	Cluster engine.Cluster
 }
 
 // missing names the Deps fields that are nil.

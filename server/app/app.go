@@ -29,8 +29,12 @@ import (
 // Config is everything the application is built from. main.go fills it
 // from flags, environment and config file; servertest from its options.
 type Config struct {
-	// Data is the data directory: the store and the keyword indexes.
-	Data    string
+	// Data is the data directory: the store and the keyword indexes. In
+	// cluster mode it only holds this node's caches (index replicas).
+	Data string
+	// DatabaseURL, when set, selects cluster mode: the store is this
+	// PostgreSQL database, shared with the other nodes.
+	DatabaseURL string
 	Version string
 	Logger  *slog.Logger
 	// Secret encrypts stored provider keys (at least 32 bytes);
@@ -112,6 +116,9 @@ type App struct {
 	Memory  *memory.Service
 	RunLog  *engine.RunLog
 	Quotas  *engine.Quotas
+	// Cluster is what this node shares with the others: engine.Local in
+	// the embedded default, the PostgreSQL cluster in cluster mode.
+	Cluster engine.Cluster
 	// FirstKey is the generated API key of the first user when this start
 	// created it without Config.AdminKey ("" otherwise); Created reports
 	// whether the first user was created.
@@ -127,12 +134,15 @@ type App struct {
 // sharing one database) opens its shared store here instead, and
 // everything New builds over it is per node (the search index is a local
 // replica; rate limiters and caches live in this process).
-func openStore(cfg Config) (Store, error) {
+func openStore(cfg Config) (Store, engine.Cluster, error) {
+	if cfg.DatabaseURL != "" {
+		return openCluster(cfg)
+	}
 	store := blob.New(blob.Options{Dir: cfg.Data, Logger: cfg.Logger})
 	if err := store.Open(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return store, nil
+	return store, &engine.Local{}, nil
 }
 
 // New opens the store and builds the application over it. On error
@@ -141,11 +151,11 @@ func New(cfg Config) (*App, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	store, err := openStore(cfg)
+	store, cluster, err := openStore(cfg)
 	if err != nil {
 		return nil, err
 	}
-	a := &App{Store: store, log: cfg.Logger}
+	a := &App{Store: store, Cluster: cluster, log: cfg.Logger}
 	if err := a.build(cfg); err != nil {
 		return nil, errors.Join(err, a.Close(context.Background()))
 	}
@@ -158,6 +168,11 @@ func (a *App) build(cfg Config) error {
 	if err := engine.CheckDataFormat(ctx, a.Store, cfg.Version); err != nil {
 		return err
 	}
+	if a.Cluster.Shared() {
+		if err := checkSecret(ctx, a.Store, cfg.Secret); err != nil {
+			return err
+		}
+	}
 	accounts := engine.NewAccounts(a.Store)
 	created, key, err := accounts.Bootstrap(ctx, cfg.AdminLogin, cfg.AdminKey)
 	if err != nil {
@@ -167,7 +182,7 @@ func (a *App) build(cfg Config) error {
 	a.Metrics = metrics.New(cfg.Version)
 	a.Quotas = engine.NewQuotas(a.Store, cfg.QuotaMaxDocuments, cfg.QuotaMaxBytes)
 	d := &a.Deps
-	d.Store, d.Accounts, d.Backup, d.Metrics = a.Store, accounts, a.Store.Backup, a.Metrics
+	d.Store, d.Accounts, d.Backup, d.Metrics, d.Cluster = a.Store, accounts, a.Store.Backup, a.Metrics, a.Cluster
 	if err := a.buildProviders(cfg); err != nil {
 		return err
 	}
@@ -200,6 +215,9 @@ func (a *App) Close(ctx context.Context) error {
 	}
 	if a.RunLog != nil {
 		errs = append(errs, a.RunLog.Close())
+	}
+	if c, ok := a.Cluster.(io.Closer); ok {
+		errs = append(errs, c.Close())
 	}
 	errs = append(errs, a.Store.Close())
 	return errors.Join(errs...)

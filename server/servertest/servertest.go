@@ -208,6 +208,7 @@ func (s *Server) Crash() {
 	if s.Index != nil {
 		s.Index.Close()
 	}
+	s.closeCluster()
 	s.Store.Close()
 }
 
