@@ -35,8 +35,8 @@ type Config struct {
 	// DatabaseURL, when set, selects cluster mode: the store is this
 	// PostgreSQL database, shared with the other nodes.
 	DatabaseURL string
-	Version string
-	Logger  *slog.Logger
+	Version     string
+	Logger      *slog.Logger
 	// Secret encrypts stored provider keys (at least 32 bytes);
 	// UploadSecret signs upload URLs (at least 32 bytes).
 	Secret       []byte
