@@ -5,8 +5,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hearth-dev/hearth/providers/fake"
+	"github.com/hearth-dev/hearth/server"
+	"github.com/hearth-dev/hearth/server/app"
 	"github.com/hearth-dev/hearth/server/servertest"
 )
 
@@ -116,5 +119,52 @@ func TestClusterConcurrentAppends(t *testing.T) {
 	}
 	if len(all) != 2*each || next != [2]int{each, each} {
 		t.Fatalf("%d messages (per writer %v), want %d", len(all), next, 2*each)
+	}
+}
+
+// TestClusterRateLimit: the per-key limit counts the requests of every
+// node: with a budget of 6, six requests spread over two nodes pass and the
+// next ones are refused on either node.
+func TestClusterRateLimit(t *testing.T) {
+	// 1 a minute in bursts of 6: a fixed window of 6 minutes admitting 6.
+	nodes := servertest.StartCluster(t, 2, servertest.WithConfig(func(c *server.Config) {
+		c.RateLimitPerKey, c.RateLimitBurst = 1, 6
+	}))
+	const window = 6 * time.Minute
+	for attempt := 0; ; attempt++ {
+		start := time.Now().Truncate(window)
+		key := nodes[0].UserWithKey(fmt.Sprintf("u%d", attempt))
+		var statuses []int
+		for i := 0; i < 8; i++ {
+			statuses = append(statuses, nodes[i%2].Do("GET", "/v1/pipes", key, nil).Status)
+		}
+		if !time.Now().Truncate(window).Equal(start) && attempt == 0 {
+			continue // the window turned during the test: count again
+		}
+		want := []int{200, 200, 200, 200, 200, 200, 429, 429}
+		if fmt.Sprint(statuses) != fmt.Sprint(want) {
+			t.Fatalf("statuses %v, want %v", statuses, want)
+		}
+		r := nodes[1].Do("GET", "/v1/pipes", key, nil)
+		if r.Status != 429 || r.Header.Get("Retry-After") == "" || r.Header.Get(server.HeaderRateLimitRemaining) != "0" {
+			t.Fatalf("refusal: %d %v", r.Status, r.Header)
+		}
+		return
+	}
+}
+
+// TestClusterQuota: storage usage is a store record charged inside each
+// write, so a document stored through A counts against the quota on B.
+func TestClusterQuota(t *testing.T) {
+	nodes := servertest.StartCluster(t, 2, func(c *app.Config) { c.QuotaMaxDocuments = 1 })
+	a, b := nodes[0], nodes[1]
+	admin := servertest.AdminKey
+	createMemory(t, a, admin, map[string]any{"name": "kb", "embedding_model": "openai:text-embedding-3-small"})
+	if status, out := put(t, signedURL(t, a, admin, "kb", "one.md", nil), "", "text/markdown", []byte("# one")); status != 200 {
+		t.Fatalf("first upload: %d %v", status, out)
+	}
+	r := b.Do("POST", "/v1/memory/documents", admin, map[string]any{"memoryName": "kb", "fileName": "two.md"})
+	if r.Status != 403 || !strings.Contains(string(r.Body), "USAGE_EXCEEDED") {
+		t.Fatalf("second document on B: %d %s", r.Status, r.Body)
 	}
 }

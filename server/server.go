@@ -169,8 +169,8 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
-	s.keyLimits = newLimiter(cfg.RateLimitPerKey, cfg.RateLimitBurst)
-	s.pipeLimits = newLimiter(cfg.RateLimitPerPipe, cfg.RateLimitBurst)
+	s.keyLimits = newLimiter(cfg.RateLimitPerKey, cfg.RateLimitBurst).withCluster(deps.Cluster, "rate/key/")
+	s.pipeLimits = newLimiter(cfg.RateLimitPerPipe, cfg.RateLimitBurst).withCluster(deps.Cluster, "rate/pipe/")
 	if cfg.MaxConcurrent > 0 {
 		s.slots = make(chan struct{}, cfg.MaxConcurrent)
 	}
