@@ -168,3 +168,8 @@ func TestClusterQuota(t *testing.T) {
 		t.Fatalf("second document on B: %d %s", r.Status, r.Body)
 	}
 }
+
+// TestClusterSDKEndToEnd runs the official SDK's suite against two hearth
+// processes on one PostgreSQL database, behind a proxy that alternates
+// between them request by request.
+func TestClusterSDKEndToEnd(t *testing.T) { runSDKSuite(t, 2) }
