@@ -43,6 +43,7 @@ Usage:
 	}
 	b.WriteString(`  hearth backup [-out file] [-url URL -key ADMIN_KEY]   consistent zstd backup (online via the server if it runs)
   hearth restore -in file [-force]           restore into an empty, stopped data dir
+  hearth migrate -to postgres://...          copy a stopped data dir into an empty PostgreSQL database (cluster mode)
   hearth version
   hearth help [command]                      a command's flags, their defaults and env names
 
@@ -76,6 +77,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		err = backupCmd(args[1:], getenv, stdout, stderr)
 	case "restore":
 		err = restoreCmd(args[1:], getenv, stderr)
+	case "migrate":
+		err = migrateCmd(args[1:], getenv, stdout, stderr)
 	case sandbox.Subcommand: // hidden: the PDF parser child of a running server
 		return sandbox.Serve(os.Stdin, stdout)
 	case "version", "-v", "--version":
@@ -115,6 +118,8 @@ func help(args []string, c cliIO) int {
 		backupCmd([]string{"-h"}, c.getenv, c.stdout, c.stdout)
 	case "restore":
 		restoreCmd([]string{"-h"}, c.getenv, c.stdout)
+	case "migrate":
+		migrateCmd([]string{"-h"}, c.getenv, c.stdout, c.stdout)
 	case "version":
 		fmt.Fprintln(c.stdout, "usage: hearth version")
 	default:

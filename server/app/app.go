@@ -169,7 +169,7 @@ func (a *App) build(cfg Config) error {
 		return err
 	}
 	if a.Cluster.Shared() {
-		if err := checkSecret(ctx, a.Store, cfg.Secret); err != nil {
+		if err := CheckSecret(ctx, a.Store, cfg.Secret); err != nil {
 			return err
 		}
 	}

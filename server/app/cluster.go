@@ -58,10 +58,11 @@ const secretCheckText = "hearth cluster secret check v1"
 var ErrSecretMismatch = errors.New("HEARTH_SECRET_KEY does not match the key this database was first started with: " +
 	"every node of a cluster must use the same HEARTH_SECRET_KEY (stored provider keys and signed upload URLs depend on it)")
 
-// checkSecret stores the verifier of secret on the first start of a
+// CheckSecret stores the verifier of secret on the first start of a
 // database and compares it on every later start, in one transaction, so two
 // nodes starting together with different keys cannot both record theirs.
-func checkSecret(ctx context.Context, store engine.Store, secret []byte) error {
+// `hearth migrate` records it for the data dir's secret.
+func CheckSecret(ctx context.Context, store engine.Store, secret []byte) error {
 	mac := hmac.New(sha256.New, secret)
 	mac.Write([]byte(secretCheckText))
 	want := hex.EncodeToString(mac.Sum(nil))
