@@ -49,8 +49,9 @@ Usage:
 
 Every command takes -data (env HEARTH_DATA). Account and key commands work
 on the data dir directly and refuse while a server holds it; stop the server
-first, or use the HTTP API (/v1/keys) while it runs. Run 'hearth serve -h'
-for the server's settings.
+first, or use the HTTP API (/v1/keys) while it runs. In cluster mode
+(HEARTH_DATABASE_URL set) they work on the shared database while the nodes
+run. Run 'hearth serve -h' for the server's settings.
 `)
 	return b.String()
 }

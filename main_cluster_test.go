@@ -13,6 +13,7 @@ import (
 
 	"github.com/hearth-dev/hearth/blob/postgres/pgtest"
 	"github.com/hearth-dev/hearth/providers/fake"
+	"github.com/hearth-dev/hearth/server/servertest"
 )
 
 const clusterSecret = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
@@ -113,4 +114,30 @@ func (p *proc) doKey(method, path, key string) (int, []byte, error) {
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	return resp.StatusCode, b, err
+}
+
+// TestClusterAdminCommands: in cluster mode the admin commands work on the
+// shared database while nodes serve it: a user and key created by the CLI
+// authenticate on a running node at once; keysets need HEARTH_SECRET_KEY.
+func TestClusterAdminCommands(t *testing.T) {
+	url := pgtest.URL(t)
+	node := servertest.Start(t, servertest.WithDatabase(url))
+	env := envMap(map[string]string{"HEARTH_DATABASE_URL": url, "HEARTH_DATA": t.TempDir()})
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"users", "create", "bob"}, env, &stdout, &stderr); code != 0 {
+		t.Fatalf("users create: %d %s", code, stderr.String())
+	}
+	stdout.Reset()
+	if code := run([]string{"keys", "create", "--user", "bob"}, env, &stdout, &stderr); code != 0 {
+		t.Fatalf("keys create: %d %s", code, stderr.String())
+	}
+	key := strings.TrimSpace(stdout.String()[strings.LastIndex(stdout.String(), ":")+1:])
+	if r := node.Do("GET", "/v1/pipes", key, nil); r.Status != 200 {
+		t.Fatalf("CLI key on the node: %d %s (key %q)", r.Status, r.Body, key)
+	}
+	stderr.Reset()
+	if code := run([]string{"keysets", "set", "--user", "bob", "--provider", "openai", "--key", "sk-x"}, env, &stdout, &stderr); code != 1 ||
+		!strings.Contains(stderr.String(), "HEARTH_SECRET_KEY is required") {
+		t.Fatalf("keysets without the secret: %d %s", code, stderr.String())
+	}
 }
