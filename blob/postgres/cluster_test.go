@@ -172,3 +172,44 @@ func TestClusterCount(t *testing.T) {
 		t.Fatalf("Maintain deleted a live counter: %d", n)
 	}
 }
+
+// TestClusterFeedReconnect: when the feed connection drops, subscribers are
+// told to reload (key "") and later changes still arrive.
+func TestClusterFeedReconnect(t *testing.T) {
+	url := pgtest.URL(t)
+	as := openURL(t, url, Options{})
+	a := openCluster(t, as, ClusterOptions{Follow: FollowOptions{Poll: 50 * time.Millisecond}})
+	got := make(chan string, 16)
+	a.Subscribe("pipe", func(k string) { got <- k })
+	ctx := context.Background()
+	// The feed reader connects in the background: wait for its LISTEN.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var killed int
+		if err := as.pool.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+			WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()`).Scan(&killed); err != nil {
+			t.Fatal(err)
+		}
+		if killed == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no feed listener to terminate")
+		}
+	}
+	wait := func(want string) {
+		t.Helper()
+		select {
+		case k := <-got:
+			if k != want {
+				t.Fatalf("got %q, want %q", k, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no %q within 10s", want)
+		}
+	}
+	wait("")
+	if err := as.Update(ctx, func(tx engine.Tx) error { return a.Publish(tx, "pipe", "alice/p") }); err != nil {
+		t.Fatal(err)
+	}
+	wait("alice/p")
+}
