@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/hearth-dev/hearth/blob/postgres"
 	"github.com/hearth-dev/hearth/engine"
@@ -26,11 +27,21 @@ type pgStore struct{ *postgres.Store }
 // Backup refuses with a pointer to pg_dump.
 func (pgStore) Backup(context.Context, io.Writer) error { return ErrBackupCluster }
 
+// DefaultPoolConns is each node's pool of PostgreSQL connections when the
+// database URL does not set pool_max_conns: every request holds one for
+// the length of a transaction, so pgx's default (4 on a small machine)
+// would queue requests long before the node is busy.
+const DefaultPoolConns = 16
+
 // openCluster opens the shared PostgreSQL store and this node's Cluster
 // over it (cluster mode, Config.DatabaseURL set).
 func openCluster(cfg Config) (Store, engine.Cluster, error) {
 	ctx := context.Background()
-	s := postgres.New(postgres.Options{URL: cfg.DatabaseURL, Logger: cfg.Logger})
+	opts := postgres.Options{URL: cfg.DatabaseURL, Logger: cfg.Logger}
+	if !strings.Contains(cfg.DatabaseURL, "pool_max_conns=") {
+		opts.MaxConns = DefaultPoolConns
+	}
+	s := postgres.New(opts)
 	if err := s.Open(ctx); err != nil {
 		return nil, nil, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hearth-dev/hearth/server/app"
 	"github.com/hearth-dev/hearth/server/servertest"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 func clusterConfig(t *testing.T, url string) app.Config {
@@ -76,6 +77,9 @@ func TestClusterSecretMismatch(t *testing.T) {
 	if err := first.Deps.Backup(context.Background(), &bytes.Buffer{}); !errors.Is(err, app.ErrBackupCluster) {
 		t.Fatalf("backup in cluster mode: %v", err)
 	}
+	if n := first.Store.(interface{ Pool() *pgxpool.Pool }).Pool().Config().MaxConns; n != app.DefaultPoolConns {
+		t.Fatalf("pool of %d connections, want %d", n, app.DefaultPoolConns)
+	}
 	cfg := clusterConfig(t, url)
 	cfg.Secret = bytes.Repeat([]byte("x"), 32)
 	if a, err := app.New(cfg); !errors.Is(err, app.ErrSecretMismatch) {
@@ -84,9 +88,14 @@ func TestClusterSecretMismatch(t *testing.T) {
 		}
 		t.Fatalf("node with another secret: %v", err)
 	}
-	same, err := app.New(clusterConfig(t, url))
+	cfg = clusterConfig(t, url)
+	cfg.DatabaseURL += "&pool_max_conns=3"
+	same, err := app.New(cfg)
 	if err != nil {
 		t.Fatalf("node with the same secret: %v", err)
 	}
-	same.Close(context.Background())
+	defer same.Close(context.Background())
+	if n := same.Store.(interface{ Pool() *pgxpool.Pool }).Pool().Config().MaxConns; n != 3 {
+		t.Fatalf("pool_max_conns=3 in the URL: a pool of %d", n)
+	}
 }
