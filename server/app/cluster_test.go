@@ -65,8 +65,9 @@ func TestClusterBootstrapOnce(t *testing.T) {
 }
 
 // TestClusterSecretMismatch: a node whose secret differs from the one the
-// database first started with refuses to start and says why; the embedded
-// store's backup refuses in cluster mode with a pointer to pg_dump.
+// database first started with refuses to start and says why, the backup
+// refuses in cluster mode with a pointer to pg_dump, and the connection
+// pool follows pool_max_conns.
 func TestClusterSecretMismatch(t *testing.T) {
 	url := servertest.DatabaseURL(t)
 	first, err := app.New(clusterConfig(t, url))
