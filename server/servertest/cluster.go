@@ -2,6 +2,7 @@ package servertest
 
 import (
 	"io"
+	"sync"
 	"testing"
 
 	"github.com/hearth-dev/hearth/blob/postgres/pgtest"
@@ -47,4 +48,22 @@ func (s *Server) closeCluster() {
 	if c, ok := s.App.Cluster.(io.Closer); ok {
 		c.Close()
 	}
+}
+
+var (
+	clusterDBsMu sync.Mutex
+	clusterDBs   = map[string]string{}
+)
+
+// clusterDB is the database of the node on data dir dir: one per dir, so a
+// restart on the same dir finds its data again.
+func clusterDB(t testing.TB, dir string) string {
+	clusterDBsMu.Lock()
+	defer clusterDBsMu.Unlock()
+	if u, ok := clusterDBs[dir]; ok {
+		return u
+	}
+	u := pgtest.URL(t)
+	clusterDBs[dir] = u
+	return u
 }
