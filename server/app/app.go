@@ -130,10 +130,12 @@ type App struct {
 }
 
 // openStore opens the store the application keeps its records and blobs
-// in. It is the one place a store is chosen: cluster mode (several nodes
-// sharing one database) opens its shared store here instead, and
-// everything New builds over it is per node (the search index is a local
-// replica; rate limiters and caches live in this process).
+// in, and the Cluster of this node. It is the one place a store is chosen:
+// the embedded Badger store in Config.Data with engine.Local, or in cluster
+// mode (Config.DatabaseURL) the PostgreSQL database several nodes share
+// with its postgres.Cluster. Everything New builds over it runs per node:
+// search indexes are local replicas, in-flight caps count this process's
+// requests, and rate limits count through the Cluster.
 func openStore(cfg Config) (Store, engine.Cluster, error) {
 	if cfg.DatabaseURL != "" {
 		return openCluster(cfg)
@@ -165,13 +167,13 @@ func New(cfg Config) (*App, error) {
 // build wires the services over the open store, in dependency order.
 func (a *App) build(cfg Config) error {
 	ctx := context.Background()
-	if err := engine.CheckDataFormat(ctx, a.Store, cfg.Version); err != nil {
-		return err
-	}
 	if a.Cluster.Shared() {
 		if err := CheckSecret(ctx, a.Store, cfg.Secret); err != nil {
 			return err
 		}
+	}
+	if err := engine.CheckDataFormat(ctx, a.Store, cfg.Version); err != nil {
+		return err
 	}
 	accounts := engine.NewAccounts(a.Store)
 	created, key, err := accounts.Bootstrap(ctx, cfg.AdminLogin, cfg.AdminKey)
