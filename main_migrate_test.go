@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"github.com/hearth-dev/hearth/blob/postgres/pgtest"
 	"github.com/hearth-dev/hearth/providers/fake"
 	"github.com/hearth-dev/hearth/server/servertest"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // TestMigrateToPostgres fills an embedded data dir (pipe, memory with a
@@ -24,6 +26,7 @@ func TestMigrateToPostgres(t *testing.T) {
 	up := fake.NewOpenAI()
 	defer up.Close()
 	key := servertest.AdminKey
+	const zebra = "# Zebras\n\nZebras have black and white stripes."
 	dir := t.TempDir()
 	src := servertest.StartDir(t, dir, servertest.WithProvider("openai", up.BaseURL(), "sk-server"))
 	must := func(s *servertest.Server, method, path string, body any) []byte {
@@ -40,7 +43,7 @@ func TestMigrateToPostgres(t *testing.T) {
 		SignedURL string `json:"signedUrl"`
 	}
 	json.Unmarshal(must(src, "POST", "/v1/memory/documents", map[string]any{"memoryName": "kb", "fileName": "zebra.md"}), &signed)
-	req, _ := http.NewRequest("PUT", signed.SignedURL, strings.NewReader("# Zebras\n\nZebras have black and white stripes."))
+	req, _ := http.NewRequest("PUT", signed.SignedURL, strings.NewReader(zebra))
 	req.Header.Set("Content-Type", "text/markdown")
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("upload: %v %v", resp, err)
@@ -90,6 +93,14 @@ func TestMigrateToPostgres(t *testing.T) {
 		if got := strings.ReplaceAll(string(must(dst, "GET", p, nil)), dst.URL, "<url>"); got != before[p] {
 			t.Errorf("GET %s after migrate:\n got %s\nwant %s", p, got, before[p])
 		}
+	}
+	var blobID string
+	pool := dst.Store.(interface{ Pool() *pgxpool.Pool }).Pool()
+	if err := pool.QueryRow(context.Background(), `SELECT id FROM hearth_blobs`).Scan(&blobID); err != nil {
+		t.Fatalf("one blob after migrate: %v", err)
+	}
+	if b, err := dst.Store.GetBlob(context.Background(), blobID); err != nil || string(b) != zebra {
+		t.Fatalf("blob %s after migrate: %q %v", blobID, b, err)
 	}
 	var hits []map[string]any
 	got := must(dst, "POST", "/v1/memory/retrieve", retrieve)
