@@ -29,6 +29,9 @@ func backupCmd(args []string, getenv func(string) string, stdout, stderr io.Writ
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if getenv("HEARTH_DATABASE_URL") != "" {
+		return errClusterBackup
+	}
 	if *out == "" {
 		*out = "hearth-" + time.Now().UTC().Format("20060102-150405") + ".backup.zst"
 	}
@@ -106,6 +109,10 @@ func restoreCmd(args []string, getenv func(string) string, stderr io.Writer) err
 	if *in == "" {
 		return errors.New("restore: -in <backup file> is required")
 	}
+	if getenv("HEARTH_DATABASE_URL") != "" {
+		return errors.New("restore: HEARTH_DATABASE_URL is set: a cluster's database is restored with pg_restore or psql; " +
+			"to load a backup of an embedded install into it, restore into an empty data dir, then run `hearth migrate -to` (README \"Running several nodes\")")
+	}
 	var r io.Reader = os.Stdin
 	if *in != "-" {
 		f, err := os.Open(*in)
@@ -150,6 +157,11 @@ func restoreCmd(args []string, getenv func(string) string, stderr io.Writer) err
 	fmt.Fprintf(stderr, "restored into %s\n", *data)
 	return nil
 }
+
+// errClusterBackup is `hearth backup` in cluster mode: PostgreSQL holds the
+// data, and its own tools back it up.
+var errClusterBackup = errors.New("backup: HEARTH_DATABASE_URL is set: in cluster mode back up the PostgreSQL database with pg_dump " +
+	"(pg_dump -Fc -f hearth.dump \"$HEARTH_DATABASE_URL\"; README \"Running several nodes\")")
 
 func envOr(getenv func(string) string, name, def string) string {
 	if v := getenv(name); v != "" {

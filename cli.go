@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/hearth-dev/hearth/blob"
+	"github.com/hearth-dev/hearth/blob/postgres"
 	"github.com/hearth-dev/hearth/engine"
 )
 
@@ -113,8 +114,20 @@ func dataFlag(fs *flag.FlagSet, c cliIO) *string {
 	return fs.String("data", def, "data directory (env HEARTH_DATA)")
 }
 
-// withAccounts opens the data dir's store for the duration of fn.
-func withAccounts(data string, fn func(ctx context.Context, store *blob.Store, acc *engine.Accounts) error) error {
+// withAccounts opens the store for the duration of fn: the data dir's, or
+// in cluster mode (HEARTH_DATABASE_URL) the shared PostgreSQL database,
+// which the running nodes keep serving meanwhile (every node reads keys and
+// accounts from the database on each request, so a change shows at once).
+func withAccounts(c cliIO, data string, fn func(ctx context.Context, store engine.Store, acc *engine.Accounts) error) error {
+	ctx := context.Background()
+	if u := c.getenv("HEARTH_DATABASE_URL"); u != "" {
+		store := postgres.New(postgres.Options{URL: u})
+		if err := store.Open(ctx); err != nil {
+			return err
+		}
+		defer store.Close()
+		return fn(ctx, store, engine.NewAccounts(store))
+	}
 	store := blob.New(blob.Options{Dir: data})
 	if err := store.Open(); err != nil {
 		if errors.Is(err, blob.ErrLocked) {
@@ -123,7 +136,17 @@ func withAccounts(data string, fn func(ctx context.Context, store *blob.Store, a
 		return err
 	}
 	defer store.Close()
-	return fn(context.Background(), store, engine.NewAccounts(store))
+	return fn(ctx, store, engine.NewAccounts(store))
+}
+
+// adminSecret is the secret of the admin commands: the data dir's, or in
+// cluster mode HEARTH_SECRET_KEY, which is then required (a key file made up
+// on the spot would encrypt keysets no node can read).
+func adminSecret(c cliIO, data string) ([]byte, error) {
+	if c.getenv("HEARTH_DATABASE_URL") != "" && strings.TrimSpace(c.getenv("HEARTH_SECRET_KEY")) == "" {
+		return nil, errors.New("HEARTH_SECRET_KEY is required with HEARTH_DATABASE_URL: use the key the cluster's nodes run with")
+	}
+	return loadSecret(data, c.getenv)
 }
 
 // positional checks the number of positional arguments.

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/hearth-dev/hearth/blob"
 	"github.com/hearth-dev/hearth/engine"
 )
 
@@ -16,7 +15,7 @@ func usersCreate(fs *flag.FlagSet, c cliIO) func([]string) error {
 		if err := positional("users create", pos, "login"); err != nil {
 			return err
 		}
-		return withAccounts(*data, func(ctx context.Context, _ *blob.Store, acc *engine.Accounts) error {
+		return withAccounts(c, *data, func(ctx context.Context, _ engine.Store, acc *engine.Accounts) error {
 			if _, err := acc.CreateUser(ctx, pos[0]); err != nil {
 				return err
 			}
@@ -32,7 +31,7 @@ func usersList(fs *flag.FlagSet, c cliIO) func([]string) error {
 		if err := positional("users list", pos); err != nil {
 			return err
 		}
-		return withAccounts(*data, func(ctx context.Context, _ *blob.Store, acc *engine.Accounts) error {
+		return withAccounts(c, *data, func(ctx context.Context, _ engine.Store, acc *engine.Accounts) error {
 			accts, err := acc.List(ctx)
 			if err != nil {
 				return err
@@ -57,7 +56,7 @@ func orgsCreate(fs *flag.FlagSet, c cliIO) func([]string) error {
 		if *owner == "" {
 			return errors.New("orgs create: --owner <user> is required")
 		}
-		return withAccounts(*data, func(ctx context.Context, _ *blob.Store, acc *engine.Accounts) error {
+		return withAccounts(c, *data, func(ctx context.Context, _ engine.Store, acc *engine.Accounts) error {
 			if _, err := acc.CreateOrg(ctx, pos[0], *owner); err != nil {
 				return err
 			}
@@ -73,7 +72,7 @@ func orgsAddMember(fs *flag.FlagSet, c cliIO) func([]string) error {
 		if err := positional("orgs add-member", pos, "org", "user"); err != nil {
 			return err
 		}
-		return withAccounts(*data, func(ctx context.Context, _ *blob.Store, acc *engine.Accounts) error {
+		return withAccounts(c, *data, func(ctx context.Context, _ engine.Store, acc *engine.Accounts) error {
 			if err := acc.AddMember(ctx, pos[0], pos[1]); err != nil {
 				return err
 			}
@@ -90,7 +89,7 @@ func keysCreate(fs *flag.FlagSet, c cliIO) func([]string) error {
 		if err := positional("keys create", pos); err != nil {
 			return err
 		}
-		return withAccounts(*data, func(ctx context.Context, _ *blob.Store, acc *engine.Accounts) error {
+		return withAccounts(c, *data, func(ctx context.Context, _ engine.Store, acc *engine.Accounts) error {
 			login, err := owner.login(ctx, "keys create", acc)
 			if err != nil {
 				return err
@@ -111,7 +110,7 @@ func keysList(fs *flag.FlagSet, c cliIO) func([]string) error {
 		if err := positional("keys list", pos); err != nil {
 			return err
 		}
-		return withAccounts(*data, func(ctx context.Context, _ *blob.Store, acc *engine.Accounts) error {
+		return withAccounts(c, *data, func(ctx context.Context, _ engine.Store, acc *engine.Accounts) error {
 			login, err := owner.login(ctx, "keys list", acc)
 			if err != nil {
 				return err
@@ -140,7 +139,7 @@ func keysRevoke(fs *flag.FlagSet, c cliIO) func([]string) error {
 		if err := positional("keys revoke", pos, "key-id"); err != nil {
 			return err
 		}
-		return withAccounts(*data, func(ctx context.Context, _ *blob.Store, acc *engine.Accounts) error {
+		return withAccounts(c, *data, func(ctx context.Context, _ engine.Store, acc *engine.Accounts) error {
 			if err := acc.RevokeKey(ctx, "", pos[0]); err != nil {
 				return err
 			}

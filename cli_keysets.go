@@ -7,7 +7,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/hearth-dev/hearth/blob"
 	"github.com/hearth-dev/hearth/engine"
 )
 
@@ -15,12 +14,12 @@ import (
 // --user or --org names.
 func withKeysets(c cliIO, data string, owner ownerFlags, name string,
 	fn func(ctx context.Context, ks *engine.Keysets, scope string, login string) error) error {
-	return withAccounts(data, func(ctx context.Context, store *blob.Store, acc *engine.Accounts) error {
+	return withAccounts(c, data, func(ctx context.Context, store engine.Store, acc *engine.Accounts) error {
 		login, err := owner.login(ctx, name, acc)
 		if err != nil {
 			return err
 		}
-		secret, err := loadSecret(data, c.getenv)
+		secret, err := adminSecret(c, data)
 		if err != nil {
 			return err
 		}

@@ -43,13 +43,15 @@ Usage:
 	}
 	b.WriteString(`  hearth backup [-out file] [-url URL -key ADMIN_KEY]   consistent zstd backup (online via the server if it runs)
   hearth restore -in file [-force]           restore into an empty, stopped data dir
+  hearth migrate -to postgres://...          copy a stopped data dir into an empty PostgreSQL database (cluster mode)
   hearth version
   hearth help [command]                      a command's flags, their defaults and env names
 
 Every command takes -data (env HEARTH_DATA). Account and key commands work
 on the data dir directly and refuse while a server holds it; stop the server
-first, or use the HTTP API (/v1/keys) while it runs. Run 'hearth serve -h'
-for the server's settings.
+first, or use the HTTP API (/v1/keys) while it runs. In cluster mode
+(HEARTH_DATABASE_URL set) they work on the shared database while the nodes
+run. Run 'hearth serve -h' for the server's settings.
 `)
 	return b.String()
 }
@@ -76,6 +78,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		err = backupCmd(args[1:], getenv, stdout, stderr)
 	case "restore":
 		err = restoreCmd(args[1:], getenv, stderr)
+	case "migrate":
+		err = migrateCmd(args[1:], getenv, stdout, stderr)
 	case sandbox.Subcommand: // hidden: the PDF parser child of a running server
 		return sandbox.Serve(os.Stdin, stdout)
 	case "version", "-v", "--version":
@@ -115,6 +119,8 @@ func help(args []string, c cliIO) int {
 		backupCmd([]string{"-h"}, c.getenv, c.stdout, c.stdout)
 	case "restore":
 		restoreCmd([]string{"-h"}, c.getenv, c.stdout)
+	case "migrate":
+		migrateCmd([]string{"-h"}, c.getenv, c.stdout, c.stdout)
 	case "version":
 		fmt.Fprintln(c.stdout, "usage: hearth version")
 	default:
@@ -144,6 +150,10 @@ func serveHelp(w io.Writer, getenv func(string) string) {
 // build opens the store and wires the engine and the HTTP server through
 // the composition root (server/app), the same constructor the tests use.
 func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.Writer) (*app.App, error) {
+	if cfg.clustered() && strings.TrimSpace(getenv("HEARTH_SECRET_KEY")) == "" {
+		return nil, errors.New("HEARTH_SECRET_KEY is required with HEARTH_DATABASE_URL: every node of a cluster must use the same key " +
+			"(generate one with `openssl rand -hex 32`; README \"Running several nodes\")")
+	}
 	secret, err := loadSecret(cfg.Data, getenv)
 	if err != nil {
 		return nil, err
@@ -163,7 +173,7 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 // appConfig maps the validated configuration onto the application's.
 func appConfig(cfg Config, secret []byte, log *slog.Logger) app.Config {
 	ac := app.Config{
-		Data: cfg.Data, Version: version, Logger: log,
+		Data: cfg.Data, DatabaseURL: cfg.DatabaseURL, Version: version, Logger: log,
 		Secret: secret, UploadSecret: deriveKey(secret, "hearth upload URL signing v1"),
 		AdminLogin: cfg.AdminLogin, AdminKey: cfg.AdminKey,
 		HTTP: server.Config{

@@ -1,22 +1,53 @@
 package engine
 
-import "context"
+import (
+	"context"
+	"strings"
+)
 
 // Bootstrap creates the first user on an empty data dir. Its key is adminKey
 // when given, otherwise a generated one, returned so the caller can print it
-// once. On a data dir that already has accounts it does nothing.
+// once. On a data dir that already has accounts it does nothing. The check
+// and the writes are one transaction, so of several nodes starting together
+// on one shared store exactly one creates the user: the others' transactions
+// conflict with it, run again and find the account there.
 func (a *Accounts) Bootstrap(ctx context.Context, login, adminKey string) (created bool, key string, err error) {
-	empty, err := a.Empty(ctx)
-	if err != nil || !empty {
+	login = strings.ToLower(login)
+	if err := ValidateLogin("login", login); err != nil {
 		return false, "", err
 	}
-	if _, err := a.CreateAdmin(ctx, login); err != nil {
-		return false, "", err
+	if adminKey != "" && len(adminKey) < 16 {
+		return false, "", FieldError("key", "must be at least 16 characters")
 	}
+	name := "admin (generated)"
 	if adminKey != "" {
-		_, err = a.ImportKey(ctx, login, "admin (HEARTH_ADMIN_KEY)", adminKey)
-		return err == nil, "", err
+		name = "admin (HEARTH_ADMIN_KEY)"
 	}
-	_, key, err = a.CreateKey(ctx, login, "admin (generated)")
-	return err == nil, key, err
+	err = a.store.Update(ctx, func(tx Tx) error {
+		created, key = false, ""
+		empty := true
+		if err := tx.Scan(prefixAccount, "", func(string, []byte) error { empty = false; return ErrStopScan }); err != nil {
+			return err
+		}
+		if !empty {
+			return nil
+		}
+		acct := &Account{Login: login, Kind: AccountUser, Admin: true, CreatedAt: a.now().UTC()}
+		if err := tx.Put(prefixAccount+login, acct); err != nil {
+			return err
+		}
+		_, secret, err := a.putKey(tx, KeyUser, login, "", name, adminKey)
+		if err != nil {
+			return err
+		}
+		created = true
+		if adminKey == "" {
+			key = secret
+		}
+		return nil
+	})
+	if err != nil {
+		return false, "", err
+	}
+	return created, key, nil
 }

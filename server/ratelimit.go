@@ -22,6 +22,12 @@ type limiter struct {
 	mu        sync.Mutex
 	buckets   map[string]*bucket
 	lastSweep time.Time
+
+	// shared, in cluster mode, counts in the cluster's shared counters
+	// instead of the buckets (ratelimit_cluster.go). Without it the buckets
+	// are this process's own: with several nodes, each would admit the
+	// full rate.
+	shared *sharedLimit
 }
 
 type bucket struct {

@@ -32,7 +32,7 @@ func (s *Server) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c)
 		}
 		if s.keyLimits != nil {
-			d := s.keyLimits.take(p.KeyID)
+			d := s.keyLimits.decide(c.Request().Context(), p.KeyID, s.logRateErr)
 			if err := s.applyRate(c, s.keyLimits, d, "rate_limit_key", "API key"); err != nil {
 				return err
 			}
@@ -55,7 +55,7 @@ func (s *Server) limitPipe(c echo.Context, pipeID string) error {
 		return nil
 	}
 	c.Set(ctxPipeLimited, true)
-	d := s.pipeLimits.take(pipeID)
+	d := s.pipeLimits.decide(c.Request().Context(), pipeID, s.logRateErr)
 	return s.applyRate(c, s.pipeLimits, d, "rate_limit_pipe", "pipe")
 }
 
@@ -80,4 +80,9 @@ func (s *Server) applyRate(c echo.Context, l *limiter, d rateDecision, reason, w
 	return &engine.Error{Code: engine.CodeRateLimited, RetryAfter: retry,
 		Message: "rate limit exceeded: this " + what + " may make " + strconv.Itoa(l.perMinute) +
 			" requests a minute; retry in " + strconv.Itoa(retry) + " s"}
+}
+
+// logRateErr logs a shared rate counter that could not be reached.
+func (s *Server) logRateErr(err error) {
+	s.log.Warn("rate limit counter unavailable; request allowed", "err", err)
 }

@@ -17,12 +17,14 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hearth-dev/hearth/providers/fake"
 	"github.com/hearth-dev/hearth/providers/mcp/mcptest"
+	"github.com/hearth-dev/hearth/server/servertest"
 )
 
 // TestSDKEndToEnd builds the real hearth binary, starts it against a fake
@@ -33,7 +35,13 @@ import (
 // them it skips, except under CI (env CI set), where it fails. A run that
 // exits 0 fails too when no test ran, a test was skipped or left todo, or
 // fewer tests ran than the *.test.mjs files declare.
-func TestSDKEndToEnd(t *testing.T) {
+func TestSDKEndToEnd(t *testing.T) { runSDKSuite(t, 1) }
+
+// runSDKSuite runs the SDK suite against one hearth process on the embedded
+// store (nodes 1), or against several nodes in cluster mode on one
+// PostgreSQL database behind a round-robin proxy, so consecutive requests of
+// one SDK call sequence land on different nodes.
+func runSDKSuite(t *testing.T, nodes int) {
 	if testing.Short() {
 		t.Skip("SDK end-to-end test skipped in -short mode")
 	}
@@ -55,6 +63,11 @@ func TestSDKEndToEnd(t *testing.T) {
 	if err != nil {
 		need("node is not installed")
 	}
+	var clusterEnv []string
+	if nodes > 1 {
+		clusterEnv = []string{"HEARTH_DATABASE_URL=" + servertest.DatabaseURL(t),
+			"HEARTH_SECRET_KEY=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"}
+	}
 
 	bin := filepath.Join(t.TempDir(), "hearth")
 	build := exec.Command("go", "build", "-o", bin, ".")
@@ -70,44 +83,63 @@ func TestSDKEndToEnd(t *testing.T) {
 
 	toolEnv, toolNodeEnv := sdkToolFakes(t)
 	toolNodeEnv = append(toolNodeEnv, "HEARTH_MCP_URL="+mcptest.Start(t, mcptest.Options{Transport: mcptest.SSE, Path: "/sse"}).URL)
-	addr := freeAddr(t)
 	const adminKey = "hth_user_sdk_e2e_admin_key_000001"
-	serverURL := "http://" + addr
-	srv := exec.Command(bin, "serve")
-	srv.Env = append(cleanEnv(),
-		"HEARTH_ADDR="+addr,
-		"HEARTH_PUBLIC_URL="+serverURL,
-		"HEARTH_DATA="+t.TempDir(),
-		"HEARTH_ADMIN_KEY="+adminKey,
-		"HEARTH_OPENAI_BASE_URL="+upstream.URL+"/v1",
-		"HEARTH_OPENAI_API_KEY=sk-server-openai",
-		"HEARTH_LOG_LEVEL=warn",
-	)
-	srv.Env = append(srv.Env, toolEnv...)
+	var lb *httptest.Server
+	serverURL := "http://" + freeAddr(t)
+	if nodes > 1 {
+		lb = httptest.NewUnstartedServer(nil)
+		serverURL = "http://" + lb.Listener.Addr().String()
+	}
 	var logs lockedBuffer
-	srv.Stdout, srv.Stderr = &logs, &logs
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	stopped := false
-	stop := func() {
-		if stopped {
-			return
+	var stops []func()
+	var nodeURLs []string
+	for i := 0; i < nodes; i++ {
+		addr := strings.TrimPrefix(serverURL, "http://")
+		if nodes > 1 {
+			addr = freeAddr(t)
 		}
-		stopped = true
-		srv.Process.Signal(syscall.SIGTERM)
-		done := make(chan error, 1)
-		go func() { done <- srv.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-			srv.Process.Kill()
-			<-done
-			t.Errorf("hearth did not stop within 15 s after SIGTERM")
+		srv := exec.Command(bin, "serve")
+		srv.Env = append(cleanEnv(),
+			"HEARTH_ADDR="+addr,
+			"HEARTH_PUBLIC_URL="+serverURL,
+			"HEARTH_DATA="+t.TempDir(),
+			"HEARTH_ADMIN_KEY="+adminKey,
+			"HEARTH_OPENAI_BASE_URL="+upstream.URL+"/v1",
+			"HEARTH_OPENAI_API_KEY=sk-server-openai",
+			"HEARTH_LOG_LEVEL=warn",
+		)
+		srv.Env = append(append(srv.Env, toolEnv...), clusterEnv...)
+		srv.Stdout, srv.Stderr = &logs, &logs
+		if err := srv.Start(); err != nil {
+			t.Fatal(err)
 		}
+		stopped := false
+		stop := func() {
+			if stopped {
+				return
+			}
+			stopped = true
+			srv.Process.Signal(syscall.SIGTERM)
+			done := make(chan error, 1)
+			go func() { done <- srv.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(15 * time.Second):
+				srv.Process.Kill()
+				<-done
+				t.Errorf("hearth did not stop within 15 s after SIGTERM")
+			}
+		}
+		defer stop()
+		stops = append(stops, stop)
+		nodeURLs = append(nodeURLs, "http://"+addr)
+		waitHealthy(t, "http://"+addr, &logs)
 	}
-	defer stop()
-	waitHealthy(t, serverURL, &logs)
+	if lb != nil {
+		lb.Config.Handler = roundRobin(t, nodeURLs)
+		lb.Start()
+		defer lb.Close()
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -126,7 +158,9 @@ func TestSDKEndToEnd(t *testing.T) {
 	cmd.Env = append(cmd.Env, toolNodeEnv...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		stop()
+		for _, stop := range stops {
+			stop()
+		}
 		t.Fatalf("node --test failed: %v\n%s\n--- hearth log ---\n%s", err, out, logs.String())
 	}
 	tap, err := os.ReadFile(tapFile)
@@ -141,6 +175,27 @@ func TestSDKEndToEnd(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	t.Logf("node --test: %d tests passed (%d declared)\n%s", sum.Pass, declared, lastLines(string(out), 12))
+}
+
+// roundRobin is a load balancer in front of several nodes: each request
+// goes to the next node in turn, streamed responses included.
+func roundRobin(t *testing.T, nodes []string) http.Handler {
+	var targets []*url.URL
+	for _, n := range nodes {
+		u, err := url.Parse(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		targets = append(targets, u)
+	}
+	var next atomic.Uint64
+	return &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			r.SetURL(targets[next.Add(1)%uint64(len(targets))])
+			r.Out.Host = r.In.Host
+		},
+		FlushInterval: -1,
+	}
 }
 
 // sdkUpstream scripts the fake OpenAI upstream for the SDK tests: a chat

@@ -104,6 +104,9 @@ type Deps struct {
 	// Egress reports the egress policy and record (GET /v1/admin/egress);
 	// nil answers 503.
 	Egress func() EgressReport
+	// Cluster is shared with the other nodes (rate limit counters); nil
+	// means engine.Local, one process.
+	Cluster engine.Cluster
 }
 
 // missing names the Deps fields that are nil.
@@ -169,8 +172,8 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
-	s.keyLimits = newLimiter(cfg.RateLimitPerKey, cfg.RateLimitBurst)
-	s.pipeLimits = newLimiter(cfg.RateLimitPerPipe, cfg.RateLimitBurst)
+	s.keyLimits = newLimiter(cfg.RateLimitPerKey, cfg.RateLimitBurst).withCluster(deps.Cluster, "rate/key/")
+	s.pipeLimits = newLimiter(cfg.RateLimitPerPipe, cfg.RateLimitBurst).withCluster(deps.Cluster, "rate/pipe/")
 	if cfg.MaxConcurrent > 0 {
 		s.slots = make(chan struct{}, cfg.MaxConcurrent)
 	}

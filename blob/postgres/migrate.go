@@ -55,6 +55,19 @@ var migrations = [][]string{
 			PRIMARY KEY (xid, seq)
 		)`,
 	},
+	// 3: the cluster's window counters (cluster_count.go) and the feed's
+	// trim by age.
+	{
+		`CREATE TABLE hearth_counters (
+			key text NOT NULL,
+			window_start bigint NOT NULL,
+			n bigint NOT NULL,
+			expires_at timestamptz NOT NULL,
+			PRIMARY KEY (key, window_start)
+		)`,
+		`CREATE INDEX hearth_counters_expires ON hearth_counters (expires_at)`,
+		`CREATE INDEX hearth_changes_at ON hearth_changes (at)`,
+	},
 }
 
 // SchemaVersion is the schema version this binary writes.

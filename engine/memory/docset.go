@@ -35,6 +35,29 @@ func (c *docsetCache) init() {
 	c.gen = map[string]uint64{}
 }
 
+// TopicDocs is the engine.Cluster topic published, in the same
+// transaction, whenever a memory's live documents change (a version goes
+// live, a document or the memory is deleted); key: the memory id. In
+// cluster mode every other node drops that memory's cached docset when it
+// hears of it, and all of them ("" key) after a feed reconnect.
+const TopicDocs = "docs"
+
+// publishDocs tells the other nodes, inside tx, that memID's live
+// documents change with it.
+func (s *Service) publishDocs(tx engine.Tx, memID string) error {
+	return s.cluster.Publish(tx, TopicDocs, memID)
+}
+
+// invalidateAll drops every cached docset.
+func (c *docsetCache) invalidateAll() {
+	c.mu.Lock()
+	for id := range c.sets {
+		c.gen[id]++
+	}
+	c.sets = map[string]docset{}
+	c.mu.Unlock()
+}
+
 func (c *docsetCache) invalidate(memID string) {
 	c.mu.Lock()
 	delete(c.sets, memID)

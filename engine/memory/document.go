@@ -198,7 +198,7 @@ func (s *Service) DeleteDocument(ctx context.Context, owner, memoryName, name st
 			}
 			jobs = append(jobs, j)
 		}
-		return nil
+		return s.publishDocs(tx, m.ID)
 	})
 	if err != nil {
 		return err

@@ -52,6 +52,13 @@ func (s *Service) Open(ctx context.Context) error {
 	}
 	if s.shared() {
 		s.cluster.Subscribe(TopicJob, func(string) { in.poke() })
+		s.cluster.Subscribe(TopicDocs, func(memID string) {
+			if memID == "" {
+				s.docsets.invalidateAll()
+				return
+			}
+			s.docsets.invalidate(memID)
+		})
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	in.cancel = cancel

@@ -411,6 +411,9 @@ func (s *Service) completeIngest(ctx context.Context, j *Job, chunks int, chunkB
 				return err
 			}
 		}
+		if err := s.publishDocs(tx, j.MemoryID); err != nil {
+			return err
+		}
 		return tx.Delete(jobKey(j.ID))
 	})
 	if errors.Is(err, errObsolete) {

@@ -384,6 +384,9 @@ func (s *Service) Delete(ctx context.Context, owner, name string) error {
 			return err
 		}
 		job = s.newJob(JobDrop, &m, "", nil)
+		if err := s.publishDocs(tx, m.ID); err != nil {
+			return err
+		}
 		return putJob(tx, job)
 	})
 	if err != nil {

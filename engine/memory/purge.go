@@ -131,6 +131,9 @@ func (s *Service) dropMemory(ctx context.Context, owner, memID string) error {
 				}
 				n, size = n+1, size+d.Current.Size+d.Live.StoredChunkBytes()
 			}
+			if err := s.publishDocs(tx, memID); err != nil {
+				return err
+			}
 			return s.quotas.ChargeTx(tx, owner, -n, -size)
 		})
 		if err != nil {

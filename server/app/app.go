@@ -29,10 +29,14 @@ import (
 // Config is everything the application is built from. main.go fills it
 // from flags, environment and config file; servertest from its options.
 type Config struct {
-	// Data is the data directory: the store and the keyword indexes.
-	Data    string
-	Version string
-	Logger  *slog.Logger
+	// Data is the data directory: the store and the keyword indexes. In
+	// cluster mode it only holds this node's caches (index replicas).
+	Data string
+	// DatabaseURL, when set, selects cluster mode: the store is this
+	// PostgreSQL database, shared with the other nodes.
+	DatabaseURL string
+	Version     string
+	Logger      *slog.Logger
 	// Secret encrypts stored provider keys (at least 32 bytes);
 	// UploadSecret signs upload URLs (at least 32 bytes).
 	Secret       []byte
@@ -134,16 +138,21 @@ type App struct {
 }
 
 // openStore opens the store the application keeps its records and blobs
-// in. It is the one place a store is chosen: cluster mode (several nodes
-// sharing one database) opens its shared store here instead, and
-// everything New builds over it is per node (the search index is a local
-// replica; rate limiters and caches live in this process).
-func openStore(cfg Config) (Store, error) {
+// in, and the Cluster of this node. It is the one place a store is chosen:
+// the embedded Badger store in Config.Data with engine.Local, or in cluster
+// mode (Config.DatabaseURL) the PostgreSQL database several nodes share
+// with its postgres.Cluster. Everything New builds over it runs per node:
+// search indexes are local replicas, in-flight caps count this process's
+// requests, and rate limits count through the Cluster.
+func openStore(cfg Config) (Store, engine.Cluster, error) {
+	if cfg.DatabaseURL != "" {
+		return openCluster(cfg)
+	}
 	store := blob.New(blob.Options{Dir: cfg.Data, Logger: cfg.Logger})
 	if err := store.Open(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return store, nil
+	return store, &engine.Local{}, nil
 }
 
 // New opens the store and builds the application over it. On error
@@ -152,11 +161,11 @@ func New(cfg Config) (*App, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	store, err := openStore(cfg)
+	store, cluster, err := openStore(cfg)
 	if err != nil {
 		return nil, err
 	}
-	a := &App{Store: store, log: cfg.Logger}
+	a := &App{Store: store, Cluster: cluster, log: cfg.Logger}
 	if err := a.build(cfg); err != nil {
 		return nil, errors.Join(err, a.Close(context.Background()))
 	}
@@ -166,6 +175,11 @@ func New(cfg Config) (*App, error) {
 // build wires the services over the open store, in dependency order.
 func (a *App) build(cfg Config) error {
 	ctx := context.Background()
+	if a.Cluster.Shared() {
+		if err := CheckSecret(ctx, a.Store, cfg.Secret); err != nil {
+			return err
+		}
+	}
 	if err := engine.CheckDataFormat(ctx, a.Store, cfg.Version); err != nil {
 		return err
 	}
@@ -181,7 +195,7 @@ func (a *App) build(cfg Config) error {
 	if err := a.buildEgress(&cfg); err != nil {
 		return err
 	}
-	d.Store, d.Accounts, d.Backup, d.Metrics = a.Store, accounts, a.Store.Backup, a.Metrics
+	d.Store, d.Accounts, d.Backup, d.Metrics, d.Cluster = a.Store, accounts, a.Store.Backup, a.Metrics, a.Cluster
 	if err := a.buildProviders(cfg); err != nil {
 		return err
 	}
@@ -214,6 +228,9 @@ func (a *App) Close(ctx context.Context) error {
 	}
 	if a.RunLog != nil {
 		errs = append(errs, a.RunLog.Close())
+	}
+	if c, ok := a.Cluster.(io.Closer); ok {
+		errs = append(errs, c.Close())
 	}
 	errs = append(errs, a.Store.Close())
 	return errors.Join(errs...)

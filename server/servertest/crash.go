@@ -49,6 +49,7 @@ func (s *Server) Crash() {
 	if s.Index != nil {
 		s.Index.Close()
 	}
+	s.closeCluster()
 	s.Store.Close()
 	if copyErr != nil {
 		s.t.Fatalf("crash image of %s: %v", dir, copyErr)

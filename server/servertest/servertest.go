@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"testing"
 	"time"
 
@@ -166,7 +167,11 @@ func Config(dir, url string) app.Config {
 	}
 }
 
-// StartDir is Start on a given data dir (for restart tests).
+// StartDir is Start on a given data dir (for restart tests). With
+// HEARTH_TEST_CLUSTER set in the test's environment, every server that no
+// option put on a database runs in cluster mode on a fresh PostgreSQL
+// database of its own (one per data dir, so restarts find their data):
+// `HEARTH_TEST_CLUSTER=1 go test ./server/` runs the suite on PostgreSQL.
 func StartDir(t testing.TB, dir string, opts ...Option) *Server {
 	t.Helper()
 	hts := httptest.NewUnstartedServer(nil)
@@ -174,6 +179,9 @@ func StartDir(t testing.TB, dir string, opts ...Option) *Server {
 	cfg := Config(dir, url)
 	for _, o := range opts {
 		o(&cfg)
+	}
+	if os.Getenv("HEARTH_TEST_CLUSTER") != "" && cfg.DatabaseURL == "" {
+		cfg.DatabaseURL = clusterDB(t, dir)
 	}
 	a, err := app.New(cfg)
 	if err != nil {

@@ -1,0 +1,215 @@
+package postgres
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hearth-dev/hearth/blob/postgres/pgtest"
+	"github.com/hearth-dev/hearth/engine"
+)
+
+func openCluster(t *testing.T, s *Store, opts ClusterOptions) *Cluster {
+	t.Helper()
+	c, err := NewCluster(context.Background(), s, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// TestClusterLocks: a lock held by one node is refused to another until
+// released, and a node's lock dies with its connections.
+func TestClusterLocks(t *testing.T) {
+	url := pgtest.URL(t)
+	a := openCluster(t, openURL(t, url, Options{}), ClusterOptions{})
+	bs := openURL(t, url, Options{})
+	b := openCluster(t, bs, ClusterOptions{})
+	ctx := context.Background()
+	if !a.Shared() || a.Node() == b.Node() {
+		t.Fatalf("Shared %v, nodes %q %q", a.Shared(), a.Node(), b.Node())
+	}
+	release, ok, err := a.TryLock(ctx, "sweep")
+	if err != nil || !ok {
+		t.Fatalf("first TryLock: %v %v", ok, err)
+	}
+	if _, ok, err := b.TryLock(ctx, "sweep"); err != nil || ok {
+		t.Fatalf("second node took a held lock: %v %v", ok, err)
+	}
+	if rel, ok, err := b.TryLock(ctx, "other"); err != nil || !ok {
+		t.Fatalf("another name: %v %v", ok, err)
+	} else {
+		rel()
+	}
+	release()
+	release() // twice is harmless
+	relB, ok, err := b.TryLock(ctx, "sweep")
+	if err != nil || !ok {
+		t.Fatalf("after release: %v %v", ok, err)
+	}
+	// The holder's connection dies (as with a killed node): the lock goes.
+	var killed int
+	if err := a.s.pool.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_locks
+		WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()`).Scan(&killed); err != nil || killed != 1 {
+		t.Fatalf("terminate the holder: %d, %v", killed, err)
+	}
+	if rel, ok, err := a.TryLock(ctx, "sweep"); err != nil || !ok {
+		t.Fatalf("lock of a dead connection still held: %v %v", ok, err)
+	} else {
+		rel()
+	}
+	relB() // unlocking on a dead connection closes it instead
+	if rel, ok, err := b.TryLock(ctx, "sweep"); err != nil || !ok {
+		t.Fatalf("b after its connection died: %v %v", ok, err)
+	} else {
+		rel()
+	}
+}
+
+// TestClusterPublishSubscribe: a change published in an Update on one node
+// reaches the subscribers of its topic on another; a rolled-back one never
+// does; changes from before the cluster started are not replayed.
+func TestClusterPublishSubscribe(t *testing.T) {
+	url := pgtest.URL(t)
+	as := openURL(t, url, Options{})
+	a := openCluster(t, as, ClusterOptions{})
+	ctx := context.Background()
+	publish := func(topic, key string, fail bool) {
+		err := as.Update(ctx, func(tx engine.Tx) error {
+			if err := a.Publish(tx, topic, key); err != nil {
+				return err
+			}
+			if fail {
+				return engine.Errorf(engine.CodeConflict, "roll back")
+			}
+			return nil
+		})
+		if (err != nil) != fail {
+			t.Fatal(err)
+		}
+	}
+	publish("key", "before", false)
+	b := openCluster(t, openURL(t, url, Options{}), ClusterOptions{Follow: FollowOptions{Poll: 50 * time.Millisecond}})
+	got := make(chan string, 16)
+	b.Subscribe("key", func(k string) { got <- "key:" + k })
+	b.Subscribe("pipe", func(k string) { got <- "pipe:" + k })
+	publish("key", "rolled-back", true)
+	publish("key", "key_1", false)
+	publish("job", "ignored", false)
+	publish("pipe", "alice/p", false)
+	want := []string{"key:key_1", "pipe:alice/p"}
+	for _, w := range want {
+		select {
+		case g := <-got:
+			if g != w {
+				t.Fatalf("got %q, want %q", g, w)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("no change %q within 5s", w)
+		}
+	}
+	select {
+	case g := <-got:
+		t.Fatalf("unexpected change %q", g)
+	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+// TestClusterCount: counters add up across nodes within a window, a new
+// window starts from zero, and Maintain deletes expired rows and old feed
+// rows.
+func TestClusterCount(t *testing.T) {
+	url := pgtest.URL(t)
+	as := openURL(t, url, Options{})
+	a := openCluster(t, as, ClusterOptions{KeepChanges: time.Millisecond})
+	b := openCluster(t, openURL(t, url, Options{}), ClusterOptions{})
+	ctx := context.Background()
+	const window = time.Hour
+	var wg sync.WaitGroup
+	for _, c := range []*Cluster{a, b} {
+		for i := 0; i < 10; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := c.Count(ctx, "rate/key_1", window, 2); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	if n, err := a.Count(ctx, "rate/key_1", window, 0); err != nil || n != 40 {
+		t.Fatalf("total %d, %v; want 40", n, err)
+	}
+	if n, err := b.Count(ctx, "rate/other", window, 1); err != nil || n != 1 {
+		t.Fatalf("other key %d, %v", n, err)
+	}
+	// A 50 ms window: after it ends the count restarts.
+	if _, err := a.Count(ctx, "short", 50*time.Millisecond, 5); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(120 * time.Millisecond)
+	if n, err := a.Count(ctx, "short", 50*time.Millisecond, 1); err != nil || n != 1 {
+		t.Fatalf("new window %d, %v; want 1", n, err)
+	}
+	if err := as.Update(ctx, func(tx engine.Tx) error { return a.Publish(tx, "key", "x") }); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond)
+	if err := a.Maintain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var counters, changes int
+	if err := as.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM hearth_counters WHERE key = 'short'), (SELECT count(*) FROM hearth_changes)`).Scan(&counters, &changes); err != nil {
+		t.Fatal(err)
+	}
+	if counters != 1 || changes != 0 {
+		t.Fatalf("after Maintain: %d rows of the short counter (want the live one), %d feed rows (want 0)", counters, changes)
+	}
+	if n, _ := a.Count(ctx, "rate/key_1", window, 0); n != 40 {
+		t.Fatalf("Maintain deleted a live counter: %d", n)
+	}
+}
+
+// TestClusterFeedReconnect: when the feed connection drops, subscribers are
+// told to reload (key "") and later changes still arrive.
+func TestClusterFeedReconnect(t *testing.T) {
+	url := pgtest.URL(t)
+	as := openURL(t, url, Options{})
+	a := openCluster(t, as, ClusterOptions{Follow: FollowOptions{Poll: 50 * time.Millisecond}})
+	got := make(chan string, 16)
+	a.Subscribe("pipe", func(k string) { got <- k })
+	ctx := context.Background()
+	// The feed reader connects in the background: wait for its LISTEN.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var killed int
+		if err := as.pool.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+			WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()`).Scan(&killed); err != nil {
+			t.Fatal(err)
+		}
+		if killed == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no feed listener to terminate")
+		}
+	}
+	wait := func(want string) {
+		t.Helper()
+		select {
+		case k := <-got:
+			if k != want {
+				t.Fatalf("got %q, want %q", k, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no %q within 10s", want)
+		}
+	}
+	wait("")
+	if err := as.Update(ctx, func(tx engine.Tx) error { return a.Publish(tx, "pipe", "alice/p") }); err != nil {
+		t.Fatal(err)
+	}
+	wait("alice/p")
+}
