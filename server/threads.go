@@ -18,7 +18,7 @@ func (s *Server) threadRoutes() []Route {
 		{Method: http.MethodPost, Path: "/v1/threads", Auth: AuthOwner, Handler: s.handleThreadCreate,
 			Doc: RouteDoc{Summary: "Create a thread", Request: threadCreateBody{}, Response: threadView{}}},
 		{Method: http.MethodGet, Path: "/v1/threads", Auth: AuthOwner, Handler: s.handleThreadList,
-			Doc: RouteDoc{Summary: "List threads, newest first", Response: threadPage{}, Query: []string{"limit", "cursor"}}},
+			Doc: RouteDoc{Summary: "List threads, newest first, each with its pipe, message count and first message", Response: threadPage{}, Query: []string{"limit", "cursor"}}},
 		{Method: http.MethodGet, Path: "/v1/threads/:id", Auth: AuthOwner, Handler: s.handleThreadGet,
 			Doc: RouteDoc{Summary: "Get a thread", Response: threadView{}}},
 		{Method: http.MethodPost, Path: "/v1/threads/:id", Auth: AuthOwner, Handler: s.handleThreadUpdate,
@@ -261,8 +261,8 @@ func messagePageParams(c echo.Context) (o engine.MessagePageOptions, paged bool,
 
 // threadPage is a page of threads, newest first.
 type threadPage struct {
-	Data       []threadView `json:"data"`
-	NextCursor *string      `json:"next_cursor"`
+	Data       []threadListItem `json:"data"`
+	NextCursor *string          `json:"next_cursor"`
 }
 
 // handleThreadList lists the caller's threads, newest first (?limit, ?cursor).
@@ -275,9 +275,13 @@ func (s *Server) handleThreadList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := threadPage{Data: make([]threadView, 0, len(page.Threads))}
+	out := threadPage{Data: make([]threadListItem, 0, len(page.Threads))}
 	for _, t := range page.Threads {
-		out.Data = append(out.Data, viewThread(t))
+		it, err := s.listItem(c.Request().Context(), t)
+		if err != nil {
+			return err
+		}
+		out.Data = append(out.Data, it)
 	}
 	if page.Next != "" {
 		out.NextCursor = &page.Next
