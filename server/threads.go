@@ -39,6 +39,10 @@ type threadView struct {
 	Object    string            `json:"object"`
 	CreatedAt int64             `json:"created_at"`
 	Metadata  map[string]string `json:"metadata"`
+	// Pipe and PipeID name the pipe whose run created the thread (Hearth's
+	// fields, absent for threads made through /v1/threads); see pipeOf.
+	Pipe   string `json:"pipe,omitempty"`
+	PipeID string `json:"pipe_id,omitempty"`
 }
 
 func viewThread(t *engine.Thread) threadView {
@@ -46,7 +50,7 @@ func viewThread(t *engine.Thread) threadView {
 	if md == nil {
 		md = map[string]string{}
 	}
-	return threadView{ID: t.ID, Object: "thread", CreatedAt: t.CreatedAt.Unix(), Metadata: md}
+	return threadView{ID: t.ID, Object: "thread", CreatedAt: t.CreatedAt.Unix(), Metadata: md, Pipe: t.Pipe, PipeID: t.PipeID}
 }
 
 func threadID(c echo.Context) (string, error) {
@@ -86,7 +90,11 @@ func (s *Server) handleThreadGet(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, viewThread(t))
+	v := viewThread(t)
+	if err := s.pipeOf(c.Request().Context(), &v); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, v)
 }
 
 // handleThreadUpdate merges metadata (a null value removes its key).

@@ -18,8 +18,6 @@ const firstMessageRunes = 160
 // number of messages, and the start of the first user message.
 type threadListItem struct {
 	threadView
-	Pipe         string `json:"pipe,omitempty"`
-	PipeID       string `json:"pipe_id,omitempty"`
 	MessageCount int64  `json:"message_count"`
 	FirstMessage string `json:"first_message"`
 }
@@ -28,15 +26,9 @@ type threadListItem struct {
 // messages, and the pipe's current name when it still exists (a renamed
 // pipe keeps its id; a deleted one keeps the name it had).
 func (s *Server) listItem(ctx context.Context, t *engine.Thread) (threadListItem, error) {
-	it := threadListItem{threadView: viewThread(t), Pipe: t.Pipe, PipeID: t.PipeID, MessageCount: t.NextSeq}
-	if t.PipeID != "" {
-		p, err := s.deps.Pipes.GetByID(ctx, t.PipeID)
-		switch {
-		case err == nil:
-			it.Pipe = p.Name
-		case !engine.IsNotFound(err):
-			return it, err
-		}
+	it := threadListItem{threadView: viewThread(t), MessageCount: t.NextSeq}
+	if err := s.pipeOf(ctx, &it.threadView); err != nil {
+		return it, err
 	}
 	if t.NextSeq == 0 {
 		return it, nil
@@ -63,4 +55,21 @@ func clipRunes(s string, n int) string {
 	}
 	r := []rune(s)
 	return string(r[:n-1]) + "…"
+}
+
+// pipeOf sets v.Pipe to the current name of the pipe that created the
+// thread, when it still exists: a renamed pipe keeps its id, and a deleted
+// one leaves the name it had.
+func (s *Server) pipeOf(ctx context.Context, v *threadView) error {
+	if v.PipeID == "" {
+		return nil
+	}
+	p, err := s.deps.Pipes.GetByID(ctx, v.PipeID)
+	switch {
+	case err == nil:
+		v.Pipe = p.Name
+	case !engine.IsNotFound(err):
+		return err
+	}
+	return nil
 }

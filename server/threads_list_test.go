@@ -56,6 +56,11 @@ func TestThreadListShowsPipeAndFirstMessage(t *testing.T) {
 	if plain["message_count"] != float64(2) || plain["first_message"] != "hi" {
 		t.Errorf("plain thread: count %v, first %q; want 2 and the user message hi", plain["message_count"], plain["first_message"])
 	}
+	var one map[string]any
+	ts.Do("GET", "/v1/threads/"+runThread, key, nil).JSON(t, &one)
+	if one["pipe"] != "assistant" || one["pipe_id"] != run["pipe_id"] {
+		t.Errorf("GET /v1/threads/{id}: pipe %v, pipe_id %v; want the list's", one["pipe"], one["pipe_id"])
+	}
 	if run["object"] != "thread" || run["metadata"] == nil || run["created_at"] == nil {
 		t.Errorf("list entry lost the thread object's fields: %v", run)
 	}
