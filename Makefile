@@ -1,9 +1,9 @@
-# Hearth: make run | make test | make lint | make build | make bench
+# Hearth: make run | make test | make lint | make build | make release | make bench
 GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: run test test-go test-norace lint build bench fuzz loadtest clean sdk-deps
+.PHONY: run test test-go test-norace lint build release bench fuzz loadtest clean sdk-deps
 
 ## FUZZTIME: how long make fuzz runs each fuzz target (go test -fuzztime).
 FUZZTIME ?= 30s
@@ -63,6 +63,29 @@ lint:
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/hearth .
 
+## release: static binaries (CGO_ENABLED=0) for every PLATFORMS entry
+## (os/arch or linux/arm/v7) into DIST as hearth-VERSION-os-arch[.exe],
+## plus DIST/SHA256SUMS. DIST is emptied first. release_test.go runs it
+## for linux/arm64 and windows/amd64.
+PLATFORMS ?= linux/amd64 linux/arm64 linux/arm/v7 darwin/arm64 darwin/amd64 windows/amd64
+DIST      ?= dist
+release:
+	@set -e; rm -rf "$(DIST)"; mkdir -p "$(DIST)"; \
+	  for p in $(PLATFORMS); do \
+	    os=$${p%%/*}; rest=$${p#*/}; arch=$${rest%%/*}; variant=; \
+	    if [ "$$rest" != "$$arch" ]; then variant=$${rest#*/}; fi; \
+	    goarm=; if [ "$$arch" = arm ]; then goarm=$${variant#v}; goarm=$${goarm:-7}; variant=v$$goarm; fi; \
+	    ext=; if [ "$$os" = windows ]; then ext=.exe; fi; \
+	    out="$(DIST)/hearth-$(VERSION)-$$os-$$arch$$variant$$ext"; \
+	    echo "release: $$out"; \
+	    CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch GOARM=$$goarm \
+	      $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o "$$out" .; \
+	  done; \
+	  cd "$(DIST)"; \
+	  if command -v sha256sum >/dev/null 2>&1; then sha256sum hearth-* > SHA256SUMS; \
+	  else shasum -a 256 hearth-* > SHA256SUMS; fi; \
+	  cat SHA256SUMS
+
 ## bench: the side-by-side tables of server/servertest/hearthbench (gateway
 ## overhead, ingestion, retrieval, scaling; also written to bench.json), the
 ## Go micro-benchmarks (with the record store on Badger and on PostgreSQL,
@@ -99,4 +122,4 @@ loadtest:
 	$(GO) run ./server/servertest/loadtest -duration $(LOADTIME)
 
 clean:
-	rm -rf bin
+	rm -rf bin dist

@@ -18,6 +18,7 @@ func (s *Server) documentRoutes() []Route {
 			Doc: RouteDoc{Summary: "Delete a document", Response: successView{}}},
 		{Method: http.MethodGet, Path: "/v1/memory/:memoryName/documents/:documentName/embeddings/retry", Auth: AuthOwner, Handler: s.handleDocumentRetry,
 			Doc: RouteDoc{Summary: "Queue a failed document again", Response: retryView{}}},
+		s.documentChunksRoute(),
 	}
 }
 

@@ -18,7 +18,7 @@ func (s *Server) threadRoutes() []Route {
 		{Method: http.MethodPost, Path: "/v1/threads", Auth: AuthOwner, Handler: s.handleThreadCreate,
 			Doc: RouteDoc{Summary: "Create a thread", Request: threadCreateBody{}, Response: threadView{}}},
 		{Method: http.MethodGet, Path: "/v1/threads", Auth: AuthOwner, Handler: s.handleThreadList,
-			Doc: RouteDoc{Summary: "List threads, newest first", Response: threadPage{}, Query: []string{"limit", "cursor"}}},
+			Doc: RouteDoc{Summary: "List threads, newest first, each with its pipe, message count and first message", Response: threadPage{}, Query: []string{"limit", "cursor"}}},
 		{Method: http.MethodGet, Path: "/v1/threads/:id", Auth: AuthOwner, Handler: s.handleThreadGet,
 			Doc: RouteDoc{Summary: "Get a thread", Response: threadView{}}},
 		{Method: http.MethodPost, Path: "/v1/threads/:id", Auth: AuthOwner, Handler: s.handleThreadUpdate,
@@ -39,6 +39,10 @@ type threadView struct {
 	Object    string            `json:"object"`
 	CreatedAt int64             `json:"created_at"`
 	Metadata  map[string]string `json:"metadata"`
+	// Pipe and PipeID name the pipe whose run created the thread (Hearth's
+	// fields, absent for threads made through /v1/threads); see pipeOf.
+	Pipe   string `json:"pipe,omitempty"`
+	PipeID string `json:"pipe_id,omitempty"`
 }
 
 func viewThread(t *engine.Thread) threadView {
@@ -46,7 +50,7 @@ func viewThread(t *engine.Thread) threadView {
 	if md == nil {
 		md = map[string]string{}
 	}
-	return threadView{ID: t.ID, Object: "thread", CreatedAt: t.CreatedAt.Unix(), Metadata: md}
+	return threadView{ID: t.ID, Object: "thread", CreatedAt: t.CreatedAt.Unix(), Metadata: md, Pipe: t.Pipe, PipeID: t.PipeID}
 }
 
 func threadID(c echo.Context) (string, error) {
@@ -86,7 +90,11 @@ func (s *Server) handleThreadGet(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, viewThread(t))
+	v := viewThread(t)
+	if err := s.pipeOf(c.Request().Context(), &v); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, v)
 }
 
 // handleThreadUpdate merges metadata (a null value removes its key).
@@ -261,8 +269,8 @@ func messagePageParams(c echo.Context) (o engine.MessagePageOptions, paged bool,
 
 // threadPage is a page of threads, newest first.
 type threadPage struct {
-	Data       []threadView `json:"data"`
-	NextCursor *string      `json:"next_cursor"`
+	Data       []threadListItem `json:"data"`
+	NextCursor *string          `json:"next_cursor"`
 }
 
 // handleThreadList lists the caller's threads, newest first (?limit, ?cursor).
@@ -275,9 +283,13 @@ func (s *Server) handleThreadList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := threadPage{Data: make([]threadView, 0, len(page.Threads))}
+	out := threadPage{Data: make([]threadListItem, 0, len(page.Threads))}
 	for _, t := range page.Threads {
-		out.Data = append(out.Data, viewThread(t))
+		it, err := s.listItem(c.Request().Context(), t)
+		if err != nil {
+			return err
+		}
+		out.Data = append(out.Data, it)
 	}
 	if page.Next != "" {
 		out.NextCursor = &page.Next

@@ -38,15 +38,15 @@ func requireChromium(t *testing.T) {
 	}
 }
 
-// outDir is the folder screenshots go to: $HEARTH_TESTOUT/studio, or
-// testout/studio at the repository root (gitignored).
-func outDir(t *testing.T) string {
+// outDir is the folder screenshots go to: $HEARTH_TESTOUT/<name>, or
+// testout/<name> at the repository root (gitignored). It is emptied first.
+func outDir(t *testing.T, name string) string {
 	t.Helper()
 	root := os.Getenv("HEARTH_TESTOUT")
 	if root == "" {
 		root = filepath.Join("..", "testout")
 	}
-	dir := filepath.Join(root, "studio")
+	dir := filepath.Join(root, name)
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
@@ -74,6 +74,12 @@ type browser struct {
 
 func newBrowser(t *testing.T, ts *servertest.Server) *browser {
 	t.Helper()
+	return newBrowserIn(t, ts, "studio")
+}
+
+// newBrowserIn is newBrowser writing its screenshots to outDir(t, dir).
+func newBrowserIn(t *testing.T, ts *servertest.Server, dir string) *browser {
+	t.Helper()
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(chromiumPath),
 		chromedp.Flag("headless", true),
@@ -98,7 +104,7 @@ func newBrowser(t *testing.T, ts *servertest.Server) *browser {
 		cancelCtx()
 		cancelAlloc()
 	})
-	b := &browser{t: t, ctx: ctx, base: ts.URL, out: outDir(t)}
+	b := &browser{t: t, ctx: ctx, base: ts.URL, out: outDir(t, dir)}
 	// The first call starts the browser; it must not carry a timeout.
 	if err := chromedp.Do(ctx); err != nil {
 		t.Fatalf("start %s: %v", chromiumPath, err)

@@ -117,6 +117,12 @@ export const api = {
   startUpload: (memoryName, documentName, meta) =>
     request('POST', '/v1/memory/documents', { memoryName, documentName, ...(meta ? { meta } : {}) }),
   retrieve: (body) => request('POST', '/v1/memory/retrieve', body),
+  chunks: (memory, doc, offset = 0) => request('GET', `/v1/memory/${enc(memory)}/documents/${enc(doc)}/chunks?limit=50&offset=${offset}`),
+
+  agentRun: (body, signal) => request('POST', '/v1/agent/run', body, { raw: true, signal }),
+  images: (body, signal, llmKey) => request('POST', '/v1/images', body, { signal, headers: llmKey ? { 'LB-LLM-Key': llmKey } : {} }),
+  webSearch: (body) => request('POST', '/v1/tools/web-search', body),
+  crawl: (body) => request('POST', '/v1/tools/crawl', body),
 };
 
 /**

@@ -3,7 +3,7 @@
 // server, so deep links (the url fields of pipes and memories) open here.
 
 import { api, session } from './api.js';
-import { h, replace, announce } from './dom.js';
+import { h, replace, announce, stackTables } from './dom.js';
 
 export const BASE = '/studio';
 
@@ -16,6 +16,10 @@ const routes = [
   { re: /^\/pipes\/([^/]+)\/([^/]+)\/playground$/, page: () => import('./pages/playground.js'), nav: 'pipes', params: (m) => ({ owner: m[1], name: m[2] }) },
   { re: /^\/memory$/, page: () => import('./pages/memory.js'), nav: 'memory' },
   { re: /^\/memory\/([^/]+)\/([^/]+)$/, page: () => import('./pages/memory_detail.js'), nav: 'memory', params: (m) => ({ owner: m[1], name: m[2] }) },
+  { re: /^\/memory\/([^/]+)\/([^/]+)\/documents\/([^/]+)$/, page: () => import('./pages/chunks.js'), nav: 'memory', params: (m) => ({ owner: m[1], name: m[2], doc: m[3] }) },
+  { re: /^\/agent$/, page: () => import('./pages/agent.js'), nav: 'agent' },
+  { re: /^\/images$/, page: () => import('./pages/images.js'), nav: 'images' },
+  { re: /^\/web$/, page: () => import('./pages/webtools.js'), nav: 'web' },
   { re: /^\/threads$/, page: () => import('./pages/threads.js'), nav: 'threads' },
   { re: /^\/threads\/([^/]+)$/, page: () => import('./pages/thread.js'), nav: 'threads', params: (m) => ({ id: m[1] }) },
   { re: /^\/usage$/, page: () => import('./pages/usage.js'), nav: 'usage' },
@@ -26,6 +30,9 @@ const navItems = [
   ['pipes', 'Pipes'],
   ['memory', 'Memory'],
   ['threads', 'Threads'],
+  ['agent', 'Agent'],
+  ['images', 'Images'],
+  ['web', 'Web'],
   ['usage', 'Usage'],
   ['keys', 'Keys'],
 ];
@@ -234,5 +241,10 @@ window.addEventListener('hearth:unauthorized', () => {
   history.replaceState(null, '', `${BASE}/signin?expired=1&next=${encodeURIComponent(next)}`);
   render();
 });
+
+// Tables stack into labelled cards on narrow screens (studio.css); rows
+// added later (paging, polling) are labelled as they arrive.
+new MutationObserver(() => stackTables(document.getElementById('main')))
+  .observe(document.getElementById('main'), { childList: true, subtree: true });
 
 render();

@@ -218,3 +218,22 @@ export async function busy(btn, fn) {
     btn.removeAttribute('aria-busy');
   }
 }
+
+/**
+ * stackTables gives every table under root the class "stack" and each
+ * body cell a data-label naming its column, which studio.css shows when
+ * the screen is too narrow for columns. Visually hidden headers give no
+ * label.
+ */
+export function stackTables(root) {
+  for (const table of root.querySelectorAll('table')) {
+    table.classList.add('stack');
+    const heads = [...table.querySelectorAll('thead th')].map((th) =>
+      (th.querySelector('.visually-hidden') ? '' : th.textContent.trim()));
+    for (const tr of table.querySelectorAll('tbody tr')) {
+      [...tr.children].forEach((cell, i) => {
+        if (cell.tagName === 'TD' && heads[i] && !cell.hasAttribute('data-label')) cell.setAttribute('data-label', heads[i]);
+      });
+    }
+  }
+}

@@ -4,7 +4,7 @@
 
 import { api, putDocument, contentTypeOf, APIError } from '../api.js';
 import { h, field, checkbox, errorBox, announce, confirmDialog, busy, fmt, time, replace, id, add } from '../dom.js';
-import { navigate, state } from '../app.js';
+import { navigate, state, link } from '../app.js';
 
 const POLL_MS = 1500;
 const ACTIVE = new Set(['queued', 'in_progress']);
@@ -145,7 +145,8 @@ function documentsTable(mem, signal, err) {
     });
     actions.append(del);
     return h('tr', { 'data-doc': d.name, 'data-status': d.status },
-      h('th', { scope: 'row' }, d.name),
+      h('th', { scope: 'row' }, link(`/memory/${encodeURIComponent(mem.owner_login || ctx.params.owner)}/${encodeURIComponent(mem.name)}/documents/${encodeURIComponent(d.name)}`,
+        d.name, { 'aria-label': `Chunks of ${d.name}` })),
       h('td', {}, h('span', { class: `badge ${d.status}` }, d.status.replace('_', ' ')),
         d.status_message ? h('p', { class: d.status === 'failed' ? 'field-error' : 'hint' }, d.status_message) : null),
       h('td', { class: 'num' }, fmt.bytes(d.metadata && d.metadata.size)),

@@ -4,6 +4,7 @@ import { api } from '../api.js';
 import { h, field, checkbox, errorBox, announce, confirmDialog, secretReveal, busy, id, replace, add } from '../dom.js';
 import { link, navigate, state } from '../app.js';
 import { pipeSubnav } from './pipes.js';
+import { snippetsPanel } from './snippets.js';
 
 // The defaults of a v1-created pipe (https://langbase.com/docs/api-reference/pipe/create).
 const DEFAULTS = {
@@ -206,11 +207,12 @@ export async function render(view, ctx) {
   if (!create) {
     actions.append(
       link(`/pipes/${encodeURIComponent(p.owner_login)}/${encodeURIComponent(p.name)}/playground`, 'Open playground', { class: 'button' }),
-      h('button', { type: 'button', onclick: () => rotateKey(p.name, reveal, err) }, 'New pipe key'),
-      h('button', { type: 'button', class: 'danger', onclick: () => deletePipe(p.name, err) }, 'Delete pipe'));
+      h('button', { type: 'button', id: 'rotate-key', onclick: () => rotateKey(p.name, reveal, err) }, 'New pipe key'),
+      h('button', { type: 'button', class: 'danger', id: 'delete-pipe', onclick: () => deletePipe(p.name, err) }, 'Delete pipe'));
   }
   form.append(actions);
   add(view, form);
+  if (!create) add(view, snippetsPanel(p.name));
 
   form.addEventListener('submit', async (e) => {
     e.preventDefault();

@@ -5,6 +5,7 @@ import { api } from '../api.js';
 import { h, field, checkbox, errorBox, announce, fmt, replace, add } from '../dom.js';
 import { link, state } from '../app.js';
 import { readSSE, ChatAccumulator } from '../sse.js';
+import { renderInto, copyButton } from '../md.js';
 import { pipeSubnav } from './pipes.js';
 
 const VAR_RE = /\{\{\s*([^{}]+?)\s*\}\}/g;
@@ -168,6 +169,7 @@ export async function render(view, ctx) {
     transcript.setAttribute('aria-busy', 'false');
     if (acc.toolCalls.length) answer.append(toolCallsBlock(acc.toolCalls, (results) => run(results)));
     if (failed && failed.name === 'AbortError') {
+      if (acc.text) answerTools(answer, content, acc.text);
       meta.textContent = `Stopped after ${fmt.ms(total)}.`;
       announce('Run stopped');
       return;
@@ -180,6 +182,7 @@ export async function render(view, ctx) {
       return;
     }
     if (!acc.text && !acc.toolCalls.length) content.append(h('span', { class: 'muted' }, '(empty answer)'));
+    else if (acc.text) answerTools(answer, content, acc.text);
     const usage = acc.usage || await usageFromRunLog(pipe.name, s.threadId, startedAt, ctx.signal);
     meta.replaceChildren(runMeta(usage, total, firstToken, acc));
     announce(acc.toolCalls.length ? `The model called ${acc.toolCalls.map((t) => t.function.name).join(', ')}` : 'Answer complete');
@@ -200,9 +203,10 @@ function variablesOf(pipe) {
 function messageItem(role, content, toolCalls, name) {
   const text = typeof content === 'string' ? content
     : Array.isArray(content) ? content.filter((p) => p.type === 'text').map((p) => p.text).join('\n') : '';
+  const body = h('div', { class: 'content' }, text);
   const li = h('li', { class: `msg ${role}` },
-    h('div', { class: 'role' }, role === 'tool' && name ? `tool result (${name})` : role),
-    h('div', { class: 'content' }, text));
+    h('div', { class: 'role' }, role === 'tool' && name ? `tool result (${name})` : role), body);
+  if (role === 'assistant' && text) answerTools(li, body, text);
   if (toolCalls && toolCalls.length) li.append(toolCallsBlock(toolCalls, null));
   return li;
 }
@@ -278,4 +282,14 @@ async function usageFromRunLog(pipeName, threadId, startedAt, signal) {
     await new Promise((r) => setTimeout(r, 250));
   }
   return null;
+}
+
+/**
+ * answerTools renders a finished answer as markdown and adds a button
+ * copying its raw text.
+ */
+export function answerTools(li, content, text) {
+  renderInto(content, text);
+  li.querySelector(':scope > .msg-tools')?.remove();
+  content.after(h('div', { class: 'msg-tools' }, copyButton(() => text, 'Copy answer')));
 }
