@@ -104,26 +104,30 @@ func withApp(c cliIO, data string, fn func(ctx context.Context, a *app.App) erro
 // applyAtStart applies HEARTH_APPLY_DIR before the server listens
 // (without pruning or waiting for ingestion), logging each change. With
 // several nodes on one database (cluster mode) every node applies the
-// same files at its start; applying is idempotent, but two nodes starting
-// at the same moment may race on a create and one of them stop with a
-// conflict: run apply under the cluster-wide lock (engine.Cluster.TryLock)
-// once the application exposes it.
+// same files at its start: the plan is built and applied under the
+// cluster-wide apply lock, so nodes starting together take turns and the
+// later ones find nothing left to change.
 func applyAtStart(a *app.App, dir string, getenv func(string) string, log *slog.Logger) error {
 	ctx := context.Background()
 	spec, err := apply.Load(dir)
 	if err != nil {
 		return fmt.Errorf("HEARTH_APPLY_DIR: %w", err)
 	}
-	plan, err := apply.Build(ctx, apply.ServicesOf(a, getenv), spec, apply.Options{})
+	var changes int
+	err = apply.Locked(ctx, a.Cluster, func(ctx context.Context) error {
+		plan, err := apply.Build(ctx, apply.ServicesOf(a, getenv), spec, apply.Options{})
+		if err != nil {
+			return err
+		}
+		for _, ch := range plan.Changes {
+			log.Info("apply", "action", ch.Action, "kind", ch.Kind, "name", ch.Name)
+		}
+		changes = len(plan.Changes)
+		return plan.Apply(ctx)
+	})
 	if err != nil {
 		return fmt.Errorf("HEARTH_APPLY_DIR: %w", err)
 	}
-	for _, ch := range plan.Changes {
-		log.Info("apply", "action", ch.Action, "kind", ch.Kind, "name", ch.Name)
-	}
-	if err := plan.Apply(ctx); err != nil {
-		return fmt.Errorf("HEARTH_APPLY_DIR: %w", err)
-	}
-	log.Info("applied declarations", "dir", dir, "changes", len(plan.Changes))
+	log.Info("applied declarations", "dir", dir, "changes", changes)
 	return nil
 }

@@ -93,6 +93,9 @@ type Config struct {
 	EgressSettings
 	// DatabaseURL selects cluster mode (config_cluster.go).
 	DatabaseURL string `json:"database_url"`
+	// JobLease (a Go duration) is how long a claimed ingestion job stays
+	// held without a heartbeat (config_cluster.go).
+	JobLease string `json:"job_lease"`
 }
 
 func defaultConfig() Config {
@@ -101,7 +104,7 @@ func defaultConfig() Config {
 		MaxBodyBytes: 8 << 20, MaxUploadBytes: 10 << 20,
 		IngestWorkers: 2, AgentMaxSteps: 10, RetrieveVectorWeight: "1", RetrieveKeywordWeight: "1",
 		ParseTimeout: "60s", ParseMemoryLimit: 1 << 30, ParseMaxOutput: 32 << 20, EmbedRetries: 3, EmbedRetryMaxWait: "60s",
-		Metrics: "on", MaxConcurrent: 512, RequestLimits: defaultRequestLimits(),
+		Metrics: "on", MaxConcurrent: 512, RequestLimits: defaultRequestLimits(), JobLease: "30s",
 	}
 }
 
@@ -368,7 +371,7 @@ func (c *Config) memoryConfig() memory.Config {
 	wait, _ := time.ParseDuration(strings.TrimSpace(c.EmbedRetryMaxWait))
 	return memory.Config{
 		Workers: int(c.IngestWorkers), Fusion: c.fusion(),
-		EmbedAttempts: int(c.EmbedRetries) + 1, RetryMaxDelay: wait,
+		EmbedAttempts: int(c.EmbedRetries) + 1, RetryMaxDelay: wait, LeaseTTL: c.jobLease(),
 	}
 }
 

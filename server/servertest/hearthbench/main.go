@@ -11,7 +11,10 @@
 // instant fake upstream), ingest (upload to completed through the memory
 // engine), retrieval (exact search, our HNSW through index.Manager and
 // coder/hnsw v0.6.1; BM25 and hybrid; reopen time; GloVe vectors), and the
-// scaling table derived from retrieval.
+// scaling table derived from retrieval, and cluster (pipes.run and
+// retrieval throughput embedded, on one and on two PostgreSQL nodes, and
+// the change-feed lag between two nodes; skipped with the reason when
+// PostgreSQL is not installed).
 package main
 
 import (
@@ -29,24 +32,27 @@ import (
 
 // Report is everything one run measured.
 type Report struct {
-	Machine      string             `json:"machine"`
-	StartedAt    time.Time          `json:"started_at"`
-	Seconds      float64            `json:"seconds"`
-	Quick        bool               `json:"quick"`
-	GatewayCell  float64            `json:"gateway_cell_s,omitempty"`
-	Gateway      []GatewayResult    `json:"gateway,omitempty"`
-	Ingest       []IngestResult     `json:"ingest,omitempty"`
-	Retrieval    []RetrievalResult  `json:"retrieval,omitempty"`
-	Keyword      []KeywordResult    `json:"keyword,omitempty"`
-	Scaling      []ScalingRow       `json:"scaling,omitempty"`
-	GloveSkipped string             `json:"glove_skipped,omitempty"`
-	Sections     map[string]float64 `json:"section_seconds"`
-	LoadAtEnd    string             `json:"load_average_at_end"`
+	Machine        string             `json:"machine"`
+	StartedAt      time.Time          `json:"started_at"`
+	Seconds        float64            `json:"seconds"`
+	Quick          bool               `json:"quick"`
+	GatewayCell    float64            `json:"gateway_cell_s,omitempty"`
+	Gateway        []GatewayResult    `json:"gateway,omitempty"`
+	Ingest         []IngestResult     `json:"ingest,omitempty"`
+	Retrieval      []RetrievalResult  `json:"retrieval,omitempty"`
+	Keyword        []KeywordResult    `json:"keyword,omitempty"`
+	Scaling        []ScalingRow       `json:"scaling,omitempty"`
+	GloveSkipped   string             `json:"glove_skipped,omitempty"`
+	Cluster        []ClusterResult    `json:"cluster,omitempty"`
+	ClusterLag     *ClusterLag        `json:"cluster_lag,omitempty"`
+	ClusterSkipped string             `json:"cluster_skipped,omitempty"`
+	Sections       map[string]float64 `json:"section_seconds"`
+	LoadAtEnd      string             `json:"load_average_at_end"`
 }
 
 func main() {
 	quick := flag.Bool("quick", false, "small sizes only (a quick look)")
-	sections := flag.String("sections", "gateway,ingest,retrieval", "comma-separated sections to run: gateway, ingest, retrieval")
+	sections := flag.String("sections", "gateway,ingest,retrieval,cluster", "comma-separated sections to run: gateway, ingest, retrieval, cluster")
 	jsonOut := flag.String("json", "", "also write the report as JSON to this file")
 	queries := flag.Int("queries", 200, "queries per retrieval case")
 	cell := flag.Duration("cell", 2*time.Second, "gateway: measuring time per side of each row (1 s with -quick)")
@@ -130,6 +136,19 @@ func main() {
 			runtime.GC()
 		}
 		rep.Scaling = scaling(rep.Retrieval, runtime.GOMAXPROCS(0))
+	})
+	section("cluster", func() {
+		if *quick && *cell == 2*time.Second {
+			*cell = time.Second
+		}
+		c, lag, skipped, err := runCluster(*quick, *cell, logf)
+		if err != nil {
+			fail("cluster", err)
+		}
+		if skipped != "" {
+			logf("cluster: skipped: %s", skipped)
+		}
+		rep.Cluster, rep.ClusterLag, rep.ClusterSkipped = c, lag, skipped
 	})
 	rep.Seconds = time.Since(rep.StartedAt).Seconds()
 	rep.LoadAtEnd = loadAverage()
@@ -222,7 +241,7 @@ func printReport(w io.Writer, rep *Report) {
 		fmt.Fprint(w, " (-quick)")
 	}
 	fmt.Fprintf(w, "\nmachine: %s\ntotal: %.0f s, load average at end %s", rep.Machine, rep.Seconds, rep.LoadAtEnd)
-	for _, s := range []string{"gateway", "ingest", "retrieval"} {
+	for _, s := range []string{"gateway", "ingest", "retrieval", "cluster"} {
 		if t, ok := rep.Sections[s]; ok {
 			fmt.Fprintf(w, " (%s %.0f s)", s, t)
 		}
@@ -239,6 +258,9 @@ func printReport(w io.Writer, rep *Report) {
 	}
 	if len(rep.Scaling) > 0 {
 		printScaling(w, rep.Scaling)
+	}
+	if len(rep.Cluster) > 0 || rep.ClusterSkipped != "" {
+		printCluster(w, rep)
 	}
 }
 
