@@ -28,6 +28,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/url"
 	"regexp"
 	"sort"
 	"strings"
@@ -348,9 +349,9 @@ func (s *Service) List(ctx context.Context, owner string) ([]*Memory, error) {
 	return out, err
 }
 
-// URL is the memory's address in the studio.
+// URL is the memory's page in the studio (/studio/memory/<owner>/<name>).
 func (s *Service) URL(m *Memory) string {
-	return s.cfg.BaseURL + "/memory/" + m.Owner + "/" + m.Name
+	return s.cfg.BaseURL + "/studio/memory/" + url.PathEscape(m.Owner) + "/" + url.PathEscape(m.Name)
 }
 
 // Delete removes a memory with its documents, chunks, vectors, blobs and
