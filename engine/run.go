@@ -89,8 +89,11 @@ type PreparedRun struct {
 	Pipe     *Pipe
 	ThreadID string
 	// Request is what the model receives (APIKey included; never log it).
-	Request  *ChatRequest
-	Ref      ModelRef
+	Request *ChatRequest
+	Ref     ModelRef
+	// Sources are the memory chunks retrieved for the run, best first
+	// (empty without memories or when nothing matched).
+	Sources  []RAGChunk
 	thread   *Thread
 	chat     ChatModel
 	newMsgs  []Message
@@ -154,6 +157,7 @@ func (r *Runner) Prepare(ctx context.Context, in *RunRequest) (*PreparedRun, err
 			}
 		}
 	}
+	pr.Sources = chunks
 	jsonMode := p.JSON
 	if in.JSON != nil {
 		jsonMode = *in.JSON
