@@ -89,6 +89,8 @@ type Config struct {
 	MaxConcurrent int64 `json:"max_concurrent"`
 	// RequestLimits are the per-client and thread limits (config_limits.go).
 	RequestLimits
+	// ModelDefaults are the default chat and embedding models (config_defaults.go).
+	ModelDefaults
 }
 
 func defaultConfig() Config {
@@ -142,7 +144,7 @@ func (c *Config) vars() []configVar {
 		{env: "HEARTH_QUOTA_MAX_DOCUMENTS", flag: "quota-max-documents", usage: "documents each user or org may store (0 = no limit)", num: &c.QuotaMaxDocuments},
 		{env: "HEARTH_QUOTA_MAX_BYTES", flag: "quota-max-bytes", usage: "document bytes each user or org may store (0 = no limit)", num: &c.QuotaMaxBytes},
 		{env: "HEARTH_MAX_CONCURRENT", flag: "max-concurrent", usage: "requests served at once; more get 503 (0 = no limit)", num: &c.MaxConcurrent},
-	}, c.limitVars()...)
+	}, append(c.limitVars(), c.defaultVars()...)...)
 }
 
 // loadConfig applies file, env and flags in that order. args are the
@@ -285,6 +287,7 @@ func (c *Config) Validate() error {
 	}
 	errs = append(errs, c.validateOps()...)
 	errs = append(errs, c.validateRequestLimits()...)
+	errs = append(errs, c.validateDefaults()...)
 	for _, v := range []struct{ env, val string }{
 		{"HEARTH_EXA_BASE_URL", c.ExaBaseURL}, {"HEARTH_SPIDER_BASE_URL", c.SpiderBaseURL}, {"HEARTH_FIRECRAWL_BASE_URL", c.FirecrawlBaseURL},
 	} {

@@ -64,7 +64,7 @@ func TestReadmeWalkthrough(t *testing.T) {
 	bin := hearthBinary(t)
 	addr := freeAddr(t)
 	env := []string{"HEARTH_DATA=" + t.TempDir(), "HEARTH_ADDR=" + addr, "HEARTH_ADMIN_KEY=" + key[1],
-		"HEARTH_LOG_LEVEL=warn", "HEARTH_OPENAI_API_KEY=", "HEARTH_OPENAI_BASE_URL=http://127.0.0.1:1/v1"}
+		"HEARTH_LOG_LEVEL=info", "HEARTH_OPENAI_API_KEY=", "HEARTH_OPENAI_BASE_URL="}
 	p := startBinary(t, bin, env, addr)
 
 	// curl fails on an error status (with the body shown) and never hangs.
@@ -95,5 +95,21 @@ func TestReadmeWalkthrough(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("output:\n%s", out)
+	}
+
+	// With no provider configured, a pipe and a memory created without a
+	// model get the offline defaults, and the start-up log says so.
+	p.key = key[1]
+	if _, _, h, _ := p.do("POST", "/v1/pipes", map[string]any{"name": "defaults"}); h.Get("lb-warning") != "" {
+		t.Errorf("offline default pipe warned: %s", h.Get("lb-warning"))
+	}
+	if b := p.must(t, "GET", "/v1/pipes/defaults", nil); !strings.Contains(string(b), `"model":"hearth:echo"`) {
+		t.Errorf("default pipe: %s", b)
+	}
+	if b := p.must(t, "POST", "/v1/memory", map[string]any{"name": "defaults"}); !strings.Contains(string(b), `"embedding_model":"hearth:bm25"`) {
+		t.Errorf("default memory: %s", b)
+	}
+	if log := p.stderr.String(); !strings.Contains(log, `msg="default models" model=hearth:echo embedding_model=hearth:bm25`) {
+		t.Errorf("start-up log lacks the default models:\n%s", log)
 	}
 }

@@ -79,6 +79,9 @@ type Config struct {
 	UploadSecret []byte
 	// BaseURL prefixes the url field of memories (Config.PublicURL).
 	BaseURL string
+	// DefaultEmbeddingModel is the embedder of a memory created without
+	// one ("" = DefaultEmbeddingModel).
+	DefaultEmbeddingModel string
 	// Workers is the size of the ingestion worker pool (default 2).
 	Workers int
 	// MaxAttempts is how many times a job may be started and interrupted
@@ -259,7 +262,7 @@ func (s *Service) Create(ctx context.Context, owner string, req CreateRequest) (
 	}
 	model := strings.TrimSpace(req.EmbeddingModel)
 	if model == "" {
-		model = DefaultEmbeddingModel
+		model = s.DefaultEmbeddingModel()
 	}
 	ref, err := s.checkEmbeddingModel("embedding_model", model)
 	if err != nil {
@@ -347,6 +350,14 @@ func (s *Service) List(ctx context.Context, owner string) ([]*Memory, error) {
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, err
+}
+
+// DefaultEmbeddingModel is the embedder of a memory created without one.
+func (s *Service) DefaultEmbeddingModel() string {
+	if s.cfg.DefaultEmbeddingModel != "" {
+		return s.cfg.DefaultEmbeddingModel
+	}
+	return DefaultEmbeddingModel
 }
 
 // URL is the memory's page in the studio (/studio/memory/<owner>/<name>).

@@ -56,6 +56,7 @@ func (a *App) buildMemory(ctx context.Context, cfg Config) error {
 	mcfg := cfg.Memory
 	mcfg.Store, mcfg.Index, mcfg.Providers, mcfg.Keysets = a.Store, a.Index, d.Providers, d.Keysets
 	mcfg.UploadSecret, mcfg.BaseURL = cfg.UploadSecret, cfg.HTTP.PublicURL
+	mcfg.DefaultEmbeddingModel = cfg.DefaultEmbeddingModel
 	mcfg.Logger, mcfg.Parse, mcfg.Metrics, mcfg.Quotas = cfg.Logger, parser.Parse, a.Metrics, a.Quotas
 	for _, f := range cfg.Overrides.Memory {
 		f(&mcfg)
@@ -80,7 +81,7 @@ func (a *App) buildMemory(ctx context.Context, cfg Config) error {
 func (a *App) buildRuns(cfg Config) {
 	d := &a.Deps
 	d.Pipes = engine.NewPipes(engine.PipesConfig{Store: a.Store, Accounts: d.Accounts, Keysets: d.Keysets,
-		Providers: d.Providers, Memories: d.Memory})
+		Providers: d.Providers, Memories: d.Memory, DefaultModel: cfg.DefaultModel})
 	d.Threads = engine.NewThreads(a.Store)
 	d.Threads.SetLimits(cfg.ThreadLimits)
 	a.RunLog = engine.NewRunLog(a.Store, d.Providers, a.log)
