@@ -26,7 +26,7 @@ func TestRejectedRunsAreRecorded(t *testing.T) {
 		{map[string]any{"name": "echo", "messages": msgs, "threadId": "no-such-thread"}, 404},
 		{map[string]any{"name": "echo", "messages": msgs, "memory": []map[string]string{{"name": "nope"}}}, 400},
 		{map[string]any{"name": "echo", "messages": "not a list"}, 400}, // malformed: not recorded
-		{map[string]any{"name": "missing", "messages": msgs}, 404},       // no such pipe: not recorded
+		{map[string]any{"name": "missing", "messages": msgs}, 404},      // no such pipe: not recorded
 		{map[string]any{"name": "echo", "messages": msgs}, 200},
 	} {
 		if r := ts.Do("POST", "/v1/pipes/run", key, tc.body); r.Status != tc.status {
