@@ -167,7 +167,7 @@ func (k *Keysets) get(ctx context.Context, scope, provider string) (string, erro
 	}
 	plain, err := k.aead.Open(nil, rec.Nonce, rec.Ciphertext, []byte(scope+"/"+provider))
 	if err != nil {
-		return "", Wrap(err, CodeInternal, "a stored provider key could not be decrypted (was the data dir's secret.key or HEARTH_SECRET_KEY changed?)")
+		return "", undecryptableError(scope, provider, err)
 	}
 	return string(plain), nil
 }
