@@ -10,8 +10,10 @@ FUZZTIME ?= 30s
 ## LOADTIME: how long make loadtest drives the server.
 LOADTIME ?= 30s
 
+## run: serve for local development, on 127.0.0.1:8080 unless HEARTH_ADDR
+## says otherwise (HEARTH_ADDR=:8080 make run accepts other machines).
 run:
-	$(GO) run -ldflags "$(LDFLAGS)" . serve
+	HEARTH_ADDR="$${HEARTH_ADDR:-127.0.0.1:8080}" $(GO) run -ldflags "$(LDFLAGS)" . serve
 
 ## test: the whole suite: vet, Go tests with the race detector, the SDK
 ## end-to-end test (server/sdk_e2e_test.go, needs node and sdk-deps), then

@@ -223,6 +223,7 @@ func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 		return err
 	}
 	log.Info("hearth serving", "addr", cfg.Addr, "url", a.Server.URL(), "public_url", cfg.PublicURL, "data", cfg.Data, "version", version)
+	logListening(log, cfg.Addr, cfg.PublicURL)
 	log.Info("default models", "model", cfg.DefaultModel, "embedding_model", cfg.DefaultEmbeddingModel, "why", cfg.from)
 	if u := a.Server.MetricsURL(); u != "" {
 		log.Info("metrics serving without auth", "url", u+"/metrics")
