@@ -174,6 +174,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	s.keyInFlight, s.ipInFlight = newInflight(cfg.MaxInFlightPerKey), newInflight(cfg.MaxInFlightPerIP)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
+	e.JSONSerializer = plainJSON{}
 	e.HTTPErrorHandler = s.handleError
 	e.Pre(normalizePath)
 	e.Use(s.requestIDs, s.securityHeaders, s.observe, s.accessLog, s.recoverPanics, s.limitConcurrency, s.guardIO, cors())

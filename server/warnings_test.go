@@ -44,3 +44,16 @@ func TestCreateWarnsWithoutProviderKey(t *testing.T) {
 		t.Fatalf("warning with a keyset: %q", w)
 	}
 }
+
+// Answers keep "<", ">" and "&" as they are, not \u003c escapes.
+func TestAnswersDoNotEscapeHTML(t *testing.T) {
+	ts := servertest.Start(t)
+	r := ts.Do("POST", "/v1/pipes", servertest.AdminKey, map[string]any{"name": "a<b>&c"})
+	if r.Status != 400 || !strings.Contains(string(r.Body), `a<b>&c`) || strings.Contains(string(r.Body), `\u003c`) {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	mustStatus(t, ts.Do("POST", "/v1/pipes", servertest.AdminKey, map[string]any{"name": "p", "description": "x < y & z"}), 200)
+	if r := ts.Do("GET", "/v1/pipes/p", servertest.AdminKey, nil); !strings.Contains(string(r.Body), `"x < y & z"`) {
+		t.Fatalf("%s", r.Body)
+	}
+}
