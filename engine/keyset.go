@@ -202,8 +202,8 @@ func (k *Keysets) Resolve(ctx context.Context, provider, requestKey, pipeID, own
 			return "", nil
 		}
 	}
-	return "", Errorf(CodeBadRequest, "no API key for provider %q: send it in the LB-LLM-Key header, store it in a keyset (PUT /v1/keysets/%s), or set HEARTH_%s_API_KEY on the server",
-		provider, provider, strings.ToUpper(strings.ReplaceAll(provider, "-", "_")))
+	return "", &Error{Code: CodeBadRequest, Err: ErrNoProviderKey, Message: fmt.Sprintf("no API key for provider %q: send it in the LB-LLM-Key header, store it in a keyset (PUT /v1/keysets/%s), or set HEARTH_%s_API_KEY on the server",
+		provider, provider, strings.ToUpper(strings.ReplaceAll(provider, "-", "_")))}
 }
 
 // CheckHeaderValue refuses a key-like value that is sent upstream in an
