@@ -76,6 +76,7 @@ func TestReadmeWalkthrough(t *testing.T) {
 	cmd.Dir = t.TempDir()
 	out, err := cmd.CombinedOutput()
 	if err != nil {
+		p.kill() // the log is read once the process has ended
 		t.Fatalf("walkthrough failed: %v\n%s\n--- server log ---\n%s", err, out, p.stderr.String())
 	}
 	for _, want := range []string{
@@ -109,7 +110,12 @@ func TestReadmeWalkthrough(t *testing.T) {
 	if b := p.must(t, "POST", "/v1/memory", map[string]any{"name": "defaults"}); !strings.Contains(string(b), `"embedding_model":"hearth:bm25"`) {
 		t.Errorf("default memory: %s", b)
 	}
-	if log := p.stderr.String(); !strings.Contains(log, `msg="default models" model=hearth:echo embedding_model=hearth:bm25`) {
-		t.Errorf("start-up log lacks the default models:\n%s", log)
+	p.kill() // the log is read once the process has ended
+	log := p.stderr.String()
+	for _, want := range []string{`msg="default models" model=hearth:echo embedding_model=hearth:bm25`,
+		`msg="listening on this machine only`, `url=http://` + addr + `/studio/`} {
+		if !strings.Contains(log, want) {
+			t.Errorf("start-up log lacks %s:\n%s", want, log)
+		}
 	}
 }
