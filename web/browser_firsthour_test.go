@@ -51,7 +51,7 @@ func firstHour(t *testing.T, b *browser) {
 		chromedp.SendKeys(chromedp.CSS(`#memory-form input[name=name]`), "nokey"),
 		chromedp.SendKeys(chromedp.CSS(`#memory-form input[name=embedding_model]`), "cohere:embed-v4.0"),
 		chromedp.Click(chromedp.CSS(`#memory-form button[type=submit]`)))
-	b.waitJS("memory page", `location.pathname === '/studio/memory/admin/nokey'`, 10*time.Second)
+	b.waitJS("memory page", `location.pathname === '/studio/memory/admin/nokey' && !!document.getElementById('flash')`, 10*time.Second)
 	b.waitText(`#flash`, `no API key for provider "cohere"`)
 	b.screenshot("memory-warning")
 
@@ -65,7 +65,7 @@ func firstHour(t *testing.T, b *browser) {
 		chromedp.SetValue(chromedp.CSS(`#memory-form input[name=chunk_size]`), "3000"),
 		chromedp.SetValue(chromedp.CSS(`#memory-form input[name=chunk_overlap]`), "0"),
 		chromedp.Click(chromedp.CSS(`#memory-form button[type=submit]`)))
-	b.waitJS("memory page", `location.pathname === '/studio/memory/admin/long'`, 10*time.Second)
+	b.waitJS("memory page", `location.pathname === '/studio/memory/admin/long' && !!document.getElementById('dropzone')`, 10*time.Second)
 	b.js("drop a long file", `
 		const lines = Array.from({length: 30}, (_, i) => 'Line ' + (i + 1) + ' about lighthouses and their keepers.');
 		const dt = new DataTransfer();
