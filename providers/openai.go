@@ -69,7 +69,7 @@ func buildOpenAIRequest(h *host, req *engine.ChatRequest, stream bool) *oaiReque
 		if h.exclusivePenalties && r.PresencePenalty != nil && r.FrequencyPenalty != nil {
 			r.FrequencyPenalty = nil
 		}
-		if h.localPenalties {
+		if h.local {
 			r.PresencePenalty, r.FrequencyPenalty = unlessPipeDefault(r.PresencePenalty), unlessPipeDefault(r.FrequencyPenalty)
 		}
 	}

@@ -95,6 +95,9 @@ type Deps struct {
 	// Metrics records HTTP and engine metrics; the engine services share it
 	// (engine.Metrics).
 	Metrics *metrics.Metrics
+	// LocalModels, when set, lists the models local model servers have
+	// for /v1/models (see CacheLocalModels).
+	LocalModels LocalModelLister
 	// Images generates images (/v1/images).
 	Images *engine.Images
 	// Tools runs web search and crawl (/v1/tools/*).

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/engine/agent"
@@ -14,7 +15,11 @@ import (
 	"github.com/hearth-dev/hearth/providers/images"
 	"github.com/hearth-dev/hearth/providers/mcp"
 	"github.com/hearth-dev/hearth/providers/search"
+	"github.com/hearth-dev/hearth/server"
 )
+
+// localModelsTTL is how long /v1/models keeps a local model server's list.
+const localModelsTTL = 30 * time.Second
 
 // buildProviders builds the provider registry (or its test override), the
 // instrumented view every service calls, and the keysets over it.
@@ -33,6 +38,7 @@ func (a *App) buildProviders(cfg Config) error {
 		return err
 	}
 	a.Deps.Providers, a.Deps.Keysets = engine.InstrumentProviders(provs, a.Metrics), keysets
+	a.Deps.LocalModels = server.CacheLocalModels(registry, localModelsTTL)
 	a.note("providers: instrumented")
 	return nil
 }
