@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hearth-dev/hearth/engine"
@@ -61,8 +62,13 @@ func (c *Config) validateDefaults() []error {
 		if v.val == "" {
 			continue
 		}
-		if _, err := engine.ParseModelID("model", v.val); err != nil {
+		ref, err := engine.ParseModelID("model", v.val)
+		if err != nil {
 			errs = append(errs, fmt.Errorf("%s %q: want provider:model, such as openai:gpt-4o-mini", v.env, v.val))
+			continue
+		}
+		if _, extra := c.Providers[ref.Provider]; !extra && ref.Provider != providers.HearthProvider && !slices.Contains(providers.KnownProviders(), ref.Provider) {
+			errs = append(errs, fmt.Errorf("%s %q: unknown provider %q (built in: %s, hearth; others need HEARTH_PROVIDERS)", v.env, v.val, ref.Provider, strings.Join(providers.KnownProviders(), ", ")))
 		}
 	}
 	c.from = c.resolveModelDefaults()

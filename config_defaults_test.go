@@ -37,11 +37,25 @@ func TestModelDefaults(t *testing.T) {
 			t.Errorf("%s: app config %q %q", name, ac.DefaultModel, ac.DefaultEmbeddingModel)
 		}
 	}
-	cfg, _, err := loadConfig("serve", nil, envMap(map[string]string{"HEARTH_DEFAULT_MODEL": "gpt-4o"}))
+	for env, want := range map[string]string{
+		"gpt-4o":     `HEARTH_DEFAULT_MODEL "gpt-4o": want provider:model`,
+		"opanai:gpt": `HEARTH_DEFAULT_MODEL "opanai:gpt": unknown provider "opanai"`,
+	} {
+		cfg, _, err := loadConfig("serve", nil, envMap(map[string]string{"HEARTH_DEFAULT_MODEL": env}))
+		if err == nil {
+			err = cfg.Validate()
+		}
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("bad default %q: %v", env, err)
+		}
+	}
+	// An extra provider of HEARTH_PROVIDERS is known.
+	cfg, _, err := loadConfig("serve", nil, envMap(map[string]string{"HEARTH_PROVIDERS": "myvllm", "HEARTH_MYVLLM_BASE_URL": "http://gpu:8000/v1",
+		"HEARTH_DEFAULT_MODEL": "myvllm:qwen3"}))
 	if err == nil {
 		err = cfg.Validate()
 	}
-	if err == nil || !strings.Contains(err.Error(), `HEARTH_DEFAULT_MODEL "gpt-4o": want provider:model`) {
-		t.Fatalf("bad default: %v", err)
+	if err != nil || cfg.DefaultModel != "myvllm:qwen3" {
+		t.Fatalf("extra provider default: %v %q", err, cfg.DefaultModel)
 	}
 }
