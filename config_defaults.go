@@ -11,7 +11,10 @@ import (
 
 // ModelDefaults are the models of a pipe or memory created without one
 // (README "Defaults"). Config embeds them, so their JSON keys sit at the
-// top level of the config file.
+// top level of the config file. They are resolved at start from this
+// node's configuration and only fill in what a create leaves out (the
+// stored pipe or memory then names its model), so the nodes of a cluster
+// agree as long as they share their settings, as they must for providers.
 type ModelDefaults struct {
 	// DefaultModel is the chat model of a pipe created without a model.
 	DefaultModel string `json:"default_model"`
