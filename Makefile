@@ -10,8 +10,13 @@ FUZZTIME ?= 30s
 ## LOADTIME: how long make loadtest drives the server.
 LOADTIME ?= 30s
 
+## run: serve for local development, on 127.0.0.1:8080 unless HEARTH_ADDR
+## says otherwise (HEARTH_ADDR=:8080 make run accepts other machines).
+## It builds bin/hearth and runs it (not go run, which exits 1 after
+## Ctrl-C even when the server stopped cleanly).
 run:
-	$(GO) run -ldflags "$(LDFLAGS)" . serve
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/hearth .
+	HEARTH_ADDR="$${HEARTH_ADDR:-127.0.0.1:8080}" exec bin/hearth serve
 
 ## test: the whole suite: vet, Go tests with the race detector, the SDK
 ## end-to-end test (server/sdk_e2e_test.go, needs node and sdk-deps), then

@@ -155,6 +155,9 @@ func restoreCmd(args []string, getenv func(string) string, stderr io.Writer) err
 		return err
 	}
 	fmt.Fprintf(stderr, "restored into %s\n", *data)
+	if err := checkRestoredKeysets(*data, getenv, stderr); err != nil {
+		return fmt.Errorf("restored into %s, but checking its keysets failed: %w", *data, err)
+	}
 	return nil
 }
 

@@ -96,6 +96,8 @@ type Config struct {
 	// JobLease (a Go duration) is how long a claimed ingestion job stays
 	// held without a heartbeat (config_cluster.go).
 	JobLease string `json:"job_lease"`
+	// ModelDefaults are the default chat and embedding models (config_defaults.go).
+	ModelDefaults
 }
 
 func defaultConfig() Config {
@@ -149,7 +151,7 @@ func (c *Config) vars() []configVar {
 		{env: "HEARTH_QUOTA_MAX_DOCUMENTS", flag: "quota-max-documents", usage: "documents each user or org may store (0 = no limit)", num: &c.QuotaMaxDocuments},
 		{env: "HEARTH_QUOTA_MAX_BYTES", flag: "quota-max-bytes", usage: "document bytes each user or org may store (0 = no limit)", num: &c.QuotaMaxBytes},
 		{env: "HEARTH_MAX_CONCURRENT", flag: "max-concurrent", usage: "requests served at once; more get 503 (0 = no limit)", num: &c.MaxConcurrent},
-	}, append(append(c.limitVars(), c.egressVars()...), c.clusterVars()...)...)
+	}, append(append(append(c.limitVars(), c.egressVars()...), c.clusterVars()...), c.defaultVars()...)...)
 }
 
 // loadConfig applies file, env and flags in that order. args are the
@@ -294,6 +296,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateRequestLimits()...)
 	errs = append(errs, c.validateEgress()...)
 	errs = append(errs, c.validateCluster()...)
+	errs = append(errs, c.validateDefaults()...)
 	for _, v := range []struct{ env, val string }{
 		{"HEARTH_EXA_BASE_URL", c.ExaBaseURL}, {"HEARTH_SPIDER_BASE_URL", c.SpiderBaseURL}, {"HEARTH_FIRECRAWL_BASE_URL", c.FirecrawlBaseURL},
 	} {

@@ -64,6 +64,8 @@ type proc struct {
 	cmd    *exec.Cmd
 	url    string
 	stderr *bytes.Buffer
+	// key is the API key requests send ("" = faultKey).
+	key string
 }
 
 // startBinary runs "hearth serve" and waits until /health answers.
@@ -108,7 +110,11 @@ func (p *proc) do(method, path string, body any) (int, []byte, http.Header, erro
 		rd = bytes.NewReader(j)
 	}
 	req, _ := http.NewRequest(method, p.url+path, rd)
-	req.Header.Set("Authorization", "Bearer "+faultKey)
+	key := faultKey
+	if p.key != "" {
+		key = p.key
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -188,7 +194,11 @@ func TestFaultKill9DuringWritesAndStream(t *testing.T) {
 	streamText := strings.Repeat("word ", 200)
 	up.SetDefault(fake.Reply{Text: streamText, ChunkDelay: 20 * time.Millisecond})
 	req, _ := http.NewRequest("POST", p.url+"/v1/pipes/run", strings.NewReader(`{"name":"base","stream":true,"messages":[{"role":"user","content":"stream please"}]}`))
-	req.Header.Set("Authorization", "Bearer "+faultKey)
+	key := faultKey
+	if p.key != "" {
+		key = p.key
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("stream: %v %v", resp, err)

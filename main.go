@@ -191,6 +191,7 @@ func appConfig(cfg Config, secret []byte, log *slog.Logger) app.Config {
 		AgentMaxSteps: int(cfg.AgentMaxSteps),
 		ExaBaseURL:    cfg.ExaBaseURL, SpiderBaseURL: cfg.SpiderBaseURL, FirecrawlBaseURL: cfg.FirecrawlBaseURL,
 		ThreadLimits: cfg.threadLimits(),
+		DefaultModel: cfg.DefaultModel, DefaultEmbeddingModel: cfg.DefaultEmbeddingModel,
 	}
 	cfg.applyRequestLimits(&ac.HTTP)
 	ac.EgressMode, ac.EgressAllow = cfg.Egress, cfg.egressAllow()
@@ -239,6 +240,8 @@ func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 		return err
 	}
 	log.Info("hearth serving", "addr", cfg.Addr, "url", a.Server.URL(), "public_url", cfg.PublicURL, "data", cfg.Data, "version", version)
+	logListening(log, cfg.Addr, cfg.PublicURL)
+	log.Info("default models", "model", cfg.DefaultModel, "embedding_model", cfg.DefaultEmbeddingModel, "why", cfg.from)
 	if u := a.Server.MetricsURL(); u != "" {
 		log.Info("metrics serving without auth", "url", u+"/metrics")
 	}

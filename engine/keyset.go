@@ -167,7 +167,7 @@ func (k *Keysets) get(ctx context.Context, scope, provider string) (string, erro
 	}
 	plain, err := k.aead.Open(nil, rec.Nonce, rec.Ciphertext, []byte(scope+"/"+provider))
 	if err != nil {
-		return "", Wrap(err, CodeInternal, "a stored provider key could not be decrypted (was the data dir's secret.key or HEARTH_SECRET_KEY changed?)")
+		return "", undecryptableError(scope, provider, err)
 	}
 	return string(plain), nil
 }
@@ -202,8 +202,8 @@ func (k *Keysets) Resolve(ctx context.Context, provider, requestKey, pipeID, own
 			return "", nil
 		}
 	}
-	return "", Errorf(CodeBadRequest, "no API key for provider %q: send it in the LB-LLM-Key header, store it in a keyset (PUT /v1/keysets/%s), or set HEARTH_%s_API_KEY on the server",
-		provider, provider, strings.ToUpper(strings.ReplaceAll(provider, "-", "_")))
+	return "", &Error{Code: CodeBadRequest, Err: ErrNoProviderKey, Message: fmt.Sprintf("no API key for provider %q: send it in the LB-LLM-Key header, store it in a keyset (PUT /v1/keysets/%s), or set HEARTH_%s_API_KEY on the server",
+		provider, provider, strings.ToUpper(strings.ReplaceAll(provider, "-", "_")))}
 }
 
 // CheckHeaderValue refuses a key-like value that is sent upstream in an

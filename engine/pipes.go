@@ -22,12 +22,13 @@ func pipeKey(owner, name string) string { return prefixPipe + owner + "/" + name
 // (Read). Running a pipe always needs the owner's key or the pipe's key:
 // public never lets others spend the owner's provider keys.
 type Pipes struct {
-	store     Store
-	accounts  *Accounts
-	keysets   *Keysets
-	providers Providers
-	memories  MemoryLookup
-	now       func() time.Time
+	store        Store
+	accounts     *Accounts
+	keysets      *Keysets
+	providers    Providers
+	memories     MemoryLookup
+	defaultModel string
+	now          func() time.Time
 }
 
 // PipesConfig holds the dependencies of Pipes. Providers, when set, makes
@@ -39,6 +40,9 @@ type PipesConfig struct {
 	Keysets   *Keysets
 	Providers Providers
 	Memories  MemoryLookup
+	// DefaultModel is the model of a v1-created pipe that names none
+	// ("" = DefaultPipeModel).
+	DefaultModel string
 }
 
 // NewPipes returns the pipe service.
@@ -47,7 +51,16 @@ func NewPipes(cfg PipesConfig) *Pipes {
 	if m == nil {
 		m = StoreMemoryLookup{Store: cfg.Store}
 	}
-	return &Pipes{store: cfg.Store, accounts: cfg.Accounts, keysets: cfg.Keysets, providers: cfg.Providers, memories: m, now: time.Now}
+	return &Pipes{store: cfg.Store, accounts: cfg.Accounts, keysets: cfg.Keysets, providers: cfg.Providers, memories: m,
+		defaultModel: cfg.DefaultModel, now: time.Now}
+}
+
+// DefaultModel is the model of a pipe created without one.
+func (ps *Pipes) DefaultModel() string {
+	if ps.defaultModel != "" {
+		return ps.defaultModel
+	}
+	return DefaultPipeModel
 }
 
 // NewPipeDefaults returns a pipe holding the v1 create defaults.
@@ -126,6 +139,7 @@ func (ps *Pipes) Create(ctx context.Context, owner string, base *Pipe, in *PipeI
 	}
 	if base == nil {
 		base = newPipeDefaults()
+		base.Model = ps.DefaultModel()
 	}
 	model := base.Model
 	if in.Model != nil {

@@ -12,10 +12,18 @@ type MemoryLookup interface {
 	MemoryExists(ctx context.Context, owner, name string) (bool, error)
 }
 
-// RAGChunk is one retrieved chunk injected into a run's system prompt.
+// RAGChunk is one retrieved chunk injected into a run's system prompt. A
+// run answers them as its sources when asked (include_sources).
 type RAGChunk struct {
 	Text    string
 	DocName string
+	// Memory is the name of the memory the chunk came from.
+	Memory string
+	// ChunkID identifies the chunk within its memory.
+	ChunkID string
+	// Score is the retrieval similarity in [0, 1] (see README, "Retrieval
+	// and filters").
+	Score float64
 }
 
 // Retriever finds the chunks of an owner's memories most similar to a query

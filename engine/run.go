@@ -89,8 +89,11 @@ type PreparedRun struct {
 	Pipe     *Pipe
 	ThreadID string
 	// Request is what the model receives (APIKey included; never log it).
-	Request  *ChatRequest
-	Ref      ModelRef
+	Request *ChatRequest
+	Ref     ModelRef
+	// Sources are the memory chunks retrieved for the run, best first
+	// (empty without memories or when nothing matched).
+	Sources  []RAGChunk
 	thread   *Thread
 	chat     ChatModel
 	newMsgs  []Message
@@ -117,10 +120,23 @@ func (r *Runner) Prepare(ctx context.Context, in *RunRequest) (*PreparedRun, err
 		return nil, err
 	}
 	pr := &PreparedRun{r: r, Pipe: p, start: start, endpoint: in.Endpoint, stream: in.Stream}
+	if err := pr.prepare(ctx, in); err != nil {
+		pr.recordRejected(err)
+		return nil, err
+	}
+	return pr, nil
+}
+
+// prepare resolves the thread, retrieves, assembles the messages, resolves
+// the model and its key, and moderates: the checks of a run that was
+// accepted (its pipe found and the key allowed to run it).
+func (pr *PreparedRun) prepare(ctx context.Context, in *RunRequest) error {
+	r, p := pr.r, pr.Pipe
+	var err error
 	var history []Message
 	if in.ThreadID != "" {
 		if pr.thread, history, err = r.threads.history(ctx, in.Principal, p, in.ThreadID); err != nil {
-			return nil, err
+			return err
 		}
 		pr.ThreadID = in.ThreadID
 	} else {
@@ -129,15 +145,15 @@ func (r *Runner) Prepare(ctx context.Context, in *RunRequest) (*PreparedRun, err
 	memories := p.Memory
 	if len(in.Memory) > 0 {
 		if err := checkRunMemory(in.Principal, p, in.Memory); err != nil {
-			return nil, err
+			return err
 		}
 		for i, m := range in.Memory {
 			ok, err := r.memories.MemoryExists(ctx, p.Owner, m.Name)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if !ok {
-				return nil, FieldError(fieldIndex("memory", i)+".name", "memory %q not found", m.Name)
+				return FieldError(fieldIndex("memory", i)+".name", "memory %q not found", m.Name)
 			}
 		}
 		memories = dedupMemory(in.Memory)
@@ -150,10 +166,11 @@ func (r *Runner) Prepare(ctx context.Context, in *RunRequest) (*PreparedRun, err
 				names[i] = m.Name
 			}
 			if chunks, err = r.retriever.RetrieveForRun(ctx, p.Owner, names, q); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
+	pr.Sources = chunks
 	jsonMode := p.JSON
 	if in.JSON != nil {
 		jsonMode = *in.JSON
@@ -161,40 +178,40 @@ func (r *Runner) Prepare(ctx context.Context, in *RunRequest) (*PreparedRun, err
 	vars := MergeVariables(p.Variables, in.Variables)
 	msgs := AssembleMessages(p, jsonMode, chunks, history, in.Messages, vars)
 	if !hasNonSystem(msgs) {
-		return nil, FieldError("messages", "is required: the pipe has no messages of its own to run")
+		return FieldError("messages", "is required: the pipe has no messages of its own to run")
 	}
 	pr.newMsgs = msgs[len(msgs)-len(in.Messages):]
 	if p.Store {
 		if err := r.threads.checkRunAppend(pr.thread, pr.ThreadID, pr.newMsgs); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if pr.Ref, err = ParseModelID("model", p.Model); err != nil {
-		return nil, err
+		return err
 	}
 	if r.providers == nil {
-		return nil, Errorf(CodeUnavailable, "no model providers are configured on this server")
+		return Errorf(CodeUnavailable, "no model providers are configured on this server")
 	}
 	if pr.chat, err = r.providers.ChatModel(pr.Ref); err != nil {
-		return nil, err
+		return err
 	}
 	key, err := r.keysets.Resolve(ctx, pr.Ref.Provider, in.LLMKey, p.ID, p.Owner)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if p.Moderate {
 		if err := r.moderate(ctx, pr.Ref.Provider, key, pr.newMsgs, in.Variables); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	pr.Request, err = buildChatRequest(p, pr.Ref, msgs, in.Tools, jsonMode, key)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := pr.useFallbacks(in); err != nil {
-		return nil, err
+		return err
 	}
-	return pr, nil
+	return nil
 }
 
 // resolvePipe finds the pipe a run names and checks the key may run it.

@@ -74,6 +74,8 @@
 //     DeepSeek); any other value is kept.
 //   - openrouter: reasoning_effort becomes {"reasoning":{"effort":...}}.
 //   - ollama: tool_choice is dropped.
+//   - ollama, openai-compatible and extra providers (local servers): a
+//     presence or frequency penalty equal to the pipe default 1 is dropped.
 //   - every host but openai and openrouter: role "developer" becomes "system";
 //     stream_options.include_usage is sent only where the host supports it
 //     (openai, groq, deepseek, xai, openrouter, ollama).

@@ -24,6 +24,11 @@ type host struct {
 	noPenalties bool
 	// exclusivePenalties keeps only one penalty (presence wins) when both are set.
 	exclusivePenalties bool
+	// local marks a server on the operator's own machines (Ollama, vLLM,
+	// llama.cpp). A penalty equal to a pipe's default (1) is dropped: such
+	// servers apply it as a strong additive penalty that degrades small
+	// models' answers. /v1/models asks the server which models it has.
+	local bool
 	// jsonSchema is how response_format json_schema is sent: "" native,
 	// "json_object" downgraded to json_object, "drop" not sent.
 	jsonSchema string
@@ -73,7 +78,7 @@ var hosts = map[string]*host{
 	"openrouter": {name: "openrouter", baseURL: "https://openrouter.ai/api/v1", needKey: true,
 		maxTokensField: "max_tokens", streamUsage: true, reasoningField: "reasoning", developerRole: true},
 	"ollama": {name: "ollama", baseURL: "http://127.0.0.1:11434/v1", needKey: false,
-		maxTokensField: "max_tokens", streamUsage: true, noToolChoice: true, embeddings: true, maxBatch: 64},
+		maxTokensField: "max_tokens", streamUsage: true, noToolChoice: true, embeddings: true, maxBatch: 64, local: true},
 	"openai-compatible": {name: "openai-compatible", needKey: false,
-		maxTokensField: "max_tokens", embeddings: true, maxBatch: 64},
+		maxTokensField: "max_tokens", embeddings: true, maxBatch: 64, local: true},
 }

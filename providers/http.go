@@ -98,7 +98,7 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 		case err != nil:
 			if ctx.Err() != nil || attempt+1 >= c.retry.MaxAttempts {
 				timer.Stop()
-				return nil, cancelWith(cancel, c.secrets(req).Error(transportError(c.provider, ctx, err)))
+				return nil, cancelWith(cancel, c.secrets(req).Error(withAddress(transportError(c.provider, ctx, err), c.provider, method, url, 0)))
 			}
 		case resp.StatusCode >= 200 && resp.StatusCode < 300:
 			return &upstreamCall{resp: resp, ctx: ctx, cancel: cancel, timer: timer, timeout: c.timeout, req: req, owner: c}, nil
@@ -118,7 +118,7 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 		default:
 			timer.Stop()
 			cancel(nil)
-			return nil, c.secrets(req).Error(upstreamError(c.provider, resp))
+			return nil, c.secrets(req).Error(withAddress(upstreamError(c.provider, resp), c.provider, method, url, resp.StatusCode))
 		}
 		timer.Stop()
 		if wait == 0 {

@@ -69,6 +69,9 @@ func buildOpenAIRequest(h *host, req *engine.ChatRequest, stream bool) *oaiReque
 		if h.exclusivePenalties && r.PresencePenalty != nil && r.FrequencyPenalty != nil {
 			r.FrequencyPenalty = nil
 		}
+		if h.local {
+			r.PresencePenalty, r.FrequencyPenalty = unlessPipeDefault(r.PresencePenalty), unlessPipeDefault(r.FrequencyPenalty)
+		}
 	}
 	if len(req.Tools) > 0 && !h.noTools {
 		r.Tools = req.Tools
@@ -321,4 +324,16 @@ func (o *OpenAI) translate(s *sseStream, st *oaiStreamState, data []byte) error 
 	}
 	s.emit(c)
 	return nil
+}
+
+// pipeDefaultPenalty is the presence and frequency penalty of a pipe that
+// sets none (https://langbase.com/docs/api-reference/pipe/create).
+const pipeDefaultPenalty = 1.0
+
+// unlessPipeDefault is p, or nil when p is the pipe default.
+func unlessPipeDefault(p *float64) *float64 {
+	if p != nil && *p == pipeDefaultPenalty {
+		return nil
+	}
+	return p
 }

@@ -376,6 +376,11 @@ func TestMissingProviderKeyThenRetry(t *testing.T) {
 	if d.Status != "failed" || !strings.Contains(*d.StatusMessage, "no API key for provider \"openai\"") {
 		t.Fatalf("want a missing-key failure: %+v %v", d, *d.StatusMessage)
 	}
+	// The fix offered is one background ingestion can use: not a header.
+	if msg := *d.StatusMessage; !strings.Contains(msg, "PUT /v1/keysets/openai") || !strings.Contains(msg, "HEARTH_OPENAI_API_KEY") ||
+		!strings.Contains(msg, "an LB-LLM-Key header cannot serve it") || strings.Contains(msg, "send it in the LB-LLM-Key header") {
+		t.Fatalf("missing-key fix: %s", msg)
+	}
 	mustStatus(t, ts.Do("PUT", "/v1/keysets/openai", key, map[string]any{"key": "sk-owner"}), 200)
 	mustStatus(t, ts.Do("GET", "/v1/memory/kb/documents/a.txt/embeddings/retry", key, nil), 200)
 	waitCompleted(t, ts, key, "kb", "a.txt")

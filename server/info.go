@@ -50,5 +50,5 @@ func (s *Server) handleModels(c echo.Context) error {
 	if s.deps.Providers != nil {
 		cat = s.deps.Providers.Catalogue()
 	}
-	return c.JSON(http.StatusOK, cat)
+	return c.JSON(http.StatusOK, s.withLocalModels(c.Request().Context(), cat))
 }

@@ -46,9 +46,10 @@ func (s *Server) handleMe(c echo.Context) error {
 		return err
 	}
 	members := acct.Members
-	if p.Kind == engine.KeyPipe {
-		// Pipe keys ship to browsers: they learn their owner, not its members.
-		members = nil
+	if p.Kind == engine.KeyPipe || members == nil {
+		// Pipe keys ship to browsers: they learn their owner, not its
+		// members. A user has none: an empty list, never null.
+		members = []string{}
 	}
 	return c.JSON(http.StatusOK, map[string]any{
 		"login": acct.Login, "kind": acct.Kind, "members": members,

@@ -80,6 +80,7 @@ func (s *Server) handleMemoryCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	s.warnMissingKey(c, m.Owner, m.EmbeddingModel)
 	return c.JSON(http.StatusOK, memoryCreated{Name: m.Name, Description: m.Description, OwnerLogin: m.Owner,
 		URL: s.deps.Memory.URL(m), ChunkSize: m.ChunkSize, ChunkOverlap: m.ChunkOverlap,
 		EmbeddingModel: m.EmbeddingModel, TopK: m.TopK})

@@ -16,12 +16,17 @@ func TestMemoryCRUD(t *testing.T) {
 	var created map[string]any
 	r.JSON(t, &created)
 	want := map[string]any{"name": "docs", "description": "product docs", "owner_login": "admin",
-		"url": ts.URL + "/memory/admin/docs", "chunk_size": 10000.0, "chunk_overlap": 2048.0,
+		"url": ts.URL + "/studio/memory/admin/docs", "chunk_size": 10000.0, "chunk_overlap": 2048.0,
 		"embedding_model": "openai:text-embedding-3-large", "top_k": 10.0}
 	for k, v := range want {
 		if created[k] != v {
 			t.Errorf("create %s = %v, want %v", k, created[k], v)
 		}
+	}
+	// The url is the memory's studio page, which the server serves.
+	if r := ts.Do("GET", strings.TrimPrefix(created["url"].(string), ts.URL), "", nil); r.Status != 200 ||
+		!strings.Contains(r.Header.Get("Content-Type"), "text/html") {
+		t.Fatalf("memory url %v: %d %s", created["url"], r.Status, r.Header.Get("Content-Type"))
 	}
 	r = ts.Do("POST", "/v1/memory", key, map[string]any{"name": "docs"})
 	if code, _ := errorOf(t, r); r.Status != 409 || code != "CONFLICT" {

@@ -99,7 +99,7 @@ func cors() echo.MiddlewareFunc {
 		AllowOrigins: []string{"*"},
 		AllowMethods: []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions},
 		AllowHeaders: []string{"Authorization", "Content-Type", "LB-LLM-Key", "LB-WEB-SEARCH-KEY", "LB-CRAWL-KEY", HeaderFallbackModels},
-		ExposeHeaders: []string{HeaderThreadID, HeaderRequestID, HeaderTraceID, HeaderRetrievalMode, HeaderNextCursor, HeaderModel,
+		ExposeHeaders: []string{HeaderWarning, HeaderThreadID, HeaderRequestID, HeaderTraceID, HeaderRetrievalMode, HeaderNextCursor, HeaderModel,
 			"Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"},
 		MaxAge: 600,
 	})

@@ -136,7 +136,7 @@ func TestPipeKeyOtherRunFields(t *testing.T) {
 	orgPipe := e.createPipe(t, orgKey, map[string]any{"name": "p"})
 	var me map[string]any
 	e.Do("GET", "/v1/me", orgPipe, nil).JSON(t, &me)
-	if me["login"] != "acme" || me["members"] != nil {
+	if m, ok := me["members"].([]any); me["login"] != "acme" || !ok || len(m) != 0 {
 		t.Fatalf("/v1/me for an org pipe key: %v", me)
 	}
 	e.Do("GET", "/v1/me", orgKey, nil).JSON(t, &me)

@@ -199,6 +199,7 @@ func (s *Server) handlePipeCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	s.warnMissingKey(c, p.Owner, p.Model)
 	return c.JSON(http.StatusOK, s.viewPipeCreate(p, key))
 }
 

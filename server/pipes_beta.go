@@ -269,6 +269,7 @@ func (s *Server) handleBetaPipeCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	s.warnMissingKey(c, p.Owner, p.Model)
 	return c.JSON(http.StatusOK, s.viewBetaPipe(p, key, false))
 }
 

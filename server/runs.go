@@ -22,6 +22,9 @@ type runBody struct {
 	Tools     []engine.Tool      `json:"tools"`
 	Memory    []engine.MemoryRef `json:"memory"`
 	LLMKey    string             `json:"llmKey"`
+	// IncludeSources asks for the memory chunks the run used: a sources
+	// array in the JSON answer, or one extra event before [DONE].
+	IncludeSources bool `json:"include_sources"`
 }
 
 // runResponse is the non-stream answer: the SDK merges raw into its result.
@@ -29,6 +32,8 @@ type runResponse struct {
 	Success    bool    `json:"success"`
 	Completion string  `json:"completion"`
 	Raw        rawView `json:"raw"`
+	// Sources is present when the run asked for it (include_sources).
+	Sources *[]sourceView `json:"sources,omitempty"`
 }
 
 type rawView struct {
@@ -40,6 +45,9 @@ type rawView struct {
 	Choices           []engine.Choice `json:"choices"`
 	Usage             engine.Usage    `json:"usage"`
 	SystemFingerprint *string         `json:"system_fingerprint"`
+	// Sources repeats runResponse.Sources: the langbase SDK returns only
+	// completion and the fields of raw, so this is where its users see them.
+	Sources *[]sourceView `json:"sources,omitempty"`
 }
 
 func (b *runBody) request(c echo.Context, endpoint string, stream bool) *engine.RunRequest {
@@ -72,9 +80,13 @@ func (s *Server) handlePipeRun(c echo.Context) error {
 	}
 	setHeader(c.Response().Header(), HeaderThreadID, pr.ThreadID)
 	if stream {
-		return s.streamRun(c, pr, newSSEWriter(c))
+		w := newSSEWriter(c)
+		if b.IncludeSources {
+			w.trailer = sourcesTrailer(pr.Sources)
+		}
+		return s.streamRun(c, pr, w)
 	}
-	return s.completeRun(c, pr)
+	return s.completeRun(c, pr, b.IncludeSources)
 }
 
 // handleBetaRun serves the beta runs. They stream when the body's stream
@@ -100,7 +112,7 @@ func (s *Server) handleBetaRun(endpoint string) echo.HandlerFunc {
 			stream = *b.Stream
 		}
 		if !stream {
-			return s.completeRun(c, pr)
+			return s.completeRun(c, pr, false)
 		}
 		if strings.Contains(c.Request().Header.Get("Accept"), "text/event-stream") {
 			return s.streamRun(c, pr, newSSEWriter(c))
@@ -109,16 +121,21 @@ func (s *Server) handleBetaRun(endpoint string) echo.HandlerFunc {
 	}
 }
 
-func (s *Server) completeRun(c echo.Context, pr *engine.PreparedRun) error {
+func (s *Server) completeRun(c echo.Context, pr *engine.PreparedRun, withSources bool) error {
 	resp, err := pr.Complete(c.Request().Context())
 	setHeader(c.Response().Header(), HeaderModel, pr.Ref.String())
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, runResponse{Success: true, Completion: engine.Completion(resp), Raw: rawView{
+	out := runResponse{Success: true, Completion: engine.Completion(resp), Raw: rawView{
 		ID: resp.ID, Object: resp.Object, Created: resp.Created, Model: resp.Model, Provider: pr.Ref.Provider,
 		Choices: resp.Choices, Usage: resp.Usage, SystemFingerprint: resp.SystemFingerprint,
-	}})
+	}}
+	if withSources {
+		src := sourcesOf(pr.Sources)
+		out.Sources, out.Raw.Sources = &src, &src
+	}
+	return c.JSON(http.StatusOK, out)
 }
 
 // streamRun streams a prepared run to the client.
@@ -168,6 +185,7 @@ func (s *Server) relay(c echo.Context, rs chunkStream, w *eventWriter, logAttrs 
 			_ = w.Error(ee.Message)
 			return nil
 		}
+		w.last = chunk
 		if err := w.Event(chunk); err != nil {
 			rs.Close(errors.Join(engine.ErrClientGone, err))
 			return nil

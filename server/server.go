@@ -95,6 +95,9 @@ type Deps struct {
 	// Metrics records HTTP and engine metrics; the engine services share it
 	// (engine.Metrics).
 	Metrics *metrics.Metrics
+	// LocalModels, when set, lists the models local model servers have
+	// for /v1/models (see CacheLocalModels).
+	LocalModels LocalModelLister
 	// Images generates images (/v1/images).
 	Images *engine.Images
 	// Tools runs web search and crawl (/v1/tools/*).
@@ -180,6 +183,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	s.keyInFlight, s.ipInFlight = newInflight(cfg.MaxInFlightPerKey), newInflight(cfg.MaxInFlightPerIP)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
+	e.JSONSerializer = plainJSON{}
 	e.HTTPErrorHandler = s.handleError
 	e.Pre(normalizePath)
 	e.Use(s.requestIDs, s.securityHeaders, s.observe, s.accessLog, s.recoverPanics, s.limitConcurrency, s.guardIO, cors())

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/hearth-dev/hearth/engine"
 	"github.com/labstack/echo/v4"
 )
 
@@ -23,6 +24,10 @@ type eventWriter struct {
 	started bool
 	// ContentType overrides the default type of an NDJSON stream.
 	contentType string
+	// trailer, when set, makes one more event that Done writes before the
+	// end, from the last chat chunk relayed (nil when none was).
+	trailer func(last *engine.ChatChunk) any
+	last    *engine.ChatChunk
 }
 
 const sseTerminator = "\r\n\r\n"
@@ -79,8 +84,14 @@ func (w *eventWriter) frame(b []byte) []byte {
 	return append(out, sseTerminator...)
 }
 
-// Done ends an SSE stream with [DONE]; NDJSON streams just end.
+// Done ends an SSE stream with [DONE]; NDJSON streams just end. The
+// trailer event, when set, goes first.
 func (w *eventWriter) Done() error {
+	if w.trailer != nil {
+		if err := w.Event(w.trailer(w.last)); err != nil {
+			return err
+		}
+	}
 	if w.ndjson {
 		w.start()
 		return nil

@@ -25,6 +25,7 @@ Bread is baked in an oven at a high temperature.
 
 func memoryFlow(t *testing.T, b *browser) {
 	b.open("/studio/memory")
+	b.waitJS("defaults loaded", `document.querySelector('#memory-form')?.dataset.defaults === 'loaded'`, 10*time.Second)
 	b.js("clear the model", `document.querySelector('#memory-form input[name=embedding_model]').value = ''`)
 	b.do("fill the memory form",
 		chromedp.SendKeys(chromedp.CSS(`#memory-form input[name=name]`), "docs"),

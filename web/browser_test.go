@@ -29,6 +29,7 @@ func TestStudioInBrowser(t *testing.T) {
 	threadID := playground(t, b)
 	errorsAndDeepLinks(t, b, ts)
 	memoryFlow(t, b)
+	firstHour(t, b)
 	threadPage(t, b, threadID)
 	usagePage(t, b)
 	signOut(t, b)

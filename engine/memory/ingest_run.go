@@ -101,7 +101,11 @@ func (s *Service) runIngest(ctx context.Context, j *Job) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return s.failIngest(ctx, j, "embedding model "+m.EmbeddingModel+": "+errMessage(err))
+			msg := errMessage(err)
+			if errors.Is(err, engine.ErrNoProviderKey) {
+				msg = engine.BackgroundKeyHint(ref.Provider)
+			}
+			return s.failIngest(ctx, j, "embedding model "+m.EmbeddingModel+": "+msg)
 		}
 	}
 	todo, err := s.reuseChunks(ctx, m, j, texts)

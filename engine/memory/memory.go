@@ -28,6 +28,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/url"
 	"regexp"
 	"sort"
 	"strings"
@@ -78,6 +79,9 @@ type Config struct {
 	UploadSecret []byte
 	// BaseURL prefixes the url field of memories (Config.PublicURL).
 	BaseURL string
+	// DefaultEmbeddingModel is the embedder of a memory created without
+	// one ("" = DefaultEmbeddingModel).
+	DefaultEmbeddingModel string
 	// Workers is the size of the ingestion worker pool (default 2).
 	Workers int
 	// MaxAttempts is how many times a job may be started and interrupted
@@ -274,7 +278,7 @@ func (s *Service) Create(ctx context.Context, owner string, req CreateRequest) (
 	}
 	model := strings.TrimSpace(req.EmbeddingModel)
 	if model == "" {
-		model = DefaultEmbeddingModel
+		model = s.DefaultEmbeddingModel()
 	}
 	ref, err := s.checkEmbeddingModel("embedding_model", model)
 	if err != nil {
@@ -364,9 +368,17 @@ func (s *Service) List(ctx context.Context, owner string) ([]*Memory, error) {
 	return out, err
 }
 
-// URL is the memory's address in the studio.
+// DefaultEmbeddingModel is the embedder of a memory created without one.
+func (s *Service) DefaultEmbeddingModel() string {
+	if s.cfg.DefaultEmbeddingModel != "" {
+		return s.cfg.DefaultEmbeddingModel
+	}
+	return DefaultEmbeddingModel
+}
+
+// URL is the memory's page in the studio (/studio/memory/<owner>/<name>).
 func (s *Service) URL(m *Memory) string {
-	return s.cfg.BaseURL + "/memory/" + m.Owner + "/" + m.Name
+	return s.cfg.BaseURL + "/studio/memory/" + url.PathEscape(m.Owner) + "/" + url.PathEscape(m.Name)
 }
 
 // Delete removes a memory with its documents, chunks, vectors, blobs and

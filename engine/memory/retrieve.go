@@ -338,7 +338,7 @@ func (s *Service) RetrieveForRun(ctx context.Context, owner string, memories []s
 	}
 	out := make([]engine.RAGChunk, len(res))
 	for i, r := range res {
-		out[i] = engine.RAGChunk{Text: r.Text, DocName: r.Document}
+		out[i] = engine.RAGChunk{Text: r.Text, DocName: r.Document, Memory: r.Memory, ChunkID: r.ChunkID, Score: r.Similarity}
 	}
 	return out, nil
 }

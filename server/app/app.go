@@ -79,6 +79,10 @@ type Config struct {
 	FirecrawlBaseURL string
 	// CrawlLimits bound the built-in crawler (zero fields: its defaults).
 	CrawlLimits crawl.Limits
+	// DefaultModel and DefaultEmbeddingModel are the models of pipes and
+	// memories created without one ("" = the engines' built-in defaults).
+	DefaultModel          string
+	DefaultEmbeddingModel string
 	// FirecrawlPoll is the Firecrawl status poll interval (0 = its default).
 	FirecrawlPoll time.Duration
 	// Overrides replace parts of the application in tests.

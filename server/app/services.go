@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/engine/agent"
@@ -15,7 +16,11 @@ import (
 	"github.com/hearth-dev/hearth/providers/mcp"
 	"github.com/hearth-dev/hearth/providers/netguard"
 	"github.com/hearth-dev/hearth/providers/search"
+	"github.com/hearth-dev/hearth/server"
 )
+
+// localModelsTTL is how long /v1/models keeps a local model server's list.
+const localModelsTTL = 30 * time.Second
 
 // buildProviders builds the provider registry (or its test override), the
 // instrumented view every service calls, and the keysets over it.
@@ -34,6 +39,7 @@ func (a *App) buildProviders(cfg Config) error {
 		return err
 	}
 	a.Deps.Providers, a.Deps.Keysets = engine.InstrumentProviders(provs, a.Metrics), keysets
+	a.Deps.LocalModels = server.CacheLocalModels(registry, localModelsTTL)
 	a.note("providers: instrumented")
 	return nil
 }
@@ -57,6 +63,7 @@ func (a *App) buildMemory(ctx context.Context, cfg Config) error {
 	mcfg := cfg.Memory
 	mcfg.Store, mcfg.Index, mcfg.Providers, mcfg.Keysets = a.Store, a.Index, d.Providers, d.Keysets
 	mcfg.UploadSecret, mcfg.BaseURL = cfg.UploadSecret, cfg.HTTP.PublicURL
+	mcfg.DefaultEmbeddingModel = cfg.DefaultEmbeddingModel
 	mcfg.Logger, mcfg.Parse, mcfg.Metrics, mcfg.Quotas = cfg.Logger, parser.Parse, a.Metrics, a.Quotas
 	mcfg.Cluster = a.Cluster
 	for _, f := range cfg.Overrides.Memory {
@@ -82,7 +89,7 @@ func (a *App) buildMemory(ctx context.Context, cfg Config) error {
 func (a *App) buildRuns(cfg Config) {
 	d := &a.Deps
 	d.Pipes = engine.NewPipes(engine.PipesConfig{Store: a.Store, Accounts: d.Accounts, Keysets: d.Keysets,
-		Providers: d.Providers, Memories: d.Memory})
+		Providers: d.Providers, Memories: d.Memory, DefaultModel: cfg.DefaultModel})
 	d.Threads = engine.NewThreads(a.Store)
 	d.Threads.SetLimits(cfg.ThreadLimits)
 	a.RunLog = engine.NewRunLog(a.Store, d.Providers, a.log)

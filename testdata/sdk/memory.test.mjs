@@ -5,6 +5,7 @@
 // the point.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { getRunner } from 'langbase';
 import { FAKE_TEXT, baseUrl, client, rejects, uniq } from './helpers.mjs';
 
 const HASH = 'hearth:hash-embed';
@@ -36,7 +37,7 @@ test('memories.create, list and delete', async () => {
     { name, description: 'sdk memory', owner_login: created.owner_login, url: undefined, chunk_size: 10000, chunk_overlap: 2048,
       embedding_model: 'openai:text-embedding-3-large', top_k: 10 },
   );
-  assert.equal(created.url, `${baseUrl}/memory/${created.owner_login}/${name}`);
+  assert.equal(created.url, `${baseUrl}/studio/memory/${created.owner_login}/${name}`);
   const dup = await rejects(lb.memories.create({ name }));
   assert.equal(dup.status, 409);
   const listed = (await lb.memories.list()).find((m) => m.name === name);
@@ -153,4 +154,39 @@ test('a pipe run with a memory attached retrieves from it', async () => {
   assert.equal(res.completion, FAKE_TEXT);
   const missing = await rejects(lb.pipes.run({ name, stream: false, memory: [{ name: 'no-such-memory' }], messages: [{ role: 'user', content: 'hi' }] }));
   assert.ok(missing.status === 400 || missing.status === 404);
+});
+
+test('include_sources: the SDK result carries sources; its stream helpers pass over the sources event', async () => {
+  const lb = client();
+  const memoryName = uniq('src');
+  await lb.memories.create({ name: memoryName, embedding_model: 'hearth:bm25', top_k: 1 });
+  await upload(lb, memoryName, 'facts.txt', 'The secret ingredient is cardamom.');
+  assert.equal((await waitDoc(lb, memoryName, 'facts.txt')).status, 'completed');
+  const name = uniq('srcpipe');
+  await lb.pipes.create({ name, model: 'hearth:echo', memory: [{ name: memoryName }] });
+  const messages = [{ role: 'user', content: 'What is the secret ingredient?' }];
+  const res = await lb.pipes.run({ name, stream: false, include_sources: true, messages });
+  assert.equal(res.completion, 'What is the secret ingredient?');
+  assert.equal(res.sources.length, 1);
+  assert.equal(res.sources[0].memory, memoryName);
+  assert.equal(res.sources[0].document, 'facts.txt');
+  assert.match(res.sources[0].text, /cardamom/);
+
+  const { stream } = await lb.pipes.run({ name, stream: true, include_sources: true, messages });
+  const [forRunner, forChunks] = stream.tee();
+  const runner = getRunner(forRunner);
+  let text = '';
+  runner.on('content', (delta) => { text += delta; });
+  const final = await runner.finalChatCompletion();
+  assert.equal(text, 'What is the secret ingredient?');
+  assert.equal(final.choices[0].message.content, text);
+  assert.deepEqual(final.sources, res.sources);
+  // The SDK's stream is newline-separated JSON of each event.
+  let lines = '';
+  const decoder = new TextDecoder();
+  for await (const bytes of forChunks) lines += decoder.decode(bytes, { stream: true });
+  const events = lines.trim().split('\n').map((l) => JSON.parse(l));
+  const withSources = events.filter((e) => e.sources);
+  assert.equal(withSources.length, 1);
+  assert.deepEqual(withSources[0].sources, res.sources);
 });

@@ -73,11 +73,22 @@ export async function request(method, path, body, opts = {}) {
 
 const enc = encodeURIComponent;
 
+/**
+ * createWarned POSTs a create and returns its JSON with the server's
+ * lb-warning header (a provider without a key) as .warning, '' if none.
+ */
+async function createWarned(path, body) {
+  const res = await request('POST', path, body, { raw: true });
+  const out = await res.json();
+  return { ...out, warning: res.headers.get('lb-warning') || '' };
+}
+
 /** api names every endpoint the studio uses. */
 export const api = {
   me: (key) => request('GET', '/v1/me', undefined, key === undefined ? {} : { key }),
   routes: () => request('GET', '/routes', undefined, { key: '' }),
   models: () => request('GET', '/v1/models'),
+  providers: () => request('GET', '/v1/providers'),
 
   keys: () => request('GET', '/v1/keys'),
   createKey: (name) => request('POST', '/v1/keys', { name }),
@@ -88,7 +99,7 @@ export const api = {
 
   pipes: () => request('GET', '/v1/pipes'),
   pipe: (name) => request('GET', `/v1/pipes/${enc(name)}`),
-  createPipe: (body) => request('POST', '/v1/pipes', body),
+  createPipe: (body) => createWarned('/v1/pipes', body),
   updatePipe: (name, body) => request('POST', `/v1/pipes/${enc(name)}`, body),
   deletePipe: (name) => request('DELETE', `/v1/pipes/${enc(name)}`),
   rotatePipeKey: (name) => request('POST', `/v1/pipes/${enc(name)}/keys`, {}),
@@ -109,7 +120,7 @@ export const api = {
   deleteThread: (id) => request('DELETE', `/v1/threads/${enc(id)}`),
 
   memories: () => request('GET', '/v1/memory'),
-  createMemory: (body) => request('POST', '/v1/memory', body),
+  createMemory: (body) => createWarned('/v1/memory', body),
   deleteMemory: (name) => request('DELETE', `/v1/memory/${enc(name)}`),
   documents: (memory) => request('GET', `/v1/memory/${enc(memory)}/documents`),
   deleteDocument: (memory, doc) => request('DELETE', `/v1/memory/${enc(memory)}/documents/${enc(doc)}`),

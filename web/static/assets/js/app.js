@@ -38,7 +38,9 @@ const navItems = [
 ];
 
 /** state is the signed-in identity (GET /v1/me), or null. */
-export const state = { me: null };
+// flash is a notice shown once on the next page rendered (a warning the
+// server sent with a create, shown on the created item's page).
+export const state = { me: null, flash: '' };
 
 let current = null; // {controller} of the page on screen
 let rendered = ''; // path and query of the page on screen
@@ -180,6 +182,10 @@ async function render() {
     view.prepend(h('div', { class: 'error', role: 'alert' }, h('strong', {}, 'Error: '), err.message || String(err)));
   }
   if (controller.signal.aborted) return;
+  if (state.flash) {
+    view.prepend(h('p', { class: 'notice warning', id: 'flash', role: 'status' }, h('strong', {}, 'Warning: '), state.flash));
+    state.flash = '';
+  }
   rendered = location.pathname + location.search;
   const title = view.querySelector('h1');
   document.title = title ? `${title.textContent} · Hearth Studio` : 'Hearth Studio';

@@ -137,12 +137,14 @@ export class ChatAccumulator {
     this.usage = null;
     this.model = '';
     this.id = '';
+    this.sources = null; // memory chunks the run used (include_sources)
   }
 
   add(chunk) {
     if (chunk.model) this.model = chunk.model;
     if (chunk.id) this.id = chunk.id;
     if (chunk.usage) this.usage = chunk.usage;
+    if (Array.isArray(chunk.sources)) this.sources = chunk.sources;
     const choice = (chunk.choices || [])[0];
     if (!choice) return '';
     const d = choice.delta || choice.message || {};

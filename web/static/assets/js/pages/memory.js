@@ -2,12 +2,12 @@
 
 import { api } from '../api.js';
 import { h, field, errorBox, announce, busy, replace, add } from '../dom.js';
-import { link, navigate } from '../app.js';
+import { link, navigate, state } from '../app.js';
 
 // Embedding models a memory can use (the API accepts any model of a
 // configured provider; these are suggestions).
 export const EMBEDDING_MODELS = [
-  ['openai:text-embedding-3-large', 'OpenAI, default'],
+  ['openai:text-embedding-3-large', 'OpenAI'],
   ['openai:text-embedding-3-small', 'OpenAI'],
   ['cohere:embed-v4.0', 'Cohere'],
   ['cohere:embed-multilingual-v3.0', 'Cohere'],
@@ -58,10 +58,21 @@ function createForm() {
   size.addEventListener('input', checkOverlap);
   overlap.addEventListener('input', checkOverlap);
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Create memory');
+  const options = h('datalist', { id: 'embedding-models' }, EMBEDDING_MODELS.map(([v, l]) => h('option', { value: v }, l)));
+  // The server's default embedder, and which suggestions lack a key.
+  api.providers().then((st) => {
+    if (!model.dataset.edited) model.value = st.default_embedding_model;
+    const ready = new Map(st.providers.map((p) => [p.provider, p.ready]));
+    const rows = EMBEDDING_MODELS.map(([v, l]) => [v, l, ready.get(v.split(':')[0]) !== false]);
+    rows.sort((a, b) => Number(b[2]) - Number(a[2]));
+    options.replaceChildren(...rows.map(([v, l, ok]) => h('option', { value: v },
+      `${l}${v === st.default_embedding_model ? ', default' : ''}${ok ? '' : ' (no API key)'}`)));
+  }).catch(() => {}).finally(() => { form.dataset.defaults = 'loaded'; });
+  model.addEventListener('input', () => { model.dataset.edited = '1'; });
   const form = h('form', { class: 'panel', id: 'memory-form', 'aria-labelledby': 'mem-create-h' },
     h('h2', { id: 'mem-create-h' }, 'Create a memory'),
     err.el,
-    h('datalist', { id: 'embedding-models' }, EMBEDDING_MODELS.map(([v, l]) => h('option', { value: v }, l))),
+    options,
     h('div', { class: 'grid wide' },
       field('Name', name, 'Letters, digits, ".", "_" or "-".'),
       field('Embedding model', model, 'provider:model. It cannot change later: documents are embedded with it.')),
@@ -86,6 +97,7 @@ function createForm() {
           chunk_size: Number(size.value), chunk_overlap: Number(overlap.value), top_k: Number(topK.value),
         });
         announce(`Memory ${m.name} created`);
+        state.flash = m.warning;
         navigate(`/memory/${encodeURIComponent(m.owner_login)}/${encodeURIComponent(m.name)}`);
       } catch (ex) {
         err.show(ex);

@@ -282,6 +282,24 @@ function retrieveSection(mem, all) {
     err.el, form, results);
 }
 
+// A chunk longer than this many characters or lines starts collapsed.
+const CLAMP_CHARS = 400;
+const CLAMP_LINES = 5;
+
+/** clampedText shows a chunk's first lines, with "Show all" for the rest. */
+function clampedText(text) {
+  const pre = h('pre', {}, text);
+  if (text.length <= CLAMP_CHARS && text.split('\n').length <= CLAMP_LINES) return [pre];
+  pre.classList.add('clamped');
+  const more = h('button', { type: 'button', class: 'small show-all', 'aria-expanded': 'false' }, 'Show all');
+  more.addEventListener('click', () => {
+    const open = pre.classList.toggle('clamped') === false;
+    more.textContent = open ? 'Show less' : 'Show all';
+    more.setAttribute('aria-expanded', String(open));
+  });
+  return [pre, more];
+}
+
 function drawResults(el, chunks, ms) {
   if (!chunks.length) {
     replace(el, h('p', { class: 'empty' }, `No chunks found (${fmt.ms(ms)}). Documents still being processed are not searchable yet.`));
@@ -300,7 +318,7 @@ function drawResults(el, chunks, ms) {
             ' ', h('span', { class: 'sim' }, sim.toFixed(3))),
           h('span', {}, 'document ', h('code', { class: 'doc' }, doc)),
           c.memoryName ? h('span', {}, 'memory ', h('code', {}, c.memoryName)) : null),
-        h('pre', {}, c.text),
+        ...clampedText(c.text),
         extra.length ? h('p', { class: 'hint' }, extra.map(([k, v]) => `${k}=${v}`).join(', ')) : null);
     })));
 }

@@ -41,13 +41,14 @@ let pendingKey = null;
 export async function render(view, ctx) {
   const create = !!ctx.params.create;
   const err = errorBox();
-  const [catalogue, memories, pipe] = await Promise.all([
+  const [catalogue, memories, keyStatus, pipe] = await Promise.all([
     api.models().catch(() => ({})),
     api.memories().catch(() => null),
+    api.providers().catch(() => null),
     create ? Promise.resolve(null) : api.pipe(ctx.params.name),
   ]);
   const p = { ...DEFAULTS, ...(pipe || {}) };
-  if (create) p.model = pickDefaultModel(catalogue, p.model);
+  if (create) p.model = keyStatus ? keyStatus.default_model : pickDefaultModel(catalogue, p.model);
 
   const head = h('div', { class: 'page-head' },
     h('h1', {}, create ? 'New pipe' : p.name),
@@ -87,7 +88,7 @@ export async function render(view, ctx) {
     status.el));
 
   // Model and parameters
-  const model = modelPicker(catalogue, p.model);
+  const model = modelPicker(catalogue, p.model, keyStatus);
   const params = {};
   for (const [key, label, min, max, step] of PARAMS) {
     params[key] = h('input', { type: 'number', name: key, min: String(min), max: String(max), step: String(step),
@@ -250,6 +251,7 @@ export async function render(view, ctx) {
         if (create) {
           const res = await api.createPipe(body);
           pendingKey = { name: res.name, key: res.api_key };
+          state.flash = res.warning;
           announce(`Pipe ${res.name} created`);
           navigate(`/pipes/${encodeURIComponent(res.owner_login)}/${encodeURIComponent(res.name)}`);
         } else {
@@ -297,13 +299,28 @@ function radioGroup(name, legend, options, value) {
   return { el, value: () => (el.querySelector('input:checked') || {}).value || options[0][0] };
 }
 
-function modelPicker(catalogue, current) {
+// providerOrder lists the catalogue's providers as GET /v1/providers
+// orders them (a key available first), each with a label saying whether
+// a key is missing; alphabetical, unmarked, without that answer.
+export function providerOrder(catalogue, status) {
+  const names = Object.keys(catalogue).sort();
+  if (!status) return names.map((name) => ({ name, label: name, ready: true }));
+  const byName = new Map(status.providers.map((p, i) => [p.provider, { ...p, i }]));
+  const rank = (n) => (byName.has(n) ? byName.get(n).i : names.length + 1000);
+  return names.slice().sort((a, b) => rank(a) - rank(b)).map((name) => {
+    const st = byName.get(name);
+    const ready = !st || st.ready;
+    return { name, ready, label: ready ? name : `${name} (no API key: add one under Keys)` };
+  });
+}
+
+function modelPicker(catalogue, current, status) {
   const sel = h('select', { name: 'model' });
   let found = false;
-  for (const provider of Object.keys(catalogue).sort()) {
+  for (const { name: provider, label } of providerOrder(catalogue, status)) {
     const models = catalogue[provider].filter((m) => m.type === 'text');
     if (!models.length) continue;
-    sel.append(h('optgroup', { label: provider }, models.map((m) => {
+    sel.append(h('optgroup', { label }, models.map((m) => {
       if (m.id === current) found = true;
       const cost = typeof m.promptCost === 'number' ? ` ($${m.promptCost} / $${m.completionCost} per 1M tokens)` : '';
       return h('option', { value: m.id }, m.id + cost);
@@ -314,7 +331,7 @@ function modelPicker(catalogue, current) {
   if (!found && current) custom.value = current;
   else sel.value = current;
   const el = h('div', { class: 'grid wide' },
-    field('Model', sel, 'From this server\'s model catalogue.'),
+    field('Model', sel, 'From this server\'s model catalogue; providers with an API key come first.'),
     field('Or another model id', custom, 'provider:model_id, e.g. a local ollama model; overrides the list when filled.'));
   return { el, value: () => custom.value.trim() || sel.value };
 }

@@ -127,6 +127,7 @@ export async function render(view, ctx) {
     send.disabled = true;
     stop.hidden = false;
     const body = { name: pipe.name, messages, variables: variables(), stream: stream.input.checked };
+    if ((pipe.memory || []).length) body.include_sources = true;
     if (s.threadId) body.threadId = s.threadId;
     const acc = new ChatAccumulator();
     const t0 = performance.now();
@@ -155,7 +156,7 @@ export async function render(view, ctx) {
         const json = await res.json();
         const raw = json.raw || json;
         const msg = ((raw.choices || [])[0] || {}).message || {};
-        acc.add({ choices: [{ index: 0, delta: { content: json.completion ?? msg.content ?? '', tool_calls: (msg.tool_calls || []).map((t, i) => ({ index: i, ...t })) }, finish_reason: ((raw.choices || [])[0] || {}).finish_reason }], usage: raw.usage, model: raw.model });
+        acc.add({ choices: [{ index: 0, delta: { content: json.completion ?? msg.content ?? '', tool_calls: (msg.tool_calls || []).map((t, i) => ({ index: i, ...t })) }, finish_reason: ((raw.choices || [])[0] || {}).finish_reason }], usage: raw.usage, model: raw.model, sources: json.sources });
         content.textContent = acc.text;
       }
     } catch (ex) {
@@ -168,6 +169,7 @@ export async function render(view, ctx) {
     answer.setAttribute('aria-busy', 'false');
     transcript.setAttribute('aria-busy', 'false');
     if (acc.toolCalls.length) answer.append(toolCallsBlock(acc.toolCalls, (results) => run(results)));
+    if (acc.sources) answer.append(sourcesBlock(acc.sources));
     if (failed && failed.name === 'AbortError') {
       if (acc.text) answerTools(answer, content, acc.text);
       meta.textContent = `Stopped after ${fmt.ms(total)}.`;
@@ -188,6 +190,22 @@ export async function render(view, ctx) {
     announce(acc.toolCalls.length ? `The model called ${acc.toolCalls.map((t) => t.function.name).join(', ')}` : 'Answer complete');
     input.focus();
   }
+}
+
+/**
+ * sourcesBlock lists the memory chunks a run used, collapsed: a summary
+ * line, each chunk's text inside its own details.
+ */
+export function sourcesBlock(sources) {
+  const summary = sources.length
+    ? `Sources: ${sources.length} chunk${sources.length === 1 ? '' : 's'} from memory`
+    : 'Sources: no memory chunk matched';
+  return h('details', { class: 'sources' },
+    h('summary', {}, summary),
+    h('ol', {}, sources.map((s) => h('li', { 'data-document': s.document },
+      h('details', {},
+        h('summary', {}, h('code', {}, `${s.memory} / ${s.document}`), ` · score ${Number(s.score).toFixed(2)}`),
+        h('pre', { class: 'chunk' }, s.text))))));
 }
 
 /** variablesOf lists the pipe's variables plus {{placeholders}} of its prompts. */
