@@ -216,7 +216,7 @@ func (r *Runner) resolvePipe(ctx context.Context, in *RunRequest) (*Pipe, error)
 	if err := ValidatePipeName("name", in.Name); err != nil {
 		return nil, err
 	}
-	return r.pipes.Get(ctx, who.Owner, in.Name)
+	return r.pipes.Lookup(ctx, who.Owner, in.Name)
 }
 
 func validateRunRequest(in *RunRequest) error {
