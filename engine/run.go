@@ -80,6 +80,11 @@ type RunRequest struct {
 	// Endpoint and Stream are recorded with the run.
 	Endpoint string
 	Stream   bool
+	// Admit, when set, is called with the resolved pipe before any other
+	// work (thread load, retrieval, key resolution): the per-pipe rate
+	// limit refuses there, so a refused request costs no store reads or
+	// embedding calls.
+	Admit func(*Pipe) error
 }
 
 // PreparedRun is a run that passed every check and is ready to call the
@@ -115,6 +120,11 @@ func (r *Runner) Prepare(ctx context.Context, in *RunRequest) (*PreparedRun, err
 	}
 	if err := validateRunRequest(in); err != nil {
 		return nil, err
+	}
+	if in.Admit != nil {
+		if err := in.Admit(p); err != nil {
+			return nil, err
+		}
 	}
 	pr := &PreparedRun{r: r, Pipe: p, start: start, endpoint: in.Endpoint, stream: in.Stream}
 	var history []Message
