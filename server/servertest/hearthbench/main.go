@@ -323,9 +323,6 @@ func startProfiles(cpu, mem string) (stop func() error, err error) {
 			return nil, err
 		}
 	}
-	if mem != "" {
-		runtime.MemProfileRate = 4096
-	}
 	return func() error {
 		if cf != nil {
 			pprof.StopCPUProfile()
