@@ -40,8 +40,10 @@ func ValidateLogin(field, login string) error {
 
 // Accounts manages users, organizations and API keys.
 type Accounts struct {
-	store Store
-	now   func() time.Time
+	store   Store
+	now     func() time.Time
+	cluster Cluster
+	keys    *gateCache[Principal] // nil: off (apikey_cache.go)
 }
 
 // NewAccounts returns the accounts service over store.

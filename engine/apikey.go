@@ -165,7 +165,7 @@ func (a *Accounts) ListKeys(ctx context.Context, owner string) ([]*APIKey, error
 // RevokeKey revokes a key by id. When owner is non-empty the key must
 // belong to it (a NOT_FOUND otherwise, so ids of others are not confirmed).
 func (a *Accounts) RevokeKey(ctx context.Context, owner, id string) error {
-	return a.store.Update(ctx, func(tx Tx) error {
+	err := a.store.Update(ctx, func(tx Tx) error {
 		var k APIKey
 		if err := tx.Get(prefixAPIKey+id, &k); err != nil {
 			if errors.Is(err, ErrNotFound) {
@@ -184,11 +184,20 @@ func (a *Accounts) RevokeKey(ctx context.Context, owner, id string) error {
 		if err := tx.Delete(prefixAPIKeyHash + k.Hash); err != nil {
 			return err
 		}
+		if err := a.publishKey(tx, k.ID); err != nil {
+			return err
+		}
 		return tx.Put(prefixAPIKey+k.ID, &k)
 	})
+	if err == nil {
+		a.keys.drop(id)
+	}
+	return err
 }
 
-// RevokePipeKeysTx revokes every key bound to a pipe inside a caller's transaction.
+// RevokePipeKeysTx revokes every key bound to a pipe inside a caller's
+// transaction. The caller drops the cached keys after its transaction
+// commits (dropPipeKeys).
 func (a *Accounts) RevokePipeKeysTx(tx Tx, owner, pipeID string) error {
 	var ids []string
 	err := tx.Scan(prefixAPIKeyOwner+owner+"/", "", func(key string, _ []byte) error {
@@ -211,6 +220,9 @@ func (a *Accounts) RevokePipeKeysTx(tx Tx, owner, pipeID string) error {
 		if err := tx.Delete(prefixAPIKeyHash + k.Hash); err != nil {
 			return err
 		}
+		if err := a.publishKey(tx, id); err != nil {
+			return err
+		}
 		if err := tx.Put(prefixAPIKey+id, &k); err != nil {
 			return err
 		}
@@ -225,6 +237,10 @@ func (a *Accounts) Authenticate(ctx context.Context, secret string) (*Principal,
 		return nil, Errorf(CodeUnauthorized, "missing API key: send Authorization: Bearer <key>")
 	}
 	hash := HashKey(secret)
+	c, ok, gen := a.keys.get(hash)
+	if ok {
+		return &c, nil
+	}
 	var p *Principal
 	err := a.store.View(ctx, func(tx Tx) error {
 		id, err := tx.GetRaw(prefixAPIKeyHash + hash)
@@ -247,5 +263,9 @@ func (a *Accounts) Authenticate(ctx context.Context, secret string) (*Principal,
 		p = &Principal{KeyID: k.ID, Kind: k.Kind, Owner: k.Owner, PipeID: k.PipeID}
 		return nil
 	})
-	return p, err
+	if err != nil {
+		return nil, err
+	}
+	a.cachePrincipal(gen, hash, p)
+	return p, nil
 }

@@ -29,6 +29,8 @@ type Pipes struct {
 	memories     MemoryLookup
 	defaultModel string
 	now          func() time.Time
+	cluster      Cluster
+	cache        *gateCache[Pipe] // nil: off (pipes_cache.go)
 }
 
 // PipesConfig holds the dependencies of Pipes. Providers, when set, makes
@@ -43,6 +45,9 @@ type PipesConfig struct {
 	// DefaultModel is the model of a v1-created pipe that names none
 	// ("" = DefaultPipeModel).
 	DefaultModel string
+	// Cluster, when set, turns on the in-memory pipe cache of the run
+	// path (off in shared mode) and carries pipe changes to other nodes.
+	Cluster Cluster
 }
 
 // NewPipes returns the pipe service.
@@ -51,8 +56,10 @@ func NewPipes(cfg PipesConfig) *Pipes {
 	if m == nil {
 		m = StoreMemoryLookup{Store: cfg.Store}
 	}
-	return &Pipes{store: cfg.Store, accounts: cfg.Accounts, keysets: cfg.Keysets, providers: cfg.Providers, memories: m,
+	ps := &Pipes{store: cfg.Store, accounts: cfg.Accounts, keysets: cfg.Keysets, providers: cfg.Providers, memories: m,
 		defaultModel: cfg.DefaultModel, now: time.Now}
+	ps.enableCache(cfg.Cluster)
+	return ps
 }
 
 // DefaultModel is the model of a pipe created without one.
@@ -162,6 +169,9 @@ func (ps *Pipes) Create(ctx context.Context, owner string, base *Pipe, in *PipeI
 			if err := p.validate(in.field); err != nil {
 				return err
 			}
+			if err := ps.publishPipe(tx, p.ID); err != nil {
+				return err
+			}
 			return tx.Put(pipeKey(owner, p.Name), p)
 		case !errors.Is(err, ErrNotFound):
 			return err
@@ -190,6 +200,9 @@ func (ps *Pipes) Create(ctx context.Context, owner string, base *Pipe, in *PipeI
 	if err != nil {
 		return nil, "", false, err
 	}
+	if !created {
+		ps.dropPipe(p.ID)
+	}
 	return p, key, created, nil
 }
 
@@ -213,24 +226,6 @@ func getPipe(tx Tx, owner, name string) (*Pipe, error) {
 		return nil, err
 	}
 	return &p, nil
-}
-
-// GetByID returns the pipe a pipe key is bound to.
-func (ps *Pipes) GetByID(ctx context.Context, id string) (*Pipe, error) {
-	var p *Pipe
-	err := ps.store.View(ctx, func(tx Tx) error {
-		ref, err := tx.GetRaw(prefixPipeID + id)
-		if errors.Is(err, ErrNotFound) {
-			return NotFound("pipe", id)
-		}
-		if err != nil {
-			return err
-		}
-		owner, name, _ := strings.Cut(string(ref), "/")
-		p, err = getPipe(tx, owner, name)
-		return err
-	})
-	return p, err
 }
 
 // Read returns a pipe for a principal that may not own it: the owner's keys
@@ -290,11 +285,15 @@ func (ps *Pipes) Update(ctx context.Context, owner, name string, in *PipeInput) 
 				return err
 			}
 		}
+		if err := ps.publishPipe(tx, p.ID); err != nil {
+			return err
+		}
 		return tx.Put(pipeKey(owner, p.Name), p)
 	})
 	if err != nil {
 		return nil, err
 	}
+	ps.dropPipe(p.ID)
 	return p, nil
 }
 
@@ -308,9 +307,14 @@ func derefOr(s *string, def string) string {
 // Delete removes a pipe, revokes its keys and deletes its keyset, in one
 // transaction. Threads and run records of the pipe are kept.
 func (ps *Pipes) Delete(ctx context.Context, owner, name string) error {
-	return ps.store.Update(ctx, func(tx Tx) error {
+	var id string
+	err := ps.store.Update(ctx, func(tx Tx) error {
 		p, err := getPipe(tx, owner, name)
 		if err != nil {
+			return err
+		}
+		id = p.ID
+		if err := ps.publishPipe(tx, p.ID); err != nil {
 			return err
 		}
 		if err := tx.Delete(pipeKey(owner, name)); err != nil {
@@ -324,6 +328,11 @@ func (ps *Pipes) Delete(ctx context.Context, owner, name string) error {
 		}
 		return ps.keysets.DeleteScopeTx(tx, PipeScope(p.ID))
 	})
+	if err == nil {
+		ps.dropPipe(id)
+		ps.accounts.dropPipeKeys(id)
+	}
+	return err
 }
 
 // RotateKey revokes every key of a pipe and issues a new one, returned once.
@@ -344,5 +353,6 @@ func (ps *Pipes) RotateKey(ctx context.Context, owner, name string) (*Pipe, stri
 	if err != nil {
 		return nil, "", err
 	}
+	ps.accounts.dropPipeKeys(p.ID)
 	return p, key, nil
 }

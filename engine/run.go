@@ -80,6 +80,11 @@ type RunRequest struct {
 	// Endpoint and Stream are recorded with the run.
 	Endpoint string
 	Stream   bool
+	// Admit, when set, is called with the resolved pipe before any other
+	// work (thread load, retrieval, key resolution): the per-pipe rate
+	// limit refuses there, so a refused request costs no store reads or
+	// embedding calls.
+	Admit func(*Pipe) error
 }
 
 // PreparedRun is a run that passed every check and is ready to call the
@@ -118,6 +123,11 @@ func (r *Runner) Prepare(ctx context.Context, in *RunRequest) (*PreparedRun, err
 	}
 	if err := validateRunRequest(in); err != nil {
 		return nil, err
+	}
+	if in.Admit != nil {
+		if err := in.Admit(p); err != nil {
+			return nil, err
+		}
 	}
 	pr := &PreparedRun{r: r, Pipe: p, start: start, endpoint: in.Endpoint, stream: in.Stream}
 	if err := pr.prepare(ctx, in); err != nil {
@@ -233,7 +243,7 @@ func (r *Runner) resolvePipe(ctx context.Context, in *RunRequest) (*Pipe, error)
 	if err := ValidatePipeName("name", in.Name); err != nil {
 		return nil, err
 	}
-	return r.pipes.Get(ctx, who.Owner, in.Name)
+	return r.pipes.Lookup(ctx, who.Owner, in.Name)
 }
 
 func validateRunRequest(in *RunRequest) error {

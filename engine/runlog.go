@@ -49,6 +49,10 @@ const (
 	prefixRunPipe = "runpipe/"
 	runQueueSize  = 4096
 	runBatchSize  = 256
+	// runBackPressure is how long Record waits for room in a full queue
+	// before it drops the record (a store that stopped answering must not
+	// hold every request).
+	runBackPressure = 2 * time.Second
 )
 
 // NewRunID returns a run id that sorts newest first.
@@ -57,9 +61,17 @@ func NewRunID(start time.Time) string {
 }
 
 // RunLog records runs off the request path: Record only queues, and one
-// worker writes batches. When the queue is full a record is dropped (and
-// counted) rather than slowing the run; a failed write is logged, never
-// reported to the caller. Close flushes what is queued.
+// worker writes batches (group commit: every record queued while a batch
+// was being written goes into the next one, up to 256 per transaction).
+// When the queue is full Record waits for room (back-pressure on the
+// request that records) for up to 2 s, then drops the record and counts it;
+// a failed write is logged, never reported to the caller. Close flushes
+// what is queued, so a graceful shutdown loses nothing; a crash loses at
+// most the queued records (4096) and the batch being written (256).
+//
+// The queue lives in one process's memory: in cluster mode each node has
+// its own and writes its own records to the shared store; nothing in it is
+// read by other nodes before it is written.
 type RunLog struct {
 	store     Store
 	providers Providers
@@ -83,7 +95,8 @@ func NewRunLog(store Store, providers Providers, log *slog.Logger) *RunLog {
 	return l
 }
 
-// Record queues a run record; it never blocks.
+// Record queues a run record. It returns at once unless the queue is
+// full; then it waits for room, up to 2 s.
 func (l *RunLog) Record(r RunRecord) {
 	if l == nil {
 		return
@@ -95,7 +108,14 @@ func (l *RunLog) Record(r RunRecord) {
 	}
 	select {
 	case l.queue <- runItem{rec: r}:
+		return
 	default:
+	}
+	t := time.NewTimer(runBackPressure)
+	defer t.Stop()
+	select {
+	case l.queue <- runItem{rec: r}:
+	case <-t.C:
 		l.dropped.Add(1)
 	}
 }

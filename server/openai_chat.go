@@ -67,7 +67,7 @@ func (s *Server) openAIPipeRun(c echo.Context, t engine.ModelTarget, chat *engin
 	pr, err := s.deps.Runner.Prepare(ctx, &engine.RunRequest{
 		Principal: who, Name: t.Pipe, Messages: chat.Messages, ThreadID: c.Request().Header.Get(HeaderThreadRequest),
 		Tools: chat.Tools, LLMKey: c.Request().Header.Get("LB-LLM-Key"), FallbackModels: fallbacks,
-		Endpoint: openAIPrefix + "/chat/completions", Stream: stream,
+		Endpoint: openAIPrefix + "/chat/completions", Stream: stream, Admit: s.admitPipe(c),
 	})
 	if err != nil {
 		if engine.IsNotFound(err) {
@@ -76,9 +76,6 @@ func (s *Server) openAIPipeRun(c echo.Context, t engine.ModelTarget, chat *engin
 		return err
 	}
 	overrideSampling(pr.Request, chat)
-	if err := s.limitPipe(c, pr.Pipe.ID); err != nil {
-		return err
-	}
 	setHeader(c.Response().Header(), HeaderThreadID, pr.ThreadID)
 	if !stream {
 		resp, err := pr.Complete(ctx)

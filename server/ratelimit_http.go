@@ -59,6 +59,15 @@ func (s *Server) limitPipe(c echo.Context, pipeID string) error {
 	return s.applyRate(c, s.pipeLimits, d, "rate_limit_pipe", "pipe")
 }
 
+// admitPipe is the RunRequest.Admit of a request: it spends the pipe's
+// budget before the runner does any work for it.
+func (s *Server) admitPipe(c echo.Context) func(*engine.Pipe) error {
+	if s.pipeLimits == nil {
+		return nil
+	}
+	return func(p *engine.Pipe) error { return s.limitPipe(c, p.ID) }
+}
+
 // applyRate writes the RateLimit-* headers (keeping the tighter of two
 // limits) and turns a refusal into a 429 with Retry-After.
 func (s *Server) applyRate(c echo.Context, l *limiter, d rateDecision, reason, what string) error {

@@ -50,7 +50,7 @@ type rawView struct {
 	Sources *[]sourceView `json:"sources,omitempty"`
 }
 
-func (b *runBody) request(c echo.Context, endpoint string, stream bool) *engine.RunRequest {
+func (b *runBody) request(c echo.Context, endpoint string, stream bool, admit func(*engine.Pipe) error) *engine.RunRequest {
 	key := c.Request().Header.Get("LB-LLM-Key")
 	if key == "" {
 		key = b.LLMKey
@@ -58,7 +58,7 @@ func (b *runBody) request(c echo.Context, endpoint string, stream bool) *engine.
 	return &engine.RunRequest{
 		Principal: principal(c), Name: b.Name, Messages: b.Messages, Variables: b.Variables,
 		ThreadID: b.ThreadID, Tools: b.Tools, Memory: b.Memory, JSON: b.JSON, LLMKey: key,
-		Endpoint: endpoint, Stream: stream,
+		Endpoint: endpoint, Stream: stream, Admit: admit,
 	}
 }
 
@@ -71,11 +71,8 @@ func (s *Server) handlePipeRun(c echo.Context) error {
 		return err
 	}
 	stream := b.Stream != nil && *b.Stream
-	pr, err := s.deps.Runner.Prepare(c.Request().Context(), b.request(c, "/v1/pipes/run", stream))
+	pr, err := s.deps.Runner.Prepare(c.Request().Context(), b.request(c, "/v1/pipes/run", stream, s.admitPipe(c)))
 	if err != nil {
-		return err
-	}
-	if err := s.limitPipe(c, pr.Pipe.ID); err != nil {
 		return err
 	}
 	setHeader(c.Response().Header(), HeaderThreadID, pr.ThreadID)
@@ -99,11 +96,8 @@ func (s *Server) handleBetaRun(endpoint string) echo.HandlerFunc {
 		if err := decodeJSON(c, &b); err != nil {
 			return err
 		}
-		pr, err := s.deps.Runner.Prepare(c.Request().Context(), b.request(c, endpoint, false))
+		pr, err := s.deps.Runner.Prepare(c.Request().Context(), b.request(c, endpoint, false, s.admitPipe(c)))
 		if err != nil {
-			return err
-		}
-		if err := s.limitPipe(c, pr.Pipe.ID); err != nil {
 			return err
 		}
 		setHeader(c.Response().Header(), HeaderThreadID, pr.ThreadID)

@@ -188,6 +188,7 @@ func (a *App) build(cfg Config) error {
 		return err
 	}
 	accounts := engine.NewAccounts(a.Store)
+	accounts.UseCluster(a.Cluster)
 	created, key, err := accounts.Bootstrap(ctx, cfg.AdminLogin, cfg.AdminKey)
 	if err != nil {
 		return fmt.Errorf("create first user: %w", err)

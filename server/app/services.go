@@ -89,7 +89,7 @@ func (a *App) buildMemory(ctx context.Context, cfg Config) error {
 func (a *App) buildRuns(cfg Config) {
 	d := &a.Deps
 	d.Pipes = engine.NewPipes(engine.PipesConfig{Store: a.Store, Accounts: d.Accounts, Keysets: d.Keysets,
-		Providers: d.Providers, Memories: d.Memory, DefaultModel: cfg.DefaultModel})
+		Providers: d.Providers, Memories: d.Memory, DefaultModel: cfg.DefaultModel, Cluster: a.Cluster})
 	d.Threads = engine.NewThreads(a.Store)
 	d.Threads.SetLimits(cfg.ThreadLimits)
 	a.RunLog = engine.NewRunLog(a.Store, d.Providers, a.log)

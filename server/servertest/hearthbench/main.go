@@ -6,6 +6,7 @@
 //	go run ./server/servertest/hearthbench -glove auto       # the full set (< 15 min on 2 cores)
 //	go run ./server/servertest/hearthbench -json out.json    # also write JSON
 //	go run ./server/servertest/hearthbench -sections gateway # one section
+//	go run ./server/servertest/hearthbench -sections gateway -cpuprofile cpu.out -memprofile mem.out
 //
 // Sections: gateway (overhead of the real server in-process against an
 // instant fake upstream), ingest (upload to completed through the memory
@@ -25,6 +26,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -63,7 +65,14 @@ func main() {
 		cacheDef = os.TempDir()
 	}
 	cache := flag.String("cache", filepath.Join(cacheDef, "hearth-bench"), "where -glove auto keeps the converted vectors")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (server, fake upstream and clients share the process) to this file")
+	memProfile := flag.String("memprofile", "", "write an allocation profile (every allocation since start) to this file at the end")
 	flag.Parse()
+	stopProfiles, err := startProfiles(*cpuProfile, *memProfile)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 
 	rep := &Report{Machine: machine(), StartedAt: time.Now().UTC(), Quick: *quick, Sections: map[string]float64{}}
 	logf := func(f string, a ...any) {
@@ -150,6 +159,9 @@ func main() {
 		}
 		rep.Cluster, rep.ClusterLag, rep.ClusterSkipped = c, lag, skipped
 	})
+	if err := stopProfiles(); err != nil {
+		fail("profile", err)
+	}
 	rep.Seconds = time.Since(rep.StartedAt).Seconds()
 	rep.LoadAtEnd = loadAverage()
 	printReport(os.Stdout, rep)
@@ -316,4 +328,41 @@ func printRetrieval(w io.Writer, rep *Report) {
 		}
 		tw.Flush()
 	}
+}
+
+// startProfiles starts the CPU profile (when cpu names a file) and returns
+// the function that stops it and writes the allocation profile (when mem
+// names a file). Read them with `go tool pprof -top`; -sample_index=alloc_space
+// or alloc_objects for the allocation profile.
+func startProfiles(cpu, mem string) (stop func() error, err error) {
+	var cf *os.File
+	if cpu != "" {
+		if cf, err = os.Create(cpu); err != nil {
+			return nil, err
+		}
+		if err := pprof.StartCPUProfile(cf); err != nil {
+			cf.Close()
+			return nil, err
+		}
+	}
+	return func() error {
+		if cf != nil {
+			pprof.StopCPUProfile()
+			if err := cf.Close(); err != nil {
+				return err
+			}
+		}
+		if mem == "" {
+			return nil
+		}
+		mf, err := os.Create(mem)
+		if err != nil {
+			return err
+		}
+		if err := pprof.Lookup("allocs").WriteTo(mf, 0); err != nil {
+			mf.Close()
+			return err
+		}
+		return mf.Close()
+	}, nil
 }

@@ -1,0 +1,97 @@
+package engine
+
+import "sync"
+
+// Change-feed topics of the gateway's caches (Cluster.Publish/Subscribe).
+const (
+	// TopicKey carries the id of an API key that was revoked.
+	TopicKey = "key"
+	// TopicPipe carries the id of a pipe whose configuration changed or
+	// that was deleted (ids never change, names do; pipe keys name pipes
+	// by id).
+	TopicPipe = "pipe"
+)
+
+// gateCacheMax bounds a gateway cache; past it the cache is emptied and
+// refills from the store (dropping entries only ever costs a read).
+const gateCacheMax = 16384
+
+// gateCache is a map of records read from the store, kept in step by the
+// writes that change them. Invalidation runs after the write commits and
+// bumps a generation: a reader that started its store read before an
+// invalidation finds the generation changed and does not insert what it
+// read, so a stale record never outlives the write that replaced it.
+//
+// In cluster mode (Cluster.Shared) the feed delivers other nodes' writes
+// asynchronously, so a cache there could serve a revoked key for the
+// feed's delay: the services do not cache at all in shared mode (every
+// request reads the shared store), and their writes still publish to the
+// feed so that a later design can cache there too.
+type gateCache[V any] struct {
+	mu  sync.Mutex
+	gen uint64
+	m   map[string]V
+	// tag indexes entries by a second key (a key id, a pipe id) for
+	// invalidation; tags[t] lists the map keys tagged t.
+	tags  map[string][]string
+	ntags int
+}
+
+func newGateCache[V any]() *gateCache[V] {
+	return &gateCache[V]{m: map[string]V{}, tags: map[string][]string{}}
+}
+
+// get returns the cached value of k, or the current generation to hand to
+// put after reading the store.
+func (c *gateCache[V]) get(k string) (v V, ok bool, gen uint64) {
+	if c == nil {
+		return v, false, 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok = c.m[k]
+	return v, ok, c.gen
+}
+
+// put stores v under k (tagged with tags) unless an invalidation ran since
+// gen was read.
+func (c *gateCache[V]) put(gen uint64, k string, v V, tags ...string) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if gen != c.gen {
+		return
+	}
+	if len(c.m) >= gateCacheMax || c.ntags >= 4*gateCacheMax {
+		c.m, c.tags, c.ntags = map[string]V{}, map[string][]string{}, 0
+	}
+	c.m[k] = v
+	for _, t := range tags {
+		c.tags[t] = append(c.tags[t], k)
+	}
+	c.ntags += len(tags)
+}
+
+// drop forgets every entry tagged with one of tags; an empty tag forgets
+// everything (the feed's "changes may have been missed").
+func (c *gateCache[V]) drop(tags ...string) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	for _, t := range tags {
+		if t == "" {
+			c.m, c.tags, c.ntags = map[string]V{}, map[string][]string{}, 0
+			return
+		}
+		for _, k := range c.tags[t] {
+			delete(c.m, k)
+		}
+		c.ntags -= len(c.tags[t])
+		delete(c.tags, t)
+	}
+}

@@ -1,0 +1,91 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+)
+
+// Pipe configurations served from memory on the run path (pipe keys name
+// their pipe by id, user and org keys by owner and name). Only GetByID and
+// Lookup use the cache; Get, List and the writes read the store. Writes
+// that change a pipe drop its entries after they commit (dropPipe) and
+// publish TopicPipe with its id in their transaction. In cluster mode the
+// cache is off (see gateCache): every run reads the shared store.
+
+// enableCache turns the pipe cache on unless c is shared, and follows
+// other nodes' changes when c delivers them.
+func (ps *Pipes) enableCache(c Cluster) {
+	ps.cluster = c
+	if c == nil {
+		return
+	}
+	if !c.Shared() {
+		ps.cache = newGateCache[Pipe]()
+	}
+	c.Subscribe(TopicPipe, func(id string) { ps.cache.drop(id) })
+}
+
+// publishPipe records in tx that the pipe id changed.
+func (ps *Pipes) publishPipe(tx Tx, id string) error {
+	if ps.cluster == nil {
+		return nil
+	}
+	return ps.cluster.Publish(tx, TopicPipe, id)
+}
+
+// dropPipe forgets the cached configuration of a pipe; called after the
+// write that changed it committed.
+func (ps *Pipes) dropPipe(id string) { ps.cache.drop(id) }
+
+// cached returns a copy of a cached pipe. A copy keeps callers that set
+// fields from changing the cache; slices are shared and never modified by
+// the run path.
+func (ps *Pipes) cached(k string) (*Pipe, uint64) {
+	p, ok, gen := ps.cache.get(k)
+	if !ok {
+		return nil, gen
+	}
+	return &p, gen
+}
+
+// GetByID returns the pipe a pipe key is bound to.
+func (ps *Pipes) GetByID(ctx context.Context, id string) (*Pipe, error) {
+	p, gen := ps.cached("i/" + id)
+	if p != nil {
+		return p, nil
+	}
+	err := ps.store.View(ctx, func(tx Tx) error {
+		ref, err := tx.GetRaw(prefixPipeID + id)
+		if errors.Is(err, ErrNotFound) {
+			return NotFound("pipe", id)
+		}
+		if err != nil {
+			return err
+		}
+		owner, name, _ := strings.Cut(string(ref), "/")
+		p, err = getPipe(tx, owner, name)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	ps.cache.put(gen, "i/"+id, *p, p.ID)
+	return p, nil
+}
+
+// Lookup returns an owner's pipe by name, as Get does, from the cache when
+// it holds it. It is for the run path, which never changes the pipe.
+func (ps *Pipes) Lookup(ctx context.Context, owner, name string) (*Pipe, error) {
+	k := "n/" + owner + "/" + name
+	p, gen := ps.cached(k)
+	if p != nil {
+		return p, nil
+	}
+	p, err := ps.Get(ctx, owner, name)
+	if err != nil {
+		return nil, err
+	}
+	ps.cache.put(gen, k, *p, p.ID)
+	return p, nil
+}
