@@ -20,3 +20,14 @@ func WithFaults(rules ...string) Option {
 	}
 	return func(c *app.Config) { c.Testkit.Faults, c.Testkit.FaultRules = true, parsed }
 }
+
+// WithRecord writes every upstream exchange to dir, as HEARTH_RECORD does.
+func WithRecord(dir string) Option {
+	return func(c *app.Config) { c.Testkit.Record = dir }
+}
+
+// WithReplay answers every upstream call from the recordings in dir, as
+// HEARTH_REPLAY does; miss is HEARTH_REPLAY_MISS ("" means error).
+func WithReplay(dir, miss string) Option {
+	return func(c *app.Config) { c.Testkit.Replay, c.Testkit.ReplayMiss = dir, miss }
+}
