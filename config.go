@@ -98,6 +98,8 @@ type Config struct {
 	JobLease string `json:"job_lease"`
 	// ModelDefaults are the default chat and embedding models (config_defaults.go).
 	ModelDefaults
+	// TestkitSettings are the settings for test suites (config_testkit.go).
+	TestkitSettings
 }
 
 func defaultConfig() Config {
@@ -151,7 +153,7 @@ func (c *Config) vars() []configVar {
 		{env: "HEARTH_QUOTA_MAX_DOCUMENTS", flag: "quota-max-documents", usage: "documents each user or org may store (0 = no limit)", num: &c.QuotaMaxDocuments},
 		{env: "HEARTH_QUOTA_MAX_BYTES", flag: "quota-max-bytes", usage: "document bytes each user or org may store (0 = no limit)", num: &c.QuotaMaxBytes},
 		{env: "HEARTH_MAX_CONCURRENT", flag: "max-concurrent", usage: "requests served at once; more get 503 (0 = no limit)", num: &c.MaxConcurrent},
-	}, append(append(append(c.limitVars(), c.egressVars()...), c.clusterVars()...), c.defaultVars()...)...)
+	}, append(append(append(append(c.limitVars(), c.egressVars()...), c.clusterVars()...), c.defaultVars()...), c.testkitVars()...)...)
 }
 
 // loadConfig applies file, env and flags in that order. args are the
@@ -297,6 +299,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateEgress()...)
 	errs = append(errs, c.validateCluster()...)
 	errs = append(errs, c.validateDefaults()...)
+	errs = append(errs, c.validateTestkit()...)
 	for _, v := range []struct{ env, val string }{
 		{"HEARTH_EXA_BASE_URL", c.ExaBaseURL}, {"HEARTH_SPIDER_BASE_URL", c.SpiderBaseURL}, {"HEARTH_FIRECRAWL_BASE_URL", c.FirecrawlBaseURL},
 	} {

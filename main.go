@@ -144,6 +144,7 @@ func serveHelp(w io.Writer, getenv func(string) string) {
 			envOnly = append(envOnly, v.env)
 		}
 	}
+	fmt.Fprintf(w, "  -ephemeral\n    \ta throwaway server for tests: temp data dir removed on exit, a free port on 127.0.0.1,\n    \tone JSON line on stdout with url and admin_key\n")
 	fmt.Fprintf(w, "\nSet only in the environment: %s, HEARTH_PROVIDERS, and HEARTH_<PROVIDER>_BASE_URL /\nHEARTH_<PROVIDER>_API_KEY for each provider (see the README).\n", strings.Join(envOnly, ", "))
 }
 
@@ -195,10 +196,12 @@ func appConfig(cfg Config, secret []byte, log *slog.Logger) app.Config {
 	}
 	cfg.applyRequestLimits(&ac.HTTP)
 	ac.EgressMode, ac.EgressAllow = cfg.Egress, cfg.egressAllow()
+	ac.Testkit = cfg.testkit()
 	return ac
 }
 
 func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	args, ephemeral := ephemeralFlag(args)
 	cfg, _, err := loadConfig("serve", args, getenv)
 	if errors.Is(err, flag.ErrHelp) {
 		serveHelp(stdout, getenv)
@@ -209,6 +212,13 @@ func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 	}
 	if err != nil {
 		return err
+	}
+	if ephemeral {
+		cleanup, err := makeEphemeral(&cfg)
+		defer cleanup()
+		if err != nil {
+			return err
+		}
 	}
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("invalid configuration:\n%w", err)
@@ -222,7 +232,11 @@ func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sig)
-	a, err := build(cfg, getenv, log, stdout)
+	out := stdout
+	if ephemeral {
+		out = io.Discard // stdout carries the one ready line
+	}
+	a, err := build(cfg, getenv, log, out)
 	if err != nil {
 		if errors.Is(err, blob.ErrLocked) {
 			return fmt.Errorf("%w: is another hearth server running on it?", err)
@@ -238,6 +252,16 @@ func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 	if err := a.Server.Open(); err != nil {
 		a.Close(context.Background())
 		return err
+	}
+	if ephemeral {
+		key := cfg.AdminKey
+		if key == "" {
+			key = a.FirstKey
+		}
+		if err := announce(stdout, a.Server.URL(), key, cfg.Data); err != nil {
+			a.Close(context.Background())
+			return err
+		}
 	}
 	log.Info("hearth serving", "addr", cfg.Addr, "url", a.Server.URL(), "public_url", cfg.PublicURL, "data", cfg.Data, "version", version)
 	logListening(log, cfg.Addr, cfg.PublicURL)

@@ -61,6 +61,11 @@ type Config struct {
 	// Egress is the dialer of every upstream connection (nil: open mode,
 	// nothing recorded). See "Running air-gapped" in the README.
 	Egress *netguard.Egress
+	// Wrap are RoundTripper layers put around the transport of every
+	// upstream call (HTTPClient's or Egress's), the first innermost: the
+	// recorder and replayer of HEARTH_RECORD / HEARTH_REPLAY and the fault
+	// injector of HEARTH_FAULTS (README "Using Hearth in your tests").
+	Wrap []func(http.RoundTripper) http.RoundTripper
 }
 
 const defaultTimeout = 120 * time.Second

@@ -20,6 +20,16 @@ func (cfg Config) callers() func(name string) caller {
 	if client == nil {
 		client = &http.Client{Transport: cfg.Egress.Transport("providers")}
 	}
+	if len(cfg.Wrap) > 0 {
+		wrapped := *client
+		if wrapped.Transport == nil {
+			wrapped.Transport = cfg.Egress.Transport("providers")
+		}
+		for _, w := range cfg.Wrap {
+			wrapped.Transport = w(wrapped.Transport)
+		}
+		client = &wrapped
+	}
 	retry, def := cfg.Retry, DefaultRetry()
 	if retry.MaxAttempts < 1 {
 		retry.MaxAttempts = def.MaxAttempts

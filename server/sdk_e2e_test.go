@@ -154,7 +154,7 @@ func runSDKSuite(t *testing.T, nodes int) {
 		"--test-reporter=spec", "--test-reporter-destination=stdout",
 		"--test-reporter=tap", "--test-reporter-destination="+tapFile)
 	cmd.Dir = sdkDir
-	cmd.Env = append(cleanEnv(), "HEARTH_URL="+serverURL, "HEARTH_KEY="+adminKey, "NO_COLOR=1")
+	cmd.Env = append(cleanEnv(), "HEARTH_URL="+serverURL, "HEARTH_KEY="+adminKey, "HEARTH_BIN="+bin, "NO_COLOR=1")
 	cmd.Env = append(cmd.Env, toolNodeEnv...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {

@@ -72,6 +72,9 @@ type Config struct {
 	MaxInFlightPerIP  int
 	BodyTimeout       time.Duration
 	UploadBodyTimeout time.Duration
+	// Faults, when set, honours the LB-Fault request header (faults.go);
+	// nil refuses it.
+	Faults FaultFunc
 }
 
 // Deps are the engine services the handlers call. Every field is
@@ -186,7 +189,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	e.JSONSerializer = plainJSON{}
 	e.HTTPErrorHandler = s.handleError
 	e.Pre(normalizePath)
-	e.Use(s.requestIDs, s.securityHeaders, s.observe, s.accessLog, s.recoverPanics, s.limitConcurrency, s.guardIO, cors())
+	e.Use(s.requestIDs, s.securityHeaders, s.observe, s.accessLog, s.recoverPanics, s.limitConcurrency, s.guardIO, s.faults, cors())
 	s.echo = e
 	s.routes = s.routeTable()
 	for _, r := range s.routes {

@@ -85,6 +85,8 @@ type Config struct {
 	DefaultEmbeddingModel string
 	// FirecrawlPoll is the Firecrawl status poll interval (0 = its default).
 	FirecrawlPoll time.Duration
+	// Testkit holds the settings for test suites (testkit.go).
+	Testkit Testkit
 	// Overrides replace parts of the application in tests.
 	Overrides Overrides
 }
@@ -201,6 +203,7 @@ func (a *App) build(cfg Config) error {
 		return err
 	}
 	d.Store, d.Accounts, d.Backup, d.Metrics, d.Cluster = a.Store, accounts, a.Store.Backup, a.Metrics, a.Cluster
+	a.buildTestkit(&cfg)
 	if err := a.buildProviders(cfg); err != nil {
 		return err
 	}

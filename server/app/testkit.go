@@ -1,0 +1,59 @@
+package app
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/hearth-dev/hearth/providers/fault"
+	"github.com/hearth-dev/hearth/providers/replay"
+)
+
+// Testkit holds the settings meant for test suites (README "Using Hearth
+// in your tests"). The zero value turns them all off.
+type Testkit struct {
+	// Faults turns fault injection on: the LB-Fault request header is
+	// honoured, and FaultRules apply to every upstream call.
+	Faults     bool
+	FaultRules []fault.Rule
+	// Record, when set, writes every upstream exchange to this directory;
+	// Replay answers every upstream call from one, ReplayMiss
+	// (replay.MissError, the default, or replay.MissPassthrough) saying
+	// what a call without a recording gets.
+	Record     string
+	Replay     string
+	ReplayMiss string
+}
+
+// buildTestkit puts the test-suite layers around the provider transport
+// and hands the server its LB-Fault reader: the recorder or replayer
+// innermost, faults outside them so an injected fault is never recorded.
+// Fault injection keeps no state of its own (see fault.Transport), so it
+// behaves the same on each node of a cluster; the recorder and replayer
+// count repeated requests per node (see replay.sequence).
+func (a *App) buildTestkit(cfg *Config) {
+	tk := cfg.Testkit
+	switch {
+	case tk.Replay != "":
+		cfg.Providers.Wrap = append(cfg.Providers.Wrap, func(base http.RoundTripper) http.RoundTripper {
+			return &replay.Replayer{Base: base, Dir: tk.Replay, Miss: tk.ReplayMiss}
+		})
+		a.note("testkit: replay")
+	case tk.Record != "":
+		cfg.Providers.Wrap = append(cfg.Providers.Wrap, func(base http.RoundTripper) http.RoundTripper {
+			return &replay.Recorder{Base: base, Dir: tk.Record}
+		})
+		a.note("testkit: record")
+	}
+	if !tk.Faults {
+		return
+	}
+	cfg.Providers.Wrap = append(cfg.Providers.Wrap, fault.Wrap(tk.FaultRules))
+	cfg.HTTP.Faults = func(ctx context.Context, v string) (context.Context, error) {
+		rules, err := fault.Parse(v)
+		if err != nil {
+			return ctx, err
+		}
+		return fault.WithRequest(ctx, rules), nil
+	}
+	a.note("testkit: fault injection")
+}
