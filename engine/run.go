@@ -143,15 +143,13 @@ func (r *Runner) Prepare(ctx context.Context, in *RunRequest) (*PreparedRun, err
 		memories = dedupMemory(in.Memory)
 	}
 	var chunks []RAGChunk
+	noMatch := false
 	if r.retriever != nil && len(memories) > 0 {
 		if q := lastUserText(history, in.Messages); q != "" {
-			names := make([]string, len(memories))
-			for i, m := range memories {
-				names[i] = m.Name
-			}
-			if chunks, err = r.retriever.RetrieveForRun(ctx, p.Owner, names, q); err != nil {
+			if chunks, err = r.retriever.RetrieveForRun(ctx, p.Owner, memories, q); err != nil {
 				return nil, err
 			}
+			noMatch = len(chunks) == 0 && hasMinScore(memories)
 		}
 	}
 	jsonMode := p.JSON
@@ -159,7 +157,7 @@ func (r *Runner) Prepare(ctx context.Context, in *RunRequest) (*PreparedRun, err
 		jsonMode = *in.JSON
 	}
 	vars := MergeVariables(p.Variables, in.Variables)
-	msgs := AssembleMessages(p, jsonMode, chunks, history, in.Messages, vars)
+	msgs := AssembleMessages(p, jsonMode, RAGContext{Chunks: chunks, NoMatch: noMatch}, history, in.Messages, vars)
 	if !hasNonSystem(msgs) {
 		return nil, FieldError("messages", "is required: the pipe has no messages of its own to run")
 	}
@@ -239,15 +237,7 @@ func validateRunRequest(in *RunRequest) error {
 	if err := ValidateTools("tools", in.Tools); err != nil {
 		return err
 	}
-	if len(in.Memory) > maxPipeMemories {
-		return FieldError("memory", "at most %d memories", maxPipeMemories)
-	}
-	for i, m := range in.Memory {
-		if err := ValidatePipeName(fieldIndex("memory", i)+".name", m.Name); err != nil {
-			return err
-		}
-	}
-	return nil
+	return validateMemoryRefs("memory", in.Memory)
 }
 
 func hasNonSystem(msgs []Message) bool {
