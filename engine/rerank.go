@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"strings"
+	"time"
 )
 
 // Limits of reranking (README "Reranking").
@@ -78,4 +79,32 @@ type Reranker interface {
 // RerankProviders is implemented by Providers that offer rerankers.
 type RerankProviders interface {
 	Reranker(ref ModelRef) (Reranker, error)
+}
+
+// Reranker makes instrumented Providers offer the rerankers of the
+// providers it wraps, with their calls counted like every upstream call
+// (operation "rerank").
+func (ip *instrumented) Reranker(ref ModelRef) (Reranker, error) {
+	rp, ok := ip.Providers.(RerankProviders)
+	if !ok {
+		return nil, Errorf(CodeBadRequest, "no provider of this server offers reranking")
+	}
+	r, err := rp.Reranker(ref)
+	if err != nil {
+		return nil, err
+	}
+	return &instrumentedReranker{next: r, provider: ref.Provider, m: ip.m}, nil
+}
+
+type instrumentedReranker struct {
+	next     Reranker
+	provider string
+	m        Metrics
+}
+
+func (r *instrumentedReranker) Rerank(ctx context.Context, req *RerankRequest) ([]RerankScore, error) {
+	start := time.Now()
+	out, err := r.next.Rerank(ctx, req)
+	r.m.UpstreamCall(r.provider, "rerank", time.Since(start), err)
+	return out, err
 }
