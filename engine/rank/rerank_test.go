@@ -50,3 +50,30 @@ func TestRerankCandidates(t *testing.T) {
 		}
 	}
 }
+
+// TestScore checks the measures on a ranking worked out by hand.
+func TestScore(t *testing.T) {
+	// Relevant {a, b, c}; retrieved a, x, b; k = 2.
+	q := Score("q", []string{"a", "x", "b"}, []string{"a", "b", "c"}, 2)
+	// recall@2: only a in the first two of three relevant = 1/3.
+	// RR: a at rank 1 = 1.
+	// DCG@10 = 1/log2(2) + 1/log2(4) = 1.5; ideal = 1 + 1/log2(3) + 1/log2(4).
+	ideal := 1 + 1/math.Log2(3) + 0.5
+	if math.Abs(q.RecallAtK-1.0/3) > 1e-12 || q.ReciprocalRank != 1 || math.Abs(q.NDCGAt10-1.5/ideal) > 1e-12 {
+		t.Fatalf("score: %+v", q)
+	}
+	q = Score("q", []string{"x", "y", "b"}, []string{"b"}, 2)
+	if q.RecallAtK != 0 || math.Abs(q.ReciprocalRank-1.0/3) > 1e-12 || math.Abs(q.NDCGAt10-0.5) > 1e-12 {
+		t.Fatalf("relevant at rank 3: %+v", q)
+	}
+	m := Mean([]QueryScore{{RecallAtK: 1, ReciprocalRank: 1, NDCGAt10: 1}, {}})
+	if m != (Scores{RecallAtK: 0.5, MRR: 0.5, NDCGAt10: 0.5}) {
+		t.Fatalf("mean: %+v", m)
+	}
+	if got := DocRanking([]string{"a", "b", "a", "c", "b"}); strings.Join(got, ",") != "a,b,c" {
+		t.Fatalf("doc ranking: %v", got)
+	}
+	if _, err := ReadGolden(strings.NewReader("# c\n\n{\"query\":\"q\",\"relevant\":[\"a\"]}\n{\"query\":\"q\",\"bogus\":1}\n")); err == nil || !strings.Contains(err.Error(), "line 4") {
+		t.Fatalf("unknown field: %v", err)
+	}
+}
