@@ -46,18 +46,33 @@ var adminCommands = []command{
 	{"keysets remove", "--user <login> | --org <login> --provider <name>", "Remove a stored provider key", keysetsRemove},
 }
 
-// findAdmin returns the admin command named by the first two arguments.
+// clientCommands talk to a running server over its public API.
+var clientCommands = []command{
+	{"eval", "--memory <name> --golden <qa.jsonl> [--setting label:key=value,...]...", "Measure a memory's retrieval on a golden set (recall@k, MRR, nDCG@10) through a running server", evalCmd},
+}
+
+// findAdmin returns the command named by the first two arguments (admin
+// verbs) or the first one (client verbs).
 func findAdmin(args []string) (command, bool) {
-	if len(args) < 2 {
-		return command{}, false
+	if len(args) >= 2 {
+		for _, c := range adminCommands {
+			if c.name == args[0]+" "+args[1] {
+				return c, true
+			}
+		}
 	}
-	for _, c := range adminCommands {
-		if c.name == args[0]+" "+args[1] {
-			return c, true
+	if len(args) >= 1 {
+		for _, c := range clientCommands {
+			if c.name == args[0] {
+				return c, true
+			}
 		}
 	}
 	return command{}, false
 }
+
+// words is how many arguments a command's name takes.
+func (cmd command) words() int { return len(strings.Fields(cmd.name)) }
 
 // newFlagSet returns the verb's FlagSet with its flags defined; errors are
 // reported by the caller, with the usage line.

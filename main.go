@@ -38,7 +38,7 @@ func usage() string {
 Usage:
   hearth serve [flags]                      run the server (default :8080, data in ./hearth-data)
 `)
-	for _, c := range adminCommands {
+	for _, c := range append(adminCommands[:len(adminCommands):len(adminCommands)], clientCommands...) {
 		fmt.Fprintln(&b, "  "+strings.TrimSpace("hearth "+c.name+" "+c.args))
 	}
 	b.WriteString(`  hearth backup [-out file] [-url URL -key ADMIN_KEY]   consistent zstd backup (online via the server if it runs)
@@ -66,7 +66,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		return 2
 	}
 	if cmd, ok := findAdmin(args); ok {
-		return runAdmin(cmd, args[2:], c)
+		return runAdmin(cmd, args[cmd.words():], c)
 	}
 	var err error
 	switch args[0] {
@@ -102,7 +102,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 // help prints the usage of one command, or of all of them.
 func help(args []string, c cliIO) int {
 	name := strings.Join(args, " ")
-	if cmd, ok := findAdmin(args); ok && len(args) == 2 {
+	if cmd, ok := findAdmin(args); ok && len(args) == cmd.words() {
 		cmd.help(c.stdout, c)
 		return 0
 	}

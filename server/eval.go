@@ -3,8 +3,8 @@ package server
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"net/http"
+	"strings"
 
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/engine/memory"
