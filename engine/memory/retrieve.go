@@ -70,7 +70,7 @@ type RetrieveRequest struct {
 	// MinScore drops results scoring below it (README "Score thresholds").
 	MinScore *float64
 	// KeywordWeight overrides the server's keyword weight of hybrid
-	// fusion (HEARTH_RETRIEVAL_KEYWORD_WEIGHT) for this request.
+	// fusion (HEARTH_RETRIEVE_KEYWORD_WEIGHT) for this request.
 	KeywordWeight *float64
 }
 
