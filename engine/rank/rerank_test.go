@@ -17,7 +17,7 @@ func (s scripted) Rerank(context.Context, *engine.RerankRequest) ([]engine.Reran
 
 func TestRerank(t *testing.T) {
 	req := &engine.RerankRequest{Model: "m", Query: "q", Documents: []string{"a", "b", "c", "d"}}
-	got, err := Rerank(context.Background(), scripted{{0, 0.2}, {1, 0.9}, {2, 0.2}, {3, 0.5}}, req, 3)
+	got, err := Rerank(context.Background(), scripted{{Index: 0, Score: 0.2}, {Index: 1, Score: 0.9}, {Index: 2, Score: 0.2}, {Index: 3, Score: 0.5}}, req, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,19 +26,19 @@ func TestRerank(t *testing.T) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
 	// Raw logits go through the logistic function, order kept.
-	got, err = Rerank(context.Background(), scripted{{0, -2}, {1, 3}, {2, 0}}, req, 0)
+	got, err = Rerank(context.Background(), scripted{{Index: 0, Score: -2}, {Index: 1, Score: 3}, {Index: 2, Score: 0}}, req, 0)
 	if err != nil || len(got) != 3 || got[0].Index != 1 || got[2].Index != 0 {
 		t.Fatalf("logits: %v %v", got, err)
 	}
 	if math.Abs(got[0].Score-1/(1+math.Exp(-3))) > 1e-12 || got[1].Score != 0.5 {
 		t.Fatalf("logistic: %v", got)
 	}
-	for _, bad := range []scripted{{{4, 0.1}}, {{-1, 0.1}}, {{1, 0.1}, {1, 0.2}}, {{0, math.NaN()}}} {
+	for _, bad := range []scripted{{{Index: 4, Score: 0.1}}, {{Index: -1, Score: 0.1}}, {{Index: 1, Score: 0.1}, {Index: 1, Score: 0.2}}, {{Index: 0, Score: math.NaN()}}} {
 		if _, err := Rerank(context.Background(), bad, req, 0); engine.ErrorCode(err) != engine.CodeUpstream || !strings.Contains(err.Error(), "reranker m") {
 			t.Errorf("%v: %v", bad, err)
 		}
 	}
-	if got, err := Rerank(context.Background(), scripted{{0, 1}}, &engine.RerankRequest{}, 1); got != nil || err != nil {
+	if got, err := Rerank(context.Background(), scripted{{Index: 0, Score: 1}}, &engine.RerankRequest{}, 1); got != nil || err != nil {
 		t.Fatalf("no documents: %v %v", got, err)
 	}
 }
