@@ -27,11 +27,16 @@ const (
 	TypeCSV      = "text/csv"
 	TypeXLSX     = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 	TypeXLS      = "application/vnd.ms-excel"
+	TypeDOCX     = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+	TypePPTX     = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+	TypeODT      = "application/vnd.oasis.opendocument.text"
+	TypeEPUB     = "application/epub+zip"
+	TypeRTF      = "application/rtf"
 )
 
 // ContentTypes returns the allowed document content types.
 func ContentTypes() []string {
-	return []string{TypePDF, TypeText, TypeMarkdown, TypeCSV, TypeXLSX, TypeXLS}
+	return []string{TypePDF, TypeText, TypeMarkdown, TypeCSV, TypeXLSX, TypeXLS, TypeDOCX, TypePPTX, TypeODT, TypeEPUB, TypeRTF}
 }
 
 // typeByExt maps a lower-case extension to the one content type it must be
@@ -48,6 +53,16 @@ func typeByExt(ext string) (string, bool) {
 		return TypeXLSX, true
 	case ".xls":
 		return TypeXLS, true
+	case ".docx":
+		return TypeDOCX, true
+	case ".pptx":
+		return TypePPTX, true
+	case ".odt":
+		return TypeODT, true
+	case ".epub":
+		return TypeEPUB, true
+	case ".rtf":
+		return TypeRTF, true
 	case ".txt", ".text", ".log", ".rst", ".tex",
 		".go", ".py", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".java", ".kt", ".kts", ".scala",
 		".rs", ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".cs", ".m", ".mm", ".swift",
@@ -158,6 +173,12 @@ func ParseWith(contentType, documentName string, data []byte, opt Options) (stri
 		return parseCSV(data, limit)
 	case TypeXLSX:
 		return parseXLSX(data, limit)
+	case TypeDOCX:
+		return parseDOCX(data, limit)
+	case TypePPTX:
+		return parsePPTX(data, limit)
+	case TypeODT:
+		return parseODT(data, limit)
 	case TypeXLS:
 		return "", &engine.Error{Code: engine.CodeUnsupportedMedia, Field: "document",
 			Message: "xls (Excel 97-2003) files are not supported yet; save the sheet as .xlsx or .csv and upload that"}
