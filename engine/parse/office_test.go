@@ -33,3 +33,30 @@ func TestOfficeFormats(t *testing.T) {
 		})
 	}
 }
+
+// TestOfficeBadFiles: corrupt, truncated, incomplete and oversized office
+// files fail with a reason naming the format, never a crash.
+func TestOfficeBadFiles(t *testing.T) {
+	docx := fixture(t, "office/sample.docx")
+	w := `<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>`
+	bigPara := w + strings.Repeat(`<w:p><w:r><w:t>`+strings.Repeat("word ", 200)+`</w:t></w:r></w:p>`, 50) + `</w:body></w:document>`
+	for _, tc := range []struct {
+		name, file string
+		data       []byte
+		want       string
+	}{
+		{"not a zip", "a.docx", []byte("hello, not a zip"), "not a valid docx (zip) archive"},
+		{"truncated", "a.docx", docx[:len(docx)/2], "could not read docx"},
+		{"no document part", "a.docx", zipOf(t, map[string]string{"other.xml": "<a/>"}), "has no word/document.xml"},
+		{"unclosed XML", "a.docx", zipOf(t, map[string]string{"word/document.xml": w + "<w:p>"}), "could not read docx: file is corrupt"},
+		{"DTD", "a.odt", zipOf(t, map[string]string{"content.xml": `<!DOCTYPE x [<!ENTITY a "b">]><x/>`}), "could not read odt: file is corrupt"},
+		{"no text", "a.odt", zipOf(t, map[string]string{"content.xml": `<office:document-content xmlns:office="o"/>`}), "odt file contains no text"},
+		{"no slides", "a.pptx", zipOf(t, map[string]string{"ppt/presentation.xml": "<p/>", "ppt/_rels/presentation.xml.rels": "<Relationships/>"}), "pptx file contains no text"},
+		{"past the output limit", "a.docx", zipOf(t, map[string]string{"word/document.xml": bigPara}), "parser output limit of 1000 bytes"},
+	} {
+		_, err := ParseWith("", tc.file, tc.data, Options{MaxOutput: 1000})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}

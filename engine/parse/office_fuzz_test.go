@@ -1,0 +1,56 @@
+package parse
+
+import (
+	"archive/zip"
+	"bytes"
+	"testing"
+)
+
+// fuzzOffice runs one office parser on arbitrary bytes, seeded with the
+// LibreOffice sample and a zip of its main part alone: either text within
+// the output limit or an *engine.Error, never a panic.
+func fuzzOffice(f *testing.F, sample, part string, parse func([]byte, int) (string, error)) {
+	data := fixture(f, "office/"+sample)
+	f.Add(data)
+	f.Add(data[:len(data)/2])
+	if zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data))); err == nil {
+		for _, zf := range zr.File {
+			if zf.Name == part {
+				var buf bytes.Buffer
+				rc, _ := zf.Open()
+				buf.ReadFrom(rc)
+				rc.Close()
+				f.Add(zipOf(f, map[string]string{part: buf.String()}))
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		text, err := parse(data, fuzzMaxOutput)
+		checkResult(t, text, err)
+		if len(text) > fuzzMaxOutput {
+			t.Fatalf("%d bytes of text, past the limit of %d", len(text), fuzzMaxOutput)
+		}
+	})
+}
+
+func FuzzDOCX(f *testing.F) { fuzzOffice(f, "sample.docx", "word/document.xml", parseDOCX) }
+func FuzzPPTX(f *testing.F) { fuzzOffice(f, "slides.pptx", "ppt/slides/slide1.xml", parsePPTX) }
+func FuzzODT(f *testing.F)  { fuzzOffice(f, "sample.odt", "content.xml", parseODT) }
+
+// zipOf builds a zip archive of the given parts.
+func zipOf(t testing.TB, parts map[string]string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for name, body := range parts {
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(body))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
