@@ -37,6 +37,21 @@ func FuzzDOCX(f *testing.F) { fuzzOffice(f, "sample.docx", "word/document.xml", 
 func FuzzPPTX(f *testing.F) { fuzzOffice(f, "slides.pptx", "ppt/slides/slide1.xml", parsePPTX) }
 func FuzzODT(f *testing.F)  { fuzzOffice(f, "sample.odt", "content.xml", parseODT) }
 
+// FuzzRTF runs the RTF parser on arbitrary bytes, seeded with the
+// LibreOffice sample: text within the output limit and linear in the
+// input, or an *engine.Error.
+func FuzzRTF(f *testing.F) {
+	f.Add(fixture(f, "office/sample.rtf"))
+	f.Add([]byte(`{\rtf1 a\u-3913?b {\*\x hidden}\'93q\'94\uc0\u8364 d\par\intbl x\cell\row e}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		text, err := parseRTF(append([]byte(`{\rtf1 `), data...), fuzzMaxOutput)
+		checkResult(t, text, err)
+		if len(text) > fuzzMaxOutput || len(text) > linearBound(len(data)+7) {
+			t.Fatalf("%d bytes of input made %d bytes of text", len(data), len(text))
+		}
+	})
+}
+
 // zipOf builds a zip archive of the given parts.
 func zipOf(t testing.TB, parts map[string]string) []byte {
 	t.Helper()

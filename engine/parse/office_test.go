@@ -15,6 +15,7 @@ func TestOfficeFormats(t *testing.T) {
 	}{
 		{"sample.docx", TypeDOCX, append([]string{"# Beekeeping basics", "## Seasons", "Bees collect nectar from flowers and turn it into honey inside the hive.", "Café crème, naïve — ünïcödé.", "The end."}, table...)},
 		{"sample.odt", TypeODT, append([]string{"# Beekeeping basics", "## Seasons", "Bees collect nectar from flowers", "Café crème, naïve — ünïcödé.", "The end."}, table...)},
+		{"sample.rtf", TypeRTF, append([]string{"# Beekeeping basics", "## Seasons", "Bees collect nectar from flowers", "Café crème, naïve — ünïcödé.", "The end."}, table...)},
 		{"slides.pptx", TypePPTX, []string{"## Slide 1\n\nTides and the moon", "The moon pulls on the oceans.\n\nHigh tide comes twice a day.", "## Slide 2\n\nSpring tides", "Sun and moon in line make the biggest tides."}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -52,6 +53,10 @@ func TestOfficeBadFiles(t *testing.T) {
 		{"DTD", "a.odt", zipOf(t, map[string]string{"content.xml": `<!DOCTYPE x [<!ENTITY a "b">]><x/>`}), "could not read odt: file is corrupt"},
 		{"no text", "a.odt", zipOf(t, map[string]string{"content.xml": `<office:document-content xmlns:office="o"/>`}), "odt file contains no text"},
 		{"no slides", "a.pptx", zipOf(t, map[string]string{"ppt/presentation.xml": "<p/>", "ppt/_rels/presentation.xml.rels": "<Relationships/>"}), "pptx file contains no text"},
+		{"rtf without header", "a.rtf", []byte("plain text"), "does not start with {\\rtf"},
+		{"rtf too deep", "a.rtf", []byte(`{\rtf1 ` + strings.Repeat("{", 2000)), "groups nest deeper than 1000"},
+		{"rtf only tables of fonts", "a.rtf", []byte(`{\rtf1{\fonttbl{\f0 Arial;}}{\*\generator x;}}`), "rtf file contains no text"},
+		{"rtf past the output limit", "a.rtf", []byte(`{\rtf1 ` + strings.Repeat("word ", 300) + `}`), "parser output limit of 1000 bytes"},
 		{"past the output limit", "a.docx", zipOf(t, map[string]string{"word/document.xml": bigPara}), "parser output limit of 1000 bytes"},
 	} {
 		_, err := ParseWith("", tc.file, tc.data, Options{MaxOutput: 1000})

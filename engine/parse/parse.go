@@ -179,6 +179,8 @@ func ParseWith(contentType, documentName string, data []byte, opt Options) (stri
 		return parsePPTX(data, limit)
 	case TypeODT:
 		return parseODT(data, limit)
+	case TypeRTF:
+		return parseRTF(data, limit)
 	case TypeXLS:
 		return "", &engine.Error{Code: engine.CodeUnsupportedMedia, Field: "document",
 			Message: "xls (Excel 97-2003) files are not supported yet; save the sheet as .xlsx or .csv and upload that"}
