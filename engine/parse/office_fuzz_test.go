@@ -36,6 +36,9 @@ func fuzzOffice(f *testing.F, sample, part string, parse func([]byte, int) (stri
 func FuzzDOCX(f *testing.F) { fuzzOffice(f, "sample.docx", "word/document.xml", parseDOCX) }
 func FuzzPPTX(f *testing.F) { fuzzOffice(f, "slides.pptx", "ppt/slides/slide1.xml", parsePPTX) }
 func FuzzODT(f *testing.F)  { fuzzOffice(f, "sample.odt", "content.xml", parseODT) }
+func FuzzEPUB(f *testing.F) {
+	fuzzOffice(f, "sample.epub", "OEBPS/sections/section0001.xhtml", parseEPUB)
+}
 
 // FuzzRTF runs the RTF parser on arbitrary bytes, seeded with the
 // LibreOffice sample: text within the output limit and linear in the

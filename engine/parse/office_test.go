@@ -16,6 +16,8 @@ func TestOfficeFormats(t *testing.T) {
 		{"sample.docx", TypeDOCX, append([]string{"# Beekeeping basics", "## Seasons", "Bees collect nectar from flowers and turn it into honey inside the hive.", "Café crème, naïve — ünïcödé.", "The end."}, table...)},
 		{"sample.odt", TypeODT, append([]string{"# Beekeeping basics", "## Seasons", "Bees collect nectar from flowers", "Café crème, naïve — ünïcödé.", "The end."}, table...)},
 		{"sample.rtf", TypeRTF, append([]string{"# Beekeeping basics", "## Seasons", "Bees collect nectar from flowers", "Café crème, naïve — ünïcödé.", "The end."}, table...)},
+		// LibreOffice's EPUB export styles headings as paragraphs.
+		{"sample.epub", TypeEPUB, append([]string{"Beekeeping basics\n\nBees collect", "\n\nSeasons\n\n", "Bees collect nectar from flowers", "Café crème, naïve — ünïcödé.", "The end."}, table...)},
 		{"slides.pptx", TypePPTX, []string{"## Slide 1\n\nTides and the moon", "The moon pulls on the oceans.\n\nHigh tide comes twice a day.", "## Slide 2\n\nSpring tides", "Sun and moon in line make the biggest tides."}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -53,6 +55,10 @@ func TestOfficeBadFiles(t *testing.T) {
 		{"DTD", "a.odt", zipOf(t, map[string]string{"content.xml": `<!DOCTYPE x [<!ENTITY a "b">]><x/>`}), "could not read odt: file is corrupt"},
 		{"no text", "a.odt", zipOf(t, map[string]string{"content.xml": `<office:document-content xmlns:office="o"/>`}), "odt file contains no text"},
 		{"no slides", "a.pptx", zipOf(t, map[string]string{"ppt/presentation.xml": "<p/>", "ppt/_rels/presentation.xml.rels": "<Relationships/>"}), "pptx file contains no text"},
+		{"epub without container", "a.epub", zipOf(t, map[string]string{"mimetype": "application/epub+zip"}), "has no META-INF/container.xml"},
+		{"epub without text", "a.epub", zipOf(t, map[string]string{"META-INF/container.xml": `<container><rootfiles><rootfile full-path="p.opf"/></rootfiles></container>`,
+			"p.opf": `<package><manifest><item id="a" href="a.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="a"/></spine></package>`,
+			"a.xhtml": `<html><head><title>t</title><script>x()</script></head><body> </body></html>`}), "epub file contains no text"},
 		{"rtf without header", "a.rtf", []byte("plain text"), "does not start with {\\rtf"},
 		{"rtf too deep", "a.rtf", []byte(`{\rtf1 ` + strings.Repeat("{", 2000)), "groups nest deeper than 1000"},
 		{"rtf only tables of fonts", "a.rtf", []byte(`{\rtf1{\fonttbl{\f0 Arial;}}{\*\generator x;}}`), "rtf file contains no text"},
@@ -63,5 +69,24 @@ func TestOfficeBadFiles(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// TestEPUBStructure: spine order, headings, list items and skipped parts
+// of a hand-built EPUB.
+func TestEPUBStructure(t *testing.T) {
+	epub := zipOf(t, map[string]string{
+		"META-INF/container.xml": `<container><rootfiles><rootfile full-path="OPS/p.opf"/></rootfiles></container>`,
+		"OPS/p.opf": `<package><manifest><item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>` +
+			`<item id="b" href="b.xhtml" media-type="application/xhtml+xml"/><item id="a" href="text/a.xhtml" media-type="application/xhtml+xml"/></manifest>` +
+			`<spine><itemref idref="a"/><itemref idref="b"/><itemref idref="missing"/></spine></package>`,
+		"OPS/nav.xhtml":    `<html><body><nav>Table of contents</nav></body></html>`,
+		"OPS/text/a.xhtml": `<!DOCTYPE html><html><head><style>p{}</style></head><body><h2>First <em>chapter</em></h2><p>Some  text<br/>next line</p><ul><li>one</li><li>two</li></ul><script>alert(1)</script></body></html>`,
+		"OPS/b.xhtml":      `<html><body><h1>Second</h1><p>More.</p></body></html>`,
+	})
+	text, err := Parse("", "book.epub", epub)
+	want := "## First chapter\n\nSome text\nnext line\n\n- one\n\n- two\n\n# Second\n\nMore."
+	if err != nil || text != want {
+		t.Fatalf("got %q, %v\nwant %q", text, err, want)
 	}
 }
