@@ -57,7 +57,7 @@ func TestOfficeBadFiles(t *testing.T) {
 		{"no slides", "a.pptx", zipOf(t, map[string]string{"ppt/presentation.xml": "<p/>", "ppt/_rels/presentation.xml.rels": "<Relationships/>"}), "pptx file contains no text"},
 		{"epub without container", "a.epub", zipOf(t, map[string]string{"mimetype": "application/epub+zip"}), "has no META-INF/container.xml"},
 		{"epub without text", "a.epub", zipOf(t, map[string]string{"META-INF/container.xml": `<container><rootfiles><rootfile full-path="p.opf"/></rootfiles></container>`,
-			"p.opf": `<package><manifest><item id="a" href="a.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="a"/></spine></package>`,
+			"p.opf":   `<package><manifest><item id="a" href="a.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="a"/></spine></package>`,
 			"a.xhtml": `<html><head><title>t</title><script>x()</script></head><body> </body></html>`}), "epub file contains no text"},
 		{"rtf without header", "a.rtf", []byte("plain text"), "does not start with {\\rtf"},
 		{"rtf too deep", "a.rtf", []byte(`{\rtf1 ` + strings.Repeat("{", 2000)), "groups nest deeper than 1000"},
