@@ -48,7 +48,7 @@ func (z *zipDoc) tooLarge() error {
 }
 
 func (z *zipDoc) missing(name string) error {
-	return docError("could not read %s: the file has no %s (is it really a %s file?)", z.kind, name, z.kind)
+	return docError("could not read %s: the file has no %s, so it is not a valid %s file", z.kind, name, z.kind)
 }
 
 // write appends text, failing past the output limit.
