@@ -13,6 +13,9 @@ import (
 )
 
 // evalRoutes serve the retrieval evaluation (README "Evaluating retrieval").
+// An evaluation keeps nothing between requests (it runs retrievals and
+// averages them), so with several nodes on one database any node answers
+// it alike.
 func (s *Server) evalRoutes() []Route {
 	return []Route{
 		{Method: http.MethodPost, Path: "/v1/memory/:memoryName/eval", Auth: AuthOwner, Handler: s.handleMemoryEval,

@@ -58,7 +58,8 @@ func effectiveRerank(q *MemoryQuery, req *RetrieveRequest, m *Memory) *engine.Re
 // rerankMemory reorders one memory's candidates (texts filled) with spec's
 // reranker and keeps the best n. On any failure of the reranker it returns
 // the first-stage order cut to n and ok false: retrieval answers without
-// reranking rather than failing (the caller reports the fallback).
+// reranking rather than failing (the caller reports the fallback). Nothing
+// is kept between retrievals, so nodes sharing one database rerank alike.
 func (s *Service) rerankMemory(ctx context.Context, owner, query string, spec *engine.RerankSpec, cands []Result, n int) ([]Result, bool) {
 	fallback := func(err error) ([]Result, bool) {
 		s.log.Warn("reranking failed; answering the first-stage order", "owner", owner, "model", spec.Model, "err", err)
