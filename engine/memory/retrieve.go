@@ -3,7 +3,6 @@ package memory
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -397,32 +396,4 @@ func (s *Service) RetrieveForRun(ctx context.Context, owner string, memories []e
 		out[i] = engine.RAGChunk{Text: r.Text, DocName: r.Document}
 	}
 	return out, nil
-}
-
-// checkSettings validates the rerank, min_score and keyword weight settings
-// of a retrieval and returns the fusion it uses.
-func (s *Service) checkSettings(req *RetrieveRequest) (Fusion, error) {
-	fu := s.cfg.Fusion
-	if err := s.checkRerank("rerank", req.Rerank); err != nil {
-		return fu, err
-	}
-	if err := engine.ValidateMinScore("min_score", req.MinScore); err != nil {
-		return fu, err
-	}
-	for i := range req.Memories {
-		q := &req.Memories[i]
-		if err := s.checkRerank(fmt.Sprintf("memory[%d].rerank", i), q.Rerank); err != nil {
-			return fu, err
-		}
-		if err := engine.ValidateMinScore(fmt.Sprintf("memory[%d].min_score", i), q.MinScore); err != nil {
-			return fu, err
-		}
-	}
-	if w := req.KeywordWeight; w != nil {
-		if *w < 0 || *w > 10 || (*w == 0 && fu.VectorWeight == 0) {
-			return fu, engine.FieldError("keyword_weight", "must be between 0 and 10 and leave some weight to a ranking, got %g", *w)
-		}
-		fu.KeywordWeight = *w
-	}
-	return fu, nil
 }
