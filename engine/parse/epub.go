@@ -8,6 +8,26 @@ import (
 	"golang.org/x/net/html"
 )
 
+// parseHTML renders an HTML page (sent as text/html) as text, like an
+// EPUB section: the <body>, without scripts, styles and navigation. Its
+// text is at most linear in its size; the server parses it in the parser
+// child process, under its time and memory limits.
+func parseHTML(data []byte, limit int) (string, error) {
+	z := &zipDoc{kind: "html", out: &capped{max: limit}}
+	doc, err := html.Parse(strings.NewReader(strings.ToValidUTF8(string(data), "\ufffd")))
+	if err != nil {
+		return "", z.corrupt()
+	}
+	w := &htmlText{p: &paragraphs{z: z}}
+	if err := w.node(doc, 0); err != nil {
+		return "", err
+	}
+	if err := w.p.endParagraph(); err != nil {
+		return "", err
+	}
+	return z.result()
+}
+
 // epubMaxSection bounds the XHTML read from one spine document.
 const epubMaxSection = 16 << 20
 
@@ -73,7 +93,7 @@ func parseEPUB(data []byte, limit int) (string, error) {
 			return "", z.tooLarge()
 		}
 		z.budget -= int64(len(src))
-		doc, err := html.Parse(strings.NewReader(string(src)))
+		doc, err := html.Parse(strings.NewReader(strings.ToValidUTF8(string(src), "\ufffd")))
 		if err != nil {
 			return "", z.corrupt()
 		}
@@ -113,7 +133,7 @@ func (w *htmlText) node(n *html.Node, depth int) error {
 		return w.p.text(s)
 	case html.ElementNode:
 		switch n.Data {
-		case "script", "style", "head", "template", "noscript":
+		case "script", "style", "head", "template", "noscript", "nav":
 			return nil
 		case "br":
 			return w.p.text("\n")

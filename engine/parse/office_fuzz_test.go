@@ -55,6 +55,20 @@ func FuzzRTF(f *testing.F) {
 	})
 }
 
+// FuzzHTML runs the HTML renderer on arbitrary bytes: text within the
+// output limit and linear in the input, or an *engine.Error.
+func FuzzHTML(f *testing.F) {
+	f.Add(fixture(f, "office/sample.html"))
+	f.Add([]byte(`<table><tr><td><p>a</p><table><tr><td>b</td></tr></table></td></tr></table><ul><li>x<li>y</ul><h7>z`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		text, err := parseHTML(data, fuzzMaxOutput)
+		checkResult(t, text, err)
+		if len(text) > fuzzMaxOutput || len(text) > linearBound(len(data)) {
+			t.Fatalf("%d bytes of input made %d bytes of text", len(data), len(text))
+		}
+	})
+}
+
 // zipOf builds a zip archive of the given parts.
 func zipOf(t testing.TB, parts map[string]string) []byte {
 	t.Helper()

@@ -90,3 +90,32 @@ func TestEPUBStructure(t *testing.T) {
 		t.Fatalf("got %q, %v\nwant %q", text, err, want)
 	}
 }
+
+// TestHTML: .html and .htm sent as text/html are rendered as text; sent
+// as text/plain they keep their markup as before; text/html fits no other
+// extension.
+func TestHTML(t *testing.T) {
+	page := fixture(t, "office/sample.html")
+	text, err := Parse(TypeHTML, "page.html", page)
+	want := "# Beekeeping basics\n\nBees collect nectar from flowers and turn it into honey inside the hive.\n\n## Seasons\n\n" +
+		"In spring the colony grows; in winter the bees cluster to stay warm. Café crème, naïve — ünïcödé.\n\n" +
+		"Season | Task\nSpring | Add supers\nAutumn | Feed syrup\n\nThe end."
+	if err != nil || text != want {
+		t.Fatalf("got %q, %v\nwant %q", text, err, want)
+	}
+	if text, err := Parse(TypeHTML+"; charset=utf-8", "PAGE.HTM", []byte(`<nav>menu</nav><p>Body <b>bold</b>.</p>`)); err != nil || text != "Body bold." {
+		t.Fatalf("htm: %q %v", text, err)
+	}
+	if text, err := Parse(TypeText, "page.html", page); err != nil || !strings.Contains(text, "<h1>Beekeeping basics</h1>") {
+		t.Fatalf("text/plain keeps the markup: %q %v", text, err)
+	}
+	if text, err := Parse("", "page.html", page); err != nil || !strings.Contains(text, "<h1>") {
+		t.Fatalf("no content type stays text/plain: %q %v", text, err)
+	}
+	if _, err := Parse(TypeHTML, "notes.md", page); err == nil || !strings.Contains(err.Error(), "does not match document") {
+		t.Fatalf("text/html for a .md: %v", err)
+	}
+	if _, err := Parse(TypeHTML, "empty.html", []byte("<html><script>x</script></html>")); err == nil || !strings.Contains(err.Error(), "html file contains no text") {
+		t.Fatalf("no text: %v", err)
+	}
+}

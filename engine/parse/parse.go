@@ -33,11 +33,14 @@ const (
 	TypeODT      = "application/vnd.oasis.opendocument.text"
 	TypeEPUB     = "application/epub+zip"
 	TypeRTF      = "application/rtf"
+	// TypeHTML is accepted for .html and .htm files besides text/plain:
+	// text/plain keeps the markup as written, text/html renders the text.
+	TypeHTML = "text/html"
 )
 
 // ContentTypes returns the allowed document content types.
 func ContentTypes() []string {
-	return []string{TypePDF, TypeText, TypeMarkdown, TypeCSV, TypeXLSX, TypeXLS, TypeDOCX, TypePPTX, TypeODT, TypeEPUB, TypeRTF}
+	return []string{TypePDF, TypeText, TypeMarkdown, TypeCSV, TypeXLSX, TypeXLS, TypeDOCX, TypePPTX, TypeODT, TypeEPUB, TypeRTF, TypeHTML}
 }
 
 // typeByExt maps a lower-case extension to the one content type it must be
@@ -118,6 +121,9 @@ func CheckContentType(contentType, documentName string) (string, error) {
 		}
 		return mt, nil
 	}
+	if mt == TypeHTML && isHTMLName(documentName) {
+		return mt, nil
+	}
 	if mt != want {
 		return "", mediaError("%q does not match document %q: %s files must be sent as %s", mt, documentName, strings.ToLower(path.Ext(documentName)), want)
 	}
@@ -184,6 +190,8 @@ func ParseWith(contentType, documentName string, data []byte, opt Options) (stri
 		return parseRTF(data, limit)
 	case TypeEPUB:
 		return parseEPUB(data, limit)
+	case TypeHTML:
+		return parseHTML(data, limit)
 	case TypeXLS:
 		return "", &engine.Error{Code: engine.CodeUnsupportedMedia, Field: "document",
 			Message: "xls (Excel 97-2003) files are not supported yet; save the sheet as .xlsx or .csv and upload that"}
@@ -211,4 +219,10 @@ func EffectiveType(contentType, documentName string) string {
 		return ""
 	}
 	return mt
+}
+
+// isHTMLName reports whether a document name has an HTML extension.
+func isHTMLName(documentName string) bool {
+	ext := strings.ToLower(path.Ext(documentName))
+	return ext == ".html" || ext == ".htm"
 }

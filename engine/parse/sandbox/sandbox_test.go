@@ -278,7 +278,9 @@ func TestOutputLimit(t *testing.T) {
 	if text, err := big.Parse(ctx, "", "a.xlsx", fixture(t, "sheet.xlsx")); err != nil || !strings.Contains(text, "Sheet: Staff") {
 		t.Fatalf("xlsx in the child: %q %v", text, err)
 	}
-	if text, err := big.Parse(ctx, "", "a.docx", fixture(t, "office/sample.docx")); err != nil || !strings.Contains(text, "# Beekeeping basics") {
-		t.Fatalf("docx in the child: %q %v", text, err)
+	for _, tc := range []struct{ ct, name string }{{"", "sample.docx"}, {"", "sample.epub"}, {"text/html", "sample.html"}} {
+		if text, err := big.Parse(ctx, tc.ct, tc.name, fixture(t, "office/"+tc.name)); err != nil || !strings.Contains(text, "Beekeeping basics") {
+			t.Fatalf("%s in the child: %q %v", tc.name, text, err)
+		}
 	}
 }
