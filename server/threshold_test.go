@@ -41,7 +41,7 @@ func TestRAGScoreThreshold(t *testing.T) {
 		t.Fatalf("no chunk above min_score, system prompt:\n%s", s)
 	}
 	s = system("when do owls hunt at night", nil)
-	if strings.Contains(s, engine.NoMatchRAGPrompt) || !strings.Contains(s, "Source: d0.txt") {
+	if strings.Contains(s, engine.NoMatchRAGPrompt) || !strings.Contains(s, "Source: d") {
 		t.Fatalf("a matching question, system prompt:\n%s", s)
 	}
 	// Without a threshold an empty retrieval keeps Langbase's prompt (no RAG block).
