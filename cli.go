@@ -47,12 +47,24 @@ var adminCommands = []command{
 	{"keysets remove", "--user <login> | --org <login> --provider <name>", "Remove a stored provider key", keysetsRemove},
 }
 
+// clientCommands talk to a running server over its public API.
+var clientCommands = []command{
+	{"eval", "--memory <name> --golden <qa.jsonl> [--setting label:key=value,...]...", "Measure a memory's retrieval on a golden set (recall@k, MRR, nDCG@10) through a running server", evalCmd},
+}
+
+// allCommands is every command of the table: admin, declarative and client verbs.
+func allCommands() []command {
+	out := append([]command{}, adminCommands...)
+	out = append(out, declarativeCommands...)
+	return append(out, clientCommands...)
+}
+
 // findAdmin returns the command named by the first one or two arguments.
 func findAdmin(args []string) (command, bool) {
 	if len(args) == 0 {
 		return command{}, false
 	}
-	for _, c := range append(adminCommands, declarativeCommands...) {
+	for _, c := range allCommands() {
 		if c.name == args[0] || (len(args) >= 2 && c.name == args[0]+" "+args[1]) {
 			return c, true
 		}

@@ -22,7 +22,7 @@ func flagNames(fs *flag.FlagSet) []string {
 func TestEveryCommandRefusesFlagsItDoesNotTake(t *testing.T) {
 	c := cliIO{getenv: envMap(nil), stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
 	all := []string{"not-a-flag"}
-	for _, cmd := range append(adminCommands, declarativeCommands...) {
+	for _, cmd := range allCommands() {
 		fs, _ := cmd.newFlagSet(c)
 		for _, n := range flagNames(fs) {
 			if !slices.Contains(all, n) {
@@ -31,7 +31,7 @@ func TestEveryCommandRefusesFlagsItDoesNotTake(t *testing.T) {
 		}
 	}
 	data := t.TempDir() + "/never-created"
-	for _, cmd := range append(adminCommands, declarativeCommands...) {
+	for _, cmd := range allCommands() {
 		fs, _ := cmd.newFlagSet(c)
 		own := flagNames(fs)
 		for _, f := range all {
@@ -58,7 +58,7 @@ func TestEveryCommandRefusesFlagsItDoesNotTake(t *testing.T) {
 // TestHelpShowsDefaultsAndEnv: hearth help <command> and hearth serve -h
 // list every flag with its default and its environment variable.
 func TestHelpShowsDefaultsAndEnv(t *testing.T) {
-	for _, cmd := range append(adminCommands, declarativeCommands...) {
+	for _, cmd := range allCommands() {
 		var out bytes.Buffer
 		if code := run(append([]string{"help"}, strings.Fields(cmd.name)...), envMap(nil), &out, io.Discard); code != 0 {
 			t.Fatalf("help %s: exit %d", cmd.name, code)

@@ -38,7 +38,7 @@ func usage() string {
 Usage:
   hearth serve [flags]                      run the server (default :8080, data in ./hearth-data)
 `)
-	for _, c := range append(adminCommands, declarativeCommands...) {
+	for _, c := range allCommands() {
 		fmt.Fprintln(&b, "  "+strings.TrimSpace("hearth "+c.name+" "+c.args))
 	}
 	b.WriteString(`  hearth backup [-out file] [-url URL -key ADMIN_KEY]   consistent zstd backup (online via the server if it runs)

@@ -9,6 +9,9 @@ import (
 const (
 	DefaultJSONPrompt = "Output should be in JSON format."
 	DefaultRAGPrompt  = "Below is some CONTEXT for you to answer the questions. ONLY answer from the CONTEXT. CONTEXT consists of multiple information chunks. Each chunk has a source mentioned at the end.\n\nFor each piece of response you provide, cite the source in brackets like so: [1].\n\nAt the end of the answer, always list each source with its corresponding number and provide the document name. like so [1] Filename.doc.\n\nIf you don't know the answer, just say that you don't know. Ask for more context and better questions if needed."
+	// NoMatchRAGPrompt replaces the CONTEXT block when a memory's min_score
+	// dropped every retrieved chunk (README "Score thresholds").
+	NoMatchRAGPrompt = "No information in the attached memories matched this question closely enough: every retrieved chunk scored below the pipe's min_score. Say that the documents do not cover the question; do not make up an answer from them."
 )
 
 // ComposeSystemPrompt builds the one system message of a run from the
@@ -47,9 +50,14 @@ func ComposeSystemPrompt(p *Pipe, jsonMode bool, chunks []RAGChunk) string {
 // the composed system message, the pipe's few-shot messages, the thread
 // history, then the request's messages (system messages of the request
 // stay where they are). Variables are substituted over the whole list.
-func AssembleMessages(p *Pipe, jsonMode bool, chunks []RAGChunk, history, request []Message, vars map[string]string) []Message {
+// When rag.NoMatch is set the system message ends with NoMatchRAGPrompt.
+func AssembleMessages(p *Pipe, jsonMode bool, rag RAGContext, history, request []Message, vars map[string]string) []Message {
 	var out []Message
-	if sys := ComposeSystemPrompt(p, jsonMode, chunks); sys != "" {
+	sys := ComposeSystemPrompt(p, jsonMode, rag.Chunks)
+	if rag.NoMatch {
+		sys = strings.TrimSpace(sys + " \n\n \"\"\"" + NoMatchRAGPrompt + "\"\"\"")
+	}
+	if sys != "" {
 		out = append(out, Message{Role: "system", Content: TextContent(sys)})
 	}
 	out = append(out, p.FewShot()...)

@@ -13,7 +13,7 @@ import "time"
 type Metrics interface {
 	// UpstreamCall records one call to an outside service: provider is the
 	// provider name ("openai", "exa", ...), kind what was called ("chat",
-	// "chat_stream", "embed", "moderation", "image", "search", "crawl",
+	// "chat_stream", "embed", "rerank", "moderation", "image", "search", "crawl",
 	// "mcp"), d how long it took (for a stream: until its end) and err its
 	// outcome (nil for success; engine error codes become the code label).
 	UpstreamCall(provider, kind string, d time.Duration, err error)

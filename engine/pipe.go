@@ -128,6 +128,33 @@ func (v *Variables) UnmarshalJSON(b []byte) error {
 // MemoryRef names a memory attached to a pipe or a run.
 type MemoryRef struct {
 	Name string `json:"name"`
+	// MinScore drops retrieved chunks scoring below it (README "Score
+	// thresholds"); nil keeps every chunk.
+	MinScore *float64 `json:"min_score,omitempty"`
+	// Rerank overrides the memory's reranker for this pipe or run (README
+	// "Reranking"); nil keeps the memory's own setting.
+	Rerank *RerankSpec `json:"rerank,omitempty"`
+}
+
+// validateMemoryRefs checks the names and retrieval settings of a pipe's
+// or a run's memories.
+func validateMemoryRefs(field string, refs []MemoryRef) error {
+	if len(refs) > maxPipeMemories {
+		return FieldError(field, "at most %d memories", maxPipeMemories)
+	}
+	for i := range refs {
+		f := fieldIndex(field, i)
+		if err := ValidatePipeName(f+".name", refs[i].Name); err != nil {
+			return err
+		}
+		if err := ValidateMinScore(f+".min_score", refs[i].MinScore); err != nil {
+			return err
+		}
+		if err := refs[i].Rerank.Validate(f + ".rerank"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // FlexString is a string that also accepts an array of strings (joined by

@@ -96,13 +96,8 @@ func (p *Pipe) validate(f func(string) string) error {
 	if err := validateVariables(f("variables"), p.Variables); err != nil {
 		return err
 	}
-	if len(p.Memory) > maxPipeMemories {
-		return FieldError(f("memory"), "at most %d memories", maxPipeMemories)
-	}
-	for i, m := range p.Memory {
-		if err := ValidatePipeName(fieldIndex(f("memory"), i)+".name", m.Name); err != nil {
-			return err
-		}
+	if err := validateMemoryRefs(f("memory"), p.Memory); err != nil {
+		return err
 	}
 	return ValidateResponseFormat(f("response_format"), p.ResponseFormat)
 }

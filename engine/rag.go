@@ -27,9 +27,27 @@ type RAGChunk struct {
 }
 
 // Retriever finds the chunks of an owner's memories most similar to a query
-// (the last user message of a run), best first.
+// (the last user message of a run), best first, honouring each memory's
+// min_score and rerank settings.
 type Retriever interface {
-	RetrieveForRun(ctx context.Context, owner string, memories []string, query string) ([]RAGChunk, error)
+	RetrieveForRun(ctx context.Context, owner string, memories []MemoryRef, query string) ([]RAGChunk, error)
+}
+
+// RAGContext is what retrieval hands to a run's system prompt: the chunks,
+// and NoMatch when a score threshold left none (README "Score thresholds").
+type RAGContext struct {
+	Chunks  []RAGChunk
+	NoMatch bool
+}
+
+// hasMinScore reports whether any memory sets a score threshold.
+func hasMinScore(refs []MemoryRef) bool {
+	for _, m := range refs {
+		if m.MinScore != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // StoreMemoryLookup is the default MemoryLookup: a memory exists when its

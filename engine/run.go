@@ -169,15 +169,13 @@ func (pr *PreparedRun) prepare(ctx context.Context, in *RunRequest) error {
 		memories = dedupMemory(in.Memory)
 	}
 	var chunks []RAGChunk
+	noMatch := false
 	if r.retriever != nil && len(memories) > 0 {
 		if q := lastUserText(history, in.Messages); q != "" {
-			names := make([]string, len(memories))
-			for i, m := range memories {
-				names[i] = m.Name
-			}
-			if chunks, err = r.retriever.RetrieveForRun(ctx, p.Owner, names, q); err != nil {
+			if chunks, err = r.retriever.RetrieveForRun(ctx, p.Owner, memories, q); err != nil {
 				return err
 			}
+			noMatch = len(chunks) == 0 && hasMinScore(memories)
 		}
 	}
 	pr.Sources = chunks
@@ -186,7 +184,7 @@ func (pr *PreparedRun) prepare(ctx context.Context, in *RunRequest) error {
 		jsonMode = *in.JSON
 	}
 	vars := MergeVariables(p.Variables, in.Variables)
-	msgs := AssembleMessages(p, jsonMode, chunks, history, in.Messages, vars)
+	msgs := AssembleMessages(p, jsonMode, RAGContext{Chunks: chunks, NoMatch: noMatch}, history, in.Messages, vars)
 	if !hasNonSystem(msgs) {
 		return FieldError("messages", "is required: the pipe has no messages of its own to run")
 	}
@@ -266,15 +264,7 @@ func validateRunRequest(in *RunRequest) error {
 	if err := ValidateTools("tools", in.Tools); err != nil {
 		return err
 	}
-	if len(in.Memory) > maxPipeMemories {
-		return FieldError("memory", "at most %d memories", maxPipeMemories)
-	}
-	for i, m := range in.Memory {
-		if err := ValidatePipeName(fieldIndex("memory", i)+".name", m.Name); err != nil {
-			return err
-		}
-	}
-	return nil
+	return validateMemoryRefs("memory", in.Memory)
 }
 
 func hasNonSystem(msgs []Message) bool {

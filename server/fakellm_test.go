@@ -295,11 +295,15 @@ func (m *fakeMemories) MemoryExists(_ context.Context, owner, name string) (bool
 	return false, nil
 }
 
-func (m *fakeMemories) RetrieveForRun(_ context.Context, owner string, memories []string, query string) ([]engine.RAGChunk, error) {
+func (m *fakeMemories) RetrieveForRun(_ context.Context, owner string, memories []engine.MemoryRef, query string) ([]engine.RAGChunk, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.queries = append(m.queries, query)
-	m.names = append(m.names, memories)
+	names := make([]string, len(memories))
+	for i, r := range memories {
+		names[i] = r.Name
+	}
+	m.names = append(m.names, names)
 	return m.chunks, nil
 }
 

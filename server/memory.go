@@ -35,20 +35,22 @@ func (s *Server) memoryRoutes() []Route {
 			Doc: RouteDoc{Summary: "Retrieve chunks from one memory (beta)", Request: retrieveBody{}, Response: []retrievedChunk{}}},
 	}
 	rs = append(rs, s.documentRoutes()...)
+	rs = append(rs, s.evalRoutes()...)
 	rs = append(rs, s.uploadRoutes()...)
 	return append(rs, s.primitiveRoutes()...)
 }
 
 // memoryCreated is the create response (MemoryCreateResponse) plus top_k.
 type memoryCreated struct {
-	Name           string `json:"name"`
-	Description    string `json:"description"`
-	OwnerLogin     string `json:"owner_login"`
-	URL            string `json:"url"`
-	ChunkSize      int    `json:"chunk_size"`
-	ChunkOverlap   int    `json:"chunk_overlap"`
-	EmbeddingModel string `json:"embedding_model"`
-	TopK           int    `json:"top_k"`
+	Name           string             `json:"name"`
+	Description    string             `json:"description"`
+	OwnerLogin     string             `json:"owner_login"`
+	URL            string             `json:"url"`
+	ChunkSize      int                `json:"chunk_size"`
+	ChunkOverlap   int                `json:"chunk_overlap"`
+	EmbeddingModel string             `json:"embedding_model"`
+	TopK           int                `json:"top_k"`
+	Rerank         *engine.RerankSpec `json:"rerank,omitempty"`
 }
 
 // memoryItem is a v1 list item. The SDK's type reads embeddingModel, the
@@ -63,12 +65,14 @@ type memoryItem struct {
 	ChunkSize       int    `json:"chunk_size"`
 	ChunkOverlap    int    `json:"chunk_overlap"`
 	TopK            int    `json:"top_k"`
+	// Rerank is the memory's reranker (README "Reranking").
+	Rerank *engine.RerankSpec `json:"rerank,omitempty"`
 }
 
 func (s *Server) memoryItem(m *memory.Memory) memoryItem {
 	return memoryItem{Name: m.Name, Description: m.Description, OwnerLogin: m.Owner, URL: s.deps.Memory.URL(m),
 		EmbeddingModel: m.EmbeddingModel, EmbeddingModel2: m.EmbeddingModel,
-		ChunkSize: m.ChunkSize, ChunkOverlap: m.ChunkOverlap, TopK: m.TopK}
+		ChunkSize: m.ChunkSize, ChunkOverlap: m.ChunkOverlap, TopK: m.TopK, Rerank: m.Rerank}
 }
 
 func (s *Server) handleMemoryCreate(c echo.Context) error {
@@ -83,7 +87,7 @@ func (s *Server) handleMemoryCreate(c echo.Context) error {
 	s.warnMissingKey(c, m.Owner, m.EmbeddingModel)
 	return c.JSON(http.StatusOK, memoryCreated{Name: m.Name, Description: m.Description, OwnerLogin: m.Owner,
 		URL: s.deps.Memory.URL(m), ChunkSize: m.ChunkSize, ChunkOverlap: m.ChunkOverlap,
-		EmbeddingModel: m.EmbeddingModel, TopK: m.TopK})
+		EmbeddingModel: m.EmbeddingModel, TopK: m.TopK, Rerank: m.Rerank})
 }
 
 func (s *Server) handleMemoryList(c echo.Context) error {
@@ -161,11 +165,19 @@ type retrieveBody struct {
 	TopK       *int        `json:"topK"`
 	// Filters is the meta filter of the single-memory beta route.
 	Filters json.RawMessage `json:"filters"`
+	// Rerank overrides the memories' rerankers; {"model": "none"} turns
+	// them off (README "Reranking").
+	Rerank *engine.RerankSpec `json:"rerank,omitempty"`
+	// MinScore drops results scoring below it (README "Score thresholds").
+	MinScore *float64 `json:"min_score,omitempty"`
+	// KeywordWeight overrides the keyword weight of hybrid fusion.
+	KeywordWeight *float64 `json:"keyword_weight,omitempty"`
 }
 
 // retrieveRequest turns a decoded body into an engine request.
 func retrieveRequest(b *retrieveBody) (memory.RetrieveRequest, error) {
-	req := memory.RetrieveRequest{Query: b.Query, TopK: memory.DefaultRetrieveTopK}
+	req := memory.RetrieveRequest{Query: b.Query, TopK: memory.DefaultRetrieveTopK,
+		Rerank: b.Rerank, MinScore: b.MinScore, KeywordWeight: b.KeywordWeight}
 	if b.TopK != nil {
 		req.TopK = *b.TopK
 	}
@@ -199,8 +211,23 @@ func (s *Server) handleMemoryRetrieve(c echo.Context) error {
 
 // HeaderRetrievalMode is set to "keyword-fallback" on a retrieval whose
 // query could not be embedded for some memory (provider down, missing
-// key): those memories were searched by keyword only.
+// key): those memories were searched by keyword only. It holds
+// "rerank-fallback" when a reranker failed and its memories answered in
+// their first-stage order; both values, comma-separated, when both happened.
 const HeaderRetrievalMode = "lb-retrieval-mode"
+
+// retrievalMode is the HeaderRetrievalMode value of a retrieval ("" when
+// every stage worked).
+func retrievalMode(r *memory.Retrieval) string {
+	var modes []string
+	if len(r.KeywordFallback) > 0 {
+		modes = append(modes, "keyword-fallback")
+	}
+	if len(r.RerankFallback) > 0 {
+		modes = append(modes, "rerank-fallback")
+	}
+	return strings.Join(modes, ", ")
+}
 
 // retrieve runs a retrieval and answers its results.
 func (s *Server) retrieve(c echo.Context, req memory.RetrieveRequest) error {
@@ -208,8 +235,8 @@ func (s *Server) retrieve(c echo.Context, req memory.RetrieveRequest) error {
 	if err != nil {
 		return err
 	}
-	if len(r.KeywordFallback) > 0 {
-		setHeader(c.Response().Header(), HeaderRetrievalMode, "keyword-fallback")
+	if mode := retrievalMode(r); mode != "" {
+		setHeader(c.Response().Header(), HeaderRetrievalMode, mode)
 	}
 	return c.JSON(http.StatusOK, retrieved(r.Results))
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/server/servertest"
 )
 
@@ -199,7 +200,7 @@ func TestRetrieveForRun(t *testing.T) {
 	key := servertest.AdminKey
 	seedRetrieval(t, ts, key)
 	ctx := context.Background()
-	chunks, err := ts.Memory.RetrieveForRun(ctx, "admin", []string{"animals", "plants"}, "flightless birds of the southern ice")
+	chunks, err := ts.Memory.RetrieveForRun(ctx, "admin", []engine.MemoryRef{{Name: "animals"}, {Name: "plants"}}, "flightless birds of the southern ice")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,10 +216,10 @@ func TestRetrieveForRun(t *testing.T) {
 	if chunks[0].DocName != "penguin.txt" {
 		t.Fatalf("best chunk first: %+v", chunks)
 	}
-	if _, err := ts.Memory.RetrieveForRun(ctx, "admin", []string{"nope"}, "q"); err == nil || !strings.Contains(err.Error(), "not found") {
+	if _, err := ts.Memory.RetrieveForRun(ctx, "admin", []engine.MemoryRef{{Name: "nope"}}, "q"); err == nil || !strings.Contains(err.Error(), "not found") {
 		t.Fatalf("missing memory: %v", err)
 	}
-	if chunks, err := ts.Memory.RetrieveForRun(ctx, "admin", []string{"animals"}, ""); err != nil || chunks != nil {
+	if chunks, err := ts.Memory.RetrieveForRun(ctx, "admin", []engine.MemoryRef{{Name: "animals"}}, ""); err != nil || chunks != nil {
 		t.Fatalf("empty query: %v %v", chunks, err)
 	}
 	ok, err := ts.Memory.MemoryExists(ctx, "admin", "plants")

@@ -52,16 +52,18 @@ type Memory struct {
 	// ID is internal and unique for the lifetime of the data dir: a memory
 	// deleted and created again under the same name gets a new id, so
 	// nothing left over from the old one can leak into the new one.
-	ID             string    `json:"id"`
-	Owner          string    `json:"owner"`
-	Name           string    `json:"name"`
-	Description    string    `json:"description"`
-	EmbeddingModel string    `json:"embedding_model"`
-	ChunkSize      int       `json:"chunk_size"`
-	ChunkOverlap   int       `json:"chunk_overlap"`
-	TopK           int       `json:"top_k"`
-	CreatedAt      time.Time `json:"created_at"`
-	UpdatedAt      time.Time `json:"updated_at"`
+	ID             string `json:"id"`
+	Owner          string `json:"owner"`
+	Name           string `json:"name"`
+	Description    string `json:"description"`
+	EmbeddingModel string `json:"embedding_model"`
+	ChunkSize      int    `json:"chunk_size"`
+	ChunkOverlap   int    `json:"chunk_overlap"`
+	TopK           int    `json:"top_k"`
+	// Rerank, when set, reranks this memory's retrievals (README "Reranking").
+	Rerank    *engine.RerankSpec `json:"rerank,omitempty"`
+	CreatedAt time.Time          `json:"created_at"`
+	UpdatedAt time.Time          `json:"updated_at"`
 }
 
 // KeywordOnly reports whether the memory has no vectors (hearth:bm25).
@@ -264,6 +266,8 @@ type CreateRequest struct {
 	ChunkSize      *int   `json:"chunk_size"`
 	ChunkOverlap   *int   `json:"chunk_overlap"`
 	TopK           *int   `json:"top_k"`
+	// Rerank names the memory's reranker (README "Reranking").
+	Rerank *engine.RerankSpec `json:"rerank,omitempty"`
 }
 
 // Create validates and stores a new memory. chunk_overlap defaults to 2048,
@@ -304,11 +308,17 @@ func (s *Service) Create(ctx context.Context, owner string, req CreateRequest) (
 	if topK < 1 || topK > MaxTopK {
 		return nil, engine.FieldError("top_k", "must be between 1 and %d, got %d", MaxTopK, topK)
 	}
+	if err := s.checkRerank("rerank", req.Rerank); err != nil {
+		return nil, err
+	}
+	if req.Rerank.Off() {
+		req.Rerank = nil
+	}
 	now := s.now().UTC()
 	m := &Memory{
 		ID: "m" + engine.RandomString(20), Owner: owner, Name: req.Name, Description: req.Description,
 		EmbeddingModel: ref.String(), ChunkSize: size, ChunkOverlap: overlap, TopK: topK,
-		CreatedAt: now, UpdatedAt: now,
+		Rerank: req.Rerank, CreatedAt: now, UpdatedAt: now,
 	}
 	err = s.store.Update(ctx, func(tx engine.Tx) error {
 		if ok, err := tx.Exists(memoryKey(owner, m.Name)); err != nil {

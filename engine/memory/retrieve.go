@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -40,10 +41,13 @@ func (f *Fusion) validate() error {
 	return nil
 }
 
-// MemoryQuery names one memory to search and its optional meta filter.
+// MemoryQuery names one memory to search, its optional meta filter, and
+// optional settings of this memory that override the request's.
 type MemoryQuery struct {
-	Name   string
-	Filter filter.Filter
+	Name     string
+	Filter   filter.Filter
+	Rerank   *engine.RerankSpec
+	MinScore *float64
 }
 
 // RetrieveRequest is a retrieval: one query over one or more memories.
@@ -60,6 +64,13 @@ type RetrieveRequest struct {
 	// anything to find (pipe runs: a run must not fail because retrieval's
 	// embedder is down).
 	TolerateEmbedFailure bool
+	// Rerank overrides the memories' rerankers (RerankOff turns them off).
+	Rerank *engine.RerankSpec
+	// MinScore drops results scoring below it (README "Score thresholds").
+	MinScore *float64
+	// KeywordWeight overrides the server's keyword weight of hybrid
+	// fusion (HEARTH_RETRIEVE_KEYWORD_WEIGHT) for this request.
+	KeywordWeight *float64
 }
 
 // Retrieval is the answer of Search: the results, best first, and how they
@@ -70,6 +81,9 @@ type Retrieval struct {
 	// failed (provider down, missing key, ...): the memories using them were
 	// searched by keyword only. Empty when every ranking was used.
 	KeywordFallback []string
+	// RerankFallback lists the rerankers that failed: the memories using
+	// them answered in their first-stage order.
+	RerankFallback []string
 }
 
 // Result is one retrieved chunk.
@@ -78,7 +92,8 @@ type Result struct {
 	// Similarity is the relevance in [0, 1], the order of the results. For
 	// a memory searched by vector only it is the cosine similarity; in
 	// hybrid and keyword-only search it is the fused rank score scaled so
-	// that 1 means first in every ranking (see README, "Retrieval").
+	// that 1 means first in every ranking; after reranking it is the
+	// reranker's relevance score (README "Score thresholds").
 	Similarity float64
 	Memory     string
 	Document   string
@@ -122,8 +137,12 @@ func (s *Service) Search(ctx context.Context, owner string, req RetrieveRequest)
 	if !req.PerMemory && (req.TopK < 1 || req.TopK > MaxTopK) {
 		return nil, engine.FieldError("topK", "must be between 1 and %d, got %d", MaxTopK, req.TopK)
 	}
+	fu, err := s.checkSettings(&req)
+	if err != nil {
+		return nil, err
+	}
 	mems := make([]Memory, len(req.Memories))
-	err := s.store.View(ctx, func(tx engine.Tx) error {
+	err = s.store.View(ctx, func(tx engine.Tx) error {
 		for i, q := range req.Memories {
 			if q.Name == "" {
 				return engine.FieldError("memory.name", "is required")
@@ -184,18 +203,45 @@ func (s *Service) Search(ctx context.Context, owner string, req RetrieveRequest)
 		sort.Strings(fallback)
 	}
 	var all []Result
+	var rerankFailed []string
 	seen := map[string]bool{}
 	for i := range mems {
 		m := &mems[i]
+		q := &req.Memories[i]
 		k := req.TopK
 		if req.PerMemory {
 			k = m.TopK
 		}
-		hits, err := s.searchMemory(ctx, m, req.Memories[i].Filter, query, qvecs[m.EmbeddingModel], k)
+		spec := effectiveRerank(q, &req, m)
+		depth := k
+		if spec != nil {
+			if spec.TopN > 0 {
+				k = spec.TopN
+			}
+			depth = rank.RerankCandidates(k)
+		}
+		hits, err := s.searchMemory(ctx, m, q.Filter, query, qvecs[m.EmbeddingModel], depth, fu)
 		if err != nil {
 			return nil, err
 		}
+		if spec != nil && len(hits) > 0 {
+			if err := s.fillTexts(ctx, mems[i:i+1], hits); err != nil {
+				return nil, err
+			}
+			hits = live(hits)
+			var ok bool
+			if hits, ok = s.rerankMemory(ctx, owner, query, spec, hits, k); !ok && !slices.Contains(rerankFailed, spec.Model) {
+				rerankFailed = append(rerankFailed, spec.Model)
+			}
+		}
+		minScore := req.MinScore
+		if q.MinScore != nil {
+			minScore = q.MinScore
+		}
 		for _, h := range hits {
+			if minScore != nil && h.Similarity < *minScore {
+				continue
+			}
 			if key := m.ID + "/" + h.ChunkID; !seen[key] {
 				seen[key] = true
 				all = append(all, h)
@@ -209,13 +255,20 @@ func (s *Service) Search(ctx context.Context, owner string, req RetrieveRequest)
 	if err := s.fillTexts(ctx, mems, all); err != nil {
 		return nil, err
 	}
-	out := all[:0]
-	for _, r := range all {
-		if r.Text != "" { // purged since the search
+	sort.Strings(rerankFailed)
+	return &Retrieval{Results: live(all), KeywordFallback: fallback, RerankFallback: rerankFailed}, nil
+}
+
+// live drops, in place, the results whose chunk was purged since the search
+// (their text did not load).
+func live(rs []Result) []Result {
+	out := rs[:0]
+	for _, r := range rs {
+		if r.Text != "" {
 			out = append(out, r)
 		}
 	}
-	return &Retrieval{Results: out, KeywordFallback: fallback}, nil
+	return out
 }
 
 // anySearchable reports whether any of the memories has a live document.
@@ -250,7 +303,7 @@ func (s *Service) embedQuery(ctx context.Context, owner, model, query string) ([
 }
 
 // searchMemory returns the k best chunks of one memory (texts not filled).
-func (s *Service) searchMemory(ctx context.Context, m *Memory, f filter.Filter, query string, qvec []float32, k int) ([]Result, error) {
+func (s *Service) searchMemory(ctx context.Context, m *Memory, f filter.Filter, query string, qvec []float32, k int, fu Fusion) ([]Result, error) {
 	ds, err := s.docset(ctx, m.ID)
 	if err != nil || len(ds) == 0 {
 		return nil, err
@@ -259,7 +312,6 @@ func (s *Service) searchMemory(ctx context.Context, m *Memory, f filter.Filter, 
 		d := ds[chunkVersion(id)]
 		return d != nil && (f.Empty() || f.Match(d.Meta))
 	}
-	fu := s.cfg.Fusion
 	depth := min(max(3*k, 30), 300)
 	var vec, kw []engine.ChunkHit
 	if qvec != nil && fu.VectorWeight > 0 {
@@ -303,6 +355,9 @@ func (s *Service) fillTexts(ctx context.Context, mems []Memory, results []Result
 	}
 	return s.store.View(ctx, func(tx engine.Tx) error {
 		for i := range results {
+			if results[i].Text != "" {
+				continue // loaded for reranking
+			}
 			var r chunkRecord
 			if err := tx.Get(chunkKey(ids[results[i].Memory], results[i].ChunkID), &r); err != nil {
 				if engine.IsNotFound(err) {
@@ -321,13 +376,13 @@ func (s *Service) fillTexts(ctx context.Context, mems []Memory, results []Result
 // a NOT_FOUND error naming it; an empty query retrieves nothing. A query
 // that cannot be embedded never fails the run: the memories are searched
 // by keyword only (see Search).
-func (s *Service) RetrieveForRun(ctx context.Context, owner string, memories []string, query string) ([]engine.RAGChunk, error) {
+func (s *Service) RetrieveForRun(ctx context.Context, owner string, memories []engine.MemoryRef, query string) ([]engine.RAGChunk, error) {
 	if strings.TrimSpace(query) == "" || len(memories) == 0 {
 		return nil, nil
 	}
 	qs := make([]MemoryQuery, len(memories))
-	for i, name := range memories {
-		qs[i] = MemoryQuery{Name: name}
+	for i, m := range memories {
+		qs[i] = MemoryQuery{Name: m.Name, Rerank: m.Rerank, MinScore: m.MinScore}
 	}
 	if utf8.RuneCountInString(query) > MaxQueryChars {
 		query = string([]rune(query)[:MaxQueryChars])

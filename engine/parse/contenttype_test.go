@@ -71,7 +71,7 @@ func TestParseXLSRefused(t *testing.T) {
 }
 
 func TestContentTypes(t *testing.T) {
-	if len(ContentTypes()) != 6 {
+	if len(ContentTypes()) != 12 {
 		t.Fatalf("got %v", ContentTypes())
 	}
 	for _, ct := range ContentTypes() {

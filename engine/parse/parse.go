@@ -1,5 +1,6 @@
 // Package parse turns uploaded document bytes into plain text for chunking:
-// PDF, plain text (including code files), markdown, CSV and xlsx. It is pure:
+// PDF, plain text (including code files), markdown, CSV, xlsx, docx, pptx,
+// odt, EPUB and RTF. It is pure:
 // bytes in, text or an *engine.Error out, no I/O and no shared state, so it is
 // safe to call from any number of goroutines.
 //
@@ -27,11 +28,19 @@ const (
 	TypeCSV      = "text/csv"
 	TypeXLSX     = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 	TypeXLS      = "application/vnd.ms-excel"
+	TypeDOCX     = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+	TypePPTX     = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+	TypeODT      = "application/vnd.oasis.opendocument.text"
+	TypeEPUB     = "application/epub+zip"
+	TypeRTF      = "application/rtf"
+	// TypeHTML is accepted for .html and .htm files besides text/plain:
+	// text/plain keeps the markup as written, text/html renders the text.
+	TypeHTML = "text/html"
 )
 
 // ContentTypes returns the allowed document content types.
 func ContentTypes() []string {
-	return []string{TypePDF, TypeText, TypeMarkdown, TypeCSV, TypeXLSX, TypeXLS}
+	return []string{TypePDF, TypeText, TypeMarkdown, TypeCSV, TypeXLSX, TypeXLS, TypeDOCX, TypePPTX, TypeODT, TypeEPUB, TypeRTF, TypeHTML}
 }
 
 // typeByExt maps a lower-case extension to the one content type it must be
@@ -48,6 +57,16 @@ func typeByExt(ext string) (string, bool) {
 		return TypeXLSX, true
 	case ".xls":
 		return TypeXLS, true
+	case ".docx":
+		return TypeDOCX, true
+	case ".pptx":
+		return TypePPTX, true
+	case ".odt":
+		return TypeODT, true
+	case ".epub":
+		return TypeEPUB, true
+	case ".rtf":
+		return TypeRTF, true
 	case ".txt", ".text", ".log", ".rst", ".tex",
 		".go", ".py", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".java", ".kt", ".kts", ".scala",
 		".rs", ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".cs", ".m", ".mm", ".swift",
@@ -100,6 +119,9 @@ func CheckContentType(contentType, documentName string) (string, error) {
 		if mt != TypeText {
 			return "", mediaError("%q does not match document %q: a file without a known extension must be sent as text/plain", mt, documentName)
 		}
+		return mt, nil
+	}
+	if mt == TypeHTML && isHTMLName(documentName) {
 		return mt, nil
 	}
 	if mt != want {
@@ -158,6 +180,18 @@ func ParseWith(contentType, documentName string, data []byte, opt Options) (stri
 		return parseCSV(data, limit)
 	case TypeXLSX:
 		return parseXLSX(data, limit)
+	case TypeDOCX:
+		return parseDOCX(data, limit)
+	case TypePPTX:
+		return parsePPTX(data, limit)
+	case TypeODT:
+		return parseODT(data, limit)
+	case TypeRTF:
+		return parseRTF(data, limit)
+	case TypeEPUB:
+		return parseEPUB(data, limit)
+	case TypeHTML:
+		return parseHTML(data, limit)
 	case TypeXLS:
 		return "", &engine.Error{Code: engine.CodeUnsupportedMedia, Field: "document",
 			Message: "xls (Excel 97-2003) files are not supported yet; save the sheet as .xlsx or .csv and upload that"}
@@ -185,4 +219,10 @@ func EffectiveType(contentType, documentName string) string {
 		return ""
 	}
 	return mt
+}
+
+// isHTMLName reports whether a document name has an HTML extension.
+func isHTMLName(documentName string) bool {
+	ext := strings.ToLower(path.Ext(documentName))
+	return ext == ".html" || ext == ".htm"
 }

@@ -127,8 +127,8 @@ func New(cfg Config) (*Parser, error) {
 
 // Parse has the contract of parse.Parse with Config.MaxOutput as the
 // output limit: text, or an *engine.Error whose message is fit for a
-// document's status. PDFs and xlsx workbooks are parsed in a child
-// process; a child that runs out of time or memory, or crashes, is a
+// document's status. PDFs, xlsx, docx, pptx, odt, EPUB and HTML (sent as
+// text/html) files are parsed in a child process; a child that runs out of time or memory, or crashes, is a
 // document error (BAD_REQUEST) that says so. A child that cannot be
 // started is an INTERNAL error, which ingestion retries.
 func (p *Parser) Parse(ctx context.Context, contentType, name string, data []byte) (string, error) {
@@ -145,17 +145,21 @@ func (p *Parser) Parse(ctx context.Context, contentType, name string, data []byt
 		MemoryLimit: p.cfg.MemoryLimit, MaxStack: p.cfg.MaxStack, MaxOutput: p.cfg.MaxOutput}, data)
 }
 
+// childKinds names, in messages, the documents parsed in a child process:
+// PDFs, the zip-based formats, whose text is not linear in their size, and
+// HTML pages (an HTML tree builder has no bound on its work per byte).
+var childKinds = map[string]string{
+	parse.TypePDF: "PDF", parse.TypeXLSX: "xlsx file", parse.TypeDOCX: "docx file",
+	parse.TypePPTX: "pptx file", parse.TypeODT: "odt file", parse.TypeEPUB: "EPUB",
+	parse.TypeHTML: "HTML page",
+}
+
 // inChild reports whether documents of this media type are parsed in a
 // child process.
-func inChild(mediaType string) bool { return mediaType == parse.TypePDF || mediaType == parse.TypeXLSX }
+func inChild(mediaType string) bool { return childKinds[mediaType] != "" }
 
 // kind names a document of this media type in messages.
-func kind(mediaType string) string {
-	if mediaType == parse.TypeXLSX {
-		return "xlsx file"
-	}
-	return "PDF"
-}
+func kind(mediaType string) string { return childKinds[mediaType] }
 
 func (p *Parser) run(parent context.Context, req request, data []byte) (string, error) {
 	ctx, cancel := context.WithTimeout(parent, p.cfg.Timeout)

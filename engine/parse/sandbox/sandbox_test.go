@@ -178,6 +178,11 @@ func TestOnlyPDFsAndXLSXGoToTheChild(t *testing.T) {
 	if _, err := p.Parse(context.Background(), "", "a.xlsx", fixture(t, "sheet.xlsx")); engine.ErrorCode(err) != engine.CodeInternal {
 		t.Fatalf("xlsx without the child: %v", err)
 	}
+	for _, name := range []string{"sample.docx", "sample.odt", "slides.pptx"} {
+		if _, err := p.Parse(context.Background(), "", name, fixture(t, "office/"+name)); engine.ErrorCode(err) != engine.CodeInternal {
+			t.Fatalf("%s without the child: %v", name, err)
+		}
+	}
 	if _, err := p.Parse(context.Background(), "text/plain", "a.pdf", []byte("x")); engine.ErrorCode(err) != engine.CodeUnsupportedMedia {
 		t.Fatalf("mismatched type: %v", err)
 	}
@@ -259,6 +264,9 @@ func TestOutputLimit(t *testing.T) {
 		{"text/csv", "a.csv", csv},
 		{"", "a.xlsx", fixture(t, "sheet.xlsx")},
 		{"application/pdf", "a.pdf", fixture(t, "simple.pdf")},
+		{"", "a.docx", fixture(t, "office/sample.docx")},
+		{"", "a.pptx", fixture(t, "office/slides.pptx")},
+		{"", "a.odt", fixture(t, "office/sample.odt")},
 	} {
 		_, err := p.Parse(ctx, tc.ct, tc.name, tc.data)
 		var e *engine.Error
@@ -269,5 +277,10 @@ func TestOutputLimit(t *testing.T) {
 	big := testParser(t, Config{Timeout: 30 * time.Second})
 	if text, err := big.Parse(ctx, "", "a.xlsx", fixture(t, "sheet.xlsx")); err != nil || !strings.Contains(text, "Sheet: Staff") {
 		t.Fatalf("xlsx in the child: %q %v", text, err)
+	}
+	for _, tc := range []struct{ ct, name string }{{"", "sample.docx"}, {"", "sample.epub"}, {"text/html", "sample.html"}} {
+		if text, err := big.Parse(ctx, tc.ct, tc.name, fixture(t, "office/"+tc.name)); err != nil || !strings.Contains(text, "Beekeeping basics") {
+			t.Fatalf("%s in the child: %q %v", tc.name, text, err)
+		}
 	}
 }
