@@ -63,8 +63,13 @@ func TestHelpShowsDefaultsAndEnv(t *testing.T) {
 		if code := run(append([]string{"help"}, strings.Fields(cmd.name)...), envMap(nil), &out, io.Discard); code != 0 {
 			t.Fatalf("help %s: exit %d", cmd.name, code)
 		}
-		if !strings.Contains(out.String(), "usage: hearth "+cmd.name) ||
-			!strings.Contains(out.String(), "data directory (env HEARTH_DATA) (default \"./hearth-data\")") {
+		// Admin commands open the data dir; client commands reach a
+		// running server by its URL.
+		flagLine := "data directory (env HEARTH_DATA) (default \"./hearth-data\")"
+		if isClientCommand(cmd) {
+			flagLine = "(env HEARTH_PUBLIC_URL) (default \"http://127.0.0.1:8080\")"
+		}
+		if !strings.Contains(out.String(), "usage: hearth "+cmd.name) || !strings.Contains(out.String(), flagLine) {
 			t.Errorf("help %s:\n%s", cmd.name, out.String())
 		}
 	}
@@ -99,4 +104,13 @@ func TestHelpShowsDefaultsAndEnv(t *testing.T) {
 	if again.String() != help {
 		t.Error("hearth help serve differs from hearth serve -h")
 	}
+}
+
+func isClientCommand(cmd command) bool {
+	for _, c := range clientCommands {
+		if c.name == cmd.name {
+			return true
+		}
+	}
+	return false
 }

@@ -76,6 +76,12 @@ func (s *Server) limitInFlight(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		if !f.acquire(client) {
 			s.metrics.Rejected(reason)
+			if c.Request().ContentLength != 0 {
+				// Without this, net/http reads up to 256 KiB of the unread
+				// body before it writes the 429, so a refused slow body would
+				// hold a goroutine until the body timeout without an answer.
+				c.Response().Header().Set("Connection", "close")
+			}
 			return &engine.Error{Code: engine.CodeRateLimited, RetryAfter: 1,
 				Message: "too many requests in flight: the limit is " + strconv.Itoa(f.max) +
 					" requests at once per " + what + "; retry when one of them has finished"}
