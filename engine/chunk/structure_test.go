@@ -1,6 +1,9 @@
 package chunk
 
 import (
+	"errors"
+
+	"github.com/hearth-dev/hearth/engine"
 	"os"
 	"strings"
 	"testing"
@@ -145,5 +148,30 @@ func TestStructureBounds(t *testing.T) {
 		checkStructure(t, text, size, Structure(text, size, size/2))
 		children, _ := StructureParents(text, size, size/2, size*3)
 		checkStructure(t, text, size, children)
+	}
+}
+
+func TestSettingsNormalize(t *testing.T) {
+	s, err := (&Settings{Mode: ModeStructure, Parent: &ParentSettings{}}).Normalize("chunking", 1000)
+	if err != nil || s.ParentSize() != DefaultParentSize {
+		t.Fatalf("got %+v, %v", s, err)
+	}
+	if s, err := (&Settings{}).Normalize("chunking", 1000); err != nil || s.Mode != ModeSize || s.Structured() {
+		t.Fatalf("empty settings: %+v, %v", s, err)
+	}
+	for _, bad := range []struct {
+		s     Settings
+		field string
+	}{
+		{Settings{Mode: "semantic"}, "chunking.mode"},
+		{Settings{Mode: ModeSize, Parent: &ParentSettings{MaxSize: 2000}}, "chunking.parent"},
+		{Settings{Mode: ModeStructure, Parent: &ParentSettings{MaxSize: 500}}, "chunking.parent.max_size"},
+		{Settings{Mode: ModeStructure, Parent: &ParentSettings{MaxSize: MemoryMaxSize + 1}}, "chunking.parent.max_size"},
+	} {
+		_, err := bad.s.Normalize("chunking", 1000)
+		var e *engine.Error
+		if !errors.As(err, &e) || e.Field != bad.field {
+			t.Errorf("%+v: got %v, want an error on %s", bad.s, err, bad.field)
+		}
 	}
 }

@@ -29,12 +29,6 @@ func (s *Service) ScanChunkTexts(ctx context.Context, memoryID string, fn func(c
 	})
 }
 
-// textBytes sums the bytes of texts.
-func textBytes(texts []string) int64 {
-	var n int64
-	for _, t := range texts {
-		n += int64(len(t))
-	}
 	return n
 }
 
