@@ -52,6 +52,17 @@ func TestStructureChunkingHeadingPaths(t *testing.T) {
 	if top.Heading != "Guide > Install > Linux" || !strings.Contains(top.Text, "tar -xzf hearth.tar.gz\n\nsudo mv hearth /usr/local/bin/\n```") {
 		t.Fatalf("top chunk %+v", top)
 	}
+	r := ts.Do("GET", "/v1/memory/docs/documents/guide.md/chunks", key, nil)
+	mustStatus(t, r, 200)
+	var page struct {
+		Data []struct {
+			Heading string `json:"heading"`
+		} `json:"data"`
+	}
+	r.JSON(t, &page)
+	if len(page.Data) != 5 || page.Data[2].Heading != "Guide > Install > Linux" {
+		t.Fatalf("document chunks: %s", r.Body)
+	}
 	top = retrieveStructured(t, ts, "docs", "HEARTH_DATA data directory", 1)[0]
 	if top.Heading != "Guide > Configuration" || !strings.Contains(top.Text, "| HEARTH_ADDR | :8080 | listen address |\n| HEARTH_DATA") {
 		t.Fatalf("top chunk %+v", top)
