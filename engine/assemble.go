@@ -39,7 +39,7 @@ func ComposeSystemPrompt(p *Pipe, jsonMode bool, chunks []RAGChunk) string {
 		}
 		parts := make([]string, len(chunks))
 		for i, c := range chunks {
-			parts[i] = c.Text + " \n\n Source: " + c.DocName
+			parts[i] = c.PromptText() + " \n\n Source: " + c.DocName
 		}
 		s = strings.TrimSpace(s + " \n\n \"\"\"" + rp + "\"\"\" \n\n \"\"\"CONTEXT:\n " + strings.Join(parts, "\n\n") + "\"\"\"")
 	}

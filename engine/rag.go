@@ -24,6 +24,24 @@ type RAGChunk struct {
 	// Score is the retrieval similarity in [0, 1] (see README, "Retrieval
 	// and filters").
 	Score float64
+	// Heading is the chunk's heading path and Section the enclosing part of
+	// its section, which the model gets instead of Text in parent-child
+	// mode (README "Structure-aware chunking"); empty with size chunking.
+	Heading string
+	Section string
+}
+
+// PromptText is what the RAG prompt shows of c: its Section, else its
+// Text, under a "Section: <heading path>" line when it has a heading path.
+func (c *RAGChunk) PromptText() string {
+	text := c.Text
+	if c.Section != "" {
+		text = c.Section
+	}
+	if c.Heading != "" {
+		text = "Section: " + c.Heading + "\n" + text
+	}
+	return text
 }
 
 // Retriever finds the chunks of an owner's memories most similar to a query

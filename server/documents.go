@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/hearth-dev/hearth/engine/chunk"
 	"github.com/labstack/echo/v4"
 )
 
@@ -122,6 +123,9 @@ func (s *Server) handleUploadStart(c echo.Context) error {
 		DocumentName string            `json:"documentName"`
 		FileName     string            `json:"fileName"`
 		Meta         map[string]string `json:"meta"`
+		// Chunking overrides the memory's chunk settings for this upload
+		// (README "Structure-aware chunking").
+		Chunking *chunk.Settings `json:"chunking"`
 	}
 	if err := decodeJSON(c, &body); err != nil {
 		return err
@@ -130,7 +134,7 @@ func (s *Server) handleUploadStart(c echo.Context) error {
 	if name == "" {
 		name = body.FileName
 	}
-	t, err := s.deps.Memory.CreateUpload(c.Request().Context(), principal(c).Owner, body.MemoryName, name, body.Meta)
+	t, err := s.deps.Memory.CreateUploadChunked(c.Request().Context(), principal(c).Owner, body.MemoryName, name, body.Meta, body.Chunking)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/chunk"
 	"github.com/hearth-dev/hearth/engine/filter"
 	"github.com/hearth-dev/hearth/engine/memory"
 	"github.com/labstack/echo/v4"
@@ -51,6 +52,7 @@ type memoryCreated struct {
 	EmbeddingModel string             `json:"embedding_model"`
 	TopK           int                `json:"top_k"`
 	Rerank         *engine.RerankSpec `json:"rerank,omitempty"`
+	Chunking       *chunk.Settings    `json:"chunking,omitempty"`
 }
 
 // memoryItem is a v1 list item. The SDK's type reads embeddingModel, the
@@ -67,12 +69,14 @@ type memoryItem struct {
 	TopK            int    `json:"top_k"`
 	// Rerank is the memory's reranker (README "Reranking").
 	Rerank *engine.RerankSpec `json:"rerank,omitempty"`
+	// Chunking is the memory's chunk settings (README "Structure-aware chunking").
+	Chunking *chunk.Settings `json:"chunking,omitempty"`
 }
 
 func (s *Server) memoryItem(m *memory.Memory) memoryItem {
 	return memoryItem{Name: m.Name, Description: m.Description, OwnerLogin: m.Owner, URL: s.deps.Memory.URL(m),
 		EmbeddingModel: m.EmbeddingModel, EmbeddingModel2: m.EmbeddingModel,
-		ChunkSize: m.ChunkSize, ChunkOverlap: m.ChunkOverlap, TopK: m.TopK, Rerank: m.Rerank}
+		ChunkSize: m.ChunkSize, ChunkOverlap: m.ChunkOverlap, TopK: m.TopK, Rerank: m.Rerank, Chunking: m.Chunking}
 }
 
 func (s *Server) handleMemoryCreate(c echo.Context) error {
@@ -87,7 +91,7 @@ func (s *Server) handleMemoryCreate(c echo.Context) error {
 	s.warnMissingKey(c, m.Owner, m.EmbeddingModel)
 	return c.JSON(http.StatusOK, memoryCreated{Name: m.Name, Description: m.Description, OwnerLogin: m.Owner,
 		URL: s.deps.Memory.URL(m), ChunkSize: m.ChunkSize, ChunkOverlap: m.ChunkOverlap,
-		EmbeddingModel: m.EmbeddingModel, TopK: m.TopK, Rerank: m.Rerank})
+		EmbeddingModel: m.EmbeddingModel, TopK: m.TopK, Rerank: m.Rerank, Chunking: m.Chunking})
 }
 
 func (s *Server) handleMemoryList(c echo.Context) error {
@@ -137,6 +141,9 @@ type retrievedChunk struct {
 	Meta         map[string]string `json:"meta"`
 	DocumentName string            `json:"documentName"`
 	MemoryName   string            `json:"memoryName"`
+	// Heading and Section: README "Structure-aware chunking".
+	Heading string `json:"heading,omitempty"`
+	Section string `json:"section,omitempty"`
 }
 
 func retrieved(res []memory.Result) []retrievedChunk {
@@ -148,7 +155,8 @@ func retrieved(res []memory.Result) []retrievedChunk {
 		}
 		meta[memory.MetaDocumentName] = r.Document
 		meta[memory.MetaDocName] = r.Document
-		out[i] = retrievedChunk{Text: r.Text, Similarity: r.Similarity, Meta: meta, DocumentName: r.Document, MemoryName: r.Memory}
+		out[i] = retrievedChunk{Text: r.Text, Similarity: r.Similarity, Meta: meta, DocumentName: r.Document, MemoryName: r.Memory,
+			Heading: r.Heading, Section: r.Section}
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/chunk"
 )
 
 // RouteDoc documents one route in /openapi.json (Route.Doc, in the route
@@ -69,6 +70,7 @@ type (
 		DocumentName string            `json:"documentName"`
 		FileName     string            `json:"fileName"`
 		Meta         map[string]string `json:"meta"`
+		Chunking     *chunk.Settings   `json:"chunking,omitempty"`
 	}
 	uploadURLView struct {
 		SignedURL string    `json:"signedUrl"`

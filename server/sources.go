@@ -10,6 +10,9 @@ type sourceView struct {
 	Chunk    string  `json:"chunk"`
 	Score    float64 `json:"score"`
 	Text     string  `json:"text"`
+	// Heading and Section: README "Structure-aware chunking".
+	Heading string `json:"heading,omitempty"`
+	Section string `json:"section,omitempty"`
 }
 
 // sourcesEvent is the extra stream event carrying a run's sources, sent
@@ -42,7 +45,8 @@ func sourcesTrailer(chunks []engine.RAGChunk) func(last *engine.ChatChunk) any {
 func sourcesOf(chunks []engine.RAGChunk) []sourceView {
 	out := make([]sourceView, len(chunks))
 	for i, c := range chunks {
-		out[i] = sourceView{Memory: c.Memory, Document: c.DocName, Chunk: c.ChunkID, Score: c.Score, Text: c.Text}
+		out[i] = sourceView{Memory: c.Memory, Document: c.DocName, Chunk: c.ChunkID, Score: c.Score, Text: c.Text,
+			Heading: c.Heading, Section: c.Section}
 	}
 	return out
 }

@@ -29,15 +29,6 @@ func (s *Service) ScanChunkTexts(ctx context.Context, memoryID string, fn func(c
 	})
 }
 
-// textBytes sums the bytes of texts.
-func textBytes(texts []string) int64 {
-	var n int64
-	for _, t := range texts {
-		n += int64(len(t))
-	}
-	return n
-}
-
 // checkChunkQuota refuses, with USAGE_EXCEEDED, chunks of chunkBytes
 // bytes for doc when they would take the owner past the byte quota; the
 // live version's chunks, which they replace, are taken off first. It is a

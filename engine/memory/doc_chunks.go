@@ -17,6 +17,9 @@ type DocumentChunk struct {
 	Index int    `json:"index"`
 	ID    string `json:"id"`
 	Text  string `json:"text"`
+	// Heading is the chunk's heading path (README "Structure-aware
+	// chunking"), absent with size chunking.
+	Heading string `json:"heading,omitempty"`
 }
 
 // ChunkPage is a page of a document's chunks. Total counts the live
@@ -70,7 +73,7 @@ func (s *Service) DocumentChunks(ctx context.Context, owner, memoryName, name st
 			if err := json.Unmarshal(b, &r); err != nil {
 				return err
 			}
-			page.Chunks = append(page.Chunks, DocumentChunk{Index: offset + len(page.Chunks), ID: strings.TrimPrefix(key, prefix), Text: r.Text})
+			page.Chunks = append(page.Chunks, DocumentChunk{Index: offset + len(page.Chunks), ID: strings.TrimPrefix(key, prefix), Text: r.Text, Heading: r.Heading})
 			return nil
 		})
 	})

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/chunk"
 )
 
 // Document statuses (README "Ingestion and statuses").
@@ -44,8 +45,11 @@ type Version struct {
 	// set when it goes live; the storage quota counts them (README
 	// "Parser and chunker limits"). Versions that went live before it was
 	// kept have 0.
-	ChunkBytes int64     `json:"chunk_bytes,omitempty"`
-	UploadedAt time.Time `json:"uploaded_at"`
+	ChunkBytes int64 `json:"chunk_bytes,omitempty"`
+	// Chunking, when set, overrides the memory's chunk settings for this
+	// version (README "Structure-aware chunking").
+	Chunking   *chunk.Settings `json:"chunking,omitempty"`
+	UploadedAt time.Time       `json:"uploaded_at"`
 }
 
 // StoredChunkBytes returns v's ChunkBytes, 0 for a nil v.

@@ -15,10 +15,16 @@ import (
 	"github.com/hearth-dev/hearth/engine/parse"
 )
 
-// chunkRecord is a stored chunk: its text and its document's name.
+// chunkRecord is a stored chunk: its text and its document's name, and
+// with structure-aware chunking its heading path and parent (README
+// "Structure-aware chunking"): ParentChunk is the id of the chunk whose
+// record holds the parent's text in Parent, so each parent is stored once.
 type chunkRecord struct {
-	Doc  string `json:"doc"`
-	Text string `json:"text"`
+	Doc         string `json:"doc"`
+	Text        string `json:"text"`
+	Heading     string `json:"heading,omitempty"`
+	Parent      string `json:"parent,omitempty"`
+	ParentChunk string `json:"parent_chunk,omitempty"`
 }
 
 func chunkID(version string, n int) string { return fmt.Sprintf("%s.%06d", version, n) }
@@ -71,7 +77,7 @@ func (s *Service) runIngest(ctx context.Context, j *Job) error {
 		return s.failIngest(ctx, j, fmt.Sprintf("document would make about %d chunks, more than the limit of %d; use a memory with a larger chunk_size or split the document",
 			est, s.cfg.MaxChunksPerDocument))
 	}
-	texts := chunk.Split(text, m.ChunkSize, overlap)
+	texts, recs := chunkDocument(m, doc, j, text, overlap)
 	if len(texts) == 0 {
 		return s.failIngest(ctx, j, "document has no text to index")
 	}
@@ -82,7 +88,7 @@ func (s *Service) runIngest(ctx context.Context, j *Job) error {
 	if err := s.setStage(ctx, j, StageIndex); err != nil {
 		return err
 	}
-	chunkBytes := textBytes(texts)
+	chunkBytes := recordBytes(recs)
 	if err := s.checkChunkQuota(ctx, j.Owner, doc, chunkBytes); err != nil {
 		if engine.ErrorCode(err) == engine.CodeUsageExceeded {
 			return s.failIngest(ctx, j, "the document's chunks: "+errMessage(err))
@@ -108,7 +114,7 @@ func (s *Service) runIngest(ctx context.Context, j *Job) error {
 			return s.failIngest(ctx, j, "embedding model "+m.EmbeddingModel+": "+msg)
 		}
 	}
-	todo, err := s.reuseChunks(ctx, m, j, texts)
+	todo, err := s.reuseChunks(ctx, m, j, recs)
 	if err != nil {
 		return err
 	}
@@ -140,7 +146,7 @@ func (s *Service) runIngest(ctx context.Context, j *Job) error {
 				batch[i].Vector = normalize(vecs[i])
 			}
 		}
-		if err := s.writeChunks(ctx, j.MemoryID, j.Document, batch); err != nil {
+		if err := s.writeChunkRecords(ctx, j.MemoryID, batch, pickRecords(recs, idx)); err != nil {
 			return err
 		}
 		if err := s.index.Add(ctx, j.MemoryID, batch); err != nil {
@@ -207,7 +213,7 @@ func pick(texts []string, idx []int) []string {
 // and adding them to the index) is embedded again. Keyword-only chunks are
 // added to the index again, which costs no embedding and covers the same
 // gap. Records whose text changed are removed.
-func (s *Service) reuseChunks(ctx context.Context, m *Memory, j *Job, texts []string) ([]int, error) {
+func (s *Service) reuseChunks(ctx context.Context, m *Memory, j *Job, recs []chunkRecord) ([]int, error) {
 	prefix := chunkPrefix(j.MemoryID)
 	var found []engine.IndexedChunk
 	var stale []string
@@ -216,7 +222,7 @@ func (s *Service) reuseChunks(ctx context.Context, m *Memory, j *Job, texts []st
 			id := strings.TrimPrefix(key, prefix)
 			var r chunkRecord
 			n, err := strconv.Atoi(strings.TrimPrefix(id, versionPrefix(j.Version)))
-			if err != nil || n < 0 || n >= len(texts) || json.Unmarshal(b, &r) != nil || r.Text != texts[n] {
+			if err != nil || n < 0 || n >= len(recs) || json.Unmarshal(b, &r) != nil || r != recs[n] {
 				stale = append(stale, id)
 				return nil
 			}
@@ -238,7 +244,7 @@ func (s *Service) reuseChunks(ctx context.Context, m *Memory, j *Job, texts []st
 	if err != nil {
 		return nil, err
 	}
-	have := make([]bool, len(texts))
+	have := make([]bool, len(recs))
 	reused := 0
 	for start := 0; start < len(found); start += 256 {
 		batch := found[start:min(start+256, len(found))]
@@ -263,7 +269,7 @@ func (s *Service) reuseChunks(ctx context.Context, m *Memory, j *Job, texts []st
 			return nil, err
 		}
 	}
-	todo := make([]int, 0, len(texts)-reused)
+	todo := make([]int, 0, len(recs)-reused)
 	for i, ok := range have {
 		if !ok {
 			todo = append(todo, i)
@@ -278,23 +284,32 @@ func (s *Service) reuseChunks(ctx context.Context, m *Memory, j *Job, texts []st
 // writeChunks stores chunk records (text and document name) in bounded
 // transactions. Their vectors are stored by the index only.
 func (s *Service) writeChunks(ctx context.Context, memID, doc string, batch []engine.IndexedChunk) error {
+	recs := make([]chunkRecord, len(batch))
+	for i, c := range batch {
+		recs[i] = chunkRecord{Doc: doc, Text: c.Text}
+	}
+	return s.writeChunkRecords(ctx, memID, batch, recs)
+}
+
+// writeChunkRecords stores recs[i] as the record of batch[i].
+func (s *Service) writeChunkRecords(ctx context.Context, memID string, batch []engine.IndexedChunk, recs []chunkRecord) error {
 	for len(batch) > 0 {
 		n := 0
 		err := s.update(ctx, func(tx engine.Tx) error {
 			size := 0
 			for n = 0; n < len(batch) && size < txnMaxBytes && n < txnMaxOps; n++ {
-				c := batch[n]
-				if err := tx.Put(chunkKey(memID, c.ID), chunkRecord{Doc: doc, Text: c.Text}); err != nil {
+				r := recs[n]
+				if err := tx.Put(chunkKey(memID, batch[n].ID), r); err != nil {
 					return err
 				}
-				size += len(c.Text) + len(doc) + 64
+				size += len(r.Text) + len(r.Doc) + len(r.Heading) + len(r.Parent) + 64
 			}
 			return nil
 		})
 		if err != nil {
 			return err
 		}
-		batch = batch[n:]
+		batch, recs = batch[n:], recs[n:]
 	}
 	return nil
 }

@@ -61,9 +61,12 @@ type Memory struct {
 	ChunkOverlap   int    `json:"chunk_overlap"`
 	TopK           int    `json:"top_k"`
 	// Rerank, when set, reranks this memory's retrievals (README "Reranking").
-	Rerank    *engine.RerankSpec `json:"rerank,omitempty"`
-	CreatedAt time.Time          `json:"created_at"`
-	UpdatedAt time.Time          `json:"updated_at"`
+	Rerank *engine.RerankSpec `json:"rerank,omitempty"`
+	// Chunking is how documents are cut (README "Structure-aware
+	// chunking"); nil is size/overlap chunking.
+	Chunking  *chunk.Settings `json:"chunking,omitempty"`
+	CreatedAt time.Time       `json:"created_at"`
+	UpdatedAt time.Time       `json:"updated_at"`
 }
 
 // KeywordOnly reports whether the memory has no vectors (hearth:bm25).
@@ -268,6 +271,8 @@ type CreateRequest struct {
 	TopK           *int   `json:"top_k"`
 	// Rerank names the memory's reranker (README "Reranking").
 	Rerank *engine.RerankSpec `json:"rerank,omitempty"`
+	// Chunking sets how documents are cut (README "Structure-aware chunking").
+	Chunking *chunk.Settings `json:"chunking,omitempty"`
 }
 
 // Create validates and stores a new memory. chunk_overlap defaults to 2048,
@@ -311,6 +316,10 @@ func (s *Service) Create(ctx context.Context, owner string, req CreateRequest) (
 	if err := s.checkRerank("rerank", req.Rerank); err != nil {
 		return nil, err
 	}
+	chunking, err := req.Chunking.Normalize("chunking", size)
+	if err != nil {
+		return nil, err
+	}
 	if req.Rerank.Off() {
 		req.Rerank = nil
 	}
@@ -318,7 +327,7 @@ func (s *Service) Create(ctx context.Context, owner string, req CreateRequest) (
 	m := &Memory{
 		ID: "m" + engine.RandomString(20), Owner: owner, Name: req.Name, Description: req.Description,
 		EmbeddingModel: ref.String(), ChunkSize: size, ChunkOverlap: overlap, TopK: topK,
-		Rerank: req.Rerank, CreatedAt: now, UpdatedAt: now,
+		Rerank: req.Rerank, Chunking: chunking, CreatedAt: now, UpdatedAt: now,
 	}
 	err = s.store.Update(ctx, func(tx engine.Tx) error {
 		if ok, err := tx.Exists(memoryKey(owner, m.Name)); err != nil {

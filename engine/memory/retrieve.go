@@ -100,6 +100,11 @@ type Result struct {
 	// Meta is the document's upload meta plus documentName.
 	Meta    map[string]string
 	ChunkID string
+	// Heading is the chunk's heading path and Section the enclosing part
+	// of its section handed to the model in parent-child mode (README
+	// "Structure-aware chunking"); both are empty with size chunking.
+	Heading string
+	Section string
 }
 
 // Retrieve is Search without the retrieval mode.
@@ -359,13 +364,21 @@ func (s *Service) fillTexts(ctx context.Context, mems []Memory, results []Result
 				continue // loaded for reranking
 			}
 			var r chunkRecord
-			if err := tx.Get(chunkKey(ids[results[i].Memory], results[i].ChunkID), &r); err != nil {
+			memID := ids[results[i].Memory]
+			if err := tx.Get(chunkKey(memID, results[i].ChunkID), &r); err != nil {
 				if engine.IsNotFound(err) {
 					continue
 				}
 				return err
 			}
-			results[i].Text = r.Text
+			results[i].Text, results[i].Heading, results[i].Section = r.Text, r.Heading, r.Parent
+			if r.ParentChunk != "" && r.ParentChunk != results[i].ChunkID {
+				var p chunkRecord
+				if err := tx.Get(chunkKey(memID, r.ParentChunk), &p); err != nil && !engine.IsNotFound(err) {
+					return err
+				}
+				results[i].Section = p.Parent
+			}
 		}
 		return nil
 	})
@@ -391,9 +404,20 @@ func (s *Service) RetrieveForRun(ctx context.Context, owner string, memories []e
 	if err != nil {
 		return nil, err
 	}
-	out := make([]engine.RAGChunk, len(res))
-	for i, r := range res {
-		out[i] = engine.RAGChunk{Text: r.Text, DocName: r.Document, Memory: r.Memory, ChunkID: r.ChunkID, Score: r.Similarity}
+	// In parent-child mode several matched children may share a section:
+	// the model gets it once, at the rank of its best child.
+	out := make([]engine.RAGChunk, 0, len(res))
+	sections := map[string]bool{}
+	for _, r := range res {
+		if r.Section != "" {
+			key := r.Memory + "\x00" + r.Document + "\x00" + r.Section
+			if sections[key] {
+				continue
+			}
+			sections[key] = true
+		}
+		out = append(out, engine.RAGChunk{Text: r.Text, DocName: r.Document, Memory: r.Memory, ChunkID: r.ChunkID, Score: r.Similarity,
+			Heading: r.Heading, Section: r.Section})
 	}
 	return out, nil
 }

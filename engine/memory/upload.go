@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/chunk"
 	"github.com/hearth-dev/hearth/engine/parse"
 )
 
@@ -36,6 +37,7 @@ type uploadRecord struct {
 	Memory    string            `json:"memory"`
 	Document  string            `json:"document"`
 	Meta      map[string]string `json:"meta,omitempty"`
+	Chunking  *chunk.Settings   `json:"chunking,omitempty"`
 	ExpiresAt time.Time         `json:"expires_at"`
 }
 
@@ -47,6 +49,12 @@ type UploadTicket struct {
 
 // CreateUpload validates step 1 of an upload and issues a signed token.
 func (s *Service) CreateUpload(ctx context.Context, owner, memoryName, documentName string, meta map[string]string) (*UploadTicket, error) {
+	return s.CreateUploadChunked(ctx, owner, memoryName, documentName, meta, nil)
+}
+
+// CreateUploadChunked is CreateUpload with chunk settings for this upload
+// that override the memory's (nil: the memory's); field "chunking".
+func (s *Service) CreateUploadChunked(ctx context.Context, owner, memoryName, documentName string, meta map[string]string, chunking *chunk.Settings) (*UploadTicket, error) {
 	if memoryName == "" {
 		return nil, engine.FieldError("memoryName", "is required")
 	}
@@ -60,12 +68,15 @@ func (s *Service) CreateUpload(ctx context.Context, owner, memoryName, documentN
 	if err != nil {
 		return nil, err
 	}
+	if chunking, err = chunking.Normalize("chunking", m.ChunkSize); err != nil {
+		return nil, err
+	}
 	if err := s.checkQuota(ctx, owner, m.ID, documentName); err != nil {
 		return nil, err
 	}
 	exp := s.now().Add(s.cfg.UploadTTL).UTC().Truncate(time.Second)
 	rec := &uploadRecord{ID: "u" + engine.RandomString(22), Owner: owner, MemoryID: m.ID, Memory: m.Name,
-		Document: documentName, Meta: meta, ExpiresAt: exp}
+		Document: documentName, Meta: meta, Chunking: chunking, ExpiresAt: exp}
 	if err := s.store.Update(ctx, func(tx engine.Tx) error { return tx.Put(uploadKey(rec.ID), rec) }); err != nil {
 		return nil, err
 	}
@@ -147,7 +158,7 @@ func (s *Service) CompleteUpload(ctx context.Context, req UploadRequest) (*Uploa
 		return nil, err
 	}
 	now := s.now().UTC()
-	v := Version{ID: version, Blob: blob, Size: size, ContentType: ct, Meta: rec.Meta, UploadedAt: now}
+	v := Version{ID: version, Blob: blob, Size: size, ContentType: ct, Meta: rec.Meta, Chunking: rec.Chunking, UploadedAt: now}
 	if v.Meta == nil {
 		v.Meta = map[string]string{}
 	}
