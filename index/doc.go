@@ -16,7 +16,7 @@
 // Parameters (HNSWConfig): M = 16 links per node on upper layers, 2*M on
 // layer 0; EfConstruction = 200; EfSearch = 128. The recall, latency and
 // build throughput they give are measured by `make bench` and kept in the
-// README's Benchmarks section only.
+// benchmarks reference (docs/benchmarks.md, linked from the README) only.
 //
 // Vectors are normalised on insert and compared by dot product (cosine).
 // Each vector is also kept quantised to int8 (scaled so its largest
