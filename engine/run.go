@@ -80,6 +80,9 @@ type RunRequest struct {
 	// Endpoint and Stream are recorded with the run.
 	Endpoint string
 	Stream   bool
+	// Version, when > 0, runs that version of the pipe's configuration
+	// instead of the latest (README "Pipe versions").
+	Version int
 	// Admit, when set, is called with the resolved pipe before any other
 	// work (thread load, retrieval, key resolution): the per-pipe rate
 	// limit refuses there, so a refused request costs no store reads or
@@ -119,6 +122,12 @@ func (r *Runner) Prepare(ctx context.Context, in *RunRequest) (*PreparedRun, err
 	start := r.now()
 	p, err := r.resolvePipe(ctx, in)
 	if err != nil {
+		return nil, err
+	}
+	if in.Version < 0 {
+		return nil, FieldError("version", "must be a version number (1 or more), got %d", in.Version)
+	}
+	if p, err = r.pipes.AtVersion(ctx, p, in.Version); err != nil {
 		return nil, err
 	}
 	if err := validateRunRequest(in); err != nil {
@@ -545,7 +554,7 @@ func (pr *PreparedRun) record(res runResult, status string, persistErr error) {
 		return
 	}
 	rec := RunRecord{
-		ID: NewRunID(pr.start), Owner: pr.Pipe.Owner, PipeID: pr.Pipe.ID, Pipe: pr.Pipe.Name,
+		ID: NewRunID(pr.start), Owner: pr.Pipe.Owner, PipeID: pr.Pipe.ID, Pipe: pr.Pipe.Name, PipeVersion: pr.Pipe.Version,
 		Model: pr.Ref.String(), ThreadID: pr.ThreadID, Endpoint: pr.endpoint, Stream: pr.stream,
 		Status: status, LatencyMs: pr.r.now().Sub(pr.start).Milliseconds(), CreatedAt: pr.start.UTC(),
 	}

@@ -43,6 +43,7 @@ func (s *Server) authenticate(kind Auth) echo.MiddlewareFunc {
 				return err
 			}
 			c.Set(ctxPrincipal, p)
+			c.SetRequest(c.Request().WithContext(engine.WithAuthor(c.Request().Context(), p.KeyID)))
 			return next(c)
 		}
 	}
