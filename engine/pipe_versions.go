@@ -39,17 +39,12 @@ type PipeVersion struct {
 	Config Pipe `json:"config"`
 }
 
-type authorKey struct{}
-
-// WithAuthor returns ctx carrying the id of the key a change is made
-// with; pipe versions record it as their author.
-func WithAuthor(ctx context.Context, keyID string) context.Context {
-	return context.WithValue(ctx, authorKey{}, keyID)
-}
-
+// authorOf is the key id of the request's principal (WithPrincipal).
 func authorOf(ctx context.Context) string {
-	s, _ := ctx.Value(authorKey{}).(string)
-	return s
+	if p, _ := ctx.Value(principalKey{}).(*Principal); p != nil {
+		return p.KeyID
+	}
+	return ""
 }
 
 // putVersion numbers p as the next version and stores the version record;

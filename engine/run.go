@@ -177,6 +177,9 @@ func (pr *PreparedRun) prepare(ctx context.Context, in *RunRequest) error {
 		}
 		memories = dedupMemory(in.Memory)
 	}
+	if err := in.Principal.Scope.CheckMemories(memories); err != nil {
+		return err
+	}
 	var chunks []RAGChunk
 	noMatch := false
 	if r.retriever != nil && len(memories) > 0 {
@@ -204,6 +207,9 @@ func (pr *PreparedRun) prepare(ctx context.Context, in *RunRequest) error {
 		}
 	}
 	if pr.Ref, err = ParseModelID("model", p.Model); err != nil {
+		return err
+	}
+	if err := in.Principal.Scope.CheckModels(pr.Ref); err != nil {
 		return err
 	}
 	if r.providers == nil {
@@ -243,6 +249,9 @@ func (r *Runner) resolvePipe(ctx context.Context, in *RunRequest) (*Pipe, error)
 			return nil, Errorf(CodeForbidden, "this pipe key runs the pipe %q only, not %q", p.Name, in.Name)
 		}
 		return p, nil
+	}
+	if err := who.Scope.CheckPipe(in.Name); err != nil {
+		return nil, err
 	}
 	if in.Name == "" {
 		return nil, FieldError("name", "is required when running a pipe with a user or org key (or use the pipe's own key)")
