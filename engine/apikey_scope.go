@@ -132,3 +132,8 @@ func ScopeOf(ctx context.Context) *Scope {
 	}
 	return nil
 }
+
+// SetClock replaces the clock that dates keys and checks their expiry
+// (time.Now by default). Call it before serving; tests use it to pass an
+// expiry without waiting.
+func (a *Accounts) SetClock(now func() time.Time) { a.now = now }
