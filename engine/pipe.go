@@ -49,7 +49,7 @@ type Pipe struct {
 	// (pipe_versions.go); 0 for a pipe not changed since versions began.
 	Version   int       `json:"version,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt      time.Time `json:"updated_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // Pipe statuses and types.

@@ -33,7 +33,7 @@ func TestPipeVersions(t *testing.T) {
 	}
 	ts.Do("POST", "/v1/keys", admin, map[string]any{"name": "editor"}).JSON(t, &k)
 	ts.Do("POST", "/v1/pipes", admin, map[string]any{"name": "v", "model": "hearth:echo", "messages": []any{user("one")}})
-		steps := []struct {
+	steps := []struct {
 		method, path string
 		body         map[string]any
 	}{
