@@ -39,7 +39,7 @@ var adminCommands = []command{
 	{"users list", "", "List users and organizations", usersList},
 	{"orgs create", "<login> --owner <user>", "Create an organization", orgsCreate},
 	{"orgs add-member", "<org> <user>", "Add a user to an organization", orgsAddMember},
-	{"keys create", "--user <login> | --org <login> [--name <label>]", "Create an API key", keysCreate},
+	{"keys create", "--user <login> | --org <login> [--name <label>] [--expires <time|duration>] [--models <list>] [--pipes <list>] [--memories <list>] [--read-only]", "Create an API key, optionally scoped", keysCreate},
 	{"keys list", "--user <login> | --org <login>", "List API keys", keysList},
 	{"keys revoke", "<key-id>", "Revoke an API key", keysRevoke},
 	{"keysets set", "--user <login> | --org <login> --provider <name> [--key <key>]", "Store a provider key (read from standard input when --key is omitted)", keysetsSet},

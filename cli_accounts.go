@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"time"
 
 	"github.com/hearth-dev/hearth/engine"
 )
@@ -85,8 +86,13 @@ func orgsAddMember(fs *flag.FlagSet, c cliIO) func([]string) error {
 func keysCreate(fs *flag.FlagSet, c cliIO) func([]string) error {
 	data, owner := dataFlag(fs, c), defineOwner(fs)
 	name := fs.String("name", "", "label of the new key")
+	sf := defineScope(fs)
 	return func(pos []string) error {
 		if err := positional("keys create", pos); err != nil {
+			return err
+		}
+		scope, err := sf.scope(time.Now())
+		if err != nil {
 			return err
 		}
 		return withAccounts(c, *data, func(ctx context.Context, _ engine.Store, acc *engine.Accounts) error {
@@ -94,7 +100,7 @@ func keysCreate(fs *flag.FlagSet, c cliIO) func([]string) error {
 			if err != nil {
 				return err
 			}
-			rec, key, err := acc.CreateKey(ctx, login, *name)
+			rec, key, err := acc.CreateScopedKey(ctx, login, *name, scope)
 			if err != nil {
 				return err
 			}
@@ -120,13 +126,13 @@ func keysList(fs *flag.FlagSet, c cliIO) func([]string) error {
 				return err
 			}
 			tw := newTable(c.stdout)
-			fmt.Fprintln(tw, "ID\tKIND\tPREFIX\tNAME\tCREATED\tSTATUS")
+			fmt.Fprintln(tw, "ID\tKIND\tPREFIX\tNAME\tCREATED\tSTATUS\tSCOPE")
 			for _, k := range keys {
 				status := "active"
 				if k.RevokedAt != nil {
 					status = "revoked " + k.RevokedAt.Format("2006-01-02 15:04")
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s…\t%s\t%s\t%s\n", k.ID, k.Kind, k.Prefix, k.Name, k.CreatedAt.Format("2006-01-02 15:04"), status)
+				fmt.Fprintf(tw, "%s\t%s\t%s…\t%s\t%s\t%s\t%s\n", k.ID, k.Kind, k.Prefix, k.Name, k.CreatedAt.Format("2006-01-02 15:04"), status, scopeSummary(k.Scope))
 			}
 			return tw.Flush()
 		})

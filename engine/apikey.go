@@ -32,6 +32,8 @@ type APIKey struct {
 	Hash      string     `json:"hash"`
 	CreatedAt time.Time  `json:"created_at"`
 	RevokedAt *time.Time `json:"revoked_at,omitempty"`
+	// Scope limits a user or org key (apikey_scope.go); nil: none.
+	Scope *Scope `json:"scope,omitempty"`
 }
 
 // Principal is who a request acts as, resolved from its bearer key.
@@ -42,6 +44,8 @@ type Principal struct {
 	Owner string
 	// PipeID is set for pipe keys.
 	PipeID string
+	// Scope is the key's scope (nil: none); shared, never modified.
+	Scope *Scope
 }
 
 // IsOwnerKey reports whether the principal is a user or org key.
@@ -75,7 +79,19 @@ func HashKey(key string) string {
 // CreateKey issues a user or org key for an owner and returns the record
 // and the key, which is shown once and never again.
 func (a *Accounts) CreateKey(ctx context.Context, owner, name string) (*APIKey, string, error) {
-	return a.ownerKey(ctx, owner, name, "")
+	return a.ownerKey(ctx, owner, name, "", nil)
+}
+
+// CreateScopedKey is CreateKey for a key limited by scope (README "Scoped
+// keys"); a nil or empty scope makes an ordinary key.
+func (a *Accounts) CreateScopedKey(ctx context.Context, owner, name string, scope *Scope) (*APIKey, string, error) {
+	if err := scope.Validate(a.now()); err != nil {
+		return nil, "", err
+	}
+	if scope.Empty() {
+		scope = nil
+	}
+	return a.ownerKey(ctx, owner, name, "", scope)
 }
 
 // ImportKey stores a caller-chosen key (HEARTH_ADMIN_KEY) for an owner.
@@ -83,13 +99,13 @@ func (a *Accounts) ImportKey(ctx context.Context, owner, name, secret string) (*
 	if len(secret) < 16 {
 		return nil, FieldError("key", "must be at least 16 characters")
 	}
-	rec, _, err := a.ownerKey(ctx, owner, name, secret)
+	rec, _, err := a.ownerKey(ctx, owner, name, secret, nil)
 	return rec, err
 }
 
 // ownerKey stores a user or org key (kind from the account) for an owner;
 // an empty secret means a generated one.
-func (a *Accounts) ownerKey(ctx context.Context, owner, name, secret string) (*APIKey, string, error) {
+func (a *Accounts) ownerKey(ctx context.Context, owner, name, secret string, scope *Scope) (*APIKey, string, error) {
 	var rec *APIKey
 	err := a.store.Update(ctx, func(tx Tx) error {
 		acct, err := getAccount(tx, strings.ToLower(owner), "")
@@ -100,7 +116,7 @@ func (a *Accounts) ownerKey(ctx context.Context, owner, name, secret string) (*A
 		if acct.Kind == AccountOrg {
 			kind = KeyOrg
 		}
-		rec, secret, err = a.putKey(tx, kind, acct.Login, "", name, secret)
+		rec, secret, err = a.putKey(tx, kind, acct.Login, "", name, secret, scope)
 		return err
 	})
 	return rec, secret, err
@@ -109,10 +125,10 @@ func (a *Accounts) ownerKey(ctx context.Context, owner, name, secret string) (*A
 // CreatePipeKeyTx issues a pipe key inside a caller's transaction, so a pipe
 // and its key are written together.
 func (a *Accounts) CreatePipeKeyTx(tx Tx, owner, pipeID, name string) (*APIKey, string, error) {
-	return a.putKey(tx, KeyPipe, owner, pipeID, name, "")
+	return a.putKey(tx, KeyPipe, owner, pipeID, name, "", nil)
 }
 
-func (a *Accounts) putKey(tx Tx, kind, owner, pipeID, name, secret string) (*APIKey, string, error) {
+func (a *Accounts) putKey(tx Tx, kind, owner, pipeID, name, secret string, scope *Scope) (*APIKey, string, error) {
 	if secret == "" {
 		secret = NewKeySecret(kind)
 	}
@@ -128,7 +144,7 @@ func (a *Accounts) putKey(tx Tx, kind, owner, pipeID, name, secret string) (*API
 	}
 	rec := &APIKey{
 		ID: "key_" + RandomString(16), Kind: kind, Owner: owner, PipeID: pipeID, Name: name,
-		Prefix: prefix, Hash: hash, CreatedAt: a.now().UTC(),
+		Prefix: prefix, Hash: hash, CreatedAt: a.now().UTC(), Scope: scope,
 	}
 	if err := tx.Put(prefixAPIKey+rec.ID, rec); err != nil {
 		return nil, "", err
@@ -239,6 +255,9 @@ func (a *Accounts) Authenticate(ctx context.Context, secret string) (*Principal,
 	hash := HashKey(secret)
 	c, ok, gen := a.keys.get(hash)
 	if ok {
+		if err := c.Scope.CheckExpiry(a.now()); err != nil {
+			return nil, err
+		}
 		return &c, nil
 	}
 	var p *Principal
@@ -260,12 +279,15 @@ func (a *Accounts) Authenticate(ctx context.Context, secret string) (*Principal,
 		if k.RevokedAt != nil || subtle.ConstantTimeCompare([]byte(k.Hash), []byte(hash)) != 1 {
 			return Errorf(CodeUnauthorized, "invalid API key")
 		}
-		p = &Principal{KeyID: k.ID, Kind: k.Kind, Owner: k.Owner, PipeID: k.PipeID}
+		p = &Principal{KeyID: k.ID, Kind: k.Kind, Owner: k.Owner, PipeID: k.PipeID, Scope: k.Scope}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	a.cachePrincipal(gen, hash, p)
+	if err := p.Scope.CheckExpiry(a.now()); err != nil {
+		return nil, err
+	}
 	return p, nil
 }

@@ -205,6 +205,9 @@ func (pr *PreparedRun) useFallbacks(in *RunRequest) error {
 	if len(refs) == 0 {
 		return nil
 	}
+	if err := in.Principal.Scope.CheckModels(refs...); err != nil {
+		return err
+	}
 	scope := KeyScope{RequestKey: in.LLMKey, PipeID: pr.Pipe.ID, Owner: pr.Pipe.Owner}
 	pr.chat = NewFallbackChat(pr.r.providers, pr.r.keysets, scope, pr.r.log, pr.Ref, pr.chat, refs)
 	return nil

@@ -44,9 +44,12 @@ type Pipe struct {
 	ResponseFormat    *ResponseFormat `json:"response_format,omitempty"`
 	// FallbackModels are tried in order when the model fails before
 	// answering (README "Fallbacks").
-	FallbackModels []string  `json:"fallback_models,omitempty"`
-	CreatedAt      time.Time `json:"created_at"`
-	UpdatedAt      time.Time `json:"updated_at"`
+	FallbackModels []string `json:"fallback_models,omitempty"`
+	// Version is the number of the pipe version this configuration is
+	// (pipe_versions.go); 0 for a pipe not changed since versions began.
+	Version   int       `json:"version,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // Pipe statuses and types.

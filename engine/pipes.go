@@ -172,6 +172,9 @@ func (ps *Pipes) Create(ctx context.Context, owner string, base *Pipe, in *PipeI
 			if err := ps.publishPipe(tx, p.ID); err != nil {
 				return err
 			}
+			if err := putVersion(ctx, tx, p); err != nil {
+				return err
+			}
 			return tx.Put(pipeKey(owner, p.Name), p)
 		case !errors.Is(err, ErrNotFound):
 			return err
@@ -185,6 +188,9 @@ func (ps *Pipes) Create(ctx context.Context, owner string, base *Pipe, in *PipeI
 		p.CreatedAt = ps.now().UTC()
 		p.UpdatedAt = p.CreatedAt
 		if err := p.validate(in.field); err != nil {
+			return err
+		}
+		if err := putVersion(ctx, tx, p); err != nil {
 			return err
 		}
 		if err := tx.Put(pipeKey(owner, p.Name), p); err != nil {
@@ -288,6 +294,9 @@ func (ps *Pipes) Update(ctx context.Context, owner, name string, in *PipeInput) 
 		if err := ps.publishPipe(tx, p.ID); err != nil {
 			return err
 		}
+		if err := putVersion(ctx, tx, p); err != nil {
+			return err
+		}
 		return tx.Put(pipeKey(owner, p.Name), p)
 	})
 	if err != nil {
@@ -321,6 +330,9 @@ func (ps *Pipes) Delete(ctx context.Context, owner, name string) error {
 			return err
 		}
 		if err := tx.Delete(prefixPipeID + p.ID); err != nil {
+			return err
+		}
+		if err := deleteVersions(tx, p.ID); err != nil {
 			return err
 		}
 		if err := ps.accounts.RevokePipeKeysTx(tx, owner, p.ID); err != nil {

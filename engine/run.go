@@ -80,6 +80,9 @@ type RunRequest struct {
 	// Endpoint and Stream are recorded with the run.
 	Endpoint string
 	Stream   bool
+	// Version, when > 0, runs that version of the pipe's configuration
+	// instead of the latest (README "Pipe versions").
+	Version int
 	// Admit, when set, is called with the resolved pipe before any other
 	// work (thread load, retrieval, key resolution): the per-pipe rate
 	// limit refuses there, so a refused request costs no store reads or
@@ -119,6 +122,12 @@ func (r *Runner) Prepare(ctx context.Context, in *RunRequest) (*PreparedRun, err
 	start := r.now()
 	p, err := r.resolvePipe(ctx, in)
 	if err != nil {
+		return nil, err
+	}
+	if in.Version < 0 {
+		return nil, FieldError("version", "must be a version number (1 or more), got %d", in.Version)
+	}
+	if p, err = r.pipes.AtVersion(ctx, p, in.Version); err != nil {
 		return nil, err
 	}
 	if err := validateRunRequest(in); err != nil {
@@ -168,6 +177,9 @@ func (pr *PreparedRun) prepare(ctx context.Context, in *RunRequest) error {
 		}
 		memories = dedupMemory(in.Memory)
 	}
+	if err := in.Principal.Scope.CheckMemories(memories); err != nil {
+		return err
+	}
 	var chunks []RAGChunk
 	noMatch := false
 	if r.retriever != nil && len(memories) > 0 {
@@ -195,6 +207,9 @@ func (pr *PreparedRun) prepare(ctx context.Context, in *RunRequest) error {
 		}
 	}
 	if pr.Ref, err = ParseModelID("model", p.Model); err != nil {
+		return err
+	}
+	if err := in.Principal.Scope.CheckModels(pr.Ref); err != nil {
 		return err
 	}
 	if r.providers == nil {
@@ -234,6 +249,9 @@ func (r *Runner) resolvePipe(ctx context.Context, in *RunRequest) (*Pipe, error)
 			return nil, Errorf(CodeForbidden, "this pipe key runs the pipe %q only, not %q", p.Name, in.Name)
 		}
 		return p, nil
+	}
+	if err := who.Scope.CheckPipe(in.Name); err != nil {
+		return nil, err
 	}
 	if in.Name == "" {
 		return nil, FieldError("name", "is required when running a pipe with a user or org key (or use the pipe's own key)")
@@ -545,7 +563,7 @@ func (pr *PreparedRun) record(res runResult, status string, persistErr error) {
 		return
 	}
 	rec := RunRecord{
-		ID: NewRunID(pr.start), Owner: pr.Pipe.Owner, PipeID: pr.Pipe.ID, Pipe: pr.Pipe.Name,
+		ID: NewRunID(pr.start), Owner: pr.Pipe.Owner, PipeID: pr.Pipe.ID, Pipe: pr.Pipe.Name, PipeVersion: pr.Pipe.Version,
 		Model: pr.Ref.String(), ThreadID: pr.ThreadID, Endpoint: pr.endpoint, Stream: pr.stream,
 		Status: status, LatencyMs: pr.r.now().Sub(pr.start).Milliseconds(), CreatedAt: pr.start.UTC(),
 	}

@@ -18,10 +18,13 @@ import (
 // id>/<id> indexes it by pipe. Ids start with the inverted start time, so
 // a forward scan lists the newest runs first.
 type RunRecord struct {
-	ID               string    `json:"id"`
-	Owner            string    `json:"owner_login"`
-	PipeID           string    `json:"pipe_id"`
-	Pipe             string    `json:"pipe"`
+	ID     string `json:"id"`
+	Owner  string `json:"owner_login"`
+	PipeID string `json:"pipe_id"`
+	Pipe   string `json:"pipe"`
+	// PipeVersion is the pipe version the run used (0: a pipe not changed
+	// since versions began).
+	PipeVersion      int       `json:"pipe_version,omitempty"`
 	Model            string    `json:"model"`
 	ThreadID         string    `json:"thread_id"`
 	Endpoint         string    `json:"endpoint"`

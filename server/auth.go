@@ -42,7 +42,11 @@ func (s *Server) authenticate(kind Auth) echo.MiddlewareFunc {
 			if err := checkKind(kind, p, c); err != nil {
 				return err
 			}
+			if err := checkScope(p, c); err != nil {
+				return err
+			}
 			c.Set(ctxPrincipal, p)
+			c.SetRequest(c.Request().WithContext(engine.WithPrincipal(c.Request().Context(), p)))
 			return next(c)
 		}
 	}

@@ -32,11 +32,20 @@ type keyView struct {
 	PipeID    string     `json:"pipe_id,omitempty"`
 	CreatedAt time.Time  `json:"created_at"`
 	RevokedAt *time.Time `json:"revoked_at,omitempty"`
+	// Scope is what limits the key (README "Scoped keys"); absent: none.
+	Scope *engine.Scope `json:"scope,omitempty"`
+}
+
+// keyCreateBody is the body of POST /v1/keys: a name and, optionally,
+// the fields of a scope (README "Scoped keys").
+type keyCreateBody struct {
+	Name string `json:"name"`
+	engine.Scope
 }
 
 func viewKey(k *engine.APIKey) keyView {
 	return keyView{ID: k.ID, Kind: k.Kind, Owner: k.Owner, Name: k.Name, Prefix: k.Prefix + "…",
-		PipeID: k.PipeID, CreatedAt: k.CreatedAt, RevokedAt: k.RevokedAt}
+		PipeID: k.PipeID, CreatedAt: k.CreatedAt, RevokedAt: k.RevokedAt, Scope: k.Scope}
 }
 
 func (s *Server) handleMe(c echo.Context) error {
@@ -72,16 +81,14 @@ func (s *Server) handleKeyList(c echo.Context) error {
 }
 
 func (s *Server) handleKeyCreate(c echo.Context) error {
-	var body struct {
-		Name string `json:"name"`
-	}
+	var body keyCreateBody
 	if err := decodeJSON(c, &body); err != nil {
 		return err
 	}
 	if len(body.Name) > 100 {
 		return engine.FieldError("name", "must be at most 100 characters")
 	}
-	rec, secret, err := s.deps.Accounts.CreateKey(c.Request().Context(), principal(c).Owner, body.Name)
+	rec, secret, err := s.deps.Accounts.CreateScopedKey(c.Request().Context(), principal(c).Owner, body.Name, &body.Scope)
 	if err != nil {
 		return err
 	}

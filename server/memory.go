@@ -239,6 +239,11 @@ func retrievalMode(r *memory.Retrieval) string {
 
 // retrieve runs a retrieval and answers its results.
 func (s *Server) retrieve(c echo.Context, req memory.RetrieveRequest) error {
+	for _, m := range req.Memories {
+		if err := principal(c).Scope.CheckMemory(m.Name); err != nil {
+			return err
+		}
+	}
 	r, err := s.deps.Memory.Search(c.Request().Context(), principal(c).Owner, req)
 	if err != nil {
 		return err

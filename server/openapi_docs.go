@@ -28,9 +28,6 @@ type RouteDoc struct {
 
 // Doc-only shapes of small bodies the handlers decode inline.
 type (
-	keyCreateBody struct {
-		Name string `json:"name"`
-	}
 	keyCreateView struct {
 		Key  string  `json:"key"`
 		Info keyView `json:"info"`

@@ -25,6 +25,9 @@ type runBody struct {
 	// IncludeSources asks for the memory chunks the run used: a sources
 	// array in the JSON answer, or one extra event before [DONE].
 	IncludeSources bool `json:"include_sources"`
+	// Version runs that version of the pipe (README "Pipe versions");
+	// absent or 0 runs the latest.
+	Version int `json:"version"`
 }
 
 // runResponse is the non-stream answer: the SDK merges raw into its result.
@@ -58,7 +61,7 @@ func (b *runBody) request(c echo.Context, endpoint string, stream bool, admit fu
 	return &engine.RunRequest{
 		Principal: principal(c), Name: b.Name, Messages: b.Messages, Variables: b.Variables,
 		ThreadID: b.ThreadID, Tools: b.Tools, Memory: b.Memory, JSON: b.JSON, LLMKey: key,
-		Endpoint: endpoint, Stream: stream, Admit: admit,
+		Endpoint: endpoint, Stream: stream, Admit: admit, Version: b.Version,
 	}
 }
 

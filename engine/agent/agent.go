@@ -91,6 +91,9 @@ func (a *Agent) Complete(ctx context.Context, owner, requestKey string, ref engi
 // start resolves the model and its key, connects the MCP servers and
 // makes the first model call.
 func (a *Agent) start(ctx context.Context, owner, requestKey string, run *agentRun, fallbacks []engine.ModelRef) (*AgentResult, error) {
+	if err := engine.ScopeOf(ctx).CheckModels(append([]engine.ModelRef{run.ref}, fallbacks...)...); err != nil {
+		return nil, err
+	}
 	model, err := a.providers.ChatModel(run.ref)
 	if err != nil {
 		return nil, err

@@ -105,6 +105,9 @@ func TestApplyIdempotent(t *testing.T) {
 	if again := run(t, ts, dir, apply.Options{}); len(again.Changes) != 0 {
 		t.Fatalf("second apply changed: %v", actions(again))
 	}
+	if vs, err := ts.App.Deps.Pipes.Versions(ctx, "alice", "support"); err != nil || len(vs) != 1 || vs[0].Config.Temperature != 0.2 {
+		t.Fatalf("pipe versions after two applies: %+v %v", vs, err)
+	}
 
 	os.WriteFile(filepath.Join(dir, "docs", "billing.txt"), []byte("Billing happens on the fifteenth.\n"), 0o644)
 	env["APPLY_TEST_OPENAI_KEY"] = "sk-openai-rotated-0002"

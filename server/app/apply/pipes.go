@@ -121,7 +121,7 @@ func input(p *engine.Pipe) *engine.PipeInput {
 func samePipe(a, b *engine.Pipe) bool {
 	norm := func(p *engine.Pipe) []byte {
 		c := *p
-		c.ID, c.Owner = "", ""
+		c.ID, c.Owner, c.Version = "", "", 0
 		c.CreatedAt, c.UpdatedAt = time.Time{}, time.Time{}
 		if len(c.FallbackModels) == 0 {
 			c.FallbackModels = nil

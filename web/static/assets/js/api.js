@@ -91,7 +91,7 @@ export const api = {
   providers: () => request('GET', '/v1/providers'),
 
   keys: () => request('GET', '/v1/keys'),
-  createKey: (name) => request('POST', '/v1/keys', { name }),
+  createKey: (name, scope = {}) => request('POST', '/v1/keys', { name, ...scope }),
   revokeKey: (id) => request('DELETE', `/v1/keys/${enc(id)}`),
   keysets: () => request('GET', '/v1/keysets'),
   setKeyset: (provider, key) => request('PUT', `/v1/keysets/${enc(provider)}`, { key }),
@@ -103,6 +103,9 @@ export const api = {
   updatePipe: (name, body) => request('POST', `/v1/pipes/${enc(name)}`, body),
   deletePipe: (name) => request('DELETE', `/v1/pipes/${enc(name)}`),
   rotatePipeKey: (name) => request('POST', `/v1/pipes/${enc(name)}/keys`, {}),
+  pipeVersions: (name) => request('GET', `/v1/pipes/${enc(name)}/versions`),
+  pipeVersionDiff: (name, from, to) => request('GET', `/v1/pipes/${enc(name)}/versions/diff?from=${enc(from)}&to=${enc(to)}`),
+  restorePipeVersion: (name, n) => request('POST', `/v1/pipes/${enc(name)}/versions/${enc(n)}/restore`, {}),
   runPipe: (body, signal, llmKey) => request('POST', '/v1/pipes/run', body,
     { raw: true, signal, headers: llmKey ? { 'LB-LLM-Key': llmKey } : {} }),
   runs: ({ pipe, limit, cursor } = {}) => {

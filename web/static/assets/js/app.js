@@ -14,6 +14,7 @@ const routes = [
   { re: /^\/pipes\/new$/, page: () => import('./pages/pipe_form.js'), nav: 'pipes', params: () => ({ create: true }) },
   { re: /^\/pipes\/([^/]+)\/([^/]+)$/, page: () => import('./pages/pipe_form.js'), nav: 'pipes', params: (m) => ({ owner: m[1], name: m[2] }) },
   { re: /^\/pipes\/([^/]+)\/([^/]+)\/playground$/, page: () => import('./pages/playground.js'), nav: 'pipes', params: (m) => ({ owner: m[1], name: m[2] }) },
+  { re: /^\/pipes\/([^/]+)\/([^/]+)\/history$/, page: () => import('./pages/pipe_history.js'), nav: 'pipes', params: (m) => ({ owner: m[1], name: m[2] }) },
   { re: /^\/memory$/, page: () => import('./pages/memory.js'), nav: 'memory' },
   { re: /^\/memory\/([^/]+)\/([^/]+)$/, page: () => import('./pages/memory_detail.js'), nav: 'memory', params: (m) => ({ owner: m[1], name: m[2] }) },
   { re: /^\/memory\/([^/]+)\/([^/]+)\/documents\/([^/]+)$/, page: () => import('./pages/chunks.js'), nav: 'memory', params: (m) => ({ owner: m[1], name: m[2], doc: m[3] }) },

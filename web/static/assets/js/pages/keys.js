@@ -2,7 +2,7 @@
 // four characters) and the caller's own API keys (shown once at creation).
 
 import { api } from '../api.js';
-import { h, field, errorBox, announce, confirmDialog, secretReveal, time, busy, replace, add } from '../dom.js';
+import { h, field, checkbox, errorBox, announce, confirmDialog, secretReveal, time, busy, replace, add } from '../dom.js';
 import { state } from '../app.js';
 
 export async function render(view) {
@@ -107,10 +107,35 @@ async function renderAPIKeys(section) {
   const reveal = h('div');
   const name = h('input', { type: 'text', name: 'name', maxlength: '100', autocomplete: 'off' });
   const create = h('button', { type: 'submit', class: 'primary' }, 'Create API key');
+  const expires = h('input', { type: 'datetime-local', name: 'expires_at' });
+  const lists = {
+    models: h('input', { type: 'text', name: 'models', autocomplete: 'off', spellcheck: 'false' }),
+    pipes: h('input', { type: 'text', name: 'pipes', autocomplete: 'off', spellcheck: 'false' }),
+    memories: h('input', { type: 'text', name: 'memories', autocomplete: 'off', spellcheck: 'false' }),
+  };
+  const readOnly = checkbox('read_only', 'Read-only', false, 'Reads and runs, never creates, changes or deletes.');
   const form = h('form', { class: 'panel', id: 'apikey-form', 'aria-labelledby': 'ak-form-h' },
     h('h3', { id: 'ak-form-h' }, 'Create an API key'),
     field('Name', name, 'A label to recognise the key by, e.g. "laptop" or "ci".'),
+    h('fieldset', {}, h('legend', {}, 'Scope (optional; empty means no limit)'),
+      h('div', { class: 'grid' },
+        field('Expires', expires, 'The key stops working at this time (your local time).'),
+        field('Models', lists.models, 'Comma-separated providers or provider:model ids, e.g. openai, anthropic:claude-sonnet-4-5.'),
+        field('Pipes', lists.pipes, 'Comma-separated pipe names the key may use.'),
+        field('Memories', lists.memories, 'Comma-separated memory names the key may use.')),
+      readOnly.el),
     h('div', { class: 'actions' }, create));
+
+  function scopeBody() {
+    const out = {};
+    if (expires.value) out.expires_at = new Date(expires.value).toISOString();
+    for (const [k, input] of Object.entries(lists)) {
+      const v = input.value.split(',').map((x) => x.trim()).filter(Boolean);
+      if (v.length) out[k] = v;
+    }
+    if (readOnly.input.checked) out.read_only = true;
+    return out;
+  }
 
   async function load() {
     const keys = await api.keys();
@@ -120,7 +145,7 @@ async function renderAPIKeys(section) {
     }
     replace(list, h('table', {},
       h('caption', { class: 'visually-hidden' }, 'API keys'),
-      h('thead', {}, h('tr', {}, ['Name', 'Key', 'Kind', 'Created', 'State'].map((t) => h('th', { scope: 'col' }, t)),
+      h('thead', {}, h('tr', {}, ['Name', 'Key', 'Kind', 'Created', 'State', 'Scope'].map((t) => h('th', { scope: 'col' }, t)),
         h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')))),
       h('tbody', {}, keys.map((k) => {
         const current = state.me.key && state.me.key.id === k.id;
@@ -144,6 +169,7 @@ async function renderAPIKeys(section) {
           h('td', {}, time(k.created_at)),
           h('td', {}, k.revoked_at ? h('span', { class: 'badge error' }, 'revoked')
             : current ? h('span', { class: 'badge success' }, 'this session') : h('span', { class: 'badge success' }, 'active')),
+          h('td', { class: 'key-scope' }, scopeText(k.scope)),
           h('td', {}, action));
       }))));
   }
@@ -153,8 +179,11 @@ async function renderAPIKeys(section) {
     err.clear();
     await busy(create, async () => {
       try {
-        const res = await api.createKey(name.value.trim());
+        const res = await api.createKey(name.value.trim(), scopeBody());
         name.value = '';
+        expires.value = '';
+        Object.values(lists).forEach((i) => { i.value = ''; });
+        readOnly.input.checked = false;
         const box = secretReveal('New API key', res.key);
         replace(reveal, box);
         box.focus();
@@ -166,4 +195,16 @@ async function renderAPIKeys(section) {
 
   replace(section, h('h2', { id: 'ak-h' }, 'API keys'), err.el, reveal, list, form);
   try { await load(); } catch (ex) { err.show(ex); }
+}
+
+// scopeText summarises a key's scope (README "Scoped keys").
+function scopeText(scope) {
+  if (!scope) return h('span', { class: 'muted' }, 'full access');
+  const parts = [];
+  if (scope.expires_at) parts.push(`expires ${new Date(scope.expires_at).toLocaleString()}`);
+  for (const k of ['models', 'pipes', 'memories']) {
+    if (scope[k] && scope[k].length) parts.push(`${k}: ${scope[k].join(', ')}`);
+  }
+  if (scope.read_only) parts.push('read-only');
+  return parts.join('; ');
 }

@@ -47,6 +47,7 @@ export function pipeSubnav(owner, name, active) {
   const items = [
     ['settings', 'Settings', base],
     ['playground', 'Playground', `${base}/playground`],
+    ['history', 'History', `${base}/history`],
     ['usage', 'Usage', `/usage?pipe=${encodeURIComponent(name)}`],
   ];
   return h('nav', { 'aria-label': `Pipe ${name}` }, h('ul', { class: 'subnav' }, items.map(([key, label, href]) =>
