@@ -100,7 +100,7 @@ func (a *Accounts) ownerKey(ctx context.Context, owner, name, secret string) (*A
 		if acct.Kind == AccountOrg {
 			kind = KeyOrg
 		}
-		rec, secret, err = a.putKey(tx, kind, acct.Login, "", name, secret)
+		rec, secret, err = a.putKey(ctx, tx, kind, acct.Login, "", name, secret)
 		return err
 	})
 	return rec, secret, err
@@ -108,13 +108,15 @@ func (a *Accounts) ownerKey(ctx context.Context, owner, name, secret string) (*A
 
 // CreatePipeKeyTx issues a pipe key inside a caller's transaction, so a pipe
 // and its key are written together.
-func (a *Accounts) CreatePipeKeyTx(tx Tx, owner, pipeID, name string) (*APIKey, string, error) {
-	return a.putKey(tx, KeyPipe, owner, pipeID, name, "")
+func (a *Accounts) CreatePipeKeyTx(ctx context.Context, tx Tx, owner, pipeID, name string) (*APIKey, string, error) {
+	return a.putKey(ctx, tx, KeyPipe, owner, pipeID, name, "")
 }
 
-func (a *Accounts) putKey(tx Tx, kind, owner, pipeID, name, secret string) (*APIKey, string, error) {
+func (a *Accounts) putKey(ctx context.Context, tx Tx, kind, owner, pipeID, name, secret string) (*APIKey, string, error) {
 	if secret == "" {
-		secret = NewKeySecret(kind)
+		// Drawn from the request's IDSource: in deterministic mode a
+		// generated key is predictable (README "Deterministic mode").
+		secret = "hth_" + kind + "_" + NewID(ctx, 32)
 	}
 	hash := HashKey(secret)
 	if ok, err := tx.Exists(prefixAPIKeyHash + hash); err != nil {
@@ -127,8 +129,8 @@ func (a *Accounts) putKey(tx Tx, kind, owner, pipeID, name, secret string) (*API
 		prefix = prefix[:12]
 	}
 	rec := &APIKey{
-		ID: "key_" + RandomString(16), Kind: kind, Owner: owner, PipeID: pipeID, Name: name,
-		Prefix: prefix, Hash: hash, CreatedAt: a.now().UTC(),
+		ID: "key_" + NewID(ctx, 16), Kind: kind, Owner: owner, PipeID: pipeID, Name: name,
+		Prefix: prefix, Hash: hash, CreatedAt: NowFrom(ctx, a.now).UTC(),
 	}
 	if err := tx.Put(prefixAPIKey+rec.ID, rec); err != nil {
 		return nil, "", err
