@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
 )
 
 // Runner runs pipes: it resolves the pipe and the thread, assembles the
@@ -97,11 +96,11 @@ type PreparedRun struct {
 	Ref     ModelRef
 	// Sources are the memory chunks retrieved for the run, best first
 	// (empty without memories or when nothing matched).
-	Sources  []RAGChunk
-	thread   *Thread
-	chat     ChatModel
-	newMsgs  []Message
-	start    time.Time
+	Sources []RAGChunk
+	thread  *Thread
+	chat    ChatModel
+	newMsgs []Message
+	start   time.Time
 	// runID and created are drawn from the request's IDSource in Prepare.
 	runID    string
 	created  time.Time

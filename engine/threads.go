@@ -8,7 +8,6 @@ import (
 	"math"
 	"strings"
 	"time"
-
 )
 
 const (
