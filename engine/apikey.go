@@ -181,7 +181,7 @@ func (a *Accounts) RevokeKey(ctx context.Context, owner, id string) error {
 		if k.RevokedAt != nil {
 			return nil
 		}
-		now := a.now().UTC()
+		now := NowFrom(ctx, a.now).UTC()
 		k.RevokedAt = &now
 		if err := tx.Delete(prefixAPIKeyHash + k.Hash); err != nil {
 			return err
