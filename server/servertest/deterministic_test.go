@@ -26,7 +26,7 @@ func (e exchange) String() string {
 // session runs the same script against a fresh server: create a pipe, run
 // it (JSON, then streaming on a new thread and again on that thread),
 // read the thread and its messages, create a thread and a memory, run the
-// agent (JSON and streaming), all with the offline hearth:echo model.
+// agent (JSON and streaming), call the OpenAI-compatible chat, all with the offline hearth:echo model.
 func session(t *testing.T, opts ...servertest.Option) []exchange {
 	t.Helper()
 	// One public URL for both servers: pipe and upload URLs carry it.
@@ -55,6 +55,7 @@ func session(t *testing.T, opts ...servertest.Option) []exchange {
 	do("create memory", "POST", "/v1/memory", map[string]any{"name": "notes", "embedding_model": "hearth:hash-embed"})
 	do("agent", "POST", "/v1/agent/run", map[string]any{"model": "hearth:echo", "input": "echo me"})
 	do("agent stream", "POST", "/v1/agent/run", map[string]any{"model": "hearth:echo", "input": "echo me", "stream": true})
+	do("openai chat", "POST", "/openai/v1/chat/completions", map[string]any{"model": "hearth:echo", "messages": msgs("compatible")})
 	return out
 }
 
