@@ -25,6 +25,9 @@ type TestkitSettings struct {
 	Record     string `json:"record"`
 	Replay     string `json:"replay"`
 	ReplayMiss string `json:"replay_miss"`
+	// Deterministic is "off" (default) or "on": ids and created
+	// timestamps from a seeded sequence (README "Deterministic mode").
+	Deterministic string `json:"deterministic"`
 }
 
 func (c *Config) testkitVars() []configVar {
@@ -33,6 +36,7 @@ func (c *Config) testkitVars() []configVar {
 		{env: "HEARTH_FAULTS", flag: "faults", usage: "off; on (honour the LB-Fault request header); or server-wide fault rules such as openai:429@0.1,anthropic:timeout@0.05", str: &t.Faults},
 		{env: "HEARTH_RECORD", flag: "record", usage: "directory to write every upstream exchange to (keys are never written)", str: &t.Record},
 		{env: "HEARTH_REPLAY", flag: "replay", usage: "directory of recordings to answer every upstream call from, without network", str: &t.Replay},
+		{env: "HEARTH_DETERMINISTIC", flag: "deterministic", usage: "off; on: ids, generated keys and created timestamps from a seeded sequence, for snapshot tests (single node only)", str: &t.Deterministic},
 		{env: "HEARTH_REPLAY_MISS", flag: "replay-miss", usage: "error (a 400 naming the missing recording) or passthrough (call the upstream)", str: &t.ReplayMiss},
 	}
 }
@@ -74,12 +78,22 @@ func (c *Config) validateTestkit() []error {
 	default:
 		errs = append(errs, fmt.Errorf("HEARTH_REPLAY_MISS %q: use error or passthrough", t.ReplayMiss))
 	}
+	switch t.Deterministic = strings.ToLower(strings.TrimSpace(t.Deterministic)); t.Deterministic {
+	case "", "off":
+		t.Deterministic = "off"
+	case "on":
+		if strings.TrimSpace(c.DatabaseURL) != "" {
+			errs = append(errs, errors.New("HEARTH_DETERMINISTIC and HEARTH_DATABASE_URL: deterministic ids are for a single node under test, not cluster mode; unset one of them"))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("HEARTH_DETERMINISTIC %q: use on or off", t.Deterministic))
+	}
 	return errs
 }
 
 // testkit maps the validated settings onto the application's.
 func (c *Config) testkit() app.Testkit {
-	tk := app.Testkit{Record: c.Record, Replay: c.Replay, ReplayMiss: c.ReplayMiss}
+	tk := app.Testkit{Record: c.Record, Replay: c.Replay, ReplayMiss: c.ReplayMiss, Deterministic: c.Deterministic == "on"}
 	switch c.Faults {
 	case "off":
 	case "on":

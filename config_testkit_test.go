@@ -52,3 +52,38 @@ func TestTestkitConfig(t *testing.T) {
 		t.Fatalf("default: %+v", tk)
 	}
 }
+
+func TestDeterministicConfig(t *testing.T) {
+	for name, tc := range map[string]struct {
+		env  map[string]string
+		want string
+	}{
+		"bad value":    {map[string]string{"HEARTH_DETERMINISTIC": "yes"}, `HEARTH_DETERMINISTIC "yes": use on or off`},
+		"cluster mode": {map[string]string{"HEARTH_DETERMINISTIC": "on", "HEARTH_DATABASE_URL": "postgres://u@db:5432/hearth"}, "HEARTH_DETERMINISTIC and HEARTH_DATABASE_URL"},
+	} {
+		cfg, _, err := loadConfig("serve", nil, envMap(tc.env))
+		if err == nil {
+			err = cfg.Validate()
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want mention of %s", name, err, tc.want)
+		}
+	}
+	cfg, _, err := loadConfig("serve", []string{"-deterministic", "On"}, envMap(nil))
+	if err == nil {
+		err = cfg.Validate()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tk := appConfig(cfg, make([]byte, 32), nil).Testkit; !tk.Deterministic {
+		t.Fatalf("-deterministic on: %+v", tk)
+	}
+	cfg, _, _ = loadConfig("serve", nil, envMap(nil))
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if tk := appConfig(cfg, make([]byte, 32), nil).Testkit; tk.Deterministic {
+		t.Fatalf("default: %+v", tk)
+	}
+}

@@ -71,7 +71,7 @@ func (a *Accounts) create(ctx context.Context, acct *Account) (*Account, error) 
 	if err := ValidateLogin("login", acct.Login); err != nil {
 		return nil, err
 	}
-	acct.CreatedAt = a.now().UTC()
+	acct.CreatedAt = NowFrom(ctx, a.now).UTC()
 	err := a.store.Update(ctx, func(tx Tx) error {
 		if ok, err := tx.Exists(prefixAccount + acct.Login); err != nil {
 			return err

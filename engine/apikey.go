@@ -116,7 +116,7 @@ func (a *Accounts) ownerKey(ctx context.Context, owner, name, secret string, sco
 		if acct.Kind == AccountOrg {
 			kind = KeyOrg
 		}
-		rec, secret, err = a.putKey(tx, kind, acct.Login, "", name, secret, scope)
+		rec, secret, err = a.putKey(ctx, tx, kind, acct.Login, "", name, secret, scope)
 		return err
 	})
 	return rec, secret, err
@@ -124,13 +124,15 @@ func (a *Accounts) ownerKey(ctx context.Context, owner, name, secret string, sco
 
 // CreatePipeKeyTx issues a pipe key inside a caller's transaction, so a pipe
 // and its key are written together.
-func (a *Accounts) CreatePipeKeyTx(tx Tx, owner, pipeID, name string) (*APIKey, string, error) {
-	return a.putKey(tx, KeyPipe, owner, pipeID, name, "", nil)
+func (a *Accounts) CreatePipeKeyTx(ctx context.Context, tx Tx, owner, pipeID, name string) (*APIKey, string, error) {
+	return a.putKey(ctx, tx, KeyPipe, owner, pipeID, name, "", nil)
 }
 
-func (a *Accounts) putKey(tx Tx, kind, owner, pipeID, name, secret string, scope *Scope) (*APIKey, string, error) {
+func (a *Accounts) putKey(ctx context.Context, tx Tx, kind, owner, pipeID, name, secret string, scope *Scope) (*APIKey, string, error) {
 	if secret == "" {
-		secret = NewKeySecret(kind)
+		// Drawn from the request's IDSource: in deterministic mode a
+		// generated key is predictable (README "Deterministic mode").
+		secret = "hth_" + kind + "_" + NewID(ctx, 32)
 	}
 	hash := HashKey(secret)
 	if ok, err := tx.Exists(prefixAPIKeyHash + hash); err != nil {
@@ -143,8 +145,8 @@ func (a *Accounts) putKey(tx Tx, kind, owner, pipeID, name, secret string, scope
 		prefix = prefix[:12]
 	}
 	rec := &APIKey{
-		ID: "key_" + RandomString(16), Kind: kind, Owner: owner, PipeID: pipeID, Name: name,
-		Prefix: prefix, Hash: hash, CreatedAt: a.now().UTC(), Scope: scope,
+		ID: "key_" + NewID(ctx, 16), Kind: kind, Owner: owner, PipeID: pipeID, Name: name,
+		Prefix: prefix, Hash: hash, CreatedAt: NowFrom(ctx, a.now).UTC(), Scope: scope,
 	}
 	if err := tx.Put(prefixAPIKey+rec.ID, rec); err != nil {
 		return nil, "", err
@@ -195,7 +197,7 @@ func (a *Accounts) RevokeKey(ctx context.Context, owner, id string) error {
 		if k.RevokedAt != nil {
 			return nil
 		}
-		now := a.now().UTC()
+		now := NowFrom(ctx, a.now).UTC()
 		k.RevokedAt = &now
 		if err := tx.Delete(prefixAPIKeyHash + k.Hash); err != nil {
 			return err

@@ -36,7 +36,7 @@ func (a *Accounts) Bootstrap(ctx context.Context, login, adminKey string) (creat
 		if err := tx.Put(prefixAccount+login, acct); err != nil {
 			return err
 		}
-		_, secret, err := a.putKey(tx, KeyUser, login, "", name, adminKey, nil)
+		_, secret, err := a.putKey(ctx, tx, KeyUser, login, "", name, adminKey, nil)
 		if err != nil {
 			return err
 		}

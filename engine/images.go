@@ -202,13 +202,13 @@ func (s *Images) Generate(ctx context.Context, owner, requestKey string, in *Ima
 		}
 		return nil, Errorf(code, "%s", msg)
 	}
-	return s.response(ref, res), nil
+	return s.response(ctx, ref, res), nil
 }
 
-func (s *Images) response(ref ModelRef, res *ImageResult) *ImageGenerationResponse {
+func (s *Images) response(ctx context.Context, ref ModelRef, res *ImageResult) *ImageGenerationResponse {
 	id := res.ID
 	if id == "" {
-		id = "img-" + RandomString(24)
+		id = "img-" + NewID(ctx, 24)
 	}
 	model := res.Model
 	if model == "" {
@@ -234,7 +234,7 @@ func (s *Images) response(ref ModelRef, res *ImageResult) *ImageGenerationRespon
 		u.TotalTokens = u.PromptTokens + u.CompletionTokens
 	}
 	return &ImageGenerationResponse{
-		ID: id, Provider: ref.Provider, Model: model, Object: "chat.completion", Created: s.now().Unix(),
+		ID: id, Provider: ref.Provider, Model: model, Object: "chat.completion", Created: NowFrom(ctx, s.now).Unix(),
 		Choices: []ImageChoice{{FinishReason: finish, NativeFinishReason: native, Message: msg}},
 		Usage:   u,
 	}

@@ -104,7 +104,7 @@ func (k *Keysets) Set(ctx context.Context, scope, provider, apiKey string) (*Key
 		return nil, err
 	}
 	rec := keysetRecord{
-		Provider: p, Nonce: nonce, Last4: last4, UpdatedAt: k.now().UTC(),
+		Provider: p, Nonce: nonce, Last4: last4, UpdatedAt: NowFrom(ctx, k.now).UTC(),
 		Ciphertext: k.aead.Seal(nil, nonce, []byte(apiKey), []byte(scope+"/"+p)),
 	}
 	if err := k.store.Update(ctx, func(tx Tx) error { return tx.Put(keysetKey(scope, p), &rec) }); err != nil {

@@ -165,7 +165,7 @@ func (ps *Pipes) Create(ctx context.Context, owner string, base *Pipe, in *PipeI
 		case err == nil:
 			p = &old
 			in.apply(p)
-			p.UpdatedAt = ps.now().UTC()
+			p.UpdatedAt = NowFrom(ctx, ps.now).UTC()
 			if err := p.validate(in.field); err != nil {
 				return err
 			}
@@ -183,9 +183,9 @@ func (ps *Pipes) Create(ctx context.Context, owner string, base *Pipe, in *PipeI
 		p = &cp
 		p.Messages = append([]Message{}, base.Messages...)
 		in.apply(p)
-		p.ID = "pipe_" + RandomString(20)
+		p.ID = "pipe_" + NewID(ctx, 20)
 		p.Owner = owner
-		p.CreatedAt = ps.now().UTC()
+		p.CreatedAt = NowFrom(ctx, ps.now).UTC()
 		p.UpdatedAt = p.CreatedAt
 		if err := p.validate(in.field); err != nil {
 			return err
@@ -199,7 +199,7 @@ func (ps *Pipes) Create(ctx context.Context, owner string, base *Pipe, in *PipeI
 		if err := tx.PutRaw(prefixPipeID+p.ID, []byte(owner+"/"+p.Name)); err != nil {
 			return err
 		}
-		_, key, err = ps.accounts.CreatePipeKeyTx(tx, owner, p.ID, "pipe "+p.Name)
+		_, key, err = ps.accounts.CreatePipeKeyTx(ctx, tx, owner, p.ID, "pipe "+p.Name)
 		created = true
 		return err
 	})
@@ -274,7 +274,7 @@ func (ps *Pipes) Update(ctx context.Context, owner, name string, in *PipeInput) 
 			return err
 		}
 		in.apply(p)
-		p.UpdatedAt = ps.now().UTC()
+		p.UpdatedAt = NowFrom(ctx, ps.now).UTC()
 		if err := p.validate(in.field); err != nil {
 			return err
 		}
@@ -359,7 +359,7 @@ func (ps *Pipes) RotateKey(ctx context.Context, owner, name string) (*Pipe, stri
 		if err := ps.accounts.RevokePipeKeysTx(tx, owner, p.ID); err != nil {
 			return err
 		}
-		_, key, err = ps.accounts.CreatePipeKeyTx(tx, owner, p.ID, "pipe "+p.Name)
+		_, key, err = ps.accounts.CreatePipeKeyTx(ctx, tx, owner, p.ID, "pipe "+p.Name)
 		return err
 	})
 	if err != nil {

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/google/uuid"
 )
 
 // Runner runs pipes: it resolves the pipe and the thread, assembles the
@@ -101,11 +99,14 @@ type PreparedRun struct {
 	Ref     ModelRef
 	// Sources are the memory chunks retrieved for the run, best first
 	// (empty without memories or when nothing matched).
-	Sources  []RAGChunk
-	thread   *Thread
-	chat     ChatModel
-	newMsgs  []Message
-	start    time.Time
+	Sources []RAGChunk
+	thread  *Thread
+	chat    ChatModel
+	newMsgs []Message
+	start   time.Time
+	// runID and created are drawn from the request's IDSource in Prepare.
+	runID    string
+	created  time.Time
 	endpoint string
 	stream   bool
 	once     sync.Once
@@ -138,7 +139,9 @@ func (r *Runner) Prepare(ctx context.Context, in *RunRequest) (*PreparedRun, err
 			return nil, err
 		}
 	}
-	pr := &PreparedRun{r: r, Pipe: p, start: start, endpoint: in.Endpoint, stream: in.Stream}
+	created := NowFrom(ctx, func() time.Time { return start })
+	pr := &PreparedRun{r: r, Pipe: p, start: start, created: created, runID: NewRunID(ctx, created),
+		endpoint: in.Endpoint, stream: in.Stream}
 	if err := pr.prepare(ctx, in); err != nil {
 		pr.recordRejected(err)
 		return nil, err
@@ -159,7 +162,7 @@ func (pr *PreparedRun) prepare(ctx context.Context, in *RunRequest) error {
 		}
 		pr.ThreadID = in.ThreadID
 	} else {
-		pr.ThreadID = uuid.NewString()
+		pr.ThreadID = NewUUID(ctx)
 	}
 	memories := p.Memory
 	if len(in.Memory) > 0 {
@@ -408,7 +411,7 @@ func (pr *PreparedRun) Complete(ctx context.Context) (*ChatResponse, error) {
 		pr.finish(ctx, runResult{err: err})
 		return nil, err
 	}
-	NormalizeResponse(resp, pr.Ref, pr.r.now())
+	NormalizeResponse(ctx, resp, pr.Ref, pr.created)
 	res := runResult{usage: &resp.Usage}
 	if len(resp.Choices) > 0 {
 		m := resp.Choices[0].Message
@@ -434,14 +437,12 @@ func Completion(resp *ChatResponse) string {
 // NormalizeResponse fills what a provider may leave out of a chat
 // completion (id, object, created, model, roles, empty lists), so every
 // answer has the OpenAI chat.completion shape.
-func NormalizeResponse(resp *ChatResponse, ref ModelRef, now time.Time) {
+func NormalizeResponse(ctx context.Context, resp *ChatResponse, ref ModelRef, now time.Time) {
 	if resp.ID == "" {
-		resp.ID = "chatcmpl-" + RandomString(24)
+		resp.ID = "chatcmpl-" + NewID(ctx, 24)
 	}
 	resp.Object = "chat.completion"
-	if resp.Created == 0 {
-		resp.Created = now.Unix()
-	}
+	resp.Created = CreatedFrom(ctx, resp.Created, now)
 	if resp.Model == "" {
 		resp.Model = ref.Model
 	}
@@ -535,13 +536,13 @@ func (pr *PreparedRun) persist(ctx context.Context, res runResult, status string
 				return err
 			}
 		} else {
-			t = ts.newThread(pr.Pipe.Owner, pr.ThreadID, nil)
+			t = ts.newThread(ctx, pr.Pipe.Owner, pr.ThreadID, nil)
 			t.Pipe, t.PipeID = pr.Pipe.Name, pr.Pipe.ID
 			if err := tx.Put(threadIdxKey(t.Owner, t), ""); err != nil {
 				return err
 			}
 		}
-		_, err = ts.appendTx(tx, t, "threadId", msgs)
+		_, err = ts.appendTx(ctx, tx, t, "threadId", msgs)
 		return err
 	})
 }
@@ -563,9 +564,9 @@ func (pr *PreparedRun) record(res runResult, status string, persistErr error) {
 		return
 	}
 	rec := RunRecord{
-		ID: NewRunID(pr.start), Owner: pr.Pipe.Owner, PipeID: pr.Pipe.ID, Pipe: pr.Pipe.Name, PipeVersion: pr.Pipe.Version,
+		ID: pr.runID, Owner: pr.Pipe.Owner, PipeID: pr.Pipe.ID, Pipe: pr.Pipe.Name, PipeVersion: pr.Pipe.Version,
 		Model: pr.Ref.String(), ThreadID: pr.ThreadID, Endpoint: pr.endpoint, Stream: pr.stream,
-		Status: status, LatencyMs: pr.r.now().Sub(pr.start).Milliseconds(), CreatedAt: pr.start.UTC(),
+		Status: status, LatencyMs: pr.r.now().Sub(pr.start).Milliseconds(), CreatedAt: pr.created.UTC(),
 	}
 	if res.usage != nil {
 		rec.PromptTokens, rec.CompletionTokens, rec.TotalTokens = res.usage.PromptTokens, res.usage.CompletionTokens, res.usage.TotalTokens

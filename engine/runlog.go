@@ -58,9 +58,10 @@ const (
 	runBackPressure = 2 * time.Second
 )
 
-// NewRunID returns a run id that sorts newest first.
-func NewRunID(start time.Time) string {
-	return fmt.Sprintf("%019d%s", math.MaxInt64-start.UnixNano(), RandomString(6))
+// NewRunID returns a run id that sorts newest first, its random part drawn
+// like NewID.
+func NewRunID(ctx context.Context, start time.Time) string {
+	return fmt.Sprintf("%019d%s", math.MaxInt64-start.UnixNano(), NewID(ctx, 6))
 }
 
 // RunLog records runs off the request path: Record only queues, and one

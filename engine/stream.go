@@ -39,7 +39,7 @@ func (pr *PreparedRun) Stream(ctx context.Context) (*RunStream, error) {
 		pr.finish(ctx, runResult{err: err, streamed: true})
 		return nil, err
 	}
-	return &RunStream{pr: pr, ctx: ctx, up: up, created: pr.r.now().Unix(), model: pr.Ref.Model,
+	return &RunStream{pr: pr, ctx: ctx, up: up, created: pr.created.Unix(), model: pr.Ref.Model,
 		roleSent: map[int]bool{}, finished: map[int]bool{}}, nil
 }
 
@@ -107,7 +107,7 @@ func (s *RunStream) normalize(c *ChatChunk) {
 	if s.id == "" {
 		s.id = c.ID
 		if s.id == "" {
-			s.id = "chatcmpl-" + RandomString(24)
+			s.id = "chatcmpl-" + NewID(s.ctx, 24)
 		}
 	}
 	if c.Model != "" && s.model == s.pr.Ref.Model {
@@ -173,7 +173,7 @@ func (s *RunStream) finals() []*ChatChunk {
 
 func (s *RunStream) chunk(ch ChunkChoice) *ChatChunk {
 	if s.id == "" {
-		s.id = "chatcmpl-" + RandomString(24)
+		s.id = "chatcmpl-" + NewID(s.ctx, 24)
 	}
 	return &ChatChunk{ID: s.id, Object: "chat.completion.chunk", Created: s.created, Model: s.model, Choices: []ChunkChoice{ch}}
 }

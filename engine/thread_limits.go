@@ -62,11 +62,15 @@ func (ts *Threads) checkRoom(field, id string, have int64, n int) error {
 		field, id, have, n, ts.limits.MaxMessages)}
 }
 
+// sizingMessageID stands for a message id of the stored length while
+// checkSizes measures a message.
+const sizingMessageID = "000000000000000000000000"
+
 // checkSizes refuses client messages whose stored form would pass
 // MaxMessageBytes, naming the first such message.
 func (ts *Threads) checkSizes(field, threadID string, msgs []ThreadMessageInput) error {
 	for i, in := range msgs {
-		m := buildThreadMessage(threadID, 0, in)
+		m := buildThreadMessage(threadID, sizingMessageID, 0, in)
 		b, err := json.Marshal(m)
 		if err != nil {
 			return FieldError(fieldIndex(field, i), "cannot be stored: %v", err)

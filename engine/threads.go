@@ -8,8 +8,6 @@ import (
 	"math"
 	"strings"
 	"time"
-
-	"github.com/google/uuid"
 )
 
 const (
@@ -66,17 +64,17 @@ func (ts *Threads) Create(ctx context.Context, owner string, in ThreadCreate) (*
 	err := ts.store.Update(ctx, func(tx Tx) error {
 		id := in.ID
 		if id == "" {
-			id = uuid.NewString()
+			id = NewUUID(ctx)
 		} else if ok, err := tx.Exists(threadKey(owner, id)); err != nil {
 			return err
 		} else if ok {
 			return Errorf(CodeConflict, "thread %q already exists", id)
 		}
-		t = ts.newThread(owner, id, in.Metadata)
+		t = ts.newThread(ctx, owner, id, in.Metadata)
 		if err := tx.Put(threadIdxKey(owner, t), ""); err != nil {
 			return err
 		}
-		_, err := ts.appendTx(tx, t, "messages", in.Messages)
+		_, err := ts.appendTx(ctx, tx, t, "messages", in.Messages)
 		return err
 	})
 	if err != nil {
@@ -85,11 +83,11 @@ func (ts *Threads) Create(ctx context.Context, owner string, in ThreadCreate) (*
 	return t, nil
 }
 
-func (ts *Threads) newThread(owner, id string, md map[string]string) *Thread {
+func (ts *Threads) newThread(ctx context.Context, owner, id string, md map[string]string) *Thread {
 	if md == nil {
 		md = map[string]string{}
 	}
-	return &Thread{ID: id, Owner: owner, Key: RandomString(20), CreatedAt: ts.now().UTC(), Metadata: md}
+	return &Thread{ID: id, Owner: owner, Key: NewID(ctx, 20), CreatedAt: NowFrom(ctx, ts.now).UTC(), Metadata: md}
 }
 
 // Get returns an owner's thread; another owner's thread is NOT_FOUND.
@@ -206,7 +204,7 @@ func (ts *Threads) Append(ctx context.Context, owner, id string, msgs []ThreadMe
 		if err != nil {
 			return err
 		}
-		out, err = ts.appendTx(tx, t, "messages", msgs)
+		out, err = ts.appendTx(ctx, tx, t, "messages", msgs)
 		return err
 	})
 	return out, err
@@ -215,14 +213,14 @@ func (ts *Threads) Append(ctx context.Context, owner, id string, msgs []ThreadMe
 // appendTx writes messages after the thread's last one and saves the
 // thread, refusing messages past the thread's MaxMessages (field names the
 // request field that brought them).
-func (ts *Threads) appendTx(tx Tx, t *Thread, field string, msgs []ThreadMessageInput) ([]*ThreadMessage, error) {
+func (ts *Threads) appendTx(ctx context.Context, tx Tx, t *Thread, field string, msgs []ThreadMessageInput) ([]*ThreadMessage, error) {
 	if err := ts.checkRoom(field, t.ID, t.NextSeq, len(msgs)); err != nil {
 		return nil, err
 	}
 	out := make([]*ThreadMessage, 0, len(msgs))
-	now := ts.now().Unix()
+	now := NowFrom(ctx, ts.now).Unix()
 	for _, in := range msgs {
-		m := buildThreadMessage(t.ID, now, in)
+		m := buildThreadMessage(t.ID, NewID(ctx, 24), now, in)
 		if err := tx.Put(msgKey(t, t.NextSeq), m); err != nil {
 			return nil, err
 		}
@@ -233,9 +231,9 @@ func (ts *Threads) appendTx(tx Tx, t *Thread, field string, msgs []ThreadMessage
 }
 
 // buildThreadMessage is the stored form of an appended message.
-func buildThreadMessage(threadID string, now int64, in ThreadMessageInput) *ThreadMessage {
+func buildThreadMessage(threadID, id string, now int64, in ThreadMessageInput) *ThreadMessage {
 	m := &ThreadMessage{
-		ID: "msg_" + RandomString(24), ThreadID: threadID, CreatedAt: now, Role: in.Role,
+		ID: "msg_" + id, ThreadID: threadID, CreatedAt: now, Role: in.Role,
 		Content: in.Content, ToolCalls: in.ToolCalls, Attachments: in.Attachments, Metadata: in.Metadata,
 	}
 	if in.Name != "" {

@@ -50,8 +50,8 @@ func (t *Traces) Create(ctx context.Context, owner string, body json.RawMessage)
 	if probe.Workflow == nil {
 		return nil, FieldError("workflow", "is required")
 	}
-	now := t.now().UTC()
-	tr := &Trace{ID: "trace_" + reverseTimeID(now), Owner: owner, Name: probe.Workflow.Name, CreatedAt: now, Body: body}
+	now := NowFrom(ctx, t.now).UTC()
+	tr := &Trace{ID: "trace_" + reverseTimeID(ctx, now), Owner: owner, Name: probe.Workflow.Name, CreatedAt: now, Body: body}
 	err := t.store.Update(ctx, func(tx Tx) error { return tx.Put("trace/"+owner+"/"+tr.ID, tr) })
 	if err != nil {
 		return nil, err
@@ -75,6 +75,6 @@ func (t *Traces) List(ctx context.Context, owner string, limit int) ([]*Trace, e
 }
 
 // reverseTimeID sorts newest first: (max - unix nanos) zero-padded, plus randomness.
-func reverseTimeID(t time.Time) string {
-	return fmt.Sprintf("%019d%s", int64(1<<62)-t.UnixNano(), RandomString(6))
+func reverseTimeID(ctx context.Context, t time.Time) string {
+	return fmt.Sprintf("%019d%s", int64(1<<62)-t.UnixNano(), NewID(ctx, 6))
 }

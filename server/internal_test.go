@@ -84,7 +84,7 @@ func TestRouteKeyKinds(t *testing.T) {
 	mustDo(err)
 	var pipeKey string
 	mustDo(s.deps.Store.Update(ctx, func(tx engine.Tx) error {
-		_, pipeKey, err = acc.CreatePipeKeyTx(tx, "alice", "pipe_1", "p")
+		_, pipeKey, err = acc.CreatePipeKeyTx(context.Background(), tx, "alice", "pipe_1", "p")
 		return err
 	}))
 	ok := func(c echo.Context) error { return c.JSON(200, map[string]string{"owner": principal(c).Owner}) }

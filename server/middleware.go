@@ -47,12 +47,18 @@ func cleanPath(p string) string {
 	return p
 }
 
-// requestIDs gives every response an lb-request-id and an lb-trace-id.
+// requestIDs gives every response an lb-request-id and an lb-trace-id and,
+// with Config.IDs, puts the request's IDSource in its context first.
 func (s *Server) requestIDs(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		if s.cfg.IDs != nil {
+			ctx = engine.WithIDs(ctx, s.cfg.IDs())
+			c.SetRequest(c.Request().WithContext(ctx))
+		}
 		h := c.Response().Header()
-		setHeader(h, HeaderRequestID, "req_"+engine.RandomString(20))
-		setHeader(h, HeaderTraceID, "trace_"+engine.RandomString(20))
+		setHeader(h, HeaderRequestID, "req_"+engine.NewID(ctx, 20))
+		setHeader(h, HeaderTraceID, "trace_"+engine.NewID(ctx, 20))
 		return next(c)
 	}
 }

@@ -259,7 +259,7 @@ func (s *Server) handleOpenAIModerations(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := openAIModerationResponse{ID: "modr-" + engine.RandomString(24), Model: model}
+	out := openAIModerationResponse{ID: "modr-" + engine.NewID(ctx, 24), Model: model}
 	for _, in := range inputs {
 		res, err := mod.Moderate(ctx, key, []string{in})
 		if err != nil {

@@ -78,10 +78,10 @@ func TestRateLimitPerKeyAndPerPipe(t *testing.T) {
 	_, userKey2, _ := acc.CreateKey(ctx, "alice", "")
 	var pipeKey, pipeKey2 string
 	s.deps.Store.Update(ctx, func(tx engine.Tx) (err error) {
-		if _, pipeKey, err = acc.CreatePipeKeyTx(tx, "alice", "pipe_1", "a"); err != nil {
+		if _, pipeKey, err = acc.CreatePipeKeyTx(context.Background(), tx, "alice", "pipe_1", "a"); err != nil {
 			return err
 		}
-		_, pipeKey2, err = acc.CreatePipeKeyTx(tx, "alice", "pipe_1", "b")
+		_, pipeKey2, err = acc.CreatePipeKeyTx(context.Background(), tx, "alice", "pipe_1", "b")
 		return err
 	})
 	run := func(c echo.Context) error {

@@ -75,6 +75,9 @@ type Config struct {
 	// Faults, when set, honours the LB-Fault request header (faults.go);
 	// nil refuses it.
 	Faults FaultFunc
+	// IDs, when set, gives each request the IDSource its ids and created
+	// timestamps come from (deterministic mode); nil keeps them random.
+	IDs func() engine.IDSource
 }
 
 // Deps are the engine services the handlers call. Every field is

@@ -140,7 +140,7 @@ func (a *Agent) start(ctx context.Context, owner, requestKey string, run *agentR
 		return nil, err
 	}
 	run.ref = engine.AnsweredBy(chain, run.ref)
-	engine.NormalizeResponse(resp, run.ref, time.Now())
+	engine.NormalizeResponse(ctx, resp, run.ref, engine.NowFrom(ctx, time.Now))
 	return &AgentResult{Output: outputOf(resp), Response: resp, Model: run.ref}, nil
 }
 

@@ -47,7 +47,7 @@ type AgentStream struct {
 
 func newAgentStream(ctx context.Context, maxSteps int, model engine.ChatModel, run *agentRun, tb *toolbox, first engine.ChatStream) *AgentStream {
 	return &AgentStream{ctx: ctx, maxSteps: maxSteps, model: model, chat: run.chat, tb: tb, cur: first, step: 1,
-		modelName: run.ref.Model, created: time.Now().Unix(), calls: map[int]*engine.ToolCall{}}
+		modelName: run.ref.Model, created: engine.NowFrom(ctx, time.Now).Unix(), calls: map[int]*engine.ToolCall{}}
 }
 
 // Recv returns the next chunk for the client; io.EOF after the last.
@@ -107,12 +107,10 @@ func (s *AgentStream) begin(c *engine.ChatChunk) {
 		if c.Model != "" {
 			s.modelName = c.Model
 		}
-		if c.Created != 0 {
-			s.created = c.Created
-		}
+		s.created = engine.CreatedFrom(s.ctx, c.Created, time.Unix(s.created, 0))
 	}
 	if s.id == "" {
-		s.id = "chatcmpl-" + engine.RandomString(24)
+		s.id = "chatcmpl-" + engine.NewID(s.ctx, 24)
 	}
 	empty := ""
 	s.queue = append(s.queue, s.chunk(engine.Delta{Role: "assistant", Content: &empty}, nil))

@@ -323,9 +323,9 @@ func (s *Service) Create(ctx context.Context, owner string, req CreateRequest) (
 	if req.Rerank.Off() {
 		req.Rerank = nil
 	}
-	now := s.now().UTC()
+	now := engine.NowFrom(ctx, s.now).UTC()
 	m := &Memory{
-		ID: "m" + engine.RandomString(20), Owner: owner, Name: req.Name, Description: req.Description,
+		ID: "m" + engine.NewID(ctx, 20), Owner: owner, Name: req.Name, Description: req.Description,
 		EmbeddingModel: ref.String(), ChunkSize: size, ChunkOverlap: overlap, TopK: topK,
 		Rerank: req.Rerank, Chunking: chunking, CreatedAt: now, UpdatedAt: now,
 	}

@@ -203,7 +203,9 @@ func (a *App) build(cfg Config) error {
 		return err
 	}
 	d.Store, d.Accounts, d.Backup, d.Metrics, d.Cluster = a.Store, accounts, a.Store.Backup, a.Metrics, a.Cluster
-	a.buildTestkit(&cfg)
+	if err := a.buildTestkit(&cfg); err != nil {
+		return err
+	}
 	if err := a.buildProviders(cfg); err != nil {
 		return err
 	}

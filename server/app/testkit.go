@@ -2,8 +2,10 @@ package app
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
+	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/providers/fault"
 	"github.com/hearth-dev/hearth/providers/replay"
 )
@@ -22,6 +24,10 @@ type Testkit struct {
 	Record     string
 	Replay     string
 	ReplayMiss string
+	// Deterministic draws every request's ids, generated keys and created
+	// timestamps from a seeded sequence (engine.Deterministic), so the same
+	// sequence of requests gets byte-identical answers.
+	Deterministic bool
 }
 
 // buildTestkit puts the test-suite layers around the provider transport
@@ -29,9 +35,18 @@ type Testkit struct {
 // innermost, faults outside them so an injected fault is never recorded.
 // Fault injection keeps no state of its own (see fault.Transport), so it
 // behaves the same on each node of a cluster; the recorder and replayer
-// count repeated requests per node (see replay.sequence).
-func (a *App) buildTestkit(cfg *Config) {
+// count repeated requests per node (see replay.sequence). Deterministic
+// mode counts requests in this process's memory, so it is refused on a
+// shared store: two nodes would hand out the same ids.
+func (a *App) buildTestkit(cfg *Config) error {
 	tk := cfg.Testkit
+	if tk.Deterministic {
+		if a.Cluster.Shared() {
+			return errors.New("deterministic mode (HEARTH_DETERMINISTIC) and cluster mode (HEARTH_DATABASE_URL): deterministic ids are for a single node; use one or the other")
+		}
+		cfg.HTTP.IDs = engine.NewDeterministic(0).Scope
+		a.note("testkit: deterministic ids and timestamps")
+	}
 	switch {
 	case tk.Replay != "":
 		cfg.Providers.Wrap = append(cfg.Providers.Wrap, func(base http.RoundTripper) http.RoundTripper {
@@ -45,7 +60,7 @@ func (a *App) buildTestkit(cfg *Config) {
 		a.note("testkit: record")
 	}
 	if !tk.Faults {
-		return
+		return nil
 	}
 	cfg.Providers.Wrap = append(cfg.Providers.Wrap, fault.Wrap(tk.FaultRules))
 	cfg.HTTP.Faults = func(ctx context.Context, v string) (context.Context, error) {
@@ -56,4 +71,5 @@ func (a *App) buildTestkit(cfg *Config) {
 		return fault.WithRequest(ctx, rules), nil
 	}
 	a.note("testkit: fault injection")
+	return nil
 }

@@ -31,3 +31,10 @@ func WithRecord(dir string) Option {
 func WithReplay(dir, miss string) Option {
 	return func(c *app.Config) { c.Testkit.Replay, c.Testkit.ReplayMiss = dir, miss }
 }
+
+// WithDeterministic turns deterministic mode on, as HEARTH_DETERMINISTIC=on
+// does: ids, generated keys and created timestamps come from a seeded
+// sequence, so the same requests get byte-identical answers.
+func WithDeterministic() Option {
+	return func(c *app.Config) { c.Testkit.Deterministic = true }
+}
