@@ -175,10 +175,8 @@ func (s *Images) Generate(ctx context.Context, owner, requestKey string, in *Ima
 		if req.APIKey, err = s.keys.Resolve(ctx, ref.Provider, requestKey, "", owner); err != nil {
 			return nil, err
 		}
-		// Image hosts are not behind the key pool (README "Key pools"):
-		// a pooled key list sends its first key.
-		req.APIKey, _, _ = strings.Cut(req.APIKey, ",")
-		req.APIKey = strings.TrimSpace(req.APIKey)
+		// A pooled key list goes to the adapter whole: the providers
+		// package spreads it over the keys (README "Key pools").
 	} else {
 		req.APIKey = strings.TrimSpace(requestKey)
 	}
