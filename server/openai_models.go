@@ -109,6 +109,10 @@ func (s *Server) handleOpenAIModel(c echo.Context) error {
 	return &engine.Error{Code: engine.CodeNotFound, Field: "model", Message: "The model '" + id + "' does not exist or this key cannot run it"}
 }
 
+// maxEmbedDimensions bounds the dimensions field (OpenAI's largest model
+// makes 3072; local models may make more).
+const maxEmbedDimensions = 16384
+
 // openAIEmbeddingBody is POST /openai/v1/embeddings.
 type openAIEmbeddingBody struct {
 	Model          string          `json:"model"`
@@ -135,8 +139,9 @@ type openAIEmbeddingResponse struct {
 
 // handleOpenAIEmbeddings serves POST /openai/v1/embeddings through the
 // embedding providers (the same path as /v1/embed). base64 is
-// little-endian float32, as OpenAI sends it. dimensions is honoured when
-// it is the model's own size; no provider adapter shortens vectors.
+// little-endian float32, as OpenAI sends it. dimensions goes to the
+// provider for models that can shorten their vectors and is refused
+// (400 naming it) for the others.
 func (s *Server) handleOpenAIEmbeddings(c echo.Context) error {
 	var b openAIEmbeddingBody
 	if err := decodeJSON(c, &b); err != nil {
@@ -165,12 +170,20 @@ func (s *Server) handleOpenAIEmbeddings(c echo.Context) error {
 	default:
 		return engine.FieldError("encoding_format", "must be float or base64, got %q", b.EncodingFormat)
 	}
-	vecs, err := s.deps.Memory.Embed(c.Request().Context(), principal(c).Owner, inputs, t.Ref.String(), c.Request().Header.Get("LB-LLM-Key"))
+	dims := 0
+	if b.Dimensions != nil {
+		if dims = *b.Dimensions; dims < 1 || dims > maxEmbedDimensions {
+			return engine.FieldError("dimensions", "must be between 1 and %d, got %d", maxEmbedDimensions, dims)
+		}
+	}
+	vecs, err := s.deps.Memory.EmbedDimensions(c.Request().Context(), principal(c).Owner, inputs, t.Ref.String(), c.Request().Header.Get("LB-LLM-Key"), dims)
 	if err != nil {
 		return renameFields(err, map[string]string{"chunks": "input", "embeddingModel": "model"})
 	}
-	if b.Dimensions != nil && len(vecs) > 0 && *b.Dimensions != len(vecs[0]) {
-		return engine.FieldError("dimensions", "%s makes %d-dimensional vectors and Hearth cannot shorten them; omit dimensions or send %d", t.Ref.String(), len(vecs[0]), len(vecs[0]))
+	// A server that ignores dimensions (a local OpenAI-compatible one
+	// whose model has one size) is caught here rather than answered.
+	if dims > 0 && len(vecs) > 0 && dims != len(vecs[0]) {
+		return engine.FieldError("dimensions", "%s answered %d-dimensional vectors, not %d: this model cannot shorten them; omit dimensions", t.Ref.String(), len(vecs[0]), dims)
 	}
 	resp := openAIEmbeddingResponse{Object: "list", Model: t.Ref.String(), Data: make([]openAIEmbedding, len(vecs))}
 	chars := 0

@@ -74,10 +74,10 @@ func (s *Service) embedder(ctx context.Context, ref engine.ModelRef, owner, requ
 // the character budget, retrying retryable provider errors per batch.
 // retry is false for interactive calls, which rely on the provider
 // adapter's own short retries instead of waiting here.
-func (s *Service) embedAll(ctx context.Context, emb engine.Embedder, ref engine.ModelRef, key string, purpose engine.EmbedPurpose, texts []string, retry bool) ([][]float32, error) {
+func (s *Service) embedAll(ctx context.Context, emb engine.Embedder, ref engine.ModelRef, key string, purpose engine.EmbedPurpose, dims int, texts []string, retry bool) ([][]float32, error) {
 	out := make([][]float32, 0, len(texts))
 	for _, b := range s.batches(emb, texts) {
-		vecs, err := s.embedBatch(ctx, emb, &engine.EmbedRequest{Model: ref.Model, Inputs: texts[b[0]:b[1]], Purpose: purpose, APIKey: key}, retry)
+		vecs, err := s.embedBatch(ctx, emb, &engine.EmbedRequest{Model: ref.Model, Inputs: texts[b[0]:b[1]], Purpose: purpose, APIKey: key, Dimensions: dims}, retry)
 		if err != nil {
 			return nil, err
 		}

@@ -129,6 +129,16 @@ test('embeddings: default base64 decoding, float, string input', async () => {
   assert.ok(one.usage.prompt_tokens > 0);
 });
 
+test('embeddings: dimensions shortens text-embedding-3 vectors, refused elsewhere', async () => {
+  const short = await client.embeddings.create({ model: 'openai:text-embedding-3-small', input: ['owls', 'bees'], dimensions: 5 });
+  assert.equal(short.data.length, 2);
+  short.data.forEach((d) => assert.equal(d.embedding.length, 5));
+  await assert.rejects(
+    client.embeddings.create({ model: 'openai:text-embedding-ada-002', input: 'owls', dimensions: 5 }),
+    (e) => e instanceof OpenAI.BadRequestError && e.param === 'dimensions' && /cannot shorten/.test(e.message),
+  );
+});
+
 test('models list and retrieve', async () => {
   const pipe = uniq('listed');
   await hearth('POST', '/v1/pipes', { name: pipe, model: 'hearth:echo' });
