@@ -331,3 +331,13 @@ func clipText(s string, n int) string {
 	}
 	return s[:n] + "..."
 }
+
+// Check reports whether ref is a model the image adapters can run (nil)
+// or why not, without any call.
+func (s *Images) Check(ref ModelRef) error {
+	if s.models == nil {
+		return Errorf(CodeUnavailable, "image generation is not configured on this server")
+	}
+	_, err := s.models.ImageModel(ref)
+	return err
+}

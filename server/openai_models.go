@@ -5,12 +5,15 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"maps"
 	"math"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/memory"
 	"github.com/labstack/echo/v4"
 )
 
@@ -29,14 +32,18 @@ type openAIList[T any] struct {
 
 // runnableModels lists the models a key can run here: catalogue models of
 // providers that are configured (a base URL) and have a key for this
-// caller (or need none), then pipe: entries for the caller's pipes (a pipe
-// key sees its own pipe only).
+// caller (or need none), with local servers (Ollama, vLLM, the extra
+// providers) listed by the models they really have, as GET /v1/models
+// asks them (withLocalModels: a server that cannot be asked lists none);
+// chat, embedding and image models each checked against the adapter that
+// runs them; then pipe: entries for the caller's pipes (a pipe key sees
+// its own pipe only).
 func (s *Server) runnableModels(c echo.Context) ([]openAIModel, error) {
 	ctx := c.Request().Context()
 	who := principal(c)
 	out := []openAIModel{}
 	if s.deps.Providers != nil && who.IsOwnerKey() {
-		cat := s.deps.Providers.Catalogue()
+		cat := withEmbeddingModels(s.withLocalModels(ctx, s.deps.Providers.Catalogue()))
 		names := make([]string, 0, len(cat))
 		for p := range cat {
 			names = append(names, p)
@@ -54,7 +61,7 @@ func (s *Server) runnableModels(c echo.Context) ([]openAIModel, error) {
 				if err != nil {
 					continue
 				}
-				if _, err := s.deps.Providers.ChatModel(ref); err != nil && m.Type != "image" {
+				if !s.canRun(ref, m.Type) {
 					continue
 				}
 				out = append(out, openAIModel{ID: m.ID, Object: "model", OwnedBy: p})
@@ -78,6 +85,40 @@ func (s *Server) runnableModels(c echo.Context) ([]openAIModel, error) {
 		out = append(out, openAIModel{ID: "pipe:" + p.Name, Object: "model", Created: p.CreatedAt.Unix(), OwnedBy: p.Owner})
 	}
 	return out, nil
+}
+
+// withEmbeddingModels adds the hosted providers' embedding models (and
+// hearth:hash-embed) to a catalogue that lists chat and image models only.
+func withEmbeddingModels(cat map[string][]engine.ModelInfo) map[string][]engine.ModelInfo {
+	out := maps.Clone(cat)
+	for p, models := range memory.EmbeddingModels() {
+		if _, ok := out[p]; !ok {
+			continue
+		}
+		for _, m := range models {
+			out[p] = append(slices.Clone(out[p]), engine.ModelInfo{ID: p + ":" + m, Provider: p, Type: "embedding"})
+		}
+	}
+	return out
+}
+
+// canRun reports whether a model of the given catalogue type has an
+// adapter here: embedding models need the provider's embedder, image
+// models its image adapter, the others its chat adapter.
+func (s *Server) canRun(ref engine.ModelRef, typ string) bool {
+	var err error
+	switch typ {
+	case "embedding":
+		_, err = s.deps.Providers.Embedder(ref)
+	case "image":
+		if s.deps.Images == nil {
+			return false
+		}
+		err = s.deps.Images.Check(ref)
+	default:
+		_, err = s.deps.Providers.ChatModel(ref)
+	}
+	return err == nil
 }
 
 // handleOpenAIModels serves GET /openai/v1/models.

@@ -187,3 +187,14 @@ func normalize(v []float32) []float32 {
 	}
 	return v
 }
+
+// EmbeddingModels lists, per provider, the embedding models of the hosted
+// providers whose catalogue is fixed, plus the offline hearth:hash-embed
+// (a copy: callers may change it). Local servers list their own.
+func EmbeddingModels() map[string][]string {
+	out := map[string][]string{"hearth": {"hash-embed"}}
+	for p, ms := range knownEmbeddingModels {
+		out[p] = slices.Clone(ms)
+	}
+	return out
+}

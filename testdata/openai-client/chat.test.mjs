@@ -146,6 +146,10 @@ test('models list and retrieve', async () => {
   for await (const m of client.models.list()) ids.push(m.id);
   assert.ok(ids.includes('hearth:echo'), ids.join(','));
   assert.ok(ids.includes(`pipe:${pipe}`), ids.join(','));
+  // Embedding models are listed next to chat models.
+  assert.ok(ids.includes('openai:text-embedding-3-small'), ids.join(','));
+  assert.ok(ids.includes('hearth:hash-embed'), ids.join(','));
+  assert.equal((await client.models.retrieve('openai/text-embedding-3-small')).id, 'openai:text-embedding-3-small');
   const m = await client.models.retrieve('hearth:echo');
   assert.equal(m.id, 'hearth:echo');
   assert.equal(m.object, 'model');
