@@ -66,11 +66,11 @@ func (s *Server) handleOpenAIChat(c echo.Context) error {
 // the request sets (temperature, max_tokens, response_format, ...)
 // override the pipe's for this run. LB-Thread-ID continues a thread.
 func (s *Server) openAIPipeRun(c echo.Context, t engine.ModelTarget, chat *engine.ChatRequest, fallbacks []engine.ModelRef, stream, includeUsage bool) error {
-	who := principal(c)
-	if t.Owner != "" && t.Owner != who.Owner {
-		return &engine.Error{Code: engine.CodeNotFound, Field: "model", Message: "model: pipe " + t.Owner + "/" + t.Pipe + " not found (a key runs its own owner's pipes)"}
-	}
 	ctx := c.Request().Context()
+	who, err := s.pipeRunner(ctx, principal(c), t)
+	if err != nil {
+		return err
+	}
 	pr, err := s.deps.Runner.Prepare(ctx, &engine.RunRequest{
 		Principal: who, Name: t.Pipe, Messages: chat.Messages, ThreadID: c.Request().Header.Get(HeaderThreadRequest),
 		Tools: chat.Tools, LLMKey: c.Request().Header.Get("LB-LLM-Key"), FallbackModels: fallbacks,
@@ -78,7 +78,11 @@ func (s *Server) openAIPipeRun(c echo.Context, t engine.ModelTarget, chat *engin
 	})
 	if err != nil {
 		if engine.IsNotFound(err) {
-			return &engine.Error{Code: engine.CodeNotFound, Field: "model", Message: "model: pipe:" + t.Pipe + " not found", Err: err}
+			id := t.Pipe
+			if who.Owner != principal(c).Owner {
+				id = who.Owner + "/" + t.Pipe
+			}
+			return &engine.Error{Code: engine.CodeNotFound, Field: "model", Message: "model: pipe:" + id + " not found", Err: err}
 		}
 		return err
 	}

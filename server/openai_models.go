@@ -37,7 +37,8 @@ type openAIList[T any] struct {
 // asks them (withLocalModels: a server that cannot be asked lists none);
 // chat, embedding and image models each checked against the adapter that
 // runs them; then pipe: entries for the caller's pipes (a pipe key sees
-// its own pipe only).
+// its own pipe only) and, for a user key, pipe:<org>/<name> entries for
+// the pipes of the organizations the user is a member of.
 func (s *Server) runnableModels(c echo.Context) ([]openAIModel, error) {
 	ctx := c.Request().Context()
 	who := principal(c)
@@ -83,6 +84,19 @@ func (s *Server) runnableModels(c echo.Context) ([]openAIModel, error) {
 	}
 	for _, p := range pipes {
 		out = append(out, openAIModel{ID: "pipe:" + p.Name, Object: "model", Created: p.CreatedAt.Unix(), OwnedBy: p.Owner})
+	}
+	orgs, err := s.memberOrgs(ctx, who)
+	if err != nil {
+		return nil, err
+	}
+	for _, org := range orgs {
+		pipes, err := s.deps.Pipes.List(ctx, org)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range pipes {
+			out = append(out, openAIModel{ID: "pipe:" + org + "/" + p.Name, Object: "model", Created: p.CreatedAt.Unix(), OwnedBy: p.Owner})
+		}
 	}
 	return out, nil
 }
