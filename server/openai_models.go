@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math"
 	"net/http"
+	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -148,6 +149,11 @@ func (s *Server) handleOpenAIModels(c echo.Context) error {
 // slashes ("openai/gpt-4o-mini" is read as "openai:gpt-4o-mini").
 func (s *Server) handleOpenAIModel(c echo.Context) error {
 	id := c.Param("*")
+	// Clients escape the id as one path segment (the openai SDK sends
+	// openai%2Ftext-embedding-3-small).
+	if u, err := url.PathUnescape(id); err == nil {
+		id = u
+	}
 	want := id
 	if t, err := engine.ParseModelTarget("model", id); err == nil && t.Pipe == "" {
 		want = t.Ref.String()

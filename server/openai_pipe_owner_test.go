@@ -73,4 +73,5 @@ func TestOpenAIPipeOfAnOrg(t *testing.T) {
 		t.Fatalf("non-member's models %v", ids)
 	}
 	mustStatus(t, ts.Do("GET", "/openai/v1/models/pipe:acme/helper", alice, nil), 200)
+	mustStatus(t, ts.Do("GET", "/openai/v1/models/pipe:acme%2Fhelper", alice, nil), 200)
 }
