@@ -187,6 +187,30 @@ test('a pipe: model runs the pipe with its memory and stores the thread', async 
   assert.equal(text, 'The secret ingredient is cardamom.');
 });
 
+test('pipe:<org>/<name> runs an org pipe with a member\'s key; others are refused', async () => {
+  const res = await client.chat.completions.create({ model: 'pipe:e2e-org/org-helper', messages: [{ role: 'user', content: 'member says hi' }] });
+  assert.match(res.choices[0].message.content, /member says hi/);
+  const ids = [];
+  for await (const m of client.models.list()) ids.push(m.id);
+  assert.ok(ids.includes('pipe:e2e-org/org-helper'), ids.join(','));
+  assert.equal((await client.models.retrieve('pipe:e2e-org/org-helper')).id, 'pipe:e2e-org/org-helper');
+  await assert.rejects(
+    client.chat.completions.create({ model: 'pipe:no-such-owner/org-helper', messages: [{ role: 'user', content: 'x' }] }),
+    (e) => e instanceof OpenAI.NotFoundError && e.param === 'model',
+  );
+});
+
+test('provider-model calls are in the run log', async () => {
+  const before = (await hearth('GET', '/v1/runs?limit=500')).data.filter((r) => r.endpoint === '/openai/v1/chat/completions' && r.pipe === '').length;
+  await client.chat.completions.create({ model: 'hearth:echo', messages: [{ role: 'user', content: 'count me' }] });
+  let after = 0;
+  for (let i = 0; i < 50 && after <= before; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    after = (await hearth('GET', '/v1/runs?limit=500')).data.filter((r) => r.endpoint === '/openai/v1/chat/completions' && r.pipe === '').length;
+  }
+  assert.ok(after > before, `run records ${before} -> ${after}`);
+});
+
 test('fallback models: a provider down before the first byte', async () => {
   const { data, response } = await client.chat.completions
     .create({ model: 'openai:down-model', messages: [{ role: 'user', content: 'still answered' }] }, { headers: { 'LB-Fallback-Models': 'hearth/echo' } })
