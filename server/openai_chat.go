@@ -47,7 +47,13 @@ func (s *Server) handleOpenAIChat(c echo.Context) error {
 	start := time.Now()
 	res, err := s.deps.Agent.Complete(c.Request().Context(), who.Owner, c.Request().Header.Get("LB-LLM-Key"), target.Ref, fallbacks, chat, b.Stream)
 	if err != nil {
-		s.recordCompletion(who.Owner, start, target.Ref, b.Stream, relayOutcome{err: err})
+		// A request the model never saw because a field of it is wrong
+		// (an unknown provider, a tool_choice naming no tool) is not a
+		// run; a missing key or a failed upstream call is.
+		var ee *engine.Error
+		if !errors.As(err, &ee) || ee.Field == "" {
+			s.recordCompletion(who.Owner, start, target.Ref, b.Stream, relayOutcome{err: err})
+		}
 		return err
 	}
 	setHeader(c.Response().Header(), HeaderModel, res.Model.String())

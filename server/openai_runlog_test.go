@@ -11,7 +11,8 @@ import (
 // TestOpenAIChatRunLog: provider-model calls on /openai/v1/chat/completions
 // are in the run log (GET /v1/runs, the studio's Usage): JSON and streamed
 // answers with their tokens and the model that answered, and a failed
-// upstream call as an error.
+// upstream call as an error; a request naming an unknown provider is not
+// a run.
 func TestOpenAIChatRunLog(t *testing.T) {
 	up := fake.NewOpenAI()
 	t.Cleanup(up.Close)
@@ -23,6 +24,9 @@ func TestOpenAIChatRunLog(t *testing.T) {
 	up.Enqueue(fake.Reply{Status: 400, Message: "bad things"})
 	if r := ts.Do("POST", "/openai/v1/chat/completions", servertest.AdminKey, map[string]any{"model": "openai:gpt-4o-mini", "messages": msgs}); r.Status != 400 {
 		t.Fatalf("refused upstream: %d %s", r.Status, r.Body)
+	}
+	if r := ts.Do("POST", "/openai/v1/chat/completions", servertest.AdminKey, map[string]any{"model": "nosuch:model", "messages": msgs}); r.Status != 400 {
+		t.Fatalf("unknown provider: %d %s", r.Status, r.Body)
 	}
 	ts.RunLog.Flush()
 	var page struct {
