@@ -175,10 +175,8 @@ func (s *Images) Generate(ctx context.Context, owner, requestKey string, in *Ima
 		if req.APIKey, err = s.keys.Resolve(ctx, ref.Provider, requestKey, "", owner); err != nil {
 			return nil, err
 		}
-		// Image hosts are not behind the key pool (README "Key pools"):
-		// a pooled key list sends its first key.
-		req.APIKey, _, _ = strings.Cut(req.APIKey, ",")
-		req.APIKey = strings.TrimSpace(req.APIKey)
+		// A pooled key list goes to the adapter whole: the providers
+		// package spreads it over the keys (README "Key pools").
 	} else {
 		req.APIKey = strings.TrimSpace(requestKey)
 	}
@@ -332,4 +330,14 @@ func clipText(s string, n int) string {
 		return s
 	}
 	return s[:n] + "..."
+}
+
+// Check reports whether ref is a model the image adapters can run (nil)
+// or why not, without any call.
+func (s *Images) Check(ref ModelRef) error {
+	if s.models == nil {
+		return Errorf(CodeUnavailable, "image generation is not configured on this server")
+	}
+	_, err := s.models.ImageModel(ref)
+	return err
 }

@@ -328,6 +328,11 @@ type EmbedRequest struct {
 	Inputs  []string
 	Purpose EmbedPurpose
 	APIKey  string
+	// Dimensions, when above 0, asks for vectors of that size from a model
+	// that can shorten its output (OpenAI's text-embedding-3-*, Gemini's
+	// outputDimensionality, Cohere's embed-v4 output_dimension). An adapter
+	// that cannot honour it answers a BAD_REQUEST naming "dimensions".
+	Dimensions int
 }
 
 // Embedder turns texts into vectors, in input order.

@@ -3,6 +3,7 @@ package providers
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"github.com/hearth-dev/hearth/engine"
 )
@@ -12,6 +13,8 @@ type cohEmbedRequest struct {
 	Texts          []string `json:"texts"`
 	InputType      string   `json:"input_type"`
 	EmbeddingTypes []string `json:"embedding_types"`
+	// OutputDimension is EmbedRequest.Dimensions (embed-v4.0 and newer).
+	OutputDimension int `json:"output_dimension,omitempty"`
 }
 
 // Embed calls v2 /embed with input_type search_document for documents and
@@ -25,7 +28,14 @@ func (c *Cohere) Embed(ctx context.Context, req *engine.EmbedRequest) ([][]float
 	if req.Purpose == engine.EmbedQuery {
 		inputType = "search_query"
 	}
-	body, err := json.Marshal(cohEmbedRequest{Model: req.Model, Texts: req.Inputs, InputType: inputType, EmbeddingTypes: []string{"float"}})
+	wire := cohEmbedRequest{Model: req.Model, Texts: req.Inputs, InputType: inputType, EmbeddingTypes: []string{"float"}}
+	if req.Dimensions > 0 {
+		if strings.HasPrefix(req.Model, "embed-v3") || strings.HasPrefix(req.Model, "embed-english") || strings.HasPrefix(req.Model, "embed-multilingual") {
+			return nil, refuseDimensions("cohere", req.Model)
+		}
+		wire.OutputDimension = req.Dimensions
+	}
+	body, err := json.Marshal(wire)
 	if err != nil {
 		return nil, err
 	}

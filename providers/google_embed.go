@@ -15,6 +15,8 @@ type gemEmbedItem struct {
 	Model    string     `json:"model"`
 	Content  gemContent `json:"content"`
 	TaskType string     `json:"taskType,omitempty"`
+	// OutputDimensionality shortens the vectors (EmbedRequest.Dimensions).
+	OutputDimensionality int `json:"outputDimensionality,omitempty"`
 }
 
 // Embed calls batchEmbedContents with taskType RETRIEVAL_DOCUMENT or
@@ -30,7 +32,7 @@ func (g *Google) Embed(ctx context.Context, req *engine.EmbedRequest) ([][]float
 	model := "models/" + req.Model
 	r := gemEmbedRequest{Requests: make([]gemEmbedItem, len(req.Inputs))}
 	for i, in := range req.Inputs {
-		r.Requests[i] = gemEmbedItem{Model: model, Content: gemContent{Parts: []gemPart{{Text: in}}}, TaskType: task}
+		r.Requests[i] = gemEmbedItem{Model: model, Content: gemContent{Parts: []gemPart{{Text: in}}}, TaskType: task, OutputDimensionality: max(req.Dimensions, 0)}
 	}
 	body, err := json.Marshal(r)
 	if err != nil {

@@ -253,6 +253,9 @@ func (HashEmbed) Embed(ctx context.Context, req *engine.EmbedRequest) ([][]float
 	if req.Model != HashEmbedModel {
 		return nil, engine.FieldError("embedding_model", "hearth has no embedding model %q (the offline test double is hearth:%s)", req.Model, HashEmbedModel)
 	}
+	if req.Dimensions > 0 && req.Dimensions != HashEmbedDims {
+		return nil, refuseDimensions(HearthProvider, req.Model)
+	}
 	out := make([][]float32, len(req.Inputs))
 	for i, s := range req.Inputs {
 		out[i] = HashVector(s)

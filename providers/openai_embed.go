@@ -12,6 +12,10 @@ type oaiEmbedRequest struct {
 	Model          string   `json:"model"`
 	Input          []string `json:"input"`
 	EncodingFormat string   `json:"encoding_format,omitempty"`
+	// Dimensions and OutputDimension carry EmbedRequest.Dimensions, in
+	// the field the host reads (see embedDimensionsField).
+	Dimensions      int `json:"dimensions,omitempty"`
+	OutputDimension int `json:"output_dimension,omitempty"`
 }
 
 type oaiEmbedResponse struct {
@@ -27,6 +31,9 @@ type oaiEmbedResponse struct {
 // through the same OpenAI-wire endpoint of its /v1 root, so one code path
 // covers it.
 func (o *OpenAI) Embed(ctx context.Context, req *engine.EmbedRequest) ([][]float32, error) {
+	if _, err := embedDimensionsField(o.host, req); err != nil {
+		return nil, err
+	}
 	out := make([][]float32, 0, len(req.Inputs))
 	for _, b := range tokenBatches(req.Inputs, o.host.maxBatchTokens) {
 		vecs, err := o.embed(ctx, req, req.Inputs[b[0]:b[1]])
@@ -67,7 +74,18 @@ func (o *OpenAI) embed(ctx context.Context, req *engine.EmbedRequest, inputs []s
 	if len(inputs) == 0 {
 		return [][]float32{}, nil
 	}
-	body, err := json.Marshal(oaiEmbedRequest{Model: req.Model, Input: inputs, EncodingFormat: "float"})
+	wire := oaiEmbedRequest{Model: req.Model, Input: inputs, EncodingFormat: "float"}
+	field, err := embedDimensionsField(o.host, req)
+	if err != nil {
+		return nil, err
+	}
+	switch field {
+	case "dimensions":
+		wire.Dimensions = req.Dimensions
+	case "output_dimension":
+		wire.OutputDimension = req.Dimensions
+	}
+	body, err := json.Marshal(wire)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/engine/agent"
@@ -43,14 +44,26 @@ func (s *Server) handleOpenAIChat(c echo.Context) error {
 	if s.deps.Providers == nil {
 		return engine.Errorf(engine.CodeUnavailable, "no model providers are configured on this server")
 	}
+	start := time.Now()
 	res, err := s.deps.Agent.Complete(c.Request().Context(), who.Owner, c.Request().Header.Get("LB-LLM-Key"), target.Ref, fallbacks, chat, b.Stream)
 	if err != nil {
+		// A request the model never saw because a field of it is wrong
+		// (an unknown provider, a tool_choice naming no tool) is not a
+		// run; a missing key or a failed upstream call is.
+		var ee *engine.Error
+		if !errors.As(err, &ee) || ee.Field == "" {
+			s.recordCompletion(who.Owner, start, target.Ref, b.Stream, relayOutcome{err: err})
+		}
 		return err
 	}
 	setHeader(c.Response().Header(), HeaderModel, res.Model.String())
 	if res.Stream != nil {
-		return s.openAIRelay(c, res.Stream, includeUsage)
+		out := s.openAIRelay(c, res.Stream, includeUsage)
+		s.recordCompletion(who.Owner, start, res.Model, true, out)
+		return out.answer()
 	}
+	u := res.Response.Usage
+	s.recordCompletion(who.Owner, start, res.Model, false, relayOutcome{usage: &u})
 	return c.JSON(http.StatusOK, res.Response)
 }
 
@@ -59,11 +72,11 @@ func (s *Server) handleOpenAIChat(c echo.Context) error {
 // the request sets (temperature, max_tokens, response_format, ...)
 // override the pipe's for this run. LB-Thread-ID continues a thread.
 func (s *Server) openAIPipeRun(c echo.Context, t engine.ModelTarget, chat *engine.ChatRequest, fallbacks []engine.ModelRef, stream, includeUsage bool) error {
-	who := principal(c)
-	if t.Owner != "" && t.Owner != who.Owner {
-		return &engine.Error{Code: engine.CodeNotFound, Field: "model", Message: "model: pipe " + t.Owner + "/" + t.Pipe + " not found (a key runs its own owner's pipes)"}
-	}
 	ctx := c.Request().Context()
+	who, err := s.pipeRunner(ctx, principal(c), t)
+	if err != nil {
+		return err
+	}
 	pr, err := s.deps.Runner.Prepare(ctx, &engine.RunRequest{
 		Principal: who, Name: t.Pipe, Messages: chat.Messages, ThreadID: c.Request().Header.Get(HeaderThreadRequest),
 		Tools: chat.Tools, LLMKey: c.Request().Header.Get("LB-LLM-Key"), FallbackModels: fallbacks,
@@ -71,7 +84,11 @@ func (s *Server) openAIPipeRun(c echo.Context, t engine.ModelTarget, chat *engin
 	})
 	if err != nil {
 		if engine.IsNotFound(err) {
-			return &engine.Error{Code: engine.CodeNotFound, Field: "model", Message: "model: pipe:" + t.Pipe + " not found", Err: err}
+			id := t.Pipe
+			if who.Owner != principal(c).Owner {
+				id = who.Owner + "/" + t.Pipe
+			}
+			return &engine.Error{Code: engine.CodeNotFound, Field: "model", Message: "model: pipe:" + id + " not found", Err: err}
 		}
 		return err
 	}
@@ -90,7 +107,7 @@ func (s *Server) openAIPipeRun(c echo.Context, t engine.ModelTarget, chat *engin
 	if err != nil {
 		return err
 	}
-	return s.openAIRelay(c, rs, includeUsage)
+	return s.openAIRelay(c, rs, includeUsage).answer()
 }
 
 // overrideSampling applies the request's own sampling fields to a pipe run.
@@ -136,12 +153,15 @@ func overrideSampling(req, in *engine.ChatRequest) {
 // openAIRelay streams chunks as OpenAI does: usage only in one last chunk
 // with empty choices, and only when stream_options.include_usage is set
 // (https://platform.openai.com/docs/api-reference/chat/create#chat-create-stream_options);
-// an error after the first chunk is an {"error":{...}} event.
-func (s *Server) openAIRelay(c echo.Context, rs chunkStream, includeUsage bool) error {
+// an error after the first chunk is an {"error":{...}} event. The
+// outcome says how the stream ended; when it failed before anything was
+// written (started false), the caller answers out.err as a plain error.
+func (s *Server) openAIRelay(c echo.Context, rs chunkStream, includeUsage bool) (out relayOutcome) {
 	ctx := c.Request().Context()
 	w := newSSEWriter(c)
-	var usage *engine.Usage
+	start := time.Now()
 	var last *engine.ChatChunk
+	defer func() { out.started = w.Started() }()
 	for {
 		chunk, err := rs.Recv()
 		if errors.Is(err, io.EOF) {
@@ -149,18 +169,22 @@ func (s *Server) openAIRelay(c echo.Context, rs chunkStream, includeUsage bool) 
 		}
 		if err != nil {
 			rs.Close(err)
+			out.err = err
 			if ctx.Err() != nil {
-				return nil
+				out.err = errors.Join(engine.ErrClientGone, err)
+				return out
 			}
-			if !w.Started() {
-				return err
+			if w.Started() {
+				s.openAIStreamError(c, w, err)
 			}
-			s.openAIStreamError(c, w, err)
-			return nil
+			return out
+		}
+		if out.first == 0 {
+			out.first = max(time.Since(start), time.Nanosecond)
 		}
 		if chunk.Usage != nil {
 			u := *chunk.Usage
-			usage = &u
+			out.usage = &u
 			chunk.Usage = nil
 		}
 		last = chunk
@@ -168,21 +192,23 @@ func (s *Server) openAIRelay(c echo.Context, rs chunkStream, includeUsage bool) 
 			continue
 		}
 		if err := w.Event(chunk); err != nil {
-			rs.Close(errors.Join(engine.ErrClientGone, err))
-			return nil
+			out.err = errors.Join(engine.ErrClientGone, err)
+			rs.Close(out.err)
+			return out
 		}
 	}
 	rs.Close(nil)
 	if includeUsage && last != nil {
+		usage := out.usage
 		if usage == nil {
 			usage = &engine.Usage{}
 		}
 		final := &engine.ChatChunk{ID: last.ID, Object: "chat.completion.chunk", Created: last.Created, Model: last.Model,
 			SystemFingerprint: last.SystemFingerprint, Choices: []engine.ChunkChoice{}, Usage: usage}
 		if err := w.Event(final); err != nil {
-			return nil
+			return out
 		}
 	}
 	_ = w.Done()
-	return nil
+	return out
 }

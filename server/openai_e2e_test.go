@@ -77,6 +77,7 @@ func TestOpenAIClientEndToEnd(t *testing.T) {
 		"HEARTH_OPENAI_BASE_URL="+upstream.URL+"/v1",
 		"HEARTH_OPENAI_API_KEY=sk-server-openai",
 		"HEARTH_LOG_LEVEL=warn",
+		"HEARTH_APPLY_DIR="+filepath.Join(root, "testdata", "openai-client", "apply"),
 	)
 	var logs lockedBuffer
 	srv.Stdout, srv.Stderr = &logs, &logs

@@ -5,12 +5,16 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"maps"
 	"math"
 	"net/http"
+	"net/url"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/memory"
 	"github.com/labstack/echo/v4"
 )
 
@@ -29,14 +33,19 @@ type openAIList[T any] struct {
 
 // runnableModels lists the models a key can run here: catalogue models of
 // providers that are configured (a base URL) and have a key for this
-// caller (or need none), then pipe: entries for the caller's pipes (a pipe
-// key sees its own pipe only).
+// caller (or need none), with local servers (Ollama, vLLM, the extra
+// providers) listed by the models they really have, as GET /v1/models
+// asks them (withLocalModels: a server that cannot be asked lists none);
+// chat, embedding and image models each checked against the adapter that
+// runs them; then pipe: entries for the caller's pipes (a pipe key sees
+// its own pipe only) and, for a user key, pipe:<org>/<name> entries for
+// the pipes of the organizations the user is a member of.
 func (s *Server) runnableModels(c echo.Context) ([]openAIModel, error) {
 	ctx := c.Request().Context()
 	who := principal(c)
 	out := []openAIModel{}
 	if s.deps.Providers != nil && who.IsOwnerKey() {
-		cat := s.deps.Providers.Catalogue()
+		cat := withEmbeddingModels(s.withLocalModels(ctx, s.deps.Providers.Catalogue()))
 		names := make([]string, 0, len(cat))
 		for p := range cat {
 			names = append(names, p)
@@ -54,7 +63,7 @@ func (s *Server) runnableModels(c echo.Context) ([]openAIModel, error) {
 				if err != nil {
 					continue
 				}
-				if _, err := s.deps.Providers.ChatModel(ref); err != nil && m.Type != "image" {
+				if !s.canRun(ref, m.Type) {
 					continue
 				}
 				out = append(out, openAIModel{ID: m.ID, Object: "model", OwnedBy: p})
@@ -77,7 +86,54 @@ func (s *Server) runnableModels(c echo.Context) ([]openAIModel, error) {
 	for _, p := range pipes {
 		out = append(out, openAIModel{ID: "pipe:" + p.Name, Object: "model", Created: p.CreatedAt.Unix(), OwnedBy: p.Owner})
 	}
+	orgs, err := s.memberOrgs(ctx, who)
+	if err != nil {
+		return nil, err
+	}
+	for _, org := range orgs {
+		pipes, err := s.deps.Pipes.List(ctx, org)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range pipes {
+			out = append(out, openAIModel{ID: "pipe:" + org + "/" + p.Name, Object: "model", Created: p.CreatedAt.Unix(), OwnedBy: p.Owner})
+		}
+	}
 	return out, nil
+}
+
+// withEmbeddingModels adds the hosted providers' embedding models (and
+// hearth:hash-embed) to a catalogue that lists chat and image models only.
+func withEmbeddingModels(cat map[string][]engine.ModelInfo) map[string][]engine.ModelInfo {
+	out := maps.Clone(cat)
+	for p, models := range memory.EmbeddingModels() {
+		if _, ok := out[p]; !ok {
+			continue
+		}
+		for _, m := range models {
+			out[p] = append(slices.Clone(out[p]), engine.ModelInfo{ID: p + ":" + m, Provider: p, Type: "embedding"})
+		}
+	}
+	return out
+}
+
+// canRun reports whether a model of the given catalogue type has an
+// adapter here: embedding models need the provider's embedder, image
+// models its image adapter, the others its chat adapter.
+func (s *Server) canRun(ref engine.ModelRef, typ string) bool {
+	var err error
+	switch typ {
+	case "embedding":
+		_, err = s.deps.Providers.Embedder(ref)
+	case "image":
+		if s.deps.Images == nil {
+			return false
+		}
+		err = s.deps.Images.Check(ref)
+	default:
+		_, err = s.deps.Providers.ChatModel(ref)
+	}
+	return err == nil
 }
 
 // handleOpenAIModels serves GET /openai/v1/models.
@@ -93,6 +149,11 @@ func (s *Server) handleOpenAIModels(c echo.Context) error {
 // slashes ("openai/gpt-4o-mini" is read as "openai:gpt-4o-mini").
 func (s *Server) handleOpenAIModel(c echo.Context) error {
 	id := c.Param("*")
+	// Clients escape the id as one path segment (the openai SDK sends
+	// openai%2Ftext-embedding-3-small).
+	if u, err := url.PathUnescape(id); err == nil {
+		id = u
+	}
 	want := id
 	if t, err := engine.ParseModelTarget("model", id); err == nil && t.Pipe == "" {
 		want = t.Ref.String()
@@ -108,6 +169,10 @@ func (s *Server) handleOpenAIModel(c echo.Context) error {
 	}
 	return &engine.Error{Code: engine.CodeNotFound, Field: "model", Message: "The model '" + id + "' does not exist or this key cannot run it"}
 }
+
+// maxEmbedDimensions bounds the dimensions field (OpenAI's largest model
+// makes 3072; local models may make more).
+const maxEmbedDimensions = 16384
 
 // openAIEmbeddingBody is POST /openai/v1/embeddings.
 type openAIEmbeddingBody struct {
@@ -135,8 +200,9 @@ type openAIEmbeddingResponse struct {
 
 // handleOpenAIEmbeddings serves POST /openai/v1/embeddings through the
 // embedding providers (the same path as /v1/embed). base64 is
-// little-endian float32, as OpenAI sends it. dimensions is honoured when
-// it is the model's own size; no provider adapter shortens vectors.
+// little-endian float32, as OpenAI sends it. dimensions goes to the
+// provider for models that can shorten their vectors and is refused
+// (400 naming it) for the others.
 func (s *Server) handleOpenAIEmbeddings(c echo.Context) error {
 	var b openAIEmbeddingBody
 	if err := decodeJSON(c, &b); err != nil {
@@ -165,12 +231,20 @@ func (s *Server) handleOpenAIEmbeddings(c echo.Context) error {
 	default:
 		return engine.FieldError("encoding_format", "must be float or base64, got %q", b.EncodingFormat)
 	}
-	vecs, err := s.deps.Memory.Embed(c.Request().Context(), principal(c).Owner, inputs, t.Ref.String(), c.Request().Header.Get("LB-LLM-Key"))
+	dims := 0
+	if b.Dimensions != nil {
+		if dims = *b.Dimensions; dims < 1 || dims > maxEmbedDimensions {
+			return engine.FieldError("dimensions", "must be between 1 and %d, got %d", maxEmbedDimensions, dims)
+		}
+	}
+	vecs, err := s.deps.Memory.EmbedDimensions(c.Request().Context(), principal(c).Owner, inputs, t.Ref.String(), c.Request().Header.Get("LB-LLM-Key"), dims)
 	if err != nil {
 		return renameFields(err, map[string]string{"chunks": "input", "embeddingModel": "model"})
 	}
-	if b.Dimensions != nil && len(vecs) > 0 && *b.Dimensions != len(vecs[0]) {
-		return engine.FieldError("dimensions", "%s makes %d-dimensional vectors and Hearth cannot shorten them; omit dimensions or send %d", t.Ref.String(), len(vecs[0]), len(vecs[0]))
+	// A server that ignores dimensions (a local OpenAI-compatible one
+	// whose model has one size) is caught here rather than answered.
+	if dims > 0 && len(vecs) > 0 && dims != len(vecs[0]) {
+		return engine.FieldError("dimensions", "%s answered %d-dimensional vectors, not %d: this model cannot shorten them; omit dimensions", t.Ref.String(), len(vecs[0]), dims)
 	}
 	resp := openAIEmbeddingResponse{Object: "list", Model: t.Ref.String(), Data: make([]openAIEmbedding, len(vecs))}
 	chars := 0

@@ -19,6 +19,13 @@ const (
 // from model (default openai:text-embedding-3-large). requestKey, when set,
 // is the caller's own provider key.
 func (s *Service) Embed(ctx context.Context, owner string, chunks []string, model, requestKey string) ([][]float32, error) {
+	return s.EmbedDimensions(ctx, owner, chunks, model, requestKey, 0)
+}
+
+// EmbedDimensions is Embed asking the model for vectors of dims values
+// (0: the model's own size); the provider adapter refuses a model that
+// cannot shorten its vectors.
+func (s *Service) EmbedDimensions(ctx context.Context, owner string, chunks []string, model, requestKey string, dims int) ([][]float32, error) {
 	switch {
 	case len(chunks) == 0:
 		return nil, engine.FieldError("chunks", "must hold at least one string")
@@ -47,5 +54,5 @@ func (s *Service) Embed(ctx context.Context, owner string, chunks []string, mode
 	if err != nil {
 		return nil, err
 	}
-	return s.embedAll(ctx, emb, ref, key, engine.EmbedDocument, chunks, false)
+	return s.embedAll(ctx, emb, ref, key, engine.EmbedDocument, dims, chunks, false)
 }

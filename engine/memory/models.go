@@ -74,10 +74,10 @@ func (s *Service) embedder(ctx context.Context, ref engine.ModelRef, owner, requ
 // the character budget, retrying retryable provider errors per batch.
 // retry is false for interactive calls, which rely on the provider
 // adapter's own short retries instead of waiting here.
-func (s *Service) embedAll(ctx context.Context, emb engine.Embedder, ref engine.ModelRef, key string, purpose engine.EmbedPurpose, texts []string, retry bool) ([][]float32, error) {
+func (s *Service) embedAll(ctx context.Context, emb engine.Embedder, ref engine.ModelRef, key string, purpose engine.EmbedPurpose, dims int, texts []string, retry bool) ([][]float32, error) {
 	out := make([][]float32, 0, len(texts))
 	for _, b := range s.batches(emb, texts) {
-		vecs, err := s.embedBatch(ctx, emb, &engine.EmbedRequest{Model: ref.Model, Inputs: texts[b[0]:b[1]], Purpose: purpose, APIKey: key}, retry)
+		vecs, err := s.embedBatch(ctx, emb, &engine.EmbedRequest{Model: ref.Model, Inputs: texts[b[0]:b[1]], Purpose: purpose, APIKey: key, Dimensions: dims}, retry)
 		if err != nil {
 			return nil, err
 		}
@@ -186,4 +186,15 @@ func normalize(v []float32) []float32 {
 		v[i] *= inv
 	}
 	return v
+}
+
+// EmbeddingModels lists, per provider, the embedding models of the hosted
+// providers whose catalogue is fixed, plus the offline hearth:hash-embed
+// (a copy: callers may change it). Local servers list their own.
+func EmbeddingModels() map[string][]string {
+	out := map[string][]string{"hearth": {"hash-embed"}}
+	for p, ms := range knownEmbeddingModels {
+		out[p] = slices.Clone(ms)
+	}
+	return out
 }

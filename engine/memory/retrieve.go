@@ -300,7 +300,7 @@ func (s *Service) embedQuery(ctx context.Context, owner, model, query string) ([
 	if err != nil {
 		return nil, err
 	}
-	vecs, err := s.embedAll(ctx, emb, ref, key, engine.EmbedQuery, []string{query}, false)
+	vecs, err := s.embedAll(ctx, emb, ref, key, engine.EmbedQuery, 0, []string{query}, false)
 	if err != nil {
 		return nil, err
 	}

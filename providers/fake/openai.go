@@ -34,6 +34,8 @@ type oaiReq struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
 	Input json.RawMessage `json:"input"`
+	// Dimensions shortens embeddings, as OpenAI's text-embedding-3-* do.
+	Dimensions int `json:"dimensions"`
 }
 
 func handleOpenAI(s *Server, w http.ResponseWriter, r *http.Request, body []byte, rep Reply) {
@@ -81,9 +83,17 @@ func handleOpenAI(s *Server, w http.ResponseWriter, r *http.Request, body []byte
 			s.writeOpenAIError(w, rep, e)
 			return
 		}
+		dims := rep.EmbedDims
+		if req.Dimensions > 0 {
+			if !strings.HasPrefix(req.Model, "text-embedding-3") {
+				s.writeOpenAIError(w, rep, &apiError{status: 400, msg: "This model does not support specifying dimensions.", param: "dimensions"})
+				return
+			}
+			dims = req.Dimensions
+		}
 		data := make([]map[string]any, len(inputs))
 		for i, in := range inputs {
-			data[i] = map[string]any{"object": "embedding", "index": i, "embedding": vector(in, rep.EmbedDims)}
+			data[i] = map[string]any{"object": "embedding", "index": i, "embedding": vector(in, dims)}
 		}
 		writeJSON(w, 200, map[string]any{"object": "list", "data": data, "model": req.Model,
 			"usage": map[string]int{"prompt_tokens": len(inputs), "total_tokens": len(inputs)}})

@@ -141,6 +141,8 @@ type App struct {
 
 	log   *slog.Logger
 	built []string
+	// pool puts image adapters behind the provider registry's key pools.
+	pool func(engine.ImageModels) engine.ImageModels
 }
 
 // openStore opens the store the application keeps its records and blobs

@@ -40,6 +40,7 @@ func (a *App) buildProviders(cfg Config) error {
 	}
 	a.Deps.Providers, a.Deps.Keysets = engine.InstrumentProviders(provs, a.Metrics), keysets
 	a.Deps.LocalModels = server.CacheLocalModels(registry, localModelsTTL)
+	a.pool = registry.PoolImages
 	a.note("providers: instrumented")
 	return nil
 }
@@ -108,7 +109,11 @@ func (a *App) buildTools(cfg Config) error {
 	if err != nil {
 		return err
 	}
-	d.Images = engine.NewImages(engine.InstrumentImages(imageModels, a.Metrics), d.Keysets)
+	var imgs engine.ImageModels = imageModels
+	if a.pool != nil {
+		imgs = a.pool(imgs)
+	}
+	d.Images = engine.NewImages(engine.InstrumentImages(imgs, a.Metrics), d.Keysets)
 	a.note(fmt.Sprintf("images: instrumented, timeout %s", ImageTimeout))
 	fc := crawl.NewFirecrawl(cfg.FirecrawlBaseURL, cfg.Providers)
 	if cfg.FirecrawlPoll > 0 {

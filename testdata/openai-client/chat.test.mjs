@@ -129,6 +129,16 @@ test('embeddings: default base64 decoding, float, string input', async () => {
   assert.ok(one.usage.prompt_tokens > 0);
 });
 
+test('embeddings: dimensions shortens text-embedding-3 vectors, refused elsewhere', async () => {
+  const short = await client.embeddings.create({ model: 'openai:text-embedding-3-small', input: ['owls', 'bees'], dimensions: 5 });
+  assert.equal(short.data.length, 2);
+  short.data.forEach((d) => assert.equal(d.embedding.length, 5));
+  await assert.rejects(
+    client.embeddings.create({ model: 'openai:text-embedding-ada-002', input: 'owls', dimensions: 5 }),
+    (e) => e instanceof OpenAI.BadRequestError && e.param === 'dimensions' && /cannot shorten/.test(e.message),
+  );
+});
+
 test('models list and retrieve', async () => {
   const pipe = uniq('listed');
   await hearth('POST', '/v1/pipes', { name: pipe, model: 'hearth:echo' });
@@ -136,6 +146,10 @@ test('models list and retrieve', async () => {
   for await (const m of client.models.list()) ids.push(m.id);
   assert.ok(ids.includes('hearth:echo'), ids.join(','));
   assert.ok(ids.includes(`pipe:${pipe}`), ids.join(','));
+  // Embedding models are listed next to chat models.
+  assert.ok(ids.includes('openai:text-embedding-3-small'), ids.join(','));
+  assert.ok(ids.includes('hearth:hash-embed'), ids.join(','));
+  assert.equal((await client.models.retrieve('openai/text-embedding-3-small')).id, 'openai:text-embedding-3-small');
   const m = await client.models.retrieve('hearth:echo');
   assert.equal(m.id, 'hearth:echo');
   assert.equal(m.object, 'model');
@@ -171,6 +185,30 @@ test('a pipe: model runs the pipe with its memory and stores the thread', async 
   let text = '';
   for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
   assert.equal(text, 'The secret ingredient is cardamom.');
+});
+
+test('pipe:<org>/<name> runs an org pipe with a member\'s key; others are refused', async () => {
+  const res = await client.chat.completions.create({ model: 'pipe:e2e-org/org-helper', messages: [{ role: 'user', content: 'member says hi' }] });
+  assert.match(res.choices[0].message.content, /member says hi/);
+  const ids = [];
+  for await (const m of client.models.list()) ids.push(m.id);
+  assert.ok(ids.includes('pipe:e2e-org/org-helper'), ids.join(','));
+  assert.equal((await client.models.retrieve('pipe:e2e-org/org-helper')).id, 'pipe:e2e-org/org-helper');
+  await assert.rejects(
+    client.chat.completions.create({ model: 'pipe:no-such-owner/org-helper', messages: [{ role: 'user', content: 'x' }] }),
+    (e) => e instanceof OpenAI.NotFoundError && e.param === 'model',
+  );
+});
+
+test('provider-model calls are in the run log', async () => {
+  const before = (await hearth('GET', '/v1/runs?limit=500')).data.filter((r) => r.endpoint === '/openai/v1/chat/completions' && r.pipe === '').length;
+  await client.chat.completions.create({ model: 'hearth:echo', messages: [{ role: 'user', content: 'count me' }] });
+  let after = 0;
+  for (let i = 0; i < 50 && after <= before; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    after = (await hearth('GET', '/v1/runs?limit=500')).data.filter((r) => r.endpoint === '/openai/v1/chat/completions' && r.pipe === '').length;
+  }
+  assert.ok(after > before, `run records ${before} -> ${after}`);
 });
 
 test('fallback models: a provider down before the first byte', async () => {

@@ -172,7 +172,7 @@ function runsTable(runs) {
         .map(([t, num]) => h('th', { scope: 'col', class: num ? 'num' : null }, t)))),
       h('tbody', {}, runs.map((r) => h('tr', { 'data-run': r.id },
         h('td', { class: 'nowrap' }, time(r.created_at)),
-        h('td', {}, r.pipe),
+        h('td', {}, r.pipe || r.endpoint),
         h('td', {}, h('code', {}, r.model)),
         h('td', {}, h('span', { class: `badge ${r.status}` }, r.status), r.error ? h('p', { class: 'hint' }, r.error) : null),
         h('td', { class: 'num' }, `${fmt.int(r.total_tokens)}`),
