@@ -52,18 +52,18 @@ func (s *Server) handleOpenAIChat(c echo.Context) error {
 		// run; a missing key or a failed upstream call is.
 		var ee *engine.Error
 		if !errors.As(err, &ee) || ee.Field == "" {
-			s.recordCompletion(who.Owner, start, target.Ref, b.Stream, relayOutcome{err: err})
+			s.recordCompletion(c.Request().Context(), who.Owner, start, target.Ref, b.Stream, relayOutcome{err: err})
 		}
 		return err
 	}
 	setHeader(c.Response().Header(), HeaderModel, res.Model.String())
 	if res.Stream != nil {
 		out := s.openAIRelay(c, res.Stream, includeUsage)
-		s.recordCompletion(who.Owner, start, res.Model, true, out)
+		s.recordCompletion(c.Request().Context(), who.Owner, start, res.Model, true, out)
 		return out.answer()
 	}
 	u := res.Response.Usage
-	s.recordCompletion(who.Owner, start, res.Model, false, relayOutcome{usage: &u})
+	s.recordCompletion(c.Request().Context(), who.Owner, start, res.Model, false, relayOutcome{usage: &u})
 	return c.JSON(http.StatusOK, res.Response)
 }
 

@@ -35,12 +35,12 @@ func (o relayOutcome) answer() error {
 // answered, tokens, latency, time to first token and the list-price cost.
 // The run log is in the shared store, so every node of a cluster sees the
 // records of the others.
-func (s *Server) recordCompletion(owner string, start time.Time, ref engine.ModelRef, stream bool, out relayOutcome) {
+func (s *Server) recordCompletion(ctx context.Context, owner string, start time.Time, ref engine.ModelRef, stream bool, out relayOutcome) {
 	if s.deps.Runner == nil || s.deps.Runner.RunLog() == nil {
 		return
 	}
 	rec := engine.RunRecord{
-		ID: engine.NewRunID(start), Owner: owner, Model: ref.String(), Endpoint: openAIPrefix + "/chat/completions",
+		ID: engine.NewRunID(ctx, start), Owner: owner, Model: ref.String(), Endpoint: openAIPrefix + "/chat/completions",
 		Stream: stream, Status: engine.RunSuccess, LatencyMs: time.Since(start).Milliseconds(), CreatedAt: start.UTC(),
 	}
 	if out.usage != nil {
