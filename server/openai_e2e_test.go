@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -28,7 +27,8 @@ import (
 //
 // It needs node and testdata/openai-client/node_modules (`make sdk-deps`).
 // Without them it skips, except under CI (env CI set), where it fails. It
-// also fails when node ran no test or skipped one.
+// also fails when node ran no test, skipped one, or ran fewer than the
+// test files declare (runNodeTests).
 func TestOpenAIClientEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("openai client end-to-end test skipped in -short mode")
@@ -99,38 +99,8 @@ func TestOpenAIClientEndToEnd(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec")
-	cmd.Dir = dir
-	cmd.Env = append(cleanEnv(), "HEARTH_URL="+serverURL, "HEARTH_KEY="+adminKey, "NO_COLOR=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("node --test failed: %v\n%s\n--- hearth log ---\n%s", err, out, logs.String())
-	}
-	checkNodeCounts(t, string(out))
-	t.Logf("node --test:\n%s", lastLines(string(out), 10))
-}
-
-// checkNodeCounts fails when node's summary shows no test, or any test
-// skipped, cancelled or left todo: a green run must have run everything.
-func checkNodeCounts(t *testing.T, out string) {
-	t.Helper()
-	count := func(name string) int {
-		m := regexp.MustCompile(`(?m)^ℹ ` + name + ` (\d+)$`).FindStringSubmatch(out)
-		if m == nil {
-			t.Fatalf("node output has no %q count:\n%s", name, out)
-		}
-		var n int
-		json.Unmarshal([]byte(m[1]), &n)
-		return n
-	}
-	if n := count("tests"); n == 0 {
-		t.Fatalf("node ran no test:\n%s", out)
-	}
-	for _, k := range []string{"skipped", "todo", "cancelled", "fail"} {
-		if n := count(k); n != 0 {
-			t.Fatalf("node reports %d %s:\n%s", n, k, out)
-		}
-	}
+	env := append(cleanEnv(), "HEARTH_URL="+serverURL, "HEARTH_KEY="+adminKey, "NO_COLOR=1")
+	runNodeTests(t, ctx, node, dir, env, logs.String)
 }
 
 // openAIClientUpstream scripts the fake OpenAI upstream: a chat whose

@@ -143,25 +143,35 @@ func runSDKSuite(t *testing.T, nodes int) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	// node exits 0 when no test ran or every test was skipped, so the
-	// TAP summary is read as well and held against the declared tests.
-	declared, err := declaredNodeTests(sdkDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tapFile := filepath.Join(t.TempDir(), "sdk.tap")
-	cmd := exec.CommandContext(ctx, node, "--test",
-		"--test-reporter=spec", "--test-reporter-destination=stdout",
-		"--test-reporter=tap", "--test-reporter-destination="+tapFile)
-	cmd.Dir = sdkDir
-	cmd.Env = append(cleanEnv(), "HEARTH_URL="+serverURL, "HEARTH_KEY="+adminKey, "HEARTH_BIN="+bin, "NO_COLOR=1")
-	cmd.Env = append(cmd.Env, toolNodeEnv...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
+	env := append(cleanEnv(), "HEARTH_URL="+serverURL, "HEARTH_KEY="+adminKey, "HEARTH_BIN="+bin, "NO_COLOR=1")
+	runNodeTests(t, ctx, node, sdkDir, append(env, toolNodeEnv...), func() string {
 		for _, stop := range stops {
 			stop()
 		}
-		t.Fatalf("node --test failed: %v\n%s\n--- hearth log ---\n%s", err, out, logs.String())
+		return logs.String()
+	})
+}
+
+// runNodeTests runs `node --test` in dir and fails the test unless it
+// passed with every declared test run: node exits 0 when no test ran or
+// every test was skipped, so its TAP summary is read as well and held
+// against the tests the *.test.mjs files declare. onFail stops the servers
+// and returns their log for the failure message.
+func runNodeTests(t *testing.T, ctx context.Context, node, dir string, env []string, onFail func() string) {
+	t.Helper()
+	declared, err := declaredNodeTests(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tapFile := filepath.Join(t.TempDir(), "node.tap")
+	cmd := exec.CommandContext(ctx, node, "--test",
+		"--test-reporter=spec", "--test-reporter-destination=stdout",
+		"--test-reporter=tap", "--test-reporter-destination="+tapFile)
+	cmd.Dir = dir
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node --test failed: %v\n%s\n--- hearth log ---\n%s", err, out, onFail())
 	}
 	tap, err := os.ReadFile(tapFile)
 	if err != nil {
