@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/hearth-dev/hearth/engine"
 )
@@ -118,6 +119,9 @@ func (pl *planner) keys(ctx context.Context) error {
 				continue
 			}
 			action = "update"
+		}
+		if err := scope.Validate(time.Now()); err != nil {
+			return fmt.Errorf("key %s: %w", name, err)
 		}
 		pl.plan.add(action, "key", name, "", func(ctx context.Context) error {
 			if cur != nil {
