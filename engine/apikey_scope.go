@@ -137,3 +137,21 @@ func ScopeOf(ctx context.Context) *Scope {
 // (time.Now by default). Call it before serving; tests use it to pass an
 // expiry without waiting.
 func (a *Accounts) SetClock(now func() time.Time) { a.now = now }
+
+// ImportScopedKey stores a caller-chosen key limited by scope for an owner
+// (declared keys of README "Pipes as code"); a nil or empty scope makes an
+// ordinary key. The secret must be at least 16 characters and not already
+// registered.
+func (a *Accounts) ImportScopedKey(ctx context.Context, owner, name, secret string, scope *Scope) (*APIKey, error) {
+	if len(secret) < 16 {
+		return nil, FieldError("key", "must be at least 16 characters")
+	}
+	if err := scope.Validate(a.now()); err != nil {
+		return nil, err
+	}
+	if scope.Empty() {
+		scope = nil
+	}
+	rec, _, err := a.ownerKey(ctx, owner, name, secret, scope)
+	return rec, err
+}

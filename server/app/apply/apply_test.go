@@ -142,12 +142,14 @@ func TestApplyIdempotent(t *testing.T) {
 // in-place memory changes are refused with the file and the field named.
 func TestApplyRefusals(t *testing.T) {
 	ts := servertest.Start(t)
-	svc := apply.ServicesOf(ts.App, func(string) string { return "" })
+	svc := apply.ServicesOf(ts.App, func(k string) string { return env[k] })
 	for name, c := range map[string]struct{ file, want string }{
-		"inline key":    {"keysets: [{provider: openai, key: sk-123}]", "key_env or key_file"},
-		"unknown field": {"pipes: [{name: p, temprature: 1}]", `unknown field "temprature"`},
-		"unset env":     {"keysets: [{provider: openai, key_env: NOPE_NOT_SET}]", "NOPE_NOT_SET is not set"},
-		"twice":         {"pipes: [{name: p}, {name: p}]", "declared twice"},
+		"inline key":     {"keysets: [{provider: openai, key: sk-123}]", "key_env or key_file"},
+		"inline api key": {"keys: [{name: ci, key: hth_inline_secret_0001}]", "keys[0].key: keys are never written inline"},
+		"api key scope":  {"keys: [{name: ci, key_env: APPLY_TEST_OPENAI_KEY, memories: ['bad name!']}]", "memories[0]"},
+		"unknown field":  {"pipes: [{name: p, temprature: 1}]", `unknown field "temprature"`},
+		"unset env":      {"keysets: [{provider: openai, key_env: NOPE_NOT_SET}]", "NOPE_NOT_SET is not set"},
+		"twice":          {"pipes: [{name: p}, {name: p}]", "declared twice"},
 	} {
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, "a.yaml"), []byte(c.file), 0o644)

@@ -13,10 +13,10 @@ import (
 )
 
 // Export writes the state of svc to dir in the format Load reads:
-// hearth.yaml (accounts, pipes, memories, keysets) and each document's
+// hearth.yaml (accounts, pipes, memories, keysets, declared API keys) and each document's
 // bytes under documents/<owner>/<memory>/. Keysets are written without
 // their keys: each names an environment variable (key_env) to fill in
-// before the files are applied.
+// before the files are applied; so are the API keys apply manages.
 func Export(ctx context.Context, svc Services, dir string) (*Spec, error) {
 	accts, err := svc.Accounts.List(ctx)
 	if err != nil {
@@ -47,7 +47,7 @@ func Export(ctx context.Context, svc Services, dir string) (*Spec, error) {
 	return out, os.WriteFile(filepath.Join(dir, "hearth.yaml"), b, 0o644)
 }
 
-// exportOwner adds one owner's pipes, memories and keysets.
+// exportOwner adds one owner's pipes, memories, keysets and managed keys.
 func exportOwner(ctx context.Context, svc Services, dir, owner string, out *Spec) error {
 	pipes, err := svc.Pipes.List(ctx, owner)
 	if err != nil {
@@ -103,7 +103,7 @@ func exportOwner(ctx context.Context, svc Services, dir, owner string, out *Spec
 	for _, e := range entries {
 		out.Keysets = append(out.Keysets, KeysetSpec{Owner: owner, Provider: e.Provider, KeyEnv: envName(owner, "", e.Provider)})
 	}
-	return nil
+	return exportKeys(ctx, svc, owner, out)
 }
 
 // pipeSpec declares every field of p.
@@ -133,7 +133,11 @@ func envName(owner, pipe, provider string) string {
 	if pipe != "" {
 		parts = append(parts, pipe)
 	}
-	parts = append(parts, provider)
+	return envVar(append(parts, provider)...)
+}
+
+// envVar joins parts with '_', upper-cased, other characters turned into '_'.
+func envVar(parts ...string) string {
 	return strings.Map(func(r rune) rune {
 		switch {
 		case r >= 'a' && r <= 'z':

@@ -2,9 +2,6 @@ package apply
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"strings"
 
 	"github.com/hearth-dev/hearth/engine"
 )
@@ -18,25 +15,7 @@ func keysetName(owner, pipe, provider string) string {
 
 // value reads a keyset's key from its environment variable or file.
 func (pl *planner) value(k KeysetSpec) (string, error) {
-	name := keysetName(pl.owner(k.Owner), k.Pipe, k.Provider)
-	switch {
-	case (k.KeyEnv == "") == (k.KeyFile == ""):
-		return "", fmt.Errorf("keyset %s: give exactly one of key_env or key_file", name)
-	case k.KeyEnv != "":
-		v := ""
-		if pl.svc.Getenv != nil {
-			v = pl.svc.Getenv(k.KeyEnv)
-		}
-		if v == "" {
-			return "", fmt.Errorf("keyset %s: environment variable %s is not set", name, k.KeyEnv)
-		}
-		return v, nil
-	}
-	b, err := os.ReadFile(k.KeyFile)
-	if err != nil {
-		return "", fmt.Errorf("keyset %s: %w", name, err)
-	}
-	return strings.TrimSpace(string(b)), nil
+	return pl.read("keyset "+keysetName(pl.owner(k.Owner), k.Pipe, k.Provider), k.KeyEnv, k.KeyFile)
 }
 
 // ownerKeysets plans the keysets of users and orgs.
@@ -124,7 +103,8 @@ func hasProvider(list []engine.KeysetEntry, provider string) bool {
 	return false
 }
 
-// prune plans deleting the pipes, memories and keysets of the owners in
+// prune plans deleting the pipes, memories, keysets and managed API keys
+// (revoked) of the owners in
 // scope that the files do not declare (documents of declared memories are
 // pruned by documents). Pipe deletion removes the pipe's keyset with it.
 func (pl *planner) prune(ctx context.Context) error {
@@ -171,6 +151,9 @@ func (pl *planner) prune(ctx context.Context) error {
 			if !mems[owner+"/"+m.Name] {
 				pl.plan.add("delete", "memory", owner+"/"+m.Name, "", func(ctx context.Context) error { return pl.svc.Memory.Delete(ctx, owner, m.Name) })
 			}
+		}
+		if err := pl.pruneKeys(ctx, owner); err != nil {
+			return err
 		}
 		entries, err := pl.svc.Keysets.List(ctx, engine.OwnerScope(owner))
 		if err != nil {

@@ -26,7 +26,8 @@ type Services struct {
 // Options adjust a plan.
 type Options struct {
 	// Prune deletes the pipes, memories, documents and keysets of the
-	// owners the files mention that the files no longer declare.
+	// owners the files mention that the files no longer declare, and
+	// revokes the API keys apply created that they no longer declare.
 	// Accounts are never deleted.
 	Prune bool
 }
@@ -34,7 +35,7 @@ type Options struct {
 // Change is one step of a plan.
 type Change struct {
 	Action string // "create", "update" or "delete"
-	Kind   string // "user", "org", "pipe", "memory", "document", "keyset"
+	Kind   string // "user", "org", "pipe", "memory", "document", "keyset", "key"
 	Name   string
 	Detail string
 	run    func(ctx context.Context) error
@@ -98,7 +99,7 @@ func Build(ctx context.Context, svc Services, spec *Spec, opts Options) (*Plan, 
 	if err := pl.checkUnique(); err != nil {
 		return nil, err
 	}
-	steps := []func(context.Context) error{pl.accounts, pl.ownerKeysets, pl.memories, pl.pipes, pl.pipeKeysets}
+	steps := []func(context.Context) error{pl.accounts, pl.ownerKeysets, pl.memories, pl.pipes, pl.pipeKeysets, pl.keys}
 	if opts.Prune {
 		steps = append(steps, pl.prune)
 	}
@@ -159,6 +160,9 @@ func (pl *planner) checkUnique() error {
 	}
 	for _, k := range pl.spec.Keysets {
 		keys = append(keys, [2]string{"keyset", keysetName(pl.owner(k.Owner), k.Pipe, k.Provider)})
+	}
+	for _, k := range pl.spec.Keys {
+		keys = append(keys, [2]string{"key", pl.owner(k.Owner) + "/" + k.Name})
 	}
 	for _, k := range keys {
 		if err := check(k[0], k[1]); err != nil {

@@ -1,5 +1,5 @@
 // Package apply is Hearth's declarative setup: it reads users, orgs,
-// pipes, memories (with their documents) and keysets declared in YAML or
+// pipes, memories (with their documents), keysets and API keys declared in YAML or
 // JSON files, compares them with a running application's state and makes
 // the difference through the engine services, never by writing records
 // itself (README "Pipes as code"). Export writes the state back out in the
@@ -28,6 +28,7 @@ type Spec struct {
 	Pipes    []PipeSpec   `json:"pipes,omitempty"`
 	Memories []MemorySpec `json:"memories,omitempty"`
 	Keysets  []KeysetSpec `json:"keysets,omitempty"`
+	Keys     []KeySpec    `json:"keys,omitempty"`
 	files    map[string]string
 }
 
@@ -145,6 +146,7 @@ func Load(dir string) (*Spec, error) {
 		out.Pipes = append(out.Pipes, one.Pipes...)
 		out.Memories = append(out.Memories, one.Memories...)
 		out.Keysets = append(out.Keysets, one.Keysets...)
+		out.Keys = append(out.Keys, one.Keys...)
 	}
 	return out, nil
 }
@@ -197,6 +199,12 @@ func loadFile(p string) (*Spec, error) {
 			return nil, fmt.Errorf("%s: keysets[%d].key: keys are never written inline; use key_env or key_file", p, i)
 		}
 		s.Keysets[i].KeyFile = rel(s.Keysets[i].KeyFile)
+	}
+	for i := range s.Keys {
+		if s.Keys[i].Key != "" {
+			return nil, fmt.Errorf("%s: keys[%d].key: keys are never written inline; use key_env or key_file", p, i)
+		}
+		s.Keys[i].KeyFile = rel(s.Keys[i].KeyFile)
 	}
 	return &s, nil
 }
