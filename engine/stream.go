@@ -204,19 +204,26 @@ func (a *accumulator) add(ch *ChunkChoice) {
 			a.byIndex[i] = tc
 			a.order = append(a.order, i)
 		}
-		if d.ID != "" {
-			tc.ID = d.ID
-		}
-		if d.Type != "" {
-			tc.Type = d.Type
-		}
-		if d.Function.Name != "" {
-			tc.Function.Name += d.Function.Name
-		}
-		tc.Function.Arguments += d.Function.Arguments
-		if len(d.ExtraContent) > 0 {
-			tc.ExtraContent = d.ExtraContent
-		}
+		tc.Merge(d)
+	}
+}
+
+// Merge adds one stream delta of a tool call to the call assembled so
+// far: the id, type and provider data are replaced when the delta carries
+// them, the name and the JSON-text arguments are appended.
+func (tc *ToolCall) Merge(d ToolCall) {
+	if d.ID != "" {
+		tc.ID = d.ID
+	}
+	if d.Type != "" {
+		tc.Type = d.Type
+	}
+	if d.Function.Name != "" {
+		tc.Function.Name += d.Function.Name
+	}
+	tc.Function.Arguments += d.Function.Arguments
+	if len(d.ExtraContent) > 0 {
+		tc.ExtraContent = d.ExtraContent
 	}
 }
 

@@ -145,19 +145,7 @@ func (s *AgentStream) take(c *engine.ChatChunk) {
 				acc = &engine.ToolCall{}
 				s.calls[idx] = acc
 			}
-			if tc.ID != "" {
-				acc.ID = tc.ID
-			}
-			if tc.Type != "" {
-				acc.Type = tc.Type
-			}
-			if tc.Function.Name != "" {
-				acc.Function.Name += tc.Function.Name
-			}
-			acc.Function.Arguments += tc.Function.Arguments
-			if len(tc.ExtraContent) > 0 {
-				acc.ExtraContent = tc.ExtraContent
-			}
+			acc.Merge(tc)
 		}
 		if ch.FinishReason != nil && *ch.FinishReason != "" {
 			s.finish = *ch.FinishReason
