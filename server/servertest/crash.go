@@ -84,7 +84,7 @@ func copyCrashImage(src, dst string) error {
 		if err != nil {
 			return err
 		}
-		if maps.Equal(before, after) {
+		if maps.Equal(before, after) && !hasEmptyLog(dst) {
 			return nil
 		}
 		if attempt == 100 {
@@ -92,6 +92,25 @@ func copyCrashImage(src, dst string) error {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// hasEmptyLog reports a Badger log file (.mem or .vlog) of zero bytes: one
+// caught between its creation and its preallocation, which Badger refuses
+// to open ("Create a new file"). The copy is taken again a moment later.
+func hasEmptyLog(dir string) bool {
+	empty := false
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return nil
+		}
+		if ext := filepath.Ext(path); ext == ".mem" || ext == ".vlog" {
+			if info, err := d.Info(); err == nil && info.Size() == 0 {
+				empty = true
+			}
+		}
+		return nil
+	})
+	return empty
 }
 
 // pointerFiles reads the files under dir that name others: Badger's
