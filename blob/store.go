@@ -72,6 +72,15 @@ func (s *Store) Open() error {
 		}
 	}
 	db, err := badger.Open(bo)
+	if err != nil && !s.opts.InMemory && !s.opts.ReadOnly && isEmptyMemtableLog(err) {
+		// A kill between Badger creating its next memtable log and sizing
+		// it leaves a zero-byte NNNNN.mem; Badger's first open sizes that
+		// file and then refuses it ("Create a new file"), and an open of the sized
+		// (all-zero, so empty) log succeeds. The failed open released the
+		// directory lock, so this retry is still the only opener.
+		s.logger().Warn("badger found a memtable log created but never written (a kill during its creation); opening again")
+		db, err = badger.Open(bo)
+	}
 	if err != nil {
 		if strings.Contains(err.Error(), "Cannot acquire directory lock") || strings.Contains(err.Error(), "resource temporarily unavailable") {
 			return fmt.Errorf("%w (%s)", ErrLocked, s.opts.Dir)
@@ -87,6 +96,14 @@ func (s *Store) Open() error {
 		go s.gcLoop()
 	}
 	return nil
+}
+
+// isEmptyMemtableLog reports Badger's refusal of a memtable log that was
+// created but never sized. Badger formats the cause with %+v rather than
+// wrapping it, so only its text identifies it.
+func isEmptyMemtableLog(err error) bool {
+	m := err.Error()
+	return strings.Contains(m, "while opening memtables") && strings.Contains(m, "Create a new file")
 }
 
 func (s *Store) logger() *slog.Logger {
