@@ -135,7 +135,8 @@ func (c *Cluster) TryLock(ctx context.Context, name string) (func(), bool, error
 		return nil, false, nil
 	}
 	var once sync.Once
-	return func() {
+	var unhold func()
+	release := func() {
 		once.Do(func() {
 			uctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
@@ -145,8 +146,11 @@ func (c *Cluster) TryLock(ctx context.Context, name string) (func(), bool, error
 				_ = conn.Conn().Close(uctx)
 			}
 			conn.Release()
+			unhold()
 		})
-	}, true, nil
+	}
+	unhold = c.s.hold(release)
+	return release, true, nil
 }
 
 // Publish records the change in tx (see the package function Publish).

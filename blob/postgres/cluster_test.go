@@ -219,3 +219,31 @@ func TestClusterFeedReconnect(t *testing.T) {
 	}
 	wait("alice/p")
 }
+
+// TestCloseReleasesHeldLocks: a node shutting down while singleton work
+// still holds a cluster lock closes anyway (after a grace period) and frees
+// the lock for the other nodes; the holder's late release is harmless.
+func TestCloseReleasesHeldLocks(t *testing.T) {
+	url := pgtest.URL(t)
+	as := openURL(t, url, Options{})
+	a := openCluster(t, as, ClusterOptions{})
+	b := openCluster(t, openURL(t, url, Options{}), ClusterOptions{})
+	ctx := context.Background()
+	release, ok, err := a.TryLock(ctx, "sweep")
+	if err != nil || !ok {
+		t.Fatalf("TryLock: %v %v", ok, err)
+	}
+	closed := make(chan struct{})
+	go func() { as.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(closeGrace + 30*time.Second):
+		t.Fatal("Close still waits for a held cluster lock")
+	}
+	rel, ok, err := b.TryLock(ctx, "sweep")
+	if err != nil || !ok {
+		t.Fatalf("lock of a closed node still held: %v %v", ok, err)
+	}
+	rel()
+	release() // the holder's own release after Close does nothing
+}

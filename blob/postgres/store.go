@@ -40,7 +40,18 @@ type Store struct {
 	dec     *zstd.Decoder
 	retries atomic.Uint64
 	once    sync.Once
+
+	heldMu sync.Mutex
+	held   map[*heldConn]struct{}
 }
+
+// heldConn is a pool connection kept out of the pool by a holder (an
+// advisory lock), with the function that gives it back.
+type heldConn struct{ release func() }
+
+// closeGrace is how long Close waits for holders of connections (singleton
+// work under a cluster lock) to give them back before it releases them.
+const closeGrace = 5 * time.Second
 
 var _ engine.Store = (*Store)(nil)
 
@@ -79,13 +90,52 @@ func (s *Store) Open(ctx context.Context) error {
 // store in cluster mode (change feed readers, job leases, advisory locks).
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
-// Close closes the pool.
+// hold registers a connection taken out of the pool for longer than one
+// statement, so Close can give it back when its holder does not; the
+// returned function unregisters it (the holder gave it back itself).
+func (s *Store) hold(release func()) (done func()) {
+	h := &heldConn{release: release}
+	s.heldMu.Lock()
+	if s.held == nil {
+		s.held = map[*heldConn]struct{}{}
+	}
+	s.held[h] = struct{}{}
+	s.heldMu.Unlock()
+	return func() {
+		s.heldMu.Lock()
+		delete(s.held, h)
+		s.heldMu.Unlock()
+	}
+}
+
+// Close closes the pool. pgxpool waits for every acquired connection, so a
+// connection still held after closeGrace (a cluster lock whose work did not
+// stop) is released here: the lock is freed for the other nodes, and the
+// holder's own release becomes a no-op.
 func (s *Store) Close() error {
 	s.once.Do(func() {
 		if s.pool == nil {
 			return
 		}
-		s.pool.Close()
+		closed := make(chan struct{})
+		go func() { s.pool.Close(); close(closed) }()
+		select {
+		case <-closed:
+		case <-time.After(closeGrace):
+			s.heldMu.Lock()
+			held := make([]*heldConn, 0, len(s.held))
+			for h := range s.held {
+				held = append(held, h)
+			}
+			s.heldMu.Unlock()
+			if len(held) > 0 {
+				s.logger().Warn("closing the database: releasing cluster locks still held", "locks", len(held))
+			}
+			for _, h := range held {
+				h.release()
+			}
+			<-closed
+		}
 		s.dec.Close()
 	})
 	return nil
@@ -199,4 +249,11 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+func (s *Store) logger() *slog.Logger {
+	if s.opts.Logger != nil {
+		return s.opts.Logger
+	}
+	return slog.Default()
 }
