@@ -2,8 +2,10 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -179,5 +181,50 @@ func TestBudgetRoutes(t *testing.T) {
 	ts.Do("GET", "/v1/budgets", org, nil).JSON(t, &list)
 	if len(list) != 1 {
 		t.Fatalf("deleting the admin's budget touched the org's: %+v", list)
+	}
+}
+
+// TestBudgetCluster: two nodes on one PostgreSQL database share the
+// counters: runs recorded on both at once are all counted, and spend
+// recorded on A refuses the next run on B.
+func TestBudgetCluster(t *testing.T) {
+	up := fake.NewOpenAI()
+	t.Cleanup(up.Close)
+	up.SetDefault(fake.Reply{Usage: fake.Usage{PromptTokens: 100000}})
+	nodes := servertest.StartCluster(t, 2, servertest.WithProvider("openai", up.BaseURL(), "sk-test"))
+	a, b := nodes[0], nodes[1]
+	mustStatus(t, a.Do("POST", "/v1/pipes", admin, map[string]any{"name": "p", "model": "openai:gpt-4o-mini"}), 200)
+	const each = 4
+	var wg sync.WaitGroup
+	errs := make(chan string, 2*each)
+	for _, n := range nodes {
+		for range each {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if r := runPipe(n, admin); r.Status != 200 {
+					errs <- fmt.Sprintf("%d %s", r.Status, r.Body)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Fatal(e)
+	}
+	a.RunLog.Flush()
+	b.RunLog.Flush()
+	r := b.Do("POST", "/v1/budgets", admin, map[string]any{"period": "day", "limit_tokens": 2*each*100000 + 100000})
+	mustStatus(t, r, 200)
+	var st engine.BudgetStatus
+	r.JSON(t, &st)
+	if st.UsedTokens != 2*each*100000 {
+		t.Fatalf("runs on two nodes at once counted %d tokens, want %d", st.UsedTokens, 2*each*100000)
+	}
+	mustStatus(t, b.Do("POST", "/v1/pipes/run", admin, map[string]any{"name": "p", "messages": []any{user("hi")}}), 200)
+	b.RunLog.Flush()
+	if r := runPipe(a, admin); r.Status != 429 || r.Header.Get("lb-budget-reset") == "" {
+		t.Fatalf("spend recorded on B, run on A: %d %s", r.Status, r.Body)
 	}
 }
