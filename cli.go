@@ -50,6 +50,9 @@ var adminCommands = []command{
 // clientCommands talk to a running server over its public API.
 var clientCommands = []command{
 	{"eval", "--memory <name> --golden <qa.jsonl> [--setting label:key=value,...]...", "Measure a memory's retrieval on a golden set (recall@k, MRR, nDCG@10) through a running server", evalCmd},
+	{"budgets list", "[--json]", "List the owner's spending budgets with their use this period, from a running server", budgetsList},
+	{"budgets set", "--period day|month [--key-id <id>] [--usd <dollars>] [--tokens <n>]", "Create or replace a spending budget on a running server", budgetsSet},
+	{"budgets delete", "<budget-id>", "Delete a spending budget on a running server", budgetsDelete},
 }
 
 // allCommands is every command of the table: admin, declarative and client verbs.

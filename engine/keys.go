@@ -38,7 +38,7 @@ package engine
 //
 //	pipe/, pipeid/, memory/, doc/, chunk/, vec/, job/, upload/, thread/,
 //	threadidx/, msg/, run/, runpipe/, trace/, keyset/, idx/, blob/, usage/
-//	(engine/quota.go)
+//	(engine/quota.go), budget/, spend/ (engine/budget.go)
 const (
 	prefixAccount     = "acct/"
 	prefixAPIKey      = "apikey/"

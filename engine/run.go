@@ -110,6 +110,7 @@ type PreparedRun struct {
 	endpoint string
 	stream   bool
 	once     sync.Once
+	keyID    string // the run's API key, recorded for budgets
 }
 
 const maxRunMessages = MaxRunMessages
@@ -141,7 +142,7 @@ func (r *Runner) Prepare(ctx context.Context, in *RunRequest) (*PreparedRun, err
 	}
 	created := NowFrom(ctx, func() time.Time { return start })
 	pr := &PreparedRun{r: r, Pipe: p, start: start, created: created, runID: NewRunID(ctx, created),
-		endpoint: in.Endpoint, stream: in.Stream}
+		endpoint: in.Endpoint, stream: in.Stream, keyID: in.Principal.KeyID}
 	if err := pr.prepare(ctx, in); err != nil {
 		pr.recordRejected(err)
 		return nil, err
@@ -566,7 +567,7 @@ func (pr *PreparedRun) record(res runResult, status string, persistErr error) {
 	rec := RunRecord{
 		ID: pr.runID, Owner: pr.Pipe.Owner, PipeID: pr.Pipe.ID, Pipe: pr.Pipe.Name, PipeVersion: pr.Pipe.Version,
 		Model: pr.Ref.String(), ThreadID: pr.ThreadID, Endpoint: pr.endpoint, Stream: pr.stream,
-		Status: status, LatencyMs: pr.r.now().Sub(pr.start).Milliseconds(), CreatedAt: pr.created.UTC(),
+		Status: status, LatencyMs: pr.r.now().Sub(pr.start).Milliseconds(), CreatedAt: pr.created.UTC(), KeyID: pr.keyID,
 	}
 	if res.usage != nil {
 		rec.PromptTokens, rec.CompletionTokens, rec.TotalTokens = res.usage.PromptTokens, res.usage.CompletionTokens, res.usage.TotalTokens

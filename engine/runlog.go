@@ -38,6 +38,9 @@ type RunRecord struct {
 	FirstTokenMs     *int64    `json:"first_token_ms,omitempty"`
 	CostUSD          *float64  `json:"cost_usd"`
 	CreatedAt        time.Time `json:"created_at"`
+
+	// KeyID is the API key the run was made with (budgets count per key).
+	KeyID string `json:"key_id,omitempty"`
 }
 
 // Run statuses.
@@ -86,6 +89,7 @@ type RunLog struct {
 	mu        sync.RWMutex
 	closed    bool
 	dropped   atomic.Int64
+	meter     RunMeter // runlog_meter.go
 }
 
 // NewRunLog starts the recorder. providers (optional) prices runs from the
@@ -211,6 +215,9 @@ func (l *RunLog) write(batch []RunRecord) {
 			if err := tx.PutRaw(prefixRunPipe+r.Owner+"/"+r.PipeID+"/"+r.ID, nil); err != nil {
 				return err
 			}
+		}
+		if l.meter != nil {
+			return l.meter.MeterTx(tx, batch)
 		}
 		return nil
 	})

@@ -32,6 +32,9 @@ func (s *Server) handleAgentRun(c echo.Context) error {
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
+	if err := s.checkBudget(c, principal(c).Owner); err != nil {
+		return err
+	}
 	res, err := s.deps.Agent.Run(c.Request().Context(), principal(c).Owner, c.Request().Header.Get("LB-LLM-Key"), &req)
 	if err != nil {
 		return err

@@ -44,6 +44,9 @@ func (s *Server) handleOpenAIChat(c echo.Context) error {
 	if s.deps.Providers == nil {
 		return engine.Errorf(engine.CodeUnavailable, "no model providers are configured on this server")
 	}
+	if err := s.checkBudget(c, who.Owner); err != nil {
+		return err
+	}
 	start := time.Now()
 	res, err := s.deps.Agent.Complete(c.Request().Context(), who.Owner, c.Request().Header.Get("LB-LLM-Key"), target.Ref, fallbacks, chat, b.Stream)
 	if err != nil {

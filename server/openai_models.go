@@ -237,6 +237,9 @@ func (s *Server) handleOpenAIEmbeddings(c echo.Context) error {
 			return engine.FieldError("dimensions", "must be between 1 and %d, got %d", maxEmbedDimensions, dims)
 		}
 	}
+	if err := s.checkBudget(c, principal(c).Owner); err != nil {
+		return err
+	}
 	vecs, err := s.deps.Memory.EmbedDimensions(c.Request().Context(), principal(c).Owner, inputs, t.Ref.String(), c.Request().Header.Get("LB-LLM-Key"), dims)
 	if err != nil {
 		return renameFields(err, map[string]string{"chunks": "input", "embeddingModel": "model"})
@@ -366,6 +369,9 @@ func (s *Server) handleOpenAIImages(c echo.Context) error {
 		model = t.Ref.String()
 	}
 	req := engine.ImageGenerateRequest{Prompt: b.Prompt, Model: model, N: b.N, Size: b.Size, Quality: b.Quality}
+	if err := s.checkBudget(c, principal(c).Owner); err != nil {
+		return err
+	}
 	res, err := s.deps.Images.Generate(c.Request().Context(), principal(c).Owner, c.Request().Header.Get("LB-LLM-Key"), &req)
 	if err != nil {
 		return err

@@ -42,6 +42,7 @@ func (s *Server) recordCompletion(ctx context.Context, owner string, start time.
 	rec := engine.RunRecord{
 		ID: engine.NewRunID(ctx, start), Owner: owner, Model: ref.String(), Endpoint: openAIPrefix + "/chat/completions",
 		Stream: stream, Status: engine.RunSuccess, LatencyMs: time.Since(start).Milliseconds(), CreatedAt: start.UTC(),
+		KeyID: engine.KeyIDOf(ctx),
 	}
 	if out.usage != nil {
 		rec.PromptTokens, rec.CompletionTokens, rec.TotalTokens = out.usage.PromptTokens, out.usage.CompletionTokens, out.usage.TotalTokens

@@ -39,6 +39,9 @@ func (s *Server) handleEmbed(c echo.Context) error {
 	if err := decodeJSON(c, &body); err != nil {
 		return err
 	}
+	if err := s.checkBudget(c, principal(c).Owner); err != nil {
+		return err
+	}
 	vecs, err := s.deps.Memory.Embed(c.Request().Context(), principal(c).Owner, body.Chunks, body.EmbeddingModel, c.Request().Header.Get("LB-LLM-Key"))
 	if err != nil {
 		return err

@@ -60,12 +60,18 @@ func (s *Server) limitPipe(c echo.Context, pipeID string) error {
 }
 
 // admitPipe is the RunRequest.Admit of a request: it spends the pipe's
-// budget before the runner does any work for it.
+// rate budget and checks the spending budgets of the pipe's owner and the
+// request's key (checkBudget) before the runner does any work for it.
 func (s *Server) admitPipe(c echo.Context) func(*engine.Pipe) error {
-	if s.pipeLimits == nil {
+	if s.pipeLimits == nil && s.deps.Budgets == nil {
 		return nil
 	}
-	return func(p *engine.Pipe) error { return s.limitPipe(c, p.ID) }
+	return func(p *engine.Pipe) error {
+		if err := s.limitPipe(c, p.ID); err != nil {
+			return err
+		}
+		return s.checkBudget(c, p.Owner)
+	}
 }
 
 // applyRate writes the RateLimit-* headers (keeping the tighter of two

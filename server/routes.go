@@ -45,6 +45,7 @@ func (s *Server) routeTable() []Route {
 	rs = append(rs, s.infoRoutes()...)
 	rs = append(rs, s.keyRoutes()...)
 	rs = append(rs, s.keysetRoutes()...)
+	rs = append(rs, s.budgetRoutes()...)
 	rs = append(rs, s.providerRoutes()...)
 	rs = append(rs, s.pipeRoutes()...)
 	rs = append(rs, s.pipeVersionRoutes()...)

@@ -116,6 +116,9 @@ type Deps struct {
 	// Cluster is shared with the other nodes (rate limit counters); nil
 	// means engine.Local, one process.
 	Cluster engine.Cluster
+	// Budgets keeps spending limits (/v1/budgets) and refuses work past
+	// them; nil: no budgets.
+	Budgets *engine.Budgets
 }
 
 // missing names the Deps fields that are nil.

@@ -63,7 +63,7 @@ func New(version string) *Metrics {
 	m.requests = f.counter("hearth_http_requests_total", "HTTP requests answered, by method, route template and status.", "method", "route", "status")
 	m.reqDuration = f.histogram("hearth_http_request_duration_seconds", "Time to answer an HTTP request (a stream counts until its end), by method and route template.", "method", "route")
 	m.inFlight = prometheus.NewGauge(prometheus.GaugeOpts{Name: "hearth_http_requests_in_flight", Help: "HTTP requests being served now, streams included."})
-	m.rejected = f.counter("hearth_http_rejected_total", "Requests refused before reaching a handler, by reason (rate_limit_key, rate_limit_pipe, inflight_key, inflight_ip, overload).", "reason")
+	m.rejected = f.counter("hearth_http_rejected_total", "Requests refused by a limit, by reason (rate_limit_key, rate_limit_pipe, inflight_key, inflight_ip, overload, budget).", "reason")
 	m.upstream = f.counter("hearth_upstream_requests_total", "Calls to providers and other outside services, by provider, kind and outcome code (ok, canceled or an error code).", "provider", "kind", "code")
 	m.upstreamDuration = f.histogram("hearth_upstream_request_duration_seconds", "Duration of calls to providers and other outside services (a stream counts until its end).", "provider", "kind")
 	m.tokens = f.counter("hearth_model_tokens_total", "Tokens used by model calls, by provider, model and type (prompt, completion).", "provider", "model", "type")
@@ -110,7 +110,7 @@ func (m *Metrics) Request(method, route string, status int, d time.Duration) {
 func (m *Metrics) InFlight(delta int) { m.inFlight.Add(float64(delta)) }
 
 // Rejected counts a request refused by a limit ("rate_limit_key",
-// "rate_limit_pipe", "inflight_key", "inflight_ip", "overload").
+// "rate_limit_pipe", "inflight_key", "inflight_ip", "overload", "budget").
 func (m *Metrics) Rejected(reason string) { m.rejected.WithLabelValues(reason).Inc() }
 
 // WatchIndex registers the function read at every scrape for the
