@@ -63,7 +63,7 @@ const (
 	crawlRecordsPrefix = "crawl/"
 )
 
-func crawlPrefix(memID string) string   { return crawlRecordsPrefix + memID + "/" }
+func crawlPrefix(memID string) string  { return crawlRecordsPrefix + memID + "/" }
 func crawlKey(memID, id string) string { return crawlPrefix(memID) + id }
 
 // CrawlRequest is the body of POST /v1/memory/{name}/documents/crawl.
