@@ -297,3 +297,35 @@ func TestCrawlOutboundPolicy(t *testing.T) {
 		t.Fatalf("the refused site was fetched %d times", n)
 	}
 }
+
+// TestCrawlSurvivesRestart: a crawl is a job in the store. A server
+// stopped while the crawl is running puts it back in the queue, and the
+// next start runs it to the end.
+func TestCrawlSurvivesRestart(t *testing.T) {
+	site := newHandbookSite(t)
+	gate := make(chan struct{})
+	site.mu.Lock()
+	site.gate = gate
+	site.mu.Unlock()
+	dir := t.TempDir()
+	ts := servertest.StartDir(t, dir)
+	key := servertest.AdminKey
+	createMemory(t, ts, key, map[string]any{"name": "kb", "embedding_model": hashModel})
+	c := startCrawl(t, ts, key, "kb", map[string]any{"url": site.URL + "/", "max_depth": 1, "exclude": []string{"/private/**"}})
+	for deadline := time.Now().Add(10 * time.Second); site.hitsOf("/") == 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("the crawl did not start")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	ts.Stop()
+	close(gate)
+	ts = servertest.StartDir(t, dir)
+	c = waitCrawl(t, ts, key, "kb", c.ID)
+	if c.Status != memory.CrawlCompleted || c.Ingested != 4 || c.Failed != 2 {
+		t.Fatalf("crawl after a restart: %+v", c)
+	}
+	if n := site.hitsOf("/"); n != 2 {
+		t.Fatalf("the start page was fetched %d times, want once per start of the crawl", n)
+	}
+}
