@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -10,8 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/engine/memory"
 	"github.com/hearth-dev/hearth/providers/netguard"
+	"github.com/hearth-dev/hearth/server/app"
 	"github.com/hearth-dev/hearth/server/servertest"
 )
 
@@ -21,10 +24,11 @@ import (
 // every fetch is counted.
 type handbookSite struct {
 	*httptest.Server
-	mu    sync.Mutex
-	pages map[string]string // path -> <body> HTML
-	hits  map[string]int
-	gate  chan struct{} // when set, "/" waits for it to close
+	mu       sync.Mutex
+	pages    map[string]string // path -> <body> HTML
+	hits     map[string]int
+	gate     chan struct{} // when set, gatePath ("/" by default) waits for it to close
+	gatePath string
 }
 
 func newHandbookSite(t *testing.T) *handbookSite {
@@ -50,14 +54,21 @@ func (s *handbookSite) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.hits[r.URL.Path]++
 	body, ok := s.pages[r.URL.Path]
-	gate := s.gate
+	gate, gatePath := s.gate, s.gatePath
 	s.mu.Unlock()
+	if gatePath == "" {
+		gatePath = "/"
+	}
 	if r.URL.Path == "/robots.txt" {
 		fmt.Fprint(w, "User-agent: *\nDisallow: /secret\n")
 		return
 	}
-	if r.URL.Path == "/" && gate != nil {
-		<-gate
+	if r.URL.Path == gatePath && gate != nil {
+		select {
+		case <-gate:
+		case <-r.Context().Done():
+			return
+		}
 	}
 	if !ok {
 		http.NotFound(w, r)
@@ -327,5 +338,50 @@ func TestCrawlSurvivesRestart(t *testing.T) {
 	}
 	if n := site.hitsOf("/"); n != 2 {
 		t.Fatalf("the start page was fetched %d times, want once per start of the crawl", n)
+	}
+}
+
+// TestCrawlDeadline: a crawl stops at its deadline and keeps the pages
+// taken by then.
+func TestCrawlDeadline(t *testing.T) {
+	site := newHandbookSite(t)
+	site.mu.Lock()
+	site.gate, site.gatePath = make(chan struct{}), "/guide/config"
+	site.mu.Unlock()
+	ts := servertest.Start(t, func(c *app.Config) { c.Memory.CrawlTimeout = 2 * time.Second })
+	key := servertest.AdminKey
+	createMemory(t, ts, key, map[string]any{"name": "kb", "embedding_model": hashModel})
+	c := startCrawl(t, ts, key, "kb", map[string]any{"url": site.URL + "/", "max_depth": 1})
+	c = waitCrawl(t, ts, key, "kb", c.ID)
+	var raw struct {
+		Stopped string `json:"stopped"`
+	}
+	ts.Do("GET", "/v1/memory/kb/documents/crawl/"+c.ID, key, nil).JSON(t, &raw)
+	if c.Status != memory.CrawlCompleted || raw.Stopped != "deadline" || c.Ingested != 1 {
+		t.Fatalf("a crawl past its deadline: %+v stopped %q", c, raw.Stopped)
+	}
+}
+
+// TestCrawlRecordsGoWithTheMemory: deleting a memory deletes its crawls;
+// a memory created again under the name has none.
+func TestCrawlRecordsGoWithTheMemory(t *testing.T) {
+	site := newHandbookSite(t)
+	ts := servertest.Start(t)
+	key := servertest.AdminKey
+	createMemory(t, ts, key, map[string]any{"name": "kb", "embedding_model": hashModel})
+	c := waitCrawl(t, ts, key, "kb", startCrawl(t, ts, key, "kb", map[string]any{"url": site.URL + "/", "max_depth": 0}).ID)
+	mustStatus(t, ts.Do("DELETE", "/v1/memory/kb", key, nil), 200)
+	createMemory(t, ts, key, map[string]any{"name": "kb", "embedding_model": hashModel})
+	mustStatus(t, ts.Do("GET", "/v1/memory/kb/documents/crawl/"+c.ID, key, nil), 404)
+	r := ts.Do("GET", "/v1/memory/kb/documents/crawl", key, nil)
+	if mustStatus(t, r, 200); strings.TrimSpace(string(r.Body)) != "[]" {
+		t.Fatalf("crawls of the new memory: %s", r.Body)
+	}
+	n := 0
+	ts.Store.View(context.Background(), func(tx engine.Tx) error {
+		return tx.Scan("crawl/", "", func(string, []byte) error { n++; return nil })
+	})
+	if n != 0 {
+		t.Fatalf("%d crawl records left after the memory was deleted", n)
 	}
 }

@@ -156,7 +156,23 @@ func (s *Service) crawlFailed(c *Crawl, u, reason string) {
 
 // saveCrawl stores the crawl's progress under the job's lease.
 func (s *Service) saveCrawl(ctx context.Context, c *Crawl) error {
-	return s.update(ctx, func(tx engine.Tx) error { return tx.Put(crawlKey(c.MemoryID, c.ID), c) })
+	return s.update(ctx, func(tx engine.Tx) error { return putCrawl(tx, c) })
+}
+
+// putCrawl stores c unless its memory was deleted (the drop removes the
+// memory's crawl records, which must not come back).
+func putCrawl(tx engine.Tx, c *Crawl) error {
+	var m Memory
+	if err := tx.Get(memoryKey(c.Owner, c.Memory), &m); err != nil {
+		if engine.IsNotFound(err) {
+			return nil
+		}
+		return err
+	}
+	if m.ID != c.MemoryID {
+		return nil
+	}
+	return tx.Put(crawlKey(c.MemoryID, c.ID), c)
 }
 
 // endCrawl stores the crawl's outcome and removes its job, in one
@@ -167,7 +183,7 @@ func (s *Service) endCrawl(ctx context.Context, j *Job, c *Crawl, status, msg st
 		s.log.Warn("crawl failed", "crawl", c.ID, "memory", c.Memory, "url", c.URL, "reason", msg)
 	}
 	return s.update(ctx, func(tx engine.Tx) error {
-		if err := tx.Put(crawlKey(c.MemoryID, c.ID), c); err != nil {
+		if err := putCrawl(tx, c); err != nil {
 			return err
 		}
 		return tx.Delete(jobKey(j.ID))
