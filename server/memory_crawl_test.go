@@ -385,3 +385,41 @@ func TestCrawlRecordsGoWithTheMemory(t *testing.T) {
 		t.Fatalf("%d crawl records left after the memory was deleted", n)
 	}
 }
+
+// TestClusterCrawlTakeover: with two nodes on one database, one node runs
+// a crawl under a job lease; when that node dies mid-crawl, the other
+// takes the crawl over once the lease has passed and finishes it.
+func TestClusterCrawlTakeover(t *testing.T) {
+	site := newHandbookSite(t)
+	gate := make(chan struct{})
+	site.mu.Lock()
+	site.gate = gate
+	site.mu.Unlock()
+	nodes := servertest.StartCluster(t, 2, func(c *app.Config) { c.Memory.LeaseTTL, c.Memory.IdleWait = time.Second, 200 * time.Millisecond })
+	key := servertest.AdminKey
+	createMemory(t, nodes[0], key, map[string]any{"name": "kb", "embedding_model": hashModel})
+	c := startCrawl(t, nodes[0], key, "kb", map[string]any{"url": site.URL + "/", "max_depth": 1, "exclude": []string{"/private/**"}})
+	var running crawlOut
+	for deadline := time.Now().Add(10 * time.Second); running.Status != memory.CrawlRunning || site.hitsOf("/") == 0; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the crawl did not start: %+v", running)
+		}
+		time.Sleep(10 * time.Millisecond)
+		nodes[1].Do("GET", "/v1/memory/kb/documents/crawl/"+c.ID, key, nil).JSON(t, &running)
+	}
+	holder, other := nodes[0], nodes[1]
+	if running.Node != holder.App.Cluster.Node() {
+		holder, other = other, holder
+	}
+	if running.Node != holder.App.Cluster.Node() {
+		t.Fatalf("the crawl names node %q, not one of the cluster's", running.Node)
+	}
+	if err := holder.Memory.Halt(); err != nil {
+		t.Fatal(err)
+	}
+	close(gate)
+	done := waitCrawl(t, other, key, "kb", c.ID)
+	if done.Status != memory.CrawlCompleted || done.Node != other.App.Cluster.Node() || done.Ingested != 4 || done.Failed != 2 {
+		t.Fatalf("crawl after its node died: %+v", done)
+	}
+}
