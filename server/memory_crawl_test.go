@@ -395,7 +395,7 @@ func TestClusterCrawlTakeover(t *testing.T) {
 	site.mu.Lock()
 	site.gate = gate
 	site.mu.Unlock()
-	nodes := servertest.StartCluster(t, 2, func(c *app.Config) { c.Memory.LeaseTTL, c.Memory.IdleWait = time.Second, 200 * time.Millisecond })
+	nodes := servertest.StartCluster(t, 2, func(c *app.Config) { c.Memory.LeaseTTL, c.Memory.IdleWait = time.Second, 200*time.Millisecond })
 	key := servertest.AdminKey
 	createMemory(t, nodes[0], key, map[string]any{"name": "kb", "embedding_model": hashModel})
 	c := startCrawl(t, nodes[0], key, "kb", map[string]any{"url": site.URL + "/", "max_depth": 1, "exclude": []string{"/private/**"}})
