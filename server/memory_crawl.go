@@ -82,7 +82,16 @@ func (s *Server) handleCrawlStart(c echo.Context) error {
 	return c.JSON(http.StatusAccepted, viewCrawl(cr))
 }
 
+// handleCrawlGet shows one crawl. A document may be named "crawl": the
+// paths of its chunks and retry routes also match this route, which hands
+// them to the document handlers.
 func (s *Server) handleCrawlGet(c echo.Context) error {
+	switch c.Param("crawlId") {
+	case "chunks":
+		return s.asCrawlDocument(c, s.handleDocumentChunks)
+	case "embeddings/retry":
+		return s.asCrawlDocument(c, s.handleDocumentRetry)
+	}
 	name, err := pathParam(c, "memoryName")
 	if err != nil {
 		return err
@@ -112,4 +121,11 @@ func (s *Server) handleCrawlList(c echo.Context) error {
 		out[i] = viewCrawl(cr)
 	}
 	return c.JSON(http.StatusOK, out)
+}
+
+// asCrawlDocument runs a document handler for the document named "crawl".
+func (s *Server) asCrawlDocument(c echo.Context, h echo.HandlerFunc) error {
+	c.SetParamNames("memoryName", "documentName")
+	c.SetParamValues(c.Param("memoryName"), "crawl")
+	return h(c)
 }

@@ -423,3 +423,25 @@ func TestClusterCrawlTakeover(t *testing.T) {
 		t.Fatalf("crawl after its node died: %+v", done)
 	}
 }
+
+// TestDocumentNamedCrawl: the crawl routes leave a document named "crawl"
+// reachable: its chunks, retry and delete routes still answer for it.
+func TestDocumentNamedCrawl(t *testing.T) {
+	ts := servertest.Start(t)
+	key := servertest.AdminKey
+	createMemory(t, ts, key, map[string]any{"name": "kb", "embedding_model": hashModel})
+	upload(t, ts, key, "kb", "crawl", "text/plain", []byte("A document that happens to be named crawl."), nil)
+	waitCompleted(t, ts, key, "kb", "crawl")
+	r := ts.Do("GET", "/v1/memory/kb/documents/crawl/chunks", key, nil)
+	if mustStatus(t, r, 200); !strings.Contains(string(r.Body), "happens to be named crawl") {
+		t.Fatalf("chunks of the document named crawl: %s", r.Body)
+	}
+	r = ts.Do("GET", "/v1/memory/kb/documents/crawl/embeddings/retry", key, nil)
+	if mustStatus(t, r, 200); !strings.Contains(string(r.Body), "completed") {
+		t.Fatalf("retry of the document named crawl: %s", r.Body)
+	}
+	mustStatus(t, ts.Do("DELETE", "/v1/memory/kb/documents/crawl", key, nil), 200)
+	if docs := listDocs(t, ts, key, "kb"); len(docs) != 0 {
+		t.Fatalf("documents after the delete: %+v", docs)
+	}
+}
