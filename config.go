@@ -100,6 +100,8 @@ type Config struct {
 	ModelDefaults
 	// TestkitSettings are the settings for test suites (config_testkit.go).
 	TestkitSettings
+	// CrawlSettings are the settings of crawls into memories (config_crawl.go).
+	CrawlSettings
 }
 
 func defaultConfig() Config {
@@ -153,7 +155,7 @@ func (c *Config) vars() []configVar {
 		{env: "HEARTH_QUOTA_MAX_DOCUMENTS", flag: "quota-max-documents", usage: "documents each user or org may store (0 = no limit)", num: &c.QuotaMaxDocuments},
 		{env: "HEARTH_QUOTA_MAX_BYTES", flag: "quota-max-bytes", usage: "document bytes each user or org may store (0 = no limit)", num: &c.QuotaMaxBytes},
 		{env: "HEARTH_MAX_CONCURRENT", flag: "max-concurrent", usage: "requests served at once; more get 503 (0 = no limit)", num: &c.MaxConcurrent},
-	}, append(append(append(append(c.limitVars(), c.egressVars()...), c.clusterVars()...), c.defaultVars()...), c.testkitVars()...)...)
+	}, append(append(append(append(c.limitVars(), c.egressVars()...), c.clusterVars()...), c.defaultVars()...), append(c.testkitVars(), c.crawlVars()...)...)...)
 }
 
 // loadConfig applies file, env and flags in that order. args are the
@@ -297,6 +299,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateOps()...)
 	errs = append(errs, c.validateRequestLimits()...)
 	errs = append(errs, c.validateEgress()...)
+	errs = append(errs, c.validateCrawl()...)
 	errs = append(errs, c.validateCluster()...)
 	errs = append(errs, c.validateDefaults()...)
 	errs = append(errs, c.validateTestkit()...)
@@ -378,6 +381,7 @@ func (c *Config) memoryConfig() memory.Config {
 	return memory.Config{
 		Workers: int(c.IngestWorkers), Fusion: c.fusion(),
 		EmbedAttempts: int(c.EmbedRetries) + 1, RetryMaxDelay: wait, LeaseTTL: c.jobLease(),
+		CrawlTimeout: c.memoryCrawlTimeout(),
 	}
 }
 

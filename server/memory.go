@@ -36,6 +36,7 @@ func (s *Server) memoryRoutes() []Route {
 			Doc: RouteDoc{Summary: "Retrieve chunks from one memory (beta)", Request: retrieveBody{}, Response: []retrievedChunk{}}},
 	}
 	rs = append(rs, s.documentRoutes()...)
+	rs = append(rs, s.memoryCrawlRoutes()...)
 	rs = append(rs, s.evalRoutes()...)
 	rs = append(rs, s.uploadRoutes()...)
 	return append(rs, s.primitiveRoutes()...)

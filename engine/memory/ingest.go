@@ -149,6 +149,9 @@ func (s *Service) recoverJobs(ctx context.Context) error {
 // document with a message naming the step, other jobs are dropped.
 func (s *Service) giveUp(ctx context.Context, j *Job) error {
 	s.log.Error("giving up on job interrupted too often", "job", j.ID, "kind", j.Kind, "memory", j.Memory, "document", j.Document, "attempts", j.Attempts)
+	if j.Kind == JobCrawl {
+		return s.failCrawl(ctx, j, fmt.Sprintf("the crawl was interrupted %d times (the server stopped or crashed while crawling); start it again", j.Attempts))
+	}
 	if j.Kind != JobIngest {
 		return s.deleteJob(ctx, j.ID)
 	}
@@ -389,6 +392,8 @@ func (in *ingester) run(ctx context.Context, id string) {
 	if j.Attempts >= s.cfg.MaxAttempts {
 		if j.Kind == JobIngest {
 			err = s.failIngest(ctx, j, "processing failed: "+errMessage(err))
+		} else if j.Kind == JobCrawl {
+			err = s.failCrawl(ctx, j, "the crawl failed: "+errMessage(err))
 		} else {
 			err = s.deleteJob(ctx, j.ID)
 		}
@@ -415,6 +420,8 @@ func (in *ingester) exec(ctx context.Context, j *Job) (err error) {
 	switch j.Kind {
 	case JobIngest:
 		return s.runIngest(ctx, j)
+	case JobCrawl:
+		return s.runCrawl(ctx, j)
 	case JobPurge:
 		if err := s.purgeVersion(ctx, j.MemoryID, j.Version, j.Blob, j.KeepBlob); err != nil {
 			return err

@@ -135,6 +135,10 @@ type Config struct {
 	// Quotas keeps per-owner storage usage and refuses uploads past the
 	// limits (nil: no accounting).
 	Quotas *engine.Quotas
+	// Crawler fetches the pages of crawls into memories (nil: crawling
+	// is refused); CrawlTimeout bounds one crawl (default 30 min).
+	Crawler      engine.SiteCrawler
+	CrawlTimeout time.Duration
 	// Now and Sleep are the clock (tests inject them).
 	Now   func() time.Time
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -211,6 +215,9 @@ func New(cfg Config) (*Service, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.CrawlTimeout <= 0 {
+		cfg.CrawlTimeout = DefaultCrawlTimeout
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now

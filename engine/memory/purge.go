@@ -142,7 +142,7 @@ func (s *Service) dropMemory(ctx context.Context, owner, memID string) error {
 	}
 	// vec/ held a second copy of the vectors before the index became their
 	// only store; a memory dropped before the migration still has some.
-	for _, prefix := range []string{chunkPrefix(memID), legacyVecPrefix + memID + "/"} {
+	for _, prefix := range []string{chunkPrefix(memID), crawlPrefix(memID), legacyVecPrefix + memID + "/"} {
 		if err := s.deletePrefix(ctx, prefix); err != nil {
 			return err
 		}

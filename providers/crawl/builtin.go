@@ -118,6 +118,7 @@ type robotsEntry struct {
 // fetched is one page fetch: its final URL, the page, or why there is none.
 type fetched struct {
 	url       string
+	title     string
 	content   string
 	links     []string
 	nofollow  bool
@@ -415,7 +416,7 @@ func (r *run) page(ctx context.Context, raw string) fetched {
 		if err != nil {
 			return fetched{err: pageError(raw, err)}
 		}
-		f.links, f.nofollow = p.links, p.nofollow
+		f.links, f.nofollow, f.title = p.links, p.nofollow, p.title
 		if !p.noindex {
 			f.content = p.markdown
 		}

@@ -13,6 +13,7 @@ import (
 // page is what extraction keeps of an HTML document.
 type page struct {
 	markdown string
+	title    string   // the <title>, whitespace collapsed
 	links    []string // absolute http(s) URLs, fragments removed, in document order
 	noindex  bool     // <meta name="robots" content="noindex">
 	nofollow bool     // <meta name="robots" content="nofollow">
@@ -65,6 +66,10 @@ func extractHTML(r io.Reader, base *url.URL) (*page, error) {
 					c := strings.ToLower(attr(n, "content"))
 					p.noindex = p.noindex || strings.Contains(c, "noindex") || strings.Contains(c, "none")
 					p.nofollow = p.nofollow || strings.Contains(c, "nofollow") || strings.Contains(c, "none")
+				}
+			case atom.Title:
+				if p.title == "" && n.FirstChild != nil {
+					p.title = strings.Join(strings.Fields(n.FirstChild.Data), " ")
 				}
 			case atom.Main:
 				mains = append(mains, n)

@@ -67,6 +67,9 @@ func (a *App) buildMemory(ctx context.Context, cfg Config) error {
 	mcfg.DefaultEmbeddingModel = cfg.DefaultEmbeddingModel
 	mcfg.Logger, mcfg.Parse, mcfg.Metrics, mcfg.Quotas = cfg.Logger, parser.Parse, a.Metrics, a.Quotas
 	mcfg.Cluster = a.Cluster
+	// Crawls into memories use the built-in crawler under the same outbound
+	// policy as /v1/tools/crawl with service "hearth".
+	mcfg.Crawler = crawl.NewBuiltin(withFeature(cfg.Outbound, "crawl"), cfg.CrawlLimits, a.log)
 	for _, f := range cfg.Overrides.Memory {
 		f(&mcfg)
 	}

@@ -70,7 +70,7 @@ func exportOwner(ctx context.Context, svc Services, dir, owner string, out *Spec
 	for _, m := range mems {
 		chunkSize, overlap, topK := m.ChunkSize, m.ChunkOverlap, m.TopK
 		ms := MemorySpec{Owner: owner, Name: m.Name, Description: m.Description, EmbeddingModel: m.EmbeddingModel,
-			ChunkSize: &chunkSize, ChunkOverlap: &overlap, TopK: &topK}
+			ChunkSize: &chunkSize, ChunkOverlap: &overlap, TopK: &topK, Chunking: m.Chunking}
 		_, docs, err := svc.Memory.Documents(ctx, owner, m.Name)
 		if err != nil {
 			return err

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/chunk"
 	"sigs.k8s.io/yaml"
 )
 
@@ -92,6 +93,11 @@ type MemorySpec struct {
 	ChunkOverlap   *int           `json:"chunk_overlap,omitempty"`
 	TopK           *int           `json:"top_k,omitempty"`
 	Documents      []DocumentSpec `json:"documents,omitempty"`
+
+	// Chunking is the memory's chunk settings (README "Structure-aware
+	// chunking"); unlike the other settings it may change in place, and
+	// the declared documents are then uploaded again.
+	Chunking *chunk.Settings `json:"chunking,omitempty"`
 }
 
 // DocumentSpec is a local file ingested into a memory. Name defaults to
