@@ -100,6 +100,8 @@ type Config struct {
 	ModelDefaults
 	// TestkitSettings are the settings for test suites (config_testkit.go).
 	TestkitSettings
+	// OTelSettings are the trace export settings (config_otel.go).
+	OTelSettings
 }
 
 func defaultConfig() Config {
@@ -153,7 +155,7 @@ func (c *Config) vars() []configVar {
 		{env: "HEARTH_QUOTA_MAX_DOCUMENTS", flag: "quota-max-documents", usage: "documents each user or org may store (0 = no limit)", num: &c.QuotaMaxDocuments},
 		{env: "HEARTH_QUOTA_MAX_BYTES", flag: "quota-max-bytes", usage: "document bytes each user or org may store (0 = no limit)", num: &c.QuotaMaxBytes},
 		{env: "HEARTH_MAX_CONCURRENT", flag: "max-concurrent", usage: "requests served at once; more get 503 (0 = no limit)", num: &c.MaxConcurrent},
-	}, append(append(append(append(c.limitVars(), c.egressVars()...), c.clusterVars()...), c.defaultVars()...), c.testkitVars()...)...)
+	}, append(append(append(append(c.limitVars(), c.egressVars()...), c.clusterVars()...), c.defaultVars()...), append(c.testkitVars(), c.otelVars()...)...)...)
 }
 
 // loadConfig applies file, env and flags in that order. args are the
@@ -298,6 +300,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateRequestLimits()...)
 	errs = append(errs, c.validateEgress()...)
 	errs = append(errs, c.validateCluster()...)
+	errs = append(errs, c.validateOTel()...)
 	errs = append(errs, c.validateDefaults()...)
 	errs = append(errs, c.validateTestkit()...)
 	for _, v := range []struct{ env, val string }{

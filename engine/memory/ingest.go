@@ -414,7 +414,7 @@ func (in *ingester) exec(ctx context.Context, j *Job) (err error) {
 	s := in.s
 	switch j.Kind {
 	case JobIngest:
-		return s.runIngest(ctx, j)
+		return s.tracedIngest(ctx, j)
 	case JobPurge:
 		if err := s.purgeVersion(ctx, j.MemoryID, j.Version, j.Blob, j.KeepBlob); err != nil {
 			return err

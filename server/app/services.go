@@ -38,7 +38,7 @@ func (a *App) buildProviders(cfg Config) error {
 	if err != nil {
 		return err
 	}
-	a.Deps.Providers, a.Deps.Keysets = engine.InstrumentProviders(provs, a.Metrics), keysets
+	a.Deps.Providers, a.Deps.Keysets = engine.InstrumentProviders(a.traceProviders(provs), a.Metrics), keysets
 	a.Deps.LocalModels = server.CacheLocalModels(registry, localModelsTTL)
 	a.pool = registry.PoolImages
 	a.note("providers: instrumented")
@@ -67,6 +67,7 @@ func (a *App) buildMemory(ctx context.Context, cfg Config) error {
 	mcfg.DefaultEmbeddingModel = cfg.DefaultEmbeddingModel
 	mcfg.Logger, mcfg.Parse, mcfg.Metrics, mcfg.Quotas = cfg.Logger, parser.Parse, a.Metrics, a.Quotas
 	mcfg.Cluster = a.Cluster
+	a.traceMemory(&mcfg)
 	for _, f := range cfg.Overrides.Memory {
 		f(&mcfg)
 	}
