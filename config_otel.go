@@ -42,7 +42,11 @@ func (c *Config) validateOTel() []error {
 	if o.OTelEndpoint != "" {
 		u, err := url.Parse(o.OTelEndpoint)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.User != nil {
-			errs = append(errs, fmt.Errorf("HEARTH_OTEL_ENDPOINT %q: must be an http:// or https:// URL such as http://collector:4318, without user info or query", o.OTelEndpoint))
+			shown := "the value"
+			if err == nil {
+				shown = fmt.Sprintf("%q", u.Redacted())
+			}
+			errs = append(errs, fmt.Errorf("HEARTH_OTEL_ENDPOINT: %s must be an http:// or https:// URL such as http://collector:4318, without user info or query", shown))
 		}
 	}
 	if _, err := otlp.ParseHeaders(o.OTelHeaders); err != nil {
