@@ -191,6 +191,19 @@ func TestOTelIngestionAndRetrieval(t *testing.T) {
 			parse.Start, parse.End, chunk.Start, chunk.End, emb.Start, emb.End, index.Start, index.End)
 	}
 
+	// A document that fails marks its job span failed with its status message.
+	upload(t, ts, key, "kb", "blank.txt", "text/plain", []byte("  \n\n  "), nil)
+	if d := waitDoc(t, ts, key, "kb", "blank.txt"); d.Status != "failed" || d.StatusMessage == nil {
+		t.Fatalf("blank document: %+v, want failed", d)
+	} else {
+		waitIdle(t, ts)
+		ts.FlushTraces()
+		bad := one(t, rec.Spans(), "ingest blank.txt")
+		if bad.StatusCode != 2 || bad.StatusMessage != *d.StatusMessage {
+			t.Errorf("failed job span status %d %q, want error %q", bad.StatusCode, bad.StatusMessage, *d.StatusMessage)
+		}
+	}
+
 	r := ts.Do("POST", "/v1/memory/retrieve", key, map[string]any{"query": "zebra stripes", "memory": []map[string]string{{"name": "kb"}}})
 	mustStatus(t, r, 200)
 	ts.FlushTraces()
