@@ -4,12 +4,13 @@
 // POST of an ExportTraceServiceRequest to <endpoint>/v1/traces.
 //
 // Why not the official OpenTelemetry Go SDK (go.opentelemetry.io/otel/sdk
-// with exporters/otlp/otlptrace/otlptracehttp): its HTTP exporter encodes
-// protobuf through the generated OTLP types and brings the gRPC status
-// types and grpc-gateway into the module graph, grows the static binary by
-// several megabytes, and keeps its own global provider and propagator
-// state, while Hearth needs a handful of spans, one propagation format (W3C
-// traceparent) and an outbound client that goes through the egress dialer.
+// with exporters/otlp/otlptrace/otlptracehttp, v1.47.0 on the module proxy
+// when this was written): its go.mod requires google.golang.org/grpc,
+// grpc-gateway, the genproto packages and go.opentelemetry.io/proto/otlp,
+// and would move the otel modules Hearth already has indirectly (v1.41,
+// through the MCP SDK) to its version; it also keeps global provider and
+// propagator state. Hearth needs a handful of spans, one propagation format
+// (W3C traceparent) and an outbound client built on the egress dialer.
 // This package is the small part of the protocol Hearth uses: JSON
 // encoding, retries of 429/502/503/504 honouring Retry-After (the spec's
 // "retryable response codes"), and a deadline per batch. Batching, the
