@@ -275,3 +275,32 @@ func TestOTelOff(t *testing.T) {
 		t.Fatalf("lb-trace-id %q with tracing off, want the trace_ form", tid)
 	}
 }
+
+// TestOTelEgress: the exporter connects through the egress dialer, so in
+// allowlist mode a collector missing from HEARTH_EGRESS_ALLOW gets nothing
+// (the refusal is recorded under the feature "otel"), and one listed gets
+// the spans.
+func TestOTelEgress(t *testing.T) {
+	for _, allowed := range []bool{false, true} {
+		rec := &otlptest.Receiver{}
+		col := httptest.NewServer(rec)
+		defer col.Close()
+		allow := []string{}
+		if allowed {
+			allow = append(allow, col.Listener.Addr().String())
+		}
+		ts := servertest.Start(t, servertest.WithOTel(col.URL, nil), servertest.WithEgress("allowlist", allow...))
+		mustStatus(t, ts.Do("GET", "/v1/pipes", servertest.AdminKey, nil), 200)
+		ts.FlushTraces()
+		refused := false
+		for _, e := range ts.App.Egress.Record() {
+			refused = refused || (e.Feature == "otel" && e.Outcome == "refused")
+		}
+		if allowed && (rec.Posts() == 0 || refused) {
+			t.Errorf("collector allowed: %d posts, refused %v; want the spans delivered", rec.Posts(), refused)
+		}
+		if !allowed && (rec.Posts() != 0 || !refused) {
+			t.Errorf("collector not allowed: %d posts, refused %v; want none and a recorded refusal", rec.Posts(), refused)
+		}
+	}
+}

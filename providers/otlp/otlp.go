@@ -20,6 +20,7 @@ package otlp
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -28,6 +29,7 @@ import (
 	"time"
 
 	"github.com/hearth-dev/hearth/engine/telemetry"
+	"github.com/hearth-dev/hearth/providers/netguard"
 )
 
 // Exporter posts span batches to one collector.
@@ -95,8 +97,10 @@ func (e *Exporter) post(ctx context.Context, body []byte) (time.Duration, error)
 	}
 	resp, err := e.client.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return -1, err
+		// The egress policy's refusal (HEARTH_EGRESS=allowlist without the
+		// collector) would refuse every retry too.
+		if ctx.Err() != nil || errors.Is(err, netguard.ErrRefused) {
+			return -1, fmt.Errorf("otlp: post %s: %w", e.url, err)
 		}
 		return 0, fmt.Errorf("otlp: post %s: %w", e.url, err)
 	}
