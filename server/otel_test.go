@@ -284,7 +284,7 @@ func TestOTelEgress(t *testing.T) {
 	for _, allowed := range []bool{false, true} {
 		rec := &otlptest.Receiver{}
 		col := httptest.NewServer(rec)
-		defer col.Close()
+		t.Cleanup(col.Close) // after the server's own cleanup, which flushes to it
 		allow := []string{}
 		if allowed {
 			allow = append(allow, col.Listener.Addr().String())
@@ -295,6 +295,12 @@ func TestOTelEgress(t *testing.T) {
 		refused := false
 		for _, e := range ts.App.Egress.Record() {
 			refused = refused || (e.Feature == "otel" && e.Outcome == "refused")
+		}
+		m := string(ts.Do("GET", "/metrics", servertest.AdminKey, nil).Body)
+		exported := regexp.MustCompile(`hearth_otel_spans_total\{outcome="exported"\} [1-9]`).MatchString(m)
+		failed := regexp.MustCompile(`hearth_otel_spans_total\{outcome="failed"\} [1-9]`).MatchString(m)
+		if exported != allowed || failed == allowed {
+			t.Errorf("allowed %v: metrics exported %v failed %v:\n%s", allowed, exported, failed, m)
 		}
 		if allowed && (rec.Posts() == 0 || refused) {
 			t.Errorf("collector allowed: %d posts, refused %v; want the spans delivered", rec.Posts(), refused)

@@ -82,8 +82,9 @@ func TestSpanTreeExported(t *testing.T) {
 	root.End()
 	tr.Flush(context.Background())
 	got := exp.got()
-	if len(got) != 2 {
-		t.Fatalf("exported %d spans, want 2 (a span ended twice is exported once)", len(got))
+	if len(got) != 2 || tr.Exported() != 2 || tr.Dropped() != 0 || tr.Failed() != 0 {
+		t.Fatalf("exported %d spans (counted %d, dropped %d, failed %d), want 2 (a span ended twice is exported once)",
+			len(got), tr.Exported(), tr.Dropped(), tr.Failed())
 	}
 	c, r := got[0], got[1]
 	if r.TraceID != remote.TraceID || r.ParentID != remote.SpanID || r.Kind != KindServer {

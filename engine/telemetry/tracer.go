@@ -40,15 +40,16 @@ type Config struct {
 // jobs it serves itself, under its own service.instance.id, and the
 // collector joins them by trace id; nothing is shared through the store.
 type Tracer struct {
-	cfg     Config
-	queue   chan *SpanData
-	flush   chan chan struct{}
-	stop    chan struct{}
-	done    chan struct{}
-	dropped atomic.Int64
-	failed  atomic.Int64
-	once    sync.Once
-	open    atomic.Bool
+	cfg      Config
+	queue    chan *SpanData
+	flush    chan chan struct{}
+	stop     chan struct{}
+	done     chan struct{}
+	dropped  atomic.Int64
+	failed   atomic.Int64
+	exported atomic.Int64
+	once     sync.Once
+	open     atomic.Bool
 }
 
 // New returns a Tracer; Open starts its export loop.
@@ -126,6 +127,9 @@ func (t *Tracer) Dropped() int64 { return t.dropped.Load() }
 // Failed is the number of spans whose export failed after retries.
 func (t *Tracer) Failed() int64 { return t.failed.Load() }
 
+// Exported is the number of spans the exporter delivered.
+func (t *Tracer) Exported() int64 { return t.exported.Load() }
+
 // Flush exports every span finished so far and waits for it (or ctx).
 func (t *Tracer) Flush(ctx context.Context) {
 	if !t.open.Load() {
@@ -177,6 +181,8 @@ func (t *Tracer) loop() {
 		if err != nil {
 			t.failed.Add(int64(len(batch)))
 			t.cfg.Logger.Warn("otel: export failed", "spans", len(batch), "err", err)
+		} else {
+			t.exported.Add(int64(len(batch)))
 		}
 		batch = make([]*SpanData, 0, t.cfg.BatchSize)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/hearth-dev/hearth/engine/memory"
 	"github.com/hearth-dev/hearth/engine/telemetry"
 	"github.com/hearth-dev/hearth/providers/otlp"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // OTel configures trace export (README "OpenTelemetry"). An empty
@@ -50,9 +51,22 @@ func (a *App) buildTracing(cfg *Config) {
 		telemetry.String("service.instance.id", host+"/"+strconv.Itoa(os.Getpid())),
 	}})
 	a.Tracer.Open()
+	a.watchTracer()
 	cfg.HTTP.Tracer = a.Tracer
 	cfg.Logger.Info("otel: exporting traces", "url", exp.URL(), "service", name)
 	a.note("otel: " + exp.URL())
+}
+
+// watchTracer reports the tracer's span counts as
+// hearth_otel_spans_total{outcome="exported|dropped|failed"}; like the
+// tracer they count this node's spans only.
+func (a *App) watchTracer() {
+	for outcome, n := range map[string]func() int64{"exported": a.Tracer.Exported, "dropped": a.Tracer.Dropped, "failed": a.Tracer.Failed} {
+		a.Metrics.Registry().MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "hearth_otel_spans_total", Help: "Spans exported, dropped (export queue full) or failed (collector unreachable after retries).",
+			ConstLabels: prometheus.Labels{"outcome": outcome},
+		}, func() float64 { return float64(n()) }))
+	}
 }
 
 // traceProviders wraps the registry in GenAI client spans when tracing is on.
