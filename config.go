@@ -102,6 +102,8 @@ type Config struct {
 	TestkitSettings
 	// CrawlSettings are the settings of crawls into memories (config_crawl.go).
 	CrawlSettings
+	// OTelSettings are the trace export settings (config_otel.go).
+	OTelSettings
 }
 
 func defaultConfig() Config {
@@ -155,7 +157,10 @@ func (c *Config) vars() []configVar {
 		{env: "HEARTH_QUOTA_MAX_DOCUMENTS", flag: "quota-max-documents", usage: "documents each user or org may store (0 = no limit)", num: &c.QuotaMaxDocuments},
 		{env: "HEARTH_QUOTA_MAX_BYTES", flag: "quota-max-bytes", usage: "document bytes each user or org may store (0 = no limit)", num: &c.QuotaMaxBytes},
 		{env: "HEARTH_MAX_CONCURRENT", flag: "max-concurrent", usage: "requests served at once; more get 503 (0 = no limit)", num: &c.MaxConcurrent},
-	}, append(append(append(append(c.limitVars(), c.egressVars()...), c.clusterVars()...), c.defaultVars()...), append(c.testkitVars(), c.crawlVars()...)...)...)
+	}, slices.Concat(
+		c.limitVars(), c.egressVars(), c.clusterVars(), c.defaultVars(), c.testkitVars(),
+		c.crawlVars(), c.otelVars(),
+	)...)
 }
 
 // loadConfig applies file, env and flags in that order. args are the
@@ -301,6 +306,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateEgress()...)
 	errs = append(errs, c.validateCrawl()...)
 	errs = append(errs, c.validateCluster()...)
+	errs = append(errs, c.validateOTel()...)
 	errs = append(errs, c.validateDefaults()...)
 	errs = append(errs, c.validateTestkit()...)
 	for _, v := range []struct{ env, val string }{

@@ -18,6 +18,8 @@
 //	  (toolservers.go)
 //	Metrics (metrics.go)               server/metrics; Instrument* wrap the adapters above with it
 //	MemoryLookup, Retriever (rag.go)   memory.Service, for pipe runs
+//	telemetry.Exporter                 providers/otlp (OTLP/HTTP); TraceProviders and the
+//	  (engine/telemetry)               memory and agent hooks open the spans it exports
 //
 // # Services and the routes they back
 //

@@ -187,6 +187,9 @@ func tryModels[T any](ctx context.Context, f *FallbackChat, req *ChatRequest, ca
 			var zero T
 			return zero, err
 		}
+		if i+1 < len(f.refs) {
+			fallbackEvent(ctx, f.refs[i], f.refs[i+1], err)
+		}
 	}
 	var zero T
 	return zero, first

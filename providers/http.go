@@ -124,6 +124,7 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 		if wait == 0 {
 			wait = c.backoff(attempt)
 		}
+		retryEvent(parent, attempt, resp, err, wait)
 		if err := c.sleep(ctx, wait); err != nil {
 			return nil, cancelWith(cancel, transportError(c.provider, ctx, err))
 		}

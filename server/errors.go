@@ -111,7 +111,7 @@ func toEngineError(err error) (*engine.Error, int) {
 // handleError is echo's one HTTPErrorHandler: every non-2xx leaves here as JSON.
 func (s *Server) handleError(err error, c echo.Context) {
 	ee, status := toEngineError(err)
-	log := s.log.With("request_id", headerValue(c.Response().Header(), HeaderRequestID), "method", c.Request().Method, "path", c.Request().URL.Path, "status", status)
+	log := s.log.With("request_id", headerValue(c.Response().Header(), HeaderRequestID), "trace_id", headerValue(c.Response().Header(), HeaderTraceID), "method", c.Request().Method, "path", c.Request().URL.Path, "status", status)
 	if status >= 500 {
 		log.Error("request failed", "code", ee.Code, "err", err)
 	} else if ee.Err != nil {

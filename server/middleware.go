@@ -48,7 +48,9 @@ func cleanPath(p string) string {
 }
 
 // requestIDs gives every response an lb-request-id and an lb-trace-id and,
-// with Config.IDs, puts the request's IDSource in its context first.
+// with Config.IDs, puts the request's IDSource in its context first. With
+// Config.Tracer the request is served inside a span whose trace id is the
+// lb-trace-id (otel.go).
 func (s *Server) requestIDs(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
@@ -58,6 +60,9 @@ func (s *Server) requestIDs(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		h := c.Response().Header()
 		setHeader(h, HeaderRequestID, "req_"+engine.NewID(ctx, 20))
+		if s.cfg.Tracer != nil {
+			return s.traced(c, next)
+		}
 		setHeader(h, HeaderTraceID, "trace_"+engine.NewID(ctx, 20))
 		return next(c)
 	}
@@ -90,6 +95,7 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		s.log.Info("request",
 			"request_id", headerValue(c.Response().Header(), HeaderRequestID),
+			"trace_id", headerValue(c.Response().Header(), HeaderTraceID),
 			"method", c.Request().Method,
 			"route", c.Path(),
 			"status", c.Response().Status,

@@ -19,6 +19,7 @@ import (
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/engine/agent"
 	"github.com/hearth-dev/hearth/engine/memory"
+	"github.com/hearth-dev/hearth/engine/telemetry"
 	"github.com/hearth-dev/hearth/server/metrics"
 	"github.com/labstack/echo/v4"
 )
@@ -78,6 +79,8 @@ type Config struct {
 	// IDs, when set, gives each request the IDSource its ids and created
 	// timestamps come from (deterministic mode); nil keeps them random.
 	IDs func() engine.IDSource
+	// Tracer, when set, traces every request (otel.go); nil: off.
+	Tracer *telemetry.Tracer
 }
 
 // Deps are the engine services the handlers call. Every field is

@@ -190,7 +190,7 @@ func (tb *toolbox) runTools(ctx context.Context, calls []engine.ToolCall) ([]eng
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			out[i] = engine.Message{Role: "tool", ToolCallID: c.ID, Name: c.Function.Name,
-				Content: engine.TextContent(tb.callOne(ctx, c))}
+				Content: engine.TextContent(tb.tracedCall(ctx, c))}
 		}()
 	}
 	wg.Wait()

@@ -419,7 +419,7 @@ func (in *ingester) exec(ctx context.Context, j *Job) (err error) {
 	s := in.s
 	switch j.Kind {
 	case JobIngest:
-		return s.runIngest(ctx, j)
+		return s.tracedIngest(ctx, j)
 	case JobCrawl:
 		return s.runCrawl(ctx, j)
 	case JobPurge:

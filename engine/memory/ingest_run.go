@@ -77,7 +77,7 @@ func (s *Service) runIngest(ctx context.Context, j *Job) error {
 		return s.failIngest(ctx, j, fmt.Sprintf("document would make about %d chunks, more than the limit of %d; use a memory with a larger chunk_size or split the document",
 			est, s.cfg.MaxChunksPerDocument))
 	}
-	texts, recs := chunkDocument(m, doc, j, text, overlap)
+	texts, recs := s.chunk(ctx, m, doc, j, text, overlap)
 	if len(texts) == 0 {
 		return s.failIngest(ctx, j, "document has no text to index")
 	}
@@ -455,6 +455,7 @@ func (s *Service) completeIngest(ctx context.Context, j *Job, chunks int, chunkB
 // stays searchable.
 func (s *Service) failIngest(ctx context.Context, j *Job, msg string) error {
 	s.log.Warn("document failed", "memory", j.Memory, "document", j.Document, "reason", msg)
+	failedDocument(ctx, msg)
 	err := s.update(ctx, func(tx engine.Tx) error {
 		var m Memory
 		d, err := currentDoc(tx, j, &m)

@@ -36,6 +36,7 @@ import (
 
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/engine/chunk"
+	"github.com/hearth-dev/hearth/engine/telemetry"
 )
 
 // Defaults and limits of memories (https://langbase.com/docs/api-reference/memory/create).
@@ -130,6 +131,8 @@ type Config struct {
 	// whose lease has passed.
 	LeaseTTL time.Duration
 	Logger   *slog.Logger
+	// Tracer, when set, traces ingestion jobs (ingest_trace.go); nil: off.
+	Tracer *telemetry.Tracer
 	// Metrics receives ingestion outcomes (nil: none).
 	Metrics engine.Metrics
 	// Quotas keeps per-owner storage usage and refuses uploads past the

@@ -11,6 +11,7 @@ import (
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/engine/filter"
 	"github.com/hearth-dev/hearth/engine/rank"
+	"github.com/hearth-dev/hearth/engine/telemetry"
 )
 
 // Limits of retrieval (https://langbase.com/docs/api-reference/memory/retrieve).
@@ -116,7 +117,7 @@ func (s *Service) Retrieve(ctx context.Context, owner string, req RetrieveReques
 	return r.Results, nil
 }
 
-// Search embeds the query once per embedding model, searches every named
+// search embeds the query once per embedding model, searches every named
 // memory of owner (vector and keyword, fused), filters chunks by their
 // document's meta before ranking, merges and returns the best chunks first.
 //
@@ -127,7 +128,7 @@ func (s *Service) Retrieve(ctx context.Context, owner string, req RetrieveReques
 // document, since then the fallback has nothing to answer from (and the
 // caller learns that its embedder is not working), unless
 // TolerateEmbedFailure is set.
-func (s *Service) Search(ctx context.Context, owner string, req RetrieveRequest) (*Retrieval, error) {
+func (s *Service) search(ctx context.Context, owner string, req RetrieveRequest) (*Retrieval, error) {
 	query := strings.TrimSpace(req.Query)
 	switch {
 	case query == "":
@@ -230,6 +231,7 @@ func (s *Service) Search(ctx context.Context, owner string, req RetrieveRequest)
 			return nil, err
 		}
 		if spec != nil && len(hits) > 0 {
+			telemetry.FromContext(ctx).SetAttrs(telemetry.Bool("hearth.retrieval.reranked", true))
 			if err := s.fillTexts(ctx, mems[i:i+1], hits); err != nil {
 				return nil, err
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/engine/memory"
 	"github.com/hearth-dev/hearth/engine/parse/sandbox"
+	"github.com/hearth-dev/hearth/engine/telemetry"
 	"github.com/hearth-dev/hearth/index"
 	"github.com/hearth-dev/hearth/providers"
 	"github.com/hearth-dev/hearth/providers/crawl"
@@ -85,6 +86,8 @@ type Config struct {
 	DefaultEmbeddingModel string
 	// FirecrawlPoll is the Firecrawl status poll interval (0 = its default).
 	FirecrawlPoll time.Duration
+	// OTel configures trace export (otel.go); zero: off.
+	OTel OTel
 	// Testkit holds the settings for test suites (testkit.go).
 	Testkit Testkit
 	// Overrides replace parts of the application in tests.
@@ -133,6 +136,8 @@ type App struct {
 	// Egress is the dialer every outbound connection goes through, with
 	// its record of destinations.
 	Egress *netguard.Egress
+	// Tracer exports traces (nil: tracing off).
+	Tracer *telemetry.Tracer
 	// FirstKey is the generated API key of the first user when this start
 	// created it without Config.AdminKey ("" otherwise); Created reports
 	// whether the first user was created.
@@ -204,6 +209,7 @@ func (a *App) build(cfg Config) error {
 	if err := a.buildEgress(&cfg); err != nil {
 		return err
 	}
+	a.buildTracing(&cfg)
 	d.Store, d.Accounts, d.Backup, d.Metrics, d.Cluster = a.Store, accounts, a.Store.Backup, a.Metrics, a.Cluster
 	if err := a.buildTestkit(&cfg); err != nil {
 		return err
@@ -235,6 +241,7 @@ func (a *App) Close(ctx context.Context) error {
 	if a.Memory != nil {
 		errs = append(errs, a.Memory.Close())
 	}
+	errs = append(errs, a.closeTracing())
 	if a.Index != nil {
 		errs = append(errs, a.Index.Close())
 	}

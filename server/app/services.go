@@ -38,7 +38,7 @@ func (a *App) buildProviders(cfg Config) error {
 	if err != nil {
 		return err
 	}
-	a.Deps.Providers, a.Deps.Keysets = engine.InstrumentProviders(provs, a.Metrics), keysets
+	a.Deps.Providers, a.Deps.Keysets = engine.InstrumentProviders(a.traceProviders(provs), a.Metrics), keysets
 	a.Deps.LocalModels = server.CacheLocalModels(registry, localModelsTTL)
 	a.pool = registry.PoolImages
 	a.note("providers: instrumented")
@@ -70,6 +70,7 @@ func (a *App) buildMemory(ctx context.Context, cfg Config) error {
 	// Crawls into memories use the built-in crawler under the same outbound
 	// policy as /v1/tools/crawl with service "hearth".
 	mcfg.Crawler = crawl.NewBuiltin(withFeature(cfg.Outbound, "crawl"), cfg.CrawlLimits, a.log)
+	a.traceMemory(&mcfg)
 	for _, f := range cfg.Overrides.Memory {
 		f(&mcfg)
 	}
