@@ -176,8 +176,8 @@ func (f *cfbFile) table(start, n uint32) ([]uint32, error) {
 }
 
 // chain reads size bytes (all of the chain when size < 0) following a
-// sector chain through fat. It never takes more steps than the file has
-// sectors, so a cycle ends in an error.
+// sector chain through fat. A chain that comes back to a sector it passed
+// (a cycle) or leaves the file is an error.
 func (f *cfbFile) chain(fat []uint32, start uint32, size int64, at func(uint32) []byte) ([]byte, error) {
 	if size > int64(len(f.data)) {
 		return nil, errCFB()
@@ -186,12 +186,13 @@ func (f *cfbFile) chain(fat []uint32, start uint32, size int64, at func(uint32) 
 	if size > 0 {
 		out = make([]byte, 0, size)
 	}
-	limit := len(fat)
-	for n, steps := start, 0; n != cfbEndOfChain && (size < 0 || int64(len(out)) < size); steps++ {
+	seen := make([]uint64, len(fat)/64+1)
+	for n := start; n != cfbEndOfChain && (size < 0 || int64(len(out)) < size); {
 		s := at(n)
-		if s == nil || steps > limit || int(n) >= len(fat) {
+		if s == nil || int(n) >= len(fat) || seen[n/64]&(1<<(n%64)) != 0 {
 			return nil, errCFB()
 		}
+		seen[n/64] |= 1 << (n % 64)
 		out = append(out, s...)
 		if size < 0 && len(out) > len(f.data) {
 			return nil, errCFB()

@@ -127,7 +127,7 @@ func New(cfg Config) (*Parser, error) {
 
 // Parse has the contract of parse.Parse with Config.MaxOutput as the
 // output limit: text, or an *engine.Error whose message is fit for a
-// document's status. PDFs, xlsx, docx, pptx, odt, EPUB and HTML (sent as
+// document's status. PDFs, xlsx, xls, docx, pptx, odt, EPUB and HTML (sent as
 // text/html) files are parsed in a child process; a child that runs out of time or memory, or crashes, is a
 // document error (BAD_REQUEST) that says so. A child that cannot be
 // started is an INTERNAL error, which ingestion retries.
@@ -147,10 +147,12 @@ func (p *Parser) Parse(ctx context.Context, contentType, name string, data []byt
 
 // childKinds names, in messages, the documents parsed in a child process:
 // PDFs, the zip-based formats, whose text is not linear in their size, and
-// HTML pages (an HTML tree builder has no bound on its work per byte).
+// HTML pages (an HTML tree builder has no bound on its work per byte), and
+// xls workbooks (binary records read by new code: a crash stays in the
+// child).
 var childKinds = map[string]string{
 	parse.TypePDF: "PDF", parse.TypeXLSX: "xlsx file", parse.TypeDOCX: "docx file",
-	parse.TypePPTX: "pptx file", parse.TypeODT: "odt file", parse.TypeEPUB: "EPUB",
+	parse.TypePPTX: "pptx file", parse.TypeODT: "odt file", parse.TypeEPUB: "EPUB", parse.TypeXLS: "xls file",
 	parse.TypeHTML: "HTML page",
 }
 
