@@ -54,6 +54,7 @@ const (
 // without a text layer: a page number or a running title is not a text
 // layer.
 const pdfMinTextPerPage = 16
+
 func errPDFTooLarge() error {
 	return docError("could not read PDF: it holds more drawing commands than Hearth processes in one document")
 }
