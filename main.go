@@ -197,6 +197,7 @@ func appConfig(cfg Config, secret []byte, log *slog.Logger) app.Config {
 	cfg.applyRequestLimits(&ac.HTTP)
 	ac.EgressMode, ac.EgressAllow = cfg.Egress, cfg.egressAllow()
 	ac.Testkit = cfg.testkit()
+	ac.Extractor = cfg.extractor()
 	return ac
 }
 
