@@ -47,6 +47,10 @@ const (
 // are dropped.
 const xlsMaxCols = 256
 
+// MsgXLSOld starts the failure of an Excel 5.0/95 (BIFF5) or older
+// workbook, which an external extractor may still read (NeedsExtractor).
+const MsgXLSOld = "could not read xls: only Excel 97-2003 (BIFF8) workbooks are supported, not Excel 5.0/95 or older"
+
 func errXLSCorrupt() error { return docError("could not read xls: file is corrupt") }
 
 func errXLSEncrypted() error {
@@ -67,7 +71,7 @@ func parseXLS(data []byte, max int) (string, error) {
 		case f.has("EncryptedPackage"):
 			return "", errXLSEncrypted()
 		case f.has("Book"):
-			return "", docError("could not read xls: Excel 5.0/95 workbooks are not supported; save the sheet as .xlsx or .csv and upload that")
+			return "", docError(MsgXLSOld + "; save the sheet as .xlsx or .csv and upload that")
 		}
 		return "", docError("could not read xls: the file has no Workbook stream (is it really an Excel workbook?)")
 	}
@@ -136,7 +140,7 @@ func (x *xlsReader) walk(wb []byte) error {
 			vers, dt := binary.LittleEndian.Uint16(r.data), binary.LittleEndian.Uint16(r.data[2:])
 			switch {
 			case state == before && vers != 0x0600:
-				return docError("could not read xls: only Excel 97-2003 (BIFF8) workbooks are supported; save the sheet as .xlsx or .csv and upload that")
+				return docError(MsgXLSOld + "; save the sheet as .xlsx or .csv and upload that")
 			case state == before:
 				state = globals
 			case state == between && dt == 0x0010:
