@@ -51,7 +51,7 @@ func (c *Client) tika(ctx context.Context, contentType string, data []byte) (str
 	}
 	text := clean(string(body))
 	if text == "" {
-		return "", c.fail(KindTika, "it found no text in the document")
+		return "", c.fail(KindTika, "it found no text in the document (OCR needs a Tika server with Tesseract, such as the apache/tika full image)")
 	}
 	return text, nil
 }
