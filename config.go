@@ -104,6 +104,8 @@ type Config struct {
 	CrawlSettings
 	// OTelSettings are the trace export settings (config_otel.go).
 	OTelSettings
+	// ExtractorSettings are the external extractor's (config_extractor.go).
+	ExtractorSettings
 }
 
 func defaultConfig() Config {
@@ -113,6 +115,7 @@ func defaultConfig() Config {
 		IngestWorkers: 2, AgentMaxSteps: 10, RetrieveVectorWeight: "1", RetrieveKeywordWeight: "1",
 		ParseTimeout: "60s", ParseMemoryLimit: 1 << 30, ParseMaxOutput: 32 << 20, EmbedRetries: 3, EmbedRetryMaxWait: "60s",
 		Metrics: "on", MaxConcurrent: 512, RequestLimits: defaultRequestLimits(), JobLease: "30s",
+		ExtractorSettings: defaultExtractorSettings(),
 	}
 }
 
@@ -159,7 +162,7 @@ func (c *Config) vars() []configVar {
 		{env: "HEARTH_MAX_CONCURRENT", flag: "max-concurrent", usage: "requests served at once; more get 503 (0 = no limit)", num: &c.MaxConcurrent},
 	}, slices.Concat(
 		c.limitVars(), c.egressVars(), c.clusterVars(), c.defaultVars(), c.testkitVars(),
-		c.crawlVars(), c.otelVars(),
+		c.crawlVars(), c.otelVars(), c.extractorVars(),
 	)...)
 }
 
@@ -309,6 +312,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateOTel()...)
 	errs = append(errs, c.validateDefaults()...)
 	errs = append(errs, c.validateTestkit()...)
+	errs = append(errs, c.validateExtractor()...)
 	for _, v := range []struct{ env, val string }{
 		{"HEARTH_EXA_BASE_URL", c.ExaBaseURL}, {"HEARTH_SPIDER_BASE_URL", c.SpiderBaseURL}, {"HEARTH_FIRECRAWL_BASE_URL", c.FirecrawlBaseURL},
 	} {

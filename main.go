@@ -198,6 +198,7 @@ func appConfig(cfg Config, secret []byte, log *slog.Logger) app.Config {
 	ac.EgressMode, ac.EgressAllow = cfg.Egress, cfg.egressAllow()
 	ac.Testkit = cfg.testkit()
 	ac.OTel = cfg.otel()
+	ac.Extractor = cfg.extractor()
 	return ac
 }
 

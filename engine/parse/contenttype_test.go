@@ -62,10 +62,12 @@ func TestParseInfersTypeFromName(t *testing.T) {
 	}
 }
 
-func TestParseXLSRefused(t *testing.T) {
+// TestParseXLSTruncatedHeader: a file cut inside the compound file header
+// is a document error, no longer a refusal of the format.
+func TestParseXLSTruncatedHeader(t *testing.T) {
 	_, err := Parse(TypeXLS, "old.xls", []byte{0xD0, 0xCF, 0x11, 0xE0})
 	var e *engine.Error
-	if !errors.As(err, &e) || e.Code != engine.CodeUnsupportedMedia || !strings.Contains(e.Message, "save the sheet as .xlsx or .csv") {
+	if !errors.As(err, &e) || e.Code != engine.CodeBadRequest || !strings.Contains(e.Message, "not an Excel 97-2003 workbook") {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -1,5 +1,5 @@
 // Package parse turns uploaded document bytes into plain text for chunking:
-// PDF, plain text (including code files), markdown, CSV, xlsx, docx, pptx,
+// PDF, plain text (including code files), markdown, CSV, xlsx, xls, docx, pptx,
 // odt, EPUB and RTF. It is pure:
 // bytes in, text or an *engine.Error out, no I/O and no shared state, so it is
 // safe to call from any number of goroutines.
@@ -193,8 +193,7 @@ func ParseWith(contentType, documentName string, data []byte, opt Options) (stri
 	case TypeHTML:
 		return parseHTML(data, limit)
 	case TypeXLS:
-		return "", &engine.Error{Code: engine.CodeUnsupportedMedia, Field: "document",
-			Message: "xls (Excel 97-2003) files are not supported yet; save the sheet as .xlsx or .csv and upload that"}
+		return parseXLS(data, limit)
 	}
 	return parseText(data, limit)
 }

@@ -33,6 +33,7 @@ func BenchmarkParse(b *testing.B) {
 		{"pdf/multipage", TypePDF, "x.pdf", fixture(b, "multipage.pdf")},
 		{"xlsx/sheet", TypeXLSX, "x.xlsx", fixture(b, "sheet.xlsx")},
 		{"xlsx/50k-rows", TypeXLSX, "x.xlsx", xlsx},
+		{"xls/sheet", TypeXLS, "x.xls", fixture(b, "office/sheet.xls")},
 		{"csv/header-bomb", TypeCSV, "x.csv", csvHeaderBomb(60_000, 30_000)},
 		{"text/code", TypeText, "main.go", []byte(strings.Repeat(string(fixture(b, "main.go")), 20000))},
 		{"markdown/1.8MB", TypeMarkdown, "x.md", []byte(md)},

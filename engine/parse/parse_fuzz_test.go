@@ -79,7 +79,7 @@ func FuzzParseText(f *testing.F) {
 // Parse. The seed corpus in testdata/fuzz/FuzzParsePDF runs under plain
 // go test.
 func FuzzParsePDF(f *testing.F) {
-	for _, name := range []string{"simple.pdf", "multipage.pdf", "encrypted.pdf", "badpage.pdf", "truncated.pdf", "scanned.pdf"} {
+	for _, name := range []string{"simple.pdf", "multipage.pdf", "encrypted.pdf", "badpage.pdf", "truncated.pdf", "scanned.pdf", "scanned-image.pdf"} {
 		f.Add(fixture(f, name))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

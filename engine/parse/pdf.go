@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"strings"
+	"unicode"
 
 	"github.com/dslipak/pdf"
 )
@@ -35,8 +36,25 @@ func errPDFEncrypted() error {
 	return docError("PDF is encrypted; remove the password protection and upload it again")
 }
 func errPDFNoText() error {
-	return docError("PDF contains no extractable text (it may be scanned images; OCR is not supported)")
+	return docError(MsgPDFNoText + " (its text may be drawn as shapes); configure HEARTH_EXTRACTOR_URL to send such PDFs to an external extractor with OCR (README \"External extractor\")")
 }
+func errPDFNoTextLayer() error {
+	return docError(MsgPDFNoTextLayer + " (scanned?); configure HEARTH_EXTRACTOR_URL to send such PDFs to an external extractor with OCR (README \"External extractor\")")
+}
+
+// The beginnings of the messages of the two PDF failures an external
+// extractor with OCR may still read (see NeedsExtractor).
+const (
+	MsgPDFNoText      = "PDF contains no extractable text"
+	MsgPDFNoTextLayer = "PDF has no text layer"
+)
+
+// pdfMinTextPerPage is the text, in non-space characters per page on
+// average, below which a PDF whose pages draw images is taken for a scan
+// without a text layer: a page number or a running title is not a text
+// layer.
+const pdfMinTextPerPage = 16
+
 func errPDFTooLarge() error {
 	return docError("could not read PDF: it holds more drawing commands than Hearth processes in one document")
 }
@@ -82,6 +100,9 @@ func parsePDF(data []byte, maxText int) (text string, err error) {
 	text = strings.TrimSpace(x.b.String())
 	if text == "" && x.pagesWithError > 0 {
 		return "", errPDFCorrupt()
+	}
+	if x.images > 0 && visibleChars(text) < pdfMinTextPerPage*len(pages) {
+		return "", errPDFNoTextLayer()
 	}
 	if text == "" {
 		return "", errPDFNoText()
@@ -214,4 +235,15 @@ func (x *pdfText) checkSize() {
 	if x.b.Len() > x.max {
 		panic(pdfAbort{ErrOutputTooLarge(x.max)})
 	}
+}
+
+// visibleChars counts the characters of text that are not white space.
+func visibleChars(text string) int {
+	n := 0
+	for _, r := range text {
+		if !unicode.IsSpace(r) {
+			n++
+		}
+	}
+	return n
 }

@@ -49,6 +49,10 @@ type pdfText struct {
 	lastSize       float64
 	lastRuneIsWS   bool
 	pagesWithError int
+	// images counts the pages that draw an image (an image XObject, also
+	// inside a form, or an inline image); pageImage marks this page.
+	images    int
+	pageImage bool
 }
 
 func (x *pdfText) pageBreak() {
@@ -57,6 +61,14 @@ func (x *pdfText) pageBreak() {
 		x.lastRuneIsWS = true
 	}
 	x.has = false
+}
+
+// sawImage notes an image drawn on the current page.
+func (x *pdfText) sawImage() {
+	if !x.pageImage {
+		x.pageImage = true
+		x.images++
+	}
 }
 
 // page interprets one page. A page the library cannot read adds no text but
@@ -71,6 +83,7 @@ func (x *pdfText) page(page pdf.Value) {
 		}
 	}()
 	st := &pdfState{ctm: identity, tm: identity, tlm: identity, th: 1}
+	x.pageImage = false
 	x.content(page.Key("Contents"), inherited(page, "Resources"), st, 0)
 }
 
@@ -187,10 +200,15 @@ func (x *pdfText) content(strm, res pdf.Value, st *pdfState, depth int) {
 		case "Do":
 			if len(args) == 1 && depth < 8 {
 				xo := res.Key("XObject").Key(args[0].Name())
-				if xo.Key("Subtype").Name() == "Form" {
+				switch xo.Key("Subtype").Name() {
+				case "Form":
 					x.form(xo, res, st, depth)
+				case "Image":
+					x.sawImage()
 				}
 			}
+		case "BI":
+			x.sawImage()
 		}
 	})
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/hearth-dev/hearth/index"
 	"github.com/hearth-dev/hearth/providers"
 	"github.com/hearth-dev/hearth/providers/crawl"
+	"github.com/hearth-dev/hearth/providers/extract"
 	"github.com/hearth-dev/hearth/providers/netguard"
 	"github.com/hearth-dev/hearth/server"
 	"github.com/hearth-dev/hearth/server/metrics"
@@ -64,6 +65,9 @@ type Config struct {
 	Index index.Options
 	// Parser bounds the sandboxed document parser.
 	Parser sandbox.Config
+	// Extractor is the external extractor PDFs without a text layer go to
+	// (empty URL: none); New gives it the egress transport.
+	Extractor extract.Config
 	// QuotaMaxDocuments and QuotaMaxBytes bound each owner's stored
 	// documents (0 = no limit).
 	QuotaMaxDocuments int64

@@ -57,6 +57,9 @@ func (a *App) buildMemory(ctx context.Context, cfg Config) error {
 	}
 	pcfg := cfg.Parser
 	pcfg.Logger = cfg.Logger
+	if err := a.buildExtractor(cfg, &pcfg); err != nil {
+		return err
+	}
 	parser, err := sandbox.New(pcfg)
 	if err != nil {
 		return err

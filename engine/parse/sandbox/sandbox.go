@@ -82,7 +82,12 @@ type Config struct {
 	// MaxOutput bounds the text of one document, in bytes, for every
 	// format (default parse.DefaultMaxOutput; HEARTH_PARSE_MAX_OUTPUT).
 	MaxOutput int
-	Logger    *slog.Logger
+	// Extract, when set, reads the documents the parsers fail with an
+	// error parse.NeedsExtractor accepts (PDFs without a text layer)
+	// through an external extractor (HEARTH_EXTRACTOR_URL, README
+	// "External extractor"); its text or its error is the answer.
+	Extract func(ctx context.Context, contentType, name string, data []byte) (string, error)
+	Logger  *slog.Logger
 }
 
 // Parser parses documents like parse.ParseWith, PDFs and xlsx workbooks in
@@ -127,11 +132,23 @@ func New(cfg Config) (*Parser, error) {
 
 // Parse has the contract of parse.Parse with Config.MaxOutput as the
 // output limit: text, or an *engine.Error whose message is fit for a
-// document's status. PDFs, xlsx, docx, pptx, odt, EPUB and HTML (sent as
+// document's status. PDFs, xlsx, xls, docx, pptx, odt, EPUB and HTML (sent as
 // text/html) files are parsed in a child process; a child that runs out of time or memory, or crashes, is a
 // document error (BAD_REQUEST) that says so. A child that cannot be
-// started is an INTERNAL error, which ingestion retries.
+// started is an INTERNAL error, which ingestion retries. With
+// Config.Extract, a PDF without a text layer goes to the external
+// extractor.
 func (p *Parser) Parse(ctx context.Context, contentType, name string, data []byte) (string, error) {
+	text, err := p.parse(ctx, contentType, name, data)
+	if err != nil && p.cfg.Extract != nil && parse.NeedsExtractor(err) {
+		p.cfg.Logger.Info("document has no text Hearth can read; sending it to the external extractor", "document", name, "reason", err)
+		return p.cfg.Extract(ctx, contentType, name, data)
+	}
+	return text, err
+}
+
+// parse is Parse without the external extractor.
+func (p *Parser) parse(ctx context.Context, contentType, name string, data []byte) (string, error) {
 	if !inChild(parse.EffectiveType(contentType, name)) || len(data) == 0 {
 		return parse.ParseWith(contentType, name, data, parse.Options{MaxOutput: p.cfg.MaxOutput})
 	}
@@ -147,10 +164,12 @@ func (p *Parser) Parse(ctx context.Context, contentType, name string, data []byt
 
 // childKinds names, in messages, the documents parsed in a child process:
 // PDFs, the zip-based formats, whose text is not linear in their size, and
-// HTML pages (an HTML tree builder has no bound on its work per byte).
+// HTML pages (an HTML tree builder has no bound on its work per byte), and
+// xls workbooks (binary records read by new code: a crash stays in the
+// child).
 var childKinds = map[string]string{
 	parse.TypePDF: "PDF", parse.TypeXLSX: "xlsx file", parse.TypeDOCX: "docx file",
-	parse.TypePPTX: "pptx file", parse.TypeODT: "odt file", parse.TypeEPUB: "EPUB",
+	parse.TypePPTX: "pptx file", parse.TypeODT: "odt file", parse.TypeEPUB: "EPUB", parse.TypeXLS: "xls file",
 	parse.TypeHTML: "HTML page",
 }
 

@@ -178,7 +178,7 @@ func TestOnlyPDFsAndXLSXGoToTheChild(t *testing.T) {
 	if _, err := p.Parse(context.Background(), "", "a.xlsx", fixture(t, "sheet.xlsx")); engine.ErrorCode(err) != engine.CodeInternal {
 		t.Fatalf("xlsx without the child: %v", err)
 	}
-	for _, name := range []string{"sample.docx", "sample.odt", "slides.pptx"} {
+	for _, name := range []string{"sample.docx", "sample.odt", "slides.pptx", "sheet.xls"} {
 		if _, err := p.Parse(context.Background(), "", name, fixture(t, "office/"+name)); engine.ErrorCode(err) != engine.CodeInternal {
 			t.Fatalf("%s without the child: %v", name, err)
 		}
@@ -267,6 +267,7 @@ func TestOutputLimit(t *testing.T) {
 		{"", "a.docx", fixture(t, "office/sample.docx")},
 		{"", "a.pptx", fixture(t, "office/slides.pptx")},
 		{"", "a.odt", fixture(t, "office/sample.odt")},
+		{"", "a.xls", fixture(t, "office/sheet.xls")},
 	} {
 		_, err := p.Parse(ctx, tc.ct, tc.name, tc.data)
 		var e *engine.Error
@@ -282,5 +283,8 @@ func TestOutputLimit(t *testing.T) {
 		if text, err := big.Parse(ctx, tc.ct, tc.name, fixture(t, "office/"+tc.name)); err != nil || !strings.Contains(text, "Beekeeping basics") {
 			t.Fatalf("%s in the child: %q %v", tc.name, text, err)
 		}
+	}
+	if text, err := big.Parse(ctx, "", "small.xls", fixture(t, "office/small.xls")); err != nil || !strings.Contains(text, "city: Lyon") {
+		t.Fatalf("xls in the child: %q %v", text, err)
 	}
 }
