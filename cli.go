@@ -50,6 +50,8 @@ var adminCommands = []command{
 // clientCommands talk to a running server over its public API.
 var clientCommands = []command{
 	{"eval", "--memory <name> --golden <qa.jsonl> [--setting label:key=value,...]...", "Measure a memory's retrieval on a golden set (recall@k, MRR, nDCG@10) through a running server", evalCmd},
+	{"memory export", "<name> [--out <file>]", "Export a memory as a pack (settings, documents, chunks, vectors) from a running server", memoryExportCmd},
+	{"memory import", "[--name <new>] [--replace] [--in <file>]", "Import a memory pack into a running server, without embedding anything", memoryImportCmd},
 }
 
 // allCommands is every command of the table: admin, declarative and client verbs.
