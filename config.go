@@ -100,6 +100,8 @@ type Config struct {
 	ModelDefaults
 	// TestkitSettings are the settings for test suites (config_testkit.go).
 	TestkitSettings
+	// PackSettings are the memory pack settings (config_packs.go).
+	PackSettings
 }
 
 func defaultConfig() Config {
@@ -109,6 +111,7 @@ func defaultConfig() Config {
 		IngestWorkers: 2, AgentMaxSteps: 10, RetrieveVectorWeight: "1", RetrieveKeywordWeight: "1",
 		ParseTimeout: "60s", ParseMemoryLimit: 1 << 30, ParseMaxOutput: 32 << 20, EmbedRetries: 3, EmbedRetryMaxWait: "60s",
 		Metrics: "on", MaxConcurrent: 512, RequestLimits: defaultRequestLimits(), JobLease: "30s",
+		PackSettings: defaultPackSettings(),
 	}
 }
 
@@ -153,7 +156,7 @@ func (c *Config) vars() []configVar {
 		{env: "HEARTH_QUOTA_MAX_DOCUMENTS", flag: "quota-max-documents", usage: "documents each user or org may store (0 = no limit)", num: &c.QuotaMaxDocuments},
 		{env: "HEARTH_QUOTA_MAX_BYTES", flag: "quota-max-bytes", usage: "document bytes each user or org may store (0 = no limit)", num: &c.QuotaMaxBytes},
 		{env: "HEARTH_MAX_CONCURRENT", flag: "max-concurrent", usage: "requests served at once; more get 503 (0 = no limit)", num: &c.MaxConcurrent},
-	}, append(append(append(append(c.limitVars(), c.egressVars()...), c.clusterVars()...), c.defaultVars()...), c.testkitVars()...)...)
+	}, append(append(append(append(c.limitVars(), c.egressVars()...), c.clusterVars()...), c.defaultVars()...), append(c.testkitVars(), c.packVars()...)...)...)
 }
 
 // loadConfig applies file, env and flags in that order. args are the
@@ -300,6 +303,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateCluster()...)
 	errs = append(errs, c.validateDefaults()...)
 	errs = append(errs, c.validateTestkit()...)
+	errs = append(errs, c.validatePacks()...)
 	for _, v := range []struct{ env, val string }{
 		{"HEARTH_EXA_BASE_URL", c.ExaBaseURL}, {"HEARTH_SPIDER_BASE_URL", c.SpiderBaseURL}, {"HEARTH_FIRECRAWL_BASE_URL", c.FirecrawlBaseURL},
 	} {
