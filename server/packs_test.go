@@ -302,3 +302,20 @@ func unzstd(t *testing.T, b []byte) []byte {
 	}
 	return out
 }
+
+// TestMemoryPackKeywordOnly: a keyword-only memory (no vectors) moves
+// with the same retrieval.
+func TestMemoryPackKeywordOnly(t *testing.T) {
+	src := servertest.Start(t)
+	golden := seedGolden(t, src, admin)
+	pack := exportPack(t, src, admin, "golden")
+	dst := servertest.Start(t)
+	mustStatus(t, dst.Do("POST", "/v1/memory/import", admin, pack), 200)
+	for _, g := range golden {
+		body := map[string]any{"query": g.Query, "memory": []any{map[string]any{"name": "golden"}}, "topK": 5}
+		a, b := retrieve(t, src, admin, body), retrieve(t, dst, admin, body)
+		if len(a) == 0 || !reflect.DeepEqual(a, b) {
+			t.Fatalf("query %q:\nsource %+v\nimport %+v", g.Query, a, b)
+		}
+	}
+}
