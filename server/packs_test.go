@@ -11,6 +11,7 @@ import (
 
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/server"
+	"github.com/hearth-dev/hearth/server/app"
 	"github.com/hearth-dev/hearth/server/servertest"
 	"github.com/klauspost/compress/zstd"
 )
@@ -265,6 +266,26 @@ func TestMemoryPackScopeAndLimit(t *testing.T) {
 	r := small.Do("POST", "/v1/memory/import", admin, pack)
 	mustStatus(t, r, 413)
 	assertNothingImported(t, small, "over the limit")
+
+	quota := servertest.Start(t, withEmbedder(newGate("")), func(c *app.Config) { c.QuotaMaxDocuments = 2 })
+	r = quota.Do("POST", "/v1/memory/import", admin, pack)
+	if code, _ := errorOf(t, r); r.Status/100 != 4 || code != engine.CodeUsageExceeded {
+		t.Fatalf("import past the document quota: %d %s", r.Status, r.Body)
+	}
+	assertNothingImported(t, quota, "past the quota")
+	var usage struct {
+		Documents int64 `json:"documents"`
+		Bytes     int64 `json:"bytes"`
+	}
+	if err := quota.Store.View(context.Background(), func(tx engine.Tx) error {
+		err := tx.Get("usage/admin", &usage)
+		if engine.IsNotFound(err) {
+			return nil
+		}
+		return err
+	}); err != nil || usage.Documents != 0 || usage.Bytes != 0 {
+		t.Fatalf("usage after a refused import: %+v %v", usage, err)
+	}
 }
 
 // packRecord is one record of the pack format (README "Memory packs").
