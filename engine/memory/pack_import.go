@@ -136,7 +136,12 @@ func (s *Service) checkReplace(ctx context.Context, owner string, m *Memory, dim
 	return old, nil
 }
 
-// importer writes one pack's memory under its staging id (m.ID).
+// importer writes one pack's memory under its staging id (m.ID). Its
+// bookkeeping (names and versions seen, the guard job's last push) lives
+// in the one request that imports; everything it writes is in the store,
+// so with several nodes on one database any node serves an import, the
+// others see the memory when its record appears, and any node runs the
+// guard job of an import whose node died.
 type importer struct {
 	s        *Service
 	m        *Memory
