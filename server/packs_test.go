@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/server"
@@ -338,5 +339,34 @@ func TestMemoryPackKeywordOnly(t *testing.T) {
 		if len(a) == 0 || !reflect.DeepEqual(a, b) {
 			t.Fatalf("query %q:\nsource %+v\nimport %+v", g.Query, a, b)
 		}
+	}
+}
+
+// TestMemoryPackCluster: on two nodes of one database, a pack imported
+// through one node is retrieved alike through the other (the import writes
+// through the index change log the other node follows), and the other
+// node exports it again.
+func TestMemoryPackCluster(t *testing.T) {
+	src, _ := seedPackSource(t)
+	pack := exportPack(t, src, admin, "kb")
+	want := retrieveAll(t, src, "kb")
+	nodes := servertest.StartCluster(t, 2, withEmbedder(newGate("")))
+	a, b := nodes[0], nodes[1]
+	mustStatus(t, a.Do("POST", "/v1/memory/import", admin, pack), 200)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got := retrieveAll(t, b, "kb")
+		if reflect.DeepEqual(want, got) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("node B retrieves differently:\nsource %+v\nnode B %+v", want, got)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	again := exportPack(t, b, admin, "kb")
+	mustStatus(t, b.Do("POST", "/v1/memory/import?name=kb-again", admin, again), 200)
+	if got := retrieveAll(t, a, "kb-again"); !sameChunks(want, got) {
+		t.Fatalf("a pack exported by node B retrieves differently: %+v", got)
 	}
 }
