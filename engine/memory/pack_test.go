@@ -16,14 +16,18 @@ import (
 
 // testPack writes a pack of a hash-embed memory with docs documents of
 // three chunks each, every document with a file.
-func testPack(t *testing.T, docs int) []byte {
+func testPack(t *testing.T, docs int) []byte { return testPackDim(t, docs, providers.HashEmbedDims) }
+
+// testPackDim is testPack with vectors of dim dimensions (the hash vector
+// cut or padded).
+func testPackDim(t *testing.T, docs, dim int) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	pw, err := newPackWriter(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := PackHeader{Format: PackFormat, Version: PackVersion, Dimension: providers.HashEmbedDims, Documents: docs,
+	h := PackHeader{Format: PackFormat, Version: PackVersion, Dimension: dim, Documents: docs,
 		Memory: PackMemory{Name: "kb", EmbeddingModel: "hearth:hash-embed", ChunkSize: 1024, ChunkOverlap: 256, TopK: 5}}
 	if err := pw.json(recHeader, &h); err != nil {
 		t.Fatal(err)
@@ -41,7 +45,10 @@ func testPack(t *testing.T, docs int) []byte {
 		}
 		for c := range 3 {
 			text := fmt.Sprintf("chunk %d of document %d about topic%d", c, d, c)
-			if err := pw.chunk(&packChunk{ID: chunkID(version, c), Text: text}, providers.HashVector(text)); err != nil {
+			vec := make([]float32, dim)
+			copy(vec, providers.HashVector(text))
+			vec[0] += 0.01
+			if err := pw.chunk(&packChunk{ID: chunkID(version, c), Text: text}, vec); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -233,5 +240,35 @@ func TestPackReaderRefusals(t *testing.T) {
 		if !errors.As(err, &e) || e.Field != c.field || !strings.Contains(e.Message, c.want) {
 			t.Errorf("%s: %v, want %s naming %q", name, err, c.field, c.want)
 		}
+	}
+}
+
+// TestImportReplaceChecks: replace keeps an existing memory whose vector
+// dimension differs from the pack's, and a pack whose vectors do not match
+// its header is refused with nothing left.
+func TestImportReplaceChecks(t *testing.T) {
+	s := newTestService(t, nil)
+	ctx := context.Background()
+	if _, err := s.Import(ctx, "alice", bytes.NewReader(testPack(t, 1)), ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Import(ctx, "alice", bytes.NewReader(testPackDim(t, 1, 8)), ImportOptions{Replace: true})
+	var e *engine.Error
+	if !errors.As(err, &e) || e.Field != "pack.dimension" || !strings.Contains(e.Message, "256") {
+		t.Fatalf("replace with another dimension: %v", err)
+	}
+	_, err = s.Import(ctx, "alice", bytes.NewReader(testPack(t, 1)), ImportOptions{Authorize: func(name string) error {
+		return engine.Errorf(engine.CodeForbidden, "no %s", name)
+	}})
+	if engine.ErrorCode(err) != engine.CodeForbidden {
+		t.Fatalf("unauthorized name: %v", err)
+	}
+	res, err := s.Import(ctx, "alice", bytes.NewReader(testPack(t, 2)), ImportOptions{Replace: true})
+	if err != nil || !res.Replaced || res.Documents != 2 {
+		t.Fatalf("replace: %+v %v", res, err)
+	}
+	_, docs, err := s.Documents(ctx, "alice", "kb")
+	if err != nil || len(docs) != 2 || docs[0].Status != StatusCompleted || docs[0].Live == nil || docs[0].Live.Meta["n"] != "0" {
+		t.Fatalf("documents after replace: %+v %v", docs, err)
 	}
 }
