@@ -197,10 +197,21 @@ func newPackReader(r io.Reader) (*packReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &packReader{zr: zr, r: bufio.NewReaderSize(zr, 64<<10), sum: sha256.New()}, nil
+	pr := recordReader(zr)
+	pr.zr = zr
+	return pr, nil
 }
 
-func (r *packReader) close() { r.zr.Close() }
+// recordReader reads records from the uncompressed stream r.
+func recordReader(r io.Reader) *packReader {
+	return &packReader{r: bufio.NewReaderSize(r, 64<<10), sum: sha256.New()}
+}
+
+func (r *packReader) close() {
+	if r.zr != nil {
+		r.zr.Close()
+	}
+}
 
 // readErr turns a read error into a refusal, keeping transport errors
 // (a body over its limit, a dropped connection) as they are.
