@@ -16,11 +16,11 @@ import (
 
 // testPack writes a pack of a hash-embed memory with docs documents of
 // three chunks each, every document with a file.
-func testPack(t *testing.T, docs int) []byte { return testPackDim(t, docs, providers.HashEmbedDims) }
+func testPack(t *testing.T, docs int) []byte { return testPackDim(t, docs, providers.HashEmbedDims, 3) }
 
 // testPackDim is testPack with vectors of dim dimensions (the hash vector
-// cut or padded).
-func testPackDim(t *testing.T, docs, dim int) []byte {
+// cut or padded) and chunks chunks a document.
+func testPackDim(t *testing.T, docs, dim, chunks int) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	pw, err := newPackWriter(&buf)
@@ -36,14 +36,14 @@ func testPackDim(t *testing.T, docs, dim int) []byte {
 		version := fmt.Sprintf("t%011x%s", 1000+d, strings.Repeat("a", 12))
 		file := []byte(strings.Repeat(fmt.Sprintf("document %d. ", d), 100))
 		pd := packDoc{Name: fmt.Sprintf("doc%d.txt", d), Version: version, ContentType: "text/plain", Size: int64(len(file)),
-			Meta: map[string]string{"n": fmt.Sprint(d)}, Chunks: 3, File: true}
+			Meta: map[string]string{"n": fmt.Sprint(d)}, Chunks: chunks, File: true}
 		if err := pw.json(recDoc, &pd); err != nil {
 			t.Fatal(err)
 		}
 		if err := pw.file(bytes.NewReader(file)); err != nil {
 			t.Fatal(err)
 		}
-		for c := range 3 {
+		for c := range chunks {
 			text := fmt.Sprintf("chunk %d of document %d about topic%d", c, d, c)
 			vec := make([]float32, dim)
 			copy(vec, providers.HashVector(text))
@@ -252,7 +252,7 @@ func TestImportReplaceChecks(t *testing.T) {
 	if _, err := s.Import(ctx, "alice", bytes.NewReader(testPack(t, 1)), ImportOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := s.Import(ctx, "alice", bytes.NewReader(testPackDim(t, 1, 8)), ImportOptions{Replace: true})
+	_, err := s.Import(ctx, "alice", bytes.NewReader(testPackDim(t, 1, 8, 3)), ImportOptions{Replace: true})
 	var e *engine.Error
 	if !errors.As(err, &e) || e.Field != "pack.dimension" || !strings.Contains(e.Message, "256") {
 		t.Fatalf("replace with another dimension: %v", err)
@@ -270,5 +270,49 @@ func TestImportReplaceChecks(t *testing.T) {
 	_, docs, err := s.Documents(ctx, "alice", "kb")
 	if err != nil || len(docs) != 2 || docs[0].Status != StatusCompleted || docs[0].Live == nil || docs[0].Live.Meta["n"] != "0" {
 		t.Fatalf("documents after replace: %+v %v", docs, err)
+	}
+}
+
+// TestExportReimport: a memory with more chunks than one page of export
+// and one batch of import goes out and in again whole, and retrieves alike.
+func TestExportReimport(t *testing.T) {
+	s := newTestService(t, nil)
+	ctx := context.Background()
+	if _, err := s.Import(ctx, "alice", bytes.NewReader(testPackDim(t, 2, providers.HashEmbedDims, 600)), ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ex, err := s.OpenExport(ctx, "alice", "kb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := ex.Header(); h.Documents != 2 || h.Dimension != providers.HashEmbedDims || h.Memory.EmbeddingModel != "hearth:hash-embed" {
+		t.Fatalf("header: %+v", h)
+	}
+	var buf bytes.Buffer
+	if err := ex.WriteTo(ctx, &buf); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Import(ctx, "alice", &buf, ImportOptions{Name: "kb2"})
+	if err != nil || res.Documents != 2 || res.Chunks != 1200 {
+		t.Fatalf("re-import: %+v %v", res, err)
+	}
+	// Queries whose keyword matches are fewer than the candidates a search
+	// takes: among hundreds of equal BM25 scores, which ones make the cut
+	// is up to the keyword index (README "Memory packs").
+	for _, q := range []string{"topic599", "topic17 topic300", "topic1"} {
+		var got [2][]Result
+		for i, name := range []string{"kb", "kb2"} {
+			r, err := s.Search(ctx, "alice", RetrieveRequest{Query: q, Memories: []MemoryQuery{{Name: name}}, TopK: 5})
+			if err != nil || len(r.Results) != 5 {
+				t.Fatalf("%s %q: %+v %v", name, q, r, err)
+			}
+			got[i] = r.Results
+		}
+		for j := range got[0] {
+			a, b := got[0][j], got[1][j]
+			if a.ChunkID != b.ChunkID || a.Similarity != b.Similarity || a.Text != b.Text {
+				t.Fatalf("%q result %d: %+v and %+v", q, j, a, b)
+			}
+		}
 	}
 }
