@@ -53,6 +53,8 @@ var clientCommands = []command{
 	{"budgets list", "[--json]", "List the owner's spending budgets with their use this period, from a running server", budgetsList},
 	{"budgets set", "--period day|month [--key-id <id>] [--usd <dollars>] [--tokens <n>]", "Create or replace a spending budget on a running server", budgetsSet},
 	{"budgets delete", "<budget-id>", "Delete a spending budget on a running server", budgetsDelete},
+	{"memory export", "<name> [--out <file>]", "Export a memory as a pack (settings, documents, chunks, vectors) from a running server", memoryExportCmd},
+	{"memory import", "[--name <new>] [--replace] [--in <file>]", "Import a memory pack into a running server, without embedding anything", memoryImportCmd},
 }
 
 // allCommands is every command of the table: admin, declarative and client verbs.

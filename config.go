@@ -106,6 +106,8 @@ type Config struct {
 	OTelSettings
 	// ExtractorSettings are the external extractor's (config_extractor.go).
 	ExtractorSettings
+	// PackSettings are the memory pack settings (config_packs.go).
+	PackSettings
 }
 
 func defaultConfig() Config {
@@ -116,6 +118,7 @@ func defaultConfig() Config {
 		ParseTimeout: "60s", ParseMemoryLimit: 1 << 30, ParseMaxOutput: 32 << 20, EmbedRetries: 3, EmbedRetryMaxWait: "60s",
 		Metrics: "on", MaxConcurrent: 512, RequestLimits: defaultRequestLimits(), JobLease: "30s",
 		ExtractorSettings: defaultExtractorSettings(),
+		PackSettings:      defaultPackSettings(),
 	}
 }
 
@@ -162,7 +165,7 @@ func (c *Config) vars() []configVar {
 		{env: "HEARTH_MAX_CONCURRENT", flag: "max-concurrent", usage: "requests served at once; more get 503 (0 = no limit)", num: &c.MaxConcurrent},
 	}, slices.Concat(
 		c.limitVars(), c.egressVars(), c.clusterVars(), c.defaultVars(), c.testkitVars(),
-		c.crawlVars(), c.otelVars(), c.extractorVars(),
+		c.crawlVars(), c.otelVars(), c.extractorVars(), c.packVars(),
 	)...)
 }
 
@@ -313,6 +316,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateDefaults()...)
 	errs = append(errs, c.validateTestkit()...)
 	errs = append(errs, c.validateExtractor()...)
+	errs = append(errs, c.validatePacks()...)
 	for _, v := range []struct{ env, val string }{
 		{"HEARTH_EXA_BASE_URL", c.ExaBaseURL}, {"HEARTH_SPIDER_BASE_URL", c.SpiderBaseURL}, {"HEARTH_FIRECRAWL_BASE_URL", c.FirecrawlBaseURL},
 	} {

@@ -18,6 +18,7 @@ var outboundExempt = map[string]string{
 	"backup.go":                                "hearth backup: the operator's CLI fetching a backup from its own server, not the server's egress",
 	"cli_eval.go":                              "hearth eval: the operator's CLI calling a running Hearth's retrieve endpoint, not the server's egress",
 	"cli_budgets.go":                           "hearth budgets: the operator's CLI calling a running Hearth's budget endpoints, not the server's egress",
+	"cli_packs.go":                             "hearth memory export/import: the operator's CLI calling a running Hearth's pack endpoints, not the server's egress",
 	"server/servertest/servertest.go":          "test harness: a client of the server under test",
 	"server/servertest/loadtest/client.go":     "load test client of the server under test",
 	"server/servertest/hearthbench/gateway.go": "benchmark client of the server under test",

@@ -195,6 +195,7 @@ func appConfig(cfg Config, secret []byte, log *slog.Logger) app.Config {
 		DefaultModel: cfg.DefaultModel, DefaultEmbeddingModel: cfg.DefaultEmbeddingModel,
 	}
 	cfg.applyRequestLimits(&ac.HTTP)
+	cfg.applyPacks(&ac.HTTP)
 	ac.EgressMode, ac.EgressAllow = cfg.Egress, cfg.egressAllow()
 	ac.Testkit = cfg.testkit()
 	ac.OTel = cfg.otel()

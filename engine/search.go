@@ -31,6 +31,10 @@ type SearchIndex interface {
 	// vectors: interrupted ingestion resumes from it without embedding
 	// again.
 	HasVectors(ctx context.Context, memoryID string, chunkIDs []string) ([]bool, error)
+	// Vectors returns the stored vector of each chunk id (nil for a chunk
+	// without one), as the index keeps it: memory packs export them so that
+	// an import needs no embedding (README "Memory packs").
+	Vectors(ctx context.Context, memoryID string, chunkIDs []string) ([][]float32, error)
 	Close() error
 }
 

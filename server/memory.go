@@ -38,6 +38,7 @@ func (s *Server) memoryRoutes() []Route {
 	rs = append(rs, s.documentRoutes()...)
 	rs = append(rs, s.memoryCrawlRoutes()...)
 	rs = append(rs, s.evalRoutes()...)
+	rs = append(rs, s.packRoutes()...)
 	rs = append(rs, s.uploadRoutes()...)
 	return append(rs, s.primitiveRoutes()...)
 }

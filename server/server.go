@@ -35,6 +35,8 @@ type Config struct {
 	MaxBodyBytes int64
 	// MaxUploadBytes caps document uploads (default 10 MiB).
 	MaxUploadBytes int64
+	// MaxPackBytes caps an imported memory pack (default DefaultMaxPackBytes).
+	MaxPackBytes int64
 	// Version is reported by the info endpoints.
 	Version string
 	Logger  *slog.Logger

@@ -289,6 +289,27 @@ type CreateRequest struct {
 // or to a quarter of chunk_size when chunk_size is 2048 or less, so that a
 // small chunk_size alone is valid.
 func (s *Service) Create(ctx context.Context, owner string, req CreateRequest) (*Memory, error) {
+	m, err := s.newMemory(ctx, owner, req)
+	if err != nil {
+		return nil, err
+	}
+	err = s.store.Update(ctx, func(tx engine.Tx) error {
+		if ok, err := tx.Exists(memoryKey(owner, m.Name)); err != nil {
+			return err
+		} else if ok {
+			return engine.Errorf(engine.CodeConflict, "memory %q already exists", m.Name)
+		}
+		return tx.Put(memoryKey(owner, m.Name), m)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// newMemory validates req and returns the memory it describes, with a new
+// id, without storing it.
+func (s *Service) newMemory(ctx context.Context, owner string, req CreateRequest) (*Memory, error) {
 	if err := ValidateMemoryName("name", req.Name); err != nil {
 		return nil, err
 	}
@@ -338,17 +359,6 @@ func (s *Service) Create(ctx context.Context, owner string, req CreateRequest) (
 		ID: "m" + engine.NewID(ctx, 20), Owner: owner, Name: req.Name, Description: req.Description,
 		EmbeddingModel: ref.String(), ChunkSize: size, ChunkOverlap: overlap, TopK: topK,
 		Rerank: req.Rerank, Chunking: chunking, CreatedAt: now, UpdatedAt: now,
-	}
-	err = s.store.Update(ctx, func(tx engine.Tx) error {
-		if ok, err := tx.Exists(memoryKey(owner, m.Name)); err != nil {
-			return err
-		} else if ok {
-			return engine.Errorf(engine.CodeConflict, "memory %q already exists", m.Name)
-		}
-		return tx.Put(memoryKey(owner, m.Name), m)
-	})
-	if err != nil {
-		return nil, err
 	}
 	return m, nil
 }

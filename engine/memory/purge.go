@@ -140,6 +140,11 @@ func (s *Service) dropMemory(ctx context.Context, owner, memID string) error {
 			return err
 		}
 	}
+	// Blobs no document names: an upload or a pack import stopped
+	// before it recorded its document.
+	if err := s.dropBlobs(ctx, memID); err != nil {
+		return err
+	}
 	// vec/ held a second copy of the vectors before the index became their
 	// only store; a memory dropped before the migration still has some.
 	for _, prefix := range []string{chunkPrefix(memID), crawlPrefix(memID), legacyVecPrefix + memID + "/"} {
@@ -179,4 +184,32 @@ func (s *Service) deletePrefix(ctx context.Context, prefix string) error {
 			return err
 		}
 	}
+}
+
+// dropBlobs deletes every blob of a memory (see blobID) through the
+// store's engine.BlobLister; a store that cannot list blobs has the
+// orphan sweep only.
+func (s *Service) dropBlobs(ctx context.Context, memID string) error {
+	l, ok := s.store.(engine.BlobLister)
+	if !ok {
+		return nil
+	}
+	var ids []string
+	prefix := memID + "/"
+	err := l.ListBlobs(ctx, prefix, func(id string) error {
+		if !strings.HasPrefix(id, prefix) {
+			return engine.ErrStopScan
+		}
+		ids = append(ids, id)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if err := s.store.DeleteBlob(ctx, id); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -331,6 +331,8 @@ func (s *Service) searchMemory(ctx context.Context, m *Memory, f filter.Filter, 
 			return nil, err
 		}
 	}
+	orderTies(vec)
+	orderTies(kw)
 	var ranked []engine.ChunkHit
 	switch {
 	case qvec == nil: // keyword-only memory, or its query embedding failed
