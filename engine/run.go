@@ -565,7 +565,7 @@ func (pr *PreparedRun) record(res runResult, status string, persistErr error) {
 	}
 	rec := RunRecord{
 		ID: pr.runID, Owner: pr.Pipe.Owner, PipeID: pr.Pipe.ID, Pipe: pr.Pipe.Name, PipeVersion: pr.Pipe.Version,
-		Model: pr.Ref.String(), ThreadID: pr.ThreadID, Endpoint: pr.endpoint, Stream: pr.stream,
+		Model: pr.Ref.String(), ThreadID: pr.ThreadID, Endpoint: pr.endpoint, Stream: pr.stream, Kind: RunKindPipe,
 		Status: status, LatencyMs: pr.r.now().Sub(pr.start).Milliseconds(), CreatedAt: pr.created.UTC(),
 	}
 	if res.usage != nil {

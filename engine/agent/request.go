@@ -60,6 +60,8 @@ type agentRun struct {
 	servers []engine.MCPServer
 	// apiKey is the key from the body, used when no header key was sent.
 	apiKey string
+	// rec records the run (nil: not recorded, as for Complete).
+	rec *runRecorder
 }
 
 var (
