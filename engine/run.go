@@ -110,6 +110,8 @@ type PreparedRun struct {
 	endpoint string
 	stream   bool
 	once     sync.Once
+	// readOnly runs (read-only keys) write no thread (run_readonly.go).
+	readOnly bool
 }
 
 const maxRunMessages = MaxRunMessages
@@ -156,12 +158,15 @@ func (pr *PreparedRun) prepare(ctx context.Context, in *RunRequest) error {
 	r, p := pr.r, pr.Pipe
 	var err error
 	var history []Message
+	if pr.readOnly, err = readOnlyRun(in); err != nil {
+		return err
+	}
 	if in.ThreadID != "" {
 		if pr.thread, history, err = r.threads.history(ctx, in.Principal, p, in.ThreadID); err != nil {
 			return err
 		}
 		pr.ThreadID = in.ThreadID
-	} else {
+	} else if !pr.readOnly {
 		pr.ThreadID = NewUUID(ctx)
 	}
 	memories := p.Memory
@@ -204,7 +209,7 @@ func (pr *PreparedRun) prepare(ctx context.Context, in *RunRequest) error {
 		return FieldError("messages", "is required: the pipe has no messages of its own to run")
 	}
 	pr.newMsgs = msgs[len(msgs)-len(in.Messages):]
-	if p.Store {
+	if p.Store && !pr.readOnly {
 		if err := r.threads.checkRunAppend(pr.thread, pr.ThreadID, pr.newMsgs); err != nil {
 			return err
 		}
@@ -494,7 +499,7 @@ func (pr *PreparedRun) finish(ctx context.Context, res runResult) error {
 				status = RunCancelled
 			}
 		}
-		if res.err == nil || produced {
+		if (res.err == nil || produced) && !pr.readOnly {
 			ferr = pr.persist(ctx, res, status)
 		}
 		pr.record(res, status, ferr)
