@@ -91,6 +91,9 @@ type Config struct {
 	RequestLimits
 	// EgressSettings are the egress policy and apply settings (config_egress.go).
 	EgressSettings
+	// RunContentRetention is the default retention of stored run content
+	// (config_runlog.go).
+	RunContentRetention string `json:"run_content_retention"`
 	// DatabaseURL selects cluster mode (config_cluster.go).
 	DatabaseURL string `json:"database_url"`
 	// JobLease (a Go duration) is how long a claimed ingestion job stays
@@ -108,7 +111,7 @@ func defaultConfig() Config {
 		MaxBodyBytes: 8 << 20, MaxUploadBytes: 10 << 20,
 		IngestWorkers: 2, AgentMaxSteps: 10, RetrieveVectorWeight: "1", RetrieveKeywordWeight: "1",
 		ParseTimeout: "60s", ParseMemoryLimit: 1 << 30, ParseMaxOutput: 32 << 20, EmbedRetries: 3, EmbedRetryMaxWait: "60s",
-		Metrics: "on", MaxConcurrent: 512, RequestLimits: defaultRequestLimits(), JobLease: "30s",
+		Metrics: "on", MaxConcurrent: 512, RequestLimits: defaultRequestLimits(), JobLease: "30s", RunContentRetention: "7d",
 	}
 }
 
@@ -153,7 +156,7 @@ func (c *Config) vars() []configVar {
 		{env: "HEARTH_QUOTA_MAX_DOCUMENTS", flag: "quota-max-documents", usage: "documents each user or org may store (0 = no limit)", num: &c.QuotaMaxDocuments},
 		{env: "HEARTH_QUOTA_MAX_BYTES", flag: "quota-max-bytes", usage: "document bytes each user or org may store (0 = no limit)", num: &c.QuotaMaxBytes},
 		{env: "HEARTH_MAX_CONCURRENT", flag: "max-concurrent", usage: "requests served at once; more get 503 (0 = no limit)", num: &c.MaxConcurrent},
-	}, append(append(append(append(c.limitVars(), c.egressVars()...), c.clusterVars()...), c.defaultVars()...), c.testkitVars()...)...)
+	}, append(append(append(append(c.limitVars(), c.egressVars()...), c.clusterVars()...), c.defaultVars()...), append(c.testkitVars(), c.runLogVars()...)...)...)
 }
 
 // loadConfig applies file, env and flags in that order. args are the
@@ -300,6 +303,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateCluster()...)
 	errs = append(errs, c.validateDefaults()...)
 	errs = append(errs, c.validateTestkit()...)
+	errs = append(errs, c.validateRunLog()...)
 	for _, v := range []struct{ env, val string }{
 		{"HEARTH_EXA_BASE_URL", c.ExaBaseURL}, {"HEARTH_SPIDER_BASE_URL", c.SpiderBaseURL}, {"HEARTH_FIRECRAWL_BASE_URL", c.FirecrawlBaseURL},
 	} {

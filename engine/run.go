@@ -586,5 +586,8 @@ func (pr *PreparedRun) record(res runResult, status string, persistErr error) {
 	case persistErr != nil:
 		rec.Error = "thread not saved: " + publicMessage(persistErr)
 	}
+	if pr.Request != nil {
+		rec.WithContent(pr.Request.Messages, res.text, res.toolCalls, pr.Pipe.LogContent, pr.Request.APIKey)
+	}
 	pr.r.runs.Record(rec)
 }

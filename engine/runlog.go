@@ -101,6 +101,7 @@ type RunLog struct {
 	// retention and now date stored run content (runlog_content.go).
 	retention time.Duration
 	now       func() time.Time
+	sweepStop func()
 }
 
 // NewRunLog starts the recorder. providers (optional) prices runs from the
@@ -148,6 +149,9 @@ func (l *RunLog) Close() error {
 		return nil
 	}
 	l.closeOnce.Do(func() {
+		if l.sweepStop != nil {
+			l.sweepStop()
+		}
 		l.mu.Lock()
 		l.closed = true
 		close(l.queue)

@@ -167,10 +167,7 @@ func (l *RunLog) putContent(tx Tx, r *RunRecord, opted map[string]*RunContentSet
 	if !it.pipeOptIn && !s.LogContent {
 		return nil
 	}
-	keep := l.retention
-	if keep <= 0 {
-		keep = DefaultRunContentRetention
-	}
+	keep := l.ContentRetention()
 	if s.Retention != "" {
 		if d, err := ParseRetention("retention", s.Retention); err == nil {
 			keep = d
@@ -268,4 +265,21 @@ func redactCalls(calls []ToolCall, secrets []string) []ToolCall {
 		out[i] = c
 	}
 	return out
+}
+
+// ContentRetention is the default retention of stored run content.
+func (l *RunLog) ContentRetention() time.Duration {
+	if l.retention > 0 {
+		return l.retention
+	}
+	return DefaultRunContentRetention
+}
+
+// FormatRetention writes a retention period as ParseRetention reads it:
+// whole days as "7d", anything else as a Go duration.
+func FormatRetention(d time.Duration) string {
+	if d > 0 && d%(24*time.Hour) == 0 {
+		return strconv.Itoa(int(d/(24*time.Hour))) + "d"
+	}
+	return d.String()
 }

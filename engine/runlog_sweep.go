@@ -80,3 +80,22 @@ func (l *RunLog) RunContentSweeps(ctx context.Context, cluster Cluster, interval
 		}
 	}
 }
+
+// RunContentSweepInterval is how often each node tries to sweep expired
+// run content.
+const RunContentSweepInterval = 10 * time.Minute
+
+// StartContentSweeps runs RunContentSweeps in the background until Close.
+// cluster nil means engine.Local (one process).
+func (l *RunLog) StartContentSweeps(cluster Cluster, interval time.Duration) {
+	if cluster == nil {
+		cluster = &Local{}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	l.sweepStop = func() { cancel(); <-done }
+	go func() {
+		defer close(done)
+		l.RunContentSweeps(ctx, cluster, interval)
+	}()
+}

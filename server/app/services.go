@@ -94,6 +94,8 @@ func (a *App) buildRuns(cfg Config) {
 	d.Threads = engine.NewThreads(a.Store)
 	d.Threads.SetLimits(cfg.ThreadLimits)
 	a.RunLog = engine.NewRunLog(a.Store, d.Providers, a.log)
+	a.RunLog.SetContentRetention(cfg.RunContentRetention, nil)
+	a.RunLog.StartContentSweeps(a.Cluster, engine.RunContentSweepInterval)
 	d.Runner = engine.NewRunner(engine.RunnerConfig{Pipes: d.Pipes, Threads: d.Threads, Keysets: d.Keysets,
 		Providers: d.Providers, Memories: d.Memory, Retriever: d.Memory, RunLog: a.RunLog, Logger: a.log})
 	d.Traces = engine.NewTraces(a.Store)
