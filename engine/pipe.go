@@ -29,9 +29,6 @@ type Pipe struct {
 	JSON              bool            `json:"json"`
 	Store             bool            `json:"store"`
 	Moderate          bool            `json:"moderate"`
-	// LogContent keeps the prompt and completion text of each run for
-	// debugging (README "Run log").
-	LogContent bool `json:"log_content,omitempty"`
 	TopP              float64         `json:"top_p"`
 	MaxTokens         int             `json:"max_tokens"`
 	Temperature       float64         `json:"temperature"`
@@ -53,6 +50,9 @@ type Pipe struct {
 	Version   int       `json:"version,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+	// LogContent keeps the prompt and completion text of each run for
+	// debugging (README "Run log").
+	LogContent bool `json:"log_content,omitempty"`
 }
 
 // Pipe statuses and types.

@@ -24,9 +24,9 @@ type betaPipeBody struct {
 
 type betaConfig struct {
 	Meta *struct {
-		Stream   *bool `json:"stream"`
-		JSON     *bool `json:"json"`
-		Store    *bool `json:"store"`
+		Stream     *bool `json:"stream"`
+		JSON       *bool `json:"json"`
+		Store      *bool `json:"store"`
 		Moderate   *bool `json:"moderate"`
 		LogContent *bool `json:"log_content"`
 	} `json:"meta"`
@@ -190,9 +190,9 @@ type betaPipeView struct {
 
 type betaConfigView struct {
 	Meta struct {
-		Stream   bool `json:"stream"`
-		JSON     bool `json:"json"`
-		Store    bool `json:"store"`
+		Stream     bool `json:"stream"`
+		JSON       bool `json:"json"`
+		Store      bool `json:"store"`
 		Moderate   bool `json:"moderate"`
 		LogContent bool `json:"log_content"`
 	} `json:"meta"`
