@@ -130,7 +130,7 @@ func TestRunContentOptIn(t *testing.T) {
 }
 
 // TestRunContentBetaPipe: the beta pipe routes read and show log_content
-// under config.meta.
+// under config.meta; changing it makes a pipe version whose diff shows it.
 func TestRunContentBetaPipe(t *testing.T) {
 	ts := servertest.Start(t)
 	r := ts.Do("POST", "/beta/user/pipes", admin, map[string]any{"name": "b", "config": map[string]any{"meta": map[string]any{"log_content": true}}})
@@ -152,5 +152,11 @@ func TestRunContentBetaPipe(t *testing.T) {
 	ts.Do("GET", "/beta/pipes/admin/b", admin, nil).JSON(t, &bv)
 	if bv.Config.Meta.LogContent == nil || !*bv.Config.Meta.LogContent {
 		t.Fatalf("beta view meta: %+v", bv)
+	}
+	allowed(t, "turn it off", ts.Do("POST", "/v1/pipes/b", admin, map[string]any{"log_content": false}))
+	r = ts.Do("GET", "/v1/pipes/b/versions/diff?from=1&to=2", admin, nil)
+	mustStatus(t, r, 200)
+	if !strings.Contains(string(r.Body), `"field":"log_content"`) {
+		t.Fatalf("version diff does not show log_content: %s", r.Body)
 	}
 }
