@@ -305,7 +305,7 @@ func (s *Server) listRuns(c echo.Context, pipeID string) error {
 		if err != nil {
 			return err
 		}
-		out.Data = page.Runs
+		out.Data = scopeRuns(principal(c).Scope, page.Runs)
 		if page.Next != "" {
 			out.NextCursor = &page.Next
 		}
@@ -329,6 +329,9 @@ func (s *Server) handlePipeRuns(c echo.Context) error {
 // handleRunList lists the caller's run records, optionally for ?pipe=<name>.
 func (s *Server) handleRunList(c echo.Context) error {
 	if name := c.QueryParam("pipe"); name != "" {
+		if err := principal(c).Scope.CheckPipe(name); err != nil {
+			return err
+		}
 		p, err := s.deps.Pipes.Get(c.Request().Context(), principal(c).Owner, name)
 		if err != nil {
 			return err

@@ -86,3 +86,30 @@ func TestReadOnlyKeyRunsStoreNoThread(t *testing.T) {
 		t.Fatalf("read-only runs wrote threads: %d threads (was %d), %d messages (was %d)", n, before, m, beforeMsgs)
 	}
 }
+
+// TestPipeScopedKeyRunList: a key scoped to pipes lists only the runs of
+// its pipes, and ?pipe= outside its list is a 403 naming the scope.
+func TestPipeScopedKeyRunList(t *testing.T) {
+	ts := servertest.Start(t)
+	for _, n := range []string{"a", "b"} {
+		allowed(t, "create "+n, ts.Do("POST", "/v1/pipes", admin, map[string]any{"name": n, "model": "hearth:echo"}))
+		allowed(t, "run "+n, ts.Do("POST", "/v1/pipes/run", admin, map[string]any{"name": n, "messages": []any{user("x")}}))
+	}
+	allowed(t, "agent", ts.Do("POST", "/v1/agent/run", admin, map[string]any{"model": "hearth:echo", "input": "x"}))
+	if n := len(listRuns(t, ts)); n != 3 {
+		t.Fatalf("admin lists %d runs, want 3", n)
+	}
+	key := scopedKey(t, ts, map[string]any{"pipes": []string{"a"}})
+	var page struct {
+		Data []struct {
+			Pipe string `json:"pipe"`
+		} `json:"data"`
+	}
+	r := ts.Do("GET", "/v1/runs", key, nil)
+	allowed(t, "scoped list", r)
+	r.JSON(t, &page)
+	if len(page.Data) != 1 || page.Data[0].Pipe != "a" {
+		t.Fatalf("scoped key lists %+v, want the run of a only", page.Data)
+	}
+	refused(t, "list b", ts.Do("GET", "/v1/runs?pipe=b", key, nil), 403, "pipes")
+}
