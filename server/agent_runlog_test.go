@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/hearth-dev/hearth/engine"
@@ -26,8 +27,10 @@ func listRuns(t *testing.T, ts *servertest.Server) []engine.RunRecord {
 // TestAgentRunLog: /v1/agent/run is in the run log (GET /v1/runs, the
 // studio's Usage) as kind "agent": JSON and streamed runs with tokens
 // summed over the MCP loop, the model, the time to first token when
-// streamed, every MCP tool call (name, server, duration), and a failed
-// upstream call as an error.
+// streamed, every MCP tool call (name, server, duration, the error of a
+// failed one), and a failed
+// upstream call as an error; a request naming an unknown provider is not
+// a run.
 func TestAgentRunLog(t *testing.T) {
 	ts, up := startAgent(t)
 	srv := mcptest.Start(t, mcptest.Options{Transport: mcptest.Streamable, Path: "/mcp"})
@@ -40,11 +43,20 @@ func TestAgentRunLog(t *testing.T) {
 	if r := runAgent(ts, map[string]any{"model": "openai:gpt-4o-mini", "input": "hi"}); r.Status != 400 {
 		t.Fatalf("refused upstream: %d %s", r.Status, r.Body)
 	}
-	runs := listRuns(t, ts)
-	if len(runs) != 3 {
-		t.Fatalf("%d run records, want 3: %+v", len(runs), runs)
+	mustStatus(t, runAgent(ts, map[string]any{"model": "hearth:echo", "input": `call_tool:calc__fail {}`,
+		"mcp_servers": []any{mcpServer("calc", srv.URL)}}), 200)
+	toolFailed := listRuns(t, ts)[0]
+	if len(toolFailed.ToolCalls) != 1 || toolFailed.ToolCalls[0].Name != "fail" || !strings.Contains(toolFailed.ToolCalls[0].Error, "boom") || toolFailed.Status != engine.RunSuccess {
+		t.Fatalf("failed tool call record %+v", toolFailed)
 	}
-	failed, streamed, plain := runs[0], runs[1], runs[2]
+	if r := runAgent(ts, map[string]any{"model": "nosuch:model", "input": "hi"}); r.Status != 400 {
+		t.Fatalf("unknown provider: %d %s", r.Status, r.Body)
+	}
+	runs := listRuns(t, ts)
+	if len(runs) != 4 {
+		t.Fatalf("%d run records, want 4: %+v", len(runs), runs)
+	}
+	failed, streamed, plain := runs[1], runs[2], runs[3]
 	for _, r := range runs {
 		if r.Kind != engine.RunKindAgent || r.Endpoint != "/v1/agent/run" || r.Pipe != "" || r.Owner == "" {
 			t.Fatalf("record %+v", r)

@@ -80,7 +80,9 @@ func (a *Agent) Run(ctx context.Context, owner, requestKey string, req *AgentRun
 	run.rec = a.recorder(ctx, owner, run.stream)
 	res, err := a.start(ctx, owner, requestKey, run, fallbacks)
 	if err != nil {
-		run.rec.finish(runOutcome{ref: run.ref, err: err})
+		if run.accepted {
+			run.rec.finish(runOutcome{ref: run.ref, err: err})
+		}
 		return nil, err
 	}
 	if res.Response != nil {
@@ -114,6 +116,7 @@ func (a *Agent) start(ctx context.Context, owner, requestKey string, run *agentR
 	if err != nil {
 		return nil, err
 	}
+	run.accepted = true
 	if strings.TrimSpace(requestKey) == "" {
 		requestKey = run.apiKey
 	}
