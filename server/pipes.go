@@ -127,7 +127,7 @@ type pipeView struct {
 	JSON              bool                   `json:"json"`
 	Store             bool                   `json:"store"`
 	Moderate          bool                   `json:"moderate"`
-	LogContent        bool                   `json:"log_content"`
+	LogContent        bool                   `json:"log_content,omitempty"`
 	TopP              float64                `json:"top_p"`
 	MaxTokens         int                    `json:"max_tokens"`
 	Temperature       float64                `json:"temperature"`

@@ -194,7 +194,7 @@ type betaConfigView struct {
 		JSON       bool `json:"json"`
 		Store      bool `json:"store"`
 		Moderate   bool `json:"moderate"`
-		LogContent bool `json:"log_content"`
+		LogContent bool `json:"log_content,omitempty"`
 	} `json:"meta"`
 	Model struct {
 		Name     string `json:"name"`
