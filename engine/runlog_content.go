@@ -225,6 +225,10 @@ var keyPattern = regexp.MustCompile(`\b(?:hth_[a-z]+_[A-Za-z0-9]{16,}|sk-[A-Za-z
 // RedactedKey replaces a key in stored run content.
 const RedactedKey = "[REDACTED]"
 
+// InlineImageOmitted starts the text that replaces an inline (data:) image
+// in stored run content: images are not kept, only their size.
+const InlineImageOmitted = "[inline image]"
+
 func redactText(s string, secrets []string) string {
 	for _, v := range secrets {
 		if v = strings.TrimSpace(v); len(v) >= 8 {
@@ -234,8 +238,8 @@ func redactText(s string, secrets []string) string {
 	return keyPattern.ReplaceAllString(s, RedactedKey)
 }
 
-// redactContent returns a copy of c with keys replaced; c's slices are
-// not modified (they belong to the run).
+// redactContent returns a copy of c with keys replaced and inline images
+// left out; c's slices are not modified (they belong to the run).
 func redactContent(c RunContent, secrets []string) RunContent {
 	out := RunContent{Completion: redactText(c.Completion, secrets), Messages: make([]Message, len(c.Messages))}
 	for i, m := range c.Messages {
@@ -244,6 +248,11 @@ func redactContent(c RunContent, secrets []string) RunContent {
 			parts := make([]ContentPart, len(m.Content.Parts))
 			for j, p := range m.Content.Parts {
 				p.Text = redactText(p.Text, secrets)
+				if p.ImageURL != nil && strings.HasPrefix(p.ImageURL.URL, "data:") {
+					img := *p.ImageURL
+					img.URL = fmt.Sprintf("%s (%d bytes of inline image not stored)", InlineImageOmitted, len(img.URL))
+					p.ImageURL = &img
+				}
 				parts[j] = p
 			}
 			m.Content.Parts = parts

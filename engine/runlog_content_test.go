@@ -10,7 +10,9 @@ import (
 	"github.com/hearth-dev/hearth/engine"
 )
 
-// TestRunContentSweep: stored content expires after its retention (the
+// TestRunContentSweep: stored content has keys redacted and inline images
+// left out (the run's own messages untouched); it expires after its
+// retention (the
 // owner's period over the server default); expired content is no longer
 // answered, and the sweep deletes exactly the expired records, once, and
 // skips its round while another node holds its cluster lock.
@@ -27,6 +29,8 @@ func TestRunContentSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	msgs := []engine.Message{{Role: "user", Content: engine.TextContent("use key AIzaSyA1234567890abcdefghijklmnopqrstuv and sk-live-secret-value")}}
+	msgs = append(msgs, engine.Message{Role: "user", Content: engine.Content{Set: true, Parts: []engine.ContentPart{
+		{Type: "image_url", ImageURL: &engine.ImageURL{URL: "data:image/png;base64," + strings.Repeat("A", 4000)}}}}})
 	rec := func(id, owner string, pipeOptIn bool) {
 		r := engine.RunRecord{ID: id, Owner: owner, PipeID: "p", Status: engine.RunSuccess}
 		r.WithContent(msgs, "done", nil, pipeOptIn, "sk-live-secret-value")
@@ -47,7 +51,10 @@ func TestRunContentSweep(t *testing.T) {
 	if got := c.Messages[0].Content.Text; got != "use key [REDACTED] and [REDACTED]" || !c.ExpiresAt.Equal(clock().Add(48*time.Hour)) {
 		t.Fatalf("stored %q expiring %s", got, c.ExpiresAt)
 	}
-	if strings.Contains(msgs[0].Content.Text, engine.RedactedKey) {
+	if u := c.Messages[1].Content.Parts[0].ImageURL.URL; !strings.HasPrefix(u, engine.InlineImageOmitted) || len(u) > 100 {
+		t.Fatalf("inline image stored as %.80q", u)
+	}
+	if strings.Contains(msgs[0].Content.Text, engine.RedactedKey) || !strings.HasPrefix(msgs[1].Content.Parts[0].ImageURL.URL, "data:") {
 		t.Fatal("redaction changed the run's own messages")
 	}
 	if c, err := l.RunContent(ctx, "bob", "b1"); err != nil || !c.ExpiresAt.Equal(clock().Add(time.Hour)) {
