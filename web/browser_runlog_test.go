@@ -30,7 +30,7 @@ func TestStudioRunDetailInBrowser(t *testing.T) {
 
 	b.open("/studio/usage")
 	b.waitJS("two runs listed", `document.querySelectorAll('#runs-table tbody tr').length === 2`, 10*time.Second)
-	kinds := eval[string](b, `[...document.querySelectorAll('#runs-table tbody tr')].map((r) => r.children[1].textContent).join(',')`)
+	kinds := eval[string](b, `[...document.querySelectorAll('#runs-table tbody tr')].map((r) => r.children[2].textContent).join(',')`)
 	if kinds != "agent,pipe" {
 		t.Errorf("usage kinds %q, want agent,pipe", kinds)
 	}

@@ -168,12 +168,12 @@ function runsTable(runs) {
     h('h2', { id: 'runs-h' }, 'Latest runs'),
     h('div', { class: 'table-wrap' }, h('table', { id: 'runs-table' },
       h('caption', { class: 'visually-hidden' }, 'Latest runs, newest first'),
-      h('thead', {}, h('tr', {}, [['When'], ['Kind'], ['Pipe'], ['Model'], ['Status'], ['Tokens', 1], ['Cost', 1], ['Latency', 1], ['First token', 1], ['Thread']]
+      h('thead', {}, h('tr', {}, [['When'], ['Pipe'], ['Kind'], ['Model'], ['Status'], ['Tokens', 1], ['Cost', 1], ['Latency', 1], ['First token', 1], ['Thread']]
         .map(([t, num]) => h('th', { scope: 'col', class: num ? 'num' : null }, t)))),
       h('tbody', {}, runs.map((r) => h('tr', { 'data-run': r.id },
         h('td', { class: 'nowrap' }, link(`/runs/${encodeURIComponent(r.id)}`, time(r.created_at), { 'aria-label': `Run ${r.id}`, 'data-run-link': r.id })),
-        h('td', {}, r.kind || 'pipe'),
         h('td', {}, r.pipe || r.endpoint),
+        h('td', {}, r.kind || 'pipe'),
         h('td', {}, h('code', {}, r.model)),
         h('td', {}, h('span', { class: `badge ${r.status}` }, r.status), r.error ? h('p', { class: 'hint' }, r.error) : null),
         h('td', { class: 'num' }, `${fmt.int(r.total_tokens)}`),
