@@ -14,7 +14,8 @@ import (
 // TestStudioRunDetailInBrowser: the Usage page lists agent runs next to
 // pipe runs with their kind, and a run opens its detail view: the record
 // and, for a pipe with log_content, the messages sent and the completion
-// with keys redacted; a run without the option says nothing was stored.
+// with keys redacted; a run without the option says nothing was stored;
+// the pipe form's Log content box turns the option on.
 func TestStudioRunDetailInBrowser(t *testing.T) {
 	requireChromium(t)
 	ts := servertest.Start(t)
@@ -51,5 +52,17 @@ func TestStudioRunDetailInBrowser(t *testing.T) {
 	b.waitJS("agent detail", `!!document.querySelector('#run-no-content')`, 10*time.Second)
 	if k := eval[string](b, `document.querySelector('#run-kind').textContent`); k != "agent" {
 		t.Errorf("agent run kind %q", k)
+	}
+	mustDo(t, ts.Do("POST", "/v1/pipes", key, map[string]any{"name": "plain", "model": "hearth:echo"}))
+	b.open("/studio/pipes/admin/plain")
+	b.do("turn on log content", chromedp.Click(chromedp.CSS(`#pipe-form input[name=log_content]`)),
+		chromedp.Click(chromedp.CSS(`#pipe-form button[type=submit]`)))
+	b.waitText(`.notice[role=status]`, "Saved plain")
+	var p struct {
+		LogContent bool `json:"log_content"`
+	}
+	ts.Do("GET", "/v1/pipes/plain", key, nil).JSON(t, &p)
+	if !p.LogContent {
+		t.Error("the pipe form's Log content box did not turn log_content on")
 	}
 }
