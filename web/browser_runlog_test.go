@@ -15,7 +15,8 @@ import (
 // pipe runs with their kind, and a run opens its detail view: the record
 // and, for a pipe with log_content, the messages sent and the completion
 // with keys redacted; a run without the option says nothing was stored;
-// the pipe form's Log content box turns the option on.
+// the pipe form's Log content box turns the option on, and the Usage
+// page's Run content form sets the owner's option and retention.
 func TestStudioRunDetailInBrowser(t *testing.T) {
 	requireChromium(t)
 	ts := servertest.Start(t)
@@ -64,5 +65,20 @@ func TestStudioRunDetailInBrowser(t *testing.T) {
 	ts.Do("GET", "/v1/pipes/plain", key, nil).JSON(t, &p)
 	if !p.LogContent {
 		t.Error("the pipe form's Log content box did not turn log_content on")
+	}
+
+	b.open("/studio/usage")
+	b.do("owner setting", chromedp.WaitVisible(chromedp.CSS(`#run-settings`)),
+		chromedp.Click(chromedp.CSS(`#run-settings input[name=log_content]`)),
+		chromedp.SendKeys(chromedp.CSS(`#run-settings input[name=retention]`), "3d"),
+		chromedp.Click(chromedp.CSS(`#run-settings button[type=submit]`)))
+	b.waitText(`#run-settings-status`, "kept for 3d")
+	var set struct {
+		LogContent bool   `json:"log_content"`
+		Retention  string `json:"retention"`
+	}
+	ts.Do("GET", "/v1/runs/settings", key, nil).JSON(t, &set)
+	if !set.LogContent || set.Retention != "3d" {
+		t.Errorf("owner setting saved from the studio: %+v", set)
 	}
 }

@@ -6,6 +6,7 @@ import { h, field, errorBox, fmt, time, replace, add } from '../dom.js';
 import { link } from '../app.js';
 import { timeChart } from '../chart.js';
 import { egressSection } from './egress.js';
+import { runSettingsSection } from './run_settings.js';
 
 const RANGES = [
   ['24h', 'Last 24 hours', 24, 3600e3],
@@ -55,6 +56,8 @@ export async function render(view, ctx) {
   pipeSel.addEventListener('change', load);
   rangeSel.addEventListener('change', load);
   await load();
+  const settings = await runSettingsSection(ctx.signal);
+  if (settings && !ctx.signal.aborted) add(view, settings);
   const egress = await egressSection(ctx.signal);
   if (egress && !ctx.signal.aborted) add(view, egress);
 }
