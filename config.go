@@ -91,6 +91,9 @@ type Config struct {
 	RequestLimits
 	// EgressSettings are the egress policy and apply settings (config_egress.go).
 	EgressSettings
+	// RunContentRetention is the default retention of stored run content
+	// (config_runlog.go).
+	RunContentRetention string `json:"run_content_retention"`
 	// DatabaseURL selects cluster mode (config_cluster.go).
 	DatabaseURL string `json:"database_url"`
 	// JobLease (a Go duration) is how long a claimed ingestion job stays
@@ -116,7 +119,7 @@ func defaultConfig() Config {
 		MaxBodyBytes: 8 << 20, MaxUploadBytes: 10 << 20,
 		IngestWorkers: 2, AgentMaxSteps: 10, RetrieveVectorWeight: "1", RetrieveKeywordWeight: "1",
 		ParseTimeout: "60s", ParseMemoryLimit: 1 << 30, ParseMaxOutput: 32 << 20, EmbedRetries: 3, EmbedRetryMaxWait: "60s",
-		Metrics: "on", MaxConcurrent: 512, RequestLimits: defaultRequestLimits(), JobLease: "30s",
+		Metrics: "on", MaxConcurrent: 512, RequestLimits: defaultRequestLimits(), JobLease: "30s", RunContentRetention: "7d",
 		ExtractorSettings: defaultExtractorSettings(),
 		PackSettings:      defaultPackSettings(),
 	}
@@ -165,7 +168,7 @@ func (c *Config) vars() []configVar {
 		{env: "HEARTH_MAX_CONCURRENT", flag: "max-concurrent", usage: "requests served at once; more get 503 (0 = no limit)", num: &c.MaxConcurrent},
 	}, slices.Concat(
 		c.limitVars(), c.egressVars(), c.clusterVars(), c.defaultVars(), c.testkitVars(),
-		c.crawlVars(), c.otelVars(), c.extractorVars(), c.packVars(),
+		c.crawlVars(), c.otelVars(), c.extractorVars(), c.packVars(), c.runLogVars(),
 	)...)
 }
 
@@ -317,6 +320,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateTestkit()...)
 	errs = append(errs, c.validateExtractor()...)
 	errs = append(errs, c.validatePacks()...)
+	errs = append(errs, c.validateRunLog()...)
 	for _, v := range []struct{ env, val string }{
 		{"HEARTH_EXA_BASE_URL", c.ExaBaseURL}, {"HEARTH_SPIDER_BASE_URL", c.SpiderBaseURL}, {"HEARTH_FIRECRAWL_BASE_URL", c.FirecrawlBaseURL},
 	} {

@@ -189,8 +189,8 @@ func appConfig(cfg Config, secret []byte, log *slog.Logger) app.Config {
 		Memory:            cfg.memoryConfig(),
 		Parser:            sandbox.Config{Timeout: cfg.parseTimeout(), MemoryLimit: cfg.ParseMemoryLimit, MaxOutput: int(cfg.ParseMaxOutput)},
 		QuotaMaxDocuments: cfg.QuotaMaxDocuments, QuotaMaxBytes: cfg.QuotaMaxBytes,
-		AgentMaxSteps: int(cfg.AgentMaxSteps),
-		ExaBaseURL:    cfg.ExaBaseURL, SpiderBaseURL: cfg.SpiderBaseURL, FirecrawlBaseURL: cfg.FirecrawlBaseURL,
+		AgentMaxSteps: int(cfg.AgentMaxSteps), RunContentRetention: cfg.runContentRetention(),
+		ExaBaseURL: cfg.ExaBaseURL, SpiderBaseURL: cfg.SpiderBaseURL, FirecrawlBaseURL: cfg.FirecrawlBaseURL,
 		ThreadLimits: cfg.threadLimits(),
 		DefaultModel: cfg.DefaultModel, DefaultEmbeddingModel: cfg.DefaultEmbeddingModel,
 	}

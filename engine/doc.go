@@ -26,7 +26,7 @@
 //	Accounts (account.go)              /v1/me, /v1/keys, the admin CLI
 //	Keysets (keyset.go)                /v1/keysets, and the provider key of every model call
 //	Pipes (pipes.go)                   /v1/pipes, /beta/org/:org/pipes
-//	Runner (run.go), RunLog            /v1/pipes/run, /v1/runs, /v1/pipes/:name/runs
+//	Runner (run.go), RunLog            /v1/pipes/run, /v1/runs, /v1/runs/:id, /v1/pipes/:name/runs
 //	Budgets (budget.go)                /v1/budgets; metered by RunLog, checked before every spending call
 //	Threads (threads.go)               /v1/threads
 //	Traces (trace.go)                  /v1/traces

@@ -50,6 +50,9 @@ type Pipe struct {
 	Version   int       `json:"version,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+	// LogContent keeps the prompt and completion text of each run for
+	// debugging (README "Run log").
+	LogContent bool `json:"log_content,omitempty"`
 }
 
 // Pipe statuses and types.
@@ -200,6 +203,7 @@ type PipeInput struct {
 	JSON              *bool
 	Store             *bool
 	Moderate          *bool
+	LogContent        *bool
 	TopP              *float64
 	MaxTokens         *float64
 	Temperature       *float64
@@ -264,6 +268,7 @@ func (in *PipeInput) apply(p *Pipe) {
 	setB(&p.JSON, in.JSON)
 	setB(&p.Store, in.Store)
 	setB(&p.Moderate, in.Moderate)
+	setB(&p.LogContent, in.LogContent)
 	setF(&p.TopP, in.TopP)
 	setF(&p.Temperature, in.Temperature)
 	setF(&p.PresencePenalty, in.PresencePenalty)

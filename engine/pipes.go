@@ -144,6 +144,9 @@ func (ps *Pipes) Create(ctx context.Context, owner string, base *Pipe, in *PipeI
 	if err := ValidatePipeName(in.field("name"), *in.Name); err != nil {
 		return nil, "", false, err
 	}
+	if err := ScopeOf(ctx).CheckPipeWrite("", in); err != nil {
+		return nil, "", false, err
+	}
 	if base == nil {
 		base = newPipeDefaults()
 		base.Model = ps.DefaultModel()
@@ -264,6 +267,9 @@ func (ps *Pipes) List(ctx context.Context, owner string) ([]*Pipe, error) {
 // Update changes the fields present in the input. A different name in the
 // input renames the pipe (its keys, keysets and runs follow it by id).
 func (ps *Pipes) Update(ctx context.Context, owner, name string, in *PipeInput) (*Pipe, error) {
+	if err := ScopeOf(ctx).CheckPipeWrite(name, in); err != nil {
+		return nil, err
+	}
 	if err := ps.checkRefs(ctx, owner, in, derefOr(in.Model, "")); err != nil {
 		return nil, err
 	}

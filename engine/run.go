@@ -111,6 +111,8 @@ type PreparedRun struct {
 	stream   bool
 	once     sync.Once
 	keyID    string // the run's API key, recorded for budgets
+	// readOnly runs (read-only keys) write no thread (run_readonly.go).
+	readOnly bool
 }
 
 const maxRunMessages = MaxRunMessages
@@ -157,12 +159,15 @@ func (pr *PreparedRun) prepare(ctx context.Context, in *RunRequest) error {
 	r, p := pr.r, pr.Pipe
 	var err error
 	var history []Message
+	if pr.readOnly, err = readOnlyRun(in); err != nil {
+		return err
+	}
 	if in.ThreadID != "" {
 		if pr.thread, history, err = r.threads.history(ctx, in.Principal, p, in.ThreadID); err != nil {
 			return err
 		}
 		pr.ThreadID = in.ThreadID
-	} else {
+	} else if !pr.readOnly {
 		pr.ThreadID = NewUUID(ctx)
 	}
 	memories := p.Memory
@@ -205,7 +210,7 @@ func (pr *PreparedRun) prepare(ctx context.Context, in *RunRequest) error {
 		return FieldError("messages", "is required: the pipe has no messages of its own to run")
 	}
 	pr.newMsgs = msgs[len(msgs)-len(in.Messages):]
-	if p.Store {
+	if p.Store && !pr.readOnly {
 		if err := r.threads.checkRunAppend(pr.thread, pr.ThreadID, pr.newMsgs); err != nil {
 			return err
 		}
@@ -495,7 +500,7 @@ func (pr *PreparedRun) finish(ctx context.Context, res runResult) error {
 				status = RunCancelled
 			}
 		}
-		if res.err == nil || produced {
+		if (res.err == nil || produced) && !pr.readOnly {
 			ferr = pr.persist(ctx, res, status)
 		}
 		pr.record(res, status, ferr)
@@ -566,7 +571,7 @@ func (pr *PreparedRun) record(res runResult, status string, persistErr error) {
 	}
 	rec := RunRecord{
 		ID: pr.runID, Owner: pr.Pipe.Owner, PipeID: pr.Pipe.ID, Pipe: pr.Pipe.Name, PipeVersion: pr.Pipe.Version,
-		Model: pr.Ref.String(), ThreadID: pr.ThreadID, Endpoint: pr.endpoint, Stream: pr.stream,
+		Model: pr.Ref.String(), ThreadID: pr.ThreadID, Endpoint: pr.endpoint, Stream: pr.stream, Kind: RunKindPipe,
 		Status: status, LatencyMs: pr.r.now().Sub(pr.start).Milliseconds(), CreatedAt: pr.created.UTC(), KeyID: pr.keyID,
 	}
 	if res.usage != nil {
@@ -581,6 +586,9 @@ func (pr *PreparedRun) record(res runResult, status string, persistErr error) {
 		rec.Error = publicMessage(res.err)
 	case persistErr != nil:
 		rec.Error = "thread not saved: " + publicMessage(persistErr)
+	}
+	if pr.Request != nil {
+		rec.WithContent(pr.Request.Messages, res.text, res.toolCalls, pr.Pipe.LogContent, pr.Request.APIKey)
 	}
 	pr.r.runs.Record(rec)
 }

@@ -41,6 +41,18 @@ type RunRecord struct {
 
 	// KeyID is the API key the run was made with (budgets count per key).
 	KeyID string `json:"key_id,omitempty"`
+	// Kind tells runs apart in Usage: RunKindPipe, RunKindAgent,
+	// RunKindCompletion or RunKindImage (older records: see RunKindOf).
+	Kind string `json:"kind,omitempty"`
+	// ToolCalls are the MCP tool calls an agent run made.
+	ToolCalls []RunToolCall `json:"tool_calls,omitempty"`
+	// Images is how many images an image run generated (priced per image).
+	Images int `json:"images,omitempty"`
+	// ContentStored reports that the run's messages and completion were
+	// kept (README "Run log"); GET /v1/runs/{id} returns them.
+	ContentStored bool `json:"content_stored,omitempty"`
+	// content is the text to keep when the pipe or the owner opted in.
+	content *runContentItem
 }
 
 // Run statuses.
@@ -90,6 +102,10 @@ type RunLog struct {
 	closed    bool
 	dropped   atomic.Int64
 	meter     RunMeter // runlog_meter.go
+	// retention and now date stored run content (runlog_content.go).
+	retention time.Duration
+	now       func() time.Time
+	sweepStop func()
 }
 
 // NewRunLog starts the recorder. providers (optional) prices runs from the
@@ -137,6 +153,9 @@ func (l *RunLog) Close() error {
 		return nil
 	}
 	l.closeOnce.Do(func() {
+		if l.sweepStop != nil {
+			l.sweepStop()
+		}
 		l.mu.Lock()
 		l.closed = true
 		close(l.queue)
@@ -207,8 +226,12 @@ func (l *RunLog) write(batch []RunRecord) {
 	for i := range batch {
 		batch[i].CostUSD = l.cost(batch[i])
 	}
+	opted := map[string]*RunContentSettings{}
 	err := l.store.Update(context.Background(), func(tx Tx) error {
 		for _, r := range batch {
+			if err := l.putContent(tx, &r, opted); err != nil {
+				return err
+			}
 			if err := tx.Put(prefixRun+r.Owner+"/"+r.ID, r); err != nil {
 				return err
 			}
@@ -233,6 +256,9 @@ func (l *RunLog) cost(r RunRecord) *float64 {
 		return nil
 	}
 	provider, model, _ := strings.Cut(r.Model, ":")
+	if r.Kind == RunKindImage {
+		return imageCost(l.providers, ModelRef{Provider: provider, Model: model}, r.Images)
+	}
 	usd, ok := l.providers.Cost(ModelRef{Provider: provider, Model: model}, r.PromptTokens, r.CompletionTokens)
 	if !ok {
 		return nil
@@ -280,6 +306,7 @@ func (l *RunLog) List(ctx context.Context, owner, pipeID string, limit int, curs
 				}
 				return err
 			}
+			r.Kind = RunKindOf(&r)
 			page.Runs = append(page.Runs, &r)
 			last = id
 			return nil

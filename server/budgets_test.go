@@ -228,3 +228,27 @@ func TestBudgetCluster(t *testing.T) {
 		t.Fatalf("spend recorded on B, run on A: %d %s", r.Status, r.Body)
 	}
 }
+
+// TestBudgetCountsAgentRunsAndImages: agent runs and image generations
+// are in the run log, so they count for the key that made them.
+func TestBudgetCountsAgentRunsAndImages(t *testing.T) {
+	now := time.Date(2026, 3, 15, 18, 0, 0, 0, time.UTC)
+	images := fake.NewOpenAIImages()
+	t.Cleanup(images.Close)
+	ts, _, _ := budgetServer(t, now, servertest.WithProvider("openai", images.BaseURL(), "sk-test"))
+	rec, k2, err := ts.Accounts.CreateKey(context.Background(), "admin", "second")
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowed(t, "create", ts.Do("POST", "/v1/budgets", admin, map[string]any{"key_id": rec.ID, "period": "day", "limit_usd": 100}))
+	allowed(t, "agent run", ts.Do("POST", "/v1/agent/run", k2, map[string]any{"model": "hearth:echo", "input": "hi"}))
+	allowed(t, "images", ts.Do("POST", "/v1/images", k2, map[string]any{"model": "openai:dall-e-3", "prompt": "a cat"}))
+	allowed(t, "the owner's other key", ts.Do("POST", "/v1/images", admin, map[string]any{"model": "openai:dall-e-3", "prompt": "a dog"}))
+	ts.RunLog.Flush()
+	var list []engine.BudgetStatus
+	ts.Do("GET", "/v1/budgets", admin, nil).JSON(t, &list)
+	// The echo model's tokens (no list price) and one dall-e-3 image ($0.04).
+	if len(list) != 1 || list[0].UsedTokens == 0 || list[0].UsedUSD < 0.0399999 || list[0].UsedUSD > 0.0400001 {
+		t.Fatalf("the key's agent run and image are not counted (or the other key's image is): %+v", list)
+	}
+}

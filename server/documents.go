@@ -130,6 +130,9 @@ func (s *Server) handleUploadStart(c echo.Context) error {
 	if err := decodeJSON(c, &body); err != nil {
 		return err
 	}
+	if err := principal(c).Scope.CheckMemory(body.MemoryName); err != nil {
+		return err
+	}
 	name := body.DocumentName
 	if name == "" {
 		name = body.FileName

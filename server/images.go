@@ -26,10 +26,7 @@ func (s *Server) handleImageGenerate(c echo.Context) error {
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
-	if err := s.checkBudget(c, principal(c).Owner); err != nil {
-		return err
-	}
-	res, err := s.deps.Images.Generate(c.Request().Context(), principal(c).Owner, c.Request().Header.Get("LB-LLM-Key"), &req)
+	res, err := s.generateImages(c, &req, "/v1/images")
 	if err != nil {
 		return err
 	}

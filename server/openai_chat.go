@@ -96,7 +96,7 @@ func (s *Server) openAIPipeRun(c echo.Context, t engine.ModelTarget, chat *engin
 		return err
 	}
 	overrideSampling(pr.Request, chat)
-	setHeader(c.Response().Header(), HeaderThreadID, pr.ThreadID)
+	setThreadHeader(c, pr.ThreadID)
 	if !stream {
 		resp, err := pr.Complete(ctx)
 		setHeader(c.Response().Header(), HeaderModel, pr.Ref.String())

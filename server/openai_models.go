@@ -369,10 +369,7 @@ func (s *Server) handleOpenAIImages(c echo.Context) error {
 		model = t.Ref.String()
 	}
 	req := engine.ImageGenerateRequest{Prompt: b.Prompt, Model: model, N: b.N, Size: b.Size, Quality: b.Quality}
-	if err := s.checkBudget(c, principal(c).Owner); err != nil {
-		return err
-	}
-	res, err := s.deps.Images.Generate(c.Request().Context(), principal(c).Owner, c.Request().Header.Get("LB-LLM-Key"), &req)
+	res, err := s.generateImages(c, &req, openAIPrefix+"/images/generations")
 	if err != nil {
 		return err
 	}

@@ -40,7 +40,7 @@ func (s *Server) recordCompletion(ctx context.Context, owner string, start time.
 		return
 	}
 	rec := engine.RunRecord{
-		ID: engine.NewRunID(ctx, start), Owner: owner, Model: ref.String(), Endpoint: openAIPrefix + "/chat/completions",
+		ID: engine.NewRunID(ctx, start), Owner: owner, Model: ref.String(), Endpoint: openAIPrefix + "/chat/completions", Kind: engine.RunKindCompletion,
 		Stream: stream, Status: engine.RunSuccess, LatencyMs: time.Since(start).Milliseconds(), CreatedAt: start.UTC(),
 		KeyID: engine.KeyIDOf(ctx),
 	}

@@ -68,6 +68,7 @@ type pipeBody struct {
 	JSON              *bool                  `json:"json"`
 	Store             *bool                  `json:"store"`
 	Moderate          *bool                  `json:"moderate"`
+	LogContent        *bool                  `json:"log_content"`
 	TopP              *float64               `json:"top_p"`
 	MaxTokens         *float64               `json:"max_tokens"`
 	Temperature       *float64               `json:"temperature"`
@@ -87,7 +88,7 @@ type pipeBody struct {
 func (b *pipeBody) input() *engine.PipeInput {
 	in := &engine.PipeInput{
 		Name: b.Name, Status: b.Status, Type: b.Type, Model: b.Model,
-		Stream: b.Stream, JSON: b.JSON, Store: b.Store, Moderate: b.Moderate,
+		Stream: b.Stream, JSON: b.JSON, Store: b.Store, Moderate: b.Moderate, LogContent: b.LogContent,
 		TopP: b.TopP, MaxTokens: b.MaxTokens, Temperature: b.Temperature,
 		PresencePenalty: b.PresencePenalty, FrequencyPenalty: b.FrequencyPenalty,
 		Stop: b.Stop, ToolChoice: b.ToolChoice, ParallelToolCalls: b.ParallelToolCalls,
@@ -126,6 +127,7 @@ type pipeView struct {
 	JSON              bool                   `json:"json"`
 	Store             bool                   `json:"store"`
 	Moderate          bool                   `json:"moderate"`
+	LogContent        bool                   `json:"log_content,omitempty"`
 	TopP              float64                `json:"top_p"`
 	MaxTokens         int                    `json:"max_tokens"`
 	Temperature       float64                `json:"temperature"`
@@ -170,7 +172,7 @@ func (s *Server) viewPipe(p *engine.Pipe) pipeView {
 	}
 	return pipeView{
 		Name: p.Name, Description: p.Description, Status: p.Status, OwnerLogin: p.Owner, URL: s.pipeURL(p),
-		Type: p.Type, Model: p.Model, Stream: p.Stream, JSON: p.JSON, Store: p.Store, Moderate: p.Moderate,
+		Type: p.Type, Model: p.Model, Stream: p.Stream, JSON: p.JSON, Store: p.Store, Moderate: p.Moderate, LogContent: p.LogContent,
 		TopP: p.TopP, MaxTokens: p.MaxTokens, Temperature: p.Temperature,
 		PresencePenalty: p.PresencePenalty, FrequencyPenalty: p.FrequencyPenalty,
 		Stop: nonNil(p.Stop), ToolChoice: tc, ParallelToolCalls: p.ParallelToolCalls,
@@ -303,7 +305,7 @@ func (s *Server) listRuns(c echo.Context, pipeID string) error {
 		if err != nil {
 			return err
 		}
-		out.Data = page.Runs
+		out.Data = scopeRuns(principal(c).Scope, page.Runs)
 		if page.Next != "" {
 			out.NextCursor = &page.Next
 		}
@@ -327,6 +329,9 @@ func (s *Server) handlePipeRuns(c echo.Context) error {
 // handleRunList lists the caller's run records, optionally for ?pipe=<name>.
 func (s *Server) handleRunList(c echo.Context) error {
 	if name := c.QueryParam("pipe"); name != "" {
+		if err := principal(c).Scope.CheckPipe(name); err != nil {
+			return err
+		}
 		p, err := s.deps.Pipes.Get(c.Request().Context(), principal(c).Owner, name)
 		if err != nil {
 			return err

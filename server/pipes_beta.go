@@ -24,10 +24,11 @@ type betaPipeBody struct {
 
 type betaConfig struct {
 	Meta *struct {
-		Stream   *bool `json:"stream"`
-		JSON     *bool `json:"json"`
-		Store    *bool `json:"store"`
-		Moderate *bool `json:"moderate"`
+		Stream     *bool `json:"stream"`
+		JSON       *bool `json:"json"`
+		Store      *bool `json:"store"`
+		Moderate   *bool `json:"moderate"`
+		LogContent *bool `json:"log_content"`
 	} `json:"meta"`
 	Model *struct {
 		Name     *string `json:"name"`
@@ -88,7 +89,7 @@ func betaField(name string) string {
 		return name
 	case "model":
 		return "config.model.name"
-	case "stream", "json", "store", "moderate":
+	case "stream", "json", "store", "moderate", "log_content":
 		return "config.meta." + name
 	case "top_p", "max_tokens", "temperature", "presence_penalty", "frequency_penalty", "stop":
 		return "config.model.params." + name
@@ -118,7 +119,7 @@ func (b *betaPipeBody) input(cur *engine.Pipe) *engine.PipeInput {
 		return in
 	}
 	if m := cfg.Meta; m != nil {
-		in.Stream, in.JSON, in.Store, in.Moderate = m.Stream, m.JSON, m.Store, m.Moderate
+		in.Stream, in.JSON, in.Store, in.Moderate, in.LogContent = m.Stream, m.JSON, m.Store, m.Moderate, m.LogContent
 	}
 	if m := cfg.Model; m != nil {
 		if m.Name != nil || m.Provider != nil {
@@ -189,10 +190,11 @@ type betaPipeView struct {
 
 type betaConfigView struct {
 	Meta struct {
-		Stream   bool `json:"stream"`
-		JSON     bool `json:"json"`
-		Store    bool `json:"store"`
-		Moderate bool `json:"moderate"`
+		Stream     bool `json:"stream"`
+		JSON       bool `json:"json"`
+		Store      bool `json:"store"`
+		Moderate   bool `json:"moderate"`
+		LogContent bool `json:"log_content,omitempty"`
 	} `json:"meta"`
 	Model struct {
 		Name     string `json:"name"`
@@ -230,7 +232,7 @@ func (s *Server) viewBetaPipe(p *engine.Pipe, key string, withConfig bool) betaP
 	}
 	pv := s.viewPipe(p)
 	cfg := &betaConfigView{}
-	cfg.Meta.Stream, cfg.Meta.JSON, cfg.Meta.Store, cfg.Meta.Moderate = p.Stream, p.JSON, p.Store, p.Moderate
+	cfg.Meta.Stream, cfg.Meta.JSON, cfg.Meta.Store, cfg.Meta.Moderate, cfg.Meta.LogContent = p.Stream, p.JSON, p.Store, p.Moderate, p.LogContent
 	cfg.Model.Provider, cfg.Model.Name, _ = strings.Cut(p.Model, ":")
 	pr := &cfg.Model.Params
 	pr.TopP, pr.MaxTokens, pr.Temperature, pr.PresencePenalty, pr.FrequencyPenalty, pr.Stop =

@@ -49,6 +49,7 @@ func (s *Server) routeTable() []Route {
 	rs = append(rs, s.providerRoutes()...)
 	rs = append(rs, s.pipeRoutes()...)
 	rs = append(rs, s.pipeVersionRoutes()...)
+	rs = append(rs, s.runDetailRoutes()...)
 	rs = append(rs, s.threadRoutes()...)
 	rs = append(rs, s.traceRoutes()...)
 	rs = append(rs, s.memoryRoutes()...)

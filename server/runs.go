@@ -78,7 +78,7 @@ func (s *Server) handlePipeRun(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	setHeader(c.Response().Header(), HeaderThreadID, pr.ThreadID)
+	setThreadHeader(c, pr.ThreadID)
 	if stream {
 		w := newSSEWriter(c)
 		if b.IncludeSources {
@@ -103,7 +103,7 @@ func (s *Server) handleBetaRun(endpoint string) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		setHeader(c.Response().Header(), HeaderThreadID, pr.ThreadID)
+		setThreadHeader(c, pr.ThreadID)
 		stream := pr.Pipe.Stream
 		if b.Stream != nil {
 			stream = *b.Stream

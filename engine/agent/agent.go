@@ -28,6 +28,8 @@ type AgentOptions struct {
 	Tools engine.ToolServers
 	// MaxSteps overrides DefaultAgentMaxSteps when > 0.
 	MaxSteps int
+	// RunLog, when set, records every POST /v1/agent/run (runlog.go).
+	RunLog *engine.RunLog
 }
 
 // Agent runs POST /v1/agent/run: one LLM call with every parameter in the
@@ -37,6 +39,7 @@ type Agent struct {
 	keysets   *engine.Keysets
 	tools     engine.ToolServers
 	maxSteps  int
+	runs      *engine.RunLog
 }
 
 // NewAgent returns the agent service.
@@ -44,7 +47,7 @@ func NewAgent(o AgentOptions) *Agent {
 	if o.MaxSteps <= 0 {
 		o.MaxSteps = DefaultAgentMaxSteps
 	}
-	return &Agent{providers: o.Providers, keysets: o.Keysets, tools: o.Tools, maxSteps: o.MaxSteps}
+	return &Agent{providers: o.Providers, keysets: o.Keysets, tools: o.Tools, maxSteps: o.MaxSteps, runs: o.RunLog}
 }
 
 // AgentResult is the outcome of a run: Response (with Output) when the
@@ -74,7 +77,22 @@ func (a *Agent) Run(ctx context.Context, owner, requestKey string, req *AgentRun
 	if err != nil {
 		return nil, err
 	}
-	return a.start(ctx, owner, requestKey, run, fallbacks)
+	run.rec = a.recorder(ctx, owner, run.stream)
+	res, err := a.start(ctx, owner, requestKey, run, fallbacks)
+	if err != nil {
+		if run.accepted {
+			run.rec.finish(runOutcome{ref: run.ref, err: err})
+		}
+		return nil, err
+	}
+	if res.Response != nil {
+		out := runOutcome{ref: res.Model, usage: &res.Response.Usage, messages: run.chat.Messages, secrets: []string{run.chat.APIKey, requestKey}}
+		if len(res.Response.Choices) > 0 {
+			out.completion, out.toolCalls = engine.Completion(res.Response), res.Response.Choices[0].Message.ToolCalls
+		}
+		run.rec.finish(out)
+	}
+	return res, nil
 }
 
 // Complete runs one chat completion without MCP servers: the request of
@@ -98,6 +116,7 @@ func (a *Agent) start(ctx context.Context, owner, requestKey string, run *agentR
 	if err != nil {
 		return nil, err
 	}
+	run.accepted = true
 	if strings.TrimSpace(requestKey) == "" {
 		requestKey = run.apiKey
 	}
@@ -112,6 +131,7 @@ func (a *Agent) start(ctx context.Context, owner, requestKey string, run *agentR
 	if err != nil {
 		return nil, err
 	}
+	tb.rec = run.rec
 	if tc := run.chat.ToolChoice; tc != nil && tc.Function != "" && !engine.HasToolNamed(run.chat.Tools, tc.Function) && !tb.isMCP(tc.Function) {
 		tb.close()
 		return nil, engine.FieldError("tool_choice", "names function %q, which is not among the tools offered", tc.Function)

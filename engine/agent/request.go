@@ -60,6 +60,11 @@ type agentRun struct {
 	servers []engine.MCPServer
 	// apiKey is the key from the body, used when no header key was sent.
 	apiKey string
+	// rec records the run (nil: not recorded, as for Complete); accepted
+	// is set once the model is allowed and known: a request refused
+	// before that is not a run.
+	rec      *runRecorder
+	accepted bool
 }
 
 var (

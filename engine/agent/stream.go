@@ -38,6 +38,13 @@ type AgentStream struct {
 	done      bool
 	usage     engine.Usage
 	usageSeen bool
+	// rec, secrets, start, first and err feed the run log (runlog.go).
+	rec     *runRecorder
+	ref     engine.ModelRef
+	secrets []string
+	start   time.Time
+	first   time.Duration
+	err     error
 
 	// per step
 	content strings.Builder
@@ -47,6 +54,7 @@ type AgentStream struct {
 
 func newAgentStream(ctx context.Context, maxSteps int, model engine.ChatModel, run *agentRun, tb *toolbox, first engine.ChatStream) *AgentStream {
 	return &AgentStream{ctx: ctx, maxSteps: maxSteps, model: model, chat: run.chat, tb: tb, cur: first, step: 1,
+		rec: run.rec, secrets: []string{run.chat.APIKey, run.apiKey}, start: runStart(run), ref: run.ref,
 		modelName: run.ref.Model, created: engine.NowFrom(ctx, time.Now).Unix(), calls: map[int]*engine.ToolCall{}}
 }
 
@@ -64,13 +72,13 @@ func (s *AgentStream) Recv() (*engine.ChatChunk, error) {
 		c, err := s.cur.Recv()
 		if errors.Is(err, io.EOF) {
 			if err := s.endStep(); err != nil {
-				s.done = true
+				s.done, s.err = true, err
 				return nil, err
 			}
 			continue
 		}
 		if err != nil {
-			s.done = true
+			s.done, s.err = true, err
 			return nil, err
 		}
 		if c != nil {
@@ -79,10 +87,18 @@ func (s *AgentStream) Recv() (*engine.ChatChunk, error) {
 	}
 }
 
-// Close releases the current model stream and the MCP sessions; cause
-// (why the stream ended early, if it did) is not recorded: agent runs
-// store nothing.
+// Close releases the current model stream and the MCP sessions and
+// records the run; cause is why the stream ended early, if it did.
 func (s *AgentStream) Close(cause error) {
+	if cause == nil {
+		cause = s.err
+	}
+	var usage *engine.Usage
+	if s.usageSeen {
+		usage = &s.usage
+	}
+	s.rec.finish(runOutcome{ref: s.ref, usage: usage, err: cause, first: s.first,
+		messages: s.chat.Messages, completion: s.content.String(), secrets: s.secrets})
 	s.done = true
 	if s.cur != nil {
 		s.cur.Close()
@@ -132,6 +148,9 @@ func (s *AgentStream) take(c *engine.ChatChunk) {
 		if (d.Content != nil && *d.Content != "") || (d.Refusal != nil && *d.Refusal != "") || len(d.Annotations) > 0 {
 			if d.Content != nil {
 				s.content.WriteString(*d.Content)
+			}
+			if s.first == 0 {
+				s.first = time.Since(s.start)
 			}
 			s.queue = append(s.queue, s.chunk(engine.Delta{Content: d.Content, Refusal: d.Refusal, Annotations: d.Annotations}, nil))
 		}

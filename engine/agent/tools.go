@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hearth-dev/hearth/engine"
 )
@@ -24,6 +25,8 @@ type toolbox struct {
 	sessions []engine.ToolSession
 	byName   map[string]mcpTool
 	tools    []engine.Tool
+	// rec notes every MCP call for the run log (nil: not recorded).
+	rec *runRecorder
 }
 
 func (tb *toolbox) close() {
@@ -189,8 +192,13 @@ func (tb *toolbox) runTools(ctx context.Context, calls []engine.ToolCall) ([]eng
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
+			start := time.Now()
+			text, failed := tb.tracedCall(ctx, c)
+			if t, ok := tb.byName[c.Function.Name]; ok {
+				tb.rec.toolCall(t.server, t.name, time.Since(start), failed)
+			}
 			out[i] = engine.Message{Role: "tool", ToolCallID: c.ID, Name: c.Function.Name,
-				Content: engine.TextContent(tb.tracedCall(ctx, c))}
+				Content: engine.TextContent(text)}
 		}()
 	}
 	wg.Wait()
@@ -200,15 +208,17 @@ func (tb *toolbox) runTools(ctx context.Context, calls []engine.ToolCall) ([]eng
 	return out, nil
 }
 
-// callOne runs one call and renders its outcome as text for the model.
-func (tb *toolbox) callOne(ctx context.Context, c engine.ToolCall) string {
+// callOne runs one call and renders its outcome as text for the model;
+// failed is the error text when the call failed ("" when it worked).
+func (tb *toolbox) callOne(ctx context.Context, c engine.ToolCall) (text, failed string) {
 	t := tb.byName[c.Function.Name]
 	args := json.RawMessage(strings.TrimSpace(c.Function.Arguments))
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
 	if !json.Valid(args) || engine.JSONKind(args) != "object" {
-		return fmt.Sprintf("Error: the arguments for tool %s are not a JSON object.", c.Function.Name)
+		msg := fmt.Sprintf("Error: the arguments for tool %s are not a JSON object.", c.Function.Name)
+		return msg, "arguments are not a JSON object"
 	}
 	res, err := t.session.Call(ctx, t.name, args)
 	if err != nil {
@@ -217,14 +227,14 @@ func (tb *toolbox) callOne(ctx context.Context, c engine.ToolCall) string {
 		if errors.As(err, &e) {
 			msg = e.Message
 		}
-		return fmt.Sprintf("Error: calling tool %s on MCP server %s failed: %s", t.name, t.server, msg)
+		return fmt.Sprintf("Error: calling tool %s on MCP server %s failed: %s", t.name, t.server, msg), msg
 	}
 	if res.IsError {
 		text := res.Text
 		if text == "" {
 			text = "the tool reported an error without a message"
 		}
-		return "Error: " + text
+		return "Error: " + text, text
 	}
-	return res.Text
+	return res.Text, ""
 }

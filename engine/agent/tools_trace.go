@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/engine/telemetry"
@@ -14,7 +13,7 @@ import (
 // https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-agent-spans/):
 // gen_ai.tool.name is the MCP tool's own name, hearth.mcp.server the
 // server it ran on; a failed call marks the span failed.
-func (tb *toolbox) tracedCall(ctx context.Context, c engine.ToolCall) string {
+func (tb *toolbox) tracedCall(ctx context.Context, c engine.ToolCall) (text, failed string) {
 	if telemetry.FromContext(ctx) == nil {
 		return tb.callOne(ctx, c)
 	}
@@ -24,10 +23,10 @@ func (tb *toolbox) tracedCall(ctx context.Context, c engine.ToolCall) string {
 		telemetry.String("gen_ai.tool.call.id", c.ID), telemetry.String("gen_ai.tool.type", "extension"),
 		telemetry.String("hearth.mcp.server", t.server))
 	defer sp.End()
-	out := tb.callOne(ctx, c)
-	if strings.HasPrefix(out, "Error: ") {
+	text, failed = tb.callOne(ctx, c)
+	if failed != "" {
 		sp.SetAttrs(telemetry.String("error.type", "tool_error"))
-		sp.Fail(errors.New(strings.TrimPrefix(out, "Error: ")))
+		sp.Fail(errors.New(failed))
 	}
-	return out
+	return text, failed
 }

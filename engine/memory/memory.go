@@ -313,6 +313,9 @@ func (s *Service) newMemory(ctx context.Context, owner string, req CreateRequest
 	if err := ValidateMemoryName("name", req.Name); err != nil {
 		return nil, err
 	}
+	if err := engine.ScopeOf(ctx).CheckMemoryCreate(req.Name); err != nil {
+		return nil, err
+	}
 	if len([]rune(req.Description)) > MaxDescription {
 		return nil, engine.FieldError("description", "must be at most %d characters", MaxDescription)
 	}

@@ -77,6 +77,9 @@ type Config struct {
 	ThreadLimits engine.ThreadLimits
 	// AgentMaxSteps bounds the model calls of one agent run (0 = default).
 	AgentMaxSteps int
+	// RunContentRetention is how long stored run content is kept unless
+	// the owner sets a period (0 = engine.DefaultRunContentRetention).
+	RunContentRetention time.Duration
 	// Base URLs of the web search and crawl services; empty means the
 	// service's public API.
 	ExaBaseURL       string

@@ -103,6 +103,8 @@ func (a *App) buildRuns(cfg Config) {
 	a.RunLog = engine.NewRunLog(a.Store, d.Providers, a.log)
 	d.Budgets = engine.NewBudgets(a.Store)
 	a.RunLog.SetMeter(d.Budgets)
+	a.RunLog.SetContentRetention(cfg.RunContentRetention, nil)
+	a.RunLog.StartContentSweeps(a.Cluster, engine.RunContentSweepInterval)
 	d.Runner = engine.NewRunner(engine.RunnerConfig{Pipes: d.Pipes, Threads: d.Threads, Keysets: d.Keysets,
 		Providers: d.Providers, Memories: d.Memory, Retriever: d.Memory, RunLog: a.RunLog, Logger: a.log})
 	d.Traces = engine.NewTraces(a.Store)
@@ -137,7 +139,7 @@ func (a *App) buildTools(cfg Config) error {
 		}, a.Metrics))
 	a.note("tools: search exa, crawl firecrawl hearth spider, instrumented")
 	mcpTools := engine.InstrumentToolServers(mcp.New(mcp.Config{Policy: withFeature(cfg.Outbound, "mcp"), Version: cfg.Version}), a.Metrics)
-	d.Agent = agent.NewAgent(agent.AgentOptions{Providers: d.Providers, Keysets: d.Keysets, MaxSteps: cfg.AgentMaxSteps, Tools: mcpTools})
+	d.Agent = agent.NewAgent(agent.AgentOptions{Providers: d.Providers, Keysets: d.Keysets, MaxSteps: cfg.AgentMaxSteps, Tools: mcpTools, RunLog: a.RunLog})
 	a.note("agent: MCP tools, instrumented")
 	return nil
 }

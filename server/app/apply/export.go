@@ -119,6 +119,9 @@ func pipeSpec(owner string, p *engine.Pipe) PipeSpec {
 	if len(p.FallbackModels) > 0 {
 		s.FallbackModels = &p.FallbackModels
 	}
+	if p.LogContent {
+		s.LogContent = &p.LogContent
+	}
 	for _, m := range p.Messages {
 		s.Messages = append(s.Messages, MessageSpec{Message: m})
 	}

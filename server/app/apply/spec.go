@@ -60,6 +60,7 @@ type PipeSpec struct {
 	JSON              *bool                  `json:"json,omitempty"`
 	Store             *bool                  `json:"store,omitempty"`
 	Moderate          *bool                  `json:"moderate,omitempty"`
+	LogContent        *bool                  `json:"log_content,omitempty"`
 	TopP              *float64               `json:"top_p,omitempty"`
 	MaxTokens         *float64               `json:"max_tokens,omitempty"`
 	Temperature       *float64               `json:"temperature,omitempty"`

@@ -117,6 +117,8 @@ export const api = {
     return request('GET', qs ? `${base}?${qs}` : base);
   },
 
+  run: (id) => request('GET', `/v1/runs/${enc(id)}`),
+
   threads: (cursor) => request('GET', cursor ? `/v1/threads?cursor=${enc(cursor)}` : '/v1/threads'),
   thread: (id) => request('GET', `/v1/threads/${enc(id)}`),
   threadMessages: (id) => request('GET', `/v1/threads/${enc(id)}/messages`),

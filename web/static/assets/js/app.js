@@ -24,6 +24,7 @@ const routes = [
   { re: /^\/threads$/, page: () => import('./pages/threads.js'), nav: 'threads' },
   { re: /^\/threads\/([^/]+)$/, page: () => import('./pages/thread.js'), nav: 'threads', params: (m) => ({ id: m[1] }) },
   { re: /^\/usage$/, page: () => import('./pages/usage.js'), nav: 'usage' },
+  { re: /^\/runs\/([^/]+)$/, page: () => import('./pages/run.js'), nav: 'usage', params: (m) => ({ id: m[1] }) },
   { re: /^\/keys$/, page: () => import('./pages/keys.js'), nav: 'keys' },
 ];
 

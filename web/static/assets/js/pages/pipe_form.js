@@ -198,6 +198,7 @@ export async function render(view, ctx) {
     json: checkbox('json', 'JSON mode', p.json, 'Force the output to be a JSON object.'),
     store: checkbox('store', 'Store', p.store, 'Keep prompts and completions in threads.'),
     moderate: checkbox('moderate', 'Moderate', p.moderate, 'Check inputs with the provider moderation endpoint.'),
+    log_content: checkbox('log_content', 'Log content', !!p.log_content, 'Keep each run\'s prompt and completion in the run log for debugging (keys redacted, deleted after the retention period); shown in Usage.'),
   };
   form.append(h('fieldset', {}, h('legend', {}, 'Output and behaviour'),
     h('div', { class: 'grid' }, Object.values(toggles).map((t) => t.el)),

@@ -1,4 +1,4 @@
-// Usage: run records per pipe (GET /v1/runs, /v1/pipes/{name}/runs) as
+// Usage: run records (pipes, agent, completions, images; GET /v1/runs, /v1/pipes/{name}/runs) as
 // tokens, cost and latency over time, with the latest runs in a table.
 
 import { api } from '../api.js';
@@ -7,6 +7,7 @@ import { link } from '../app.js';
 import { timeChart } from '../chart.js';
 import { egressSection } from './egress.js';
 import { budgetSection } from './budgets.js';
+import { runSettingsSection } from './run_settings.js';
 
 const RANGES = [
   ['24h', 'Last 24 hours', 24, 3600e3],
@@ -58,6 +59,8 @@ export async function render(view, ctx) {
   await load();
   const budgets = await budgetSection(ctx.signal);
   if (!ctx.signal.aborted) add(view, budgets);
+  const settings = await runSettingsSection(ctx.signal);
+  if (settings && !ctx.signal.aborted) add(view, settings);
   const egress = await egressSection(ctx.signal);
   if (egress && !ctx.signal.aborted) add(view, egress);
 }
@@ -171,11 +174,12 @@ function runsTable(runs) {
     h('h2', { id: 'runs-h' }, 'Latest runs'),
     h('div', { class: 'table-wrap' }, h('table', { id: 'runs-table' },
       h('caption', { class: 'visually-hidden' }, 'Latest runs, newest first'),
-      h('thead', {}, h('tr', {}, [['When'], ['Pipe'], ['Model'], ['Status'], ['Tokens', 1], ['Cost', 1], ['Latency', 1], ['First token', 1], ['Thread']]
+      h('thead', {}, h('tr', {}, [['When'], ['Pipe'], ['Kind'], ['Model'], ['Status'], ['Tokens', 1], ['Cost', 1], ['Latency', 1], ['First token', 1], ['Thread']]
         .map(([t, num]) => h('th', { scope: 'col', class: num ? 'num' : null }, t)))),
       h('tbody', {}, runs.map((r) => h('tr', { 'data-run': r.id },
-        h('td', { class: 'nowrap' }, time(r.created_at)),
+        h('td', { class: 'nowrap' }, link(`/runs/${encodeURIComponent(r.id)}`, time(r.created_at), { 'aria-label': `Run ${r.id}`, 'data-run-link': r.id })),
         h('td', {}, r.pipe || r.endpoint),
+        h('td', {}, r.kind || 'pipe'),
         h('td', {}, h('code', {}, r.model)),
         h('td', {}, h('span', { class: `badge ${r.status}` }, r.status), r.error ? h('p', { class: 'hint' }, r.error) : null),
         h('td', { class: 'num' }, `${fmt.int(r.total_tokens)}`),
