@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"log/slog"
 	"net/http"
 	"runtime/debug"
 	"strings"
@@ -88,13 +89,18 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 		if err != nil {
 			c.Error(err)
 		}
-		s.log.Info("request",
-			"request_id", headerValue(c.Response().Header(), HeaderRequestID),
-			"method", c.Request().Method,
-			"route", c.Path(),
-			"status", c.Response().Status,
-			"bytes", c.Response().Size,
-			"duration_ms", float64(time.Since(start).Microseconds())/1000,
+		if !s.log.Enabled(c.Request().Context(), slog.LevelInfo) {
+			return nil
+		}
+		// LogAttrs with typed attributes: no boxing of the values into
+		// interfaces and no argument slice on the heap.
+		s.log.LogAttrs(c.Request().Context(), slog.LevelInfo, "request",
+			slog.String("request_id", headerValue(c.Response().Header(), HeaderRequestID)),
+			slog.String("method", c.Request().Method),
+			slog.String("route", c.Path()),
+			slog.Int("status", c.Response().Status),
+			slog.Int64("bytes", c.Response().Size),
+			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
 		)
 		return nil
 	}
