@@ -172,6 +172,37 @@ func (k *Keysets) get(ctx context.Context, scope, provider string) (string, erro
 	return string(plain), nil
 }
 
+// first returns the key stored for provider under the first of scopes
+// that has one ("" scopes are skipped), reading them in one snapshot.
+func (k *Keysets) first(ctx context.Context, provider string, scopes []string) (string, error) {
+	var rec keysetRecord
+	scope := ""
+	err := k.store.View(ctx, func(tx Tx) error {
+		for _, sc := range scopes {
+			if sc == "" {
+				continue
+			}
+			err := tx.Get(keysetKey(sc, provider), &rec)
+			if err == nil {
+				scope = sc
+				return nil
+			}
+			if !errors.Is(err, ErrNotFound) {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil || scope == "" {
+		return "", err
+	}
+	plain, err := k.aead.Open(nil, rec.Nonce, rec.Ciphertext, []byte(scope+"/"+provider))
+	if err != nil {
+		return "", undecryptableError(scope, provider, err)
+	}
+	return string(plain), nil
+}
+
 // Resolve picks the provider key for a call, in order: the request's own
 // key (LB-LLM-Key), the pipe's keyset, the owner's keyset, the server-wide
 // key (HEARTH_<PROVIDER>_API_KEY). Providers that need no key (local ones
@@ -184,15 +215,15 @@ func (k *Keysets) Resolve(ctx context.Context, provider, requestKey, pipeID, own
 		}
 		return requestKey, nil
 	}
+	var scopes [2]string
 	if pipeID != "" {
-		if key, err := k.get(ctx, PipeScope(pipeID), provider); err != nil || key != "" {
-			return key, err
-		}
+		scopes[0] = PipeScope(pipeID)
 	}
 	if owner != "" {
-		if key, err := k.get(ctx, OwnerScope(owner), provider); err != nil || key != "" {
-			return key, err
-		}
+		scopes[1] = OwnerScope(owner)
+	}
+	if key, err := k.first(ctx, provider, scopes[:]); err != nil || key != "" {
+		return key, err
 	}
 	if k.providers != nil {
 		if key := k.providers.ServerKey(provider); key != "" {
