@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 )
 
 // GroupStore is a Store whose Update joins the writes of concurrent
@@ -39,6 +40,8 @@ type GroupStore struct {
 
 	mu     sync.RWMutex // held for reading while enqueueing; Close takes it to stop intake
 	closed bool
+
+	writes, commits atomic.Int64
 }
 
 type groupWrite struct {
@@ -91,6 +94,11 @@ func (g *GroupStore) Update(ctx context.Context, fn func(tx Tx) error) error {
 	// a write that then lands.
 	return <-w.res
 }
+
+// Stats returns the writes the group has run so far and the transactions
+// it ran them in (this process's only; a failed batch's writes count once,
+// in the transactions of their second try).
+func (g *GroupStore) Stats() (writes, commits int64) { return g.writes.Load(), g.commits.Load() }
 
 // Pending returns the number of writes waiting for a batch.
 func (g *GroupStore) Pending() int { return len(g.queue) }
@@ -147,6 +155,7 @@ func (g *GroupStore) commit(batch []*groupWrite) {
 		return
 	case 1:
 		w := live[0]
+		g.count(1)
 		w.res <- g.Store.Update(w.ctx, w.fn)
 		return
 	}
@@ -159,12 +168,19 @@ func (g *GroupStore) commit(batch []*groupWrite) {
 		return nil
 	})
 	if err == nil {
+		g.count(int64(len(live)))
 		for _, w := range live {
 			w.res <- nil
 		}
 		return
 	}
 	for _, w := range live {
+		g.count(1)
 		w.res <- g.Store.Update(w.ctx, w.fn)
 	}
+}
+
+func (g *GroupStore) count(writes int64) {
+	g.writes.Add(writes)
+	g.commits.Add(1)
 }

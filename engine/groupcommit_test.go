@@ -139,6 +139,9 @@ func TestGroupStoreOneBatch(t *testing.T) {
 	if failed.Load() != 0 || base.updates.Load() != 2 {
 		t.Fatalf("failed %d, transactions %d (want 0 and 2)", failed.Load(), base.updates.Load())
 	}
+	if w, c := g.Stats(); w != 41 || c != 2 {
+		t.Fatalf("Stats = %d writes in %d transactions, want 41 in 2", w, c)
+	}
 }
 
 // TestGroupStoreBackPressureAndClose: a full queue makes Update wait (here

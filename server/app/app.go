@@ -130,8 +130,8 @@ type App struct {
 	Cluster engine.Cluster
 	RunLog  *engine.RunLog
 	Quotas  *engine.Quotas
-	// threadWrites group-commits thread writes (engine.GroupStore).
-	threadWrites *engine.GroupStore
+	// ThreadWrites group-commits thread writes (engine.GroupStore).
+	ThreadWrites *engine.GroupStore
 	// Egress is the dialer every outbound connection goes through, with
 	// its record of destinations.
 	Egress *netguard.Egress
@@ -240,8 +240,8 @@ func (a *App) Close(ctx context.Context) error {
 	if a.Index != nil {
 		errs = append(errs, a.Index.Close())
 	}
-	if a.threadWrites != nil {
-		errs = append(errs, a.threadWrites.Close())
+	if a.ThreadWrites != nil {
+		errs = append(errs, a.ThreadWrites.Close())
 	}
 	if a.RunLog != nil {
 		errs = append(errs, a.RunLog.Close())

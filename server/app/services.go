@@ -93,8 +93,8 @@ func (a *App) buildRuns(cfg Config) {
 		Providers: d.Providers, Memories: d.Memory, DefaultModel: cfg.DefaultModel, Cluster: a.Cluster})
 	// Thread writes (a run's messages included) share transactions with
 	// concurrent requests' and are answered only after theirs commits.
-	a.threadWrites = engine.NewGroupStore(a.Store, 0, 0)
-	d.Threads = engine.NewThreads(a.threadWrites)
+	a.ThreadWrites = engine.NewGroupStore(a.Store, 0, 0)
+	d.Threads = engine.NewThreads(a.ThreadWrites)
 	d.Threads.SetLimits(cfg.ThreadLimits)
 	a.RunLog = engine.NewRunLog(a.Store, d.Providers, a.log)
 	d.Runner = engine.NewRunner(engine.RunnerConfig{Pipes: d.Pipes, Threads: d.Threads, Keysets: d.Keysets,

@@ -13,7 +13,8 @@ import (
 // TestGatewayPeerRow: a peer gateway configured against the benchmark's
 // fake upstream at a fixed address (here a second Hearth, through its
 // OpenAI-compatible endpoint) is measured in the same run, without
-// errors, and printed next to Hearth's rows; CPU per request is reported.
+// errors, and printed next to Hearth's rows; CPU per request and the
+// thread writes per group commit are reported.
 func TestGatewayPeerRow(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -39,6 +40,9 @@ func TestGatewayPeerRow(t *testing.T) {
 		}
 		if r.Hearth.Requests == 0 || r.Hearth.Errors != 0 || r.Hearth.CPUusPerR <= 0 {
 			t.Fatalf("%s: hearth side %+v", r.Run, r.Hearth)
+		}
+		if r.ThreadWritesPerCommit < 1 {
+			t.Fatalf("%s: %.2f thread writes per commit; pipe runs store their thread", r.Run, r.ThreadWritesPerCommit)
 		}
 		if r.Run == "pipe stream" && r.Peer.TTFTP50ms <= 0 {
 			t.Fatalf("peer stream without a time to first token: %+v", r.Peer)
