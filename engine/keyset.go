@@ -24,6 +24,9 @@ type Keysets struct {
 	providers Providers
 	aead      cipher.AEAD
 	now       func() time.Time
+	// cluster and cache: keyset_cache.go.
+	cluster Cluster
+	cache   *gateCache[keysetHit]
 }
 
 // KeysetEntry is one stored provider key as shown to its owner.
@@ -107,7 +110,14 @@ func (k *Keysets) Set(ctx context.Context, scope, provider, apiKey string) (*Key
 		Provider: p, Nonce: nonce, Last4: last4, UpdatedAt: NowFrom(ctx, k.now).UTC(),
 		Ciphertext: k.aead.Seal(nil, nonce, []byte(apiKey), []byte(scope+"/"+p)),
 	}
-	if err := k.store.Update(ctx, func(tx Tx) error { return tx.Put(keysetKey(scope, p), &rec) }); err != nil {
+	err = k.store.Update(ctx, func(tx Tx) error {
+		if err := k.publishScope(tx, scope); err != nil {
+			return err
+		}
+		return tx.Put(keysetKey(scope, p), &rec)
+	})
+	k.cache.drop(scope)
+	if err != nil {
 		return nil, err
 	}
 	return &KeysetEntry{Provider: p, Last4: last4, UpdatedAt: rec.UpdatedAt}, nil
@@ -116,11 +126,15 @@ func (k *Keysets) Set(ctx context.Context, scope, provider, apiKey string) (*Key
 // Delete removes a provider key from a scope.
 func (k *Keysets) Delete(ctx context.Context, scope, provider string) error {
 	p := strings.ToLower(provider)
+	defer k.cache.drop(scope)
 	return k.store.Update(ctx, func(tx Tx) error {
 		if ok, err := tx.Exists(keysetKey(scope, p)); err != nil {
 			return err
 		} else if !ok {
 			return NotFound("keyset entry", p)
+		}
+		if err := k.publishScope(tx, scope); err != nil {
+			return err
 		}
 		return tx.Delete(keysetKey(scope, p))
 	})
@@ -128,6 +142,10 @@ func (k *Keysets) Delete(ctx context.Context, scope, provider string) error {
 
 // DeleteScopeTx removes every key of a scope (a deleted pipe's keys).
 func (k *Keysets) DeleteScopeTx(tx Tx, scope string) error {
+	k.cache.drop(scope)
+	if err := k.publishScope(tx, scope); err != nil {
+		return err
+	}
 	var keys []string
 	if err := tx.Scan("keyset/"+scope+"/", "", func(key string, _ []byte) error {
 		keys = append(keys, key)
@@ -172,37 +190,6 @@ func (k *Keysets) get(ctx context.Context, scope, provider string) (string, erro
 	return string(plain), nil
 }
 
-// first returns the key stored for provider under the first of scopes
-// that has one ("" scopes are skipped), reading them in one snapshot.
-func (k *Keysets) first(ctx context.Context, provider string, scopes []string) (string, error) {
-	var rec keysetRecord
-	scope := ""
-	err := k.store.View(ctx, func(tx Tx) error {
-		for _, sc := range scopes {
-			if sc == "" {
-				continue
-			}
-			err := tx.Get(keysetKey(sc, provider), &rec)
-			if err == nil {
-				scope = sc
-				return nil
-			}
-			if !errors.Is(err, ErrNotFound) {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil || scope == "" {
-		return "", err
-	}
-	plain, err := k.aead.Open(nil, rec.Nonce, rec.Ciphertext, []byte(scope+"/"+provider))
-	if err != nil {
-		return "", undecryptableError(scope, provider, err)
-	}
-	return string(plain), nil
-}
-
 // Resolve picks the provider key for a call, in order: the request's own
 // key (LB-LLM-Key), the pipe's keyset, the owner's keyset, the server-wide
 // key (HEARTH_<PROVIDER>_API_KEY). Providers that need no key (local ones
@@ -222,7 +209,7 @@ func (k *Keysets) Resolve(ctx context.Context, provider, requestKey, pipeID, own
 	if owner != "" {
 		scopes[1] = OwnerScope(owner)
 	}
-	if key, err := k.first(ctx, provider, scopes[:]); err != nil || key != "" {
+	if key, err := k.first(ctx, provider, scopes); err != nil || key != "" {
 		return key, err
 	}
 	if k.providers != nil {

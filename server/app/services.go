@@ -38,6 +38,7 @@ func (a *App) buildProviders(cfg Config) error {
 	if err != nil {
 		return err
 	}
+	keysets.UseCluster(a.Cluster)
 	a.Deps.Providers, a.Deps.Keysets = engine.InstrumentProviders(provs, a.Metrics), keysets
 	a.Deps.LocalModels = server.CacheLocalModels(registry, localModelsTTL)
 	a.pool = registry.PoolImages
