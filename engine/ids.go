@@ -49,6 +49,15 @@ func NewID(ctx context.Context, n int) string {
 	return RandomString(n)
 }
 
+// NewPrefixedID returns prefix followed by n characters drawn like NewID
+// (one allocation when random).
+func NewPrefixedID(ctx context.Context, prefix string, n int) string {
+	if src := idsFrom(ctx); src != nil {
+		return prefix + src.ID(n)
+	}
+	return randomWithPrefix(prefix, n)
+}
+
 // NewUUID returns a version 4 UUID string, drawn like NewID.
 func NewUUID(ctx context.Context) string {
 	var b [16]byte

@@ -46,7 +46,24 @@ func TestIDAllocations(t *testing.T) {
 		t.Fatalf("RandomString(24) allocates %.0f times, want at most 2", got)
 	}
 	ctx := context.Background()
+	if got := testing.AllocsPerRun(200, func() { _ = NewPrefixedID(ctx, "req_", 20) }); got > 2 {
+		t.Fatalf("NewPrefixedID allocates %.0f times, want at most 2", got)
+	}
 	if got := testing.AllocsPerRun(200, func() { _ = NewUUID(ctx) }); got > 2 {
 		t.Fatalf("NewUUID allocates %.0f times, want at most 2", got)
+	}
+}
+
+// TestNewPrefixedID: the prefix, then n id characters, random or from the
+// context's deterministic source.
+func TestNewPrefixedID(t *testing.T) {
+	id := NewPrefixedID(context.Background(), "trace_", 20)
+	if !strings.HasPrefix(id, "trace_") || len(id) != 26 || strings.Trim(id[6:], base62) != "" {
+		t.Fatalf("random id %q", id)
+	}
+	a := NewPrefixedID(WithIDs(context.Background(), NewDeterministic(3).Scope()), "req_", 20)
+	b := "req_" + NewID(WithIDs(context.Background(), NewDeterministic(3).Scope()), 20)
+	if a != b {
+		t.Fatalf("deterministic: %q != %q", a, b)
 	}
 }

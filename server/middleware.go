@@ -58,8 +58,9 @@ func (s *Server) requestIDs(next echo.HandlerFunc) echo.HandlerFunc {
 			c.SetRequest(c.Request().WithContext(ctx))
 		}
 		h := c.Response().Header()
-		setHeader(h, HeaderRequestID, "req_"+engine.NewID(ctx, 20))
-		setHeader(h, HeaderTraceID, "trace_"+engine.NewID(ctx, 20))
+		vals := make([]string, 2) // one backing array for both values
+		vals[0], vals[1] = engine.NewPrefixedID(ctx, "req_", 20), engine.NewPrefixedID(ctx, "trace_", 20)
+		h[HeaderRequestID], h[HeaderTraceID] = vals[0:1:1], vals[1:2:2]
 		return next(c)
 	}
 }
