@@ -33,5 +33,6 @@ func TestMiddlewareChainAllocations(t *testing.T) {
 		t.Fatalf("GET /health allocates %.0f times through the middleware chain, budget %d", got, chainAllocBudget)
 	}
 }
+
 // chainAllocBudget is the measured 47 (Go 1.26) and a small margin.
 const chainAllocBudget = 52
