@@ -14,9 +14,6 @@ import (
 // (a count, not a timing). The bound is today's figure plus a little, so
 // a change that adds per-request allocations to every route shows here.
 func TestMiddlewareChainAllocations(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the race detector adds allocations")
-	}
 	ts := servertest.Start(t)
 	h := ts.Handler()
 	req := httptest.NewRequest(http.MethodGet, "/health", nil)
@@ -29,10 +26,15 @@ func TestMiddlewareChainAllocations(t *testing.T) {
 		t.Fatalf("health: %d %v", rec.Code, rec.Header())
 	}
 	t.Logf("GET /health: %.0f allocations", got)
-	if got > chainAllocBudget {
-		t.Fatalf("GET /health allocates %.0f times through the middleware chain, budget %d", got, chainAllocBudget)
+	budget := chainAllocBudget
+	if raceEnabled {
+		budget = chainAllocBudgetRace
+	}
+	if got > float64(budget) {
+		t.Fatalf("GET /health allocates %.0f times through the middleware chain, budget %d", got, budget)
 	}
 }
 
-// chainAllocBudget is the measured 47 (Go 1.26) and a small margin.
-const chainAllocBudget = 52
+// The budgets are the measured counts (Go 1.26: 47, and 56 under the race
+// detector, which moves some values to the heap) and a small margin.
+const chainAllocBudget, chainAllocBudgetRace = 52, 61
