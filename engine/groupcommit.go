@@ -25,7 +25,9 @@ import (
 // transaction too big) is run again one write per transaction, so each
 // caller gets the result its write alone would have had; a write function
 // may therefore run more than once, which Store.Update already allows
-// (the Badger store retries conflicts the same way).
+// (the Badger store retries conflicts the same way). A write function
+// runs on the committer goroutine and must not call Update of the same
+// GroupStore (it would wait for itself).
 //
 // Several nodes (cluster mode): the queue is this process's only; each
 // node commits its own batches to the shared store through the Store
