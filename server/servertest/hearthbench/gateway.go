@@ -89,7 +89,10 @@ func runGateway(opts gatewayOptions, logf func(string, ...any)) ([]GatewayResult
 	f.SetDefault(fake.Reply{Text: gatewayReply})
 	tb := &benchTB{}
 	defer tb.close()
-	ts := servertest.Start(tb, servertest.WithProvider("openai", f.BaseURL(), "sk-bench"))
+	ts, err := startHearth(tb, opts, f.BaseURL())
+	if err != nil {
+		return nil, err
+	}
 
 	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 512, MaxIdleConnsPerHost: 512,
 		DisableCompression: true, IdleConnTimeout: time.Minute}}

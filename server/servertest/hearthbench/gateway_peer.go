@@ -12,7 +12,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/hearth-dev/hearth/blob/postgres/pgtest"
 	"github.com/hearth-dev/hearth/providers/fake"
+	"github.com/hearth-dev/hearth/server/servertest"
 )
 
 // gatewayOptions shape the gateway section.
@@ -27,6 +29,9 @@ type gatewayOptions struct {
 	// free loopback port), so a peer gateway can be configured against it
 	// before the run.
 	UpstreamAddr string
+	// Postgres runs Hearth on a throwaway PostgreSQL store (one cluster
+	// node, as HEARTH_DATABASE_URL does) instead of Badger.
+	Postgres bool
 	// Peer, when URL is set, is another OpenAI-compatible gateway
 	// configured against the fake upstream, measured in the same run.
 	Peer peerGateway
@@ -77,6 +82,20 @@ func startUpstream(addr string) (*fake.Server, error) {
 	f.Listener = ln
 	f.Start()
 	return f, nil
+}
+
+// startHearth starts the server under test against the fake upstream.
+func startHearth(tb *benchTB, opts gatewayOptions, upstream string) (*servertest.Server, error) {
+	provider := servertest.WithProvider("openai", upstream, "sk-bench")
+	if !opts.Postgres {
+		return servertest.Start(tb, provider), nil
+	}
+	if pgtest.BinDir() == "" {
+		return nil, fmt.Errorf("-store postgres: no PostgreSQL 15+ binaries in /usr/lib/postgresql/*/bin (apt-get install postgresql)")
+	}
+	pg := pgtest.Shared(tb)
+	tb.Cleanup(func() { pg.Stop() })
+	return servertest.StartNodes(tb, pgtest.URL(tb), 1, provider)[0], nil
 }
 
 // peerTarget is the direct request sent to the peer instead of the fake.

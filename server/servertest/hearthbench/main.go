@@ -68,6 +68,7 @@ func main() {
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (server, fake upstream and clients share the process) to this file")
 	memProfile := flag.String("memprofile", "", "write an allocation profile (every allocation since start) to this file at the end")
 	conc := flag.String("conc", "1,8,32", "gateway: comma-separated client counts of each row")
+	store := flag.String("store", "badger", `gateway: the server's store: "badger" (embedded) or "postgres" (a throwaway PostgreSQL, one cluster node)`)
 	runKinds := flag.String("runs", "", `gateway: comma-separated run kinds to measure ("pipe", "pipe stream", "agent", "agent stream"; "" = all)`)
 	flag.Parse()
 	stopProfiles, err := startProfiles(*cpuProfile, *memProfile)
@@ -106,6 +107,13 @@ func main() {
 		opts := gatewayOptions{Cell: *cell, UpstreamAddr: os.Getenv("HEARTH_BENCH_UPSTREAM_ADDR"),
 			Peer: peerGateway{URL: os.Getenv("HEARTH_BENCH_PEER_URL"), Key: os.Getenv("HEARTH_BENCH_PEER_KEY"),
 				Model: os.Getenv("HEARTH_BENCH_PEER_MODEL")}}
+		switch *store {
+		case "badger":
+		case "postgres":
+			opts.Postgres = true
+		default:
+			fail("gateway", fmt.Errorf("-store: %q is not badger or postgres", *store))
+		}
 		if opts.Conc, err = parseConc(*conc); err != nil {
 			fail("gateway", err)
 		}
