@@ -2,9 +2,10 @@ package engine
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
-	"fmt"
+	"encoding/hex"
 	"sync"
 	"time"
 )
@@ -48,13 +49,22 @@ func NewID(ctx context.Context, n int) string {
 	return RandomString(n)
 }
 
+// NewPrefixedID returns prefix followed by n characters drawn like NewID
+// (one allocation when random).
+func NewPrefixedID(ctx context.Context, prefix string, n int) string {
+	if src := idsFrom(ctx); src != nil {
+		return prefix + src.ID(n)
+	}
+	return randomWithPrefix(prefix, n)
+}
+
 // NewUUID returns a version 4 UUID string, drawn like NewID.
 func NewUUID(ctx context.Context) string {
 	var b [16]byte
 	if src := idsFrom(ctx); src != nil {
 		copy(b[:], src.ID(16))
-	} else {
-		copy(b[:], RandomString(16))
+	} else if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
 	}
 	// Hash the drawn characters so every nibble is used, then set the
 	// version and variant bits.
@@ -62,7 +72,17 @@ func NewUUID(ctx context.Context) string {
 	copy(b[:], sum[:16])
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+	var out [36]byte
+	hex.Encode(out[0:8], b[0:4])
+	out[8] = '-'
+	hex.Encode(out[9:13], b[4:6])
+	out[13] = '-'
+	hex.Encode(out[14:18], b[6:8])
+	out[18] = '-'
+	hex.Encode(out[19:23], b[8:10])
+	out[23] = '-'
+	hex.Encode(out[24:36], b[10:16])
+	return string(out[:])
 }
 
 // NowFrom returns the context's IDSource time when it carries one, else

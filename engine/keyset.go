@@ -24,6 +24,9 @@ type Keysets struct {
 	providers Providers
 	aead      cipher.AEAD
 	now       func() time.Time
+	// cluster and cache: keyset_cache.go.
+	cluster Cluster
+	cache   *gateCache[keysetHit]
 }
 
 // KeysetEntry is one stored provider key as shown to its owner.
@@ -107,7 +110,14 @@ func (k *Keysets) Set(ctx context.Context, scope, provider, apiKey string) (*Key
 		Provider: p, Nonce: nonce, Last4: last4, UpdatedAt: NowFrom(ctx, k.now).UTC(),
 		Ciphertext: k.aead.Seal(nil, nonce, []byte(apiKey), []byte(scope+"/"+p)),
 	}
-	if err := k.store.Update(ctx, func(tx Tx) error { return tx.Put(keysetKey(scope, p), &rec) }); err != nil {
+	err = k.store.Update(ctx, func(tx Tx) error {
+		if err := k.publishScope(tx, scope); err != nil {
+			return err
+		}
+		return tx.Put(keysetKey(scope, p), &rec)
+	})
+	k.cache.drop(scope)
+	if err != nil {
 		return nil, err
 	}
 	return &KeysetEntry{Provider: p, Last4: last4, UpdatedAt: rec.UpdatedAt}, nil
@@ -116,11 +126,15 @@ func (k *Keysets) Set(ctx context.Context, scope, provider, apiKey string) (*Key
 // Delete removes a provider key from a scope.
 func (k *Keysets) Delete(ctx context.Context, scope, provider string) error {
 	p := strings.ToLower(provider)
+	defer k.cache.drop(scope)
 	return k.store.Update(ctx, func(tx Tx) error {
 		if ok, err := tx.Exists(keysetKey(scope, p)); err != nil {
 			return err
 		} else if !ok {
 			return NotFound("keyset entry", p)
+		}
+		if err := k.publishScope(tx, scope); err != nil {
+			return err
 		}
 		return tx.Delete(keysetKey(scope, p))
 	})
@@ -128,6 +142,10 @@ func (k *Keysets) Delete(ctx context.Context, scope, provider string) error {
 
 // DeleteScopeTx removes every key of a scope (a deleted pipe's keys).
 func (k *Keysets) DeleteScopeTx(tx Tx, scope string) error {
+	k.cache.drop(scope)
+	if err := k.publishScope(tx, scope); err != nil {
+		return err
+	}
 	var keys []string
 	if err := tx.Scan("keyset/"+scope+"/", "", func(key string, _ []byte) error {
 		keys = append(keys, key)
@@ -184,15 +202,15 @@ func (k *Keysets) Resolve(ctx context.Context, provider, requestKey, pipeID, own
 		}
 		return requestKey, nil
 	}
+	var scopes [2]string
 	if pipeID != "" {
-		if key, err := k.get(ctx, PipeScope(pipeID), provider); err != nil || key != "" {
-			return key, err
-		}
+		scopes[0] = PipeScope(pipeID)
 	}
 	if owner != "" {
-		if key, err := k.get(ctx, OwnerScope(owner), provider); err != nil || key != "" {
-			return key, err
-		}
+		scopes[1] = OwnerScope(owner)
+	}
+	if key, err := k.first(ctx, provider, scopes); err != nil || key != "" {
+		return key, err
 	}
 	if k.providers != nil {
 		if key := k.providers.ServerKey(provider); key != "" {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"log/slog"
 	"net/http"
 	"runtime/debug"
 	"strings"
@@ -59,11 +60,13 @@ func (s *Server) requestIDs(next echo.HandlerFunc) echo.HandlerFunc {
 			c.SetRequest(c.Request().WithContext(ctx))
 		}
 		h := c.Response().Header()
-		setHeader(h, HeaderRequestID, "req_"+engine.NewID(ctx, 20))
 		if s.cfg.Tracer != nil {
+			setHeader(h, HeaderRequestID, engine.NewPrefixedID(ctx, "req_", 20))
 			return s.traced(c, next)
 		}
-		setHeader(h, HeaderTraceID, "trace_"+engine.NewID(ctx, 20))
+		vals := make([]string, 2) // one backing array for both values
+		vals[0], vals[1] = engine.NewPrefixedID(ctx, "req_", 20), engine.NewPrefixedID(ctx, "trace_", 20)
+		h[HeaderRequestID], h[HeaderTraceID] = vals[0:1:1], vals[1:2:2]
 		return next(c)
 	}
 }
@@ -93,14 +96,19 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 		if err != nil {
 			c.Error(err)
 		}
-		s.log.Info("request",
-			"request_id", headerValue(c.Response().Header(), HeaderRequestID),
-			"trace_id", headerValue(c.Response().Header(), HeaderTraceID),
-			"method", c.Request().Method,
-			"route", c.Path(),
-			"status", c.Response().Status,
-			"bytes", c.Response().Size,
-			"duration_ms", float64(time.Since(start).Microseconds())/1000,
+		if !s.log.Enabled(c.Request().Context(), slog.LevelInfo) {
+			return nil
+		}
+		// LogAttrs with typed attributes: no boxing of the values into
+		// interfaces and no argument slice on the heap.
+		s.log.LogAttrs(c.Request().Context(), slog.LevelInfo, "request",
+			slog.String("request_id", headerValue(c.Response().Header(), HeaderRequestID)),
+			slog.String("trace_id", headerValue(c.Response().Header(), HeaderTraceID)),
+			slog.String("method", c.Request().Method),
+			slog.String("route", c.Path()),
+			slog.Int("status", c.Response().Status),
+			slog.Int64("bytes", c.Response().Size),
+			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
 		)
 		return nil
 	}

@@ -28,6 +28,10 @@ type eventWriter struct {
 	// end, from the last chat chunk relayed (nil when none was).
 	trailer func(last *engine.ChatChunk) any
 	last    *engine.ChatChunk
+	// buf is the frame of the event being written, reused for the next
+	// (the response writer copies it before Write returns); rc flushes.
+	buf []byte
+	rc  *http.ResponseController
 }
 
 const sseTerminator = "\r\n\r\n"
@@ -62,7 +66,11 @@ func (w *eventWriter) write(b []byte) error {
 	if _, err := w.c.Response().Write(b); err != nil {
 		return err
 	}
-	return http.NewResponseController(w.c.Response().Writer).Flush()
+	if w.rc == nil {
+		w.rc = http.NewResponseController(w.c.Response().Writer)
+	}
+	// Every event is flushed as it is written: none waits for the next.
+	return w.rc.Flush()
 }
 
 // Event writes one JSON event and flushes it.
@@ -78,10 +86,11 @@ func (w *eventWriter) frame(b []byte) []byte {
 	if w.ndjson {
 		return append(b, '\n')
 	}
-	out := make([]byte, 0, len(b)+10)
-	out = append(out, "data: "...)
+	out := append(w.buf[:0], "data: "...)
 	out = append(out, b...)
-	return append(out, sseTerminator...)
+	out = append(out, sseTerminator...)
+	w.buf = out
+	return out
 }
 
 // Done ends an SSE stream with [DONE]; NDJSON streams just end. The

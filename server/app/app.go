@@ -140,6 +140,8 @@ type App struct {
 	Cluster engine.Cluster
 	RunLog  *engine.RunLog
 	Quotas  *engine.Quotas
+	// ThreadWrites group-commits thread writes (engine.GroupStore).
+	ThreadWrites *engine.GroupStore
 	// Egress is the dialer every outbound connection goes through, with
 	// its record of destinations.
 	Egress *netguard.Egress
@@ -251,6 +253,9 @@ func (a *App) Close(ctx context.Context) error {
 	errs = append(errs, a.closeTracing())
 	if a.Index != nil {
 		errs = append(errs, a.Index.Close())
+	}
+	if a.ThreadWrites != nil {
+		errs = append(errs, a.ThreadWrites.Close())
 	}
 	if a.RunLog != nil {
 		errs = append(errs, a.RunLog.Close())

@@ -38,6 +38,7 @@ func (a *App) buildProviders(cfg Config) error {
 	if err != nil {
 		return err
 	}
+	keysets.UseCluster(a.Cluster)
 	a.Deps.Providers, a.Deps.Keysets = engine.InstrumentProviders(a.traceProviders(provs), a.Metrics), keysets
 	a.Deps.LocalModels = server.CacheLocalModels(registry, localModelsTTL)
 	a.pool = registry.PoolImages
@@ -98,7 +99,10 @@ func (a *App) buildRuns(cfg Config) {
 	d := &a.Deps
 	d.Pipes = engine.NewPipes(engine.PipesConfig{Store: a.Store, Accounts: d.Accounts, Keysets: d.Keysets,
 		Providers: d.Providers, Memories: d.Memory, DefaultModel: cfg.DefaultModel, Cluster: a.Cluster})
-	d.Threads = engine.NewThreads(a.Store)
+	// Thread writes (a run's messages included) share transactions with
+	// concurrent requests' and are answered only after theirs commits.
+	a.ThreadWrites = engine.NewGroupStore(a.Store, 0, 0)
+	d.Threads = engine.NewThreads(a.ThreadWrites)
 	d.Threads.SetLimits(cfg.ThreadLimits)
 	a.RunLog = engine.NewRunLog(a.Store, d.Providers, a.log)
 	d.Budgets = engine.NewBudgets(a.Store)

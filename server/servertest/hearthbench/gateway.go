@@ -33,7 +33,13 @@ type GatewayResult struct {
 	AddedTTFTP50ms  float64 `json:"added_ttft_p50_ms,omitempty"`
 	AddedAllocsPerR float64 `json:"added_allocs_per_req"`
 	AddedBytesPerR  float64 `json:"added_bytes_per_req"`
-	RSSMiB          float64 `json:"rss_mib"` // the benchmark process (server, fake and clients) after the Hearth cell
+	AddedCPUusPerR  float64 `json:"added_cpu_us_per_req"`
+	// ThreadWritesPerCommit is how many thread writes shared each
+	// transaction during the Hearth cell (group commit; 0 when none).
+	ThreadWritesPerCommit float64 `json:"thread_writes_per_commit,omitempty"`
+	// Peer is the peer gateway's side (HEARTH_BENCH_PEER_URL), when set.
+	Peer   *LoadFigures `json:"peer,omitempty"`
+	RSSMiB float64      `json:"rss_mib"` // the benchmark process (server, fake and clients) after the Hearth cell
 }
 
 // LoadFigures is what one side of a cell measured.
@@ -47,6 +53,9 @@ type LoadFigures struct {
 	TTFTP99ms   float64 `json:"ttft_p99_ms,omitempty"`
 	AllocsPerR  float64 `json:"allocs_per_req"`
 	BytesPerReq float64 `json:"bytes_per_req"`
+	// CPUusPerR is the whole process's CPU time (user and system) per
+	// request, in microseconds.
+	CPUusPerR float64 `json:"cpu_us_per_req"`
 }
 
 // gatewayTarget is one request to send over and over.
@@ -70,13 +79,20 @@ const gatewayReply = "The quick brown fox jumps over the lazy dog while the rive
 // runGateway starts the real server in-process (servertest, loopback) with
 // the openai provider pointed at an in-process fake that answers at once,
 // and measures each run kind at each concurrency for cell seconds per side.
-func runGateway(concurrencies []int, cell time.Duration, logf func(string, ...any)) ([]GatewayResult, error) {
-	f := fake.NewOpenAI()
+func runGateway(opts gatewayOptions, logf func(string, ...any)) ([]GatewayResult, error) {
+	f, err := startUpstream(opts.UpstreamAddr)
+	if err != nil {
+		return nil, err
+	}
 	defer f.Close()
+	logf("gateway: fake upstream at %s (HEARTH_BENCH_UPSTREAM_ADDR fixes it)", f.BaseURL())
 	f.SetDefault(fake.Reply{Text: gatewayReply})
 	tb := &benchTB{}
 	defer tb.close()
-	ts := servertest.Start(tb, servertest.WithProvider("openai", f.BaseURL(), "sk-bench"))
+	ts, err := startHearth(tb, opts, f.BaseURL())
+	if err != nil {
+		return nil, err
+	}
 
 	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 512, MaxIdleConnsPerHost: 512,
 		DisableCompression: true, IdleConnTimeout: time.Minute}}
@@ -102,6 +118,9 @@ func runGateway(concurrencies []int, cell time.Duration, logf func(string, ...an
 	}
 	var out []GatewayResult
 	for _, run := range runs {
+		if opts.Runs != nil && !opts.Runs[run.name] {
+			continue
+		}
 		body, _ := json.Marshal(run.body)
 		hearth := gatewayTarget{url: ts.URL + run.path, key: pipe.APIKey, body: body, stream: run.stream}
 		if run.agent {
@@ -119,10 +138,18 @@ func runGateway(concurrencies []int, cell time.Duration, logf func(string, ...an
 		if _, _, err := direct.do(client); err != nil {
 			return nil, fmt.Errorf("%s direct: %w", run.name, err)
 		}
-		for _, c := range concurrencies {
+		for _, c := range opts.Conc {
 			res := GatewayResult{Run: run.name, Concurrency: c}
-			res.Direct = load(client, direct, c, cell)
-			res.Hearth = load(client, hearth, c, cell)
+			res.Direct = load(client, direct, c, opts.Cell)
+			if opts.Peer.URL != "" {
+				peer := load(client, opts.Peer.target(direct), c, opts.Cell)
+				res.Peer = &peer
+			}
+			w0, c0 := ts.App.ThreadWrites.Stats()
+			res.Hearth = load(client, hearth, c, opts.Cell)
+			if w1, c1 := ts.App.ThreadWrites.Stats(); c1 > c0 {
+				res.ThreadWritesPerCommit = float64(w1-w0) / float64(c1-c0)
+			}
 			res.RSSMiB = rssMiB()
 			res.AddedP50ms = res.Hearth.P50ms - res.Direct.P50ms
 			res.AddedP99ms = res.Hearth.P99ms - res.Direct.P99ms
@@ -131,6 +158,7 @@ func runGateway(concurrencies []int, cell time.Duration, logf func(string, ...an
 			}
 			res.AddedAllocsPerR = res.Hearth.AllocsPerR - res.Direct.AllocsPerR
 			res.AddedBytesPerR = res.Hearth.BytesPerReq - res.Direct.BytesPerReq
+			res.AddedCPUusPerR = res.Hearth.CPUusPerR - res.Direct.CPUusPerR
 			logf("gateway %s c=%d: direct %.0f rps p50 %.2f ms, hearth %.0f rps p50 %.2f ms", run.name, c,
 				res.Direct.RPS, res.Direct.P50ms, res.Hearth.RPS, res.Hearth.P50ms)
 			out = append(out, res)
@@ -206,6 +234,7 @@ func load(client *http.Client, t gatewayTarget, conc int, d time.Duration) LoadF
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
+	cpuBefore := cpuTime()
 	type sample struct{ total, ttft []float64 }
 	samples := make([]sample, conc)
 	errs := make([]int, conc)
@@ -228,6 +257,7 @@ func load(client *http.Client, t gatewayTarget, conc int, d time.Duration) LoadF
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	cpu := cpuTime() - cpuBefore
 	runtime.ReadMemStats(&after)
 	var total, ttft []float64
 	var fig LoadFigures
@@ -248,6 +278,7 @@ func load(client *http.Client, t gatewayTarget, conc int, d time.Duration) LoadF
 	if n > 0 {
 		fig.AllocsPerR = float64(after.Mallocs-before.Mallocs) / float64(n)
 		fig.BytesPerReq = float64(after.TotalAlloc-before.TotalAlloc) / float64(n)
+		fig.CPUusPerR = float64(cpu.Microseconds()) / float64(n)
 	}
 	return fig
 }
@@ -273,17 +304,23 @@ func rssMiB() float64 {
 func printGateway(w io.Writer, rs []GatewayResult, cellSeconds float64) {
 	fmt.Fprintf(w, "\nGateway overhead: the real server in-process on loopback vs the same upstream request sent straight to an\n"+
 		"in-process fake OpenAI that answers at once; %.1f s per side per row. Added = Hearth minus direct; allocs and KB\n"+
-		"per request are the whole process's heap allocations (client, server, fake) minus those of the direct side.\n", cellSeconds)
+		"per request are the whole process's heap allocations (client, server, fake) minus those of the direct side,\n"+
+		"CPU µs per request the process's user+system CPU time likewise.\n", cellSeconds)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "run\tconc\tdirect rps\thearth rps\tdirect p50 ms\thearth p50 ms\tadded p50 ms\tadded p99 ms\tadded TTFT p50 ms\tallocs/req\tKB/req\tRSS MiB\terrors\t")
+	fmt.Fprintln(tw, "run\tconc\tdirect rps\thearth rps\tdirect p50 ms\thearth p50 ms\tadded p50 ms\tadded p99 ms\tadded TTFT p50 ms\tallocs/req\tKB/req\tCPU µs/req\tthread writes/commit\tRSS MiB\terrors\t")
 	for _, r := range rs {
 		ttft := "-"
 		if r.Hearth.TTFTP50ms > 0 {
 			ttft = fmt.Sprintf("%.2f", r.AddedTTFTP50ms)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%.0f\t%.1f\t%.0f\t%d\t\n", r.Run, r.Concurrency,
+		perCommit := "-"
+		if r.ThreadWritesPerCommit > 0 {
+			perCommit = fmt.Sprintf("%.1f", r.ThreadWritesPerCommit)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%.0f\t%.1f\t%.0f\t%s\t%.0f\t%d\t\n", r.Run, r.Concurrency,
 			r.Direct.RPS, r.Hearth.RPS, r.Direct.P50ms, r.Hearth.P50ms, r.AddedP50ms, r.AddedP99ms, ttft,
-			r.AddedAllocsPerR, r.AddedBytesPerR/1024, r.RSSMiB, r.Direct.Errors+r.Hearth.Errors)
+			r.AddedAllocsPerR, r.AddedBytesPerR/1024, r.AddedCPUusPerR, perCommit, r.RSSMiB, r.Direct.Errors+r.Hearth.Errors)
 	}
 	tw.Flush()
+	printPeer(w, rs)
 }

@@ -67,6 +67,9 @@ func main() {
 	cache := flag.String("cache", filepath.Join(cacheDef, "hearth-bench"), "where -glove auto keeps the converted vectors")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (server, fake upstream and clients share the process) to this file")
 	memProfile := flag.String("memprofile", "", "write an allocation profile (every allocation since start) to this file at the end")
+	conc := flag.String("conc", "1,8,32", "gateway: comma-separated client counts of each row")
+	store := flag.String("store", "badger", `gateway: the server's store: "badger" (embedded) or "postgres" (a throwaway PostgreSQL, one cluster node)`)
+	runKinds := flag.String("runs", "", `gateway: comma-separated run kinds to measure ("pipe", "pipe stream", "agent", "agent stream"; "" = all)`)
 	flag.Parse()
 	stopProfiles, err := startProfiles(*cpuProfile, *memProfile)
 	if err != nil {
@@ -101,7 +104,26 @@ func main() {
 			*cell = time.Second
 		}
 		rep.GatewayCell = cell.Seconds()
-		g, err := runGateway([]int{1, 8, 32}, *cell, logf)
+		opts := gatewayOptions{Cell: *cell, UpstreamAddr: os.Getenv("HEARTH_BENCH_UPSTREAM_ADDR"),
+			Peer: peerGateway{URL: os.Getenv("HEARTH_BENCH_PEER_URL"), Key: os.Getenv("HEARTH_BENCH_PEER_KEY"),
+				Model: os.Getenv("HEARTH_BENCH_PEER_MODEL")}}
+		switch *store {
+		case "badger":
+		case "postgres":
+			opts.Postgres = true
+		default:
+			fail("gateway", fmt.Errorf("-store: %q is not badger or postgres", *store))
+		}
+		if opts.Conc, err = parseConc(*conc); err != nil {
+			fail("gateway", err)
+		}
+		if *runKinds != "" {
+			opts.Runs = map[string]bool{}
+			for _, r := range strings.Split(*runKinds, ",") {
+				opts.Runs[strings.TrimSpace(r)] = true
+			}
+		}
+		g, err := runGateway(opts, logf)
 		if err != nil {
 			fail("gateway", err)
 		}
@@ -336,6 +358,11 @@ func printRetrieval(w io.Writer, rep *Report) {
 // or alloc_objects for the allocation profile.
 func startProfiles(cpu, mem string) (stop func() error, err error) {
 	var cf *os.File
+	if mem != "" {
+		// Sample an allocation every 4 KiB instead of 512 KiB: small
+		// per-request allocations show with their real counts.
+		runtime.MemProfileRate = 4096
+	}
 	if cpu != "" {
 		if cf, err = os.Create(cpu); err != nil {
 			return nil, err

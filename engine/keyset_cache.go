@@ -1,0 +1,96 @@
+package engine
+
+import (
+	"context"
+	"errors"
+)
+
+// Provider keys served from memory on the run path: Resolve keeps, per
+// provider and pair of scopes (the pipe's and the owner's), which scope
+// holds the key and its sealed record, or that neither does. The record
+// stays encrypted in the cache and is opened per call, so no plain
+// provider key outlives the request that uses it. Set and Delete drop the
+// scope's entries after they commit, so the next run on this node uses
+// the new key; they and DeleteScopeTx publish TopicKeyset with the scope
+// in their transaction. DeleteScopeTx runs inside another write (a pipe's
+// deletion) and drops the scope before that commits: a run racing it may
+// cache the old record again, for a pipe id that no run can name once the
+// deletion commits. In cluster mode the cache is off (see gateCache):
+// every run reads the shared store, and a key changed on one node is used
+// by the next run on any node.
+
+// TopicKeyset carries the scope ("owner:<login>", "pipe:<id>") whose
+// provider keys changed.
+const TopicKeyset = "keyset"
+
+// keysetHit is what Resolve found for a provider: the scope holding its
+// key and the sealed record, or scope "" for none.
+type keysetHit struct {
+	scope string
+	rec   keysetRecord
+}
+
+// UseCluster turns the key cache on unless c is shared, and makes key
+// writes publish to c's change feed. Call it once, before serving.
+func (k *Keysets) UseCluster(c Cluster) {
+	k.cluster = c
+	if c == nil {
+		return
+	}
+	if !c.Shared() {
+		k.cache = newGateCache[keysetHit]()
+	}
+	c.Subscribe(TopicKeyset, func(scope string) { k.cache.drop(scope) })
+}
+
+// publishScope records in tx that the keys of scope changed.
+func (k *Keysets) publishScope(tx Tx, scope string) error {
+	if k.cluster == nil {
+		return nil
+	}
+	return k.cluster.Publish(tx, TopicKeyset, scope)
+}
+
+// first returns the key stored for provider under the first of scopes
+// that has one ("" scopes are skipped), reading them in one snapshot or
+// from the cache.
+func (k *Keysets) first(ctx context.Context, provider string, scopes [2]string) (string, error) {
+	ck := provider + "\x00" + scopes[0] + "\x00" + scopes[1]
+	hit, ok, gen := k.cache.get(ck)
+	if !ok {
+		err := k.store.View(ctx, func(tx Tx) error {
+			for _, sc := range scopes {
+				if sc == "" {
+					continue
+				}
+				err := tx.Get(keysetKey(sc, provider), &hit.rec)
+				if err == nil {
+					hit.scope = sc
+					return nil
+				}
+				if !errors.Is(err, ErrNotFound) {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return "", err
+		}
+		tags := scopes[:0:0]
+		for _, sc := range scopes {
+			if sc != "" {
+				tags = append(tags, sc)
+			}
+		}
+		k.cache.put(gen, ck, hit, tags...)
+	}
+	if hit.scope == "" {
+		return "", nil
+	}
+	plain, err := k.aead.Open(nil, hit.rec.Nonce, hit.rec.Ciphertext, []byte(hit.scope+"/"+provider))
+	if err != nil {
+		return "", undecryptableError(hit.scope, provider, err)
+	}
+	return string(plain), nil
+}

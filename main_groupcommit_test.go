@@ -1,0 +1,102 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hearth-dev/hearth/providers/fake"
+)
+
+// TestFaultKill9ThreadGroupCommit: sixteen clients run a pipe (store on)
+// against the real binary, half starting a new thread each time, half
+// continuing their own thread, so thread writes are group-committed with
+// each other's. The server is killed with SIGKILL while they run; after
+// the restart every run that was answered has its question and the answer
+// in the thread its answer named (README "Benchmarks", group commit).
+func TestFaultKill9ThreadGroupCommit(t *testing.T) {
+	bin := hearthBinary(t)
+	up := fake.NewOpenAI()
+	defer up.Close()
+	const answer = "the answer"
+	up.SetDefault(fake.Reply{Text: answer})
+	env, addr := faultEnv(t, up.BaseURL())
+	p := startBinary(t, bin, env, addr)
+	p.must(t, "POST", "/v1/pipes", map[string]any{"name": "gc"})
+
+	var mu sync.Mutex
+	answered := map[string][]string{} // thread id -> questions answered in it, in order
+	total := 0
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range 16 {
+		wg.Go(func() {
+			thread := ""
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				q := fmt.Sprintf("client %d question %d", w, i)
+				body := map[string]any{"name": "gc", "messages": []any{map[string]any{"role": "user", "content": q}}}
+				if w%2 == 1 && thread != "" {
+					body["threadId"] = thread
+				}
+				status, _, h, err := p.do("POST", "/v1/pipes/run", body)
+				if err != nil || status != 200 {
+					continue
+				}
+				id := h.Get("lb-thread-id")
+				if w%2 == 1 {
+					thread = id
+				}
+				mu.Lock()
+				answered[id] = append(answered[id], q)
+				total++
+				mu.Unlock()
+			}
+		})
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		mu.Lock()
+		n := total
+		mu.Unlock()
+		if n >= 400 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d runs answered in 60 s", n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	p.kill() // the clients are still sending
+	close(stop)
+	wg.Wait()
+
+	p = startBinary(t, bin, env, addr)
+	for id, qs := range answered {
+		var msgs []struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		}
+		if err := json.Unmarshal(p.must(t, "GET", "/v1/threads/"+id+"/messages", nil), &msgs); err != nil {
+			t.Fatal(err)
+		}
+		// Each answered question is in the thread, followed by the answer,
+		// in the order the client asked them.
+		next := 0
+		for j := 0; j+1 < len(msgs) && next < len(qs); j++ {
+			if msgs[j].Role == "user" && msgs[j].Content == qs[next] && msgs[j+1].Role == "assistant" && msgs[j+1].Content == answer {
+				next++
+			}
+		}
+		if next < len(qs) {
+			t.Errorf("thread %s: answered %q is missing after the restart (%d messages)", id, qs[next], len(msgs))
+		}
+	}
+	t.Logf("%d answered runs in %d threads survived SIGKILL", total, len(answered))
+}

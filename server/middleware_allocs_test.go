@@ -1,0 +1,40 @@
+package server_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/hearth-dev/hearth/server/servertest"
+)
+
+// TestMiddlewareChainAllocations bounds what the middleware chain costs a
+// request (request and trace ids, security headers, metrics, access log,
+// guards): GET /health through the whole chain, counted in allocations
+// (a count, not a timing). The bound is today's figure plus a little, so
+// a change that adds per-request allocations to every route shows here.
+func TestMiddlewareChainAllocations(t *testing.T) {
+	ts := servertest.Start(t)
+	h := ts.Handler()
+	req := httptest.NewRequest(http.MethodGet, "/health", nil)
+	var rec *httptest.ResponseRecorder
+	got := testing.AllocsPerRun(200, func() {
+		rec = httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+	})
+	if rec.Code != 200 || len(rec.Header()["lb-request-id"]) == 0 || rec.Header().Get("X-Content-Type-Options") != "nosniff" {
+		t.Fatalf("health: %d %v", rec.Code, rec.Header())
+	}
+	t.Logf("GET /health: %.0f allocations", got)
+	budget := chainAllocBudget
+	if raceEnabled {
+		budget = chainAllocBudgetRace
+	}
+	if got > float64(budget) {
+		t.Fatalf("GET /health allocates %.0f times through the middleware chain, budget %d", got, budget)
+	}
+}
+
+// The budgets are the measured counts (Go 1.26: 47, and 56 under the race
+// detector, which moves some values to the heap) and a small margin.
+const chainAllocBudget, chainAllocBudgetRace = 52, 61

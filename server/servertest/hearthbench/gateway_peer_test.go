@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"net"
+	"net/http"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hearth-dev/hearth/server/servertest"
+)
+
+// TestGatewayPeerRow: a peer gateway configured against the benchmark's
+// fake upstream at a fixed address (here a second Hearth, through its
+// OpenAI-compatible endpoint) is measured in the same run, without
+// errors, and printed next to Hearth's rows; CPU per request and the
+// thread writes per group commit are reported.
+func TestGatewayPeerRow(t *testing.T) {
+	// Registered first, so it runs after the servers' cleanups: the
+	// retrieval tests that follow measure the live heap, which must not
+	// shrink under them while this test's goroutines wind down.
+	before := runtime.NumGoroutine()
+	t.Cleanup(func() {
+		for i := 0; i < 500 && runtime.NumGoroutine() > before; i++ {
+			time.Sleep(10 * time.Millisecond)
+		}
+		http.DefaultClient.CloseIdleConnections()
+		runtime.GC()
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	peer := servertest.Start(t, servertest.WithProvider("openai", "http://"+addr+"/v1", "sk-bench"))
+
+	opts := gatewayOptions{Conc: []int{2}, Cell: 150 * time.Millisecond, UpstreamAddr: addr,
+		Runs: map[string]bool{"pipe": true, "pipe stream": true},
+		Peer: peerGateway{URL: peer.URL + "/openai/v1", Key: servertest.AdminKey, Model: "openai:gpt-4o-mini"}}
+	rows, err := runGateway(opts, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 {
+		t.Fatalf("%d rows, want the two run kinds asked for", len(rows))
+	}
+	for _, r := range rows {
+		if r.Peer == nil || r.Peer.Requests == 0 || r.Peer.Errors != 0 {
+			t.Fatalf("%s: peer side %+v; want requests and no errors", r.Run, r.Peer)
+		}
+		if r.Hearth.Requests == 0 || r.Hearth.Errors != 0 || r.Hearth.CPUusPerR <= 0 {
+			t.Fatalf("%s: hearth side %+v", r.Run, r.Hearth)
+		}
+		if r.ThreadWritesPerCommit < 1 {
+			t.Fatalf("%s: %.2f thread writes per commit; pipe runs store their thread", r.Run, r.ThreadWritesPerCommit)
+		}
+		if r.Run == "pipe stream" && r.Peer.TTFTP50ms <= 0 {
+			t.Fatalf("peer stream without a time to first token: %+v", r.Peer)
+		}
+	}
+	var out bytes.Buffer
+	printGateway(&out, rows, opts.Cell.Seconds())
+	if !strings.Contains(out.String(), "Peer gateway (HEARTH_BENCH_PEER_URL)") || !strings.Contains(out.String(), "CPU µs/req") {
+		t.Fatalf("report:\n%s", out.String())
+	}
+}
