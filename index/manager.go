@@ -138,6 +138,8 @@ type memIndex struct {
 	// which change log entries are older than Options.LogRetention.
 	kwAt  uint64
 	marks []seqMark
+
+	adds addQueue // Add calls waiting to be applied together
 }
 
 type seqMark struct {

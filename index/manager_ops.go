@@ -11,11 +11,20 @@ import (
 // store (the only stored copy of them, the source for rebuilds) and
 // inserted into the graph; texts go to the keyword index. A chunk with an empty Vector is
 // keyword-only (the hearth:bm25 model). Re-adding an id replaces it.
+//
+// Calls on one memory that overlap are applied together (see addQueue).
 func (m *Manager) Add(ctx context.Context, memoryID string, chunks []engine.IndexedChunk) error {
 	mi, err := m.mem(ctx, memoryID)
 	if err != nil {
 		return err
 	}
+	return mi.adds.do(ctx, chunks, func(ctx context.Context, chunks []engine.IndexedChunk) error {
+		return m.add(ctx, mi, chunks)
+	})
+}
+
+// add is Add for one call or one group of calls.
+func (m *Manager) add(ctx context.Context, mi *memIndex, chunks []engine.IndexedChunk) error {
 	mi.mu.Lock()
 	defer mi.mu.Unlock()
 	if mi.dropped {
