@@ -127,7 +127,6 @@ func (s *Service) runIngest(ctx context.Context, j *Job) error {
 			groups = append(groups, [2]int{i, min(i+512, len(todo))})
 		}
 	}
-	adds := indexBatcher{index: s.index, memoryID: j.MemoryID}
 	for _, g := range groups {
 		idx := todo[g[0]:g[1]]
 		var vecs [][]float32
@@ -150,12 +149,9 @@ func (s *Service) runIngest(ctx context.Context, j *Job) error {
 		if err := s.writeChunkRecords(ctx, j.MemoryID, batch, pickRecords(recs, idx)); err != nil {
 			return err
 		}
-		if err := adds.add(ctx, batch); err != nil {
+		if err := s.index.Add(ctx, j.MemoryID, batch); err != nil {
 			return err
 		}
-	}
-	if err := adds.flush(ctx); err != nil {
-		return err
 	}
 	err = s.completeIngest(ctx, j, len(texts), chunkBytes)
 	if engine.ErrorCode(err) == engine.CodeUsageExceeded {
