@@ -22,7 +22,8 @@ const (
 // Add still stores them and inserts them into the graph before it returns.
 //
 // The buffer is written to Bleve when it holds kwBufferChunks chunks or
-// kwBufferBytes of text, kwBufferDelay after its first chunk, before any
+// kwBufferBytes of text (in the background, so the ingestion workers go on
+// embedding meanwhile), kwBufferDelay after its first chunk, before any
 // keyword search, count or removal on the memory, and on Flush, Maintain
 // and Close. A crash loses what it holds; the store's keyword sequence
 // number (committed by Add) is then ahead of the Bleve index's, and the
@@ -34,64 +35,80 @@ const (
 // included, applies the log's entries directly, so there is nothing to
 // buffer.
 type kwBuffer struct {
-	mu     sync.Mutex
-	kw     *keywordIndex // the index the texts are for
-	put    []engine.IndexedChunk
-	seq    uint64 // keyword sequence number of the last change buffered
-	bytes  int
-	timer  *time.Timer
-	failed bool // a write failed: the next change rebuilds the index
+	mu       sync.Mutex
+	kw       *keywordIndex // the index the changes are for
+	put      []engine.IndexedChunk
+	del      []string // removals, after every put (a removal is written at once)
+	seq      uint64   // keyword sequence number of the last change buffered
+	bytes    int
+	timer    *time.Timer
+	flushing bool // a background write of a full buffer runs
+	failed   bool // a write failed: the next change rebuilds the index
+
+	write sync.Mutex // held while a batch is written: batches apply in order
 }
 
-// bufferKeyword records a change whose sequence number the store holds:
-// texts to index are buffered, deletions are written at once with
-// everything buffered before them. The caller holds mi.mu.
+// bufferKeyword records a change whose sequence number the store holds.
+// Texts to index are buffered; a full buffer is written in the background
+// (or here, when the previous one is still being written), removals are
+// written here with everything buffered before them. The caller holds
+// mi.mu, so changes are buffered in the order of their numbers.
 func (m *Manager) bufferKeyword(mi *memIndex, kw *keywordIndex, put []engine.IndexedChunk, del []string, seq uint64) error {
 	if seq == 0 {
 		return nil
 	}
 	b := &mi.kwBuf
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	if b.kw != kw {
-		b.clear() // texts for an index since replaced by a rebuild, which read them from the store
+		b.clear() // changes for an index since replaced by a rebuild, which read the store
 		b.kw = kw
 	}
 	b.put = append(b.put, put...)
+	b.del = append(b.del, del...)
 	b.seq = seq
 	for _, c := range put {
 		b.bytes += len(c.ID) + len(c.Text)
 	}
-	if len(del) > 0 || len(b.put) >= kwBufferChunks || b.bytes >= kwBufferBytes {
-		if !m.writeKeyword(mi, del) {
+	full := len(b.put) >= kwBufferChunks || b.bytes >= kwBufferBytes
+	switch {
+	case len(del) > 0 || (full && b.flushing):
+		b.mu.Unlock()
+		if !m.writeKeyword(mi) {
 			return engine.Errorf(engine.CodeInternal, "cannot update the keyword index")
 		}
+		return nil
+	case full:
+		b.flushing = true
+		b.mu.Unlock()
+		go func() {
+			m.writeKeyword(mi)
+			b.mu.Lock()
+			b.flushing = false
+			b.mu.Unlock()
+		}()
 		return nil
 	}
 	if b.timer == nil {
 		b.timer = time.AfterFunc(kwBufferDelay, func() { m.flushKeyword(mi) })
 	}
+	b.mu.Unlock()
 	return nil
 }
 
-// flushKeyword writes the buffered texts to the Bleve index. A failure is
-// logged and leaves the index marked for a rebuild by the next change.
-func (m *Manager) flushKeyword(mi *memIndex) {
-	mi.kwBuf.mu.Lock()
-	defer mi.kwBuf.mu.Unlock()
-	m.writeKeyword(mi, nil)
-}
+// flushKeyword writes the buffered changes to the Bleve index. A failure
+// is logged and leaves the index marked for a rebuild by the next change.
+func (m *Manager) flushKeyword(mi *memIndex) { m.writeKeyword(mi) }
 
-// writeKeyword writes the buffer and del in one Bleve batch recording the
-// last sequence number. The caller holds mi.kwBuf.mu.
-func (m *Manager) writeKeyword(mi *memIndex, del []string) bool {
+// writeKeyword writes what the buffer holds as one Bleve batch recording
+// its last sequence number, after any batch being written.
+func (m *Manager) writeKeyword(mi *memIndex) bool {
 	b := &mi.kwBuf
-	if b.timer != nil {
-		b.timer.Stop()
-		b.timer = nil
-	}
-	put, seq, kw := b.put, b.seq, b.kw
-	b.put, b.bytes = nil, 0
+	b.write.Lock()
+	defer b.write.Unlock()
+	b.mu.Lock()
+	put, del, seq, kw := b.put, b.del, b.seq, b.kw
+	b.clear()
+	b.mu.Unlock()
 	if len(put)+len(del) == 0 || kw == nil {
 		return true
 	}
@@ -101,7 +118,9 @@ func (m *Manager) writeKeyword(mi *memIndex, del []string) bool {
 		return true // replaced or closed meanwhile: its rebuild read the store
 	}
 	if err := kw.apply(put, del, seq); err != nil {
+		b.mu.Lock()
 		b.failed = true
+		b.mu.Unlock()
 		m.log.Error("cannot update the keyword index; it will be rebuilt", "memory", mi.id, "err", err)
 		return false
 	}
@@ -126,10 +145,11 @@ func (mi *memIndex) discardKeyword() {
 	mi.kwBuf.kw = nil
 }
 
+// clear empties the buffer and stops its timer. The caller holds b.mu.
 func (b *kwBuffer) clear() {
 	if b.timer != nil {
 		b.timer.Stop()
 		b.timer = nil
 	}
-	b.put, b.bytes = nil, 0
+	b.put, b.del, b.bytes = nil, nil, 0
 }

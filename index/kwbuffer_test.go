@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -141,5 +142,79 @@ func TestKeywordBufferLostInCrash(t *testing.T) {
 	}
 	if s := memStats(t, m, "mem"); s.Load.KeywordRebuilt == "" {
 		t.Fatalf("not rebuilt: %+v", s.Load)
+	}
+}
+
+// TestKeywordBufferFullIsWritten: a full buffer is written without a read
+// or the timer, while later changes go on being buffered.
+func TestKeywordBufferFullIsWritten(t *testing.T) {
+	store, src, dir := memstore.New(), &textSource{}, t.TempDir()
+	m := withSource(t, store, dir, src)
+	defer m.Close()
+	texts := make([]string, kwBufferChunks)
+	for i := range texts {
+		texts[i] = fmt.Sprintf("stint%d feeds", i)
+	}
+	addBoth(t, m, src, "mem", withVec(textChunks(0, texts...)))
+	mi, _ := m.mem(context.Background(), "mem")
+	mi.kwBuf.mu.Lock()
+	armed := mi.kwBuf.timer != nil
+	mi.kwBuf.mu.Unlock()
+	if armed {
+		t.Fatal("a full buffer waits for the timer")
+	}
+	for deadline := time.Now().Add(30 * time.Second); bleveDocs(t, m, "mem") != kwBufferChunks; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d documents written", bleveDocs(t, m, "mem"), kwBufferChunks)
+		}
+	}
+	addBoth(t, m, src, "mem", withVec(textChunks(kwBufferChunks, "stint feeds sandpiper")))
+	if got := keywordIDs(t, m, "mem", "sandpiper"); len(got) != 1 {
+		t.Fatalf("the change after the full buffer: %v", got)
+	}
+}
+
+// TestKeywordBufferConcurrent: Adds, removals and searches from several
+// goroutines leave the keyword index with exactly the chunks not removed.
+func TestKeywordBufferConcurrent(t *testing.T) {
+	ctx := context.Background()
+	store, src, dir := memstore.New(), &textSource{}, t.TempDir()
+	m := withSource(t, store, dir, src)
+	defer m.Close()
+	if _, err := m.HasVectors(ctx, "mem", nil); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 30; i++ {
+				n := g*100 + i
+				c := withVec(textChunks(n, fmt.Sprintf("tern%d calls", n)))
+				src.put("mem", c)
+				if err := m.Add(ctx, "mem", c); err != nil {
+					t.Error(err)
+					return
+				}
+				if i%3 == 0 {
+					if err := m.Remove(ctx, "mem", []string{chunkID(n)}); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+				if _, err := m.SearchKeyword(ctx, "mem", "calls", 5, nil); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if got := keywordIDs(t, m, "mem", "calls"); len(got) != 10 { // the top 10 of 80
+		t.Fatalf("search: %v", got)
+	}
+	if s := memStats(t, m, "mem"); s.KeywordDocs != 80 {
+		t.Fatalf("keyword documents: %d, want 80 (120 added, 40 removed)", s.KeywordDocs)
 	}
 }
