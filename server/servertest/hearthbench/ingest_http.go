@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hearth-dev/hearth/engine/memory"
+	"github.com/hearth-dev/hearth/providers/netguard"
 	"github.com/hearth-dev/hearth/server/servertest"
 )
 
@@ -72,7 +73,9 @@ func runHTTPIngest(c httpIngestCase, logf func(string, ...any)) (HTTPIngestResul
 	}
 	ts := servertest.Start(tb, opts...)
 	res.Workers = ts.Memory.Workers()
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16, DisableCompression: true}}
+	tr := netguard.Policy{AllowLoopback: true, Feature: "hearthbench"}.Transport() // the server under test is on loopback
+	tr.MaxIdleConnsPerHost, tr.DisableCompression = 16, true
+	client := &http.Client{Transport: tr}
 	defer client.CloseIdleConnections()
 	do := func(method, url string, body []byte, contentType string) ([]byte, error) {
 		req, err := http.NewRequest(method, url, bytes.NewReader(body))
