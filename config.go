@@ -36,7 +36,8 @@ type Config struct {
 	MaxUploadBytes int64  `json:"max_upload_bytes"`
 	// AgentMaxSteps bounds the model calls of one agent run with MCP tools.
 	AgentMaxSteps int64 `json:"agent_max_steps"`
-	// IngestWorkers is the size of the document ingestion worker pool.
+	// IngestWorkers is the size of the document ingestion worker pool;
+	// 0 sizes it from the CPUs (memory.DefaultWorkers).
 	IngestWorkers int64 `json:"ingest_workers"`
 	// RetrieveVectorWeight and RetrieveKeywordWeight weigh the vector and
 	// keyword rankings of hybrid retrieval (reciprocal rank fusion).
@@ -117,7 +118,7 @@ func defaultConfig() Config {
 	return Config{
 		Addr: ":8080", Data: "./hearth-data", LogLevel: "info", LogFormat: "text", AdminLogin: "admin",
 		MaxBodyBytes: 8 << 20, MaxUploadBytes: 10 << 20,
-		IngestWorkers: 2, AgentMaxSteps: 10, RetrieveVectorWeight: "1", RetrieveKeywordWeight: "1",
+		IngestWorkers: 0, AgentMaxSteps: 10, RetrieveVectorWeight: "1", RetrieveKeywordWeight: "1",
 		ParseTimeout: "60s", ParseMemoryLimit: 1 << 30, ParseMaxOutput: 32 << 20, EmbedRetries: 3, EmbedRetryMaxWait: "60s",
 		Metrics: "on", MaxConcurrent: 512, RequestLimits: defaultRequestLimits(), JobLease: "30s", RunContentRetention: "7d",
 		ExtractorSettings: defaultExtractorSettings(),
@@ -278,8 +279,8 @@ func (c *Config) Validate() error {
 	if c.AgentMaxSteps < 1 || c.AgentMaxSteps > 100 {
 		errs = append(errs, fmt.Errorf("HEARTH_AGENT_MAX_STEPS %d: must be from 1 to 100", c.AgentMaxSteps))
 	}
-	if c.IngestWorkers < 1 || c.IngestWorkers > 64 {
-		errs = append(errs, fmt.Errorf("HEARTH_INGEST_WORKERS %d: must be between 1 and 64", c.IngestWorkers))
+	if c.IngestWorkers < 0 || c.IngestWorkers > 64 {
+		errs = append(errs, fmt.Errorf("HEARTH_INGEST_WORKERS %d: must be between 0 (one per CPU) and 64", c.IngestWorkers))
 	}
 	vw, verr := parseWeight("HEARTH_RETRIEVE_VECTOR_WEIGHT", c.RetrieveVectorWeight)
 	kw, kerr := parseWeight("HEARTH_RETRIEVE_KEYWORD_WEIGHT", c.RetrieveKeywordWeight)

@@ -153,11 +153,11 @@ func TestMemoryConfig(t *testing.T) {
 	if err != nil || cfg.Validate() != nil {
 		t.Fatalf("defaults: %v", err)
 	}
-	if cfg.IngestWorkers != 2 || cfg.fusion().VectorWeight != 1 || cfg.fusion().KeywordWeight != 1 ||
+	if cfg.IngestWorkers != 0 || cfg.fusion().VectorWeight != 1 || cfg.fusion().KeywordWeight != 1 ||
 		cfg.parseTimeout() != time.Minute || cfg.ParseMemoryLimit != 1<<30 || cfg.ParseMaxOutput != 32<<20 {
 		t.Fatalf("defaults: %+v", cfg)
 	}
-	if mc := cfg.memoryConfig(); mc.EmbedAttempts != 4 || mc.RetryMaxDelay != time.Minute || mc.Workers != 2 {
+	if mc := cfg.memoryConfig(); mc.EmbedAttempts != 4 || mc.RetryMaxDelay != time.Minute || mc.Workers != 0 {
 		t.Fatalf("memory defaults: %+v", mc)
 	}
 	cfg, _, _ = loadConfig("serve", []string{"-embed-retries", "0"}, envMap(map[string]string{"HEARTH_EMBED_RETRY_MAX_WAIT": "1.5s"}))
@@ -172,7 +172,7 @@ func TestMemoryConfig(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		"no workers":    {map[string]string{"HEARTH_INGEST_WORKERS": "0"}, "HEARTH_INGEST_WORKERS"},
+		"no workers":    {map[string]string{"HEARTH_INGEST_WORKERS": "-1"}, "HEARTH_INGEST_WORKERS"},
 		"too many":      {map[string]string{"HEARTH_INGEST_WORKERS": "65"}, "HEARTH_INGEST_WORKERS"},
 		"bad weight":    {map[string]string{"HEARTH_RETRIEVE_KEYWORD_WEIGHT": "lots"}, "HEARTH_RETRIEVE_KEYWORD_WEIGHT"},
 		"negative":      {map[string]string{"HEARTH_RETRIEVE_VECTOR_WEIGHT": "-1"}, "HEARTH_RETRIEVE_VECTOR_WEIGHT"},

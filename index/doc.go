@@ -100,7 +100,9 @@
 //
 // Each memory has a Bleve scorch index on disk at <bleveDir>/<memoryID>,
 // created on the first chunk with text; chunk ids are document ids, the
-// text is indexed with the "en" analyzer (configurable) and not stored.
+// text is indexed with the "en" analyzer (configurable; new indexes get
+// hearth_en, the same terms from a faster tokenizer, see fastUnicode) and
+// not stored. Add buffers the texts and writes them in batches (kwBuffer).
 // Scoring is BM25 (IndexMapping.ScoringModel = "bm25", honoured only by disk
 // scorch indexes; NewMemOnly silently uses TF-IDF). Bleve v2.6.1's BM25 has
 // two quirks, pinned by TestKeywordScoresAreBM25: the term frequency enters

@@ -8,7 +8,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	_ "github.com/blevesearch/bleve/v2/analysis/analyzer/standard" // registers "standard"
-	_ "github.com/blevesearch/bleve/v2/analysis/lang/en"           // registers "en"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"             // registers "en"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	bleveindex "github.com/blevesearch/bleve_index_api"
@@ -31,8 +31,13 @@ type keywordDoc struct {
 }
 
 // keywordMapping indexes only the text field with the given analyzer and
-// scores with BM25 (k1 = 1.2, b = 0.75).
+// scores with BM25 (k1 = 1.2, b = 0.75). A new index asked for "en" gets
+// hearth_en, which makes the same terms faster (see fastUnicode); indexes
+// made before keep "en", and either reads the other's terms.
 func keywordMapping(analyzer string) mapping.IndexMapping {
+	if analyzer == en.AnalyzerName {
+		analyzer = fastEnglishAnalyzer
+	}
 	f := bleve.NewTextFieldMapping()
 	f.Analyzer = analyzer
 	f.Store = false

@@ -189,6 +189,9 @@ func TestKeywordIndexHeals(t *testing.T) {
 		store, src, dir := memstore.New(), &textSource{}, t.TempDir()
 		m := withSource(t, store, dir, src)
 		addBoth(t, m, src, "mem", vec(textChunks(0, "ibis probe mud")))
+		if err := m.Flush(ctx); err != nil { // the first change reaches Bleve (kwBuffer)
+			t.Fatal(err)
+		}
 		// What Add commits before it writes to Bleve, then nothing more:
 		// the vector and the keyword number in one store transaction.
 		late := vec(textChunks(1, "spoonbills sweep"))

@@ -138,6 +138,9 @@ type memIndex struct {
 	// which change log entries are older than Options.LogRetention.
 	kwAt  uint64
 	marks []seqMark
+
+	adds  addQueue // Add calls waiting to be applied together
+	kwBuf kwBuffer // texts added and not yet written to kw
 }
 
 type seqMark struct {
@@ -254,10 +257,12 @@ func (m *Manager) Close() error {
 	return err
 }
 
-// Flush snapshots every graph that changed since its last snapshot.
+// Flush writes the buffered keyword texts (see kwBuffer) and snapshots
+// every graph that changed since its last snapshot.
 func (m *Manager) Flush(ctx context.Context) error {
 	var err error
 	for _, mi := range m.all() {
+		m.flushKeyword(mi)
 		mi.mu.Lock()
 		err = errors.Join(err, m.snapshot(ctx, mi))
 		mi.mu.Unlock()
@@ -271,6 +276,7 @@ func (m *Manager) Flush(ctx context.Context) error {
 func (m *Manager) Maintain(ctx context.Context) error {
 	var err error
 	for _, mi := range m.all() {
+		m.flushKeyword(mi)
 		mi.mu.Lock()
 		if mi.loaded.Load() && !mi.dropped {
 			dead, live := mi.vec.Tombstones(), mi.vec.Len()
@@ -303,6 +309,7 @@ func (m *Manager) Stats() []MemoryStats {
 			Dim: mi.vec.dim(), Bytes: mi.vec.Bytes(), SnapshotBytes: mi.snapB, Load: mi.info,
 		}
 		mi.mu.Unlock()
+		m.flushKeyword(mi)
 		mi.kwMu.Lock()
 		if mi.kw != nil {
 			s.KeywordDocs = mi.kw.count()

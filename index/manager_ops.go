@@ -11,11 +11,20 @@ import (
 // store (the only stored copy of them, the source for rebuilds) and
 // inserted into the graph; texts go to the keyword index. A chunk with an empty Vector is
 // keyword-only (the hearth:bm25 model). Re-adding an id replaces it.
+//
+// Calls on one memory that overlap are applied together (see addQueue).
 func (m *Manager) Add(ctx context.Context, memoryID string, chunks []engine.IndexedChunk) error {
 	mi, err := m.mem(ctx, memoryID)
 	if err != nil {
 		return err
 	}
+	return mi.adds.do(ctx, chunks, func(ctx context.Context, chunks []engine.IndexedChunk) error {
+		return m.add(ctx, mi, chunks)
+	})
+}
+
+// add is Add for one call or one group of calls.
+func (m *Manager) add(ctx context.Context, mi *memIndex, chunks []engine.IndexedChunk) error {
 	mi.mu.Lock()
 	defer mi.mu.Unlock()
 	if mi.dropped {
@@ -84,7 +93,7 @@ func (m *Manager) Add(ctx context.Context, memoryID string, chunks []engine.Inde
 	if len(order)+len(noVec) > 0 {
 		mi.dirty = true
 	}
-	return m.applyKeyword(mi, kw, kwPut, kwDel, kwSeq)
+	return m.bufferKeyword(mi, kw, kwPut, kwDel, kwSeq)
 }
 
 func errMessage(err error) string {
@@ -127,7 +136,7 @@ func (m *Manager) Remove(ctx context.Context, memoryID string, chunkIDs []string
 	if len(present) > 0 {
 		mi.dirty = true
 	}
-	return m.applyKeyword(mi, kw, nil, chunkIDs, kwSeq)
+	return m.bufferKeyword(mi, kw, nil, chunkIDs, kwSeq)
 }
 
 // prepareKeyword readies the Bleve index for a change (creating it when
@@ -146,6 +155,9 @@ func (m *Manager) prepareKeyword(ctx context.Context, mi *memIndex, work, create
 	if err != nil || kw == nil {
 		return nil, 0, err
 	}
+	if mi.keywordFailed() {
+		mi.kwStale = true
+	}
 	if mi.kwStale {
 		if err := m.rebuildKeyword(ctx, mi, "an earlier change could not be applied"); err != nil {
 			return nil, 0, engine.Wrap(err, engine.CodeInternal, "cannot rebuild the keyword index")
@@ -155,19 +167,6 @@ func (m *Manager) prepareKeyword(ctx context.Context, mi *memIndex, work, create
 		}
 	}
 	return kw, mi.kwSeq + 1, nil
-}
-
-// applyKeyword applies a change prepared by prepareKeyword to the Bleve
-// index, after its sequence number was committed.
-func (m *Manager) applyKeyword(mi *memIndex, kw *keywordIndex, put []engine.IndexedChunk, del []string, seq uint64) error {
-	if seq == 0 {
-		return nil
-	}
-	if err := kw.apply(put, del, seq); err != nil {
-		mi.kwStale = true
-		return engine.Wrap(err, engine.CodeInternal, "cannot update the keyword index")
-	}
-	return nil
 }
 
 // writeVectors commits vector puts and deletes in transactions of bounded
@@ -251,6 +250,7 @@ func (m *Manager) SearchKeyword(ctx context.Context, memoryID string, query stri
 	if err != nil {
 		return nil, err
 	}
+	m.flushKeyword(mi)
 	kw, err := m.keyword(mi, false)
 	if err != nil || kw == nil {
 		return nil, err
@@ -292,6 +292,7 @@ func (m *Manager) DropMemory(ctx context.Context, memoryID string) error {
 	mi.mu.Lock()
 	defer mi.mu.Unlock()
 	mi.dropped = true
+	mi.discardKeyword()
 	mi.kwMu.Lock()
 	if mi.kw != nil {
 		mi.kw.close()

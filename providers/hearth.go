@@ -3,7 +3,6 @@ package providers
 import (
 	"context"
 	"encoding/json"
-	"hash/fnv"
 	"io"
 	"math"
 	"strings"
@@ -270,21 +269,23 @@ func (HashEmbed) MaxBatch() int { return 1024 }
 func HashVector(s string) []float32 {
 	v := make([]float32, HashEmbedDims)
 	words := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
-	add := func(feature string, weight float32) {
-		h := fnv.New64a()
-		h.Write([]byte(feature))
-		x := h.Sum64()
+	add := func(x uint64, weight float32) {
 		sign := float32(1)
 		if x>>63 == 1 {
 			sign = -1
 		}
 		v[x%HashEmbedDims] += sign * weight
 	}
+	// Features are the FNV-1a hashes of each word and of each pair of
+	// words joined by a space; the pair's hash continues the first word's.
+	var prev uint64
 	for i, w := range words {
-		add(w, 1)
+		h := fnv1a(fnvOffset64, w)
+		add(h, 1)
 		if i > 0 {
-			add(words[i-1]+" "+w, 0.5)
+			add(fnv1a((prev^' ')*fnvPrime64, w), 0.5)
 		}
+		prev = h
 	}
 	var norm float64
 	for _, x := range v {
@@ -299,6 +300,19 @@ func HashVector(s string) []float32 {
 		v[i] *= inv
 	}
 	return v
+}
+
+// FNV-1a, 64 bits (hash/fnv, without its allocations).
+const (
+	fnvOffset64 = 14695981039346656037
+	fnvPrime64  = 1099511628211
+)
+
+func fnv1a(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * fnvPrime64
+	}
+	return h
 }
 
 // HashModerator is the hearth moderation test double: it flags an input

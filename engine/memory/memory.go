@@ -88,7 +88,8 @@ type Config struct {
 	// DefaultEmbeddingModel is the embedder of a memory created without
 	// one ("" = DefaultEmbeddingModel).
 	DefaultEmbeddingModel string
-	// Workers is the size of the ingestion worker pool (default 2).
+	// Workers is the size of the ingestion worker pool (default
+	// DefaultWorkers).
 	Workers int
 	// MaxAttempts is how many times a job may be started and interrupted
 	// (crash, kill) before its document is failed (default 3).
@@ -177,7 +178,7 @@ func New(cfg Config) (*Service, error) {
 		return nil, errors.New("memory: UploadSecret must be at least 32 bytes")
 	}
 	if cfg.Workers <= 0 {
-		cfg.Workers = 2
+		cfg.Workers = DefaultWorkers()
 	}
 	if cfg.MaxAttempts <= 0 {
 		cfg.MaxAttempts = 3

@@ -257,7 +257,7 @@ func load(client *http.Client, t gatewayTarget, conc int, d time.Duration) LoadF
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	cpu := cpuTime() - cpuBefore
+	cpu := time.Duration((cpuTime() - cpuBefore) * float64(time.Second))
 	runtime.ReadMemStats(&after)
 	var total, ttft []float64
 	var fig LoadFigures

@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -113,15 +112,6 @@ func (p peerGateway) target(direct gatewayTarget) gatewayTarget {
 		key = "sk-bench"
 	}
 	return gatewayTarget{url: strings.TrimRight(p.URL, "/") + "/chat/completions", key: key, body: body, stream: direct.stream}
-}
-
-// cpuTime is the process's user plus system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // printPeer prints the peer rows next to Hearth's: both against the same

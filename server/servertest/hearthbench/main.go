@@ -10,7 +10,8 @@
 //
 // Sections: gateway (overhead of the real server in-process against an
 // instant fake upstream), ingest (upload to completed through the memory
-// engine), retrieval (exact search, our HNSW through index.Manager and
+// engine), ingest-http (the same through the public upload API of a real
+// server on loopback, 4 parallel clients), retrieval (exact search, our HNSW through index.Manager and
 // coder/hnsw v0.6.1; BM25 and hybrid; reopen time; GloVe vectors), and the
 // scaling table derived from retrieval, and cluster (pipes.run and
 // retrieval throughput embedded, on one and on two PostgreSQL nodes, and
@@ -41,6 +42,7 @@ type Report struct {
 	GatewayCell    float64            `json:"gateway_cell_s,omitempty"`
 	Gateway        []GatewayResult    `json:"gateway,omitempty"`
 	Ingest         []IngestResult     `json:"ingest,omitempty"`
+	IngestHTTP     []HTTPIngestResult `json:"ingest_http,omitempty"`
 	Retrieval      []RetrievalResult  `json:"retrieval,omitempty"`
 	Keyword        []KeywordResult    `json:"keyword,omitempty"`
 	Scaling        []ScalingRow       `json:"scaling,omitempty"`
@@ -54,7 +56,8 @@ type Report struct {
 
 func main() {
 	quick := flag.Bool("quick", false, "small sizes only (a quick look)")
-	sections := flag.String("sections", "gateway,ingest,retrieval,cluster", "comma-separated sections to run: gateway, ingest, retrieval, cluster")
+	sections := flag.String("sections", "gateway,ingest,ingest-http,retrieval,cluster", "comma-separated sections to run: gateway, ingest, ingest-http, retrieval, cluster")
+	ingestWorkers := flag.Int("ingest-workers", 0, "ingest-http: the server's ingestion workers (0: its default)")
 	jsonOut := flag.String("json", "", "also write the report as JSON to this file")
 	queries := flag.Int("queries", 200, "queries per retrieval case")
 	cell := flag.Duration("cell", 2*time.Second, "gateway: measuring time per side of each row (1 s with -quick)")
@@ -136,6 +139,16 @@ func main() {
 				fail("ingest", err)
 			}
 			rep.Ingest = append(rep.Ingest, r)
+			runtime.GC()
+		}
+	})
+	section("ingest-http", func() {
+		for _, c := range httpIngestCases(*quick, *ingestWorkers) {
+			r, err := runHTTPIngest(c, logf)
+			if err != nil {
+				fail("ingest-http", err)
+			}
+			rep.IngestHTTP = append(rep.IngestHTTP, r)
 			runtime.GC()
 		}
 	})
@@ -275,7 +288,7 @@ func printReport(w io.Writer, rep *Report) {
 		fmt.Fprint(w, " (-quick)")
 	}
 	fmt.Fprintf(w, "\nmachine: %s\ntotal: %.0f s, load average at end %s", rep.Machine, rep.Seconds, rep.LoadAtEnd)
-	for _, s := range []string{"gateway", "ingest", "retrieval", "cluster"} {
+	for _, s := range []string{"gateway", "ingest", "ingest-http", "retrieval", "cluster"} {
 		if t, ok := rep.Sections[s]; ok {
 			fmt.Fprintf(w, " (%s %.0f s)", s, t)
 		}
@@ -286,6 +299,9 @@ func printReport(w io.Writer, rep *Report) {
 	}
 	if len(rep.Ingest) > 0 {
 		printIngest(w, rep.Ingest)
+	}
+	if len(rep.IngestHTTP) > 0 {
+		printHTTPIngest(w, rep.IngestHTTP)
 	}
 	if len(rep.Retrieval) > 0 {
 		printRetrieval(w, rep)

@@ -1,0 +1,155 @@
+package index
+
+import (
+	"sync"
+	"time"
+
+	"github.com/hearth-dev/hearth/engine"
+)
+
+// Limits of the keyword buffer of one memory (see kwBuffer).
+const (
+	kwBufferChunks = 2048
+	kwBufferBytes  = 32 << 20
+	kwBufferDelay  = time.Second
+)
+
+// kwBuffer holds the chunk texts of a memory's recent Add calls until they
+// go to the Bleve index in one batch. Each Bleve batch makes a segment that
+// Bleve later merges, and ingestion adds a document in many small calls
+// (one per embedding batch), so batching the texts saves most of the
+// keyword index's CPU time (README, Benchmarks). Vectors are not buffered:
+// Add still stores them and inserts them into the graph before it returns.
+//
+// The buffer is written to Bleve when it holds kwBufferChunks chunks or
+// kwBufferBytes of text (in the background, so the ingestion workers go on
+// embedding meanwhile), kwBufferDelay after its first chunk, before any
+// keyword search, count or removal on the memory, and on Flush, Maintain
+// and Close. A crash loses what it holds; the store's keyword sequence
+// number (committed by Add) is then ahead of the Bleve index's, and the
+// next load rebuilds the keyword index from the chunk texts (loadKeyword),
+// as it does when Bleve had not persisted its last batches.
+//
+// It exists only in embedded mode and in this process's memory. In cluster
+// mode Add writes the change log, and every node's replica, this one's
+// included, applies the log's entries directly, so there is nothing to
+// buffer.
+type kwBuffer struct {
+	mu       sync.Mutex
+	kw       *keywordIndex // the index the changes are for
+	put      []engine.IndexedChunk
+	del      []string // removals, after every put (a removal is written at once)
+	seq      uint64   // keyword sequence number of the last change buffered
+	bytes    int
+	timer    *time.Timer
+	flushing bool // a background write of a full buffer runs
+	failed   bool // a write failed: the next change rebuilds the index
+
+	write sync.Mutex // held while a batch is written: batches apply in order
+}
+
+// bufferKeyword records a change whose sequence number the store holds.
+// Texts to index are buffered; a full buffer is written in the background
+// (or here, when the previous one is still being written), removals are
+// written here with everything buffered before them. The caller holds
+// mi.mu, so changes are buffered in the order of their numbers.
+func (m *Manager) bufferKeyword(mi *memIndex, kw *keywordIndex, put []engine.IndexedChunk, del []string, seq uint64) error {
+	if seq == 0 {
+		return nil
+	}
+	b := &mi.kwBuf
+	b.mu.Lock()
+	if b.kw != kw {
+		b.clear() // changes for an index since replaced by a rebuild, which read the store
+		b.kw = kw
+	}
+	b.put = append(b.put, put...)
+	b.del = append(b.del, del...)
+	b.seq = seq
+	for _, c := range put {
+		b.bytes += len(c.ID) + len(c.Text)
+	}
+	full := len(b.put) >= kwBufferChunks || b.bytes >= kwBufferBytes
+	switch {
+	case len(del) > 0 || (full && b.flushing):
+		b.mu.Unlock()
+		if !m.writeKeyword(mi) {
+			return engine.Errorf(engine.CodeInternal, "cannot update the keyword index")
+		}
+		return nil
+	case full:
+		b.flushing = true
+		b.mu.Unlock()
+		go func() {
+			m.writeKeyword(mi)
+			b.mu.Lock()
+			b.flushing = false
+			b.mu.Unlock()
+		}()
+		return nil
+	}
+	if b.timer == nil {
+		b.timer = time.AfterFunc(kwBufferDelay, func() { m.flushKeyword(mi) })
+	}
+	b.mu.Unlock()
+	return nil
+}
+
+// flushKeyword writes the buffered changes to the Bleve index. A failure
+// is logged and leaves the index marked for a rebuild by the next change.
+func (m *Manager) flushKeyword(mi *memIndex) { m.writeKeyword(mi) }
+
+// writeKeyword writes what the buffer holds as one Bleve batch recording
+// its last sequence number, after any batch being written.
+func (m *Manager) writeKeyword(mi *memIndex) bool {
+	b := &mi.kwBuf
+	b.write.Lock()
+	defer b.write.Unlock()
+	b.mu.Lock()
+	put, del, seq, kw := b.put, b.del, b.seq, b.kw
+	b.clear()
+	b.mu.Unlock()
+	if len(put)+len(del) == 0 || kw == nil {
+		return true
+	}
+	mi.kwMu.Lock()
+	defer mi.kwMu.Unlock()
+	if mi.kw != kw {
+		return true // replaced or closed meanwhile: its rebuild read the store
+	}
+	if err := kw.apply(put, del, seq); err != nil {
+		b.mu.Lock()
+		b.failed = true
+		b.mu.Unlock()
+		m.log.Error("cannot update the keyword index; it will be rebuilt", "memory", mi.id, "err", err)
+		return false
+	}
+	return true
+}
+
+// keywordFailed reports, once, that a buffered write failed. The caller
+// holds mi.mu.
+func (mi *memIndex) keywordFailed() bool {
+	mi.kwBuf.mu.Lock()
+	defer mi.kwBuf.mu.Unlock()
+	f := mi.kwBuf.failed
+	mi.kwBuf.failed = false
+	return f
+}
+
+// discardKeyword drops the buffer (the memory is dropped).
+func (mi *memIndex) discardKeyword() {
+	mi.kwBuf.mu.Lock()
+	defer mi.kwBuf.mu.Unlock()
+	mi.kwBuf.clear()
+	mi.kwBuf.kw = nil
+}
+
+// clear empties the buffer and stops its timer. The caller holds b.mu.
+func (b *kwBuffer) clear() {
+	if b.timer != nil {
+		b.timer.Stop()
+		b.timer = nil
+	}
+	b.put, b.del, b.bytes = nil, nil, 0
+}

@@ -1,0 +1,68 @@
+package providers
+
+import (
+	"hash/fnv"
+	"math"
+	"strings"
+	"testing"
+	"unicode"
+)
+
+// referenceHashVector is hash-embed as first written (hash/fnv, one
+// string per word pair): the optimised HashVector must give the same
+// vectors bit for bit, or stored memories would stop matching queries.
+func referenceHashVector(s string) []float32 {
+	v := make([]float32, HashEmbedDims)
+	words := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
+	add := func(feature string, weight float32) {
+		h := fnv.New64a()
+		h.Write([]byte(feature))
+		x := h.Sum64()
+		sign := float32(1)
+		if x>>63 == 1 {
+			sign = -1
+		}
+		v[x%HashEmbedDims] += sign * weight
+	}
+	for i, w := range words {
+		add(w, 1)
+		if i > 0 {
+			add(words[i-1]+" "+w, 0.5)
+		}
+	}
+	var norm float64
+	for _, x := range v {
+		norm += float64(x) * float64(x)
+	}
+	if norm == 0 {
+		v[0] = 1
+		return v
+	}
+	inv := float32(1 / math.Sqrt(norm))
+	for i := range v {
+		v[i] *= inv
+	}
+	return v
+}
+
+func TestHashVectorUnchanged(t *testing.T) {
+	long := strings.Repeat("Otters hold hands while sleeping; 42 of them, naïve café ÉCOLE. ", 50)
+	for _, s := range []string{"", "   ", "The cat sat on the mat", "a", "don't stop 3.5km", "日本語のテキスト と English", long} {
+		got, want := HashVector(s), referenceHashVector(s)
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%.30q: component %d is %v, want %v", s, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// TestHashVectorAllocations: the words are hashed without allocating, so
+// a long text costs the vector, the lower-cased copy and the word list
+// (about 10 allocations, growth included), not two allocations a word.
+func TestHashVectorAllocations(t *testing.T) {
+	text := strings.Repeat("the quick brown fox jumps over the lazy dog ", 200)
+	if n := testing.AllocsPerRun(20, func() { HashVector(text) }); n > 20 {
+		t.Fatalf("%v allocations for %d words, want at most 20", n, 1800)
+	}
+}
