@@ -138,11 +138,14 @@ func (c *tracedChat) ChatStream(ctx context.Context, req *ChatRequest) (ChatStre
 }
 
 // tracedStream ends its span when the stream ends: at io.EOF, on an
-// error, or when the caller closes it early.
+// error, or when the caller closes it early. Close may come from another
+// goroutine while Recv runs (a client that went away), so what Recv
+// learns is guarded by mu.
 type tracedStream struct {
 	next    ChatStream
 	sp      *telemetry.Span
 	start   time.Time
+	mu      sync.Mutex
 	first   bool
 	model   string
 	id      string
@@ -164,6 +167,8 @@ func (s *tracedStream) Recv() (*ChatChunk, error) {
 	if ch == nil {
 		return ch, nil
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if !s.first {
 		s.first = true
 		s.sp.SetAttrs(telemetry.Float("gen_ai.response.time_to_first_chunk", time.Since(s.start).Seconds()))
@@ -193,6 +198,8 @@ func (s *tracedStream) Close() error {
 
 func (s *tracedStream) finish(err error) {
 	s.once.Do(func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
 		s.sp.SetAttrs(telemetry.String("gen_ai.response.model", s.model), telemetry.String("gen_ai.response.id", s.id),
 			telemetry.Strings("gen_ai.response.finish_reasons", s.reasons))
 		usageAttrs(s.sp, s.usage)
