@@ -37,11 +37,15 @@ func (endlessChat) ChatStream(context.Context, *engine.ChatRequest) (engine.Chat
 
 type endlessProviders struct{ chatProviders }
 
-func (endlessProviders) ChatModel(engine.ModelRef) (engine.ChatModel, error) { return &endlessChat{}, nil }
+func (endlessProviders) ChatModel(engine.ModelRef) (engine.ChatModel, error) {
+	return &endlessChat{}, nil
+}
 
 type dropExporter struct{}
 
-func (dropExporter) Export(context.Context, []telemetry.Attr, []*telemetry.SpanData) error { return nil }
+func (dropExporter) Export(context.Context, []telemetry.Attr, []*telemetry.SpanData) error {
+	return nil
+}
 
 // TestStreamCloseWhileRecv: the ChatStream contract lets Close come at any
 // time, so a caller may close a stream (the client went away) while
