@@ -45,10 +45,10 @@ func (tp *traced) Embedder(ref ModelRef) (Embedder, error) {
 	return &tracedEmbedder{next: e, ref: ref}, nil
 }
 
-// genAIProvider maps Hearth's provider names to the well-known values of
+// GenAIProvider maps Hearth's provider names to the well-known values of
 // gen_ai.provider.name; others (OpenAI-compatible hosts, local servers)
 // keep their Hearth name.
-func genAIProvider(p string) string {
+func GenAIProvider(p string) string {
 	switch p {
 	case "google":
 		return "gcp.gemini"
@@ -68,7 +68,7 @@ func startGenAI(ctx context.Context, op string, ref ModelRef) (context.Context, 
 	}
 	return telemetry.Start(ctx, op+" "+ref.Model, telemetry.KindClient,
 		telemetry.String("gen_ai.operation.name", op),
-		telemetry.String("gen_ai.provider.name", genAIProvider(ref.Provider)),
+		telemetry.String("gen_ai.provider.name", GenAIProvider(ref.Provider)),
 		telemetry.String("gen_ai.request.model", ref.Model))
 }
 
