@@ -64,4 +64,3 @@ func TestOTelPropagation(t *testing.T) {
 		t.Error("the MCP server got no request with tracing off")
 	}
 }
-
