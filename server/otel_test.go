@@ -179,6 +179,19 @@ func TestOTelIngestionAndRetrieval(t *testing.T) {
 		t.Errorf("job span %+v: want a root span, not failed", job)
 	}
 	wantAttrs(t, job, map[string]any{"hearth.memory.name": "kb", "hearth.document.name": "zebra.md"})
+	// The job's own trace links to the server span of the upload that queued it.
+	if len(job.Links) != 1 || job.Links[0].TraceID == job.TraceID {
+		t.Fatalf("job span links %+v: want one link to the upload request's trace", job.Links)
+	}
+	var queuedBy *otlptest.Span
+	for _, s := range rec.Trace(job.Links[0].TraceID) {
+		if s.SpanID == job.Links[0].SpanID {
+			queuedBy = &s
+		}
+	}
+	if queuedBy == nil || queuedBy.Kind != 2 || queuedBy.Attrs["http.request.method"] != "PUT" {
+		t.Errorf("the job links to %+v, want the server span of the upload's PUT", queuedBy)
+	}
 	steps := otlptest.Children(rec.Trace(job.TraceID), job)
 	parse, chunk, index := one(t, steps, "parse"), one(t, steps, "chunk"), one(t, steps, "index")
 	emb := one(t, steps, "embeddings hash-embed")
