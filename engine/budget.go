@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -27,7 +28,12 @@ import (
 //	                                      code: d2006-01-02 or m2006-01)
 type Budgets struct {
 	store Store
-	now   func() time.Time
+	// clock picks the current period; atomic because a test may set it
+	// while the sweep loop reads it.
+	clock atomic.Pointer[func() time.Time]
+	// swept is the UTC day this process last swept old counters
+	// (budget_sweep.go).
+	swept atomic.Value
 }
 
 // Budget periods: UTC calendar days and months.
@@ -89,12 +95,16 @@ type BudgetInput struct {
 
 // NewBudgets returns the budget service over store.
 func NewBudgets(store Store) *Budgets {
-	return &Budgets{store: store, now: time.Now}
+	b := &Budgets{store: store}
+	b.SetClock(time.Now)
+	return b
 }
 
 // SetClock replaces the clock that picks the current period (time.Now by
 // default); tests use it to cross a day or month boundary.
-func (b *Budgets) SetClock(now func() time.Time) { b.now = now }
+func (b *Budgets) SetClock(now func() time.Time) { b.clock.Store(&now) }
+
+func (b *Budgets) now() time.Time { return (*b.clock.Load())() }
 
 // Validate checks a budget input and names the field at fault.
 func (in *BudgetInput) Validate() error {

@@ -79,7 +79,8 @@ func (b *Budgets) Delete(ctx context.Context, by *Principal, id string) error {
 // checkBudgetSetter refuses pipe keys and scoped keys.
 func checkBudgetSetter(by *Principal) error {
 	if by == nil || !by.IsOwnerKey() {
-		return Errorf(CodeForbidden, "budgets are set with a user or org key of the owner, not a pipe key")
+		return &Error{Code: CodeForbidden, Field: "scope",
+			Message: "a pipe key cannot set or delete budgets (it can only run its pipe): use an unscoped user or org key of the owner"}
 	}
 	if !by.Scope.Empty() {
 		return &Error{Code: CodeForbidden, Field: "scope",

@@ -178,7 +178,7 @@ func TestBudgetWhoMaySet(t *testing.T) {
 	_, err := e.budgets.Set(ctx, scoped, in)
 	forbidden(err, "scope")
 	_, err = e.budgets.Set(ctx, &engine.Principal{KeyID: "key_p", Kind: engine.KeyPipe, Owner: "ann"}, in)
-	forbidden(err, "")
+	forbidden(err, "scope")
 	// A key may put a budget on itself and lower it, never raise it.
 	e.set(t, e.ann, in)
 	e.set(t, e.ann, engine.BudgetInput{KeyID: e.ann.KeyID, Period: engine.PeriodDay, LimitTokens: ptr[int64](50)})

@@ -85,10 +85,13 @@ func (c *instrumentedChat) ChatStream(ctx context.Context, req *ChatRequest) (Ch
 
 // instrumentedStream reports once, when the stream ends: cleanly (io.EOF),
 // with an error, or closed early by the caller (reported as canceled).
+// Close may come from another goroutine while Recv runs, so usage is
+// guarded by mu.
 type instrumentedStream struct {
 	next  ChatStream
 	c     *instrumentedChat
 	start time.Time
+	mu    sync.Mutex
 	usage *Usage
 	once  sync.Once
 }
@@ -105,7 +108,9 @@ func (s *instrumentedStream) Recv() (*ChatChunk, error) {
 	}
 	if ch != nil && ch.Usage != nil {
 		u := *ch.Usage
+		s.mu.Lock()
 		s.usage = &u
+		s.mu.Unlock()
 	}
 	return ch, nil
 }
@@ -117,8 +122,11 @@ func (s *instrumentedStream) Close() error {
 
 func (s *instrumentedStream) finish(err error) {
 	s.once.Do(func() {
+		s.mu.Lock()
+		usage := s.usage
+		s.mu.Unlock()
 		s.c.ip.m.UpstreamCall(s.c.ref.Provider, "chat_stream", time.Since(s.start), err)
-		s.c.ip.usage(s.c.ref, s.usage)
+		s.c.ip.usage(s.c.ref, usage)
 	})
 }
 

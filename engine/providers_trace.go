@@ -45,10 +45,10 @@ func (tp *traced) Embedder(ref ModelRef) (Embedder, error) {
 	return &tracedEmbedder{next: e, ref: ref}, nil
 }
 
-// genAIProvider maps Hearth's provider names to the well-known values of
+// GenAIProvider maps Hearth's provider names to the well-known values of
 // gen_ai.provider.name; others (OpenAI-compatible hosts, local servers)
 // keep their Hearth name.
-func genAIProvider(p string) string {
+func GenAIProvider(p string) string {
 	switch p {
 	case "google":
 		return "gcp.gemini"
@@ -68,7 +68,7 @@ func startGenAI(ctx context.Context, op string, ref ModelRef) (context.Context, 
 	}
 	return telemetry.Start(ctx, op+" "+ref.Model, telemetry.KindClient,
 		telemetry.String("gen_ai.operation.name", op),
-		telemetry.String("gen_ai.provider.name", genAIProvider(ref.Provider)),
+		telemetry.String("gen_ai.provider.name", GenAIProvider(ref.Provider)),
 		telemetry.String("gen_ai.request.model", ref.Model))
 }
 
@@ -138,11 +138,14 @@ func (c *tracedChat) ChatStream(ctx context.Context, req *ChatRequest) (ChatStre
 }
 
 // tracedStream ends its span when the stream ends: at io.EOF, on an
-// error, or when the caller closes it early.
+// error, or when the caller closes it early. Close may come from another
+// goroutine while Recv runs (a client that went away), so what Recv
+// learns is guarded by mu.
 type tracedStream struct {
 	next    ChatStream
 	sp      *telemetry.Span
 	start   time.Time
+	mu      sync.Mutex
 	first   bool
 	model   string
 	id      string
@@ -164,6 +167,8 @@ func (s *tracedStream) Recv() (*ChatChunk, error) {
 	if ch == nil {
 		return ch, nil
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if !s.first {
 		s.first = true
 		s.sp.SetAttrs(telemetry.Float("gen_ai.response.time_to_first_chunk", time.Since(s.start).Seconds()))
@@ -193,6 +198,8 @@ func (s *tracedStream) Close() error {
 
 func (s *tracedStream) finish(err error) {
 	s.once.Do(func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
 		s.sp.SetAttrs(telemetry.String("gen_ai.response.model", s.model), telemetry.String("gen_ai.response.id", s.id),
 			telemetry.Strings("gen_ai.response.finish_reasons", s.reasons))
 		usageAttrs(s.sp, s.usage)

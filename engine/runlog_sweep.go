@@ -64,7 +64,8 @@ func (l *RunLog) SweepContent(ctx context.Context, cluster Cluster) (deleted int
 }
 
 // RunContentSweeps sweeps expired run content every interval until ctx
-// ends, logging failures. Every node runs it; the cluster lock makes one
+// ends, logging failures; with Budgets as the meter it also deletes spend
+// counters past their retention once a day (Budgets.SweepSpendDue). Every node runs it; the cluster lock makes one
 // of them do the work each round.
 func (l *RunLog) RunContentSweeps(ctx context.Context, cluster Cluster, interval time.Duration) {
 	t := time.NewTicker(interval)
@@ -73,12 +74,23 @@ func (l *RunLog) RunContentSweeps(ctx context.Context, cluster Cluster, interval
 		if _, _, err := l.SweepContent(ctx, cluster); err != nil && ctx.Err() == nil {
 			l.log.Error("cannot sweep expired run content", "err", err)
 		}
+		if sw, ok := l.meter.(spendSweeper); ok {
+			if _, err := sw.SweepSpendDue(ctx, cluster); err != nil && ctx.Err() == nil {
+				l.log.Error("cannot sweep old spend counters", "err", err)
+			}
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
 	}
+}
+
+// spendSweeper is a meter whose counters age out (Budgets); the content
+// sweep loop also drives its daily sweep, so it stops with the run log.
+type spendSweeper interface {
+	SweepSpendDue(ctx context.Context, cluster Cluster) (int, error)
 }
 
 // RunContentSweepInterval is how often each node tries to sweep expired

@@ -92,6 +92,7 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 			req.Header.Set("Accept", "application/json")
 		}
 		setHeaders(req.Header)
+		propagate(parent, req.Header)
 		resp, err := c.client.Do(req)
 		var wait time.Duration
 		switch {

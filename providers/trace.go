@@ -24,3 +24,14 @@ func retryEvent(ctx context.Context, attempt int, resp *http.Response, err error
 		telemetry.Int("http.response.status_code", status), telemetry.String("error.type", kind),
 		telemetry.Float("hearth.retry.wait_s", wait.Seconds()))
 }
+
+// propagate names the span in ctx as the parent of an outgoing call with
+// a W3C traceparent header (https://www.w3.org/TR/trace-context/), so an
+// upstream that is itself traced (a local model server, a gateway) joins
+// the trace under the GenAI client span. With tracing off there is no span
+// and nothing is sent.
+func propagate(ctx context.Context, h http.Header) {
+	if sp := telemetry.FromContext(ctx); sp != nil {
+		h.Set("traceparent", sp.Traceparent())
+	}
+}

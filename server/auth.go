@@ -56,7 +56,10 @@ func checkKind(kind Auth, p *engine.Principal, c echo.Context) error {
 	switch kind {
 	case AuthOwner:
 		if !p.IsOwnerKey() {
-			return engine.Errorf(engine.CodeForbidden, "a pipe key can only run its pipe; use a user or org key for this endpoint")
+			// Field "scope", as every scoped-key refusal: a pipe key is a
+			// key scoped to its pipe (README "Scoped keys").
+			return &engine.Error{Code: engine.CodeForbidden, Field: "scope", Message: "a pipe key can only run its pipe, so it cannot use " +
+				c.Request().Method + " " + c.Path() + "; use a user or org key of the owner"}
 		}
 	case AuthUser:
 		if p.Kind != engine.KeyUser {

@@ -149,7 +149,9 @@ func TestBudgetRoutes(t *testing.T) {
 	}()
 	body := map[string]any{"period": "day", "limit_tokens": 10}
 	refused(t, "scoped key", ts.Do("POST", "/v1/budgets", scoped, body), 403, `"field":"scope"`)
-	refused(t, "pipe key", ts.Do("POST", "/v1/budgets", pipeKey, body), 403, "pipe key")
+	refused(t, "pipe key", ts.Do("POST", "/v1/budgets", pipeKey, body), 403, `"field":"scope"`)
+	refused(t, "pipe key", ts.Do("POST", "/v1/budgets", pipeKey, body), 403, "a pipe key can only run its pipe, so it cannot use POST /v1/budgets")
+	refused(t, "pipe key", ts.Do("DELETE", "/v1/budgets/bgt_day_owner", pipeKey, nil), 403, `"field":"scope"`)
 	for _, c := range []struct {
 		body  map[string]any
 		field string

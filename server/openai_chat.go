@@ -65,8 +65,7 @@ func (s *Server) handleOpenAIChat(c echo.Context) error {
 		s.recordCompletion(c.Request().Context(), who.Owner, start, res.Model, true, out)
 		return out.answer()
 	}
-	u := res.Response.Usage
-	s.recordCompletion(c.Request().Context(), who.Owner, start, res.Model, false, relayOutcome{usage: &u})
+	s.recordAnswered(c.Request().Context(), who.Owner, start, res.Model, chat, res.Response, c.Request().Header.Get("LB-LLM-Key"))
 	return c.JSON(http.StatusOK, res.Response)
 }
 

@@ -179,6 +179,19 @@ func TestOTelIngestionAndRetrieval(t *testing.T) {
 		t.Errorf("job span %+v: want a root span, not failed", job)
 	}
 	wantAttrs(t, job, map[string]any{"hearth.memory.name": "kb", "hearth.document.name": "zebra.md"})
+	// The job's own trace links to the server span of the upload that queued it.
+	if len(job.Links) != 1 || job.Links[0].TraceID == job.TraceID {
+		t.Fatalf("job span links %+v: want one link to the upload request's trace", job.Links)
+	}
+	var queuedBy *otlptest.Span
+	for _, s := range rec.Trace(job.Links[0].TraceID) {
+		if s.SpanID == job.Links[0].SpanID {
+			queuedBy = &s
+		}
+	}
+	if queuedBy == nil || queuedBy.Kind != 2 || queuedBy.Attrs["http.request.method"] != "PUT" {
+		t.Errorf("the job links to %+v, want the server span of the upload's PUT", queuedBy)
+	}
 	steps := otlptest.Children(rec.Trace(job.TraceID), job)
 	parse, chunk, index := one(t, steps, "parse"), one(t, steps, "chunk"), one(t, steps, "index")
 	emb := one(t, steps, "embeddings hash-embed")
@@ -223,8 +236,9 @@ func TestOTelIngestionAndRetrieval(t *testing.T) {
 	}
 }
 
-// TestOTelAgentMCP: an agent run's MCP tool call is an execute_tool span
-// beside the model calls, under the request's span.
+// TestOTelAgentMCP: an agent run is an invoke_agent span under the
+// request's span; its MCP tool call is an execute_tool span beside the
+// model calls, all children of the invoke_agent span.
 func TestOTelAgentMCP(t *testing.T) {
 	ts, rec, _ := startTraced(t)
 	srv := mcptest.Start(t, mcptest.Options{})
@@ -234,9 +248,18 @@ func TestOTelAgentMCP(t *testing.T) {
 	ts.FlushTraces()
 	trace := rec.Trace(r.Header.Get(server.HeaderTraceID))
 	root := one(t, trace, "POST /v1/agent/run")
+	agent := one(t, trace, "invoke_agent")
+	if agent.ParentSpanID != root.SpanID || agent.Kind != 1 || agent.StatusCode == 2 || agent.Start < root.Start || agent.End > root.End {
+		t.Errorf("invoke_agent span %+v: want an internal child within the server span %+v, not failed", agent, root)
+	}
+	wantAttrs(t, agent, map[string]any{"gen_ai.operation.name": "invoke_agent", "gen_ai.provider.name": "hearth",
+		"gen_ai.request.model": "echo", "gen_ai.response.model": "echo", "hearth.stream": false, "hearth.agent.mcp_servers": int64(1)})
+	if _, ok := agent.Attrs["gen_ai.usage.input_tokens"].(int64); !ok {
+		t.Errorf("invoke_agent lacks gen_ai.usage.input_tokens: %v", agent.Attrs)
+	}
 	tool := one(t, trace, "execute_tool add")
-	if tool.ParentSpanID != root.SpanID || tool.StatusCode == 2 {
-		t.Errorf("tool span %+v: want a child of the server span, not failed", tool)
+	if tool.ParentSpanID != agent.SpanID || tool.StatusCode == 2 {
+		t.Errorf("tool span %+v: want a child of the invoke_agent span, not failed", tool)
 	}
 	wantAttrs(t, tool, map[string]any{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "add", "hearth.mcp.server": "calc"})
 	if id, _ := tool.Attrs["gen_ai.tool.call.id"].(string); id == "" {
@@ -247,12 +270,25 @@ func TestOTelAgentMCP(t *testing.T) {
 		t.Fatalf("%d chat spans, want 2 (the tool call, then the answer)", len(chats))
 	}
 	for _, c := range chats {
-		if c.ParentSpanID != root.SpanID {
-			t.Errorf("chat span parent %s, want the server span", c.ParentSpanID)
+		if c.ParentSpanID != agent.SpanID {
+			t.Errorf("chat span parent %s, want the invoke_agent span", c.ParentSpanID)
 		}
 	}
 	if !(chats[0].End <= tool.Start && tool.End <= chats[1].Start) && !(chats[1].End <= tool.Start && tool.End <= chats[0].Start) {
 		t.Errorf("the tool call is not between the two model calls")
+	}
+
+	// Streamed: the invoke_agent span ends with the stream and still
+	// parents both model calls and the tool call.
+	r = runAgent(ts, map[string]any{"model": "hearth:echo", "input": `call_tool:calc__add {"a":2,"b":3}`, "stream": true,
+		"mcp_servers": []any{mcpServer("calc", srv.URL)}})
+	mustStatus(t, r, 200)
+	ts.FlushTraces()
+	trace = rec.Trace(r.Header.Get(server.HeaderTraceID))
+	agent = one(t, trace, "invoke_agent")
+	wantAttrs(t, agent, map[string]any{"hearth.stream": true})
+	if kids := otlptest.Children(trace, agent); len(otlptest.Named(kids, "chat echo")) != 2 || len(otlptest.Named(kids, "execute_tool add")) != 1 {
+		t.Errorf("streamed invoke_agent children %+v: want two chat spans and one execute_tool", kids)
 	}
 }
 

@@ -78,14 +78,20 @@ func (a *Agent) Run(ctx context.Context, owner, requestKey string, req *AgentRun
 		return nil, err
 	}
 	run.rec = a.recorder(ctx, owner, run.stream)
+	ctx, span := startInvoke(ctx, run)
 	res, err := a.start(ctx, owner, requestKey, run, fallbacks)
 	if err != nil {
+		endInvoke(span, run.ref, nil, err)
 		if run.accepted {
 			run.rec.finish(runOutcome{ref: run.ref, err: err})
 		}
 		return nil, err
 	}
+	if res.Stream != nil {
+		res.Stream.span = span
+	}
 	if res.Response != nil {
+		endInvoke(span, res.Model, &res.Response.Usage, nil)
 		out := runOutcome{ref: res.Model, usage: &res.Response.Usage, messages: run.chat.Messages, secrets: []string{run.chat.APIKey, requestKey}}
 		if len(res.Response.Choices) > 0 {
 			out.completion, out.toolCalls = engine.Completion(res.Response), res.Response.Choices[0].Message.ToolCalls

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/telemetry"
 )
 
 // AgentStream is a streamed agent run, normalised to the chunk contract of
@@ -45,6 +46,8 @@ type AgentStream struct {
 	start   time.Time
 	first   time.Duration
 	err     error
+	// span is the run's invoke_agent span, ended by Close (invoke_trace.go).
+	span *telemetry.Span
 
 	// per step
 	content strings.Builder
@@ -99,6 +102,7 @@ func (s *AgentStream) Close(cause error) {
 	}
 	s.rec.finish(runOutcome{ref: s.ref, usage: usage, err: cause, first: s.first,
 		messages: s.chat.Messages, completion: s.content.String(), secrets: s.secrets})
+	endInvoke(s.span, s.ref, usage, cause)
 	s.done = true
 	if s.cur != nil {
 		s.cur.Close()

@@ -248,7 +248,7 @@ func (s *Service) RetryDocument(ctx context.Context, owner, memoryName, name str
 			return err
 		}
 		res.Started = true
-		return s.enqueue(tx, s.newJob(JobIngest, &m, name, &d.Current))
+		return s.enqueue(tx, withTrace(ctx, s.newJob(JobIngest, &m, name, &d.Current)))
 	})
 	if err != nil {
 		return nil, err

@@ -14,7 +14,8 @@ import (
 // (engine.TraceProviders) and "index" (TraceIndex). The job runs on
 // whichever node claimed it, so its trace is that node's; it starts a
 // trace of its own rather than joining the upload request's, which may
-// have ended long before (README "OpenTelemetry").
+// have ended long before, and links to that request's span (the job
+// record's Trace, see withTrace) (README "OpenTelemetry").
 func (s *Service) tracedIngest(ctx context.Context, j *Job) error {
 	if s.cfg.Tracer == nil {
 		return s.runIngest(ctx, j)
@@ -23,6 +24,9 @@ func (s *Service) tracedIngest(ctx context.Context, j *Job) error {
 		telemetry.String("hearth.memory.name", j.Memory), telemetry.String("hearth.document.name", j.Document),
 		telemetry.String("hearth.job.id", j.ID), telemetry.Int("hearth.job.attempt", j.Attempts))
 	defer sp.End()
+	if r, ok := telemetry.ParseTraceparent(j.Trace); ok {
+		sp.AddLink(r)
+	}
 	err := s.runIngest(ctx, j)
 	sp.Fail(err)
 	return err
@@ -93,4 +97,12 @@ func (t tracedIndex) Add(ctx context.Context, memoryID string, chunks []engine.I
 	err := t.SearchIndex.Add(ctx, memoryID, chunks)
 	sp.Fail(err)
 	return err
+}
+
+// withTrace records in j the span of the request queuing it (nothing when
+// the request is not traced), so the job's span can link to it from any
+// node: the trace context travels in the shared job record.
+func withTrace(ctx context.Context, j *Job) *Job {
+	j.Trace = telemetry.FromContext(ctx).Traceparent()
+	return j
 }

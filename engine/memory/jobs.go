@@ -61,6 +61,9 @@ type Job struct {
 	// heartbeat extends it, and any node may take over a running job whose
 	// lease has passed.
 	LeaseUntil time.Time `json:"lease_until,omitzero"`
+	// Trace is the W3C traceparent of the request that queued the job,
+	// when it was traced: the job's span links to it (ingest_trace.go).
+	Trace string `json:"trace,omitempty"`
 	// started is when this process began the current attempt (metrics).
 	started time.Time
 	// exhausted is set on a job taken over from an expired lease after

@@ -206,7 +206,7 @@ func (s *Service) CompleteUpload(ctx context.Context, req UploadRequest) (*Uploa
 		if err := tx.Put(docKey(m.ID, rec.Document), &d); err != nil {
 			return err
 		}
-		if err := s.enqueue(tx, s.newJob(JobIngest, &m, rec.Document, &v)); err != nil {
+		if err := s.enqueue(tx, withTrace(ctx, s.newJob(JobIngest, &m, rec.Document, &v))); err != nil {
 			return err
 		}
 		return tx.Delete(uploadKey(rec.ID))

@@ -49,6 +49,9 @@ type SpanData struct {
 	End      time.Time
 	Attrs    []Attr
 	Events   []Event
+	// Links are spans of other traces this one follows from (an
+	// ingestion job's link to the upload request that queued it).
+	Links []Remote
 	// Failed marks the span's status as error; Message says why.
 	Failed  bool
 	Message string
@@ -128,6 +131,21 @@ func (s *Span) AddEvent(name string, attrs ...Attr) {
 		return
 	}
 	s.data.Events = append(s.data.Events, Event{Name: name, Time: now, Attrs: append([]Attr(nil), attrs...)})
+}
+
+// AddLink links the span to a span of another trace (an OTLP span link,
+// https://opentelemetry.io/docs/concepts/signals/traces/#span-links): the
+// operation it follows from without being its child.
+func (s *Span) AddLink(r Remote) {
+	if s == nil || r.TraceID.IsZero() || r.SpanID.IsZero() {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done || len(s.data.Links) >= maxEvents {
+		return
+	}
+	s.data.Links = append(s.data.Links, r)
 }
 
 // maxEvents bounds the events of one span (a long agent run retrying).

@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/telemetry"
 	"github.com/hearth-dev/hearth/providers/netguard"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -258,6 +259,11 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if t.token != "" {
 		req.Header.Set("Authorization", "Bearer "+t.token)
+	}
+	// A traced tool call names its execute_tool span as the MCP server's
+	// parent (W3C traceparent); nothing is sent with tracing off.
+	if sp := telemetry.FromContext(req.Context()); sp != nil {
+		req.Header.Set("traceparent", sp.Traceparent())
 	}
 	resp, err := t.base.RoundTrip(req)
 	t.mu.Lock()

@@ -39,7 +39,12 @@ type (
 		End          string     `json:"endTimeUnixNano"`
 		Attributes   []keyValue `json:"attributes,omitempty"`
 		Events       []event    `json:"events,omitempty"`
+		Links        []link     `json:"links,omitempty"`
 		Status       status     `json:"status"`
+	}
+	link struct {
+		TraceID string `json:"traceId"`
+		SpanID  string `json:"spanId"`
 	}
 	event struct {
 		Time       string     `json:"timeUnixNano"`
@@ -80,6 +85,9 @@ func Encode(res []telemetry.Attr, scopeName, version string, spans []*telemetry.
 		}
 		for _, ev := range d.Events {
 			sp.Events = append(sp.Events, event{Time: nanos(ev.Time.UnixNano()), Name: ev.Name, Attributes: keyValues(ev.Attrs)})
+		}
+		for _, l := range d.Links {
+			sp.Links = append(sp.Links, link{TraceID: l.TraceID.String(), SpanID: l.SpanID.String()})
 		}
 		if d.Failed {
 			sp.Status = status{Code: statusError, Message: d.Message}

@@ -21,6 +21,9 @@ func batch() []*telemetry.SpanData {
 		Events: []telemetry.Event{{Name: "retry", Time: now, Attrs: []telemetry.Attr{telemetry.Int("attempt", 2)}}},
 		Failed: true, Message: "upstream 500"}
 	d.TraceID[0], d.SpanID[0], d.ParentID[7] = 0xab, 0xcd, 1
+	var l telemetry.Remote
+	l.TraceID[15], l.SpanID[0] = 0x0f, 0xee
+	d.Links = []telemetry.Remote{l}
 	return []*telemetry.SpanData{d}
 }
 
@@ -58,6 +61,9 @@ func TestExportEncodesOTLPJSON(t *testing.T) {
 	}
 	if len(s.Events) != 1 || s.Events[0].Attrs["attempt"] != int64(2) || s.Resource["service.name"] != "hearth" || s.Scope == "" {
 		t.Errorf("events %+v resource %v", s.Events, s.Resource)
+	}
+	if len(s.Links) != 1 || s.Links[0] != (otlptest.Link{TraceID: "0000000000000000000000000000000f", SpanID: "ee00000000000000"}) {
+		t.Errorf("links %+v: want the one link in lowercase hex", s.Links)
 	}
 	h := rec.Headers()[0]
 	if h.Get("Authorization") != "Bearer tok" || h.Get("Content-Type") != "application/json" {

@@ -19,11 +19,15 @@ type Span struct {
 	Start, End                    int64
 	Attrs                         map[string]any
 	Events                        []Event
+	Links                         []Link
 	StatusCode                    int
 	StatusMessage                 string
 	Resource                      map[string]any
 	Scope                         string
 }
+
+// Link is a received span link.
+type Link struct{ TraceID, SpanID string }
 
 // Event is a received span event.
 type Event struct {
@@ -69,6 +73,10 @@ type wire struct {
 					Name       string `json:"name"`
 					Attributes []kv   `json:"attributes"`
 				} `json:"events"`
+				Links []struct {
+					TraceID string `json:"traceId"`
+					SpanID  string `json:"spanId"`
+				} `json:"links"`
 				Status struct {
 					Code    int    `json:"code"`
 					Message string `json:"message"`
@@ -159,6 +167,9 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 				for _, e := range s.Events {
 					t, _ := strconv.ParseInt(e.Time, 10, 64)
 					sp.Events = append(sp.Events, Event{Name: e.Name, Time: t, Attrs: attrs(e.Attributes)})
+				}
+				for _, l := range s.Links {
+					sp.Links = append(sp.Links, Link{TraceID: l.TraceID, SpanID: l.SpanID})
 				}
 				r.spans = append(r.spans, sp)
 			}
