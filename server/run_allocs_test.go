@@ -1,0 +1,89 @@
+package server_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/hearth-dev/hearth/providers/fake"
+	"github.com/hearth-dev/hearth/server/servertest"
+)
+
+// runAllocCase is one route measured by TestRunAllocations.
+type runAllocCase struct {
+	name, path string
+	body       map[string]any
+	// budget and race are the allocation bounds without and with the race
+	// detector: the figures measured on Go 1.26 plus about 20 %.
+	budget, race float64
+}
+
+// TestRunAllocations bounds the allocations of whole runs through the
+// handler: POST /v1/pipes/run, /v1/agent/run and /openai/v1/chat/completions
+// against a fake OpenAI upstream on loopback, counted with
+// testing.AllocsPerRun (the whole process: the middleware chain, the
+// upstream call, the fake answering it, the thread write and the run log
+// worker). A count, not a timing: a change that adds per-request work to the
+// run path fails here when it adds more than about a fifth.
+func TestRunAllocations(t *testing.T) {
+	f := fake.NewOpenAI()
+	t.Cleanup(f.Close)
+	f.SetDefault(fake.Reply{Text: "Foxes are quick."})
+	ts := servertest.Start(t, servertest.WithProvider("openai", f.BaseURL(), "sk-test"))
+	var pipe struct {
+		APIKey string `json:"api_key"`
+	}
+	ts.Do("POST", "/v1/pipes", admin, map[string]any{"name": "allocs", "model": "openai:gpt-4o-mini", "store": false,
+		"messages": []any{map[string]any{"role": "system", "content": "You are terse."}}}).JSON(t, &pipe)
+	msgs := []any{user("Say something about foxes.")}
+	cases := []runAllocCase{
+		{name: "pipe run", path: "/v1/pipes/run", body: map[string]any{"messages": msgs}, budget: pipeRunAllocBudget, race: pipeRunAllocBudgetRace},
+		{name: "agent run", path: "/v1/agent/run", body: map[string]any{"model": "openai:gpt-4o-mini",
+			"instructions": "You are terse.", "input": "Say something about foxes."}, budget: agentRunAllocBudget, race: agentRunAllocBudgetRace},
+		{name: "openai chat", path: "/openai/v1/chat/completions", body: map[string]any{"model": "openai:gpt-4o-mini",
+			"messages": msgs}, budget: chatAllocBudget, race: chatAllocBudgetRace},
+	}
+	h := ts.Handler()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			key := admin
+			if c.path == "/v1/pipes/run" {
+				key = pipe.APIKey
+			}
+			body, _ := json.Marshal(c.body)
+			var rec *httptest.ResponseRecorder
+			run := func() {
+				req := httptest.NewRequest(http.MethodPost, c.path, bytes.NewReader(body))
+				req.Header.Set("Authorization", "Bearer "+key)
+				req.Header.Set("Content-Type", "application/json")
+				rec = httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+			}
+			run()
+			if rec.Code != 200 || !bytes.Contains(rec.Body.Bytes(), []byte("Foxes are quick.")) {
+				t.Fatalf("%s: %d %s", c.path, rec.Code, rec.Body)
+			}
+			got := testing.AllocsPerRun(100, run)
+			if rec.Code != 200 {
+				t.Fatalf("%s: %d %s", c.path, rec.Code, rec.Body)
+			}
+			budget := c.budget
+			if raceEnabled {
+				budget = c.race
+			}
+			t.Logf("%s: %.0f allocations a run (budget %.0f)", c.path, got, budget)
+			if got > budget {
+				t.Fatalf("%s allocates %.0f times a run, budget %.0f", c.path, got, budget)
+			}
+		})
+	}
+}
+
+// The budgets: measured counts (Go 1.26) and about 20 %.
+const (
+	pipeRunAllocBudget, pipeRunAllocBudgetRace   = 800, 870
+	agentRunAllocBudget, agentRunAllocBudgetRace = 710, 770
+	chatAllocBudget, chatAllocBudgetRace         = 700, 750
+)
