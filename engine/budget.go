@@ -28,6 +28,9 @@ import (
 type Budgets struct {
 	store Store
 	now   func() time.Time
+	// cluster and lists: see UseCluster (budget_cache.go).
+	cluster Cluster
+	lists   *gateCache[[]Budget]
 }
 
 // Budget periods: UTC calendar days and months.

@@ -24,8 +24,14 @@ func TestNewRunIDShape(t *testing.T) {
 	if newer >= older {
 		t.Fatalf("newer run %q does not sort before older %q", newer, older)
 	}
-	if got := testing.AllocsPerRun(50, func() { NewRunID(ctx, time.Unix(1_800_000_000, 0)) }); got > 2 {
-		t.Fatalf("NewRunID: %.0f allocations, want at most 2 (the random part and the id)", got)
+	// Two allocations (the random part and the id); the race detector
+	// moves one more value to the heap.
+	want := 2.0
+	if raceEnabled {
+		want = 3
+	}
+	if got := testing.AllocsPerRun(50, func() { NewRunID(ctx, time.Unix(1_800_000_000, 0)) }); got > want {
+		t.Fatalf("NewRunID: %.0f allocations, want at most %.0f", got, want)
 	}
 }
 
