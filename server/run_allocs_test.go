@@ -31,7 +31,7 @@ type runAllocCase struct {
 func TestRunAllocations(t *testing.T) {
 	f := fake.NewOpenAI()
 	t.Cleanup(f.Close)
-	f.SetDefault(fake.Reply{Text: "Foxes are quick."})
+	f.SetDefault(fake.Reply{Text: allocReply})
 	ts := servertest.Start(t, servertest.WithProvider("openai", f.BaseURL(), "sk-test"))
 	var pipe struct {
 		APIKey string `json:"api_key"`
@@ -45,6 +45,11 @@ func TestRunAllocations(t *testing.T) {
 			"instructions": "You are terse.", "input": "Say something about foxes."}, budget: agentRunAllocBudget, race: agentRunAllocBudgetRace},
 		{name: "openai chat", path: "/openai/v1/chat/completions", body: map[string]any{"model": "openai:gpt-4o-mini",
 			"messages": msgs}, budget: chatAllocBudget, race: chatAllocBudgetRace},
+		{name: "pipe stream", path: "/v1/pipes/run", body: map[string]any{"messages": msgs, "stream": true},
+			budget: pipeStreamAllocBudget, race: pipeStreamAllocBudgetRace},
+		{name: "agent stream", path: "/v1/agent/run", body: map[string]any{"model": "openai:gpt-4o-mini",
+			"instructions": "You are terse.", "input": "Say something about foxes.", "stream": true},
+			budget: agentStreamAllocBudget, race: agentStreamAllocBudgetRace},
 	}
 	h := ts.Handler()
 	for _, c := range cases {
@@ -63,7 +68,11 @@ func TestRunAllocations(t *testing.T) {
 				h.ServeHTTP(rec, req)
 			}
 			run()
-			if rec.Code != 200 || !bytes.Contains(rec.Body.Bytes(), []byte("Foxes are quick.")) {
+			want := []byte(allocReply)
+			if c.body["stream"] == true {
+				want = []byte("data: [DONE]")
+			}
+			if rec.Code != 200 || !bytes.Contains(rec.Body.Bytes(), want) {
 				t.Fatalf("%s: %d %s", c.path, rec.Code, rec.Body.String())
 			}
 			got := testing.AllocsPerRun(100, run)
@@ -74,13 +83,17 @@ func TestRunAllocations(t *testing.T) {
 			if raceEnabled {
 				budget = c.race
 			}
-			t.Logf("%s: %.0f allocations a run (budget %.0f)", c.path, got, budget)
+			t.Logf("%s (%s): %.0f allocations a run (budget %.0f)", c.name, c.path, got, budget)
 			if got > budget {
-				t.Fatalf("%s allocates %.0f times a run, budget %.0f", c.path, got, budget)
+				t.Fatalf("%s (%s) allocates %.0f times a run, budget %.0f", c.name, c.path, got, budget)
 			}
 		})
 	}
 }
+
+// allocReply is the fake's answer: streamed as one event a word, so a
+// per-event cost shows in the stream cases 24 times over.
+const allocReply = "Foxes are quick and clever animals that live in forests, fields and even cities, and they hunt mostly at night for food."
 
 // allocWriter is the response writer of TestRunAllocations: like the
 // server's own, it supports flushing and connection deadlines (the
@@ -120,7 +133,9 @@ func (w *allocWriter) SetWriteDeadline(time.Time) error { return nil }
 
 // The budgets: measured counts (Go 1.26) and about 20 %.
 const (
-	pipeRunAllocBudget, pipeRunAllocBudgetRace   = 730, 790
-	agentRunAllocBudget, agentRunAllocBudgetRace = 650, 700
-	chatAllocBudget, chatAllocBudgetRace         = 635, 680
+	pipeRunAllocBudget, pipeRunAllocBudgetRace         = 730, 790
+	agentRunAllocBudget, agentRunAllocBudgetRace       = 650, 700
+	chatAllocBudget, chatAllocBudgetRace               = 635, 680
+	pipeStreamAllocBudget, pipeStreamAllocBudgetRace   = 2350, 2540
+	agentStreamAllocBudget, agentStreamAllocBudgetRace = 2350, 2520
 )
