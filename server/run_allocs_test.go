@@ -133,9 +133,9 @@ func (w *allocWriter) SetWriteDeadline(time.Time) error { return nil }
 
 // The budgets: measured counts (Go 1.26) and about 20 %.
 const (
-	pipeRunAllocBudget, pipeRunAllocBudgetRace         = 730, 790
-	agentRunAllocBudget, agentRunAllocBudgetRace       = 650, 700
-	chatAllocBudget, chatAllocBudgetRace               = 635, 680
-	pipeStreamAllocBudget, pipeStreamAllocBudgetRace   = 2350, 2540
-	agentStreamAllocBudget, agentStreamAllocBudgetRace = 2350, 2520
+	pipeRunAllocBudget, pipeRunAllocBudgetRace         = 720, 775
+	agentRunAllocBudget, agentRunAllocBudgetRace       = 635, 685
+	chatAllocBudget, chatAllocBudgetRace               = 620, 665
+	pipeStreamAllocBudget, pipeStreamAllocBudgetRace   = 2340, 2530
+	agentStreamAllocBudget, agentStreamAllocBudgetRace = 2330, 2515
 )
