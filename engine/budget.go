@@ -34,6 +34,9 @@ type Budgets struct {
 	// swept is the UTC day this process last swept old counters
 	// (budget_sweep.go).
 	swept atomic.Value
+	// cluster and lists: see UseCluster (budget_cache.go).
+	cluster Cluster
+	lists   *gateCache[[]Budget]
 }
 
 // Budget periods: UTC calendar days and months.

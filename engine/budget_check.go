@@ -28,10 +28,14 @@ func (b *Budgets) Check(ctx context.Context, owner, keyID string) error {
 	if b == nil {
 		return nil
 	}
+	none, cached, ok, gen := b.cachedNone(ctx, owner, keyID)
+	if none {
+		return nil
+	}
 	now := b.now()
 	var worst *BudgetStatus
 	err := b.store.View(ctx, func(tx Tx) error {
-		budgets, err := listBudgets(tx, owner)
+		budgets, err := b.budgetsOf(tx, owner, cached, ok, gen)
 		if err != nil {
 			return err
 		}

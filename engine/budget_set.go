@@ -44,9 +44,13 @@ func (b *Budgets) Set(ctx context.Context, by *Principal, in BudgetInput) (*Budg
 		if err := tx.Put(prefixBudget+owner+"/"+id, bg); err != nil {
 			return err
 		}
+		if err := b.publishOwner(tx, owner); err != nil {
+			return err
+		}
 		st, err = statusOf(tx, bg, b.now())
 		return err
 	})
+	b.lists.drop(owner)
 	if err != nil {
 		return nil, err
 	}
@@ -59,6 +63,7 @@ func (b *Budgets) Delete(ctx context.Context, by *Principal, id string) error {
 	if err := checkBudgetSetter(by); err != nil {
 		return err
 	}
+	defer b.lists.drop(by.Owner)
 	return b.store.Update(ctx, func(tx Tx) error {
 		key := prefixBudget + by.Owner + "/" + id
 		var old Budget
@@ -71,6 +76,9 @@ func (b *Budgets) Delete(ctx context.Context, by *Principal, id string) error {
 		if old.KeyID != "" && old.KeyID == by.KeyID {
 			return &Error{Code: CodeForbidden, Field: "key_id",
 				Message: "a key cannot delete its own budget: use another unscoped key of the owner"}
+		}
+		if err := b.publishOwner(tx, by.Owner); err != nil {
+			return err
 		}
 		return tx.Delete(key)
 	})

@@ -96,6 +96,10 @@ func (c *Content) UnmarshalJSON(b []byte) error {
 		*c = Content{Parts: parts, Set: true}
 		return nil
 	}
+	if s, ok := plainJSONString(b); ok {
+		*c = Content{Text: s, Set: true}
+		return nil
+	}
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
 		return err

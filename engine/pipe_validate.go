@@ -3,9 +3,9 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"math"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -46,7 +46,7 @@ func ValidatePipeName(field, name string) error {
 	return nil
 }
 
-func fieldIndex(field string, i int) string { return fmt.Sprintf("%s[%d]", field, i) }
+func fieldIndex(field string, i int) string { return field + "[" + strconv.Itoa(i) + "]" }
 
 // validate checks every structural rule of a complete pipe. f maps v1 field
 // names to the caller's names.

@@ -2,9 +2,9 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -76,7 +76,14 @@ const (
 // NewRunID returns a run id that sorts newest first, its random part drawn
 // like NewID.
 func NewRunID(ctx context.Context, start time.Time) string {
-	return fmt.Sprintf("%019d%s", math.MaxInt64-start.UnixNano(), NewID(ctx, 6))
+	var digits, b [32]byte
+	n := strconv.AppendInt(digits[:0], math.MaxInt64-start.UnixNano(), 10)
+	out := b[:0]
+	for range 19 - len(n) {
+		out = append(out, '0')
+	}
+	out = append(append(out, n...), NewID(ctx, 6)...)
+	return string(out)
 }
 
 // RunLog records runs off the request path: Record only queues, and one

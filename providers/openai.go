@@ -198,12 +198,10 @@ func (o *OpenAI) Chat(ctx context.Context, req *engine.ChatRequest) (*engine.Cha
 	if err != nil {
 		return nil, err
 	}
-	resp, raw, err := decodeOpenAIResponse(o.host, call)
+	resp, src, err := decodeOpenAIResponse(o.host, call)
 	if err != nil {
 		return nil, err
 	}
-	var src webSources
-	json.Unmarshal(raw, &src) // web sources are optional extras of the answer
 	if resp.Object == "" {
 		resp.Object = "chat.completion"
 	}

@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -57,17 +58,25 @@ func openAIWireMessages(h *host, msgs []engine.Message) []oaiMessage {
 // decodeOpenAIResponse reads a chat completion; on echoReasoning hosts the
 // reasoning_content of an answer with tool calls is kept in the first
 // call's extra_content, for openAIWireMessages to send back.
-func decodeOpenAIResponse(h *host, call *upstreamCall) (*engine.ChatResponse, json.RawMessage, error) {
-	var raw json.RawMessage
-	if err := decodeResponse(h.name, call, &raw); err != nil {
-		return nil, nil, err
+func decodeOpenAIResponse(h *host, call *upstreamCall) (*engine.ChatResponse, webSources, error) {
+	var src webSources
+	buf, err := readPooled(h.name, call)
+	if err != nil {
+		return nil, src, err
 	}
+	defer releaseBody(buf)
+	raw := buf.Bytes()
 	var resp engine.ChatResponse
 	if err := json.Unmarshal(raw, &resp); err != nil {
-		return nil, nil, &engine.Error{Code: engine.CodeUpstream, Message: h.name + " sent a response Hearth could not read", Err: err}
+		return nil, src, call.redact(&engine.Error{Code: engine.CodeUpstream, Message: h.name + " sent a response Hearth could not read", Err: err})
+	}
+	// Web sources are optional extras of some hosts' answers: decoded only
+	// when the answer names them, so a plain answer is read once.
+	if bytes.Contains(raw, []byte(`"citations"`)) || bytes.Contains(raw, []byte(`"search_results"`)) {
+		json.Unmarshal(raw, &src)
 	}
 	if !h.echoReasoning {
-		return &resp, raw, nil
+		return &resp, src, nil
 	}
 	var rc struct {
 		Choices []struct {
@@ -83,7 +92,7 @@ func decodeOpenAIResponse(h *host, call *upstreamCall) (*engine.ChatResponse, js
 			calls[0].ExtraContent = extraWith(calls[0].ExtraContent, "deepseek", dsExtra{ReasoningContent: rc.Choices[i].Message.ReasoningContent})
 		}
 	}
-	return &resp, raw, nil
+	return &resp, src, nil
 }
 
 // oaiReasoningState collects a stream's reasoning_content deltas (choice

@@ -21,27 +21,34 @@ const maxJSONDepth = 64
 func readBody(c echo.Context) ([]byte, error) {
 	b, err := io.ReadAll(c.Request().Body)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, engine.Errorf(engine.CodePayloadTooLarge, "request body is larger than the limit of %d bytes", mbe.Limit)
-		}
-		var de *bodyDeadlineError
-		if errors.Is(err, errBodyTooSlow) || errors.As(err, &de) {
-			return nil, bodyCutError(err)
-		}
-		return nil, engine.Wrap(err, engine.CodeBadRequest, "could not read request body")
+		return nil, bodyReadError(err)
 	}
 	return b, nil
+}
+
+// bodyReadError maps an error met reading the request body: an over-limit
+// body is a 413, a too-slow one a 408, anything else a 400.
+func bodyReadError(err error) error {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return engine.Errorf(engine.CodePayloadTooLarge, "request body is larger than the limit of %d bytes", mbe.Limit)
+	}
+	var de *bodyDeadlineError
+	if errors.Is(err, errBodyTooSlow) || errors.As(err, &de) {
+		return bodyCutError(err)
+	}
+	return engine.Wrap(err, engine.CodeBadRequest, "could not read request body")
 }
 
 // decodeJSON decodes the JSON body into v. Unknown fields are ignored (the
 // SDK sends extra keys); an empty body decodes as {}.
 func decodeJSON(c echo.Context, v any) error {
-	b, err := readBody(c)
+	buf, err := readPooledBody(c)
 	if err != nil {
 		return err
 	}
-	return decodeBytes(b, v)
+	defer releaseBody(buf)
+	return decodeBytes(buf.Bytes(), v)
 }
 
 func decodeBytes(b []byte, v any) error {

@@ -146,13 +146,15 @@ func (d Deps) missing() []string {
 
 // Server serves the Hearth API.
 type Server struct {
-	cfg    Config
-	deps   Deps
-	log    *slog.Logger
-	echo   *echo.Echo
-	routes []Route
-	http   *http.Server
-	ln     net.Listener
+	cfg  Config
+	deps Deps
+	log  *slog.Logger
+	echo *echo.Echo
+	// handler serves every request: echo with its middleware composed once (chain.go).
+	handler *chain
+	routes  []Route
+	http    *http.Server
+	ln      net.Listener
 
 	metrics     *metrics.Metrics
 	routePaths  map[string]bool
@@ -199,8 +201,8 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	e.HideBanner, e.HidePort = true, true
 	e.JSONSerializer = plainJSON{}
 	e.HTTPErrorHandler = s.handleError
-	e.Pre(normalizePath)
-	e.Use(s.requestIDs, s.securityHeaders, s.observe, s.accessLog, s.recoverPanics, s.limitConcurrency, s.guardIO, s.faults, cors())
+	s.handler = newChain(e, normalizePath,
+		s.requestIDs, s.securityHeaders, s.observe, s.accessLog, s.recoverPanics, s.limitConcurrency, s.guardIO, s.faults, cors())
 	s.echo = e
 	s.routes = s.routeTable()
 	for _, r := range s.routes {
@@ -218,7 +220,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 }
 
 // Handler returns the server as an http.Handler (for httptest and embedding).
-func (s *Server) Handler() http.Handler { return s.echo }
+func (s *Server) Handler() http.Handler { return s.handler }
 
 // Routes returns the route table.
 func (s *Server) Routes() []Route { return s.routes }
@@ -232,7 +234,7 @@ func (s *Server) Open() error {
 	ln = JSONErrorListener(ln)
 	s.ln = ln
 	s.http = &http.Server{
-		Handler:           s.echo,
+		Handler:           s.handler,
 		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
 		IdleTimeout:       s.cfg.IdleTimeout,
 		MaxHeaderBytes:    64 << 10,

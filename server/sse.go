@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 
@@ -32,6 +33,10 @@ type eventWriter struct {
 	// (the response writer copies it before Write returns); rc flushes.
 	buf []byte
 	rc  *http.ResponseController
+	// fb and enc encode each event straight into the reused frame
+	// (json.Marshal would allocate each event's bytes).
+	fb  bytes.Buffer
+	enc *json.Encoder
 }
 
 const sseTerminator = "\r\n\r\n"
@@ -75,11 +80,22 @@ func (w *eventWriter) write(b []byte) error {
 
 // Event writes one JSON event and flushes it.
 func (w *eventWriter) Event(v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
+	if w.enc == nil {
+		w.fb.Grow(1024)
+		w.enc = json.NewEncoder(&w.fb) // HTML-escaped, as json.Marshal
+	}
+	w.fb.Reset()
+	if !w.ndjson {
+		w.fb.WriteString("data: ")
+	}
+	if err := w.enc.Encode(v); err != nil {
 		return err
 	}
-	return w.write(w.frame(b))
+	if !w.ndjson { // Encode ends the value with '\n'; SSE ends it with CRLF CRLF
+		w.fb.Truncate(w.fb.Len() - 1)
+		w.fb.WriteString(sseTerminator)
+	}
+	return w.write(w.fb.Bytes())
 }
 
 func (w *eventWriter) frame(b []byte) []byte {

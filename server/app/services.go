@@ -106,6 +106,7 @@ func (a *App) buildRuns(cfg Config) {
 	d.Threads.SetLimits(cfg.ThreadLimits)
 	a.RunLog = engine.NewRunLog(a.Store, d.Providers, a.log)
 	d.Budgets = engine.NewBudgets(a.Store)
+	d.Budgets.UseCluster(a.Cluster)
 	a.RunLog.SetMeter(d.Budgets)
 	a.RunLog.SetContentRetention(cfg.RunContentRetention, nil)
 	a.RunLog.StartContentSweeps(a.Cluster, engine.RunContentSweepInterval)

@@ -1,0 +1,42 @@
+package engine
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// TestContentStringFastPath: a content string read without the second
+// decoder pass has exactly the value encoding/json gives it, and the
+// strings that need unescaping or are invalid still go through it.
+func TestContentStringFastPath(t *testing.T) {
+	for _, in := range []string{`"hello"`, `""`, `"héllo ✓ <b>&"`, `"a\nb"`, `"q\"q"`, `"\u00e9"`,
+		`"tab	in"`, "\"bad \xff utf8\"", `"unterminated`, `"a"b"`} {
+		var want string
+		wantErr := json.Unmarshal([]byte(in), &want)
+		var c Content
+		err := c.UnmarshalJSON([]byte(in))
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("%q: error %v, encoding/json %v", in, err, wantErr)
+		}
+		if err == nil && (c.Text != want || !c.Set) {
+			t.Fatalf("%q: %q (set %v), encoding/json %q", in, c.Text, c.Set, want)
+		}
+	}
+	if _, ok := plainJSONString([]byte(`"a\nb"`)); ok {
+		t.Fatal("an escaped string took the fast path")
+	}
+	if s, ok := plainJSONString([]byte(`"foxes"`)); !ok || s != "foxes" {
+		t.Fatalf("plain string: %q %v", s, ok)
+	}
+}
+
+// TestContentUnmarshalAllocations: a plain content string costs one
+// allocation (the string), not a decoder's.
+func TestContentUnmarshalAllocations(t *testing.T) {
+	b := []byte(`"Say something about foxes."`)
+	var c Content
+	got := testing.AllocsPerRun(100, func() { _ = c.UnmarshalJSON(b) })
+	if got > 1 {
+		t.Fatalf("Content.UnmarshalJSON of a plain string: %.0f allocations, want 1", got)
+	}
+}

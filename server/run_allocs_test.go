@@ -1,0 +1,141 @@
+package server_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/hearth-dev/hearth/providers/fake"
+	"github.com/hearth-dev/hearth/server/servertest"
+)
+
+// runAllocCase is one route measured by TestRunAllocations.
+type runAllocCase struct {
+	name, path string
+	body       map[string]any
+	// budget and race are the allocation bounds without and with the race
+	// detector: the figures measured on Go 1.26 plus about 20 %.
+	budget, race float64
+}
+
+// TestRunAllocations bounds the allocations of whole runs through the
+// handler: POST /v1/pipes/run, /v1/agent/run and /openai/v1/chat/completions
+// against a fake OpenAI upstream on loopback, counted with
+// testing.AllocsPerRun (the whole process: the middleware chain, the
+// upstream call, the fake answering it, the thread write and the run log
+// worker). A count, not a timing: a change that adds per-request work to the
+// run path fails here when it adds more than about a fifth.
+func TestRunAllocations(t *testing.T) {
+	f := fake.NewOpenAI()
+	t.Cleanup(f.Close)
+	f.SetDefault(fake.Reply{Text: allocReply})
+	ts := servertest.Start(t, servertest.WithProvider("openai", f.BaseURL(), "sk-test"))
+	var pipe struct {
+		APIKey string `json:"api_key"`
+	}
+	ts.Do("POST", "/v1/pipes", admin, map[string]any{"name": "allocs", "model": "openai:gpt-4o-mini", "store": false,
+		"messages": []any{map[string]any{"role": "system", "content": "You are terse."}}}).JSON(t, &pipe)
+	msgs := []any{user("Say something about foxes.")}
+	cases := []runAllocCase{
+		{name: "pipe run", path: "/v1/pipes/run", body: map[string]any{"messages": msgs}, budget: pipeRunAllocBudget, race: pipeRunAllocBudgetRace},
+		{name: "agent run", path: "/v1/agent/run", body: map[string]any{"model": "openai:gpt-4o-mini",
+			"instructions": "You are terse.", "input": "Say something about foxes."}, budget: agentRunAllocBudget, race: agentRunAllocBudgetRace},
+		{name: "openai chat", path: "/openai/v1/chat/completions", body: map[string]any{"model": "openai:gpt-4o-mini",
+			"messages": msgs}, budget: chatAllocBudget, race: chatAllocBudgetRace},
+		{name: "pipe stream", path: "/v1/pipes/run", body: map[string]any{"messages": msgs, "stream": true},
+			budget: pipeStreamAllocBudget, race: pipeStreamAllocBudgetRace},
+		{name: "agent stream", path: "/v1/agent/run", body: map[string]any{"model": "openai:gpt-4o-mini",
+			"instructions": "You are terse.", "input": "Say something about foxes.", "stream": true},
+			budget: agentStreamAllocBudget, race: agentStreamAllocBudgetRace},
+	}
+	h := ts.Handler()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			key := admin
+			if c.path == "/v1/pipes/run" {
+				key = pipe.APIKey
+			}
+			body, _ := json.Marshal(c.body)
+			rec := &allocWriter{}
+			run := func() {
+				req := httptest.NewRequest(http.MethodPost, c.path, bytes.NewReader(body))
+				req.Header.Set("Authorization", "Bearer "+key)
+				req.Header.Set("Content-Type", "application/json")
+				rec.reset()
+				h.ServeHTTP(rec, req)
+			}
+			run()
+			want := []byte(allocReply)
+			if c.body["stream"] == true {
+				want = []byte("data: [DONE]")
+			}
+			if rec.Code != 200 || !bytes.Contains(rec.Body.Bytes(), want) {
+				t.Fatalf("%s: %d %s", c.path, rec.Code, rec.Body.String())
+			}
+			got := testing.AllocsPerRun(100, run)
+			if rec.Code != 200 {
+				t.Fatalf("%s: %d %s", c.path, rec.Code, rec.Body.String())
+			}
+			budget := c.budget
+			if raceEnabled {
+				budget = c.race
+			}
+			t.Logf("%s (%s): %.0f allocations a run (budget %.0f)", c.name, c.path, got, budget)
+			if got > budget {
+				t.Fatalf("%s (%s) allocates %.0f times a run, budget %.0f", c.name, c.path, got, budget)
+			}
+		})
+	}
+}
+
+// allocReply is the fake's answer: streamed as one event a word, so a
+// per-event cost shows in the stream cases 24 times over.
+const allocReply = "Foxes are quick and clever animals that live in forests, fields and even cities, and they hunt mostly at night for food."
+
+// allocWriter is the response writer of TestRunAllocations: like the
+// server's own, it supports flushing and connection deadlines (the
+// recorder of net/http/httptest does not, and its errors and header
+// snapshots would be counted as the run's), and it is reused across runs.
+type allocWriter struct {
+	header http.Header
+	Code   int
+	Body   bytes.Buffer
+}
+
+func (w *allocWriter) reset() {
+	if w.header == nil {
+		w.header = http.Header{}
+	}
+	clear(w.header)
+	w.Code = 0
+	w.Body.Reset()
+}
+
+func (w *allocWriter) Header() http.Header { return w.header }
+
+func (w *allocWriter) WriteHeader(code int) {
+	if w.Code == 0 {
+		w.Code = code
+	}
+}
+
+func (w *allocWriter) Write(b []byte) (int, error) {
+	w.WriteHeader(http.StatusOK)
+	return w.Body.Write(b)
+}
+
+func (w *allocWriter) Flush()                           {}
+func (w *allocWriter) SetReadDeadline(time.Time) error  { return nil }
+func (w *allocWriter) SetWriteDeadline(time.Time) error { return nil }
+
+// The budgets: measured counts (Go 1.26) and about 20 %.
+const (
+	pipeRunAllocBudget, pipeRunAllocBudgetRace         = 720, 775
+	agentRunAllocBudget, agentRunAllocBudgetRace       = 635, 685
+	chatAllocBudget, chatAllocBudgetRace               = 620, 665
+	pipeStreamAllocBudget, pipeStreamAllocBudgetRace   = 2340, 2530
+	agentStreamAllocBudget, agentStreamAllocBudgetRace = 2330, 2515
+)
