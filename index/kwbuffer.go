@@ -2,6 +2,7 @@ package index
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
@@ -95,6 +96,10 @@ func (m *Manager) bufferKeyword(mi *memIndex, kw *keywordIndex, put []engine.Ind
 	return nil
 }
 
+// testBatchHook, when set by a test, runs in writeKeyword before a batch is
+// written to Bleve, under the same locks.
+var testBatchHook atomic.Pointer[func()]
+
 // flushKeyword writes the buffered changes to the Bleve index. A failure
 // is logged and leaves the index marked for a rebuild by the next change.
 func (m *Manager) flushKeyword(mi *memIndex) { m.writeKeyword(mi) }
@@ -112,10 +117,16 @@ func (m *Manager) writeKeyword(mi *memIndex) bool {
 	if len(put)+len(del) == 0 || kw == nil {
 		return true
 	}
-	mi.kwMu.Lock()
-	defer mi.kwMu.Unlock()
+	// The read lock: the index is not replaced or closed while the batch
+	// is written (batches are ordered by b.write), and Add calls that only
+	// need to find the index are not held up by the batch.
+	mi.kwMu.RLock()
+	defer mi.kwMu.RUnlock()
 	if mi.kw != kw {
 		return true // replaced or closed meanwhile: its rebuild read the store
+	}
+	if h := testBatchHook.Load(); h != nil {
+		(*h)()
 	}
 	if err := kw.apply(put, del, seq); err != nil {
 		b.mu.Lock()
