@@ -89,7 +89,6 @@ func FuzzCachedPorter(f *testing.F) {
 	})
 }
 
-
 func BenchmarkPorter(b *testing.B) {
 	words := strings.Fields(strings.Repeat("the otters were running along the riverbanks hopefully searching for fish and crayfish ", 50))
 	for _, tc := range []struct {
