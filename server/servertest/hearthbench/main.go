@@ -7,6 +7,7 @@
 //	go run ./server/servertest/hearthbench -json out.json    # also write JSON
 //	go run ./server/servertest/hearthbench -sections gateway # one section
 //	go run ./server/servertest/hearthbench -sections gateway -cpuprofile cpu.out -memprofile mem.out
+//	go run ./server/servertest/hearthbench -sections ingest-http -cpuprofile cpu.out -blockprofile block.out -mutexprofile mutex.out
 //
 // Sections: gateway (overhead of the real server in-process against an
 // instant fake upstream), ingest (upload to completed through the memory
