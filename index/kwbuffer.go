@@ -44,7 +44,7 @@ type kwBuffer struct {
 	bytes    int
 	timer    *time.Timer
 	flushing chan struct{} // not nil while a background write of a full buffer runs; closed when it ends
-	failed   bool // a write failed: the next change rebuilds the index
+	failed   bool          // a write failed: the next change rebuilds the index
 
 	write sync.Mutex // held while a batch is written: batches apply in order
 }
