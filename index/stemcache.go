@@ -23,7 +23,7 @@ type stemEntry struct {
 // stemCache memoises the Porter stemmer for every hearth_en index of the
 // process: direct-mapped (a term's slot is its FNV-1a hash; a new term
 // replaces whatever was there), lock-free, at most stemSlots entries of
-// short terms, about 2 MB. Stemming is a pure function of the term, so a
+// short terms, about 3 MB when full. Stemming is a pure function of the term, so a
 // cache hit gives the same term as the stemmer and nothing needs sharing
 // between the nodes of a cluster: each process fills its own.
 var stemCache [stemSlots]atomic.Pointer[stemEntry]
