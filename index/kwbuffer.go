@@ -2,6 +2,7 @@ package index
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
@@ -42,17 +43,18 @@ type kwBuffer struct {
 	seq      uint64   // keyword sequence number of the last change buffered
 	bytes    int
 	timer    *time.Timer
-	flushing bool // a background write of a full buffer runs
-	failed   bool // a write failed: the next change rebuilds the index
+	flushing chan struct{} // not nil while a background write of a full buffer runs; closed when it ends
+	failed   bool          // a write failed: the next change rebuilds the index
 
 	write sync.Mutex // held while a batch is written: batches apply in order
 }
 
 // bufferKeyword records a change whose sequence number the store holds.
 // Texts to index are buffered; a full buffer is written in the background
-// (or here, when the previous one is still being written), removals are
-// written here with everything buffered before them. The caller holds
-// mi.mu, so changes are buffered in the order of their numbers.
+// (after the previous one, when that is still being written: the caller
+// waits for it, which bounds the texts held), removals are written here
+// with everything buffered before them. The caller holds mi.mu, so
+// changes are buffered in the order of their numbers.
 func (m *Manager) bufferKeyword(mi *memIndex, kw *keywordIndex, put []engine.IndexedChunk, del []string, seq uint64) error {
 	if seq == 0 {
 		return nil
@@ -70,22 +72,38 @@ func (m *Manager) bufferKeyword(mi *memIndex, kw *keywordIndex, put []engine.Ind
 		b.bytes += len(c.ID) + len(c.Text)
 	}
 	full := len(b.put) >= kwBufferChunks || b.bytes >= kwBufferBytes
-	switch {
-	case len(del) > 0 || (full && b.flushing):
+	if len(del) > 0 {
 		b.mu.Unlock()
 		if !m.writeKeyword(mi) {
 			return engine.Errorf(engine.CodeInternal, "cannot update the keyword index")
 		}
 		return nil
-	case full:
-		b.flushing = true
+	}
+	// A full buffer while the previous one is still being written: wait
+	// for that write to end (so at most one buffer waits behind the one
+	// being written), then write this one in the background too.
+	for full && b.flushing != nil {
+		running := b.flushing
+		b.mu.Unlock()
+		<-running
+		b.mu.Lock()
+		full = len(b.put) >= kwBufferChunks || b.bytes >= kwBufferBytes
+	}
+	if full {
+		done := make(chan struct{})
+		b.flushing = done
 		b.mu.Unlock()
 		go func() {
 			m.writeKeyword(mi)
 			b.mu.Lock()
-			b.flushing = false
+			b.flushing = nil
 			b.mu.Unlock()
+			close(done)
 		}()
+		return nil
+	}
+	if len(b.put) == 0 {
+		b.mu.Unlock() // written meanwhile by another write
 		return nil
 	}
 	if b.timer == nil {
@@ -94,6 +112,10 @@ func (m *Manager) bufferKeyword(mi *memIndex, kw *keywordIndex, put []engine.Ind
 	b.mu.Unlock()
 	return nil
 }
+
+// testBatchHook, when set by a test, runs in writeKeyword before a batch is
+// written to Bleve, under the same locks.
+var testBatchHook atomic.Pointer[func()]
 
 // flushKeyword writes the buffered changes to the Bleve index. A failure
 // is logged and leaves the index marked for a rebuild by the next change.
@@ -112,10 +134,16 @@ func (m *Manager) writeKeyword(mi *memIndex) bool {
 	if len(put)+len(del) == 0 || kw == nil {
 		return true
 	}
-	mi.kwMu.Lock()
-	defer mi.kwMu.Unlock()
+	// The read lock: the index is not replaced or closed while the batch
+	// is written (batches are ordered by b.write), and Add calls that only
+	// need to find the index are not held up by the batch.
+	mi.kwMu.RLock()
+	defer mi.kwMu.RUnlock()
 	if mi.kw != kw {
 		return true // replaced or closed meanwhile: its rebuild read the store
+	}
+	if h := testBatchHook.Load(); h != nil {
+		(*h)()
 	}
 	if err := kw.apply(put, del, seq); err != nil {
 		b.mu.Lock()

@@ -124,7 +124,11 @@ type memIndex struct {
 	info    LoadInfo
 	snapB   int64
 
-	kwMu sync.Mutex
+	// kwMu guards kw: replacing or closing it takes the write lock, which
+	// waits for the batch being written (writeKeyword holds the read
+	// lock), and finding it takes the read lock, so Add calls go on while
+	// a buffered batch is analysed and written in the background.
+	kwMu sync.RWMutex
 	kw   *keywordIndex
 	// kwSeq is the keyword sequence number last committed to the store;
 	// kwStale is set when a change could not be applied to the Bleve
@@ -310,11 +314,11 @@ func (m *Manager) Stats() []MemoryStats {
 		}
 		mi.mu.Unlock()
 		m.flushKeyword(mi)
-		mi.kwMu.Lock()
+		mi.kwMu.RLock()
 		if mi.kw != nil {
 			s.KeywordDocs = mi.kw.count()
 		}
-		mi.kwMu.Unlock()
+		mi.kwMu.RUnlock()
 		out = append(out, s)
 	}
 	return out
@@ -366,6 +370,12 @@ func (m *Manager) bleveDir(id string) string { return filepath.Join(m.dir, id) }
 // keyword returns the memory's Bleve index, opening it (and creating it when
 // create is set) on first use; nil when it does not exist.
 func (m *Manager) keyword(mi *memIndex, create bool) (*keywordIndex, error) {
+	mi.kwMu.RLock()
+	kw := mi.kw
+	mi.kwMu.RUnlock()
+	if kw != nil {
+		return kw, nil
+	}
 	mi.kwMu.Lock()
 	defer mi.kwMu.Unlock()
 	if mi.kw == nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/hearth-dev/hearth/engine"
 )
@@ -268,7 +269,6 @@ func (HashEmbed) MaxBatch() int { return 1024 }
 // HashVector returns the hash-embed vector of s.
 func HashVector(s string) []float32 {
 	v := make([]float32, HashEmbedDims)
-	words := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
 	add := func(x uint64, weight float32) {
 		sign := float32(1)
 		if x>>63 == 1 {
@@ -276,16 +276,44 @@ func HashVector(s string) []float32 {
 		}
 		v[x%HashEmbedDims] += sign * weight
 	}
-	// Features are the FNV-1a hashes of each word and of each pair of
-	// words joined by a space; the pair's hash continues the first word's.
-	var prev uint64
-	for i, w := range words {
-		h := fnv1a(fnvOffset64, w)
+	// Features are the FNV-1a hashes of each word (a run of letters and
+	// digits of the lower-cased text) and of each pair of words joined by
+	// a space; the pair's hash continues the first word's. Both hashes of
+	// a word are computed in one pass over its bytes, with no word list.
+	lower := strings.ToLower(s)
+	var prev, h, hp uint64
+	inWord, words := false, 0
+	endWord := func() {
 		add(h, 1)
-		if i > 0 {
-			add(fnv1a((prev^' ')*fnvPrime64, w), 0.5)
+		if words > 0 {
+			add(hp, 0.5)
 		}
-		prev = h
+		prev, inWord, words = h, false, words+1
+	}
+	for i := 0; i < len(lower); {
+		c, size := rune(lower[i]), 1
+		var word bool
+		if c < utf8.RuneSelf {
+			word = hashWordByte[c]
+		} else {
+			c, size = utf8.DecodeRuneInString(lower[i:])
+			word = unicode.IsLetter(c) || unicode.IsNumber(c)
+		}
+		switch {
+		case word && !inWord:
+			h, hp, inWord = fnvOffset64, (prev^' ')*fnvPrime64, true
+			fallthrough
+		case word:
+			for _, b := range []byte(lower[i : i+size]) {
+				h, hp = (h^uint64(b))*fnvPrime64, (hp^uint64(b))*fnvPrime64
+			}
+		case inWord:
+			endWord()
+		}
+		i += size
+	}
+	if inWord {
+		endWord()
 	}
 	var norm float64
 	for _, x := range v {
@@ -302,18 +330,20 @@ func HashVector(s string) []float32 {
 	return v
 }
 
+// hashWordByte marks the ASCII letters and digits (unicode.IsLetter or
+// unicode.IsNumber of an ASCII byte).
+var hashWordByte = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = unicode.IsLetter(rune(c)) || unicode.IsNumber(rune(c))
+	}
+	return t
+}()
+
 // FNV-1a, 64 bits (hash/fnv, without its allocations).
 const (
 	fnvOffset64 = 14695981039346656037
 	fnvPrime64  = 1099511628211
 )
-
-func fnv1a(h uint64, s string) uint64 {
-	for i := 0; i < len(s); i++ {
-		h = (h ^ uint64(s[i])) * fnvPrime64
-	}
-	return h
-}
 
 // HashModerator is the hearth moderation test double: it flags an input
 // containing "[flag]" under the category "test".

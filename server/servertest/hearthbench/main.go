@@ -7,6 +7,7 @@
 //	go run ./server/servertest/hearthbench -json out.json    # also write JSON
 //	go run ./server/servertest/hearthbench -sections gateway # one section
 //	go run ./server/servertest/hearthbench -sections gateway -cpuprofile cpu.out -memprofile mem.out
+//	go run ./server/servertest/hearthbench -sections ingest-http -cpuprofile cpu.out -blockprofile block.out -mutexprofile mutex.out
 //
 // Sections: gateway (overhead of the real server in-process against an
 // instant fake upstream), ingest (upload to completed through the memory
@@ -27,7 +28,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/pprof"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -73,8 +73,10 @@ func main() {
 	conc := flag.String("conc", "1,8,32", "gateway: comma-separated client counts of each row")
 	store := flag.String("store", "badger", `gateway: the server's store: "badger" (embedded) or "postgres" (a throwaway PostgreSQL, one cluster node)`)
 	runKinds := flag.String("runs", "", `gateway: comma-separated run kinds to measure ("pipe", "pipe stream", "agent", "agent stream"; "" = all)`)
+	blockProfile := flag.String("blockprofile", "", "write a blocking profile (where goroutines waited on channels and locks) to this file at the end")
+	mutexProfile := flag.String("mutexprofile", "", "write a mutex contention profile to this file at the end")
 	flag.Parse()
-	stopProfiles, err := startProfiles(*cpuProfile, *memProfile)
+	stopProfiles, err := startProfiles(profileFiles{CPU: *cpuProfile, Mem: *memProfile, Block: *blockProfile, Mutex: *mutexProfile})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
@@ -366,46 +368,4 @@ func printRetrieval(w io.Writer, rep *Report) {
 		}
 		tw.Flush()
 	}
-}
-
-// startProfiles starts the CPU profile (when cpu names a file) and returns
-// the function that stops it and writes the allocation profile (when mem
-// names a file). Read them with `go tool pprof -top`; -sample_index=alloc_space
-// or alloc_objects for the allocation profile.
-func startProfiles(cpu, mem string) (stop func() error, err error) {
-	var cf *os.File
-	if mem != "" {
-		// Sample an allocation every 4 KiB instead of 512 KiB: small
-		// per-request allocations show with their real counts.
-		runtime.MemProfileRate = 4096
-	}
-	if cpu != "" {
-		if cf, err = os.Create(cpu); err != nil {
-			return nil, err
-		}
-		if err := pprof.StartCPUProfile(cf); err != nil {
-			cf.Close()
-			return nil, err
-		}
-	}
-	return func() error {
-		if cf != nil {
-			pprof.StopCPUProfile()
-			if err := cf.Close(); err != nil {
-				return err
-			}
-		}
-		if mem == "" {
-			return nil
-		}
-		mf, err := os.Create(mem)
-		if err != nil {
-			return err
-		}
-		if err := pprof.Lookup("allocs").WriteTo(mf, 0); err != nil {
-			mf.Close()
-			return err
-		}
-		return mf.Close()
-	}, nil
 }

@@ -1,0 +1,73 @@
+package index
+
+import (
+	"bytes"
+	"sync/atomic"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/go-porterstemmer"
+)
+
+// Size of the stem cache (see cachedPorter).
+const (
+	stemSlots   = 1 << 15 // a power of two
+	stemMaxTerm = 24      // longer terms are stemmed every time
+)
+
+// stemEntry is one cached stem; immutable once stored.
+type stemEntry struct {
+	term string
+	stem []byte
+}
+
+// stemCache memoises the Porter stemmer for every hearth_en index of the
+// process: direct-mapped (a term's slot is its FNV-1a hash; a new term
+// replaces whatever was there), lock-free, at most stemSlots entries of
+// short terms, about 3 MB when full. Stemming is a pure function of the term, so a
+// cache hit gives the same term as the stemmer and nothing needs sharing
+// between the nodes of a cluster: each process fills its own.
+var stemCache [stemSlots]atomic.Pointer[stemEntry]
+
+// cachedPorter is Bleve's "stemmer_porter" token filter (the same
+// go-porterstemmer call on the token's runes) with stemCache in front.
+// Running the stemmer on every token was about a tenth of ingestion's CPU
+// time (README, Benchmarks), and a text's words repeat: most tokens hit.
+type cachedPorter struct{}
+
+// Filter stems each token that is not a keyword, as porter.PorterStemmer
+// does. A token's stem that is a prefix of its term is a reslice of the
+// term (no copy), any other stem is a fresh copy, so no token shares
+// bytes with the cache or with another token.
+func (cachedPorter) Filter(input analysis.TokenStream) analysis.TokenStream {
+	for _, token := range input {
+		if token.KeyWord {
+			continue
+		}
+		term := token.Term
+		var stem []byte
+		cacheable := len(term) <= stemMaxTerm
+		var slot *atomic.Pointer[stemEntry]
+		if cacheable {
+			h := uint32(2166136261)
+			for _, c := range term {
+				h = (h ^ uint32(c)) * 16777619
+			}
+			slot = &stemCache[h&(stemSlots-1)]
+			if e := slot.Load(); e != nil && e.term == string(term) {
+				stem = e.stem
+			}
+		}
+		if stem == nil {
+			stem = analysis.BuildTermFromRunes(porterstemmer.StemWithoutLowerCasing(bytes.Runes(term)))
+			if cacheable {
+				slot.Store(&stemEntry{term: string(term), stem: stem})
+			}
+		}
+		if bytes.HasPrefix(term, stem) {
+			token.Term = term[:len(stem)]
+		} else {
+			token.Term = append(make([]byte, 0, len(stem)), stem...)
+		}
+	}
+	return input
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"runtime"
+	"runtime/pprof"
+)
+
+// profileFiles names the profiles a run writes ("" skips one).
+type profileFiles struct {
+	CPU, Mem, Block, Mutex string
+}
+
+// Profile labels: the benchmark's own work (generating documents, the
+// upload clients) runs under labelRole, so a profile of the server alone
+// is `go tool pprof -tagignore role=bench ...`, and the benchmark's share
+// is `-tagfocus role=bench`. Goroutines the clients start inherit the
+// label; the server's goroutines (its listener's connections, its
+// workers) do not.
+const labelRole = "role"
+
+// asBench runs f with the benchmark's profile label.
+func asBench(f func()) {
+	pprof.Do(context.Background(), pprof.Labels(labelRole, "bench"), func(context.Context) { f() })
+}
+
+// startProfiles starts the CPU profile (when files.CPU names a file) and
+// the block and mutex sampling, and returns the function that stops them
+// and writes the allocation, blocking and mutex profiles. Read them with
+// `go tool pprof -top`; -sample_index=alloc_space or alloc_objects for
+// the allocation profile, -sample_index=delay for blocking and mutex.
+func startProfiles(files profileFiles) (stop func() error, err error) {
+	var cf *os.File
+	if files.Mem != "" {
+		// Sample an allocation every 4 KiB instead of 512 KiB: small
+		// per-request allocations show with their real counts.
+		runtime.MemProfileRate = 4096
+	}
+	if files.Block != "" {
+		// One sample per 10 µs blocked: short lock waits still show, at a
+		// cost the run can carry.
+		runtime.SetBlockProfileRate(10_000)
+	}
+	if files.Mutex != "" {
+		runtime.SetMutexProfileFraction(5)
+	}
+	if files.CPU != "" {
+		if cf, err = os.Create(files.CPU); err != nil {
+			return nil, err
+		}
+		if err := pprof.StartCPUProfile(cf); err != nil {
+			cf.Close()
+			return nil, err
+		}
+	}
+	return func() error {
+		var errs []error
+		if cf != nil {
+			pprof.StopCPUProfile()
+			errs = append(errs, cf.Close())
+		}
+		for _, p := range []struct{ file, name string }{{files.Mem, "allocs"}, {files.Block, "block"}, {files.Mutex, "mutex"}} {
+			if p.file != "" {
+				errs = append(errs, writeProfile(p.file, p.name))
+			}
+		}
+		return errors.Join(errs...)
+	}, nil
+}
+
+func writeProfile(file, name string) error {
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup(name).WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
