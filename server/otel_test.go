@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hearth-dev/hearth/providers/fake"
 	"github.com/hearth-dev/hearth/providers/mcp/mcptest"
@@ -41,6 +42,19 @@ func one(t *testing.T, list []otlptest.Span, name string) otlptest.Span {
 		t.Fatalf("%d spans named %q in %v", len(got), name, names)
 	}
 	return got[0]
+}
+
+// waitSpan waits for the one span named name. An ingestion job's span ends
+// after the job's last write (its record is gone, the document is
+// completed), so a test that saw the job finish may still be ahead of it.
+func waitSpan(t *testing.T, ts *servertest.Server, rec *otlptest.Receiver, name string) otlptest.Span {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		ts.FlushTraces()
+		if len(otlptest.Named(rec.Spans(), name)) > 0 || time.Now().After(deadline) {
+			return one(t, rec.Spans(), name)
+		}
+	}
 }
 
 // wantAttrs fails unless s carries every attribute of want.
@@ -172,9 +186,7 @@ func TestOTelIngestionAndRetrieval(t *testing.T) {
 	createMemory(t, ts, key, map[string]any{"name": "kb", "embedding_model": hashModel, "chunk_size": 2000, "chunk_overlap": 0})
 	upload(t, ts, key, "kb", "zebra.md", "text/markdown", []byte("# Zebras\n\nZebras have black and white stripes."), nil)
 	waitCompleted(t, ts, key, "kb", "zebra.md")
-	waitIdle(t, ts)
-	ts.FlushTraces()
-	job := one(t, rec.Spans(), "ingest zebra.md")
+	job := waitSpan(t, ts, rec, "ingest zebra.md")
 	if job.ParentSpanID != "" || job.StatusCode == 2 {
 		t.Errorf("job span %+v: want a root span, not failed", job)
 	}
@@ -209,9 +221,7 @@ func TestOTelIngestionAndRetrieval(t *testing.T) {
 	if d := waitDoc(t, ts, key, "kb", "blank.txt"); d.Status != "failed" || d.StatusMessage == nil {
 		t.Fatalf("blank document: %+v, want failed", d)
 	} else {
-		waitIdle(t, ts)
-		ts.FlushTraces()
-		bad := one(t, rec.Spans(), "ingest blank.txt")
+		bad := waitSpan(t, ts, rec, "ingest blank.txt")
 		if bad.StatusCode != 2 || bad.StatusMessage != *d.StatusMessage {
 			t.Errorf("failed job span status %d %q, want error %q", bad.StatusCode, bad.StatusMessage, *d.StatusMessage)
 		}
