@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,11 +24,7 @@ memories:
 	env := envMap(map[string]string{"HEARTH_ADMIN_KEY": "hth_user_" + strings.Repeat("c", 40)})
 	cmd := func(args ...string) string {
 		t.Helper()
-		var out, errOut bytes.Buffer
-		if code := run(append(args, "-data", data), env, &out, &errOut); code != 0 {
-			t.Fatalf("%v: exit %d: %s%s", args, code, out.String(), errOut.String())
-		}
-		return out.String()
+		return runOK(t, env, append(args, "-data", data)...)
 	}
 	cmd("apply", decl)
 	write("{mode: size}")

@@ -30,11 +30,7 @@ pipes:
 	env := envMap(map[string]string{"HEARTH_ADMIN_KEY": "hth_user_" + strings.Repeat("a", 40)})
 	cmd := func(args ...string) string {
 		t.Helper()
-		var out, errOut bytes.Buffer
-		if code := run(append(args, "-data", data), env, &out, &errOut); code != 0 {
-			t.Fatalf("%v: exit %d: %s%s", args, code, out.String(), errOut.String())
-		}
-		return out.String()
+		return runOK(t, env, append(args, "-data", data)...)
 	}
 	plan := cmd("apply", decl, "--dry-run")
 	for _, want := range []string{"create user     alice", "create memory   alice/kb", "create document alice/kb/notes.md", "create pipe     alice/helper", "4 to create, 0 to update, 0 to delete"} {

@@ -3,13 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"math"
-	"net/http"
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hearth-dev/hearth/server/servertest"
 )
@@ -29,44 +26,13 @@ func seedEvalMemory(t *testing.T, ts *servertest.Server) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := ts.Do("POST", "/v1/memory/documents", key, map[string]any{"memoryName": "golden", "fileName": name})
-		var up struct {
-			SignedURL string `json:"signedUrl"`
-		}
-		r.JSON(t, &up)
 		ct := "text/markdown"
 		if strings.HasSuffix(name, ".csv") {
 			ct = "text/csv"
 		}
-		req, _ := http.NewRequest("PUT", up.SignedURL, bytes.NewReader(data))
-		req.Header.Set("Content-Type", ct)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil || resp.StatusCode != 200 {
-			t.Fatalf("upload %s: %v %v", name, err, resp)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
+		uploadDocument(t, ts, key, "golden", name, ct, data)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		var docs []struct {
-			Status string `json:"status"`
-		}
-		ts.Do("GET", "/v1/memory/golden/documents", key, nil).JSON(t, &docs)
-		done := 0
-		for _, d := range docs {
-			if d.Status == "completed" {
-				done++
-			}
-		}
-		if done == len(files) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("documents not ingested: %+v", docs)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitIngested(t, ts, key, "golden", len(files))
 }
 
 // TestEvalCommand: hearth eval measures through the retrieve endpoint of a

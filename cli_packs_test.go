@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"net/http"
 	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hearth-dev/hearth/server/servertest"
 )
@@ -28,39 +26,9 @@ func seedPackMemory(t *testing.T, ts *servertest.Server) {
 		"bees.md": "# Bees\n\nHoney bees dance to show where flowers grow.\n\nA hive has one queen and many workers making honey.",
 	}
 	for name, text := range docs {
-		var up struct {
-			SignedURL string `json:"signedUrl"`
-		}
-		ts.Do("POST", "/v1/memory/documents", key, map[string]any{"memoryName": "kb", "fileName": name}).JSON(t, &up)
-		req, _ := http.NewRequest("PUT", up.SignedURL, strings.NewReader(text))
-		req.Header.Set("Content-Type", "text/markdown")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil || resp.StatusCode != 200 {
-			t.Fatalf("upload %s: %v %v", name, err, resp)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
+		uploadDocument(t, ts, key, "kb", name, "text/markdown", []byte(text))
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		var list []struct {
-			Status string `json:"status"`
-		}
-		ts.Do("GET", "/v1/memory/kb/documents", key, nil).JSON(t, &list)
-		done := 0
-		for _, d := range list {
-			if d.Status == "completed" {
-				done++
-			}
-		}
-		if done == len(docs) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("documents not ingested: %+v", list)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitIngested(t, ts, key, "kb", len(docs))
 }
 
 func retrieveJSON(t *testing.T, ts *servertest.Server, mem, query string) []map[string]any {

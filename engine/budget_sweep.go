@@ -51,15 +51,7 @@ func (b *Budgets) SweepSpend(ctx context.Context, cluster Cluster) (deleted int,
 			return deleted, true, err
 		}
 		if len(keys) > 0 {
-			err = b.store.Update(ctx, func(tx Tx) error {
-				for _, k := range keys {
-					if err := tx.Delete(k); err != nil && !IsNotFound(err) {
-						return err
-					}
-				}
-				return nil
-			})
-			if err != nil {
+			if err := deleteKeys(ctx, b.store, keys); err != nil {
 				return deleted, true, err
 			}
 			deleted += len(keys)
@@ -69,6 +61,19 @@ func (b *Budgets) SweepSpend(ctx context.Context, cluster Cluster) (deleted int,
 		}
 		after = last
 	}
+}
+
+// deleteKeys deletes keys in one transaction of store; a key already gone
+// (deleted by another node's sweep) is no error.
+func deleteKeys(ctx context.Context, store Store, keys []string) error {
+	return store.Update(ctx, func(tx Tx) error {
+		for _, k := range keys {
+			if err := tx.Delete(k); err != nil && !IsNotFound(err) {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // spendPeriodEnd reads the end of the period of a counter key

@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
-	"io"
 	"sync"
 	"time"
 )
@@ -80,54 +78,36 @@ func (c *instrumentedChat) ChatStream(ctx context.Context, req *ChatRequest) (Ch
 		c.ip.m.UpstreamCall(c.ref.Provider, "chat_stream", time.Since(start), err)
 		return nil, err
 	}
-	return &instrumentedStream{next: st, c: c, start: start}, nil
+	is := &instrumentedStream{c: c, start: start}
+	return &watchedStream{next: st, onChunk: is.observe, onEnd: is.finish, closeErr: context.Canceled}, nil
 }
 
-// instrumentedStream reports once, when the stream ends: cleanly (io.EOF),
-// with an error, or closed early by the caller (reported as canceled).
-// Close may come from another goroutine while Recv runs, so usage is
-// guarded by mu.
+// instrumentedStream reports once, when the stream ends (see
+// watchedStream): cleanly, with an error, or closed early by the caller
+// (reported as canceled). The end may come on another goroutine than
+// Recv's, so usage is guarded by mu.
 type instrumentedStream struct {
-	next  ChatStream
 	c     *instrumentedChat
 	start time.Time
 	mu    sync.Mutex
 	usage *Usage
-	once  sync.Once
 }
 
-func (s *instrumentedStream) Recv() (*ChatChunk, error) {
-	ch, err := s.next.Recv()
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			s.finish(nil)
-		} else {
-			s.finish(err)
-		}
-		return ch, err
-	}
-	if ch != nil && ch.Usage != nil {
+func (s *instrumentedStream) observe(ch *ChatChunk) {
+	if ch.Usage != nil {
 		u := *ch.Usage
 		s.mu.Lock()
 		s.usage = &u
 		s.mu.Unlock()
 	}
-	return ch, nil
-}
-
-func (s *instrumentedStream) Close() error {
-	s.finish(context.Canceled)
-	return s.next.Close()
 }
 
 func (s *instrumentedStream) finish(err error) {
-	s.once.Do(func() {
-		s.mu.Lock()
-		usage := s.usage
-		s.mu.Unlock()
-		s.c.ip.m.UpstreamCall(s.c.ref.Provider, "chat_stream", time.Since(s.start), err)
-		s.c.ip.usage(s.c.ref, usage)
-	})
+	s.mu.Lock()
+	usage := s.usage
+	s.mu.Unlock()
+	s.c.ip.m.UpstreamCall(s.c.ref.Provider, "chat_stream", time.Since(s.start), err)
+	s.c.ip.usage(s.c.ref, usage)
 }
 
 type instrumentedEmbedder struct {

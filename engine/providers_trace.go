@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"io"
 	"sync"
 	"time"
 
@@ -134,15 +133,14 @@ func (c *tracedChat) ChatStream(ctx context.Context, req *ChatRequest) (ChatStre
 		sp.End()
 		return nil, err
 	}
-	return &tracedStream{next: st, sp: sp, start: time.Now()}, nil
+	ts := &tracedStream{sp: sp, start: time.Now()}
+	return &watchedStream{next: st, onChunk: ts.observe, onEnd: ts.finish}, nil
 }
 
-// tracedStream ends its span when the stream ends: at io.EOF, on an
-// error, or when the caller closes it early. Close may come from another
-// goroutine while Recv runs (a client that went away), so what Recv
-// learns is guarded by mu.
+// tracedStream is what a chat stream's span learns from its chunks; the
+// span ends when the stream ends (see watchedStream), possibly on another
+// goroutine than Recv's, so the fields are guarded by mu.
 type tracedStream struct {
-	next    ChatStream
 	sp      *telemetry.Span
 	start   time.Time
 	mu      sync.Mutex
@@ -151,22 +149,9 @@ type tracedStream struct {
 	id      string
 	reasons []string
 	usage   *Usage
-	once    sync.Once
 }
 
-func (s *tracedStream) Recv() (*ChatChunk, error) {
-	ch, err := s.next.Recv()
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			s.finish(nil)
-		} else {
-			s.finish(err)
-		}
-		return ch, err
-	}
-	if ch == nil {
-		return ch, nil
-	}
+func (s *tracedStream) observe(ch *ChatChunk) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.first {
@@ -188,24 +173,18 @@ func (s *tracedStream) Recv() (*ChatChunk, error) {
 		u := *ch.Usage
 		s.usage = &u
 	}
-	return ch, nil
 }
 
-func (s *tracedStream) Close() error {
-	s.finish(nil)
-	return s.next.Close()
-}
-
+// finish ends the span; a stream closed early by the caller ends it
+// without an error.
 func (s *tracedStream) finish(err error) {
-	s.once.Do(func() {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		s.sp.SetAttrs(telemetry.String("gen_ai.response.model", s.model), telemetry.String("gen_ai.response.id", s.id),
-			telemetry.Strings("gen_ai.response.finish_reasons", s.reasons))
-		usageAttrs(s.sp, s.usage)
-		s.sp.Fail(err)
-		s.sp.End()
-	})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sp.SetAttrs(telemetry.String("gen_ai.response.model", s.model), telemetry.String("gen_ai.response.id", s.id),
+		telemetry.Strings("gen_ai.response.finish_reasons", s.reasons))
+	usageAttrs(s.sp, s.usage)
+	s.sp.Fail(err)
+	s.sp.End()
 }
 
 type tracedEmbedder struct {

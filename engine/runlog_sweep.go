@@ -40,23 +40,16 @@ func (l *RunLog) SweepContent(ctx context.Context, cluster Cluster) (deleted int
 		if err != nil || len(keys) == 0 {
 			return deleted, true, err
 		}
-		err = l.store.Update(ctx, func(tx Tx) error {
-			for _, k := range keys {
-				// k is runcontentexp/<ns>/<owner>/<id>.
-				parts := strings.SplitN(strings.TrimPrefix(k, prefixRunContentExp), "/", 3)
-				if len(parts) != 3 {
-					return fmt.Errorf("runlog: malformed content expiry key %q", k)
-				}
-				if err := tx.Delete(prefixRunContent + parts[1] + "/" + parts[2]); err != nil && !IsNotFound(err) {
-					return err
-				}
-				if err := tx.Delete(k); err != nil && !IsNotFound(err) {
-					return err
-				}
+		del := make([]string, 0, 2*len(keys))
+		for _, k := range keys {
+			// k is runcontentexp/<ns>/<owner>/<id>.
+			parts := strings.SplitN(strings.TrimPrefix(k, prefixRunContentExp), "/", 3)
+			if len(parts) != 3 {
+				return deleted, true, fmt.Errorf("runlog: malformed content expiry key %q", k)
 			}
-			return nil
-		})
-		if err != nil {
+			del = append(del, prefixRunContent+parts[1]+"/"+parts[2], k)
+		}
+		if err := deleteKeys(ctx, l.store, del); err != nil {
 			return deleted, true, err
 		}
 		deleted += len(keys)

@@ -19,9 +19,9 @@ func withVec(c []engine.IndexedChunk) []engine.IndexedChunk {
 	return c
 }
 
-// bleveBatches is how many batches the memory's Bleve index has applied
-// since it was opened (scorch's TotBatches).
-func bleveBatches(t *testing.T, m *Manager, mem string) uint64 {
+// onBleve runs read on the memory's open keyword index under its lock and
+// returns what read returns (0 when the index is not open).
+func onBleve(t *testing.T, m *Manager, mem string, read func(kw *keywordIndex) uint64) uint64 {
 	t.Helper()
 	mi, err := m.mem(context.Background(), mem)
 	if err != nil {
@@ -32,28 +32,28 @@ func bleveBatches(t *testing.T, m *Manager, mem string) uint64 {
 	if mi.kw == nil {
 		return 0
 	}
-	st, _ := mi.kw.idx.StatsMap()["index"].(map[string]interface{})
-	n, ok := st["TotBatches"].(uint64)
-	if !ok {
-		t.Fatalf("no TotBatches in %v", st)
-	}
-	return n
+	return read(mi.kw)
+}
+
+// bleveBatches is how many batches the memory's Bleve index has applied
+// since it was opened (scorch's TotBatches).
+func bleveBatches(t *testing.T, m *Manager, mem string) uint64 {
+	t.Helper()
+	return onBleve(t, m, mem, func(kw *keywordIndex) uint64 {
+		st, _ := kw.idx.StatsMap()["index"].(map[string]interface{})
+		n, ok := st["TotBatches"].(uint64)
+		if !ok {
+			t.Fatalf("no TotBatches in %v", st)
+		}
+		return n
+	})
 }
 
 // bleveDocs is how many documents the memory's Bleve index holds, without
 // writing the buffer first.
 func bleveDocs(t *testing.T, m *Manager, mem string) uint64 {
 	t.Helper()
-	mi, err := m.mem(context.Background(), mem)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mi.kwMu.Lock()
-	defer mi.kwMu.Unlock()
-	if mi.kw == nil {
-		return 0
-	}
-	return mi.kw.count()
+	return onBleve(t, m, mem, (*keywordIndex).count)
 }
 
 // TestKeywordBufferBatchesAdds: the texts of sequential Add calls reach

@@ -145,6 +145,20 @@ func poolCall[T any](ctx context.Context, p *keyPool, provider, keys string, cal
 	return zero, last
 }
 
+// poolRequest is poolCall for a call whose key travels in its request:
+// each try gets its own copy of *req with the key keyOf points at set to
+// the pool's key.
+func poolRequest[R, T any](ctx context.Context, p *keyPool, provider string, req *R, keyOf func(*R) *string, call func(context.Context, *R) (T, error)) (T, error) {
+	return poolCall(ctx, p, provider, *keyOf(req), func(ctx context.Context, key string) (T, error) {
+		r := *req
+		*keyOf(&r) = key
+		return call(ctx, &r)
+	})
+}
+
+func chatKey(r *engine.ChatRequest) *string   { return &r.APIKey }
+func embedKey(r *engine.EmbedRequest) *string { return &r.APIKey }
+
 // pooledChat, pooledEmbedder and pooledModerator put a provider's
 // adapter behind its key pool.
 type pooledChat struct {
@@ -154,19 +168,11 @@ type pooledChat struct {
 }
 
 func (c pooledChat) Chat(ctx context.Context, req *engine.ChatRequest) (*engine.ChatResponse, error) {
-	return poolCall(ctx, c.pool, c.provider, req.APIKey, func(ctx context.Context, key string) (*engine.ChatResponse, error) {
-		r := *req
-		r.APIKey = key
-		return c.inner.Chat(ctx, &r)
-	})
+	return poolRequest(ctx, c.pool, c.provider, req, chatKey, c.inner.Chat)
 }
 
 func (c pooledChat) ChatStream(ctx context.Context, req *engine.ChatRequest) (engine.ChatStream, error) {
-	return poolCall(ctx, c.pool, c.provider, req.APIKey, func(ctx context.Context, key string) (engine.ChatStream, error) {
-		r := *req
-		r.APIKey = key
-		return c.inner.ChatStream(ctx, &r)
-	})
+	return poolRequest(ctx, c.pool, c.provider, req, chatKey, c.inner.ChatStream)
 }
 
 type pooledEmbedder struct {
@@ -176,11 +182,7 @@ type pooledEmbedder struct {
 }
 
 func (e pooledEmbedder) Embed(ctx context.Context, req *engine.EmbedRequest) ([][]float32, error) {
-	return poolCall(ctx, e.pool, e.provider, req.APIKey, func(ctx context.Context, key string) ([][]float32, error) {
-		r := *req
-		r.APIKey = key
-		return e.inner.Embed(ctx, &r)
-	})
+	return poolRequest(ctx, e.pool, e.provider, req, embedKey, e.inner.Embed)
 }
 
 func (e pooledEmbedder) MaxBatch() int { return e.inner.MaxBatch() }

@@ -36,11 +36,9 @@ type pooledImages struct {
 }
 
 func (g pooledImages) GenerateImage(ctx context.Context, req *engine.ImageRequest) (*engine.ImageResult, error) {
-	return poolCall(ctx, g.pool, g.provider, req.APIKey, func(ctx context.Context, key string) (*engine.ImageResult, error) {
-		r := *req
-		r.APIKey = key
-		return g.inner.GenerateImage(ctx, &r)
-	})
+	return poolRequest(ctx, g.pool, g.provider, req, imageKey, g.inner.GenerateImage)
 }
+
+func imageKey(r *engine.ImageRequest) *string { return &r.APIKey }
 
 var _ engine.ImageModels = pooledImageModels{}

@@ -25,35 +25,18 @@ func (s *Server) memoryCrawlRoutes() []Route {
 	}
 }
 
-// crawlView is a crawl's status as the API shows it.
+// crawlView is a crawl's status as the API shows it: the stored record
+// without its owner and memory id, with unset times as null.
 type crawlView struct {
-	ID         string                `json:"id"`
-	Memory     string                `json:"memory"`
-	Status     string                `json:"status"`
-	Message    string                `json:"message,omitempty"`
-	URL        string                `json:"url"`
-	MaxPages   int                   `json:"max_pages"`
-	MaxDepth   int                   `json:"max_depth"`
-	Include    []string              `json:"include"`
-	Exclude    []string              `json:"exclude"`
-	PagesFound int                   `json:"pages_found"`
-	Ingested   int                   `json:"ingested"`
-	Unchanged  int                   `json:"unchanged"`
-	Failed     int                   `json:"failed"`
-	Failures   []memory.CrawlFailure `json:"failures"`
-	Stopped    string                `json:"stopped,omitempty"`
-	Node       string                `json:"node,omitempty"`
-	Attempts   int                   `json:"attempts"`
-	CreatedAt  time.Time             `json:"created_at"`
-	StartedAt  *time.Time            `json:"started_at"`
-	FinishedAt *time.Time            `json:"finished_at"`
+	ID     string `json:"id"`
+	Memory string `json:"memory"`
+	memory.CrawlState
+	StartedAt  *time.Time `json:"started_at"`
+	FinishedAt *time.Time `json:"finished_at"`
 }
 
 func viewCrawl(c *memory.Crawl) crawlView {
-	v := crawlView{ID: c.ID, Memory: c.Memory, Status: c.Status, Message: c.Message, URL: c.URL, MaxPages: c.MaxPages,
-		MaxDepth: c.MaxDepth, Include: c.Include, Exclude: c.Exclude, PagesFound: c.PagesFound, Ingested: c.Ingested,
-		Unchanged: c.Unchanged, Failed: c.Failed, Failures: c.Failures, Stopped: c.Stopped, Node: c.Node,
-		Attempts: c.Attempts, CreatedAt: c.CreatedAt}
+	v := crawlView{ID: c.ID, Memory: c.Memory, CrawlState: c.CrawlState}
 	if !c.StartedAt.IsZero() {
 		v.StartedAt = &c.StartedAt
 	}

@@ -88,6 +88,14 @@ func (s *handbookSite) set(path, body string) {
 	s.mu.Unlock()
 }
 
+// hold makes requests for path wait until the returned channel is closed.
+func (s *handbookSite) hold(path string) chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.gate, s.gatePath = make(chan struct{}), path
+	return s.gate
+}
+
 func (s *handbookSite) hitsOf(path string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -275,10 +283,7 @@ func TestCrawlValidationAndConflict(t *testing.T) {
 	mustStatus(t, ts.Do("GET", "/v1/memory/kb/documents/crawl/nope", key, nil), 404)
 
 	// One crawl of a memory at a time.
-	gate := make(chan struct{})
-	site.mu.Lock()
-	site.gate = gate
-	site.mu.Unlock()
+	gate := site.hold("/")
 	c := startCrawl(t, ts, key, "kb", map[string]any{"url": site.URL + "/", "max_depth": 0})
 	r := ts.Do("POST", "/v1/memory/kb/documents/crawl", key, map[string]any{"url": site.URL + "/"})
 	if code, _ := errorOf(t, r); r.Status != 409 || code != "CONFLICT" {
@@ -314,10 +319,7 @@ func TestCrawlOutboundPolicy(t *testing.T) {
 // next start runs it to the end.
 func TestCrawlSurvivesRestart(t *testing.T) {
 	site := newHandbookSite(t)
-	gate := make(chan struct{})
-	site.mu.Lock()
-	site.gate = gate
-	site.mu.Unlock()
+	gate := site.hold("/")
 	dir := t.TempDir()
 	ts := servertest.StartDir(t, dir)
 	key := servertest.AdminKey
@@ -345,9 +347,7 @@ func TestCrawlSurvivesRestart(t *testing.T) {
 // taken by then.
 func TestCrawlDeadline(t *testing.T) {
 	site := newHandbookSite(t)
-	site.mu.Lock()
-	site.gate, site.gatePath = make(chan struct{}), "/guide/config"
-	site.mu.Unlock()
+	site.hold("/guide/config")
 	ts := servertest.Start(t, func(c *app.Config) { c.Memory.CrawlTimeout = 2 * time.Second })
 	key := servertest.AdminKey
 	createMemory(t, ts, key, map[string]any{"name": "kb", "embedding_model": hashModel})
@@ -391,10 +391,7 @@ func TestCrawlRecordsGoWithTheMemory(t *testing.T) {
 // takes the crawl over once the lease has passed and finishes it.
 func TestClusterCrawlTakeover(t *testing.T) {
 	site := newHandbookSite(t)
-	gate := make(chan struct{})
-	site.mu.Lock()
-	site.gate = gate
-	site.mu.Unlock()
+	gate := site.hold("/")
 	nodes := servertest.StartCluster(t, 2, func(c *app.Config) { c.Memory.LeaseTTL, c.Memory.IdleWait = time.Second, 200*time.Millisecond })
 	key := servertest.AdminKey
 	createMemory(t, nodes[0], key, map[string]any{"name": "kb", "embedding_model": hashModel})

@@ -9,12 +9,9 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -30,34 +27,8 @@ import (
 // also fails when node ran no test, skipped one, or ran fewer than the
 // test files declare (runNodeTests).
 func TestOpenAIClientEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("openai client end-to-end test skipped in -short mode")
-	}
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(root, "testdata", "openai-client")
-	need := func(what string) {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s; CI must run the openai client end-to-end test (run `npm ci --prefix testdata/openai-client`)", what)
-		}
-		t.Skipf("%s: run `make sdk-deps` to enable the openai client end-to-end test", what)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "openai")); err != nil {
-		need("testdata/openai-client/node_modules is missing")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		need("node is not installed")
-	}
-
-	bin := filepath.Join(t.TempDir(), "hearth")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	root, dir, node := nodeSuite(t, "openai client", "openai-client", "openai")
+	bin := buildHearth(t, root)
 	up := fake.NewOpenAI()
 	defer up.Close()
 	imgs := fake.NewOpenAIImages()
@@ -68,34 +39,10 @@ func TestOpenAIClientEndToEnd(t *testing.T) {
 	addr := freeAddr(t)
 	const adminKey = "hth_user_openai_e2e_admin_key_01"
 	serverURL := "http://" + addr
-	srv := exec.Command(bin, "serve")
-	srv.Env = append(cleanEnv(),
-		"HEARTH_ADDR="+addr,
-		"HEARTH_PUBLIC_URL="+serverURL,
-		"HEARTH_DATA="+t.TempDir(),
-		"HEARTH_ADMIN_KEY="+adminKey,
-		"HEARTH_OPENAI_BASE_URL="+upstream.URL+"/v1",
-		"HEARTH_OPENAI_API_KEY=sk-server-openai",
-		"HEARTH_LOG_LEVEL=warn",
-		"HEARTH_APPLY_DIR="+filepath.Join(root, "testdata", "openai-client", "apply"),
-	)
 	var logs lockedBuffer
-	srv.Stdout, srv.Stderr = &logs, &logs
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		srv.Process.Signal(syscall.SIGTERM)
-		done := make(chan error, 1)
-		go func() { done <- srv.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-			srv.Process.Kill()
-			<-done
-		}
-	}()
-	waitHealthy(t, serverURL, &logs)
+	stop := startHearth(t, bin, addr, append(hearthEnv(t, serverURL, adminKey, upstream.URL+"/v1"),
+		"HEARTH_APPLY_DIR="+filepath.Join(dir, "apply")), &logs)
+	defer stop()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -60,20 +60,35 @@ func (s *Server) handlePipeVersions(c echo.Context) error {
 	return c.JSON(http.StatusOK, out)
 }
 
-func (s *Server) handlePipeVersion(c echo.Context) error {
+// pipeVersionParams reads the pipe name and version number of a route
+// under /v1/pipes/:name/versions/:version.
+func pipeVersionParams(c echo.Context) (string, int, error) {
 	name, err := pathParam(c, "name")
 	if err != nil {
-		return err
+		return "", 0, err
 	}
 	n, err := engine.ParseVersion("version", c.Param("version"))
 	if err != nil {
-		return err
+		return "", 0, err
 	}
+	return name, n, nil
+}
+
+// showVersion answers with version n of the caller's pipe name.
+func (s *Server) showVersion(c echo.Context, name string, n int) error {
 	v, err := s.deps.Pipes.Version(c.Request().Context(), principal(c).Owner, name, n, "version")
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, s.viewVersion(v))
+}
+
+func (s *Server) handlePipeVersion(c echo.Context) error {
+	name, n, err := pipeVersionParams(c)
+	if err != nil {
+		return err
+	}
+	return s.showVersion(c, name, n)
 }
 
 func (s *Server) handlePipeVersionDiff(c echo.Context) error {
@@ -106,22 +121,13 @@ func (s *Server) handlePipeVersionDiff(c echo.Context) error {
 }
 
 func (s *Server) handlePipeRestore(c echo.Context) error {
-	name, err := pathParam(c, "name")
+	name, n, err := pipeVersionParams(c)
 	if err != nil {
 		return err
 	}
-	n, err := engine.ParseVersion("version", c.Param("version"))
+	p, err := s.deps.Pipes.Restore(c.Request().Context(), principal(c).Owner, name, n)
 	if err != nil {
 		return err
 	}
-	ctx, owner := c.Request().Context(), principal(c).Owner
-	p, err := s.deps.Pipes.Restore(ctx, owner, name, n)
-	if err != nil {
-		return err
-	}
-	v, err := s.deps.Pipes.Version(ctx, owner, name, p.Version, "version")
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, s.viewVersion(v))
+	return s.showVersion(c, name, p.Version)
 }

@@ -110,7 +110,9 @@ func TestPipeVersions(t *testing.T) {
 	if r := ts.Do("POST", "/v1/pipes/v/versions/7/restore", admin, nil); r.Status != 404 || !strings.Contains(string(r.Body), `"version`) {
 		t.Fatalf("restore missing: %d %s", r.Status, r.Body)
 	}
-	if r := ts.Do("GET", "/v1/pipes/v/versions/x", admin, nil); r.Status != 400 {
-		t.Fatalf("bad number: %d %s", r.Status, r.Body)
+	for _, bad := range []struct{ method, path string }{{"GET", "/v1/pipes/v/versions/x"}, {"POST", "/v1/pipes/v/versions/0/restore"}} {
+		if r := ts.Do(bad.method, bad.path, admin, nil); r.Status != 400 || !strings.Contains(string(r.Body), `"version"`) {
+			t.Fatalf("bad number %s %s: %d %s", bad.method, bad.path, r.Status, r.Body)
+		}
 	}
 }

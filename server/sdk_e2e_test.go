@@ -18,7 +18,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -42,39 +41,14 @@ func TestSDKEndToEnd(t *testing.T) { runSDKSuite(t, 1) }
 // PostgreSQL database behind a round-robin proxy, so consecutive requests of
 // one SDK call sequence land on different nodes.
 func runSDKSuite(t *testing.T, nodes int) {
-	if testing.Short() {
-		t.Skip("SDK end-to-end test skipped in -short mode")
-	}
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sdkDir := filepath.Join(root, "testdata", "sdk")
-	need := func(what string) {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s; CI must run the SDK end-to-end test (run `npm ci --prefix testdata/sdk`)", what)
-		}
-		t.Skipf("%s: run `make sdk-deps` (npm ci --prefix testdata/sdk) to enable the SDK end-to-end test", what)
-	}
-	if _, err := os.Stat(filepath.Join(sdkDir, "node_modules", "langbase")); err != nil {
-		need("testdata/sdk/node_modules is missing")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		need("node is not installed")
-	}
+	root, sdkDir, node := nodeSuite(t, "SDK", "sdk", "langbase")
 	var clusterEnv []string
 	if nodes > 1 {
 		clusterEnv = []string{"HEARTH_DATABASE_URL=" + servertest.DatabaseURL(t),
 			"HEARTH_SECRET_KEY=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"}
 	}
 
-	bin := filepath.Join(t.TempDir(), "hearth")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildHearth(t, root)
 
 	up := fake.NewOpenAI()
 	defer up.Close()
@@ -98,42 +72,11 @@ func runSDKSuite(t *testing.T, nodes int) {
 		if nodes > 1 {
 			addr = freeAddr(t)
 		}
-		srv := exec.Command(bin, "serve")
-		srv.Env = append(cleanEnv(),
-			"HEARTH_ADDR="+addr,
-			"HEARTH_PUBLIC_URL="+serverURL,
-			"HEARTH_DATA="+t.TempDir(),
-			"HEARTH_ADMIN_KEY="+adminKey,
-			"HEARTH_OPENAI_BASE_URL="+upstream.URL+"/v1",
-			"HEARTH_OPENAI_API_KEY=sk-server-openai",
-			"HEARTH_LOG_LEVEL=warn",
-		)
-		srv.Env = append(append(srv.Env, toolEnv...), clusterEnv...)
-		srv.Stdout, srv.Stderr = &logs, &logs
-		if err := srv.Start(); err != nil {
-			t.Fatal(err)
-		}
-		stopped := false
-		stop := func() {
-			if stopped {
-				return
-			}
-			stopped = true
-			srv.Process.Signal(syscall.SIGTERM)
-			done := make(chan error, 1)
-			go func() { done <- srv.Wait() }()
-			select {
-			case <-done:
-			case <-time.After(15 * time.Second):
-				srv.Process.Kill()
-				<-done
-				t.Errorf("hearth did not stop within 15 s after SIGTERM")
-			}
-		}
+		env := append(append(hearthEnv(t, serverURL, adminKey, upstream.URL+"/v1"), toolEnv...), clusterEnv...)
+		stop := startHearth(t, bin, addr, env, &logs)
 		defer stop()
 		stops = append(stops, stop)
 		nodeURLs = append(nodeURLs, "http://"+addr)
-		waitHealthy(t, "http://"+addr, &logs)
 	}
 	if lb != nil {
 		lb.Config.Handler = roundRobin(t, nodeURLs)

@@ -81,15 +81,23 @@ type CrawlFailure struct {
 	Reason string `json:"reason"`
 }
 
-// Crawl is the status record of one crawl into a memory. PagesFound counts
-// the pages the crawl reached and took: each is Ingested (new or changed,
-// sent to the ingestion queue as a new document version), Unchanged (same
-// content hash as the document's current version) or Failed.
+// Crawl is the status record of one crawl into a memory.
 type Crawl struct {
-	ID         string         `json:"id"`
-	Owner      string         `json:"owner"`
-	Memory     string         `json:"memory"`
-	MemoryID   string         `json:"memory_id"`
+	ID       string `json:"id"`
+	Owner    string `json:"owner"`
+	Memory   string `json:"memory"`
+	MemoryID string `json:"memory_id"`
+	CrawlState
+	StartedAt  time.Time `json:"started_at,omitzero"`
+	FinishedAt time.Time `json:"finished_at,omitzero"`
+}
+
+// CrawlState is the part of a crawl's record that the API shows as stored:
+// its settings and progress. PagesFound counts the pages the crawl reached
+// and took: each is Ingested (new or changed, sent to the ingestion queue
+// as a new document version), Unchanged (same content hash as the
+// document's current version) or Failed.
+type CrawlState struct {
 	Status     string         `json:"status"`
 	Message    string         `json:"message,omitempty"`
 	URL        string         `json:"url"`
@@ -107,11 +115,9 @@ type Crawl struct {
 	Stopped string `json:"stopped,omitempty"`
 	// Node is the node that runs (or ran) the crawl; Attempts counts its
 	// starts (a crawl interrupted by a restart starts again).
-	Node       string    `json:"node,omitempty"`
-	Attempts   int       `json:"attempts"`
-	CreatedAt  time.Time `json:"created_at"`
-	StartedAt  time.Time `json:"started_at,omitzero"`
-	FinishedAt time.Time `json:"finished_at,omitzero"`
+	Node      string    `json:"node,omitempty"`
+	Attempts  int       `json:"attempts"`
+	CreatedAt time.Time `json:"created_at"`
 }
 
 // Active reports whether the crawl is queued or running.
@@ -135,8 +141,8 @@ func (req *CrawlRequest) validate() (*Crawl, *engine.SiteCrawl, error) {
 		return nil, nil, engine.FieldError("url", "may not carry a user name or password")
 	}
 	u.Fragment, u.RawFragment = "", ""
-	c := &Crawl{URL: u.String(), MaxPages: DefaultCrawlPages, MaxDepth: DefaultCrawlDepth,
-		Include: orEmpty(req.Include), Exclude: orEmpty(req.Exclude), Failures: []CrawlFailure{}}
+	c := &Crawl{CrawlState: CrawlState{URL: u.String(), MaxPages: DefaultCrawlPages, MaxDepth: DefaultCrawlDepth,
+		Include: orEmpty(req.Include), Exclude: orEmpty(req.Exclude), Failures: []CrawlFailure{}}}
 	if req.MaxPages != nil {
 		if *req.MaxPages < 1 || *req.MaxPages > MaxCrawlPages {
 			return nil, nil, engine.FieldError("max_pages", "must be from 1 to %d, got %d", MaxCrawlPages, *req.MaxPages)
