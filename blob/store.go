@@ -63,6 +63,7 @@ func (s *Store) Open() error {
 		WithIndexCacheSize(16 << 20).
 		WithValueLogFileSize(128 << 20).
 		WithNumVersionsToKeep(1).
+		WithCompression(tableCompression).
 		WithCompactL0OnClose(true)
 	if s.opts.InMemory {
 		bo.Dir, bo.ValueDir = "", ""
