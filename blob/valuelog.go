@@ -12,12 +12,12 @@ package blob
 // stored as they are), and deleted values take space until value-log
 // garbage collection (gcLoop) rewrites the files they are in.
 //
-// A store in memory keeps Badger's threshold (it has no value log and
-// refuses values over a smaller one). Records smaller than this (documents, jobs, settings, vectors) stay in
-// the tree. The threshold only decides where new writes go: Badger reads a
-// value from wherever it was written, so data dirs written with the old
-// threshold open and read unchanged, and nodes with different thresholds
-// (each has its own data dir; a cluster shares PostgreSQL, not Badger) read
-// each other's data. It is a variable only so a test can write a data dir
-// the way older versions did.
+// Records smaller than this (documents, jobs, settings, vectors) stay in
+// the tree. A store in memory keeps Badger's threshold (it has no value
+// log and refuses values over a smaller one). The threshold only decides
+// where new writes go: Badger reads a value from wherever it was written,
+// so data dirs written with the old threshold open and read unchanged, and
+// nodes with different thresholds (each has its own data dir; a cluster
+// shares PostgreSQL, not Badger) read each other's data. It is a variable
+// only so a test can write a data dir the way older versions did.
 var valueThreshold int64 = 4 << 10
