@@ -66,7 +66,10 @@ func (s *Store) Open() error {
 		WithCompactL0OnClose(true)
 	if s.opts.InMemory {
 		bo.Dir, bo.ValueDir = "", ""
-	} else if !s.opts.ReadOnly {
+	} else {
+		bo = bo.WithValueThreshold(valueThreshold) // in memory, Badger refuses values over it
+	}
+	if !s.opts.InMemory && !s.opts.ReadOnly {
 		if err := os.MkdirAll(s.opts.Dir, 0o700); err != nil {
 			return fmt.Errorf("create data dir: %w", err)
 		}

@@ -52,9 +52,9 @@ func FuzzASCIILower(f *testing.F) {
 	})
 }
 
-// TestFastEnglishFilters: hearth_en lowers with asciiLower and stems with
-// cachedPorter, in Bleve's order (possessive, lower case, stop words,
-// stemmer).
+// TestFastEnglishFilters: hearth_en lowers with asciiLower, removes stop
+// words with a stopSet and stems with cachedPorter, in Bleve's order
+// (possessive, lower case, stop words, stemmer).
 func TestFastEnglishFilters(t *testing.T) {
 	a, err := fastEnglish(nil, registry.NewCache())
 	if err != nil {
@@ -66,6 +66,9 @@ func TestFastEnglishFilters(t *testing.T) {
 	}
 	if _, ok := fs[1].(asciiLower); !ok {
 		t.Fatalf("lower case: %T", fs[1])
+	}
+	if _, ok := fs[2].(*stopSet); !ok {
+		t.Fatalf("stop words: %T", fs[2])
 	}
 	if _, ok := fs[3].(cachedPorter); !ok {
 		t.Fatalf("stemmer: %T", fs[3])

@@ -113,7 +113,7 @@ func (f *fastUnicode) Tokenize(input []byte) analysis.TokenStream {
 // fastEnglish is Bleve's "en" analyzer with fastUnicode for its tokenizer:
 // the same filters (possessive, lower case, English stop words, Porter
 // stemmer, memoised: cachedPorter) in the same order, so the same terms;
-// lower case is asciiLower.
+// lower case is asciiLower, stop words a stopSet.
 func fastEnglish(config map[string]interface{}, cache *registry.Cache) (analysis.Analyzer, error) {
 	tok, err := cache.TokenizerNamed(fastUnicodeName)
 	if err != nil {
@@ -123,11 +123,11 @@ func fastEnglish(config map[string]interface{}, cache *registry.Cache) (analysis
 	if err != nil {
 		return nil, err
 	}
-	stop, err := cache.TokenFilterNamed(en.StopName)
+	stopWords, err := cache.TokenMapNamed(en.StopName)
 	if err != nil {
 		return nil, err
 	}
-	filters := []analysis.TokenFilter{possessive, newASCIILower(), stop, cachedPorter{}}
+	filters := []analysis.TokenFilter{possessive, newASCIILower(), newStopSet(stopWords), cachedPorter{}}
 	return &analysis.DefaultAnalyzer{Tokenizer: tok, TokenFilters: filters}, nil
 }
 

@@ -47,6 +47,10 @@ type HTTPIngestResult struct {
 	CPUSeconds float64 `json:"cpu_seconds"`
 	CPUPerMB   float64 `json:"cpu_s_per_mb"`
 	UploadSecs float64 `json:"upload_seconds"` // until the last PUT answered
+	// StoreMB and IndexMB are the data dir's Badger files and the rest
+	// (keyword and vector indexes) once the server is closed.
+	StoreMB float64 `json:"store_mb"`
+	IndexMB float64 `json:"index_mb"`
 }
 
 func httpIngestCases(quick bool, workers int) []httpIngestCase {
@@ -71,7 +75,8 @@ func runHTTPIngest(c httpIngestCase, logf func(string, ...any)) (HTTPIngestResul
 	if c.Workers > 0 {
 		opts = append(opts, servertest.WithMemory(func(mc *memory.Config) { mc.Workers = c.Workers }))
 	}
-	ts := servertest.Start(tb, opts...)
+	dir := tb.TempDir()
+	ts := servertest.StartDir(tb, dir, opts...)
 	res.Workers = ts.Memory.Workers()
 	tr := netguard.Policy{AllowLoopback: true, Feature: "hearthbench"}.Transport() // the server under test is on loopback
 	tr.MaxIdleConnsPerHost, tr.DisableCompression = 16, true
@@ -182,6 +187,12 @@ func runHTTPIngest(c httpIngestCase, logf func(string, ...any)) (HTTPIngestResul
 	for _, d := range list {
 		res.Chunks += d.Live.Chunks
 	}
+	ts.Stop()
+	store, other, err := dataSizes(dir)
+	if err != nil {
+		return res, err
+	}
+	res.StoreMB, res.IndexMB = float64(store)/(1<<20), float64(other)/(1<<20)
 	logf("ingest-http %s, %d workers: %.1f MB, %d chunks in %.1f s (%.1f CPU s)", c.Model, res.Workers, res.MB, res.Chunks, res.Seconds, res.CPUSeconds)
 	return res, nil
 }
@@ -190,12 +201,13 @@ func printHTTPIngest(w io.Writer, rs []HTTPIngestResult) {
 	fmt.Fprintln(w, "\nIngestion through HTTP: generated markdown uploaded by parallel clients with the SDK's two requests (POST")
 	fmt.Fprintln(w, "/v1/memory/documents, PUT signedUrl) to a real server on loopback, one memory, timed from the first upload to")
 	fmt.Fprintln(w, "the last document completed and one retrieval answered. CPU s is the process's CPU time over that interval")
-	fmt.Fprintln(w, "(compare it on a loaded machine; Bleve merges its segments in the background, partly after it).")
+	fmt.Fprintln(w, "(compare it on a loaded machine; Bleve merges its segments in the background, partly after it). store MB and")
+	fmt.Fprintln(w, "index MB are the closed data dir's Badger files and the rest (keyword and vector indexes).")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "model\tworkers\tclients\tdocs\tMB\tchunks\tupload s\ts\tMB/s\tCPU s\tCPU s/MB\t")
+	fmt.Fprintln(tw, "model\tworkers\tclients\tdocs\tMB\tchunks\tupload s\ts\tMB/s\tCPU s\tCPU s/MB\tstore MB\tindex MB\t")
 	for _, r := range rs {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.1f\t%d\t%.1f\t%.1f\t%.2f\t%.1f\t%.3f\t\n", r.Model, r.Workers, r.Clients, r.Docs, r.MB,
-			r.Chunks, r.UploadSecs, r.Seconds, r.MBps, r.CPUSeconds, r.CPUPerMB)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.1f\t%d\t%.1f\t%.1f\t%.2f\t%.1f\t%.3f\t%.1f\t%.1f\t\n", r.Model, r.Workers, r.Clients, r.Docs, r.MB,
+			r.Chunks, r.UploadSecs, r.Seconds, r.MBps, r.CPUSeconds, r.CPUPerMB, r.StoreMB, r.IndexMB)
 	}
 	tw.Flush()
 }
