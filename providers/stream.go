@@ -17,7 +17,7 @@ type sseStream struct {
 	call      *upstreamCall
 	sse       *sseReader
 	queue     []*engine.ChatChunk
-	head      int // queue[head:] is what Recv has not returned yet
+	head      int  // queue[head:] is what Recv has not returned yet
 	finished  bool // the terminal event was seen
 	cleanEOF  bool // the end of the body is a normal end (a finish was seen)
 	err       error
