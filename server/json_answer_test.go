@@ -62,3 +62,25 @@ func TestAnswerJSONAllocations(t *testing.T) {
 		t.Fatalf("answerJSON allocates %.0f times, c.JSON %.0f: want at least 2 fewer", ours, echoJSON)
 	}
 }
+
+// TestEventWriterStartHeaders checks a stream's headers and that setting
+// them allocates nothing (shared values; a count, not a timing).
+func TestEventWriterStartHeaders(t *testing.T) {
+	e := echo.New()
+	w := &discardWriter{h: http.Header{}}
+	req := httptest.NewRequest(http.MethodPost, "/v1/pipes/run", http.NoBody)
+	c := e.NewContext(req, w)
+	n := testing.AllocsPerRun(100, func() {
+		clear(w.h)
+		c.Response().Committed = false
+		ew := eventWriter{c: c}
+		ew.start()
+	})
+	want := http.Header{"Content-Type": {"text/event-stream; charset=utf-8"}, "Cache-Control": {"no-cache"}, "X-Accel-Buffering": {"no"}}
+	if !reflect.DeepEqual(w.h, want) {
+		t.Errorf("headers %v, want %v", w.h, want)
+	}
+	if n > 0 {
+		t.Errorf("starting a stream allocates %.0f times, want 0", n)
+	}
+}
