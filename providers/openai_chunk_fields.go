@@ -94,8 +94,11 @@ func (p *chunkParser) chunk() bool {
 			}
 			c.Usage = new(engine.Usage)
 			return p.usage(c.Usage)
-		default:
+		case 7, 8:
 			return p.null()
+		default:
+			// error: encoding/json gives even a null to json.RawMessage.
+			return false
 		}
 	})
 	return ok && p.peek() == 0
