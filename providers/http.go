@@ -60,6 +60,14 @@ func (u *upstreamCall) close() {
 	u.cancel(context.Canceled)
 }
 
+// jsonHeader and sseHeader are shared read-only header values (len ==
+// cap, so an Add on a request copies instead of writing into them): a
+// Header.Set allocates a new one-element slice on every call.
+var (
+	jsonHeader = []string{"application/json"}
+	sseHeader  = []string{"text/event-stream"}
+)
+
 // post sends body to url, retrying connection errors, 429 and 5xx with
 // exponential backoff and jitter (or the upstream's Retry-After, when it is
 // within RetryPolicy.MaxRetryAfter). Retries end once a 2xx answer is
@@ -84,12 +92,12 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 			return nil, cancelWith(cancel, c.secrets(nil).Error(transportError(c.provider, ctx, err)))
 		}
 		if body != nil {
-			req.Header.Set("Content-Type", "application/json")
+			req.Header["Content-Type"] = jsonHeader
 		}
 		if stream {
-			req.Header.Set("Accept", "text/event-stream")
+			req.Header["Accept"] = sseHeader
 		} else {
-			req.Header.Set("Accept", "application/json")
+			req.Header["Accept"] = jsonHeader
 		}
 		setHeaders(req.Header)
 		propagate(parent, req.Header)

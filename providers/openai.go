@@ -256,6 +256,8 @@ type oaiStreamState struct {
 	cited bool
 	// src is the latest web sources a chunk carried.
 	src webSources
+	// strs keeps the strings every chunk repeats, allocated once.
+	strs chunkStrings
 }
 
 type oaiStreamEvent struct {
@@ -269,8 +271,8 @@ func (o *OpenAI) translate(s *sseStream, st *oaiStreamState, data []byte) error 
 		s.finished = true
 		return nil
 	}
-	ev := new(oaiStreamEvent)
-	if err := json.Unmarshal(data, ev); err != nil {
+	ev, err := decodeChunk(data, &st.strs)
+	if err != nil {
 		return badStreamData(o.host.name, err)
 	}
 	if len(ev.Error) > 0 && string(ev.Error) != "null" {

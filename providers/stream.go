@@ -17,6 +17,7 @@ type sseStream struct {
 	call      *upstreamCall
 	sse       *sseReader
 	queue     []*engine.ChatChunk
+	head      int  // queue[head:] is what Recv has not returned yet
 	finished  bool // the terminal event was seen
 	cleanEOF  bool // the end of the body is a normal end (a finish was seen)
 	err       error
@@ -34,10 +35,14 @@ func (s *sseStream) emit(c *engine.ChatChunk) { s.queue = append(s.queue, c) }
 // when the upstream failed or ended without its terminal event.
 func (s *sseStream) Recv() (*engine.ChatChunk, error) {
 	for {
-		if len(s.queue) > 0 {
-			c := s.queue[0]
-			s.queue[0] = nil
-			s.queue = s.queue[1:]
+		if s.head < len(s.queue) {
+			c := s.queue[s.head]
+			s.queue[s.head] = nil
+			s.head++
+			if s.head == len(s.queue) {
+				// Drained: the next event reuses the queue's array.
+				s.queue, s.head = s.queue[:0], 0
+			}
 			return c, nil
 		}
 		if s.err != nil {
@@ -76,7 +81,7 @@ func (s *sseStream) Recv() (*engine.ChatChunk, error) {
 func (s *sseStream) Close() error {
 	if s.err == nil {
 		s.err = errStreamClosed
-		s.queue = nil
+		s.queue, s.head = nil, 0
 	}
 	if s.call != nil {
 		s.call.close()

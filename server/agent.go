@@ -43,5 +43,5 @@ func (s *Server) handleAgentRun(c echo.Context) error {
 	if res.Stream != nil {
 		return s.relay(c, res.Stream, newSSEWriter(c), "agent", req.Model)
 	}
-	return c.JSON(http.StatusOK, agentResponse{Output: res.Output, ChatResponse: res.Response})
+	return answerJSON(c, http.StatusOK, agentResponse{Output: res.Output, ChatResponse: res.Response})
 }

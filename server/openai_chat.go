@@ -66,7 +66,7 @@ func (s *Server) handleOpenAIChat(c echo.Context) error {
 		return out.answer()
 	}
 	s.recordAnswered(c.Request().Context(), who.Owner, start, res.Model, chat, res.Response, c.Request().Header.Get("LB-LLM-Key"))
-	return c.JSON(http.StatusOK, res.Response)
+	return answerJSON(c, http.StatusOK, res.Response)
 }
 
 // openAIPipeRun runs a pipe for the OpenAI surface. The pipe's prompt,
@@ -102,7 +102,7 @@ func (s *Server) openAIPipeRun(c echo.Context, t engine.ModelTarget, chat *engin
 		if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, resp)
+		return answerJSON(c, http.StatusOK, resp)
 	}
 	rs, err := pr.Stream(ctx)
 	setHeader(c.Response().Header(), HeaderModel, pr.Ref.String())

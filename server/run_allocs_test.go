@@ -136,6 +136,6 @@ const (
 	pipeRunAllocBudget, pipeRunAllocBudgetRace         = 720, 775
 	agentRunAllocBudget, agentRunAllocBudgetRace       = 635, 685
 	chatAllocBudget, chatAllocBudgetRace               = 620, 665
-	pipeStreamAllocBudget, pipeStreamAllocBudgetRace   = 2340, 2530
-	agentStreamAllocBudget, agentStreamAllocBudgetRace = 2330, 2515
+	pipeStreamAllocBudget, pipeStreamAllocBudgetRace   = 1950, 2170
+	agentStreamAllocBudget, agentStreamAllocBudgetRace = 1945, 2155
 )

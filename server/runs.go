@@ -132,7 +132,7 @@ func (s *Server) completeRun(c echo.Context, pr *engine.PreparedRun, withSources
 		src := sourcesOf(pr.Sources)
 		out.Sources, out.Raw.Sources = &src, &src
 	}
-	return c.JSON(http.StatusOK, out)
+	return answerJSON(c, http.StatusOK, out)
 }
 
 // streamRun streams a prepared run to the client.

@@ -50,6 +50,14 @@ func newNDJSONWriter(c echo.Context, contentType string) *eventWriter {
 // Started reports whether the response has begun.
 func (w *eventWriter) Started() bool { return w.started }
 
+// Shared read-only header values of every stream (len == cap, so an Add
+// copies instead of writing into them).
+var (
+	sseContentType = []string{"text/event-stream; charset=utf-8"}
+	noCache        = []string{"no-cache"}
+	noBuffering    = []string{"no"}
+)
+
 func (w *eventWriter) start() {
 	if w.started {
 		return
@@ -59,10 +67,10 @@ func (w *eventWriter) start() {
 	if w.ndjson {
 		h.Set(echo.HeaderContentType, w.contentType)
 	} else {
-		h.Set(echo.HeaderContentType, "text/event-stream; charset=utf-8")
+		h[echo.HeaderContentType] = sseContentType
 	}
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
+	h["Cache-Control"] = noCache
+	h["X-Accel-Buffering"] = noBuffering
 	w.c.Response().WriteHeader(http.StatusOK)
 }
 

@@ -1,0 +1,365 @@
+package providers
+
+import (
+	"encoding/json"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/hearth-dev/hearth/engine"
+)
+
+// chunkEvent is one decoded chat.completion.chunk together with the
+// storage its common case needs, so a typical event (one choice, one
+// content delta) is one allocation for the event and one for the text.
+type chunkEvent struct {
+	oaiStreamEvent
+	choice  [1]engine.ChunkChoice
+	content string
+	finish  string
+	fprint  string
+}
+
+// chunkStrings keeps the strings a stream repeats on every event (id,
+// model, object, fingerprint), so each is allocated once a stream. It is
+// per stream and per process: nothing in it outlives the stream.
+type chunkStrings struct {
+	id, model, object, fprint string
+	// scratch holds the latest unescaped string until it is copied.
+	scratch []byte
+}
+
+func (cs *chunkStrings) intern(slot *string, b []byte) string {
+	if string(b) != *slot {
+		*slot = string(b)
+	}
+	return *slot
+}
+
+// decodeChunk decodes one OpenAI chat.completion.chunk
+// (https://platform.openai.com/docs/api-reference/chat-streaming/streaming)
+// into a new event, giving the same value as json.Unmarshal into a new
+// oaiStreamEvent. The hand-written path covers the fields Hearth reads
+// (id, object, created, model, system_fingerprint, choices with their
+// delta's role, content, refusal and tool calls, finish_reason, usage)
+// and skips fields no struct field matches; anything else (errors, web
+// sources, annotations, logprobs, extra_content, escapes it does not
+// know, numbers that are not plain integers, duplicate or case-folded
+// keys) goes through encoding/json, so behaviour cannot differ.
+func decodeChunk(data []byte, cs *chunkStrings) (*oaiStreamEvent, error) {
+	if json.Valid(data) {
+		ev := new(chunkEvent)
+		p := chunkParser{b: data, ev: ev, cs: cs}
+		if p.chunk() {
+			return &ev.oaiStreamEvent, nil
+		}
+	}
+	ev := new(oaiStreamEvent)
+	if err := json.Unmarshal(data, ev); err != nil {
+		return nil, err
+	}
+	return ev, nil
+}
+
+// chunkParser reads a syntactically valid JSON document (json.Valid has
+// checked it); every method reports false on a shape it does not handle.
+type chunkParser struct {
+	b  []byte
+	i  int
+	ev *chunkEvent
+	cs *chunkStrings
+}
+
+func (p *chunkParser) ws() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek skips white space and returns the next byte (0 at the end).
+func (p *chunkParser) peek() byte {
+	p.ws()
+	if p.i < len(p.b) {
+		return p.b[p.i]
+	}
+	return 0
+}
+
+// null consumes a null literal when one is next.
+func (p *chunkParser) null() bool {
+	if p.peek() == 'n' {
+		p.i += 4
+		return true
+	}
+	return false
+}
+
+// object calls field for each key of the object that is next; keys must
+// be plain lower-case ASCII and each may appear once (seen is a bit set
+// over the known keys' positions in names).
+func (p *chunkParser) object(names []string, field func(k int) bool) bool {
+	if p.peek() != '{' {
+		return false
+	}
+	p.i++
+	var seen uint32
+	if p.peek() == '}' {
+		p.i++
+		return true
+	}
+	for {
+		key, ok := p.rawString()
+		if !ok {
+			return false
+		}
+		if p.peek() != ':' {
+			return false
+		}
+		p.i++
+		k := -1
+		for j, n := range names {
+			if string(key) == n {
+				k = j
+				break
+			}
+		}
+		if k >= 0 {
+			if seen&(1<<k) != 0 || !field(k) {
+				return false
+			}
+			seen |= 1 << k
+		} else {
+			if !plainKey(key) {
+				return false
+			}
+			p.skip()
+		}
+		switch p.peek() {
+		case ',':
+			p.i++
+		case '}':
+			p.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// plainKey reports whether an unknown key can be skipped: encoding/json
+// matches keys case-insensitively (with Unicode folding), so a key is
+// skipped only when it is lower-case ASCII (names are all lower-case, so
+// it cannot fold to one of them).
+func plainKey(key []byte) bool {
+	for _, c := range key {
+		if c >= 0x80 || (c >= 'A' && c <= 'Z') || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// array calls elem for each element of the array that is next.
+func (p *chunkParser) array(elem func() bool) bool {
+	if p.peek() != '[' {
+		return false
+	}
+	p.i++
+	if p.peek() == ']' {
+		p.i++
+		return true
+	}
+	for {
+		if !elem() {
+			return false
+		}
+		switch p.peek() {
+		case ',':
+			p.i++
+		case ']':
+			p.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// skip passes over one value of valid JSON.
+func (p *chunkParser) skip() {
+	depth := 0
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		switch c {
+		case '"':
+			p.rawString()
+			if depth == 0 {
+				return
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				p.i++
+				return
+			}
+		case ',', ':', ' ', '\t', '\n', '\r':
+			if depth == 0 && c == ',' {
+				return
+			}
+		default:
+			if depth == 0 {
+				for p.i < len(p.b) && !isDelim(p.b[p.i]) {
+					p.i++
+				}
+				return
+			}
+		}
+		p.i++
+	}
+}
+
+func isDelim(c byte) bool {
+	switch c {
+	case ',', '}', ']', ' ', '\t', '\n', '\r':
+		return true
+	}
+	return false
+}
+
+// rawString returns the bytes between the quotes of the string that is
+// next, escapes left in.
+func (p *chunkParser) rawString() ([]byte, bool) {
+	if p.peek() != '"' {
+		return nil, false
+	}
+	start := p.i + 1
+	for j := start; j < len(p.b); j++ {
+		switch p.b[j] {
+		case '\\':
+			j++
+		case '"':
+			p.i = j + 1
+			return p.b[start:j], true
+		}
+	}
+	return nil, false
+}
+
+// str decodes the string that is next; the result is valid until the
+// next call. Invalid UTF-8 (which encoding/json replaces) reports false.
+func (p *chunkParser) str() ([]byte, bool) {
+	raw, ok := p.rawString()
+	if !ok || !utf8.Valid(raw) {
+		return nil, false
+	}
+	for _, c := range raw {
+		if c == '\\' {
+			out, ok := unescape(p.cs.scratch[:0], raw)
+			p.cs.scratch = out
+			return out, ok
+		}
+	}
+	return raw, true
+}
+
+// unescape appends the value of a string body with escapes to out; a
+// lone surrogate (which encoding/json replaces) reports false.
+func unescape(out, raw []byte) ([]byte, bool) {
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		i++
+		switch raw[i] {
+		case '"', '\\', '/':
+			out = append(out, raw[i])
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := hex4(raw[i+1:])
+			if !ok {
+				return nil, false
+			}
+			i += 4
+			if utf16.IsSurrogate(r) {
+				if i+6 >= len(raw) || raw[i+1] != '\\' || raw[i+2] != 'u' {
+					return nil, false
+				}
+				r2, ok := hex4(raw[i+3:])
+				r = utf16.DecodeRune(r, r2)
+				if !ok || r == utf8.RuneError {
+					return nil, false
+				}
+				i += 6
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+// integer decodes a plain integer (no fraction or exponent) that fits
+// comfortably in an int; anything else reports false.
+func (p *chunkParser) integer() (int64, bool) {
+	p.ws()
+	j := p.i
+	neg := false
+	if j < len(p.b) && p.b[j] == '-' {
+		neg = true
+		j++
+	}
+	start := j
+	var n int64
+	for j < len(p.b) && p.b[j] >= '0' && p.b[j] <= '9' && j-start < 15 {
+		n = n*10 + int64(p.b[j]-'0')
+		j++
+	}
+	if j == start || (j < len(p.b) && !isDelim(p.b[j])) {
+		return 0, false
+	}
+	p.i = j
+	if neg {
+		n = -n
+	}
+	return n, true
+}

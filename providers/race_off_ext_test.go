@@ -1,0 +1,6 @@
+//go:build !race
+
+package providers_test
+
+// raceAllocsPerEvent is what the race detector adds to a streamed event.
+const raceAllocsPerEvent = 0
