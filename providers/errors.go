@@ -27,7 +27,7 @@ const maxErrorBody = 64 << 10
 func upstreamError(provider string, resp *http.Response) error {
 	body := readErrorBody(resp)
 	hint := parseRetryHint(body)
-	wait := retryAfter(resp.Header, time.Now())
+	wait := RetryAfter(resp.Header, time.Now())
 	if wait == 0 {
 		wait = hint.wait
 	}
@@ -99,8 +99,10 @@ func clip(s string) string {
 	return s
 }
 
-// retryAfter parses Retry-After (seconds or an HTTP date); 0 when absent.
-func retryAfter(h http.Header, now time.Time) time.Duration {
+// RetryAfter parses a response's Retry-After (seconds or an HTTP date,
+// https://www.rfc-editor.org/rfc/rfc9110#field.retry-after); 0 when absent
+// or unreadable. Every outbound client with retries reads it here.
+func RetryAfter(h http.Header, now time.Time) time.Duration {
 	v := h.Get("Retry-After")
 	if v == "" {
 		return 0

@@ -114,7 +114,7 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 		case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
 			body := readErrorBody(resp)
 			hint := parseRetryHint(body)
-			if wait = retryAfter(resp.Header, time.Now()); wait == 0 {
+			if wait = RetryAfter(resp.Header, time.Now()); wait == 0 {
 				wait = hint.wait
 			}
 			// A pooled call takes a 429 to the pool's next key instead (keypool.go).
@@ -171,8 +171,8 @@ func (c *caller) backoff(attempt int) time.Duration {
 	return half + rand.N(half+1)
 }
 
-// sleepCtx waits d or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) error {
+// SleepCtx waits d or until ctx is done (the outbound clients' backoff).
+func SleepCtx(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}

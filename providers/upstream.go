@@ -49,7 +49,7 @@ func (cfg Config) callers() func(name string) caller {
 	}
 	sleep := cfg.Sleep
 	if sleep == nil {
-		sleep = sleepCtx
+		sleep = SleepCtx
 	}
 	var keys []string
 	for _, pc := range cfg.Providers {

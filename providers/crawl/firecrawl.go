@@ -203,7 +203,7 @@ func (f *Firecrawl) crawl(ctx context.Context, u string, limit int, key string) 
 		if st.Status == "completed" || st.Status == "failed" || st.Status == "cancelled" {
 			break
 		}
-		if err := sleep(ctx, f.PollInterval); err != nil {
+		if err := providers.SleepCtx(ctx, f.PollInterval); err != nil {
 			return nil, engine.Wrap(err, engine.CodeUpstreamTimeout, "firecrawl did not finish crawling %s in time", u)
 		}
 	}
@@ -234,15 +234,4 @@ func sameOrigin(a, b string) bool {
 	ua, err1 := url.Parse(a)
 	ub, err2 := url.Parse(b)
 	return err1 == nil && err2 == nil && ua.Scheme == ub.Scheme && strings.EqualFold(ua.Host, ub.Host)
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

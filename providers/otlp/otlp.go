@@ -24,11 +24,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/hearth-dev/hearth/engine/telemetry"
+	"github.com/hearth-dev/hearth/providers"
 	"github.com/hearth-dev/hearth/providers/netguard"
 )
 
@@ -55,7 +55,7 @@ func New(endpoint string, headers map[string]string, client *http.Client, versio
 		u += "/v1/traces"
 	}
 	return &Exporter{url: u, headers: headers, client: client, scope: "github.com/hearth-dev/hearth", version: version,
-		MaxAttempts: 5, sleep: sleepCtx}
+		MaxAttempts: 5, sleep: providers.SleepCtx}
 }
 
 // URL is where batches are posted.
@@ -111,35 +111,9 @@ func (e *Exporter) post(ctx context.Context, body []byte) (time.Duration, error)
 		return 0, nil
 	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusBadGateway ||
 		resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode == http.StatusGatewayTimeout:
-		return retryAfter(resp.Header.Get("Retry-After"), time.Now()), fmt.Errorf("otlp: collector answered %d: %s", resp.StatusCode, bytes.TrimSpace(msg))
+		return providers.RetryAfter(resp.Header, time.Now()), fmt.Errorf("otlp: collector answered %d: %s", resp.StatusCode, bytes.TrimSpace(msg))
 	}
 	return -1, fmt.Errorf("otlp: collector answered %d: %s", resp.StatusCode, bytes.TrimSpace(msg))
-}
-
-// retryAfter reads a Retry-After header: seconds or an HTTP date.
-func retryAfter(v string, now time.Time) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
-		return time.Duration(n) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return 0
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // ParseHeaders reads "key=value,key2=value2" (the format of

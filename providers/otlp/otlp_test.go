@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hearth-dev/hearth/engine/telemetry"
+	"github.com/hearth-dev/hearth/providers"
 	"github.com/hearth-dev/hearth/providers/otlp/otlptest"
 )
 
@@ -119,10 +120,10 @@ func TestExportRetries(t *testing.T) {
 
 func TestRetryAfterDate(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	if d := retryAfter(now.Add(4*time.Second).Format(http.TimeFormat), now); d != 4*time.Second {
+	if d := providers.RetryAfter(http.Header{"Retry-After": {now.Add(4 * time.Second).Format(http.TimeFormat)}}, now); d != 4*time.Second {
 		t.Fatalf("date Retry-After: %v", d)
 	}
-	if d := retryAfter("soon", now); d != 0 {
+	if d := providers.RetryAfter(http.Header{"Retry-After": {"soon"}}, now); d != 0 {
 		t.Fatalf("bad Retry-After: %v", d)
 	}
 }
