@@ -14,13 +14,7 @@ import (
 // asciiLower and fails on the first difference.
 func lowerBoth(t testing.TB, words []string) {
 	t.Helper()
-	mk := func() analysis.TokenStream {
-		ts := make(analysis.TokenStream, len(words))
-		for i, w := range words {
-			ts[i] = &analysis.Token{Term: []byte(w), Position: i + 1}
-		}
-		return ts
-	}
+	mk := func() analysis.TokenStream { return tokenStream(words, false) }
 	want := lowercase.NewLowerCaseFilter().Filter(mk())
 	got := newASCIILower().Filter(mk())
 	for i := range want {
@@ -44,11 +38,7 @@ func FuzzASCIILower(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		words := strings.Split(s, " ")
-		if len(words) > 64 {
-			words = words[:64]
-		}
-		lowerBoth(t, words)
+		lowerBoth(t, fuzzWords(s))
 	})
 }
 

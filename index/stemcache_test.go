@@ -14,13 +14,7 @@ import (
 // keyword (not stemmed).
 func stemBoth(t testing.TB, words []string, keyword bool) {
 	t.Helper()
-	mk := func() analysis.TokenStream {
-		ts := make(analysis.TokenStream, len(words))
-		for i, w := range words {
-			ts[i] = &analysis.Token{Term: []byte(w), Position: i + 1, KeyWord: keyword && i%3 == 0}
-		}
-		return ts
-	}
+	mk := func() analysis.TokenStream { return tokenStream(words, keyword) }
 	want := porter.NewPorterStemmer().Filter(mk())
 	for pass := 0; pass < 2; pass++ { // the second pass hits the cache
 		got := cachedPorter{}.Filter(mk())
@@ -81,11 +75,7 @@ func FuzzCachedPorter(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		words := strings.Split(s, " ")
-		if len(words) > 64 {
-			words = words[:64]
-		}
-		stemBoth(t, words, false)
+		stemBoth(t, fuzzWords(s), false)
 	})
 }
 

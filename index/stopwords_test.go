@@ -24,13 +24,7 @@ func englishStopWords(t testing.TB) analysis.TokenMap {
 // same map and fails unless the same tokens, in the same order, are kept.
 func stopBoth(t testing.TB, m analysis.TokenMap, words []string) {
 	t.Helper()
-	mk := func() analysis.TokenStream {
-		ts := make(analysis.TokenStream, len(words))
-		for i, w := range words {
-			ts[i] = &analysis.Token{Term: []byte(w), Position: i + 1}
-		}
-		return ts
-	}
+	mk := func() analysis.TokenStream { return tokenStream(words, false) }
 	want := stop.NewStopTokensFilter(m).Filter(mk())
 	got := newStopSet(m).Filter(mk())
 	if len(got) != len(want) {
@@ -81,10 +75,6 @@ func FuzzStopSet(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		words := strings.Split(s, " ")
-		if len(words) > 64 {
-			words = words[:64]
-		}
-		stopBoth(t, m, words)
+		stopBoth(t, m, fuzzWords(s))
 	})
 }
