@@ -1,0 +1,218 @@
+package server
+
+import (
+	"encoding/json"
+
+	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/agent"
+	"github.com/hearth-dev/hearth/engine/jsonread"
+)
+
+// The bodies of POST /v1/pipes/run (and the beta runs), /v1/agent/run and
+// /openai/v1/chat/completions are decoded by hand: encoding/json spends
+// about twenty allocations and most of a request's decoding time on
+// reflection. decodeFast gives the value json.Unmarshal would give into a
+// zero value, or reports false, and the body then goes through
+// encoding/json (which also makes every error): anything the hand path
+// does not handle exactly (see package jsonread) cannot change behaviour.
+// TestDecodeRunBodiesMatchEncodingJSON and FuzzDecodeRunBodies compare the
+// two paths.
+
+// decodeFast decodes b into v, which must be a zero value, when v is one of
+// the run request types and the hand-written path handles b; on false v
+// is reset to its zero value.
+func decodeFast(b []byte, v any) bool {
+	var ok bool
+	switch v := v.(type) {
+	case *runBody:
+		if ok = json.Valid(b) && endOf(b, func(r *jsonread.Reader) bool { return readRunBody(r, v) }); !ok {
+			*v = runBody{}
+		}
+	case *agent.AgentRunRequest:
+		if ok = json.Valid(b) && endOf(b, func(r *jsonread.Reader) bool { return readAgentRun(r, v) }); !ok {
+			*v = agent.AgentRunRequest{}
+		}
+	case *agent.CompletionRequest:
+		if ok = json.Valid(b) && endOf(b, func(r *jsonread.Reader) bool { return readCompletion(r, v) }); !ok {
+			*v = agent.CompletionRequest{}
+		}
+	}
+	return ok
+}
+
+// endOf reads the document with read and checks nothing follows it.
+func endOf(b []byte, read func(*jsonread.Reader) bool) bool {
+	r := jsonread.New(b)
+	return read(&r) && r.End()
+}
+
+var runBodyNames = []string{"name", "messages", "variables", "threadId", "stream", "json", "tools", "memory", "llmKey", "include_sources", "version"}
+
+func readRunBody(r *jsonread.Reader, b *runBody) bool {
+	return r.Object(runBodyNames, func(k int) bool {
+		switch k {
+		case 0:
+			return readString(r, &b.Name)
+		case 1:
+			return readMessages(r, &b.Messages)
+		case 2:
+			return readVariables(r, &b.Variables)
+		case 3:
+			return readString(r, &b.ThreadID)
+		case 4:
+			return readBoolPtr(r, &b.Stream)
+		case 5:
+			return readBoolPtr(r, &b.JSON)
+		case 6:
+			return readTools(r, &b.Tools)
+		case 7:
+			return readMemoryRefs(r, &b.Memory)
+		case 8:
+			return readString(r, &b.LLMKey)
+		case 9:
+			return readBool(r, &b.IncludeSources)
+		default:
+			return readInt(r, &b.Version)
+		}
+	})
+}
+
+var agentRunNames = []string{"model", "input", "instructions", "stream", "tools", "tool_choice", "parallel_tool_calls",
+	"reasoning_effort", "temperature", "top_p", "max_tokens", "max_completion_tokens", "presence_penalty",
+	"frequency_penalty", "stop", "response_format", "customModelParams", "mcp_servers", "fallback_models", "apiKey"}
+
+func readAgentRun(r *jsonread.Reader, a *agent.AgentRunRequest) bool {
+	return r.Object(agentRunNames, func(k int) bool {
+		switch k {
+		case 0:
+			return readString(r, &a.Model)
+		case 1:
+			return readRaw(r, &a.Input)
+		case 2:
+			return readStringPtr(r, &a.Instructions)
+		case 3:
+			return readBool(r, &a.Stream)
+		case 4:
+			return readRaws(r, &a.Tools)
+		case 5:
+			return readRaw(r, &a.ToolChoice)
+		case 6:
+			return readBoolPtr(r, &a.ParallelToolCalls)
+		case 7:
+			return readStringPtr(r, &a.ReasoningEffort)
+		case 8:
+			return readFloatPtr(r, &a.Temperature)
+		case 9:
+			return readFloatPtr(r, &a.TopP)
+		case 10:
+			return readFloatPtr(r, &a.MaxTokens)
+		case 11:
+			return readFloatPtr(r, &a.MaxCompletionTokens)
+		case 12:
+			return readFloatPtr(r, &a.PresencePenalty)
+		case 13:
+			return readFloatPtr(r, &a.FrequencyPenalty)
+		case 14:
+			return readRaw(r, &a.Stop)
+		case 15:
+			return readRaw(r, &a.ResponseFormat)
+		case 16:
+			return readRawMap(r, &a.CustomModelParams)
+		case 17:
+			return readMCPServers(r, &a.MCPServers)
+		case 18:
+			return readStrings(r, &a.FallbackModels)
+		default:
+			return readString(r, &a.APIKey)
+		}
+	})
+}
+
+var completionNames = []string{"model", "messages", "stream", "stream_options", "tools", "tool_choice",
+	"parallel_tool_calls", "response_format", "n", "temperature", "top_p", "max_tokens", "max_completion_tokens",
+	"stop", "seed", "presence_penalty", "frequency_penalty", "user", "reasoning_effort"}
+
+var streamOptionNames = []string{"include_usage"}
+
+func readCompletion(r *jsonread.Reader, c *agent.CompletionRequest) bool {
+	return r.Object(completionNames, func(k int) bool {
+		switch k {
+		case 0:
+			return readString(r, &c.Model)
+		case 1:
+			return readRaw(r, &c.Messages)
+		case 2:
+			return readBool(r, &c.Stream)
+		case 3:
+			if r.Null() {
+				return true
+			}
+			c.StreamOptions = new(agent.StreamOptions)
+			return r.Object(streamOptionNames, func(int) bool { return readBool(r, &c.StreamOptions.IncludeUsage) })
+		case 4:
+			return readRaws(r, &c.Tools)
+		case 5:
+			return readRaw(r, &c.ToolChoice)
+		case 6:
+			return readBoolPtr(r, &c.ParallelToolCalls)
+		case 7:
+			return readRaw(r, &c.ResponseFormat)
+		case 8:
+			return readFloatPtr(r, &c.N)
+		case 9:
+			return readFloatPtr(r, &c.Temperature)
+		case 10:
+			return readFloatPtr(r, &c.TopP)
+		case 11:
+			return readFloatPtr(r, &c.MaxTokens)
+		case 12:
+			return readFloatPtr(r, &c.MaxCompletionTokens)
+		case 13:
+			return readRaw(r, &c.Stop)
+		case 14:
+			return readFloatPtr(r, &c.Seed)
+		case 15:
+			return readFloatPtr(r, &c.PresencePenalty)
+		case 16:
+			return readFloatPtr(r, &c.FrequencyPenalty)
+		case 17:
+			return readString(r, &c.User)
+		default:
+			return readStringPtr(r, &c.ReasoningEffort)
+		}
+	})
+}
+
+var mcpServerNames = []string{"name", "type", "url", "authorization_token", "tool_configuration", "custom_headers"}
+
+var mcpToolConfigNames = []string{"allowed_tools", "enabled"}
+
+func readMCPServers(r *jsonread.Reader, out *[]engine.MCPServer) bool {
+	return readSlice(r, out, func(s *engine.MCPServer) bool {
+		return r.Object(mcpServerNames, func(k int) bool {
+			switch k {
+			case 0:
+				return readString(r, &s.Name)
+			case 1:
+				return readString(r, &s.Type)
+			case 2:
+				return readString(r, &s.URL)
+			case 3:
+				return readString(r, &s.AuthorizationToken)
+			case 4:
+				if r.Null() {
+					return true
+				}
+				s.ToolConfiguration = new(engine.MCPToolConfig)
+				return r.Object(mcpToolConfigNames, func(k int) bool {
+					if k == 0 {
+						return readStrings(r, &s.ToolConfiguration.AllowedTools)
+					}
+					return readBoolPtr(r, &s.ToolConfiguration.Enabled)
+				})
+			default:
+				return readStringMap(r, &s.CustomHeaders)
+			}
+		})
+	})
+}
