@@ -22,28 +22,26 @@ import (
 // the run request types and the hand-written path handles b; on false v
 // is reset to its zero value.
 func decodeFast(b []byte, v any) bool {
-	var ok bool
 	switch v := v.(type) {
 	case *runBody:
-		if ok = json.Valid(b) && endOf(b, func(r *jsonread.Reader) bool { return readRunBody(r, v) }); !ok {
+		if r := jsonread.New(b); !json.Valid(b) || !readRunBody(&r, v) || !r.End() {
 			*v = runBody{}
+			return false
 		}
 	case *agent.AgentRunRequest:
-		if ok = json.Valid(b) && endOf(b, func(r *jsonread.Reader) bool { return readAgentRun(r, v) }); !ok {
+		if r := jsonread.New(b); !json.Valid(b) || !readAgentRun(&r, v) || !r.End() {
 			*v = agent.AgentRunRequest{}
+			return false
 		}
 	case *agent.CompletionRequest:
-		if ok = json.Valid(b) && endOf(b, func(r *jsonread.Reader) bool { return readCompletion(r, v) }); !ok {
+		if r := jsonread.New(b); !json.Valid(b) || !readCompletion(&r, v) || !r.End() {
 			*v = agent.CompletionRequest{}
+			return false
 		}
+	default:
+		return false
 	}
-	return ok
-}
-
-// endOf reads the document with read and checks nothing follows it.
-func endOf(b []byte, read func(*jsonread.Reader) bool) bool {
-	r := jsonread.New(b)
-	return read(&r) && r.End()
+	return true
 }
 
 var runBodyNames = []string{"name", "messages", "variables", "threadId", "stream", "json", "tools", "memory", "llmKey", "include_sources", "version"}

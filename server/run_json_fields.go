@@ -146,7 +146,7 @@ func readMessages(r *jsonread.Reader, out *[]engine.Message) bool {
 		return r.Null() || r.Object(messageNames, func(k int) bool {
 			switch k {
 			case 0:
-				return readString(r, &m.Role)
+				return readRole(r, &m.Role)
 			case 1:
 				return readContent(r, &m.Content)
 			case 2:
@@ -158,6 +158,19 @@ func readMessages(r *jsonread.Reader, out *[]engine.Message) bool {
 			}
 		})
 	})
+}
+
+// roles are the message roles a request names, kept as constants so a
+// role costs no allocation.
+var roles = []string{"user", "system", "assistant", "tool", "developer"}
+
+func readRole(r *jsonread.Reader, out *string) bool {
+	if r.Null() {
+		return true
+	}
+	s, ok := r.Intern(roles)
+	*out = s
+	return ok
 }
 
 // readContent follows engine.Content.UnmarshalJSON: a string, an array of

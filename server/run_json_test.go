@@ -178,3 +178,49 @@ func FuzzDecodeRunBodies(f *testing.F) {
 		}
 	})
 }
+
+// TestDecodeRunBodyAllocations counts what decoding the run bodies of
+// TestRunAllocations costs: the new strings and slices (about ten
+// allocations more through encoding/json).
+func TestDecodeRunBodyAllocations(t *testing.T) {
+	for _, c := range []struct {
+		v      any
+		body   string
+		budget float64
+	}{
+		{&runBody{}, `{"messages":[{"role":"user","content":"Say something about foxes."}]}`, 2},
+		{&agent.AgentRunRequest{}, `{"model":"openai:gpt-4o-mini","instructions":"You are terse.","input":"Say something about foxes."}`, 4},
+		{&agent.CompletionRequest{}, `{"model":"openai:gpt-4o-mini","messages":[{"role":"user","content":"Say something about foxes."}]}`, 2},
+	} {
+		typ := reflect.TypeOf(c.v).Elem()
+		body := []byte(c.body)
+		got := testing.AllocsPerRun(50, func() {
+			if err := decodeBytes(body, reflect.New(typ).Interface()); err != nil {
+				t.Fatal(err)
+			}
+		})
+		// The new value itself is one allocation.
+		if got-1 > c.budget {
+			t.Errorf("%T: %.0f allocations, budget %.0f", c.v, got-1, c.budget)
+		}
+	}
+}
+
+func BenchmarkDecodeRunBody(b *testing.B) {
+	body := []byte(`{"name":"summary","messages":[{"role":"system","content":"be brief"},{"role":"user","content":"Say something about foxes.\nAnd dogs."}],"variables":{"topic":"animals"},"threadId":"thread_1","stream":false}`)
+	for _, mode := range []string{"hand", "encoding/json"} {
+		b.Run(mode, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				var v runBody
+				if mode == "hand" {
+					if !decodeFast(body, &v) {
+						b.Fatal("not taken")
+					}
+				} else if err := json.Unmarshal(body, &v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

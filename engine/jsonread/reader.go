@@ -299,6 +299,21 @@ func (r *Reader) String() (string, bool) {
 	return string(out), ok
 }
 
+// Intern is String, but a string equal to an element of known is that
+// element, with no allocation.
+func (r *Reader) Intern(known []string) (string, bool) {
+	save := r.i
+	if raw, ok := r.rawString(); ok {
+		for _, k := range known {
+			if string(raw) == k {
+				return k, true
+			}
+		}
+	}
+	r.i = save
+	return r.String()
+}
+
 func hasEscape(raw []byte) bool {
 	for _, c := range raw {
 		if c == '\\' {
