@@ -50,27 +50,27 @@ func readRunBody(r *jsonread.Reader, b *runBody) bool {
 	return r.Object(runBodyNames, func(k int) bool {
 		switch k {
 		case 0:
-			return readString(r, &b.Name)
+			return jsonread.ReadString(r, &b.Name)
 		case 1:
 			return readMessages(r, &b.Messages)
 		case 2:
 			return readVariables(r, &b.Variables)
 		case 3:
-			return readString(r, &b.ThreadID)
+			return jsonread.ReadString(r, &b.ThreadID)
 		case 4:
-			return readBoolPtr(r, &b.Stream)
+			return jsonread.ReadBoolPtr(r, &b.Stream)
 		case 5:
-			return readBoolPtr(r, &b.JSON)
+			return jsonread.ReadBoolPtr(r, &b.JSON)
 		case 6:
 			return readTools(r, &b.Tools)
 		case 7:
 			return readMemoryRefs(r, &b.Memory)
 		case 8:
-			return readString(r, &b.LLMKey)
+			return jsonread.ReadString(r, &b.LLMKey)
 		case 9:
-			return readBool(r, &b.IncludeSources)
+			return jsonread.ReadBool(r, &b.IncludeSources)
 		default:
-			return readInt(r, &b.Version)
+			return jsonread.ReadInt(r, &b.Version)
 		}
 	})
 }
@@ -83,45 +83,45 @@ func readAgentRun(r *jsonread.Reader, a *agent.AgentRunRequest) bool {
 	return r.Object(agentRunNames, func(k int) bool {
 		switch k {
 		case 0:
-			return readString(r, &a.Model)
+			return jsonread.ReadString(r, &a.Model)
 		case 1:
-			return readRaw(r, &a.Input)
+			return jsonread.ReadRaw(r, &a.Input)
 		case 2:
-			return readStringPtr(r, &a.Instructions)
+			return jsonread.ReadStringPtr(r, &a.Instructions)
 		case 3:
-			return readBool(r, &a.Stream)
+			return jsonread.ReadBool(r, &a.Stream)
 		case 4:
-			return readRaws(r, &a.Tools)
+			return jsonread.ReadRaws(r, &a.Tools)
 		case 5:
-			return readRaw(r, &a.ToolChoice)
+			return jsonread.ReadRaw(r, &a.ToolChoice)
 		case 6:
-			return readBoolPtr(r, &a.ParallelToolCalls)
+			return jsonread.ReadBoolPtr(r, &a.ParallelToolCalls)
 		case 7:
-			return readStringPtr(r, &a.ReasoningEffort)
+			return jsonread.ReadStringPtr(r, &a.ReasoningEffort)
 		case 8:
-			return readFloatPtr(r, &a.Temperature)
+			return jsonread.ReadFloatPtr(r, &a.Temperature)
 		case 9:
-			return readFloatPtr(r, &a.TopP)
+			return jsonread.ReadFloatPtr(r, &a.TopP)
 		case 10:
-			return readFloatPtr(r, &a.MaxTokens)
+			return jsonread.ReadFloatPtr(r, &a.MaxTokens)
 		case 11:
-			return readFloatPtr(r, &a.MaxCompletionTokens)
+			return jsonread.ReadFloatPtr(r, &a.MaxCompletionTokens)
 		case 12:
-			return readFloatPtr(r, &a.PresencePenalty)
+			return jsonread.ReadFloatPtr(r, &a.PresencePenalty)
 		case 13:
-			return readFloatPtr(r, &a.FrequencyPenalty)
+			return jsonread.ReadFloatPtr(r, &a.FrequencyPenalty)
 		case 14:
-			return readRaw(r, &a.Stop)
+			return jsonread.ReadRaw(r, &a.Stop)
 		case 15:
-			return readRaw(r, &a.ResponseFormat)
+			return jsonread.ReadRaw(r, &a.ResponseFormat)
 		case 16:
-			return readRawMap(r, &a.CustomModelParams)
+			return jsonread.ReadRawMap(r, &a.CustomModelParams)
 		case 17:
 			return readMCPServers(r, &a.MCPServers)
 		case 18:
-			return readStrings(r, &a.FallbackModels)
+			return jsonread.ReadStrings(r, &a.FallbackModels)
 		default:
-			return readString(r, &a.APIKey)
+			return jsonread.ReadString(r, &a.APIKey)
 		}
 	})
 }
@@ -136,47 +136,47 @@ func readCompletion(r *jsonread.Reader, c *agent.CompletionRequest) bool {
 	return r.Object(completionNames, func(k int) bool {
 		switch k {
 		case 0:
-			return readString(r, &c.Model)
+			return jsonread.ReadString(r, &c.Model)
 		case 1:
-			return readRaw(r, &c.Messages)
+			return jsonread.ReadRaw(r, &c.Messages)
 		case 2:
-			return readBool(r, &c.Stream)
+			return jsonread.ReadBool(r, &c.Stream)
 		case 3:
 			if r.Null() {
 				return true
 			}
 			c.StreamOptions = new(agent.StreamOptions)
-			return r.Object(streamOptionNames, func(int) bool { return readBool(r, &c.StreamOptions.IncludeUsage) })
+			return r.Object(streamOptionNames, func(int) bool { return jsonread.ReadBool(r, &c.StreamOptions.IncludeUsage) })
 		case 4:
-			return readRaws(r, &c.Tools)
+			return jsonread.ReadRaws(r, &c.Tools)
 		case 5:
-			return readRaw(r, &c.ToolChoice)
+			return jsonread.ReadRaw(r, &c.ToolChoice)
 		case 6:
-			return readBoolPtr(r, &c.ParallelToolCalls)
+			return jsonread.ReadBoolPtr(r, &c.ParallelToolCalls)
 		case 7:
-			return readRaw(r, &c.ResponseFormat)
+			return jsonread.ReadRaw(r, &c.ResponseFormat)
 		case 8:
-			return readFloatPtr(r, &c.N)
+			return jsonread.ReadFloatPtr(r, &c.N)
 		case 9:
-			return readFloatPtr(r, &c.Temperature)
+			return jsonread.ReadFloatPtr(r, &c.Temperature)
 		case 10:
-			return readFloatPtr(r, &c.TopP)
+			return jsonread.ReadFloatPtr(r, &c.TopP)
 		case 11:
-			return readFloatPtr(r, &c.MaxTokens)
+			return jsonread.ReadFloatPtr(r, &c.MaxTokens)
 		case 12:
-			return readFloatPtr(r, &c.MaxCompletionTokens)
+			return jsonread.ReadFloatPtr(r, &c.MaxCompletionTokens)
 		case 13:
-			return readRaw(r, &c.Stop)
+			return jsonread.ReadRaw(r, &c.Stop)
 		case 14:
-			return readFloatPtr(r, &c.Seed)
+			return jsonread.ReadFloatPtr(r, &c.Seed)
 		case 15:
-			return readFloatPtr(r, &c.PresencePenalty)
+			return jsonread.ReadFloatPtr(r, &c.PresencePenalty)
 		case 16:
-			return readFloatPtr(r, &c.FrequencyPenalty)
+			return jsonread.ReadFloatPtr(r, &c.FrequencyPenalty)
 		case 17:
-			return readString(r, &c.User)
+			return jsonread.ReadString(r, &c.User)
 		default:
-			return readStringPtr(r, &c.ReasoningEffort)
+			return jsonread.ReadStringPtr(r, &c.ReasoningEffort)
 		}
 	})
 }
@@ -186,17 +186,17 @@ var mcpServerNames = []string{"name", "type", "url", "authorization_token", "too
 var mcpToolConfigNames = []string{"allowed_tools", "enabled"}
 
 func readMCPServers(r *jsonread.Reader, out *[]engine.MCPServer) bool {
-	return readSlice(r, out, func(s *engine.MCPServer) bool {
+	return jsonread.ReadSlice(r, out, func(s *engine.MCPServer) bool {
 		return r.Object(mcpServerNames, func(k int) bool {
 			switch k {
 			case 0:
-				return readString(r, &s.Name)
+				return jsonread.ReadString(r, &s.Name)
 			case 1:
-				return readString(r, &s.Type)
+				return jsonread.ReadString(r, &s.Type)
 			case 2:
-				return readString(r, &s.URL)
+				return jsonread.ReadString(r, &s.URL)
 			case 3:
-				return readString(r, &s.AuthorizationToken)
+				return jsonread.ReadString(r, &s.AuthorizationToken)
 			case 4:
 				if r.Null() {
 					return true
@@ -204,12 +204,12 @@ func readMCPServers(r *jsonread.Reader, out *[]engine.MCPServer) bool {
 				s.ToolConfiguration = new(engine.MCPToolConfig)
 				return r.Object(mcpToolConfigNames, func(k int) bool {
 					if k == 0 {
-						return readStrings(r, &s.ToolConfiguration.AllowedTools)
+						return jsonread.ReadStrings(r, &s.ToolConfiguration.AllowedTools)
 					}
-					return readBoolPtr(r, &s.ToolConfiguration.Enabled)
+					return jsonread.ReadBoolPtr(r, &s.ToolConfiguration.Enabled)
 				})
 			default:
-				return readStringMap(r, &s.CustomHeaders)
+				return jsonread.ReadStringMap(r, &s.CustomHeaders)
 			}
 		})
 	})

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 
@@ -9,131 +8,10 @@ import (
 	"github.com/hearth-dev/hearth/engine/jsonread"
 )
 
-// The readers below decode one field each into a zero value, as
-// encoding/json does: null leaves a string, number, bool or struct as it
-// is and a pointer, slice or map nil; the types with an UnmarshalJSON
-// method (engine.Content, engine.Variables, json.RawMessage) get what that
-// method makes of null. Each reports false on what it does not handle.
-
-func readString(r *jsonread.Reader, out *string) bool {
-	if r.Null() {
-		return true
-	}
-	s, ok := r.String()
-	*out = s
-	return ok
-}
-
-func readStringPtr(r *jsonread.Reader, out **string) bool {
-	if r.Null() {
-		return true
-	}
-	s, ok := r.String()
-	*out = &s
-	return ok
-}
-
-func readBool(r *jsonread.Reader, out *bool) bool {
-	if r.Null() {
-		return true
-	}
-	v, ok := r.Bool()
-	*out = v
-	return ok
-}
-
-func readBoolPtr(r *jsonread.Reader, out **bool) bool {
-	if r.Null() {
-		return true
-	}
-	v, ok := r.Bool()
-	*out = &v
-	return ok
-}
-
-func readInt(r *jsonread.Reader, out *int) bool {
-	if r.Null() {
-		return true
-	}
-	n, ok := r.Int()
-	*out = int(n)
-	return ok
-}
-
-func readFloatPtr(r *jsonread.Reader, out **float64) bool {
-	if r.Null() {
-		return true
-	}
-	f, ok := r.Float()
-	*out = &f
-	return ok
-}
-
-// readRaw copies the value, as json.RawMessage.UnmarshalJSON does (null
-// included).
-func readRaw(r *jsonread.Reader, out *json.RawMessage) bool {
-	*out = append(json.RawMessage(nil), r.Raw()...)
-	return true
-}
-
-func readRaws(r *jsonread.Reader, out *[]json.RawMessage) bool {
-	return readSlice(r, out, func(m *json.RawMessage) bool { return readRaw(r, m) })
-}
-
-func readStrings(r *jsonread.Reader, out *[]string) bool {
-	return readSlice(r, out, func(s *string) bool { return readString(r, s) })
-}
-
-// readSlice decodes an array (an empty one is a non-nil empty slice) or
-// null; elem decodes into a zero element.
-func readSlice[T any](r *jsonread.Reader, out *[]T, elem func(*T) bool) bool {
-	if r.Null() {
-		return true
-	}
-	s := make([]T, 0, 2)
-	ok := r.Array(func() bool {
-		var zero T
-		s = append(s, zero)
-		return elem(&s[len(s)-1])
-	})
-	*out = s
-	return ok
-}
-
-// readRawMap decodes an object of raw values; a repeated key keeps its
-// last value, as in encoding/json.
-func readRawMap(r *jsonread.Reader, out *map[string]json.RawMessage) bool {
-	if r.Null() {
-		return true
-	}
-	m := map[string]json.RawMessage{}
-	*out = m
-	return r.Members(func(key []byte) bool {
-		m[string(key)] = append(json.RawMessage(nil), r.Raw()...)
-		return true
-	})
-}
-
-func readStringMap(r *jsonread.Reader, out *map[string]string) bool {
-	if r.Null() {
-		return true
-	}
-	m := map[string]string{}
-	*out = m
-	return r.Members(func(key []byte) bool {
-		var s string
-		ok := readString(r, &s)
-		m[string(key)] = s
-		return ok
-	})
-}
-
 var (
 	messageNames      = []string{"role", "content", "name", "tool_call_id", "tool_calls"}
 	contentPartNames  = []string{"type", "text", "image_url"}
 	imageURLNames     = []string{"url", "detail"}
-	toolCallNames     = []string{"index", "id", "type", "function", "extra_content"}
-	functionCallNames = []string{"name", "arguments"}
 	toolNames         = []string{"type", "function"}
 	toolFunctionNames = []string{"name", "description", "parameters", "strict"}
 	memoryRefNames    = []string{"name", "min_score", "rerank"}
@@ -142,7 +20,7 @@ var (
 )
 
 func readMessages(r *jsonread.Reader, out *[]engine.Message) bool {
-	return readSlice(r, out, func(m *engine.Message) bool {
+	return jsonread.ReadSlice(r, out, func(m *engine.Message) bool {
 		return r.Null() || r.Object(messageNames, func(k int) bool {
 			switch k {
 			case 0:
@@ -150,11 +28,11 @@ func readMessages(r *jsonread.Reader, out *[]engine.Message) bool {
 			case 1:
 				return readContent(r, &m.Content)
 			case 2:
-				return readString(r, &m.Name)
+				return jsonread.ReadString(r, &m.Name)
 			case 3:
-				return readString(r, &m.ToolCallID)
+				return jsonread.ReadString(r, &m.ToolCallID)
 			default:
-				return readSlice(r, &m.ToolCalls, func(tc *engine.ToolCall) bool { return readToolCall(r, tc) })
+				return jsonread.ReadSlice(r, &m.ToolCalls, func(tc *engine.ToolCall) bool { return engine.ReadToolCall(r, tc) })
 			}
 		})
 	})
@@ -185,13 +63,13 @@ func readContent(r *jsonread.Reader, c *engine.Content) bool {
 		return ok
 	case '[':
 		var parts []engine.ContentPart
-		ok := readSlice(r, &parts, func(p *engine.ContentPart) bool {
+		ok := jsonread.ReadSlice(r, &parts, func(p *engine.ContentPart) bool {
 			return r.Null() || r.Object(contentPartNames, func(k int) bool {
 				switch k {
 				case 0:
-					return readString(r, &p.Type)
+					return jsonread.ReadString(r, &p.Type)
 				case 1:
-					return readString(r, &p.Text)
+					return jsonread.ReadString(r, &p.Text)
 				default:
 					if r.Null() {
 						return true
@@ -199,9 +77,9 @@ func readContent(r *jsonread.Reader, c *engine.Content) bool {
 					p.ImageURL = new(engine.ImageURL)
 					return r.Object(imageURLNames, func(k int) bool {
 						if k == 0 {
-							return readString(r, &p.ImageURL.URL)
+							return jsonread.ReadString(r, &p.ImageURL.URL)
 						}
-						return readString(r, &p.ImageURL.Detail)
+						return jsonread.ReadString(r, &p.ImageURL.Detail)
 					})
 				}
 			})
@@ -212,51 +90,23 @@ func readContent(r *jsonread.Reader, c *engine.Content) bool {
 	return false
 }
 
-func readToolCall(r *jsonread.Reader, tc *engine.ToolCall) bool {
-	return r.Null() || r.Object(toolCallNames, func(k int) bool {
-		switch k {
-		case 0:
-			if r.Null() {
-				return true
-			}
-			n, ok := r.Int()
-			i := int(n)
-			tc.Index = &i
-			return ok
-		case 1:
-			return readString(r, &tc.ID)
-		case 2:
-			return readString(r, &tc.Type)
-		case 3:
-			return r.Null() || r.Object(functionCallNames, func(k int) bool {
-				if k == 0 {
-					return readString(r, &tc.Function.Name)
-				}
-				return readString(r, &tc.Function.Arguments)
-			})
-		default:
-			return readRaw(r, &tc.ExtraContent)
-		}
-	})
-}
-
 func readTools(r *jsonread.Reader, out *[]engine.Tool) bool {
-	return readSlice(r, out, func(t *engine.Tool) bool {
+	return jsonread.ReadSlice(r, out, func(t *engine.Tool) bool {
 		return r.Null() || r.Object(toolNames, func(k int) bool {
 			if k == 0 {
-				return readString(r, &t.Type)
+				return jsonread.ReadString(r, &t.Type)
 			}
 			f := &t.Function
 			return r.Null() || r.Object(toolFunctionNames, func(k int) bool {
 				switch k {
 				case 0:
-					return readString(r, &f.Name)
+					return jsonread.ReadString(r, &f.Name)
 				case 1:
-					return readString(r, &f.Description)
+					return jsonread.ReadString(r, &f.Description)
 				case 2:
-					return readRaw(r, &f.Parameters)
+					return jsonread.ReadRaw(r, &f.Parameters)
 				default:
-					return readBoolPtr(r, &f.Strict)
+					return jsonread.ReadBoolPtr(r, &f.Strict)
 				}
 			})
 		})
@@ -264,13 +114,13 @@ func readTools(r *jsonread.Reader, out *[]engine.Tool) bool {
 }
 
 func readMemoryRefs(r *jsonread.Reader, out *[]engine.MemoryRef) bool {
-	return readSlice(r, out, func(m *engine.MemoryRef) bool {
+	return jsonread.ReadSlice(r, out, func(m *engine.MemoryRef) bool {
 		return r.Null() || r.Object(memoryRefNames, func(k int) bool {
 			switch k {
 			case 0:
-				return readString(r, &m.Name)
+				return jsonread.ReadString(r, &m.Name)
 			case 1:
-				return readFloatPtr(r, &m.MinScore)
+				return jsonread.ReadFloatPtr(r, &m.MinScore)
 			default:
 				if r.Null() {
 					return true
@@ -278,9 +128,9 @@ func readMemoryRefs(r *jsonread.Reader, out *[]engine.MemoryRef) bool {
 				m.Rerank = new(engine.RerankSpec)
 				return r.Object(rerankNames, func(k int) bool {
 					if k == 0 {
-						return readString(r, &m.Rerank.Model)
+						return jsonread.ReadString(r, &m.Rerank.Model)
 					}
-					return readInt(r, &m.Rerank.TopN)
+					return jsonread.ReadInt(r, &m.Rerank.TopN)
 				})
 			}
 		})
@@ -320,9 +170,9 @@ func readVariables(r *jsonread.Reader, out *engine.Variables) bool {
 			var value string
 			ok := r.Object(variableNames, func(k int) bool {
 				if k == 0 {
-					return r.Peek() == '"' && readStringPtr(r, &name)
+					return r.Peek() == '"' && jsonread.ReadStringPtr(r, &name)
 				}
-				return r.Null() || (r.Peek() == '"' && readString(r, &value))
+				return r.Null() || (r.Peek() == '"' && jsonread.ReadString(r, &value))
 			})
 			if !ok || name == nil {
 				return false
