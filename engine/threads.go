@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -21,7 +22,25 @@ func threadIdxKey(owner string, t *Thread) string {
 	return fmt.Sprintf("%s%s/%019d/%s", prefixThreadIdx, owner, math.MaxInt64-t.CreatedAt.UnixNano(), t.ID)
 }
 func msgPrefix(t *Thread) string         { return prefixMsg + t.Key + "/" }
-func msgKey(t *Thread, seq int64) string { return fmt.Sprintf("%s%016d", msgPrefix(t), seq) }
+func msgKey(t *Thread, seq int64) string {
+	if seq < 0 {
+		return fmt.Sprintf("%s%016d", msgPrefix(t), seq)
+	}
+	b := make([]byte, 0, len(prefixMsg)+len(t.Key)+1+20)
+	b = append(append(append(b, prefixMsg...), t.Key...), '/')
+	return string(appendZeroPadded(b, seq, 16))
+}
+
+// appendZeroPadded appends n (at least 0) in decimal, padded with zeros
+// to width digits, as fmt's %0<width>d writes it.
+func appendZeroPadded(b []byte, n int64, width int) []byte {
+	var digits [20]byte
+	d := strconv.AppendInt(digits[:0], n, 10)
+	for range width - len(d) {
+		b = append(b, '0')
+	}
+	return append(b, d...)
+}
 
 // Threads stores conversations and their messages.
 type Threads struct {
