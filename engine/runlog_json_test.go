@@ -22,7 +22,7 @@ func runRecordCases() []RunRecord {
 			Error: "upstream said \"no\"\n\u2028 \xff", FirstTokenMs: &ft, CostUSD: &tiny,
 			CreatedAt: time.Unix(1700000000, 0).In(time.FixedZone("CET", 3600)), Kind: RunKindAgent,
 			ToolCalls: []RunToolCall{{Name: "search", Server: "docs", DurationMs: 7}, {Name: "x", Error: "boom <>"}},
-			Images: 2, ContentStored: true, LatencyMs: -1},
+			Images:    2, ContentStored: true, LatencyMs: -1},
 		{ID: "r3", CostUSD: &nan, CreatedAt: time.Now()},
 		{ID: "r4", CreatedAt: time.Date(10001, 1, 1, 0, 0, 0, 0, time.UTC)},
 		{ID: "r5", ToolCalls: []RunToolCall{}, CreatedAt: time.Now()},

@@ -21,7 +21,7 @@ func threadKey(owner, id string) string { return prefixThread + owner + "/" + id
 func threadIdxKey(owner string, t *Thread) string {
 	return fmt.Sprintf("%s%s/%019d/%s", prefixThreadIdx, owner, math.MaxInt64-t.CreatedAt.UnixNano(), t.ID)
 }
-func msgPrefix(t *Thread) string         { return prefixMsg + t.Key + "/" }
+func msgPrefix(t *Thread) string { return prefixMsg + t.Key + "/" }
 func msgKey(t *Thread, seq int64) string {
 	if seq < 0 {
 		return fmt.Sprintf("%s%016d", msgPrefix(t), seq)
