@@ -255,11 +255,12 @@ func buildThreadMessage(threadID, id string, now int64, in ThreadMessageInput) *
 		ID: "msg_" + id, ThreadID: threadID, CreatedAt: now, Role: in.Role,
 		Content: in.Content, ToolCalls: in.ToolCalls, Attachments: in.Attachments, Metadata: in.Metadata,
 	}
-	if in.Name != "" {
-		m.Name = &in.Name
+	// Copies, so that in (a large value) does not move to the heap.
+	if name := in.Name; name != "" {
+		m.Name = &name
 	}
-	if in.ToolCallID != "" {
-		m.ToolCallID = &in.ToolCallID
+	if id := in.ToolCallID; id != "" {
+		m.ToolCallID = &id
 	}
 	normalizeThreadMessage(m)
 	for i := range m.ToolCalls {
