@@ -19,7 +19,14 @@ const (
 
 func threadKey(owner, id string) string { return prefixThread + owner + "/" + id }
 func threadIdxKey(owner string, t *Thread) string {
-	return fmt.Sprintf("%s%s/%019d/%s", prefixThreadIdx, owner, math.MaxInt64-t.CreatedAt.UnixNano(), t.ID)
+	inv := math.MaxInt64 - t.CreatedAt.UnixNano()
+	if inv < 0 {
+		return fmt.Sprintf("%s%s/%019d/%s", prefixThreadIdx, owner, inv, t.ID)
+	}
+	b := make([]byte, 0, len(prefixThreadIdx)+len(owner)+len(t.ID)+21)
+	b = append(append(append(b, prefixThreadIdx...), owner...), '/')
+	b = append(appendZeroPadded(b, inv, 19), '/')
+	return string(append(b, t.ID...))
 }
 func msgPrefix(t *Thread) string { return prefixMsg + t.Key + "/" }
 func msgKey(t *Thread, seq int64) string {
