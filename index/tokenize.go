@@ -63,51 +63,68 @@ func (f *fastUnicode) Tokenize(input []byte) analysis.TokenStream {
 	rv := make(analysis.TokenStream, 0, len(input)/6+1)
 	var ta []analysis.Token
 	pos := 1
-	for i := 0; i < len(input); {
-		if c := wbClass[input[i]]; c != wbLetter && c != wbDigit && c != wbUnderscore {
-			i++
-			continue
-		}
-		start, letters, digits := i, false, false
-		for i < len(input) {
-			c := wbClass[input[i]]
-			switch c {
-			case wbLetter:
-				letters = true
-			case wbDigit:
-				digits = true
-			}
-			if c == wbLetter || c == wbDigit || c == wbUnderscore {
-				i++
-				continue
-			}
-			// A middle character joins two letters (WB6, WB7) or two
-			// digits (WB11, WB12) it stands between.
-			if i+1 >= len(input) || i == start {
-				break
-			}
-			prev, next := wbClass[input[i-1]], wbClass[input[i+1]]
-			if (prev == wbLetter && next == wbLetter && (c == wbMidLetter || c == wbMidBoth)) ||
-				(prev == wbDigit && next == wbDigit && (c == wbMidNum || c == wbMidBoth)) {
-				i++ // the letter or digit after it is read next
-				continue
-			}
+	for i := 0; ; {
+		start, end, numeric := nextASCIIWord(input, i)
+		if start == end {
 			break
 		}
+		i = end
 		if len(ta) == 0 {
 			ta = make([]analysis.Token, min(1000, max(1, (len(input)-i)/6+1)))
 		}
 		t := &ta[0]
 		ta = ta[1:]
-		t.Term, t.Start, t.End, t.Position = input[start:i], start, i, pos
+		t.Term, t.Start, t.End, t.Position = input[start:end], start, end, pos
 		t.Type = analysis.AlphaNumeric
-		if digits && !letters {
+		if numeric {
 			t.Type = analysis.Numeric
 		}
 		rv = append(rv, t)
 		pos++
 	}
 	return rv
+}
+
+// nextASCIIWord finds the first word of the all-ASCII input at or after
+// i by UAX #29's rules; start == end when there is none. numeric reports a
+// word of digits (and joiners) without letters.
+func nextASCIIWord(input []byte, i int) (start, end int, numeric bool) {
+	for i < len(input) {
+		if c := wbClass[input[i]]; c == wbLetter || c == wbDigit || c == wbUnderscore {
+			break
+		}
+		i++
+	}
+	if i == len(input) {
+		return i, i, false
+	}
+	start, letters, digits := i, false, false
+	for i < len(input) {
+		c := wbClass[input[i]]
+		switch c {
+		case wbLetter:
+			letters = true
+		case wbDigit:
+			digits = true
+		}
+		if c == wbLetter || c == wbDigit || c == wbUnderscore {
+			i++
+			continue
+		}
+		// A middle character joins two letters (WB6, WB7) or two
+		// digits (WB11, WB12) it stands between.
+		if i+1 >= len(input) || i == start {
+			break
+		}
+		prev, next := wbClass[input[i-1]], wbClass[input[i+1]]
+		if (prev == wbLetter && next == wbLetter && (c == wbMidLetter || c == wbMidBoth)) ||
+			(prev == wbDigit && next == wbDigit && (c == wbMidNum || c == wbMidBoth)) {
+			i++ // the letter or digit after it is read next
+			continue
+		}
+		break
+	}
+	return start, i, digits && !letters
 }
 
 // fastEnglish is Bleve's "en" analyzer with fastUnicode for its tokenizer:
