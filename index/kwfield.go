@@ -2,6 +2,7 @@ package index
 
 import (
 	"reflect"
+	"sync"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -78,9 +79,12 @@ func (a *englishAnalysis) analyze(text string) (int, bleveindex.TokenFrequencies
 		tokens := a.general.Analyze(b)
 		return len(tokens), analysis.TokenFrequency(tokens, nil, bleveindex.IndexField)
 	}
-	// About one distinct term per 30 bytes of prose.
-	freqs := make(bleveindex.TokenFrequencies, len(b)/30+8)
+	// Up to one distinct term per 16 bytes of prose: a map that grows
+	// while filled costs more than one sized a little large.
+	freqs := make(bleveindex.TokenFrequencies, len(b)/16+8)
 	var slab []bleveindex.TokenFreq
+	seen := newSeenTerms(len(b))
+	defer seen.release()
 	n := 0
 	for i := 0; ; {
 		start, end, _ := nextASCIIWord(b, i)
@@ -101,26 +105,108 @@ func (a *englishAnalysis) analyze(text string) (int, bleveindex.TokenFrequencies
 			}
 			h = (h ^ uint32(c)) * 16777619
 		}
-		if a.stop.hasHashed(term, h) {
+		slot := seen.find(b, term, h)
+		if slot != nil && slot.used {
+			if slot.tf != nil {
+				n++
+				slot.tf.SetFrequency(slot.tf.Frequency() + 1)
+			}
 			continue
 		}
-		n++
-		stem, key := stemTerm(term, h)
-		tf := freqs[string(stem)]
-		if tf == nil {
-			if len(slab) == 0 {
-				slab = make([]bleveindex.TokenFreq, max(16, (len(b)-i)/60))
+		var tf *bleveindex.TokenFreq
+		if !a.stop.hasHashed(term, h) {
+			n++
+			stem, key := stemTerm(term, h)
+			if tf = freqs[string(stem)]; tf == nil {
+				if len(slab) == 0 {
+					slab = make([]bleveindex.TokenFreq, max(16, (len(b)-i)/60))
+				}
+				tf, slab = &slab[0], slab[1:]
+				tf.Term = stem
+				if key == "" {
+					key = string(stem)
+				}
+				freqs[key] = tf
 			}
-			tf, slab = &slab[0], slab[1:]
-			tf.Term = stem
-			if key == "" {
-				key = string(stem)
-			}
-			freqs[key] = tf
+			tf.SetFrequency(tf.Frequency() + 1)
 		}
-		tf.SetFrequency(tf.Frequency() + 1)
+		if slot != nil {
+			seen.put(slot, start, start+len(term), h, tf)
+		}
 	}
 	return n, freqs
+}
+
+// seenSlot is a term seen in the text being analysed: the lower-cased
+// term before stemming, b[start:end], and its frequency (nil for a stop
+// word).
+type seenSlot struct {
+	used       bool
+	h          uint32
+	start, end int32
+	tf         *bleveindex.TokenFreq
+}
+
+// seenTerms is an open-addressed table of the terms of one text, so a
+// repeated term (most are) costs neither a stop-word check nor a stem
+// lookup nor a map lookup. Tables are pooled per process; nothing is
+// shared between nodes.
+type seenTerms struct {
+	slots []seenSlot // power-of-two length
+	used  int
+}
+
+var seenPool = sync.Pool{New: func() any { return new(seenTerms) }}
+
+// newSeenTerms returns an empty table for a text of size bytes: a slot
+// per 8 bytes (a term per 6 bytes, repeated).
+func newSeenTerms(size int) *seenTerms {
+	t := seenPool.Get().(*seenTerms)
+	n := 64
+	for n < size/8 {
+		n *= 2
+	}
+	if cap(t.slots) < n {
+		t.slots = make([]seenSlot, n)
+	} else {
+		t.slots = t.slots[:n]
+		clear(t.slots)
+	}
+	t.used = 0
+	return t
+}
+
+// find returns the slot of term (hash h, a subslice of b): the used slot
+// holding it, or the free slot where it goes, or nil when the table is
+// three quarters full and term is not in it.
+func (t *seenTerms) find(b, term []byte, h uint32) *seenSlot {
+	mask := uint32(len(t.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if !s.used {
+			if 4*(t.used+1) > 3*len(t.slots) {
+				return nil
+			}
+			return s
+		}
+		if s.h == h && string(b[s.start:s.end]) == string(term) {
+			return s
+		}
+	}
+}
+
+// put fills the free slot s with the term b[start:end].
+func (t *seenTerms) put(s *seenSlot, start, end int, h uint32, tf *bleveindex.TokenFreq) {
+	*s = seenSlot{used: true, h: h, start: int32(start), end: int32(end), tf: tf}
+	t.used++
+}
+
+// release returns the table to the pool unless it is larger than a
+// 128 KB text needs.
+func (t *seenTerms) release() {
+	if len(t.slots) <= 16384 {
+		seenPool.Put(t)
+	}
 }
 
 var reflectStaticSizeEnglishField = int(reflect.TypeOf(englishField{}).Size())

@@ -249,3 +249,42 @@ func byScoreID(h []engine.ChunkHit) []engine.ChunkHit {
 	})
 	return h
 }
+
+// BenchmarkEnglishField compares Bleve's TextField with hearth_en and the
+// one-pass analysis on 10 KB chunks of Zipf-distributed words.
+func BenchmarkEnglishField(b *testing.B) {
+	r := rand.New(rand.NewPCG(7, 8))
+	vocab := make([]string, 5000)
+	for i := range vocab {
+		vocab[i] = fmt.Sprintf("w%xor%c", i*7919, 'a'+rune(i%26))
+	}
+	copy(vocab, strings.Fields("the of and to a in is that for it as was with be by on not he this are or his from at"))
+	z := rand.NewZipf(r, 1.1, 1, uint64(len(vocab)-1))
+	texts := make([]string, 16)
+	for i := range texts {
+		var s strings.Builder
+		for s.Len() < 10000 {
+			s.WriteString(vocab[z.Uint64()])
+			s.WriteString(" ,.\n"[r.IntN(4):][:1])
+		}
+		texts[i] = s.String()
+	}
+	an, err := registry.NewCache().AnalyzerNamed(fastEnglishAnalyzer)
+	if err != nil {
+		b.Fatal(err)
+	}
+	a := testEnglish(b)
+	b.Run("bleve", func(b *testing.B) {
+		b.SetBytes(10000)
+		for i := 0; i < b.N; i++ {
+			f := document.NewTextFieldCustom(keywordField, nil, []byte(texts[i%len(texts)]), bleveindex.IndexField, an)
+			f.Analyze()
+		}
+	})
+	b.Run("one-pass", func(b *testing.B) {
+		b.SetBytes(10000)
+		for i := 0; i < b.N; i++ {
+			a.analyze(texts[i%len(texts)])
+		}
+	})
+}
