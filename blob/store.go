@@ -92,7 +92,7 @@ func (s *Store) Open() error {
 		return fmt.Errorf("open badger: %w", err)
 	}
 	s.db = db
-	s.enc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+	s.enc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(PartLevel), zstd.WithEncoderConcurrency(1))
 	s.dec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0))
 	s.stop = make(chan struct{})
 	if !s.opts.InMemory && !s.opts.ReadOnly {
