@@ -190,7 +190,7 @@ func (o *OpenAI) headers(apiKey string) func(http.Header) {
 
 // Chat sends a non-stream chat completion.
 func (o *OpenAI) Chat(ctx context.Context, req *engine.ChatRequest) (*engine.ChatResponse, error) {
-	body, err := marshalWithExtra(buildOpenAIRequest(o.host, req, false), req.Extra)
+	body, err := encodeOpenAIRequest(buildOpenAIRequest(o.host, req, false), req.Extra)
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +228,7 @@ func (o *OpenAI) Chat(ctx context.Context, req *engine.ChatRequest) (*engine.Cha
 // the host sends them; the stream is complete at "data: [DONE]" (or at the
 // end of the body after a finish_reason, for hosts that omit [DONE]).
 func (o *OpenAI) ChatStream(ctx context.Context, req *engine.ChatRequest) (engine.ChatStream, error) {
-	body, err := marshalWithExtra(buildOpenAIRequest(o.host, req, true), req.Extra)
+	body, err := encodeOpenAIRequest(buildOpenAIRequest(o.host, req, true), req.Extra)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,330 @@
+package providers
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/jsonwrite"
+)
+
+// Every chat call encodes its request, so the OpenAI-wire request body is
+// written by hand, to the bytes json.Marshal writes for the oaiRequest
+// (HTML-escaped strings, compacted raw JSON, fields in struct order).
+// A request with custom model parameters, or a value the appender does not
+// handle exactly as encoding/json would (a number it refuses, invalid raw
+// JSON, a tool_choice of another type), goes through marshalWithExtra.
+
+// encodeOpenAIRequest returns the body of r with extra merged in, as
+// marshalWithExtra(r, extra) returns it.
+func encodeOpenAIRequest(r *oaiRequest, extra map[string]json.RawMessage) ([]byte, error) {
+	if len(extra) == 0 {
+		if b, ok := appendOpenAIRequest(make([]byte, 0, openAIRequestSize(r)), r); ok {
+			return b, nil
+		}
+	}
+	return marshalWithExtra(r, extra)
+}
+
+// openAIRequestSize estimates the encoded size of r, so the body is
+// usually allocated once.
+func openAIRequestSize(r *oaiRequest) int {
+	n := 320 + len(r.Model)
+	for i := range r.Messages {
+		m := &r.Messages[i].Message
+		n += 48 + len(m.Content.Text) + len(m.Name) + len(m.ToolCallID)
+		for _, p := range m.Content.Parts {
+			n += 48 + len(p.Text)
+			if p.ImageURL != nil {
+				n += len(p.ImageURL.URL)
+			}
+		}
+		for _, tc := range m.ToolCalls {
+			n += 64 + len(tc.ID) + len(tc.Function.Name) + len(tc.Function.Arguments)*5/4
+		}
+	}
+	for _, t := range r.Tools {
+		n += 64 + len(t.Function.Name) + len(t.Function.Description) + len(t.Function.Parameters)
+	}
+	if rf := r.ResponseFormat; rf != nil && rf.JSONSchema != nil {
+		n += 64 + len(rf.JSONSchema.Description) + len(rf.JSONSchema.Schema)
+	}
+	return n + n/16
+}
+
+// appendOpenAIRequest appends r as json.Marshal writes it; false when r
+// needs encoding/json.
+func appendOpenAIRequest(b []byte, r *oaiRequest) ([]byte, bool) {
+	ok := true
+	b = append(b, `{"model":`...)
+	b = jsonwrite.String(b, r.Model, true)
+	b = append(b, `,"messages":`...)
+	if r.Messages == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i := range r.Messages {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, ok = appendOAIMessage(b, &r.Messages[i]); !ok {
+				return b, false
+			}
+		}
+		b = append(b, ']')
+	}
+	if len(r.Tools) > 0 {
+		b = append(b, `,"tools":[`...)
+		for i := range r.Tools {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, ok = appendTool(b, &r.Tools[i]); !ok {
+				return b, false
+			}
+		}
+		b = append(b, ']')
+	}
+	if r.ToolChoice != nil {
+		b = append(b, `,"tool_choice":`...)
+		switch tc := r.ToolChoice.(type) {
+		case string:
+			b = jsonwrite.String(b, tc, true)
+		case *engine.ToolChoice:
+			if tc == nil || tc.Function == "" {
+				return b, false
+			}
+			b = append(b, `{"function":{"name":`...)
+			b = jsonwrite.String(b, tc.Function, true)
+			b = append(b, `},"type":"function"}`...)
+		default:
+			return b, false
+		}
+	}
+	if r.ParallelToolCalls != nil {
+		b = append(b, `,"parallel_tool_calls":`...)
+		b = jsonwrite.Bool(b, *r.ParallelToolCalls)
+	}
+	floats := [...]struct {
+		key string
+		v   *float64
+	}{{`,"temperature":`, r.Temperature}, {`,"top_p":`, r.TopP}}
+	for _, f := range floats {
+		if f.v != nil {
+			b = append(b, f.key...)
+			if b, ok = jsonwrite.Float(b, *f.v); !ok {
+				return b, false
+			}
+		}
+	}
+	if r.MaxTokens != nil {
+		b = append(b, `,"max_tokens":`...)
+		b = strconv.AppendInt(b, int64(*r.MaxTokens), 10)
+	}
+	if r.MaxCompletionTokens != nil {
+		b = append(b, `,"max_completion_tokens":`...)
+		b = strconv.AppendInt(b, int64(*r.MaxCompletionTokens), 10)
+	}
+	penalties := [...]struct {
+		key string
+		v   *float64
+	}{{`,"presence_penalty":`, r.PresencePenalty}, {`,"frequency_penalty":`, r.FrequencyPenalty}}
+	for _, f := range penalties {
+		if f.v != nil {
+			b = append(b, f.key...)
+			if b, ok = jsonwrite.Float(b, *f.v); !ok {
+				return b, false
+			}
+		}
+	}
+	if len(r.Stop) > 0 {
+		b = append(b, `,"stop":[`...)
+		for i, s := range r.Stop {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsonwrite.String(b, s, true)
+		}
+		b = append(b, ']')
+	}
+	if rf := r.ResponseFormat; rf != nil {
+		b = append(b, `,"response_format":`...)
+		if b, ok = appendResponseFormat(b, rf); !ok {
+			return b, false
+		}
+	}
+	if r.ReasoningEffort != "" {
+		b = append(b, `,"reasoning_effort":`...)
+		b = jsonwrite.String(b, r.ReasoningEffort, true)
+	}
+	if r.Reasoning != nil {
+		b = append(b, `,"reasoning":{"effort":`...)
+		b = jsonwrite.String(b, r.Reasoning.Effort, true)
+		b = append(b, '}')
+	}
+	if r.Stream {
+		b = append(b, `,"stream":true`...)
+	}
+	if r.StreamOptions != nil {
+		b = append(b, `,"stream_options":{"include_usage":`...)
+		b = jsonwrite.Bool(b, r.StreamOptions.IncludeUsage)
+		b = append(b, '}')
+	}
+	return append(b, '}'), true
+}
+
+func appendOAIMessage(b []byte, m *oaiMessage) ([]byte, bool) {
+	ok := true
+	b = append(b, `{"role":`...)
+	b = jsonwrite.String(b, m.Role, true)
+	b = append(b, `,"content":`...)
+	b = appendContent(b, &m.Content)
+	if m.Name != "" {
+		b = append(b, `,"name":`...)
+		b = jsonwrite.String(b, m.Name, true)
+	}
+	if m.ToolCallID != "" {
+		b = append(b, `,"tool_call_id":`...)
+		b = jsonwrite.String(b, m.ToolCallID, true)
+	}
+	if len(m.ToolCalls) > 0 {
+		b = append(b, `,"tool_calls":[`...)
+		for i := range m.ToolCalls {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, ok = appendToolCall(b, &m.ToolCalls[i], true); !ok {
+				return b, false
+			}
+		}
+		b = append(b, ']')
+	}
+	if m.ReasoningContent != nil {
+		b = append(b, `,"reasoning_content":`...)
+		b = jsonwrite.String(b, *m.ReasoningContent, true)
+	}
+	return append(b, '}'), true
+}
+
+// appendContent appends c as Content.MarshalJSON writes it under
+// json.Marshal: null, a string, or the array of parts.
+func appendContent(b []byte, c *engine.Content) []byte {
+	switch {
+	case !c.Set:
+		return append(b, "null"...)
+	case c.Parts == nil:
+		return jsonwrite.String(b, c.Text, true)
+	}
+	b = append(b, '[')
+	for i := range c.Parts {
+		p := &c.Parts[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"type":`...)
+		b = jsonwrite.String(b, p.Type, true)
+		if p.Text != "" {
+			b = append(b, `,"text":`...)
+			b = jsonwrite.String(b, p.Text, true)
+		}
+		if u := p.ImageURL; u != nil {
+			b = append(b, `,"image_url":{"url":`...)
+			b = jsonwrite.String(b, u.URL, true)
+			if u.Detail != "" {
+				b = append(b, `,"detail":`...)
+				b = jsonwrite.String(b, u.Detail, true)
+			}
+			b = append(b, '}')
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// appendToolCall appends tc as encoding/json writes an engine.ToolCall,
+// escaping HTML when html is set.
+func appendToolCall(b []byte, tc *engine.ToolCall, html bool) ([]byte, bool) {
+	b = append(b, '{')
+	if tc.Index != nil {
+		b = append(b, `"index":`...)
+		b = strconv.AppendInt(b, int64(*tc.Index), 10)
+		b = append(b, ',')
+	}
+	if tc.ID != "" {
+		b = append(b, `"id":`...)
+		b = jsonwrite.String(b, tc.ID, html)
+		b = append(b, ',')
+	}
+	if tc.Type != "" {
+		b = append(b, `"type":`...)
+		b = jsonwrite.String(b, tc.Type, html)
+		b = append(b, ',')
+	}
+	b = append(b, `"function":{`...)
+	if tc.Function.Name != "" {
+		b = append(b, `"name":`...)
+		b = jsonwrite.String(b, tc.Function.Name, html)
+		b = append(b, ',')
+	}
+	b = append(b, `"arguments":`...)
+	b = jsonwrite.String(b, tc.Function.Arguments, html)
+	b = append(b, '}')
+	if len(tc.ExtraContent) > 0 {
+		var ok bool
+		b = append(b, `,"extra_content":`...)
+		if b, ok = jsonwrite.Raw(b, tc.ExtraContent, html); !ok {
+			return b, false
+		}
+	}
+	return append(b, '}'), true
+}
+
+func appendTool(b []byte, t *engine.Tool) ([]byte, bool) {
+	f := &t.Function
+	b = append(b, `{"type":`...)
+	b = jsonwrite.String(b, t.Type, true)
+	b = append(b, `,"function":{"name":`...)
+	b = jsonwrite.String(b, f.Name, true)
+	if f.Description != "" {
+		b = append(b, `,"description":`...)
+		b = jsonwrite.String(b, f.Description, true)
+	}
+	if len(f.Parameters) > 0 {
+		var ok bool
+		b = append(b, `,"parameters":`...)
+		if b, ok = jsonwrite.Raw(b, f.Parameters, true); !ok {
+			return b, false
+		}
+	}
+	if f.Strict != nil {
+		b = append(b, `,"strict":`...)
+		b = jsonwrite.Bool(b, *f.Strict)
+	}
+	return append(b, "}}"...), true
+}
+
+func appendResponseFormat(b []byte, rf *engine.ResponseFormat) ([]byte, bool) {
+	b = append(b, `{"type":`...)
+	b = jsonwrite.String(b, rf.Type, true)
+	if s := rf.JSONSchema; s != nil {
+		b = append(b, `,"json_schema":{"name":`...)
+		b = jsonwrite.String(b, s.Name, true)
+		if s.Description != "" {
+			b = append(b, `,"description":`...)
+			b = jsonwrite.String(b, s.Description, true)
+		}
+		if len(s.Schema) > 0 {
+			var ok bool
+			b = append(b, `,"schema":`...)
+			if b, ok = jsonwrite.Raw(b, s.Schema, true); !ok {
+				return b, false
+			}
+		}
+		if s.Strict != nil {
+			b = append(b, `,"strict":`...)
+			b = jsonwrite.Bool(b, *s.Strict)
+		}
+		b = append(b, '}')
+	}
+	return append(b, '}'), true
+}
