@@ -29,7 +29,6 @@ func checkRequestSameAsJSON(t *testing.T, r *oaiRequest, extra map[string]json.R
 	return hand && len(extra) == 0
 }
 
-
 // requestShapes are the chat requests pipes, the agent and the chat
 // completions route send: plain text, system and developer turns,
 // multimodal parts, tool definitions and calls (with Gemini and DeepSeek
