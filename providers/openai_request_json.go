@@ -193,7 +193,7 @@ func appendOAIMessage(b []byte, m *oaiMessage) ([]byte, bool) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			if b, ok = appendToolCall(b, &m.ToolCalls[i], true); !ok {
+			if b, ok = engine.AppendToolCallJSON(b, &m.ToolCalls[i], true); !ok {
 				return b, false
 			}
 		}
@@ -239,44 +239,6 @@ func appendContent(b []byte, c *engine.Content) []byte {
 		b = append(b, '}')
 	}
 	return append(b, ']')
-}
-
-// appendToolCall appends tc as encoding/json writes an engine.ToolCall,
-// escaping HTML when html is set.
-func appendToolCall(b []byte, tc *engine.ToolCall, html bool) ([]byte, bool) {
-	b = append(b, '{')
-	if tc.Index != nil {
-		b = append(b, `"index":`...)
-		b = strconv.AppendInt(b, int64(*tc.Index), 10)
-		b = append(b, ',')
-	}
-	if tc.ID != "" {
-		b = append(b, `"id":`...)
-		b = jsonwrite.String(b, tc.ID, html)
-		b = append(b, ',')
-	}
-	if tc.Type != "" {
-		b = append(b, `"type":`...)
-		b = jsonwrite.String(b, tc.Type, html)
-		b = append(b, ',')
-	}
-	b = append(b, `"function":{`...)
-	if tc.Function.Name != "" {
-		b = append(b, `"name":`...)
-		b = jsonwrite.String(b, tc.Function.Name, html)
-		b = append(b, ',')
-	}
-	b = append(b, `"arguments":`...)
-	b = jsonwrite.String(b, tc.Function.Arguments, html)
-	b = append(b, '}')
-	if len(tc.ExtraContent) > 0 {
-		var ok bool
-		b = append(b, `,"extra_content":`...)
-		if b, ok = jsonwrite.Raw(b, tc.ExtraContent, html); !ok {
-			return b, false
-		}
-	}
-	return append(b, '}'), true
 }
 
 func appendTool(b []byte, t *engine.Tool) ([]byte, bool) {
