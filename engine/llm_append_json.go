@@ -154,3 +154,87 @@ func appendStringPtr(b []byte, s *string, html bool) []byte {
 	}
 	return jsonwrite.String(b, *s, html)
 }
+
+// AppendChatChunkJSON appends c as encoding/json writes a ChatChunk. It
+// handles chunks whose choices have no logprobs and no annotations.
+func AppendChatChunkJSON(b []byte, c *ChatChunk, html bool) ([]byte, bool) {
+	b = append(b, `{"id":`...)
+	b = jsonwrite.String(b, c.ID, html)
+	b = append(b, `,"object":`...)
+	b = jsonwrite.String(b, c.Object, html)
+	b = append(b, `,"created":`...)
+	b = strconv.AppendInt(b, c.Created, 10)
+	b = append(b, `,"model":`...)
+	b = jsonwrite.String(b, c.Model, html)
+	b = append(b, `,"system_fingerprint":`...)
+	b = appendStringPtr(b, c.SystemFingerprint, html)
+	b = append(b, `,"choices":`...)
+	if c.Choices == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i := range c.Choices {
+			ch := &c.Choices[i]
+			if ch.Logprobs != nil || len(ch.Delta.Annotations) > 0 {
+				return b, false
+			}
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var ok bool
+			b = append(b, `{"index":`...)
+			b = strconv.AppendInt(b, int64(ch.Index), 10)
+			b = append(b, `,"delta":`...)
+			if b, ok = appendDelta(b, &ch.Delta, html); !ok {
+				return b, false
+			}
+			b = append(b, `,"logprobs":null,"finish_reason":`...)
+			b = appendStringPtr(b, ch.FinishReason, html)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	if c.Usage != nil {
+		b = append(b, `,"usage":`...)
+		b = AppendUsageJSON(b, c.Usage)
+	}
+	return append(b, '}'), true
+}
+
+func appendDelta(b []byte, d *Delta, html bool) ([]byte, bool) {
+	b = append(b, '{')
+	sep := false
+	field := func(key string) {
+		if sep {
+			b = append(b, ',')
+		}
+		b = append(b, key...)
+		sep = true
+	}
+	if d.Role != "" {
+		field(`"role":`)
+		b = jsonwrite.String(b, d.Role, html)
+	}
+	if d.Content != nil {
+		field(`"content":`)
+		b = jsonwrite.String(b, *d.Content, html)
+	}
+	if d.Refusal != nil {
+		field(`"refusal":`)
+		b = jsonwrite.String(b, *d.Refusal, html)
+	}
+	if len(d.ToolCalls) > 0 {
+		var ok bool
+		field(`"tool_calls":[`)
+		for j := range d.ToolCalls {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			if b, ok = AppendToolCallJSON(b, &d.ToolCalls[j], html); !ok {
+				return b, false
+			}
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}'), true
+}

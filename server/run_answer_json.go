@@ -108,3 +108,17 @@ func appendRunResponse(b []byte, r *runResponse) ([]byte, bool) {
 	}
 	return append(b, "}}"...), true
 }
+
+// appendChunkEvent appends a stream chunk as the event writer's encoder
+// writes it (HTML-escaped, ending in a newline); false for any other
+// value, or a chunk with logprobs or annotations.
+func appendChunkEvent(b []byte, v any) ([]byte, bool) {
+	c, ok := v.(*engine.ChatChunk)
+	if !ok || c == nil {
+		return b, false
+	}
+	if b, ok = engine.AppendChatChunkJSON(b, c, true); !ok {
+		return b, false
+	}
+	return append(b, '\n'), true
+}

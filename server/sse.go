@@ -96,7 +96,9 @@ func (w *eventWriter) Event(v any) error {
 	if !w.ndjson {
 		w.fb.WriteString("data: ")
 	}
-	if err := w.enc.Encode(v); err != nil {
+	if b, ok := appendChunkEvent(w.fb.AvailableBuffer(), v); ok {
+		w.fb.Write(b)
+	} else if err := w.enc.Encode(v); err != nil {
 		return err
 	}
 	if !w.ndjson { // Encode ends the value with '\n'; SSE ends it with CRLF CRLF
