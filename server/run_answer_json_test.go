@@ -181,3 +181,30 @@ func FuzzAnswers(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkAnswer(b *testing.B) {
+	e := echo.New()
+	e.JSONSerializer = plainJSON{}
+	w := &discardWriter{h: http.Header{}}
+	req := httptest.NewRequest(http.MethodPost, "/v1/pipes/run", http.NoBody)
+	r := recordedAnswers(b)[0]
+	v := answerShapes(r)[5]
+	for _, bc := range []struct {
+		name   string
+		answer func(c echo.Context) error
+	}{
+		{"hand", func(c echo.Context) error { return answerJSON(c, 200, v) }},
+		{"serializer", func(c echo.Context) error { return plainJSON{}.Serialize(c, v, "") }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				clear(w.h)
+				c := e.AcquireContext()
+				c.Reset(req, w)
+				bc.answer(c)
+				e.ReleaseContext(c)
+			}
+		})
+	}
+}

@@ -133,3 +133,23 @@ func FuzzChunkEvents(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkChunkEvent(b *testing.B) {
+	chunk := recordedChunks(b)[1]
+	b.Run("hand", func(b *testing.B) {
+		b.ReportAllocs()
+		buf := make([]byte, 0, 1024)
+		for b.Loop() {
+			appendChunkEvent(buf[:0], chunk)
+		}
+	})
+	b.Run("encoding/json", func(b *testing.B) {
+		b.ReportAllocs()
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		for b.Loop() {
+			buf.Reset()
+			enc.Encode(chunk)
+		}
+	})
+}
