@@ -133,9 +133,9 @@ func (w *allocWriter) SetWriteDeadline(time.Time) error { return nil }
 
 // The budgets: measured counts (Go 1.26) and about 20 %.
 const (
-	pipeRunAllocBudget, pipeRunAllocBudgetRace         = 665, 710
-	agentRunAllocBudget, agentRunAllocBudgetRace       = 585, 630
-	chatAllocBudget, chatAllocBudgetRace               = 590, 630
-	pipeStreamAllocBudget, pipeStreamAllocBudgetRace   = 1870, 2085
-	agentStreamAllocBudget, agentStreamAllocBudgetRace = 1870, 2070
+	pipeRunAllocBudget, pipeRunAllocBudgetRace         = 630, 665
+	agentRunAllocBudget, agentRunAllocBudgetRace       = 560, 590
+	chatAllocBudget, chatAllocBudgetRace               = 565, 595
+	pipeStreamAllocBudget, pipeStreamAllocBudgetRace   = 1855, 1990
+	agentStreamAllocBudget, agentStreamAllocBudgetRace = 1860, 2000
 )
