@@ -320,7 +320,7 @@ func antFinish(reason string) string {
 // Chat sends a non-stream Messages request.
 func (a *Anthropic) Chat(ctx context.Context, req *engine.ChatRequest) (*engine.ChatResponse, error) {
 	ar := buildAnthropicRequest(req, false)
-	body, err := marshalWithExtra(ar, req.Extra)
+	body, err := encodeAnthropicRequest(ar, req.Extra)
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,7 @@ import (
 // complete only at message_stop.
 func (a *Anthropic) ChatStream(ctx context.Context, req *engine.ChatRequest) (engine.ChatStream, error) {
 	ar := buildAnthropicRequest(req, true)
-	body, err := marshalWithExtra(ar, req.Extra)
+	body, err := encodeAnthropicRequest(ar, req.Extra)
 	if err != nil {
 		return nil, err
 	}
