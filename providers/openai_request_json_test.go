@@ -198,6 +198,9 @@ func TestEncodeOpenAIRequestRandomShapes(t *testing.T) {
 // (encoding/json: one per message content and tool choice, plus its
 // output copy).
 func TestEncodeOpenAIRequestAllocations(t *testing.T) {
+	if raceAllocs > 0 {
+		t.Skip("the race detector adds allocations of its own")
+	}
 	for i, req := range requestShapes()[:4] {
 		r := buildOpenAIRequest(hosts["openai"], req, false)
 		if got := testing.AllocsPerRun(20, func() { encodeOpenAIRequest(r, nil) }); got > 1 {

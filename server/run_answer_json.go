@@ -26,6 +26,11 @@ var answerPool = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return 
 // writeAnswer writes v when appendAnswer handles it, as plainJSON would
 // write it; false, with nothing written, when v needs the serializer.
 func writeAnswer(c echo.Context, v any) (bool, error) {
+	switch v.(type) {
+	case runResponse, agentResponse, *engine.ChatResponse:
+	default:
+		return false, nil
+	}
 	bp := answerPool.Get().(*[]byte)
 	b, ok := appendAnswer((*bp)[:0], v)
 	if !ok {
