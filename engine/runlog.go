@@ -114,8 +114,10 @@ type RunLog struct {
 	retention time.Duration
 	now       func() time.Time
 	sweepStop func()
-	// linger is how long a batch waits for more records (runlog_batch.go).
-	linger time.Duration
+	// linger is how long a batch waits for more records, and written and
+	// commits count what was written (runlog_batch.go).
+	linger           time.Duration
+	written, commits atomic.Int64
 }
 
 // NewRunLog starts the recorder. providers (optional) prices runs from the
@@ -241,7 +243,10 @@ func (l *RunLog) write(batch []RunRecord) {
 	})
 	if err != nil {
 		l.log.Error("run records not written", "count", len(batch), "err", err)
+		return
 	}
+	l.written.Add(int64(len(batch)))
+	l.commits.Add(1)
 }
 
 // cost prices a run from the catalogue's list prices; nil when the model

@@ -71,3 +71,12 @@ func (g *runGather) add(it runItem) {
 }
 
 func (g *runGather) full() bool { return len(g.batch) >= runBatchSize }
+
+// Stats returns the run records this process has written so far and the
+// transactions it wrote them in (batches that failed are not counted).
+func (l *RunLog) Stats() (records, commits int64) {
+	if l == nil {
+		return 0, 0
+	}
+	return l.written.Load(), l.commits.Load()
+}

@@ -37,6 +37,9 @@ type GatewayResult struct {
 	// ThreadWritesPerCommit is how many thread writes shared each
 	// transaction during the Hearth cell (group commit; 0 when none).
 	ThreadWritesPerCommit float64 `json:"thread_writes_per_commit,omitempty"`
+	// RunsPerCommit is how many run records shared each run-log
+	// transaction during the Hearth cell.
+	RunsPerCommit float64 `json:"runs_per_commit,omitempty"`
 	// Peer is the peer gateway's side (HEARTH_BENCH_PEER_URL), when set.
 	Peer   *LoadFigures `json:"peer,omitempty"`
 	RSSMiB float64      `json:"rss_mib"` // the benchmark process (server, fake and clients) after the Hearth cell
@@ -165,9 +168,13 @@ func runGateway(opts gatewayOptions, logf func(string, ...any)) ([]GatewayResult
 				res.Peer = &peer
 			}
 			w0, c0 := ts.App.ThreadWrites.Stats()
+			r0, rc0 := ts.App.RunLog.Stats()
 			res.Hearth = load(client, hearth, c, opts.Cell)
 			if w1, c1 := ts.App.ThreadWrites.Stats(); c1 > c0 {
 				res.ThreadWritesPerCommit = float64(w1-w0) / float64(c1-c0)
+			}
+			if r1, rc1 := ts.App.RunLog.Stats(); rc1 > rc0 {
+				res.RunsPerCommit = float64(r1-r0) / float64(rc1-rc0)
 			}
 			res.RSSMiB = rssMiB()
 			res.AddedP50ms = res.Hearth.P50ms - res.Direct.P50ms
@@ -326,7 +333,7 @@ func printGateway(w io.Writer, rs []GatewayResult, cellSeconds float64) {
 		"per request are the whole process's heap allocations (client, server, fake) minus those of the direct side,\n"+
 		"CPU µs per request the process's user+system CPU time likewise.\n", cellSeconds)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "run\tconc\tdirect rps\thearth rps\tdirect p50 ms\thearth p50 ms\tadded p50 ms\tadded p99 ms\tadded TTFT p50 ms\tallocs/req\tKB/req\tCPU µs/req\tthread writes/commit\tRSS MiB\terrors\t")
+	fmt.Fprintln(tw, "run\tconc\tdirect rps\thearth rps\tdirect p50 ms\thearth p50 ms\tadded p50 ms\tadded p99 ms\tadded TTFT p50 ms\tallocs/req\tKB/req\tCPU µs/req\tthread writes/commit\truns/commit\tRSS MiB\terrors\t")
 	for _, r := range rs {
 		ttft := "-"
 		if r.Hearth.TTFTP50ms > 0 {
@@ -336,9 +343,9 @@ func printGateway(w io.Writer, rs []GatewayResult, cellSeconds float64) {
 		if r.ThreadWritesPerCommit > 0 {
 			perCommit = fmt.Sprintf("%.1f", r.ThreadWritesPerCommit)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%.0f\t%.1f\t%.0f\t%s\t%.0f\t%d\t\n", r.Run, r.Concurrency,
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%.0f\t%.1f\t%.0f\t%s\t%.1f\t%.0f\t%d\t\n", r.Run, r.Concurrency,
 			r.Direct.RPS, r.Hearth.RPS, r.Direct.P50ms, r.Hearth.P50ms, r.AddedP50ms, r.AddedP99ms, ttft,
-			r.AddedAllocsPerR, r.AddedBytesPerR/1024, r.AddedCPUusPerR, perCommit, r.RSSMiB, r.Direct.Errors+r.Hearth.Errors)
+			r.AddedAllocsPerR, r.AddedBytesPerR/1024, r.AddedCPUusPerR, perCommit, r.RunsPerCommit, r.RSSMiB, r.Direct.Errors+r.Hearth.Errors)
 	}
 	tw.Flush()
 	printPeer(w, rs)
