@@ -145,7 +145,7 @@ func runGateway(opts gatewayOptions, logf func(string, ...any)) ([]GatewayResult
 			hearth.key = nostore.APIKey
 		}
 		if opts.Soak > 0 {
-			soaks = append(soaks, soak(client, hearth, run.name, opts.SoakConc, opts.Soak, logf))
+			soaks = append(soaks, soak(client, hearth, run.name, opts.SoakConc, opts.Soak, opts.SoakHeapProfile, logf))
 			continue
 		}
 		// One call through Hearth with recording on gives the upstream

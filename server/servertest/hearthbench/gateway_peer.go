@@ -33,6 +33,9 @@ type gatewayOptions struct {
 	// sampled (soak.go).
 	Soak     time.Duration
 	SoakConc int
+	// SoakHeapProfile, when set, is the prefix of the heap profile each
+	// soaked run kind writes at its end (-soak-heapprofile).
+	SoakHeapProfile string
 	// Postgres runs Hearth on a throwaway PostgreSQL store (one cluster
 	// node, as HEARTH_DATABASE_URL does) instead of Badger.
 	Postgres bool
