@@ -72,6 +72,10 @@ func parseConc(s string) ([]int, error) {
 // startUpstream starts the fake OpenAI upstream, on addr when it is set.
 func startUpstream(addr string) (*fake.Server, error) {
 	f := fake.NewOpenAI()
+	// Recording keeps every request's body and headers: on only for the
+	// one call that captures the direct side's request (runGateway), or a
+	// soak would measure the fake's growing record instead of Hearth.
+	f.SetRecording(false)
 	if addr == "" {
 		return f, nil
 	}

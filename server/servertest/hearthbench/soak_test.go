@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -38,5 +39,28 @@ func TestSoakSamplesAndHeapProfile(t *testing.T) {
 	printSoak(&out, soaks)
 	if !strings.Contains(out.String(), "live MiB first/max/last") || !strings.Contains(out.String(), "agent samples") {
 		t.Fatalf("report:\n%s", out.String())
+	}
+}
+
+// TestUpstreamStartsUnrecorded: the fake upstream keeps no request unless
+// asked to, so a soak's memory is Hearth's and not the fake's record of
+// every request.
+func TestUpstreamStartsUnrecorded(t *testing.T) {
+	f, err := startUpstream("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	res, err := http.Post(f.URL+"/v1/chat/completions", "application/json",
+		strings.NewReader(`{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if f.Count() != 1 {
+		t.Fatalf("the fake saw %d requests, want 1", f.Count())
+	}
+	if n := len(f.Requests()); n != 0 {
+		t.Fatalf("the fake recorded %d requests with recording never turned on", n)
 	}
 }
