@@ -312,15 +312,19 @@ func load(client *http.Client, t gatewayTarget, conc int, d time.Duration) LoadF
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 
 // rssMiB is the resident set of this process (VmRSS).
-func rssMiB() float64 {
+func rssMiB() float64 { return procStatusMiB("VmRSS:") }
+
+// procStatusMiB reads one kB figure of /proc/self/status (0 where there
+// is none).
+func procStatusMiB(field string) float64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
 	}
 	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "VmRSS:") {
+		if strings.HasPrefix(l, field) {
 			var kb float64
-			fmt.Sscanf(strings.TrimSpace(strings.TrimPrefix(l, "VmRSS:")), "%f", &kb)
+			fmt.Sscanf(strings.TrimSpace(strings.TrimPrefix(l, field)), "%f", &kb)
 			return kb / 1024
 		}
 	}

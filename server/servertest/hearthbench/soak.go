@@ -31,9 +31,12 @@ type SoakResult struct {
 // SoakSample is the process (server, fake upstream and clients) at one
 // moment of a soak.
 type SoakSample struct {
-	AtS          float64 `json:"at_s"`
-	Requests     int64   `json:"requests"`
-	RSSMiB       float64 `json:"rss_mib"`
+	AtS      float64 `json:"at_s"`
+	Requests int64   `json:"requests"`
+	RSSMiB   float64 `json:"rss_mib"`
+	// RSSFileMiB is the part of RSS that maps files (Badger's memtable
+	// logs and tables), which the kernel can drop and read back.
+	RSSFileMiB   float64 `json:"rss_file_mib"`
 	HeapInuseMiB float64 `json:"heap_inuse_mib"`
 	// LiveMiB is the heap still reachable: the bytes allocated and not
 	// freed right after a forced collection.
@@ -65,14 +68,14 @@ func soak(client *http.Client, t gatewayTarget, name string, conc int, d time.Du
 	sample := func() {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
-		s := SoakSample{AtS: time.Since(start).Seconds(), Requests: requests.Load(), RSSMiB: rssMiB(),
+		s := SoakSample{AtS: time.Since(start).Seconds(), Requests: requests.Load(), RSSMiB: rssMiB(), RSSFileMiB: procStatusMiB("RssFile:"),
 			HeapInuseMiB: float64(ms.HeapInuse) / (1 << 20), Goroutines: runtime.NumGoroutine()}
 		runtime.GC()
 		runtime.ReadMemStats(&ms)
 		s.LiveMiB = float64(ms.HeapAlloc) / (1 << 20)
 		res.Samples = append(res.Samples, s)
-		logf("soak %s c=%d: %3.0f s, %d requests, RSS %.0f MiB, heap in use %.0f MiB, live %.0f MiB, %d goroutines",
-			name, conc, s.AtS, s.Requests, s.RSSMiB, s.HeapInuseMiB, s.LiveMiB, s.Goroutines)
+		logf("soak %s c=%d: %3.0f s, %d requests, RSS %.0f MiB (files %.0f), heap in use %.0f MiB, live %.0f MiB, %d goroutines",
+			name, conc, s.AtS, s.Requests, s.RSSMiB, s.RSSFileMiB, s.HeapInuseMiB, s.LiveMiB, s.Goroutines)
 	}
 	sample()
 	deadline := start.Add(d)
@@ -138,9 +141,9 @@ func printSoak(w io.Writer, rs []SoakResult) {
 	}
 	tw.Flush()
 	for _, r := range rs {
-		fmt.Fprintf(w, "%s samples (s: RSS MiB, heap MiB, live MiB, goroutines):", r.Run)
+		fmt.Fprintf(w, "%s samples (s: RSS MiB, of it mapped files, heap MiB, live MiB, goroutines):", r.Run)
 		for _, s := range r.Samples {
-			fmt.Fprintf(w, " %.0f: %.0f, %.0f, %.0f, %d;", s.AtS, s.RSSMiB, s.HeapInuseMiB, s.LiveMiB, s.Goroutines)
+			fmt.Fprintf(w, " %.0f: %.0f, %.0f, %.0f, %.0f, %d;", s.AtS, s.RSSMiB, s.RSSFileMiB, s.HeapInuseMiB, s.LiveMiB, s.Goroutines)
 		}
 		fmt.Fprintln(w)
 	}

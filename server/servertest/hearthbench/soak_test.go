@@ -37,7 +37,7 @@ func TestSoakSamplesAndHeapProfile(t *testing.T) {
 	}
 	var out bytes.Buffer
 	printSoak(&out, soaks)
-	if !strings.Contains(out.String(), "live MiB first/max/last") || !strings.Contains(out.String(), "agent samples") {
+	if !strings.Contains(out.String(), "live MiB first/max/last") || !strings.Contains(out.String(), "agent samples (s: RSS MiB, of it mapped files") {
 		t.Fatalf("report:\n%s", out.String())
 	}
 }
