@@ -234,6 +234,8 @@ func (t *tx) Put(key string, v any) error {
 		if kv, err = a.AppendJSON(kv); err != nil {
 			return fmt.Errorf("encode %s: %w", key, err)
 		}
+	} else if str, ok := v.(string); ok && plainJSONString(str) {
+		kv = append(append(append(append(make([]byte, 0, len(key)+len(str)+2), key...), '"'), str...), '"')
 	} else {
 		b, err := json.Marshal(v)
 		if err != nil {

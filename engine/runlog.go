@@ -88,7 +88,8 @@ func NewRunID(ctx context.Context, start time.Time) string {
 
 // RunLog records runs off the request path: Record only queues, and one
 // worker writes batches (group commit: every record queued while a batch
-// was being written goes into the next one, up to 256 per transaction).
+// was being written, or within 5 ms of the batch's first record, goes into
+// it, up to 256 per transaction).
 // When the queue is full Record waits for room (back-pressure on the
 // request that records) for up to 2 s, then drops the record and counts it;
 // a failed write is logged, never reported to the caller. Close flushes
@@ -113,15 +114,24 @@ type RunLog struct {
 	retention time.Duration
 	now       func() time.Time
 	sweepStop func()
+	// linger is how long a batch waits for more records, and written and
+	// commits count what was written (runlog_batch.go).
+	linger           time.Duration
+	written, commits atomic.Int64
 }
 
 // NewRunLog starts the recorder. providers (optional) prices runs from the
 // catalogue; log (optional) receives write failures.
 func NewRunLog(store Store, providers Providers, log *slog.Logger) *RunLog {
+	return newRunLog(store, providers, log, runLinger)
+}
+
+func newRunLog(store Store, providers Providers, log *slog.Logger, linger time.Duration) *RunLog {
 	if log == nil {
 		log = slog.Default()
 	}
-	l := &RunLog{store: store, providers: providers, log: log, queue: make(chan runItem, runQueueSize), done: make(chan struct{})}
+	l := &RunLog{store: store, providers: providers, log: log, queue: make(chan runItem, runQueueSize), done: make(chan struct{}),
+		linger: linger}
 	go l.work()
 	return l
 }
@@ -196,34 +206,13 @@ func (l *RunLog) Flush() {
 
 func (l *RunLog) work() {
 	defer close(l.done)
-	batch := make([]RunRecord, 0, runBatchSize)
-	var acks []chan struct{}
-	add := func(it runItem) {
-		if it.ack != nil {
-			acks = append(acks, it.ack)
-		} else {
-			batch = append(batch, it.rec)
-		}
-	}
+	g := runGather{batch: make([]RunRecord, 0, runBatchSize), linger: l.linger}
 	for it := range l.queue {
-		batch, acks = batch[:0], acks[:0]
-		add(it)
-	fill:
-		for len(batch) < runBatchSize {
-			select {
-			case it, ok := <-l.queue:
-				if !ok {
-					break fill
-				}
-				add(it)
-			default:
-				break fill
-			}
+		g.fill(it, l.queue)
+		if len(g.batch) > 0 {
+			l.write(g.batch)
 		}
-		if len(batch) > 0 {
-			l.write(batch)
-		}
-		for _, a := range acks {
+		for _, a := range g.acks {
 			close(a)
 		}
 	}
@@ -254,7 +243,10 @@ func (l *RunLog) write(batch []RunRecord) {
 	})
 	if err != nil {
 		l.log.Error("run records not written", "count", len(batch), "err", err)
+		return
 	}
+	l.written.Add(int64(len(batch)))
+	l.commits.Add(1)
 }
 
 // cost prices a run from the catalogue's list prices; nil when the model

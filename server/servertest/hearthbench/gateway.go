@@ -37,6 +37,9 @@ type GatewayResult struct {
 	// ThreadWritesPerCommit is how many thread writes shared each
 	// transaction during the Hearth cell (group commit; 0 when none).
 	ThreadWritesPerCommit float64 `json:"thread_writes_per_commit,omitempty"`
+	// RunsPerCommit is how many run records shared each run-log
+	// transaction during the Hearth cell.
+	RunsPerCommit float64 `json:"runs_per_commit,omitempty"`
 	// Peer is the peer gateway's side (HEARTH_BENCH_PEER_URL), when set.
 	Peer   *LoadFigures `json:"peer,omitempty"`
 	RSSMiB float64      `json:"rss_mib"` // the benchmark process (server, fake and clients) after the Hearth cell
@@ -142,7 +145,7 @@ func runGateway(opts gatewayOptions, logf func(string, ...any)) ([]GatewayResult
 			hearth.key = nostore.APIKey
 		}
 		if opts.Soak > 0 {
-			soaks = append(soaks, soak(client, hearth, run.name, opts.SoakConc, opts.Soak, logf))
+			soaks = append(soaks, soak(client, hearth, run.name, opts.SoakConc, opts.Soak, opts.SoakHeapProfile, logf))
 			continue
 		}
 		// One call through Hearth with recording on gives the upstream
@@ -165,9 +168,13 @@ func runGateway(opts gatewayOptions, logf func(string, ...any)) ([]GatewayResult
 				res.Peer = &peer
 			}
 			w0, c0 := ts.App.ThreadWrites.Stats()
+			r0, rc0 := ts.App.RunLog.Stats()
 			res.Hearth = load(client, hearth, c, opts.Cell)
 			if w1, c1 := ts.App.ThreadWrites.Stats(); c1 > c0 {
 				res.ThreadWritesPerCommit = float64(w1-w0) / float64(c1-c0)
+			}
+			if r1, rc1 := ts.App.RunLog.Stats(); rc1 > rc0 {
+				res.RunsPerCommit = float64(r1-r0) / float64(rc1-rc0)
 			}
 			res.RSSMiB = rssMiB()
 			res.AddedP50ms = res.Hearth.P50ms - res.Direct.P50ms
@@ -305,15 +312,19 @@ func load(client *http.Client, t gatewayTarget, conc int, d time.Duration) LoadF
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 
 // rssMiB is the resident set of this process (VmRSS).
-func rssMiB() float64 {
+func rssMiB() float64 { return procStatusMiB("VmRSS:") }
+
+// procStatusMiB reads one kB figure of /proc/self/status (0 where there
+// is none).
+func procStatusMiB(field string) float64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
 	}
 	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "VmRSS:") {
+		if strings.HasPrefix(l, field) {
 			var kb float64
-			fmt.Sscanf(strings.TrimSpace(strings.TrimPrefix(l, "VmRSS:")), "%f", &kb)
+			fmt.Sscanf(strings.TrimSpace(strings.TrimPrefix(l, field)), "%f", &kb)
 			return kb / 1024
 		}
 	}
@@ -326,7 +337,7 @@ func printGateway(w io.Writer, rs []GatewayResult, cellSeconds float64) {
 		"per request are the whole process's heap allocations (client, server, fake) minus those of the direct side,\n"+
 		"CPU µs per request the process's user+system CPU time likewise.\n", cellSeconds)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "run\tconc\tdirect rps\thearth rps\tdirect p50 ms\thearth p50 ms\tadded p50 ms\tadded p99 ms\tadded TTFT p50 ms\tallocs/req\tKB/req\tCPU µs/req\tthread writes/commit\tRSS MiB\terrors\t")
+	fmt.Fprintln(tw, "run\tconc\tdirect rps\thearth rps\tdirect p50 ms\thearth p50 ms\tadded p50 ms\tadded p99 ms\tadded TTFT p50 ms\tallocs/req\tKB/req\tCPU µs/req\tthread writes/commit\truns/commit\tRSS MiB\terrors\t")
 	for _, r := range rs {
 		ttft := "-"
 		if r.Hearth.TTFTP50ms > 0 {
@@ -336,9 +347,9 @@ func printGateway(w io.Writer, rs []GatewayResult, cellSeconds float64) {
 		if r.ThreadWritesPerCommit > 0 {
 			perCommit = fmt.Sprintf("%.1f", r.ThreadWritesPerCommit)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%.0f\t%.1f\t%.0f\t%s\t%.0f\t%d\t\n", r.Run, r.Concurrency,
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%.0f\t%.1f\t%.0f\t%s\t%.1f\t%.0f\t%d\t\n", r.Run, r.Concurrency,
 			r.Direct.RPS, r.Hearth.RPS, r.Direct.P50ms, r.Hearth.P50ms, r.AddedP50ms, r.AddedP99ms, ttft,
-			r.AddedAllocsPerR, r.AddedBytesPerR/1024, r.AddedCPUusPerR, perCommit, r.RSSMiB, r.Direct.Errors+r.Hearth.Errors)
+			r.AddedAllocsPerR, r.AddedBytesPerR/1024, r.AddedCPUusPerR, perCommit, r.RunsPerCommit, r.RSSMiB, r.Direct.Errors+r.Hearth.Errors)
 	}
 	tw.Flush()
 	printPeer(w, rs)

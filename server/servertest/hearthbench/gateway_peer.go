@@ -33,6 +33,9 @@ type gatewayOptions struct {
 	// sampled (soak.go).
 	Soak     time.Duration
 	SoakConc int
+	// SoakHeapProfile, when set, is the prefix of the heap profile each
+	// soaked run kind writes at its end (-soak-heapprofile).
+	SoakHeapProfile string
 	// Postgres runs Hearth on a throwaway PostgreSQL store (one cluster
 	// node, as HEARTH_DATABASE_URL does) instead of Badger.
 	Postgres bool
@@ -69,6 +72,10 @@ func parseConc(s string) ([]int, error) {
 // startUpstream starts the fake OpenAI upstream, on addr when it is set.
 func startUpstream(addr string) (*fake.Server, error) {
 	f := fake.NewOpenAI()
+	// Recording keeps every request's body and headers: on only for the
+	// one call that captures the direct side's request (runGateway), or a
+	// soak would measure the fake's growing record instead of Hearth.
+	f.SetRecording(false)
 	if addr == "" {
 		return f, nil
 	}

@@ -15,8 +15,9 @@ import (
 // TestGatewayPeerRow: a peer gateway configured against the benchmark's
 // fake upstream at a fixed address (here a second Hearth, through its
 // OpenAI-compatible endpoint) is measured in the same run, without
-// errors, and printed next to Hearth's rows; CPU per request and the
-// thread writes per group commit are reported.
+// errors, and printed next to Hearth's rows; CPU per request, the
+// thread writes per group commit and the run records per run-log commit
+// are reported.
 func TestGatewayPeerRow(t *testing.T) {
 	// Registered first, so it runs after the servers' cleanups: the
 	// retrieval tests that follow measure the live heap, which must not
@@ -57,13 +58,16 @@ func TestGatewayPeerRow(t *testing.T) {
 		if r.ThreadWritesPerCommit < 1 {
 			t.Fatalf("%s: %.2f thread writes per commit; pipe runs store their thread", r.Run, r.ThreadWritesPerCommit)
 		}
+		if r.RunsPerCommit < 1 {
+			t.Fatalf("%s: %.2f run records per run-log commit; every run is recorded", r.Run, r.RunsPerCommit)
+		}
 		if r.Run == "pipe stream" && r.Peer.TTFTP50ms <= 0 {
 			t.Fatalf("peer stream without a time to first token: %+v", r.Peer)
 		}
 	}
 	var out bytes.Buffer
 	printGateway(&out, rows, opts.Cell.Seconds())
-	if !strings.Contains(out.String(), "Peer gateway (HEARTH_BENCH_PEER_URL)") || !strings.Contains(out.String(), "CPU µs/req") {
+	if !strings.Contains(out.String(), "Peer gateway (HEARTH_BENCH_PEER_URL)") || !strings.Contains(out.String(), "CPU µs/req") || !strings.Contains(out.String(), "runs/commit") {
 		t.Fatalf("report:\n%s", out.String())
 	}
 }

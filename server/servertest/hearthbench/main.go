@@ -78,6 +78,7 @@ func main() {
 	mutexProfile := flag.String("mutexprofile", "", "write a mutex contention profile to this file at the end")
 	soakFor := flag.Duration("soak", 0, `gateway: instead of the table, send each run kind (-runs; default "pipe,agent") from -soak-conc clients for this long, sampling RSS, heap in use and goroutines every 5 s`)
 	soakConc := flag.Int("soak-conc", 16, "gateway: clients of -soak")
+	soakHeap := flag.String("soak-heapprofile", "", "gateway: with -soak, write a heap profile (after a collection) at the end of each run kind to PREFIX-<run>.prof")
 	flag.Parse()
 	stopProfiles, err := startProfiles(profileFiles{CPU: *cpuProfile, Mem: *memProfile, Block: *blockProfile, Mutex: *mutexProfile})
 	if err != nil {
@@ -125,7 +126,7 @@ func main() {
 		if opts.Conc, err = parseConc(*conc); err != nil {
 			fail("gateway", err)
 		}
-		opts.Soak, opts.SoakConc = *soakFor, *soakConc
+		opts.Soak, opts.SoakConc, opts.SoakHeapProfile = *soakFor, *soakConc, *soakHeap
 		if *runKinds == "" && opts.Soak > 0 {
 			*runKinds = "pipe,agent"
 		}

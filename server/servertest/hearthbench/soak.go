@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"text/tabwriter"
@@ -30,16 +31,25 @@ type SoakResult struct {
 // SoakSample is the process (server, fake upstream and clients) at one
 // moment of a soak.
 type SoakSample struct {
-	AtS          float64 `json:"at_s"`
-	Requests     int64   `json:"requests"`
-	RSSMiB       float64 `json:"rss_mib"`
+	AtS      float64 `json:"at_s"`
+	Requests int64   `json:"requests"`
+	RSSMiB   float64 `json:"rss_mib"`
+	// RSSFileMiB is the part of RSS that maps files (Badger's memtable
+	// logs and tables), which the kernel can drop and read back.
+	RSSFileMiB   float64 `json:"rss_file_mib"`
 	HeapInuseMiB float64 `json:"heap_inuse_mib"`
-	Goroutines   int     `json:"goroutines"`
+	// LiveMiB is the heap still reachable: the bytes allocated and not
+	// freed right after a forced collection.
+	LiveMiB    float64 `json:"live_mib"`
+	Goroutines int     `json:"goroutines"`
 }
 
 // soak sends t from conc clients for d (after the warm-up load uses) and
 // samples memory at the start, every 5 s and at the end.
-func soak(client *http.Client, t gatewayTarget, name string, conc int, d time.Duration, logf func(string, ...any)) SoakResult {
+// When heapProfile is set, a heap profile (after a collection) of the
+// end of the soak is written to heapProfile-<run>.prof.
+func soak(client *http.Client, t gatewayTarget, name string, conc int, d time.Duration, heapProfile string,
+	logf func(string, ...any)) SoakResult {
 	if conc <= 0 {
 		conc = 16
 	}
@@ -58,11 +68,14 @@ func soak(client *http.Client, t gatewayTarget, name string, conc int, d time.Du
 	sample := func() {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
-		s := SoakSample{AtS: time.Since(start).Seconds(), Requests: requests.Load(), RSSMiB: rssMiB(),
+		s := SoakSample{AtS: time.Since(start).Seconds(), Requests: requests.Load(), RSSMiB: rssMiB(), RSSFileMiB: procStatusMiB("RssFile:"),
 			HeapInuseMiB: float64(ms.HeapInuse) / (1 << 20), Goroutines: runtime.NumGoroutine()}
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		s.LiveMiB = float64(ms.HeapAlloc) / (1 << 20)
 		res.Samples = append(res.Samples, s)
-		logf("soak %s c=%d: %3.0f s, %d requests, RSS %.0f MiB, heap in use %.0f MiB, %d goroutines",
-			name, conc, s.AtS, s.Requests, s.RSSMiB, s.HeapInuseMiB, s.Goroutines)
+		logf("soak %s c=%d: %3.0f s, %d requests, RSS %.0f MiB (files %.0f), heap in use %.0f MiB, live %.0f MiB, %d goroutines",
+			name, conc, s.AtS, s.Requests, s.RSSMiB, s.RSSFileMiB, s.HeapInuseMiB, s.LiveMiB, s.Goroutines)
 	}
 	sample()
 	deadline := start.Add(d)
@@ -95,6 +108,12 @@ func soak(client *http.Client, t gatewayTarget, name string, conc int, d time.Du
 	res.Requests, res.Errors = requests.Load(), errs.Load()
 	res.RPS = float64(res.Requests) / res.Seconds
 	sample()
+	if heapProfile != "" {
+		file := heapProfile + "-" + strings.ReplaceAll(name, " ", "-") + ".prof"
+		if err := writeProfile(file, "heap"); err != nil {
+			logf("soak %s: heap profile: %v", name, err)
+		}
+	}
 	return res
 }
 
@@ -102,29 +121,29 @@ func printSoak(w io.Writer, rs []SoakResult) {
 	if len(rs) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\nSoak: each run sent back to back for the whole period; the process's RSS, heap in use and goroutines\n"+
-		"sampled every %s (server, fake upstream and clients share the process).\n", soakEvery)
+	fmt.Fprintf(w, "\nSoak: each run sent back to back for the whole period; the process's RSS, heap in use, live heap (after\n"+
+		"a forced collection) and goroutines sampled every %s (server, fake upstream and clients share the process).\n", soakEvery)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "run\tconc\ts\trequests\trps\terrors\tRSS MiB first/max/last\theap MiB first/max/last\tgoroutines first/max/last\t")
+	fmt.Fprintln(tw, "run\tconc\ts\trequests\trps\terrors\tRSS MiB first/max/last\theap MiB first/max/last\tlive MiB first/max/last\tgoroutines first/max/last\t")
 	for _, r := range rs {
 		if len(r.Samples) == 0 {
 			continue
 		}
 		first, last := r.Samples[0], r.Samples[len(r.Samples)-1]
-		var rss, heap float64
+		var rss, heap, live float64
 		var gor int
 		for _, s := range r.Samples {
-			rss, heap, gor = max(rss, s.RSSMiB), max(heap, s.HeapInuseMiB), max(gor, s.Goroutines)
+			rss, heap, live, gor = max(rss, s.RSSMiB), max(heap, s.HeapInuseMiB), max(live, s.LiveMiB), max(gor, s.Goroutines)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%d\t%.0f\t%d\t%.0f / %.0f / %.0f\t%.0f / %.0f / %.0f\t%d / %d / %d\t\n", r.Run, r.Concurrency,
-			r.Seconds, r.Requests, r.RPS, r.Errors, first.RSSMiB, rss, last.RSSMiB, first.HeapInuseMiB, heap,
-			last.HeapInuseMiB, first.Goroutines, gor, last.Goroutines)
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%d\t%.0f\t%d\t%.0f / %.0f / %.0f\t%.0f / %.0f / %.0f\t%.0f / %.0f / %.0f\t%d / %d / %d\t\n",
+			r.Run, r.Concurrency, r.Seconds, r.Requests, r.RPS, r.Errors, first.RSSMiB, rss, last.RSSMiB, first.HeapInuseMiB, heap,
+			last.HeapInuseMiB, first.LiveMiB, live, last.LiveMiB, first.Goroutines, gor, last.Goroutines)
 	}
 	tw.Flush()
 	for _, r := range rs {
-		fmt.Fprintf(w, "%s samples (s: RSS MiB, heap MiB, goroutines):", r.Run)
+		fmt.Fprintf(w, "%s samples (s: RSS MiB, of it mapped files, heap MiB, live MiB, goroutines):", r.Run)
 		for _, s := range r.Samples {
-			fmt.Fprintf(w, " %.0f: %.0f, %.0f, %d;", s.AtS, s.RSSMiB, s.HeapInuseMiB, s.Goroutines)
+			fmt.Fprintf(w, " %.0f: %.0f, %.0f, %.0f, %.0f, %d;", s.AtS, s.RSSMiB, s.RSSFileMiB, s.HeapInuseMiB, s.LiveMiB, s.Goroutines)
 		}
 		fmt.Fprintln(w)
 	}
