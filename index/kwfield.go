@@ -64,11 +64,13 @@ func englishFor(idx bleve.Index) *englishAnalysis {
 	return &englishAnalysis{general: an, stop: stop}
 }
 
-// document returns the chunk's Bleve document: its id and one englishField.
-func (a *englishAnalysis) document(id, text string) *document.Document {
+// document returns the chunk's Bleve document, its id and one
+// englishField, and that field.
+func (a *englishAnalysis) document(id, text string) (*document.Document, *englishField) {
 	doc := document.NewDocument(id)
-	doc.AddField(&englishField{text: text, an: a})
-	return doc
+	f := &englishField{text: text, an: a}
+	doc.AddField(f)
+	return doc, f
 }
 
 // Sizes that TokenFrequencies.Size counts, from Bleve's own functions: an
@@ -83,19 +85,20 @@ var (
 // Bleve's TextField.Analyze does with the analyzer, and the frequencies'
 // Size (counted as they are made: Bleve asks each document's size, and
 // walking the map for it was 1.5 % of ingestion's CPU time).
-func (a *englishAnalysis) analyze(text string) (int, bleveindex.TokenFrequencies, int) {
-	b := []byte(text) // the copy that is lowered in place
-	if !isASCII(b) {
-		tokens := a.general.Analyze(b)
+// With ASCII text, the map and its TokenFreqs are those of the returned
+// arena (nil otherwise), to release when Bleve no longer reads them.
+func (a *englishAnalysis) analyze(text string) (int, bleveindex.TokenFrequencies, int, *freqArena) {
+	if !isASCIIString(text) {
+		tokens := a.general.Analyze([]byte(text))
 		freqs := analysis.TokenFrequency(tokens, nil, bleveindex.IndexField)
-		return len(tokens), freqs, freqs.Size()
+		return len(tokens), freqs, freqs.Size(), nil
 	}
-	// Up to one distinct term per 16 bytes of prose: a map that grows
-	// while filled costs more than one sized a little large.
-	freqs := make(bleveindex.TokenFrequencies, len(b)/16+8)
-	var slab []bleveindex.TokenFreq
-	seen := newSeenTerms(len(b))
+	seen := newSeenTerms(len(text))
 	defer seen.release()
+	b := append(seen.text[:0], text...) // the copy that is lowered in place
+	seen.text = b
+	arena := getArena(len(b))
+	freqs := arena.freqs
 	n, size := 0, freqsSizeEmpty
 	for i := 0; ; {
 		start, end, _ := nextASCIIWord(b, i)
@@ -129,11 +132,7 @@ func (a *englishAnalysis) analyze(text string) (int, bleveindex.TokenFrequencies
 			n++
 			stem, key := stemTerm(term, h)
 			if tf = freqs[string(stem)]; tf == nil {
-				if len(slab) == 0 {
-					slab = make([]bleveindex.TokenFreq, max(16, (len(b)-i)/60))
-				}
-				tf, slab = &slab[0], slab[1:]
-				tf.Term = stem
+				tf = arena.take(len(b)-i, stem)
 				if key == "" {
 					key = string(stem)
 				}
@@ -146,7 +145,7 @@ func (a *englishAnalysis) analyze(text string) (int, bleveindex.TokenFrequencies
 			seen.put(slot, start, start+len(term), h, tf)
 		}
 	}
-	return n, freqs, size
+	return n, freqs, size, arena
 }
 
 // seenSlot is a term seen in the text being analysed: the lower-cased
@@ -166,6 +165,7 @@ type seenSlot struct {
 type seenTerms struct {
 	slots []seenSlot // power-of-two length
 	used  int
+	text  []byte // the lower-cased copy of the text
 }
 
 var seenPool = sync.Pool{New: func() any { return new(seenTerms) }}
@@ -213,8 +213,8 @@ func (t *seenTerms) put(s *seenSlot, start, end int, h uint32, tf *bleveindex.To
 	t.used++
 }
 
-// release returns the table to the pool unless it is larger than a
-// 128 KB text needs.
+// release returns the table, with its text buffer, to the pool unless it
+// is larger than a 128 KB text needs.
 func (t *seenTerms) release() {
 	if len(t.slots) <= 16384 {
 		seenPool.Put(t)
@@ -231,7 +231,8 @@ type englishField struct {
 	an     *englishAnalysis
 	length int
 	freqs  bleveindex.TokenFrequencies
-	size   int // freqs.Size()
+	size   int        // freqs.Size()
+	arena  *freqArena // freqs's, when pooled
 }
 
 // Name implements document.Field.
@@ -244,7 +245,16 @@ func (f *englishField) ArrayPositions() []uint64 { return nil }
 func (f *englishField) Options() bleveindex.FieldIndexingOptions { return bleveindex.IndexField }
 
 // Analyze implements document.Field.
-func (f *englishField) Analyze() { f.length, f.freqs, f.size = f.an.analyze(f.text) }
+func (f *englishField) Analyze() { f.length, f.freqs, f.size, f.arena = f.an.analyze(f.text) }
+
+// release hands the field's frequencies back for other chunks (see
+// freqArena) once Bleve's Batch holding the field has returned.
+func (f *englishField) release() {
+	if f.arena != nil {
+		f.arena.release()
+	}
+	f.arena, f.freqs = nil, nil
+}
 
 // Value implements document.Field.
 func (f *englishField) Value() []byte { return []byte(f.text) }

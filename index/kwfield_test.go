@@ -154,16 +154,38 @@ func TestEnglishForMappings(t *testing.T) {
 
 // TestEnglishFieldAllocations: a 10 KB chunk's terms are counted without
 // a token per word (Bleve's analyzer and TokenFrequency allocate several
-// hundred objects for this text).
+// hundred objects for this text), and a field released after its batch
+// hands its map and TokenFreqs to the next chunk's analysis.
 func TestEnglishFieldAllocations(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector drops pooled tables at random")
 	}
 	a := testEnglish(t)
 	text := strings.Repeat("The otters' dens, e.g. 3.5 km from the river_bank: 1,000 fish; don't count. ", 130)
-	a.analyze(text) // fill the stem cache
-	if n := testing.AllocsPerRun(20, func() { a.analyze(text) }); n > 8 {
+	f := &englishField{text: text, an: a}
+	f.Analyze() // fill the stem cache
+	f.release()
+	if n := testing.AllocsPerRun(20, func() { f.Analyze(); f.release() }); n > 1 {
+		t.Fatalf("%v allocations to analyse %d bytes and release the field, want at most 1", n, len(text))
+	}
+	if n := testing.AllocsPerRun(20, func() { f.Analyze() }); n > 8 {
 		t.Fatalf("%v allocations to analyse %d bytes, want at most 8", n, len(text))
+	}
+}
+
+// TestEnglishFieldReleasedArenaReused: the frequencies of a chunk analysed
+// with a released field's arena are the chunk's own, not the mixture of
+// both (the map is emptied, each TokenFreq's count starts at zero).
+func TestEnglishFieldReleasedArenaReused(t *testing.T) {
+	a := testEnglish(t)
+	first := &englishField{text: strings.Repeat("otters swim and otters sleep near rivers; ", 40), an: a}
+	first.Analyze()
+	first.release()
+	if first.freqs != nil || first.arena != nil {
+		t.Fatal("a released field keeps its frequencies")
+	}
+	for _, text := range []string{"Rivers hold otters, herons and fish.", strings.Repeat("fish swim; herons wait. ", 200)} {
+		sameField(t, a, text)
 	}
 }
 
@@ -304,7 +326,9 @@ func BenchmarkEnglishField(b *testing.B) {
 	b.Run("one-pass", func(b *testing.B) {
 		b.SetBytes(10000)
 		for i := 0; i < b.N; i++ {
-			a.analyze(texts[i%len(texts)])
+			f := &englishField{text: texts[i%len(texts)], an: a}
+			f.Analyze()
+			f.release()
 		}
 	})
 }
