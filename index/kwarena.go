@@ -35,7 +35,9 @@ func getArena(size int) *freqArena {
 	if a.freqs == nil {
 		// Up to one distinct term per 16 bytes of prose: a map that grows
 		// while filled costs more than one sized a little large.
-		a.freqs = make(bleveindex.TokenFrequencies, size/16+8)
+		n := min(size/16+8, maxArenaTerms)
+		a.freqs = make(bleveindex.TokenFrequencies, n)
+		a.slab = make([]bleveindex.TokenFreq, n)
 	}
 	return a
 }
