@@ -31,6 +31,9 @@ func TestChunkRecordPutWithoutReflection(t *testing.T) {
 	if _, ok := v.(engine.JSONAppender); !ok {
 		t.Fatal("*chunkRecord is not a JSONAppender")
 	}
+	if raceEnabled {
+		t.Skip("the race detector adds allocations")
+	}
 	r := chunkRecord{Doc: "notes.md", Text: strings.Repeat("Otters hold hands. ", 520)}
 	buf := make([]byte, 0, 600)
 	if n := testing.AllocsPerRun(20, func() { _, _ = r.AppendJSON(buf[:0]) }); n > 1 {
