@@ -130,13 +130,22 @@ func (a *englishAnalysis) analyze(text string) (int, bleveindex.TokenFrequencies
 		var tf *bleveindex.TokenFreq
 		if !a.stop.hasHashed(term, h) {
 			n++
-			stem, key := stemTerm(term, h)
-			if tf = freqs[string(stem)]; tf == nil {
+			stem, key, sh := stemTermHashed(term, h)
+			st, found := seen.findStem(stem, sh)
+			if found {
+				tf = st.tf
+			} else if st == nil {
+				tf = freqs[string(stem)] // the stem table is full
+			}
+			if tf == nil {
 				tf = arena.take(len(b)-i, stem)
 				if key == "" {
 					key = string(stem)
 				}
 				freqs[key] = tf
+				if st != nil {
+					seen.putStem(st, sh, tf)
+				}
 				size += freqsSizeEntry + 2*len(stem) // the key and the term
 			}
 			tf.SetFrequency(tf.Frequency() + 1)
@@ -166,6 +175,20 @@ type seenTerms struct {
 	slots []seenSlot // power-of-two length
 	used  int
 	text  []byte // the lower-cased copy of the text
+
+	// stems holds the text's stems, so a term seen for the first time
+	// finds its stem's frequency (if another term had the same stem)
+	// without a lookup in the frequencies map, a cold one when the map is
+	// reused (freqArena).
+	stems     []stemSlot // as long as slots
+	stemsUsed int
+}
+
+// stemSlot is a stem of the text being analysed, fnv1a hash h, and its
+// frequency (nil: a free slot).
+type stemSlot struct {
+	h  uint32
+	tf *bleveindex.TokenFreq
 }
 
 var seenPool = sync.Pool{New: func() any { return new(seenTerms) }}
@@ -180,12 +203,40 @@ func newSeenTerms(size int) *seenTerms {
 	}
 	if cap(t.slots) < n {
 		t.slots = make([]seenSlot, n)
+		t.stems = make([]stemSlot, n)
 	} else {
-		t.slots = t.slots[:n]
+		t.slots, t.stems = t.slots[:n], t.stems[:n]
 		clear(t.slots)
+		clear(t.stems)
 	}
-	t.used = 0
+	t.used, t.stemsUsed = 0, 0
 	return t
+}
+
+// findStem returns the slot of stem (hash h) and true when the text has
+// it, the free slot where it goes and false when not, or nil and false
+// when the table is three quarters full and stem is not in it (the caller
+// then looks in the frequencies map).
+func (t *seenTerms) findStem(stem []byte, h uint32) (*stemSlot, bool) {
+	mask := uint32(len(t.stems) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := &t.stems[i]
+		if s.tf == nil {
+			if 4*(t.stemsUsed+1) > 3*len(t.stems) {
+				return nil, false
+			}
+			return s, false
+		}
+		if s.h == h && string(s.tf.Term) == string(stem) {
+			return s, true
+		}
+	}
+}
+
+// putStem fills the free slot s with a stem's frequency.
+func (t *seenTerms) putStem(s *stemSlot, h uint32, tf *bleveindex.TokenFreq) {
+	*s = stemSlot{h: h, tf: tf}
+	t.stemsUsed++
 }
 
 // find returns the slot of term (hash h, a subslice of b): the used slot

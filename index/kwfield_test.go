@@ -332,3 +332,23 @@ func BenchmarkEnglishField(b *testing.B) {
 		}
 	})
 }
+
+// TestEnglishFieldManyDistinctTerms: a text with more distinct terms than
+// the per-text tables take (they fill at three quarters) counts the terms
+// that come after, and terms sharing a stem before and after, as Bleve
+// does.
+func TestEnglishFieldManyDistinctTerms(t *testing.T) {
+	a := testEnglish(t)
+	var s strings.Builder
+	s.WriteString("connect connected otters ")
+	for i := 0; i < 4000; i++ {
+		fmt.Fprintf(&s, "w%dq ", i)
+	}
+	s.WriteString("connecting connection otter's otters running runs run")
+	sameField(t, a, s.String())
+	seen := newSeenTerms(s.Len())
+	defer seen.release()
+	if 4000 < 3*len(seen.stems)/4 {
+		t.Fatalf("the text does not fill a table of %d stems", len(seen.stems))
+	}
+}
