@@ -84,7 +84,7 @@ var (
 // analyze returns the number of terms of text, their frequencies, as
 // Bleve's TextField.Analyze does with the analyzer, and the frequencies'
 // Size (counted as they are made: Bleve asks each document's size, and
-// walking the map for it was 1.5 % of ingestion's CPU time).
+// walking the map for it was about 1 % of ingestion's CPU time).
 // With ASCII text, the map and its TokenFreqs are those of the returned
 // arena (nil otherwise), to release when Bleve no longer reads them.
 func (a *englishAnalysis) analyze(text string) (int, bleveindex.TokenFrequencies, int, *freqArena) {

@@ -76,8 +76,8 @@ func sameField(t testing.TB, a *englishAnalysis, text string) {
 }
 
 // TestEnglishFieldSizeRecorded: a field's Size is counted while it is
-// analysed, not by walking its frequencies each time Bleve asks (1.5 % of
-// ingestion's CPU time).
+// analysed, not by walking its frequencies each time Bleve asks (about
+// 1 % of ingestion's CPU time).
 func TestEnglishFieldSizeRecorded(t *testing.T) {
 	a := testEnglish(t)
 	f := &englishField{text: "Otters hold hands; the otters' dens are by the river.", an: a}
