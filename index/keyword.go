@@ -101,10 +101,18 @@ func (k *keywordIndex) apply(put []engine.IndexedChunk, del []string, seq uint64
 // deletes keywordSeqKey, whose meaning the cluster mode does not keep.
 func (k *keywordIndex) applyAt(put []engine.IndexedChunk, del []string, key []byte, seq uint64) error {
 	b := k.idx.NewBatch()
+	var fields []*englishField
+	defer func() {
+		for _, f := range fields {
+			f.release()
+		}
+	}()
 	for _, c := range put {
 		var err error
 		if k.eng != nil && c.ID != "" {
-			err = b.IndexAdvanced(k.eng.document(c.ID, c.Text))
+			doc, f := k.eng.document(c.ID, c.Text)
+			fields = append(fields, f)
+			err = b.IndexAdvanced(doc)
 		} else {
 			err = b.Index(c.ID, keywordDoc{Text: c.Text})
 		}

@@ -64,28 +64,42 @@ func englishFor(idx bleve.Index) *englishAnalysis {
 	return &englishAnalysis{general: an, stop: stop}
 }
 
-// document returns the chunk's Bleve document: its id and one englishField.
-func (a *englishAnalysis) document(id, text string) *document.Document {
+// document returns the chunk's Bleve document, its id and one
+// englishField, and that field.
+func (a *englishAnalysis) document(id, text string) (*document.Document, *englishField) {
 	doc := document.NewDocument(id)
-	doc.AddField(&englishField{text: text, an: a})
-	return doc
+	f := &englishField{text: text, an: a}
+	doc.AddField(f)
+	return doc, f
 }
 
-// analyze returns the number of terms of text and their frequencies, as
-// Bleve's TextField.Analyze does with the analyzer.
-func (a *englishAnalysis) analyze(text string) (int, bleveindex.TokenFrequencies) {
-	b := []byte(text) // the copy that is lowered in place
-	if !isASCII(b) {
-		tokens := a.general.Analyze(b)
-		return len(tokens), analysis.TokenFrequency(tokens, nil, bleveindex.IndexField)
+// Sizes that TokenFrequencies.Size counts, from Bleve's own functions: an
+// empty map, and an entry (key, pointer, TokenFreq) besides its key's and
+// term's bytes.
+var (
+	freqsSizeEmpty = bleveindex.TokenFrequencies{}.Size()
+	freqsSizeEntry = bleveindex.TokenFrequencies{"": &bleveindex.TokenFreq{}}.Size() - freqsSizeEmpty
+)
+
+// analyze returns the number of terms of text, their frequencies, as
+// Bleve's TextField.Analyze does with the analyzer, and the frequencies'
+// Size (counted as they are made: Bleve asks each document's size, and
+// walking the map for it was about 1 % of ingestion's CPU time).
+// With ASCII text, the map and its TokenFreqs are those of the returned
+// arena (nil otherwise), to release when Bleve no longer reads them.
+func (a *englishAnalysis) analyze(text string) (int, bleveindex.TokenFrequencies, int, *freqArena) {
+	if !isASCIIString(text) {
+		tokens := a.general.Analyze([]byte(text))
+		freqs := analysis.TokenFrequency(tokens, nil, bleveindex.IndexField)
+		return len(tokens), freqs, freqs.Size(), nil
 	}
-	// Up to one distinct term per 16 bytes of prose: a map that grows
-	// while filled costs more than one sized a little large.
-	freqs := make(bleveindex.TokenFrequencies, len(b)/16+8)
-	var slab []bleveindex.TokenFreq
-	seen := newSeenTerms(len(b))
+	seen := newSeenTerms(len(text))
 	defer seen.release()
-	n := 0
+	b := append(seen.text[:0], text...) // the copy that is lowered in place
+	seen.text = b
+	arena := getArena(len(b))
+	freqs := arena.freqs
+	n, size := 0, freqsSizeEmpty
 	for i := 0; ; {
 		start, end, _ := nextASCIIWord(b, i)
 		if start == end {
@@ -116,17 +130,23 @@ func (a *englishAnalysis) analyze(text string) (int, bleveindex.TokenFrequencies
 		var tf *bleveindex.TokenFreq
 		if !a.stop.hasHashed(term, h) {
 			n++
-			stem, key := stemTerm(term, h)
-			if tf = freqs[string(stem)]; tf == nil {
-				if len(slab) == 0 {
-					slab = make([]bleveindex.TokenFreq, max(16, (len(b)-i)/60))
-				}
-				tf, slab = &slab[0], slab[1:]
-				tf.Term = stem
+			stem, key, sh := stemTermHashed(term, h)
+			st, found := seen.findStem(stem, sh)
+			if found {
+				tf = st.tf
+			} else if st == nil {
+				tf = freqs[string(stem)] // the stem table is full
+			}
+			if tf == nil {
+				tf = arena.take(len(b)-i, stem)
 				if key == "" {
 					key = string(stem)
 				}
 				freqs[key] = tf
+				if st != nil {
+					seen.putStem(st, sh, tf)
+				}
+				size += freqsSizeEntry + 2*len(stem) // the key and the term
 			}
 			tf.SetFrequency(tf.Frequency() + 1)
 		}
@@ -134,7 +154,7 @@ func (a *englishAnalysis) analyze(text string) (int, bleveindex.TokenFrequencies
 			seen.put(slot, start, start+len(term), h, tf)
 		}
 	}
-	return n, freqs
+	return n, freqs, size, arena
 }
 
 // seenSlot is a term seen in the text being analysed: the lower-cased
@@ -154,6 +174,21 @@ type seenSlot struct {
 type seenTerms struct {
 	slots []seenSlot // power-of-two length
 	used  int
+	text  []byte // the lower-cased copy of the text
+
+	// stems holds the text's stems, so a term seen for the first time
+	// finds its stem's frequency (if another term had the same stem)
+	// without a lookup in the frequencies map, a cold one when the map is
+	// reused (freqArena).
+	stems     []stemSlot // as long as slots
+	stemsUsed int
+}
+
+// stemSlot is a stem of the text being analysed, fnv1a hash h, and its
+// frequency (nil: a free slot).
+type stemSlot struct {
+	h  uint32
+	tf *bleveindex.TokenFreq
 }
 
 var seenPool = sync.Pool{New: func() any { return new(seenTerms) }}
@@ -168,12 +203,40 @@ func newSeenTerms(size int) *seenTerms {
 	}
 	if cap(t.slots) < n {
 		t.slots = make([]seenSlot, n)
+		t.stems = make([]stemSlot, n)
 	} else {
-		t.slots = t.slots[:n]
+		t.slots, t.stems = t.slots[:n], t.stems[:n]
 		clear(t.slots)
+		clear(t.stems)
 	}
-	t.used = 0
+	t.used, t.stemsUsed = 0, 0
 	return t
+}
+
+// findStem returns the slot of stem (hash h) and true when the text has
+// it, the free slot where it goes and false when not, or nil and false
+// when the table is three quarters full and stem is not in it (the caller
+// then looks in the frequencies map).
+func (t *seenTerms) findStem(stem []byte, h uint32) (*stemSlot, bool) {
+	mask := uint32(len(t.stems) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := &t.stems[i]
+		if s.tf == nil {
+			if 4*(t.stemsUsed+1) > 3*len(t.stems) {
+				return nil, false
+			}
+			return s, false
+		}
+		if s.h == h && string(s.tf.Term) == string(stem) {
+			return s, true
+		}
+	}
+}
+
+// putStem fills the free slot s with a stem's frequency.
+func (t *seenTerms) putStem(s *stemSlot, h uint32, tf *bleveindex.TokenFreq) {
+	*s = stemSlot{h: h, tf: tf}
+	t.stemsUsed++
 }
 
 // find returns the slot of term (hash h, a subslice of b): the used slot
@@ -201,8 +264,8 @@ func (t *seenTerms) put(s *seenSlot, start, end int, h uint32, tf *bleveindex.To
 	t.used++
 }
 
-// release returns the table to the pool unless it is larger than a
-// 128 KB text needs.
+// release returns the table, with its text buffer, to the pool unless it
+// is larger than a 128 KB text needs.
 func (t *seenTerms) release() {
 	if len(t.slots) <= 16384 {
 		seenPool.Put(t)
@@ -219,6 +282,8 @@ type englishField struct {
 	an     *englishAnalysis
 	length int
 	freqs  bleveindex.TokenFrequencies
+	size   int        // freqs.Size()
+	arena  *freqArena // freqs's, when pooled
 }
 
 // Name implements document.Field.
@@ -231,7 +296,16 @@ func (f *englishField) ArrayPositions() []uint64 { return nil }
 func (f *englishField) Options() bleveindex.FieldIndexingOptions { return bleveindex.IndexField }
 
 // Analyze implements document.Field.
-func (f *englishField) Analyze() { f.length, f.freqs = f.an.analyze(f.text) }
+func (f *englishField) Analyze() { f.length, f.freqs, f.size, f.arena = f.an.analyze(f.text) }
+
+// release hands the field's frequencies back for other chunks (see
+// freqArena) once Bleve's Batch holding the field has returned.
+func (f *englishField) release() {
+	if f.arena != nil {
+		f.arena.release()
+	}
+	f.arena, f.freqs = nil, nil
+}
 
 // Value implements document.Field.
 func (f *englishField) Value() []byte { return []byte(f.text) }
@@ -243,7 +317,7 @@ func (f *englishField) NumPlainTextBytes() uint64 { return uint64(len(f.text)) }
 func (f *englishField) Size() int {
 	n := reflectStaticSizeEnglishField + len(f.text)
 	if f.freqs != nil {
-		n += f.freqs.Size()
+		n += f.size
 	}
 	return n
 }

@@ -70,6 +70,23 @@ func sameField(t testing.TB, a *englishAnalysis, text string) {
 			t.Fatalf("field of %q:\n got %s\nwant %s (%s)", text, got, want, name)
 		}
 	}
+	if got, want := f.Size(), reflectStaticSizeEnglishField+len(text)+f.freqs.Size(); got != want {
+		t.Fatalf("Size of the field of %q is %d, want %d", text, got, want)
+	}
+}
+
+// TestEnglishFieldSizeRecorded: a field's Size is counted while it is
+// analysed, not by walking its frequencies each time Bleve asks (about
+// 1 % of ingestion's CPU time).
+func TestEnglishFieldSizeRecorded(t *testing.T) {
+	a := testEnglish(t)
+	f := &englishField{text: "Otters hold hands; the otters' dens are by the river.", an: a}
+	f.Analyze()
+	want := reflectStaticSizeEnglishField + len(f.text) + f.freqs.Size()
+	clear(f.freqs)
+	if got := f.Size(); got != want {
+		t.Fatalf("Size %d after the frequencies were cleared, want the %d recorded", got, want)
+	}
 }
 
 func TestEnglishFieldSameAsTextField(t *testing.T) {
@@ -137,16 +154,38 @@ func TestEnglishForMappings(t *testing.T) {
 
 // TestEnglishFieldAllocations: a 10 KB chunk's terms are counted without
 // a token per word (Bleve's analyzer and TokenFrequency allocate several
-// hundred objects for this text).
+// hundred objects for this text), and a field released after its batch
+// hands its map and TokenFreqs to the next chunk's analysis.
 func TestEnglishFieldAllocations(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector drops pooled tables at random")
 	}
 	a := testEnglish(t)
 	text := strings.Repeat("The otters' dens, e.g. 3.5 km from the river_bank: 1,000 fish; don't count. ", 130)
-	a.analyze(text) // fill the stem cache
-	if n := testing.AllocsPerRun(20, func() { a.analyze(text) }); n > 8 {
+	f := &englishField{text: text, an: a}
+	f.Analyze() // fill the stem cache
+	f.release()
+	if n := testing.AllocsPerRun(20, func() { f.Analyze(); f.release() }); n > 1 {
+		t.Fatalf("%v allocations to analyse %d bytes and release the field, want at most 1", n, len(text))
+	}
+	if n := testing.AllocsPerRun(20, func() { f.Analyze() }); n > 8 {
 		t.Fatalf("%v allocations to analyse %d bytes, want at most 8", n, len(text))
+	}
+}
+
+// TestEnglishFieldReleasedArenaReused: the frequencies of a chunk analysed
+// with a released field's arena are the chunk's own, not the mixture of
+// both (the map is emptied, each TokenFreq's count starts at zero).
+func TestEnglishFieldReleasedArenaReused(t *testing.T) {
+	a := testEnglish(t)
+	first := &englishField{text: strings.Repeat("otters swim and otters sleep near rivers; ", 40), an: a}
+	first.Analyze()
+	first.release()
+	if first.freqs != nil || first.arena != nil {
+		t.Fatal("a released field keeps its frequencies")
+	}
+	for _, text := range []string{"Rivers hold otters, herons and fish.", strings.Repeat("fish swim; herons wait. ", 200)} {
+		sameField(t, a, text)
 	}
 }
 
@@ -287,7 +326,29 @@ func BenchmarkEnglishField(b *testing.B) {
 	b.Run("one-pass", func(b *testing.B) {
 		b.SetBytes(10000)
 		for i := 0; i < b.N; i++ {
-			a.analyze(texts[i%len(texts)])
+			f := &englishField{text: texts[i%len(texts)], an: a}
+			f.Analyze()
+			f.release()
 		}
 	})
+}
+
+// TestEnglishFieldManyDistinctTerms: a text with more distinct terms than
+// the per-text tables take (they fill at three quarters) counts the terms
+// that come after, and terms sharing a stem before and after, as Bleve
+// does.
+func TestEnglishFieldManyDistinctTerms(t *testing.T) {
+	a := testEnglish(t)
+	var s strings.Builder
+	s.WriteString("connect connected otters ")
+	for i := 0; i < 4000; i++ {
+		fmt.Fprintf(&s, "w%dq ", i)
+	}
+	s.WriteString("connecting connection otter's otters running runs run")
+	sameField(t, a, s.String())
+	seen := newSeenTerms(s.Len())
+	defer seen.release()
+	if 4000 < 3*len(seen.stems)/4 {
+		t.Fatalf("the text does not fill a table of %d stems", len(seen.stems))
+	}
 }

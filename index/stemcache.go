@@ -19,6 +19,7 @@ type stemEntry struct {
 	term    string
 	stem    []byte // read only: englishField's frequencies share it
 	stemKey string // stem as a string, the key of those frequencies
+	stemH   uint32 // fnv1a(stem)
 }
 
 // stemCache memoises the Porter stemmer for every hearth_en index of the
@@ -70,15 +71,23 @@ func fnv1a(b []byte) uint32 {
 // the cache, else "". The stem is the cache's when cached: it must not be
 // written to.
 func stemTerm(term []byte, h uint32) (stem []byte, key string) {
+	stem, key, _ = stemTermHashed(term, h)
+	return stem, key
+}
+
+// stemTermHashed is stemTerm that also returns fnv1a(stem), kept in the
+// cache with the stem.
+func stemTermHashed(term []byte, h uint32) (stem []byte, key string, stemH uint32) {
 	if len(term) > stemMaxTerm {
-		return analysis.BuildTermFromRunes(porterstemmer.StemWithoutLowerCasing(bytes.Runes(term))), ""
+		stem = analysis.BuildTermFromRunes(porterstemmer.StemWithoutLowerCasing(bytes.Runes(term)))
+		return stem, "", fnv1a(stem)
 	}
 	slot := &stemCache[h&(stemSlots-1)]
 	if e := slot.Load(); e != nil && e.term == string(term) {
-		return e.stem, e.stemKey
+		return e.stem, e.stemKey, e.stemH
 	}
 	stem = analysis.BuildTermFromRunes(porterstemmer.StemWithoutLowerCasing(bytes.Runes(term)))
-	e := &stemEntry{term: string(term), stem: stem, stemKey: string(stem)}
+	e := &stemEntry{term: string(term), stem: stem, stemKey: string(stem), stemH: fnv1a(stem)}
 	slot.Store(e)
-	return e.stem, e.stemKey
+	return e.stem, e.stemKey, e.stemH
 }

@@ -280,7 +280,12 @@ func HashVector(s string) []float32 {
 	// digits of the lower-cased text) and of each pair of words joined by
 	// a space; the pair's hash continues the first word's. Both hashes of
 	// a word are computed in one pass over its bytes, with no word list.
-	lower := strings.ToLower(s)
+	// All-ASCII text (most) is lowered byte by byte as it is read, so
+	// without a lower-cased copy; other text is lowered first.
+	lower, ascii := s, isASCIIText(s)
+	if !ascii {
+		lower = strings.ToLower(s)
+	}
 	var prev, h, hp uint64
 	inWord, words := false, 0
 	endWord := func() {
@@ -294,6 +299,9 @@ func HashVector(s string) []float32 {
 		c, size := rune(lower[i]), 1
 		var word bool
 		if c < utf8.RuneSelf {
+			if ascii && 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
 			word = hashWordByte[c]
 		} else {
 			c, size = utf8.DecodeRuneInString(lower[i:])
@@ -304,6 +312,10 @@ func HashVector(s string) []float32 {
 			h, hp, inWord = fnvOffset64, (prev^' ')*fnvPrime64, true
 			fallthrough
 		case word:
+			if c < utf8.RuneSelf {
+				h, hp = (h^uint64(c))*fnvPrime64, (hp^uint64(c))*fnvPrime64
+				break
+			}
 			for _, b := range []byte(lower[i : i+size]) {
 				h, hp = (h^uint64(b))*fnvPrime64, (hp^uint64(b))*fnvPrime64
 			}
@@ -328,6 +340,22 @@ func HashVector(s string) []float32 {
 		v[i] *= inv
 	}
 	return v
+}
+
+// isASCIIText reports whether s is all ASCII.
+func isASCIIText(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if (s[i]|s[i+1]|s[i+2]|s[i+3]|s[i+4]|s[i+5]|s[i+6]|s[i+7])&0x80 != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // hashWordByte marks the ASCII letters and digits (unicode.IsLetter or

@@ -298,7 +298,7 @@ func (s *Service) writeChunkRecords(ctx context.Context, memID string, batch []e
 		err := s.update(ctx, func(tx engine.Tx) error {
 			size := 0
 			for n = 0; n < len(batch) && size < txnMaxBytes && n < txnMaxOps; n++ {
-				r := recs[n]
+				r := &recs[n]
 				if err := tx.Put(chunkKey(memID, batch[n].ID), r); err != nil {
 					return err
 				}

@@ -23,8 +23,6 @@ import (
 //   - runs of blank lines become one blank line.
 
 var (
-	imageRE   = regexp.MustCompile(`!\[([^\]\n]*)\]\([^)\n]*\)`)
-	linkRE    = regexp.MustCompile(`\[([^\]\n]+)\]\([^)\n]*\)`)
 	refDefRE  = regexp.MustCompile(`^ {0,3}\[[^\]\n]+\]:\s+\S+`)
 	mdxLineRE = regexp.MustCompile(`^(import\s.+\sfrom\s+['"].+['"];?|import\s+['"].+['"];?|export\s+(const|let|var|function|default)\b.*)\s*$`)
 )
@@ -54,13 +52,12 @@ func parseMarkdown(data []byte, max int) (string, error) {
 				// start: most lines of prose skip the regexps, which were
 				// most of the parser's time (README, Benchmarks).
 				bracket := strings.IndexByte(line, '[') >= 0
-				if (bracket && refDefRE.MatchString(line)) ||
+				if (bracket && refDefStart(line) && refDefRE.MatchString(line)) ||
 					((strings.HasPrefix(line, "import") || strings.HasPrefix(line, "export")) && mdxLineRE.MatchString(line)) {
 					continue
 				}
 				if bracket {
-					line = imageRE.ReplaceAllString(line, "$1")
-					line = linkRE.ReplaceAllString(line, "$1")
+					line = stripLinks(line)
 				}
 			}
 		} else if strings.HasPrefix(trimmed, fence) && strings.Trim(trimmed, fence[:1]) == "" {
@@ -99,7 +96,8 @@ func fenceOf(trimmed string) string {
 }
 
 // frontMatter drops the fences of a YAML ("---") or TOML ("+++") front
-// matter block at the start of the file, keeping its lines.
+// matter block at the start of the file, keeping its lines; it reuses
+// lines.
 func frontMatter(lines []string) []string {
 	if len(lines) == 0 {
 		return lines
@@ -110,10 +108,9 @@ func frontMatter(lines []string) []string {
 	}
 	for i := 1; i < len(lines); i++ {
 		if strings.TrimSpace(lines[i]) == open {
-			out := make([]string, 0, len(lines)-2)
-			out = append(out, lines[1:i]...)
-			out = append(out, "")
-			return append(out, lines[i+1:]...)
+			// The closing fence becomes the blank line after the block.
+			lines[i] = ""
+			return lines[1:]
 		}
 	}
 	return lines
