@@ -98,14 +98,14 @@ func (s *Server) openAIPipeRun(c echo.Context, t engine.ModelTarget, chat *engin
 	setThreadHeader(c, pr.ThreadID)
 	if !stream {
 		resp, err := pr.Complete(ctx)
-		setHeader(c.Response().Header(), HeaderModel, pr.Ref.String())
+		setHeader(c.Response().Header(), HeaderModel, pr.ModelID())
 		if err != nil {
 			return err
 		}
 		return answerJSON(c, http.StatusOK, resp)
 	}
 	rs, err := pr.Stream(ctx)
-	setHeader(c.Response().Header(), HeaderModel, pr.Ref.String())
+	setHeader(c.Response().Header(), HeaderModel, pr.ModelID())
 	if err != nil {
 		return err
 	}

@@ -120,7 +120,7 @@ func (s *Server) handleBetaRun(endpoint string) echo.HandlerFunc {
 
 func (s *Server) completeRun(c echo.Context, pr *engine.PreparedRun, withSources bool) error {
 	resp, err := pr.Complete(c.Request().Context())
-	setHeader(c.Response().Header(), HeaderModel, pr.Ref.String())
+	setHeader(c.Response().Header(), HeaderModel, pr.ModelID())
 	if err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ func (s *Server) completeRun(c echo.Context, pr *engine.PreparedRun, withSources
 // streamRun streams a prepared run to the client.
 func (s *Server) streamRun(c echo.Context, pr *engine.PreparedRun, w *eventWriter) error {
 	rs, err := pr.Stream(c.Request().Context())
-	setHeader(c.Response().Header(), HeaderModel, pr.Ref.String())
+	setHeader(c.Response().Header(), HeaderModel, pr.ModelID())
 	if err != nil {
 		return err
 	}
