@@ -59,6 +59,8 @@ type AgentResult struct {
 	Stream   *AgentStream
 	// Model is the model that answered (a fallback model when the first failed).
 	Model engine.ModelRef
+	// text is where Output points (one allocation with the result).
+	text string
 }
 
 // Run validates req, resolves the provider key (requestKey is the
@@ -77,7 +79,7 @@ func (a *Agent) Run(ctx context.Context, owner, requestKey string, req *AgentRun
 	if err != nil {
 		return nil, err
 	}
-	run.rec = a.recorder(ctx, owner, run.stream)
+	run.rec = a.recorder(ctx, &run.recorder, owner, run.stream)
 	ctx, span := startInvoke(ctx, run)
 	res, err := a.start(ctx, owner, requestKey, run, fallbacks)
 	if err != nil {
@@ -167,24 +169,27 @@ func (a *Agent) start(ctx context.Context, owner, requestKey string, run *agentR
 	}
 	run.ref = engine.AnsweredBy(chain, run.ref)
 	engine.NormalizeResponse(ctx, resp, run.ref, engine.NowFrom(ctx, time.Now))
-	return &AgentResult{Output: outputOf(resp), Response: resp, Model: run.ref}, nil
+	res := &AgentResult{Response: resp, Model: run.ref}
+	res.Output = outputOf(resp, &res.text)
+	return res, nil
 }
 
-// outputOf is the answer text, or nil when the model called tools.
-func outputOf(resp *engine.ChatResponse) *string {
+// outputOf is the answer text, kept in *text, or nil when the model called
+// tools.
+func outputOf(resp *engine.ChatResponse, text *string) *string {
 	if len(resp.Choices) == 0 {
-		empty := ""
-		return &empty
+		*text = ""
+		return text
 	}
 	m := resp.Choices[0].Message
 	if len(m.ToolCalls) > 0 {
 		return nil
 	}
-	text := ""
+	*text = ""
 	if m.Content != nil {
-		text = *m.Content
+		*text = *m.Content
 	}
-	return &text
+	return text
 }
 
 // loop is the non-stream MCP loop: call the model, run the MCP tools it

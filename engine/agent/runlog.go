@@ -30,14 +30,17 @@ type runRecorder struct {
 	calls []engine.RunToolCall
 }
 
-// recorder returns the recorder of a run, or nil when runs are not logged.
-func (a *Agent) recorder(ctx context.Context, owner string, stream bool) *runRecorder {
+// recorder sets up r (the run's own, kept with it) as the recorder of a
+// run and returns it, or returns nil when runs are not logged.
+func (a *Agent) recorder(ctx context.Context, r *runRecorder, owner string, stream bool) *runRecorder {
 	if a.runs == nil {
 		return nil
 	}
 	start := time.Now()
 	created := engine.NowFrom(ctx, func() time.Time { return start })
-	return &runRecorder{log: a.runs, owner: owner, keyID: engine.KeyIDOf(ctx), id: engine.NewRunID(ctx, created), start: start, created: created, stream: stream}
+	r.log, r.owner, r.keyID, r.id = a.runs, owner, engine.KeyIDOf(ctx), engine.NewRunID(ctx, created)
+	r.start, r.created, r.stream = start, created, stream
+	return r
 }
 
 // toolCall notes one MCP tool call; safe for concurrent calls.
