@@ -160,7 +160,7 @@ func agentMessages(input json.RawMessage, instructions *string, buf []engine.Mes
 	}
 	msgs := withInstructions(make([]engine.Message, 0, len(raws)+1), instructions)
 	for i, raw := range raws {
-		m, err := inputMessage(fmt.Sprintf("input[%d]", i), raw)
+		m, err := inputMessage("input", i, raw)
 		if err != nil {
 			return nil, err
 		}
@@ -175,77 +175,6 @@ type rawInputMessage struct {
 	Name       json.RawMessage `json:"name"`
 	ToolCallID json.RawMessage `json:"tool_call_id"`
 	ToolCalls  json.RawMessage `json:"tool_calls"`
-}
-
-func optString(field string, raw json.RawMessage) (string, error) {
-	if isNull(raw) {
-		return "", nil
-	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return "", engine.FieldError(field, "must be a string, got %s", engine.JSONKind(raw))
-	}
-	return s, nil
-}
-
-// inputMessage validates one InputMessage: role, content (string, parts or
-// null), name, tool_call_id (required for role tool) and, on assistant
-// messages sent back in a tool conversation, tool_calls.
-func inputMessage(field string, raw json.RawMessage) (engine.Message, error) {
-	var m engine.Message
-	if engine.JSONKind(raw) != "object" {
-		return m, engine.FieldError(field, "must be a message object, got %s", engine.JSONKind(raw))
-	}
-	var r rawInputMessage
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return m, engine.FieldError(field, "is not a valid message object")
-	}
-	var err error
-	if m.Role, err = optString(field+".role", r.Role); err != nil {
-		return m, err
-	}
-	switch m.Role {
-	case "user", "assistant", "system", "tool":
-	case "":
-		return m, engine.FieldError(field+".role", "is required (user, assistant, system or tool)")
-	default:
-		return m, engine.FieldError(field+".role", "must be one of user, assistant, system, tool, got %q", m.Role)
-	}
-	if m.Name, err = optString(field+".name", r.Name); err != nil {
-		return m, err
-	}
-	if m.ToolCallID, err = optString(field+".tool_call_id", r.ToolCallID); err != nil {
-		return m, err
-	}
-	if m.Content, err = messageContent(field+".content", r.Content); err != nil {
-		return m, err
-	}
-	if !isNull(r.ToolCalls) {
-		if m.Role != "assistant" {
-			return m, engine.FieldError(field+".tool_calls", "is only allowed on assistant messages")
-		}
-		if m.ToolCalls, err = inputToolCalls(field+".tool_calls", r.ToolCalls); err != nil {
-			return m, err
-		}
-	}
-	switch m.Role {
-	case "tool":
-		if m.ToolCallID == "" {
-			return m, engine.FieldError(field+".tool_call_id", "is required on tool messages")
-		}
-		if m.Content.IsNull() {
-			return m, engine.FieldError(field+".content", "is required on tool messages")
-		}
-	case "assistant":
-		if m.Content.IsNull() && len(m.ToolCalls) == 0 {
-			return m, engine.FieldError(field+".content", "is required unless the assistant message has tool_calls")
-		}
-	default:
-		if m.Content.IsNull() {
-			return m, engine.FieldError(field+".content", "is required on %s messages", m.Role)
-		}
-	}
-	return m, nil
 }
 
 // messageContent reads a string, an array of text/image_url parts, or null.
