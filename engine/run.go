@@ -222,7 +222,7 @@ func (pr *PreparedRun) prepare(ctx context.Context, in *RunRequest) error {
 	if pr.Ref, err = ParseModelID("model", p.Model); err != nil {
 		return err
 	}
-	pr.parsedRef, pr.modelID = pr.Ref, modelIDOf(pr.Ref, p.Model)
+	pr.parsedRef, pr.modelID = pr.Ref, ModelIDOf(pr.Ref, p.Model)
 	if err := in.Principal.Scope.CheckModels(pr.Ref); err != nil {
 		return err
 	}

@@ -80,7 +80,7 @@ func TestModelIDAllocations(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pr := &PreparedRun{Ref: ref, parsedRef: ref, modelID: modelIDOf(ref, id)}
+		pr := &PreparedRun{Ref: ref, parsedRef: ref, modelID: ModelIDOf(ref, id)}
 		if pr.ModelID() != ref.String() {
 			t.Fatalf("%s: ModelID %q, want %q", id, pr.ModelID(), ref.String())
 		}
@@ -90,7 +90,7 @@ func TestModelIDAllocations(t *testing.T) {
 		}
 	}
 	ref := ModelRef{Provider: "openai", Model: "gpt-4o-mini"}
-	pr := &PreparedRun{Ref: ref, parsedRef: ref, modelID: modelIDOf(ref, "openai:gpt-4o-mini")}
+	pr := &PreparedRun{Ref: ref, parsedRef: ref, modelID: ModelIDOf(ref, "openai:gpt-4o-mini")}
 	if n := testing.AllocsPerRun(100, func() { _ = pr.ModelID() }); n != 0 {
 		t.Fatalf("ModelID allocates %.0f times, want 0", n)
 	}

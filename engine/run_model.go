@@ -12,9 +12,10 @@ func (pr *PreparedRun) ModelID() string {
 	return pr.Ref.String()
 }
 
-// modelIDOf returns ref.String(), reusing id when it already is that
-// string (a model id whose provider ParseModelID did not lower-case).
-func modelIDOf(ref ModelRef, id string) string {
+// ModelIDOf returns ref.String(), reusing id when it already is that
+// string: the model id a request named, when ParseModelID did not
+// lower-case its provider and no fallback answered instead.
+func ModelIDOf(ref ModelRef, id string) string {
 	n := len(ref.Provider)
 	if len(id) == n+1+len(ref.Model) && id[:n] == ref.Provider && id[n] == ':' && id[n+1:] == ref.Model {
 		return id

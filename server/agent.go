@@ -39,7 +39,7 @@ func (s *Server) handleAgentRun(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	setHeader(c.Response().Header(), HeaderModel, res.Model.String())
+	setHeader(c.Response().Header(), HeaderModel, engine.ModelIDOf(res.Model, req.Model))
 	if res.Stream != nil {
 		return s.relay(c, res.Stream, newSSEWriter(c), "agent", req.Model)
 	}

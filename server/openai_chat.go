@@ -59,13 +59,14 @@ func (s *Server) handleOpenAIChat(c echo.Context) error {
 		}
 		return err
 	}
-	setHeader(c.Response().Header(), HeaderModel, res.Model.String())
+	model := engine.ModelIDOf(res.Model, b.Model)
+	setHeader(c.Response().Header(), HeaderModel, model)
 	if res.Stream != nil {
 		out := s.openAIRelay(c, res.Stream, includeUsage)
 		s.recordCompletion(c.Request().Context(), who.Owner, start, res.Model, true, out)
 		return out.answer()
 	}
-	s.recordAnswered(c.Request().Context(), who.Owner, start, res.Model, chat, res.Response, c.Request().Header.Get("LB-LLM-Key"))
+	s.recordAnswered(c.Request().Context(), who.Owner, start, model, chat, res.Response, c.Request().Header.Get("LB-LLM-Key"))
 	return answerJSON(c, http.StatusOK, res.Response)
 }
 

@@ -79,7 +79,7 @@ func (a *Agent) Run(ctx context.Context, owner, requestKey string, req *AgentRun
 	if err != nil {
 		return nil, err
 	}
-	run.rec = a.recorder(ctx, &run.recorder, owner, run.stream)
+	run.rec = a.recorder(ctx, &run.recorder, owner, req.Model, run.stream)
 	ctx, span := startInvoke(ctx, run)
 	res, err := a.start(ctx, owner, requestKey, run, fallbacks)
 	if err != nil {
