@@ -35,7 +35,7 @@ func (s *Server) handleAgentRun(c echo.Context) error {
 	if err := s.checkBudget(c, principal(c).Owner); err != nil {
 		return err
 	}
-	res, err := s.deps.Agent.Run(c.Request().Context(), principal(c).Owner, c.Request().Header.Get("LB-LLM-Key"), &req)
+	res, err := s.deps.Agent.Run(c.Request().Context(), principal(c).Owner, llmKey(c.Request().Header), &req)
 	if err != nil {
 		return err
 	}

@@ -54,7 +54,7 @@ type rawView struct {
 }
 
 func (b *runBody) request(c echo.Context, endpoint string, stream bool, admit func(*engine.Pipe) error) *engine.RunRequest {
-	key := c.Request().Header.Get("LB-LLM-Key")
+	key := llmKey(c.Request().Header)
 	if key == "" {
 		key = b.LLMKey
 	}
@@ -78,8 +78,8 @@ func (s *Server) handlePipeRun(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	setThreadHeader(c, pr.ThreadID)
 	if stream {
+		setThreadHeader(c, pr.ThreadID)
 		w := newSSEWriter(c)
 		if b.IncludeSources {
 			w.trailer = sourcesTrailer(pr.Sources)
@@ -103,7 +103,6 @@ func (s *Server) handleBetaRun(endpoint string) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		setThreadHeader(c, pr.ThreadID)
 		stream := pr.Pipe.Stream
 		if b.Stream != nil {
 			stream = *b.Stream
@@ -111,6 +110,7 @@ func (s *Server) handleBetaRun(endpoint string) echo.HandlerFunc {
 		if !stream {
 			return s.completeRun(c, pr, false)
 		}
+		setThreadHeader(c, pr.ThreadID)
 		if strings.Contains(c.Request().Header.Get("Accept"), "text/event-stream") {
 			return s.streamRun(c, pr, newSSEWriter(c))
 		}
@@ -120,7 +120,7 @@ func (s *Server) handleBetaRun(endpoint string) echo.HandlerFunc {
 
 func (s *Server) completeRun(c echo.Context, pr *engine.PreparedRun, withSources bool) error {
 	resp, err := pr.Complete(c.Request().Context())
-	setHeader(c.Response().Header(), HeaderModel, pr.ModelID())
+	setRunHeaders(c.Response().Header(), pr.ThreadID, pr.ModelID())
 	if err != nil {
 		return err
 	}
