@@ -28,6 +28,9 @@ type runBody struct {
 	// Version runs that version of the pipe (README "Pipe versions");
 	// absent or 0 runs the latest.
 	Version int `json:"version"`
+	// run is what request returns: kept in the body, which is on the heap
+	// already, it costs no allocation of its own.
+	run engine.RunRequest
 }
 
 // runResponse is the non-stream answer: the SDK merges raw into its result.
@@ -58,11 +61,12 @@ func (b *runBody) request(c echo.Context, endpoint string, stream bool, admit fu
 	if key == "" {
 		key = b.LLMKey
 	}
-	return &engine.RunRequest{
+	b.run = engine.RunRequest{
 		Principal: principal(c), Name: b.Name, Messages: b.Messages, Variables: b.Variables,
 		ThreadID: b.ThreadID, Tools: b.Tools, Memory: b.Memory, JSON: b.JSON, LLMKey: key,
 		Endpoint: endpoint, Stream: stream, Admit: admit, Version: b.Version,
 	}
+	return &b.run
 }
 
 // handlePipeRun serves POST /v1/pipes/run. It streams only when the body

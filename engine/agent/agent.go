@@ -135,7 +135,7 @@ func (a *Agent) start(ctx context.Context, owner, requestKey string, run *agentR
 	} else {
 		run.chat.APIKey = strings.TrimSpace(requestKey)
 	}
-	tb, err := openToolbox(ctx, a.tools, run.servers, run.chat.Tools)
+	tb, err := openToolbox(ctx, &run.toolbox, a.tools, run.servers, run.chat.Tools)
 	if err != nil {
 		return nil, err
 	}

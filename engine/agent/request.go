@@ -67,6 +67,8 @@ type agentRun struct {
 	accepted bool
 	// recorder is what rec points to when runs are logged.
 	recorder runRecorder
+	// toolbox is the run's MCP toolbox (openToolbox).
+	toolbox toolbox
 	// first holds chat and what its pointers point to, so a validated
 	// request is one allocation (request_first.go).
 	first firstStep

@@ -49,9 +49,10 @@ func (tb *toolbox) isMCP(name string) bool {
 
 // openToolbox connects to every enabled server, lists its tools and keeps
 // the allowed ones, named so that they cannot collide with each other or
-// with the caller's tools. On error every opened session is closed.
-func openToolbox(ctx context.Context, ts engine.ToolServers, servers []engine.MCPServer, callerTools []engine.Tool) (*toolbox, error) {
-	tb := &toolbox{} // byName stays nil (reads find nothing) until a server lists tools
+// with the caller's tools, in tb (the run's own). On error every opened
+// session is closed.
+func openToolbox(ctx context.Context, tb *toolbox, ts engine.ToolServers, servers []engine.MCPServer, callerTools []engine.Tool) (*toolbox, error) {
+	*tb = toolbox{} // byName stays nil (reads find nothing) until a server lists tools
 	var active []engine.MCPServer
 	for _, s := range servers {
 		if s.Enabled() {
