@@ -117,6 +117,8 @@ type PreparedRun struct {
 	// (run_model.go).
 	parsedRef ModelRef
 	modelID   string
+	// ichat is the instrumentation wrapper of chat (run_chat.go).
+	ichat instrumentedChat
 }
 
 const maxRunMessages = MaxRunMessages
@@ -229,7 +231,7 @@ func (pr *PreparedRun) prepare(ctx context.Context, in *RunRequest) error {
 	if r.providers == nil {
 		return Errorf(CodeUnavailable, "no model providers are configured on this server")
 	}
-	if pr.chat, err = r.providers.ChatModel(pr.Ref); err != nil {
+	if pr.chat, err = pr.chatModel(); err != nil {
 		return err
 	}
 	key, err := r.keysets.Resolve(ctx, pr.Ref.Provider, in.LLMKey, p.ID, p.Owner)

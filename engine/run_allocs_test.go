@@ -95,3 +95,34 @@ func TestModelIDAllocations(t *testing.T) {
 		t.Fatalf("ModelID allocates %.0f times, want 0", n)
 	}
 }
+
+// chatOnlyProviders serves one chat model; the rest of Providers is nil.
+type chatOnlyProviders struct {
+	Providers
+	model ChatModel
+}
+
+func (p chatOnlyProviders) ChatModel(ModelRef) (ChatModel, error) { return p.model, nil }
+
+// nopChat is a ChatModel that is never called.
+type nopChat struct{ ChatModel }
+
+// TestChatModelKeptInRun: with an instrumented registry, a run's model is
+// wrapped in the run's own storage (no allocation) and still reports to
+// the metrics; without one it is the registry's model.
+func TestChatModelKeptInRun(t *testing.T) {
+	model := &nopChat{}
+	ref := ModelRef{Provider: "openai", Model: "gpt-4o-mini"}
+	pr := &PreparedRun{r: &Runner{providers: InstrumentProviders(chatOnlyProviders{model: model}, NopMetrics{})}, Ref: ref}
+	cm, err := pr.chatModel()
+	if err != nil || cm != ChatModel(&pr.ichat) || pr.ichat.next != ChatModel(model) || pr.ichat.ref != ref {
+		t.Fatalf("chatModel = %v, %v; wrapper %+v", cm, err, pr.ichat)
+	}
+	if n := testing.AllocsPerRun(100, func() { _, _ = pr.chatModel() }); n != 0 {
+		t.Fatalf("chatModel allocates %.0f times, want 0", n)
+	}
+	pr.r.providers = chatOnlyProviders{model: model}
+	if cm, err := pr.chatModel(); err != nil || cm != ChatModel(model) {
+		t.Fatalf("uninstrumented chatModel = %v, %v", cm, err)
+	}
+}
