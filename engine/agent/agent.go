@@ -94,7 +94,8 @@ func (a *Agent) Run(ctx context.Context, owner, requestKey string, req *AgentRun
 	}
 	if res.Response != nil {
 		endInvoke(span, res.Model, &res.Response.Usage, nil)
-		out := runOutcome{ref: res.Model, usage: &res.Response.Usage, messages: run.chat.Messages, secrets: []string{run.chat.APIKey, requestKey}}
+		run.secrets = [2]string{run.chat.APIKey, requestKey}
+		out := runOutcome{ref: res.Model, usage: &res.Response.Usage, messages: run.chat.Messages, secrets: run.secrets[:]}
 		if len(res.Response.Choices) > 0 {
 			out.completion, out.toolCalls = engine.Completion(res.Response), res.Response.Choices[0].Message.ToolCalls
 		}

@@ -69,6 +69,9 @@ type agentRun struct {
 	recorder runRecorder
 	// toolbox is the run's MCP toolbox (openToolbox).
 	toolbox toolbox
+	// secrets are the provider keys redacted from the run's logged
+	// content (runOutcome.secrets points here).
+	secrets [2]string
 	// first holds chat and what its pointers point to, so a validated
 	// request is one allocation (request_first.go).
 	first firstStep

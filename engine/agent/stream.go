@@ -57,8 +57,9 @@ type AgentStream struct {
 }
 
 func newAgentStream(ctx context.Context, maxSteps int, model engine.ChatModel, run *agentRun, tb *toolbox, first engine.ChatStream) *AgentStream {
+	run.secrets = [2]string{run.chat.APIKey, run.apiKey}
 	return &AgentStream{ctx: ctx, maxSteps: maxSteps, model: model, chat: run.chat, tb: tb, cur: first, step: 1,
-		rec: run.rec, secrets: []string{run.chat.APIKey, run.apiKey}, start: runStart(run), ref: run.ref,
+		rec: run.rec, secrets: run.secrets[:], start: runStart(run), ref: run.ref,
 		modelName: run.ref.Model, created: engine.NowFrom(ctx, time.Now).Unix(), calls: map[int]*engine.ToolCall{}}
 }
 
