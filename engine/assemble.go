@@ -52,24 +52,33 @@ func ComposeSystemPrompt(p *Pipe, jsonMode bool, chunks []RAGChunk) string {
 // stay where they are). Variables are substituted over the whole list.
 // When rag.NoMatch is set the system message ends with NoMatchRAGPrompt.
 func AssembleMessages(p *Pipe, jsonMode bool, rag RAGContext, history, request []Message, vars map[string]string) []Message {
-	var out []Message
 	sys := ComposeSystemPrompt(p, jsonMode, rag.Chunks)
 	if rag.NoMatch {
 		sys = strings.TrimSpace(sys + " \n\n \"\"\"" + NoMatchRAGPrompt + "\"\"\"")
 	}
+	out := make([]Message, 0, 1+len(p.Messages)+len(history)+len(request))
 	if sys != "" {
 		out = append(out, Message{Role: "system", Content: TextContent(sys)})
 	}
-	out = append(out, p.FewShot()...)
+	for _, m := range p.Messages {
+		if m.Role != "system" {
+			out = append(out, m)
+		}
+	}
 	out = append(out, history...)
 	out = append(out, request...)
-	return SubstituteVariables(out, vars)
+	substituteInPlace(out, vars)
+	return out
 }
 
 var variableRE = regexp.MustCompile(`\{\{(.*?)\}\}`)
 
-// MergeVariables returns the pipe's variables overridden by the request's.
+// MergeVariables returns the pipe's variables overridden by the request's
+// (nil when there are none: the map is only read).
 func MergeVariables(pipe, request []Variable) map[string]string {
+	if len(pipe)+len(request) == 0 {
+		return nil
+	}
 	m := make(map[string]string, len(pipe)+len(request))
 	for _, v := range pipe {
 		m[strings.TrimSpace(v.Name)] = v.Value
@@ -86,14 +95,22 @@ func MergeVariables(pipe, request []Variable) map[string]string {
 // input slice is not modified.
 func SubstituteVariables(msgs []Message, vars map[string]string) []Message {
 	out := make([]Message, len(msgs))
+	copy(out, msgs)
+	substituteInPlace(out, vars)
+	return out
+}
+
+// substituteInPlace is SubstituteVariables on a slice the caller owns.
+func substituteInPlace(msgs []Message, vars map[string]string) {
+	if len(vars) == 0 {
+		return
+	}
 	for i, m := range msgs {
-		out[i] = m
-		if len(vars) == 0 || !m.Content.Set || m.Content.Parts != nil || !strings.Contains(m.Content.Text, "{{") {
+		if !m.Content.Set || m.Content.Parts != nil || !strings.Contains(m.Content.Text, "{{") {
 			continue
 		}
-		out[i].Content = TextContent(SubstituteText(m.Content.Text, vars))
+		msgs[i].Content = TextContent(SubstituteText(m.Content.Text, vars))
 	}
-	return out
 }
 
 // SubstituteText applies the variable rule to one string.

@@ -53,6 +53,19 @@ func (c *gateCache[V]) get(k string) (v V, ok bool, gen uint64) {
 	return v, ok, c.gen
 }
 
+// getBytes is get for a key built in a caller's buffer: the map lookup
+// converts k without copying it, so a hit allocates nothing.
+func (c *gateCache[V]) getBytes(k []byte) (v V, ok bool, gen uint64) {
+	if c == nil {
+		return v, false, 0
+	}
+	c.mu.Lock()
+	v, ok = c.m[string(k)]
+	gen = c.gen
+	c.mu.Unlock()
+	return v, ok, gen
+}
+
 // put stores v under k (tagged with tags) unless an invalidation ran since
 // gen was read.
 func (c *gateCache[V]) put(gen uint64, k string, v V, tags ...string) {

@@ -202,14 +202,7 @@ func (k *Keysets) Resolve(ctx context.Context, provider, requestKey, pipeID, own
 		}
 		return requestKey, nil
 	}
-	var scopes [2]string
-	if pipeID != "" {
-		scopes[0] = PipeScope(pipeID)
-	}
-	if owner != "" {
-		scopes[1] = OwnerScope(owner)
-	}
-	if key, err := k.first(ctx, provider, scopes); err != nil || key != "" {
+	if key, err := k.first(ctx, provider, pipeID, owner); err != nil || key != "" {
 		return key, err
 	}
 	if k.providers != nil {

@@ -51,39 +51,20 @@ func (k *Keysets) publishScope(tx Tx, scope string) error {
 	return k.cluster.Publish(tx, TopicKeyset, scope)
 }
 
-// first returns the key stored for provider under the first of scopes
-// that has one ("" scopes are skipped), reading them in one snapshot or
-// from the cache.
-func (k *Keysets) first(ctx context.Context, provider string, scopes [2]string) (string, error) {
-	ck := provider + "\x00" + scopes[0] + "\x00" + scopes[1]
-	hit, ok, gen := k.cache.get(ck)
+// first returns the key stored for provider under the pipe's scope, then
+// the owner's ("" skips a scope), reading both in one snapshot or from
+// the cache. The cache key is built in a stack buffer and the scope names
+// only on a miss, so a cached miss (the key comes from the server) costs
+// no allocation.
+func (k *Keysets) first(ctx context.Context, provider, pipeID, owner string) (string, error) {
+	var buf [192]byte
+	ck := appendKeysetCacheKey(buf[:0], provider, pipeID, owner)
+	hit, ok, gen := k.cache.getBytes(ck)
 	if !ok {
-		err := k.store.View(ctx, func(tx Tx) error {
-			for _, sc := range scopes {
-				if sc == "" {
-					continue
-				}
-				err := tx.Get(keysetKey(sc, provider), &hit.rec)
-				if err == nil {
-					hit.scope = sc
-					return nil
-				}
-				if !errors.Is(err, ErrNotFound) {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
+		var err error
+		if hit, err = k.firstStored(ctx, provider, pipeID, owner, gen, string(ck)); err != nil {
 			return "", err
 		}
-		tags := scopes[:0:0]
-		for _, sc := range scopes {
-			if sc != "" {
-				tags = append(tags, sc)
-			}
-		}
-		k.cache.put(gen, ck, hit, tags...)
 	}
 	if hit.scope == "" {
 		return "", nil
@@ -93,4 +74,59 @@ func (k *Keysets) first(ctx context.Context, provider string, scopes [2]string) 
 		return "", undecryptableError(hit.scope, provider, err)
 	}
 	return string(plain), nil
+}
+
+// appendKeysetCacheKey appends the cache key of a provider and scope pair:
+// provider, PipeScope(pipeID) and OwnerScope(owner) ("" for an absent
+// one) separated by NUL bytes.
+func appendKeysetCacheKey(b []byte, provider, pipeID, owner string) []byte {
+	b = append(append(b, provider...), 0)
+	if pipeID != "" {
+		b = append(append(b, "pipe:"...), pipeID...)
+	}
+	b = append(b, 0)
+	if owner != "" {
+		b = append(append(b, "owner:"...), owner...)
+	}
+	return b
+}
+
+// firstStored reads the keysets of the pipe and of the owner in one
+// snapshot and caches what it found under ck (unless gen is stale).
+func (k *Keysets) firstStored(ctx context.Context, provider, pipeID, owner string, gen uint64, ck string) (keysetHit, error) {
+	var scopes [2]string
+	if pipeID != "" {
+		scopes[0] = PipeScope(pipeID)
+	}
+	if owner != "" {
+		scopes[1] = OwnerScope(owner)
+	}
+	var hit keysetHit
+	err := k.store.View(ctx, func(tx Tx) error {
+		for _, sc := range scopes {
+			if sc == "" {
+				continue
+			}
+			err := tx.Get(keysetKey(sc, provider), &hit.rec)
+			if err == nil {
+				hit.scope = sc
+				return nil
+			}
+			if !errors.Is(err, ErrNotFound) {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return keysetHit{}, err
+	}
+	tags := scopes[:0:0]
+	for _, sc := range scopes {
+		if sc != "" {
+			tags = append(tags, sc)
+		}
+	}
+	k.cache.put(gen, ck, hit, tags...)
+	return hit, nil
 }

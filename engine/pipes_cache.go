@@ -38,11 +38,12 @@ func (ps *Pipes) publishPipe(tx Tx, id string) error {
 // write that changed it committed.
 func (ps *Pipes) dropPipe(id string) { ps.cache.drop(id) }
 
-// cached returns a copy of a cached pipe. A copy keeps callers that set
-// fields from changing the cache; slices are shared and never modified by
-// the run path.
-func (ps *Pipes) cached(k string) (*Pipe, uint64) {
-	p, ok, gen := ps.cache.get(k)
+// cached returns a copy of the pipe cached under the key k (built in the
+// caller's buffer, so a hit allocates only the copy). A copy keeps callers
+// that set fields from changing the cache; slices are shared and never
+// modified by the run path.
+func (ps *Pipes) cached(k []byte) (*Pipe, uint64) {
+	p, ok, gen := ps.cache.getBytes(k)
 	if !ok {
 		return nil, gen
 	}
@@ -51,10 +52,18 @@ func (ps *Pipes) cached(k string) (*Pipe, uint64) {
 
 // GetByID returns the pipe a pipe key is bound to.
 func (ps *Pipes) GetByID(ctx context.Context, id string) (*Pipe, error) {
-	p, gen := ps.cached("i/" + id)
+	var buf [96]byte
+	p, gen := ps.cached(append(append(buf[:0], "i/"...), id...))
 	if p != nil {
 		return p, nil
 	}
+	return ps.getByIDStored(ctx, id, gen)
+}
+
+// getByIDStored reads the pipe of GetByID from the store and caches it
+// (apart, so that the closure's variables cost a cache hit nothing).
+func (ps *Pipes) getByIDStored(ctx context.Context, id string, gen uint64) (*Pipe, error) {
+	var p *Pipe
 	err := ps.store.View(ctx, func(tx Tx) error {
 		ref, err := tx.GetRaw(prefixPipeID + id)
 		if errors.Is(err, ErrNotFound) {
@@ -77,8 +86,8 @@ func (ps *Pipes) GetByID(ctx context.Context, id string) (*Pipe, error) {
 // Lookup returns an owner's pipe by name, as Get does, from the cache when
 // it holds it. It is for the run path, which never changes the pipe.
 func (ps *Pipes) Lookup(ctx context.Context, owner, name string) (*Pipe, error) {
-	k := "n/" + owner + "/" + name
-	p, gen := ps.cached(k)
+	var buf [160]byte
+	p, gen := ps.cached(append(append(append(append(buf[:0], "n/"...), owner...), '/'), name...))
 	if p != nil {
 		return p, nil
 	}
@@ -86,6 +95,6 @@ func (ps *Pipes) Lookup(ctx context.Context, owner, name string) (*Pipe, error) 
 	if err != nil {
 		return nil, err
 	}
-	ps.cache.put(gen, k, *p, p.ID)
+	ps.cache.put(gen, "n/"+owner+"/"+name, *p, p.ID)
 	return p, nil
 }

@@ -113,6 +113,12 @@ type PreparedRun struct {
 	keyID    string // the run's API key, recorded for budgets
 	// readOnly runs (read-only keys) write no thread (run_readonly.go).
 	readOnly bool
+	// parsedRef and modelID are Ref as prepare parsed it and its string
+	// (run_model.go).
+	parsedRef ModelRef
+	modelID   string
+	// ichat is the instrumentation wrapper of chat (run_chat.go).
+	ichat instrumentedChat
 }
 
 const maxRunMessages = MaxRunMessages
@@ -218,13 +224,14 @@ func (pr *PreparedRun) prepare(ctx context.Context, in *RunRequest) error {
 	if pr.Ref, err = ParseModelID("model", p.Model); err != nil {
 		return err
 	}
+	pr.parsedRef, pr.modelID = pr.Ref, ModelIDOf(pr.Ref, p.Model)
 	if err := in.Principal.Scope.CheckModels(pr.Ref); err != nil {
 		return err
 	}
 	if r.providers == nil {
 		return Errorf(CodeUnavailable, "no model providers are configured on this server")
 	}
-	if pr.chat, err = r.providers.ChatModel(pr.Ref); err != nil {
+	if pr.chat, err = pr.chatModel(); err != nil {
 		return err
 	}
 	key, err := r.keysets.Resolve(ctx, pr.Ref.Provider, in.LLMKey, p.ID, p.Owner)
@@ -362,11 +369,8 @@ func (r *Runner) moderate(ctx context.Context, provider, key string, msgs []Mess
 
 // buildChatRequest turns the pipe's parameters into the provider request.
 func buildChatRequest(p *Pipe, ref ModelRef, msgs []Message, reqTools []Tool, jsonMode bool, key string) (*ChatRequest, error) {
-	temp, topP, pp, fp, maxTok := p.Temperature, p.TopP, p.PresencePenalty, p.FrequencyPenalty, p.MaxTokens
-	req := &ChatRequest{
-		Model: ref.Model, Messages: msgs, Temperature: &temp, TopP: &topP, MaxTokens: &maxTok,
-		PresencePenalty: &pp, FrequencyPenalty: &fp, APIKey: key,
-	}
+	box := newPipeChatRequest(p, ref, msgs, key)
+	req := &box.req
 	if len(p.Stop) > 0 {
 		req.Stop = append([]string(nil), p.Stop...)
 	}
@@ -376,16 +380,17 @@ func buildChatRequest(p *Pipe, ref ModelRef, msgs []Message, reqTools []Tool, js
 	}
 	if len(tools) > 0 {
 		req.Tools = tools
-		tc := p.ToolChoice
+		tc := &box.toolChoice
+		*tc = p.ToolChoice
 		if tc.Function != "" && !HasToolNamed(tools, tc.Function) {
 			return nil, FieldError("tools", "the pipe's tool_choice forces the function %q, which these tools do not define", tc.Function)
 		}
 		if tc.Mode == "" && tc.Function == "" {
 			tc.Mode = "auto"
 		}
-		req.ToolChoice = &tc
-		ptc := p.ParallelToolCalls
-		req.ParallelToolCalls = &ptc
+		req.ToolChoice = tc
+		box.parallel = p.ParallelToolCalls
+		req.ParallelToolCalls = &box.parallel
 	}
 	switch {
 	case p.ResponseFormat != nil && p.ResponseFormat.Type != "text":
@@ -571,7 +576,7 @@ func (pr *PreparedRun) record(res runResult, status string, persistErr error) {
 	}
 	rec := RunRecord{
 		ID: pr.runID, Owner: pr.Pipe.Owner, PipeID: pr.Pipe.ID, Pipe: pr.Pipe.Name, PipeVersion: pr.Pipe.Version,
-		Model: pr.Ref.String(), ThreadID: pr.ThreadID, Endpoint: pr.endpoint, Stream: pr.stream, Kind: RunKindPipe,
+		Model: pr.ModelID(), ThreadID: pr.ThreadID, Endpoint: pr.endpoint, Stream: pr.stream, Kind: RunKindPipe,
 		Status: status, LatencyMs: pr.r.now().Sub(pr.start).Milliseconds(), CreatedAt: pr.created.UTC(), KeyID: pr.keyID,
 	}
 	if res.usage != nil {

@@ -23,8 +23,8 @@ type RunStream struct {
 	id       string
 	created  int64
 	model    string
-	roleSent map[int]bool
-	finished map[int]bool
+	roleSent choiceSet
+	finished choiceSet
 	pending  []*ChatChunk
 	done     bool
 	acc      accumulator
@@ -39,8 +39,7 @@ func (pr *PreparedRun) Stream(ctx context.Context) (*RunStream, error) {
 		pr.finish(ctx, runResult{err: err, streamed: true})
 		return nil, err
 	}
-	return &RunStream{pr: pr, ctx: ctx, up: up, created: pr.created.Unix(), model: pr.Ref.Model,
-		roleSent: map[int]bool{}, finished: map[int]bool{}}, nil
+	return &RunStream{pr: pr, ctx: ctx, up: up, created: pr.created.Unix(), model: pr.Ref.Model}, nil
 }
 
 // Recv returns the next chunk, io.EOF after the last one, or an error that
@@ -123,8 +122,8 @@ func (s *RunStream) normalize(c *ChatChunk) {
 	}
 	for i := range c.Choices {
 		ch := &c.Choices[i]
-		if !s.roleSent[ch.Index] {
-			s.roleSent[ch.Index] = true
+		if !s.roleSent.has(ch.Index) {
+			s.roleSent.add(ch.Index)
 			ch.Delta.Role = "assistant"
 		}
 		for j := range ch.Delta.ToolCalls {
@@ -138,7 +137,7 @@ func (s *RunStream) normalize(c *ChatChunk) {
 			}
 		}
 		if ch.FinishReason != nil && *ch.FinishReason != "" {
-			s.finished[ch.Index] = true
+			s.finished.add(ch.Index)
 		}
 		if ch.Index == 0 {
 			s.acc.add(ch)
@@ -149,13 +148,13 @@ func (s *RunStream) normalize(c *ChatChunk) {
 // finals are the chunks that close choices the upstream left open.
 func (s *RunStream) finals() []*ChatChunk {
 	var idx []int
-	for i := range s.roleSent {
-		if !s.finished[i] {
+	for _, i := range s.roleSent.indexes() {
+		if !s.finished.has(i) {
 			idx = append(idx, i)
 		}
 	}
 	sort.Ints(idx)
-	if len(s.roleSent) == 0 {
+	if s.roleSent.empty() {
 		empty := ""
 		stop := "stop"
 		return []*ChatChunk{s.chunk(ChunkChoice{Delta: Delta{Role: "assistant", Content: &empty}, FinishReason: &stop})}

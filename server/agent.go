@@ -35,11 +35,11 @@ func (s *Server) handleAgentRun(c echo.Context) error {
 	if err := s.checkBudget(c, principal(c).Owner); err != nil {
 		return err
 	}
-	res, err := s.deps.Agent.Run(c.Request().Context(), principal(c).Owner, c.Request().Header.Get("LB-LLM-Key"), &req)
+	res, err := s.deps.Agent.Run(c.Request().Context(), principal(c).Owner, llmKey(c.Request().Header), &req)
 	if err != nil {
 		return err
 	}
-	setHeader(c.Response().Header(), HeaderModel, res.Model.String())
+	setHeader(c.Response().Header(), HeaderModel, engine.ModelIDOf(res.Model, req.Model))
 	if res.Stream != nil {
 		return s.relay(c, res.Stream, newSSEWriter(c), "agent", req.Model)
 	}

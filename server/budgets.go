@@ -87,6 +87,9 @@ func (s *Server) checkBudget(c echo.Context, owner string) error {
 		return nil
 	}
 	err := s.deps.Budgets.Check(c.Request().Context(), owner, principal(c).KeyID)
+	if err == nil {
+		return nil
+	}
 	var ex *engine.BudgetExceeded
 	if errors.As(err, &ex) {
 		s.metrics.Rejected("budget")

@@ -115,7 +115,7 @@ func (s *Server) openAIStreamError(c echo.Context, w *eventWriter, err error) {
 // fallbackHeader reads LB-Fallback-Models: comma-separated provider
 // models, each "provider:model" or "provider/model". nil when absent.
 func (s *Server) fallbackHeader(c echo.Context) ([]engine.ModelRef, error) {
-	h := strings.TrimSpace(c.Request().Header.Get(HeaderFallbackModels))
+	h := strings.TrimSpace(c.Request().Header.Get(headerFallbackModels))
 	if h == "" {
 		return nil, nil
 	}

@@ -48,7 +48,7 @@ func (s *Server) handleOpenAIChat(c echo.Context) error {
 		return err
 	}
 	start := time.Now()
-	res, err := s.deps.Agent.Complete(c.Request().Context(), who.Owner, c.Request().Header.Get("LB-LLM-Key"), target.Ref, fallbacks, chat, b.Stream)
+	res, err := s.deps.Agent.Complete(c.Request().Context(), who.Owner, llmKey(c.Request().Header), target.Ref, fallbacks, chat, b.Stream)
 	if err != nil {
 		// A request the model never saw because a field of it is wrong
 		// (an unknown provider, a tool_choice naming no tool) is not a
@@ -59,13 +59,14 @@ func (s *Server) handleOpenAIChat(c echo.Context) error {
 		}
 		return err
 	}
-	setHeader(c.Response().Header(), HeaderModel, res.Model.String())
+	model := engine.ModelIDOf(res.Model, b.Model)
+	setHeader(c.Response().Header(), HeaderModel, model)
 	if res.Stream != nil {
 		out := s.openAIRelay(c, res.Stream, includeUsage)
 		s.recordCompletion(c.Request().Context(), who.Owner, start, res.Model, true, out)
 		return out.answer()
 	}
-	s.recordAnswered(c.Request().Context(), who.Owner, start, res.Model, chat, res.Response, c.Request().Header.Get("LB-LLM-Key"))
+	s.recordAnswered(c.Request().Context(), who.Owner, start, model, chat, res.Response, llmKey(c.Request().Header))
 	return answerJSON(c, http.StatusOK, res.Response)
 }
 
@@ -80,8 +81,8 @@ func (s *Server) openAIPipeRun(c echo.Context, t engine.ModelTarget, chat *engin
 		return err
 	}
 	pr, err := s.deps.Runner.Prepare(ctx, &engine.RunRequest{
-		Principal: who, Name: t.Pipe, Messages: chat.Messages, ThreadID: c.Request().Header.Get(HeaderThreadRequest),
-		Tools: chat.Tools, LLMKey: c.Request().Header.Get("LB-LLM-Key"), FallbackModels: fallbacks,
+		Principal: who, Name: t.Pipe, Messages: chat.Messages, ThreadID: c.Request().Header.Get(headerThreadRequest),
+		Tools: chat.Tools, LLMKey: llmKey(c.Request().Header), FallbackModels: fallbacks,
 		Endpoint: openAIPrefix + "/chat/completions", Stream: stream, Admit: s.admitPipe(c),
 	})
 	if err != nil {
@@ -95,17 +96,17 @@ func (s *Server) openAIPipeRun(c echo.Context, t engine.ModelTarget, chat *engin
 		return err
 	}
 	overrideSampling(pr.Request, chat)
-	setThreadHeader(c, pr.ThreadID)
 	if !stream {
 		resp, err := pr.Complete(ctx)
-		setHeader(c.Response().Header(), HeaderModel, pr.Ref.String())
+		setRunHeaders(c.Response().Header(), pr.ThreadID, pr.ModelID())
 		if err != nil {
 			return err
 		}
 		return answerJSON(c, http.StatusOK, resp)
 	}
+	setThreadHeader(c, pr.ThreadID)
 	rs, err := pr.Stream(ctx)
-	setHeader(c.Response().Header(), HeaderModel, pr.Ref.String())
+	setHeader(c.Response().Header(), HeaderModel, pr.ModelID())
 	if err != nil {
 		return err
 	}

@@ -39,19 +39,18 @@ func (s *Server) recordCompletion(ctx context.Context, owner string, start time.
 	if s.deps.Runner == nil || s.deps.Runner.RunLog() == nil {
 		return
 	}
-	s.deps.Runner.RunLog().Record(completionRecord(ctx, owner, start, ref, stream, out))
+	s.deps.Runner.RunLog().Record(completionRecord(ctx, owner, start, ref.String(), stream, out))
 }
 
 // recordAnswered records a non-streamed provider-model call that answered
 // resp, offering its text (the messages sent and the completion) to the
 // run log, which keeps it when the owner opted in (README "Run log"); the
 // provider key of the call is redacted from it.
-func (s *Server) recordAnswered(ctx context.Context, owner string, start time.Time, ref engine.ModelRef, chat *engine.ChatRequest, resp *engine.ChatResponse, secrets ...string) {
+func (s *Server) recordAnswered(ctx context.Context, owner string, start time.Time, model string, chat *engine.ChatRequest, resp *engine.ChatResponse, secrets ...string) {
 	if s.deps.Runner == nil || s.deps.Runner.RunLog() == nil {
 		return
 	}
-	u := resp.Usage
-	rec := completionRecord(ctx, owner, start, ref, false, relayOutcome{usage: &u})
+	rec := completionRecord(ctx, owner, start, model, false, relayOutcome{usage: &resp.Usage})
 	var calls []engine.ToolCall
 	if len(resp.Choices) > 0 {
 		calls = resp.Choices[0].Message.ToolCalls
@@ -61,9 +60,9 @@ func (s *Server) recordAnswered(ctx context.Context, owner string, start time.Ti
 }
 
 // completionRecord is the run record of a provider-model call.
-func completionRecord(ctx context.Context, owner string, start time.Time, ref engine.ModelRef, stream bool, out relayOutcome) engine.RunRecord {
+func completionRecord(ctx context.Context, owner string, start time.Time, model string, stream bool, out relayOutcome) engine.RunRecord {
 	rec := engine.RunRecord{
-		ID: engine.NewRunID(ctx, start), Owner: owner, Model: ref.String(), Endpoint: openAIPrefix + "/chat/completions", Kind: engine.RunKindCompletion,
+		ID: engine.NewRunID(ctx, start), Owner: owner, Model: model, Endpoint: openAIPrefix + "/chat/completions", Kind: engine.RunKindCompletion,
 		Stream: stream, Status: engine.RunSuccess, LatencyMs: time.Since(start).Milliseconds(), CreatedAt: start.UTC(),
 		KeyID: engine.KeyIDOf(ctx),
 	}

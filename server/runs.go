@@ -28,6 +28,9 @@ type runBody struct {
 	// Version runs that version of the pipe (README "Pipe versions");
 	// absent or 0 runs the latest.
 	Version int `json:"version"`
+	// run is what request returns: kept in the body, which is on the heap
+	// already, it costs no allocation of its own.
+	run engine.RunRequest
 }
 
 // runResponse is the non-stream answer: the SDK merges raw into its result.
@@ -54,15 +57,16 @@ type rawView struct {
 }
 
 func (b *runBody) request(c echo.Context, endpoint string, stream bool, admit func(*engine.Pipe) error) *engine.RunRequest {
-	key := c.Request().Header.Get("LB-LLM-Key")
+	key := llmKey(c.Request().Header)
 	if key == "" {
 		key = b.LLMKey
 	}
-	return &engine.RunRequest{
+	b.run = engine.RunRequest{
 		Principal: principal(c), Name: b.Name, Messages: b.Messages, Variables: b.Variables,
 		ThreadID: b.ThreadID, Tools: b.Tools, Memory: b.Memory, JSON: b.JSON, LLMKey: key,
 		Endpoint: endpoint, Stream: stream, Admit: admit, Version: b.Version,
 	}
+	return &b.run
 }
 
 // handlePipeRun serves POST /v1/pipes/run. It streams only when the body
@@ -78,8 +82,8 @@ func (s *Server) handlePipeRun(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	setThreadHeader(c, pr.ThreadID)
 	if stream {
+		setThreadHeader(c, pr.ThreadID)
 		w := newSSEWriter(c)
 		if b.IncludeSources {
 			w.trailer = sourcesTrailer(pr.Sources)
@@ -103,7 +107,6 @@ func (s *Server) handleBetaRun(endpoint string) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		setThreadHeader(c, pr.ThreadID)
 		stream := pr.Pipe.Stream
 		if b.Stream != nil {
 			stream = *b.Stream
@@ -111,6 +114,7 @@ func (s *Server) handleBetaRun(endpoint string) echo.HandlerFunc {
 		if !stream {
 			return s.completeRun(c, pr, false)
 		}
+		setThreadHeader(c, pr.ThreadID)
 		if strings.Contains(c.Request().Header.Get("Accept"), "text/event-stream") {
 			return s.streamRun(c, pr, newSSEWriter(c))
 		}
@@ -120,7 +124,7 @@ func (s *Server) handleBetaRun(endpoint string) echo.HandlerFunc {
 
 func (s *Server) completeRun(c echo.Context, pr *engine.PreparedRun, withSources bool) error {
 	resp, err := pr.Complete(c.Request().Context())
-	setHeader(c.Response().Header(), HeaderModel, pr.Ref.String())
+	setRunHeaders(c.Response().Header(), pr.ThreadID, pr.ModelID())
 	if err != nil {
 		return err
 	}
@@ -138,7 +142,7 @@ func (s *Server) completeRun(c echo.Context, pr *engine.PreparedRun, withSources
 // streamRun streams a prepared run to the client.
 func (s *Server) streamRun(c echo.Context, pr *engine.PreparedRun, w *eventWriter) error {
 	rs, err := pr.Stream(c.Request().Context())
-	setHeader(c.Response().Header(), HeaderModel, pr.Ref.String())
+	setHeader(c.Response().Header(), HeaderModel, pr.ModelID())
 	if err != nil {
 		return err
 	}

@@ -131,8 +131,12 @@ func (w *eventWriter) Done() error {
 		w.start()
 		return nil
 	}
-	return w.write([]byte("data: [DONE]" + sseTerminator))
+	return w.write(sseDone)
 }
+
+// sseDone is the [DONE] event, shared read-only (io.Writer does not change
+// what it is given).
+var sseDone = []byte("data: [DONE]" + sseTerminator)
 
 // Error reports an error after the stream started: {"error": "<message>"}
 // as one more event (the SDK throws it as an Error with that message).

@@ -59,6 +59,8 @@ type AgentResult struct {
 	Stream   *AgentStream
 	// Model is the model that answered (a fallback model when the first failed).
 	Model engine.ModelRef
+	// text is where Output points (one allocation with the result).
+	text string
 }
 
 // Run validates req, resolves the provider key (requestKey is the
@@ -77,7 +79,7 @@ func (a *Agent) Run(ctx context.Context, owner, requestKey string, req *AgentRun
 	if err != nil {
 		return nil, err
 	}
-	run.rec = a.recorder(ctx, owner, run.stream)
+	run.rec = a.recorder(ctx, &run.recorder, owner, req.Model, run.stream)
 	ctx, span := startInvoke(ctx, run)
 	res, err := a.start(ctx, owner, requestKey, run, fallbacks)
 	if err != nil {
@@ -92,7 +94,8 @@ func (a *Agent) Run(ctx context.Context, owner, requestKey string, req *AgentRun
 	}
 	if res.Response != nil {
 		endInvoke(span, res.Model, &res.Response.Usage, nil)
-		out := runOutcome{ref: res.Model, usage: &res.Response.Usage, messages: run.chat.Messages, secrets: []string{run.chat.APIKey, requestKey}}
+		run.secrets = [2]string{run.chat.APIKey, requestKey}
+		out := runOutcome{ref: res.Model, usage: &res.Response.Usage, messages: run.chat.Messages, secrets: run.secrets[:]}
 		if len(res.Response.Choices) > 0 {
 			out.completion, out.toolCalls = engine.Completion(res.Response), res.Response.Choices[0].Message.ToolCalls
 		}
@@ -133,7 +136,7 @@ func (a *Agent) start(ctx context.Context, owner, requestKey string, run *agentR
 	} else {
 		run.chat.APIKey = strings.TrimSpace(requestKey)
 	}
-	tb, err := openToolbox(ctx, a.tools, run.servers, run.chat.Tools)
+	tb, err := openToolbox(ctx, &run.toolbox, a.tools, run.servers, run.chat.Tools)
 	if err != nil {
 		return nil, err
 	}
@@ -167,24 +170,27 @@ func (a *Agent) start(ctx context.Context, owner, requestKey string, run *agentR
 	}
 	run.ref = engine.AnsweredBy(chain, run.ref)
 	engine.NormalizeResponse(ctx, resp, run.ref, engine.NowFrom(ctx, time.Now))
-	return &AgentResult{Output: outputOf(resp), Response: resp, Model: run.ref}, nil
+	res := &AgentResult{Response: resp, Model: run.ref}
+	res.Output = outputOf(resp, &res.text)
+	return res, nil
 }
 
-// outputOf is the answer text, or nil when the model called tools.
-func outputOf(resp *engine.ChatResponse) *string {
+// outputOf is the answer text, kept in *text, or nil when the model called
+// tools.
+func outputOf(resp *engine.ChatResponse, text *string) *string {
 	if len(resp.Choices) == 0 {
-		empty := ""
-		return &empty
+		*text = ""
+		return text
 	}
 	m := resp.Choices[0].Message
 	if len(m.ToolCalls) > 0 {
 		return nil
 	}
-	text := ""
+	*text = ""
 	if m.Content != nil {
-		text = *m.Content
+		*text = *m.Content
 	}
-	return &text
+	return text
 }
 
 // loop is the non-stream MCP loop: call the model, run the MCP tools it

@@ -125,18 +125,14 @@ func completionMessages(raw json.RawMessage) ([]engine.Message, error) {
 	}
 	msgs := make([]engine.Message, len(raws))
 	for i, m := range raws {
-		var role struct {
-			Role string `json:"role"`
-		}
-		developer := json.Unmarshal(m, &role) == nil && role.Role == "developer"
-		if developer {
+		if mayBeDeveloper(m) && isDeveloper(m) {
 			var obj map[string]json.RawMessage
 			json.Unmarshal(m, &obj)
 			obj["role"] = json.RawMessage(`"system"`)
 			m, _ = json.Marshal(obj)
 		}
 		var err error
-		if msgs[i], err = inputMessage(fmt.Sprintf("messages[%d]", i), m); err != nil {
+		if msgs[i], err = inputMessage("messages", i, m); err != nil {
 			return nil, err
 		}
 	}

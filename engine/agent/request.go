@@ -65,6 +65,16 @@ type agentRun struct {
 	// before that is not a run.
 	rec      *runRecorder
 	accepted bool
+	// recorder is what rec points to when runs are logged.
+	recorder runRecorder
+	// toolbox is the run's MCP toolbox (openToolbox).
+	toolbox toolbox
+	// secrets are the provider keys redacted from the run's logged
+	// content (runOutcome.secrets points here).
+	secrets [2]string
+	// first holds chat and what its pointers point to, so a validated
+	// request is one allocation (request_first.go).
+	first firstStep
 }
 
 var (
@@ -82,15 +92,15 @@ func (r *AgentRunRequest) validate() (*agentRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	msgs, err := agentMessages(r.Input)
+	run := &agentRun{ref: ref, stream: r.Stream, servers: r.MCPServers}
+	msgs, err := agentMessages(r.Input, r.Instructions, run.first.msgs[:0])
 	if err != nil {
 		return nil, err
 	}
-	if r.Instructions != nil && *r.Instructions != "" {
-		msgs = append([]engine.Message{{Role: "system", Content: engine.TextContent(*r.Instructions)}}, msgs...)
-	}
-	chat := &engine.ChatRequest{Model: ref.Model, Messages: msgs, ParallelToolCalls: r.ParallelToolCalls,
+	chat := &run.first.chat
+	*chat = engine.ChatRequest{Model: ref.Model, Messages: msgs, ParallelToolCalls: r.ParallelToolCalls,
 		Extra: r.CustomModelParams}
+	run.chat = chat
 	if chat.Tools, err = agentTools(r.Tools); err != nil {
 		return nil, err
 	}
@@ -103,19 +113,7 @@ func (r *AgentRunRequest) validate() (*agentRun, error) {
 		}
 		chat.ReasoningEffort = *r.ReasoningEffort
 	}
-	if chat.Temperature, err = numberIn("temperature", r.Temperature, 0, 2, AgentDefaultTemperature); err != nil {
-		return nil, err
-	}
-	if chat.TopP, err = numberIn("top_p", r.TopP, 0, 1, AgentDefaultTopP); err != nil {
-		return nil, err
-	}
-	if chat.PresencePenalty, err = numberIn("presence_penalty", r.PresencePenalty, -2, 2, 0); err != nil {
-		return nil, err
-	}
-	if chat.FrequencyPenalty, err = numberIn("frequency_penalty", r.FrequencyPenalty, -2, 2, 0); err != nil {
-		return nil, err
-	}
-	if chat.MaxTokens, err = agentMaxTokens(r.MaxTokens, r.MaxCompletionTokens); err != nil {
+	if err := run.first.sampling(r); err != nil {
 		return nil, err
 	}
 	if chat.Stop, err = agentStop(r.Stop); err != nil {
@@ -130,7 +128,8 @@ func (r *AgentRunRequest) validate() (*agentRun, error) {
 	if tc := chat.ToolChoice; tc != nil && tc.Function != "" && len(r.MCPServers) == 0 && !engine.HasToolNamed(chat.Tools, tc.Function) {
 		return nil, engine.FieldError("tool_choice", "names function %q, which is not among the tools offered", tc.Function)
 	}
-	return &agentRun{ref: ref, chat: chat, stream: r.Stream, servers: r.MCPServers, apiKey: strings.TrimSpace(r.APIKey)}, nil
+	run.apiKey = strings.TrimSpace(r.APIKey)
+	return run, nil
 }
 
 func isNull(raw json.RawMessage) bool {
@@ -140,19 +139,19 @@ func isNull(raw json.RawMessage) bool {
 
 // agentMessages reads input: a string is one user message, an array holds
 // InputMessages.
-func agentMessages(input json.RawMessage) ([]engine.Message, error) {
+func agentMessages(input json.RawMessage, instructions *string, buf []engine.Message) ([]engine.Message, error) {
 	switch engine.JSONKind(input) {
 	case "null":
 		return nil, engine.FieldError("input", "is required (a string or an array of messages)")
 	case "string":
-		var s string
-		if err := json.Unmarshal(input, &s); err != nil {
+		s, ok := jsonString(input)
+		if !ok {
 			return nil, engine.FieldError("input", "is not a valid JSON string")
 		}
 		if strings.TrimSpace(s) == "" {
 			return nil, engine.FieldError("input", "must not be empty")
 		}
-		return []engine.Message{{Role: "user", Content: engine.TextContent(s)}}, nil
+		return append(withInstructions(buf, instructions), engine.Message{Role: "user", Content: engine.TextContent(s)}), nil
 	case "array":
 	default:
 		return nil, engine.FieldError("input", "must be a string or an array of messages, got %s", engine.JSONKind(input))
@@ -164,13 +163,13 @@ func agentMessages(input json.RawMessage) ([]engine.Message, error) {
 	if len(raws) == 0 {
 		return nil, engine.FieldError("input", "must hold at least one message")
 	}
-	msgs := make([]engine.Message, len(raws))
+	msgs := withInstructions(make([]engine.Message, 0, len(raws)+1), instructions)
 	for i, raw := range raws {
-		m, err := inputMessage(fmt.Sprintf("input[%d]", i), raw)
+		m, err := inputMessage("input", i, raw)
 		if err != nil {
 			return nil, err
 		}
-		msgs[i] = m
+		msgs = append(msgs, m)
 	}
 	return msgs, nil
 }
@@ -181,77 +180,6 @@ type rawInputMessage struct {
 	Name       json.RawMessage `json:"name"`
 	ToolCallID json.RawMessage `json:"tool_call_id"`
 	ToolCalls  json.RawMessage `json:"tool_calls"`
-}
-
-func optString(field string, raw json.RawMessage) (string, error) {
-	if isNull(raw) {
-		return "", nil
-	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return "", engine.FieldError(field, "must be a string, got %s", engine.JSONKind(raw))
-	}
-	return s, nil
-}
-
-// inputMessage validates one InputMessage: role, content (string, parts or
-// null), name, tool_call_id (required for role tool) and, on assistant
-// messages sent back in a tool conversation, tool_calls.
-func inputMessage(field string, raw json.RawMessage) (engine.Message, error) {
-	var m engine.Message
-	if engine.JSONKind(raw) != "object" {
-		return m, engine.FieldError(field, "must be a message object, got %s", engine.JSONKind(raw))
-	}
-	var r rawInputMessage
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return m, engine.FieldError(field, "is not a valid message object")
-	}
-	var err error
-	if m.Role, err = optString(field+".role", r.Role); err != nil {
-		return m, err
-	}
-	switch m.Role {
-	case "user", "assistant", "system", "tool":
-	case "":
-		return m, engine.FieldError(field+".role", "is required (user, assistant, system or tool)")
-	default:
-		return m, engine.FieldError(field+".role", "must be one of user, assistant, system, tool, got %q", m.Role)
-	}
-	if m.Name, err = optString(field+".name", r.Name); err != nil {
-		return m, err
-	}
-	if m.ToolCallID, err = optString(field+".tool_call_id", r.ToolCallID); err != nil {
-		return m, err
-	}
-	if m.Content, err = messageContent(field+".content", r.Content); err != nil {
-		return m, err
-	}
-	if !isNull(r.ToolCalls) {
-		if m.Role != "assistant" {
-			return m, engine.FieldError(field+".tool_calls", "is only allowed on assistant messages")
-		}
-		if m.ToolCalls, err = inputToolCalls(field+".tool_calls", r.ToolCalls); err != nil {
-			return m, err
-		}
-	}
-	switch m.Role {
-	case "tool":
-		if m.ToolCallID == "" {
-			return m, engine.FieldError(field+".tool_call_id", "is required on tool messages")
-		}
-		if m.Content.IsNull() {
-			return m, engine.FieldError(field+".content", "is required on tool messages")
-		}
-	case "assistant":
-		if m.Content.IsNull() && len(m.ToolCalls) == 0 {
-			return m, engine.FieldError(field+".content", "is required unless the assistant message has tool_calls")
-		}
-	default:
-		if m.Content.IsNull() {
-			return m, engine.FieldError(field+".content", "is required on %s messages", m.Role)
-		}
-	}
-	return m, nil
 }
 
 // messageContent reads a string, an array of text/image_url parts, or null.
@@ -400,19 +328,36 @@ func agentToolChoice(raw json.RawMessage) (*engine.ToolChoice, error) {
 
 // numberIn applies a default and checks a [lo, hi] range.
 func numberIn(field string, v *float64, lo, hi, def float64) (*float64, error) {
+	x, err := numberValue(field, v, lo, hi, def)
+	if err != nil {
+		return nil, err
+	}
+	return &x, nil
+}
+
+// numberValue is numberIn's value.
+func numberValue(field string, v *float64, lo, hi, def float64) (float64, error) {
 	if v == nil {
-		return &def, nil
+		return def, nil
 	}
 	if math.IsNaN(*v) || *v < lo || *v > hi {
-		return nil, engine.FieldError(field, "must be between %g and %g, got %g", lo, hi, *v)
+		return 0, engine.FieldError(field, "must be between %g and %g, got %g", lo, hi, *v)
 	}
-	x := *v
-	return &x, nil
+	return *v, nil
 }
 
 // agentMaxTokens reads max_tokens, or max_completion_tokens (OpenAI's newer
 // name), which wins when both are sent.
 func agentMaxTokens(maxTokens, maxCompletion *float64) (*int, error) {
+	n, err := agentMaxTokensValue(maxTokens, maxCompletion)
+	if err != nil {
+		return nil, err
+	}
+	return &n, nil
+}
+
+// agentMaxTokensValue is agentMaxTokens' value.
+func agentMaxTokensValue(maxTokens, maxCompletion *float64) (int, error) {
 	field, v := "max_tokens", maxTokens
 	if maxCompletion != nil {
 		field, v = "max_completion_tokens", maxCompletion
@@ -420,20 +365,22 @@ func agentMaxTokens(maxTokens, maxCompletion *float64) (*int, error) {
 	n := AgentDefaultMaxTokens
 	if v != nil {
 		if *v != math.Trunc(*v) || *v < 1 || *v > math.MaxInt32 {
-			return nil, engine.FieldError(field, "must be a positive integer, got %g", *v)
+			return 0, engine.FieldError(field, "must be a positive integer, got %g", *v)
 		}
 		n = int(*v)
 	}
-	return &n, nil
+	return n, nil
 }
 
 // agentStop reads up to four stop sequences (a single string is accepted
 // as one sequence).
 func agentStop(raw json.RawMessage) ([]string, error) {
-	var stop []string
-	switch engine.JSONKind(raw) {
-	case "null":
+	kind := engine.JSONKind(raw)
+	if kind == "null" {
 		return nil, nil
+	}
+	var stop []string
+	switch kind {
 	case "string":
 		var s string
 		json.Unmarshal(raw, &s)
@@ -443,7 +390,7 @@ func agentStop(raw json.RawMessage) ([]string, error) {
 			return nil, engine.FieldError("stop", "must be an array of strings")
 		}
 	default:
-		return nil, engine.FieldError("stop", "must be an array of strings, got %s", engine.JSONKind(raw))
+		return nil, engine.FieldError("stop", "must be an array of strings, got %s", kind)
 	}
 	if len(stop) > agentMaxStop {
 		return nil, engine.FieldError("stop", "may hold at most %d sequences, got %d", agentMaxStop, len(stop))

@@ -24,20 +24,25 @@ type runRecorder struct {
 	start   time.Time
 	created time.Time
 	stream  bool
-	once    sync.Once
+	// requested is the model id the request named (engine.ModelIDOf).
+	requested string
+	once      sync.Once
 
 	mu    sync.Mutex
 	calls []engine.RunToolCall
 }
 
-// recorder returns the recorder of a run, or nil when runs are not logged.
-func (a *Agent) recorder(ctx context.Context, owner string, stream bool) *runRecorder {
+// recorder sets up r (the run's own, kept with it) as the recorder of a
+// run and returns it, or returns nil when runs are not logged.
+func (a *Agent) recorder(ctx context.Context, r *runRecorder, owner, model string, stream bool) *runRecorder {
 	if a.runs == nil {
 		return nil
 	}
 	start := time.Now()
 	created := engine.NowFrom(ctx, func() time.Time { return start })
-	return &runRecorder{log: a.runs, owner: owner, keyID: engine.KeyIDOf(ctx), id: engine.NewRunID(ctx, created), start: start, created: created, stream: stream}
+	r.log, r.owner, r.keyID, r.id = a.runs, owner, engine.KeyIDOf(ctx), engine.NewRunID(ctx, created)
+	r.start, r.created, r.stream, r.requested = start, created, stream, model
+	return r
 }
 
 // toolCall notes one MCP tool call; safe for concurrent calls.
@@ -68,7 +73,7 @@ func (r *runRecorder) finish(o runOutcome) {
 		return
 	}
 	r.once.Do(func() {
-		rec := engine.RunRecord{ID: r.id, Owner: r.owner, Model: o.ref.String(), Endpoint: "/v1/agent/run", Kind: engine.RunKindAgent,
+		rec := engine.RunRecord{ID: r.id, Owner: r.owner, Model: engine.ModelIDOf(o.ref, r.requested), Endpoint: "/v1/agent/run", Kind: engine.RunKindAgent,
 			KeyID: r.keyID, Stream: r.stream, Status: engine.RunSuccess, LatencyMs: time.Since(r.start).Milliseconds(), CreatedAt: r.created.UTC()}
 		if o.usage != nil {
 			rec.PromptTokens, rec.CompletionTokens, rec.TotalTokens = o.usage.PromptTokens, o.usage.CompletionTokens, o.usage.TotalTokens

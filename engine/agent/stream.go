@@ -36,6 +36,7 @@ type AgentStream struct {
 	modelName string
 	sysFP     *string
 	queue     []*engine.ChatChunk
+	head      int // queue[head:] are still to be sent
 	done      bool
 	usage     engine.Usage
 	usageSeen bool
@@ -56,17 +57,21 @@ type AgentStream struct {
 }
 
 func newAgentStream(ctx context.Context, maxSteps int, model engine.ChatModel, run *agentRun, tb *toolbox, first engine.ChatStream) *AgentStream {
+	run.secrets = [2]string{run.chat.APIKey, run.apiKey}
 	return &AgentStream{ctx: ctx, maxSteps: maxSteps, model: model, chat: run.chat, tb: tb, cur: first, step: 1,
-		rec: run.rec, secrets: []string{run.chat.APIKey, run.apiKey}, start: runStart(run), ref: run.ref,
+		rec: run.rec, secrets: run.secrets[:], start: runStart(run), ref: run.ref,
 		modelName: run.ref.Model, created: engine.NowFrom(ctx, time.Now).Unix(), calls: map[int]*engine.ToolCall{}}
 }
 
 // Recv returns the next chunk for the client; io.EOF after the last.
 func (s *AgentStream) Recv() (*engine.ChatChunk, error) {
 	for {
-		if len(s.queue) > 0 {
-			c := s.queue[0]
-			s.queue = s.queue[1:]
+		if s.head < len(s.queue) {
+			c := s.queue[s.head]
+			s.queue[s.head] = nil
+			if s.head++; s.head == len(s.queue) {
+				s.queue, s.head = s.queue[:0], 0 // drained: the array is reused
+			}
 			return c, nil
 		}
 		if s.done {
@@ -110,9 +115,17 @@ func (s *AgentStream) Close(cause error) {
 	s.tb.close()
 }
 
+// oneChoiceChunk is a chunk and its one choice in one allocation.
+type oneChoiceChunk struct {
+	chunk  engine.ChatChunk
+	choice [1]engine.ChunkChoice
+}
+
 func (s *AgentStream) chunk(d engine.Delta, finish *string) *engine.ChatChunk {
-	return &engine.ChatChunk{ID: s.id, Object: "chat.completion.chunk", Created: s.created, Model: s.modelName,
-		SystemFingerprint: s.sysFP, Choices: []engine.ChunkChoice{{Index: 0, Delta: d, FinishReason: finish}}}
+	b := &oneChoiceChunk{choice: [1]engine.ChunkChoice{{Index: 0, Delta: d, FinishReason: finish}}}
+	b.chunk = engine.ChatChunk{ID: s.id, Object: "chat.completion.chunk", Created: s.created, Model: s.modelName,
+		SystemFingerprint: s.sysFP, Choices: b.choice[:]}
+	return &b.chunk
 }
 
 // begin takes the completion's id, model and time from the first upstream

@@ -49,9 +49,10 @@ func (tb *toolbox) isMCP(name string) bool {
 
 // openToolbox connects to every enabled server, lists its tools and keeps
 // the allowed ones, named so that they cannot collide with each other or
-// with the caller's tools. On error every opened session is closed.
-func openToolbox(ctx context.Context, ts engine.ToolServers, servers []engine.MCPServer, callerTools []engine.Tool) (*toolbox, error) {
-	tb := &toolbox{byName: map[string]mcpTool{}}
+// with the caller's tools, in tb (the run's own). On error every opened
+// session is closed.
+func openToolbox(ctx context.Context, tb *toolbox, ts engine.ToolServers, servers []engine.MCPServer, callerTools []engine.Tool) (*toolbox, error) {
+	*tb = toolbox{} // byName stays nil (reads find nothing) until a server lists tools
 	var active []engine.MCPServer
 	for _, s := range servers {
 		if s.Enabled() {
@@ -64,6 +65,7 @@ func openToolbox(ctx context.Context, ts engine.ToolServers, servers []engine.MC
 	if ts == nil {
 		return nil, engine.FieldError("mcp_servers", "MCP servers are not available on this server")
 	}
+	tb.byName = map[string]mcpTool{}
 	taken := map[string]bool{}
 	for _, t := range callerTools {
 		taken[t.Function.Name] = true

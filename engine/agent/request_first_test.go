@@ -1,0 +1,77 @@
+package agent
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/hearth-dev/hearth/engine"
+)
+
+// jsonStringCases are JSON strings (and a few non-strings) that
+// jsonString must read as encoding/json does.
+var jsonStringCases = []string{
+	`""`, `"plain"`, `"Say something about foxes."`, `"caf\u00e9"`, `"café"`, `"tab\there"`, "\"raw\ttab\"",
+	`"quote \" inside"`, `"\ud83d\ude00"`, `"\ud800"`, "\"bad \xff utf8\"", `"a\\"`, `"unterminated`, `"`, `42`,
+	`"new\nline"`, "\"raw\nnewline\"", `"slash \/"`,
+}
+
+// TestJSONStringMatchesEncodingJSON compares jsonString with
+// json.Unmarshal into a string.
+func TestJSONStringMatchesEncodingJSON(t *testing.T) {
+	for _, c := range jsonStringCases {
+		checkJSONString(t, []byte(c))
+	}
+}
+
+// FuzzJSONString compares jsonString with json.Unmarshal on any input.
+func FuzzJSONString(f *testing.F) {
+	for _, c := range jsonStringCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(checkJSONString)
+}
+
+func checkJSONString(t *testing.T, raw []byte) {
+	var want string
+	werr := json.Unmarshal(raw, &want)
+	got, ok := jsonString(raw)
+	if ok != (werr == nil) || got != want {
+		t.Fatalf("jsonString(%q) = %q, %v; encoding/json %q, %v", raw, got, ok, want, werr)
+	}
+}
+
+// TestValidateAllocations: validating the common agent request (a model,
+// instructions and a string input) is two allocations, the run (with its
+// request, sampling values and messages) and the input's text, and builds
+// the same request as before.
+func TestValidateAllocations(t *testing.T) {
+	instr := "You are terse."
+	req := &AgentRunRequest{Model: "openai:gpt-4o-mini", Instructions: &instr, Input: json.RawMessage(`"Say something about foxes."`)}
+	run, err := req.validate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	temp, topP, zero, maxTok := AgentDefaultTemperature, AgentDefaultTopP, 0.0, AgentDefaultMaxTokens
+	want := &engine.ChatRequest{Model: "gpt-4o-mini", Messages: []engine.Message{
+		{Role: "system", Content: engine.TextContent(instr)}, {Role: "user", Content: engine.TextContent("Say something about foxes.")}},
+		Temperature: &temp, TopP: &topP, PresencePenalty: &zero, FrequencyPenalty: &zero, MaxTokens: &maxTok}
+	if !reflect.DeepEqual(run.chat, want) {
+		t.Fatalf("chat %+v\nwant %+v", run.chat, want)
+	}
+	seven := 0.2
+	req.Temperature, req.Instructions = &seven, nil
+	if run, err = req.validate(); err != nil || *run.chat.Temperature != 0.2 || len(run.chat.Messages) != 1 || run.chat.Messages[0].Role != "user" {
+		t.Fatalf("without instructions: %+v, %v", run.chat, err)
+	}
+	req.Input = json.RawMessage(`[{"role":"user","content":"a"},{"role":"assistant","content":"b"}]`)
+	req.Instructions = &instr
+	if run, err = req.validate(); err != nil || len(run.chat.Messages) != 3 || run.chat.Messages[0].Role != "system" || run.chat.Messages[2].Content.Text != "b" {
+		t.Fatalf("array input: %+v, %v", run.chat, err)
+	}
+	req.Input, req.Temperature = json.RawMessage(`"Say something about foxes."`), nil
+	n := testing.AllocsPerRun(100, func() { _, _ = req.validate() })
+	if n > 2 {
+		t.Fatalf("validate allocates %.0f times, want 2", n)
+	}
+}

@@ -1,0 +1,128 @@
+package engine
+
+import (
+	"reflect"
+	"testing"
+)
+
+// TestBuildChatRequestAllocations: a pipe run's provider request, with the
+// values its pointers point to, is one allocation, and carries the pipe's
+// parameters (values, not pointers into the pipe).
+func TestBuildChatRequestAllocations(t *testing.T) {
+	p := newPipeDefaults()
+	p.PresencePenalty, p.FrequencyPenalty = 0.5, -0.5
+	msgs := []Message{{Role: "user", Content: TextContent("hi")}}
+	ref := ModelRef{Provider: "openai", Model: "gpt-4o-mini"}
+	req, err := buildChatRequest(p, ref, msgs, nil, false, "sk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *req.Temperature != 0.7 || *req.TopP != 1 || *req.MaxTokens != 1000 || *req.PresencePenalty != 0.5 ||
+		*req.FrequencyPenalty != -0.5 || req.Model != "gpt-4o-mini" || req.APIKey != "sk" || len(req.Messages) != 1 {
+		t.Fatalf("request %+v", req)
+	}
+	*req.Temperature = 2
+	if p.Temperature != 0.7 {
+		t.Fatal("the request shares the pipe's temperature")
+	}
+	p.Tools = []Tool{{Type: "function", Function: ToolFunction{Name: "f"}}}
+	p.ParallelToolCalls, p.ToolChoice = true, ToolChoice{}
+	req, err = buildChatRequest(p, ref, msgs, nil, true, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if req.ToolChoice == nil || req.ToolChoice.Mode != "auto" || !*req.ParallelToolCalls || req.ResponseFormat.Type != "json_object" {
+		t.Fatalf("request with tools %+v", req)
+	}
+	if p.ToolChoice.Mode != "" {
+		t.Fatal("the request's tool choice is the pipe's")
+	}
+	p.Tools = nil
+	if got := testing.AllocsPerRun(100, func() { _, _ = buildChatRequest(p, ref, msgs, nil, false, "sk") }); got > 1 {
+		t.Fatalf("buildChatRequest allocates %.0f times, want 1", got)
+	}
+}
+
+// TestAssembleMessagesAllocations: assembling a run's messages without
+// variables is one allocation (the list), with variables one more per
+// substituted message, and never changes the request's messages.
+func TestAssembleMessagesAllocations(t *testing.T) {
+	p := newPipeDefaults()
+	p.SetPrompt("", "You are {{tone}}.")
+	p.Messages = append(p.Messages, Message{Role: "user", Content: TextContent("shot")})
+	request := []Message{{Role: "user", Content: TextContent("Say {{what}}.")}}
+	history := []Message{{Role: "assistant", Content: TextContent("before")}}
+	vars := MergeVariables([]Variable{{Name: "tone", Value: "terse"}}, []Variable{{Name: " what ", Value: "hello"}})
+	got := AssembleMessages(p, false, RAGContext{}, history, request, vars)
+	want := []Message{{Role: "system", Content: TextContent("You are terse.")}, {Role: "user", Content: TextContent("shot")},
+		history[0], {Role: "user", Content: TextContent("Say hello.")}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %+v\nwant %+v", got, want)
+	}
+	if request[0].Content.Text != "Say {{what}}." {
+		t.Fatal("the request's message was changed")
+	}
+	if MergeVariables(nil, nil) != nil {
+		t.Fatal("no variables should merge to nil")
+	}
+	p.SetPrompt("", "You are terse.")
+	if n := testing.AllocsPerRun(100, func() { AssembleMessages(p, false, RAGContext{}, history, request, nil) }); n > 1 {
+		t.Fatalf("AssembleMessages allocates %.0f times without variables, want 1", n)
+	}
+}
+
+// TestModelIDAllocations: a prepared run names its model without building
+// the string again while the model is the one it parsed, and follows Ref
+// when a fallback answered.
+func TestModelIDAllocations(t *testing.T) {
+	for _, id := range []string{"openai:gpt-4o-mini", "OpenAI:gpt-4o", "groq:llama:3"} {
+		ref, err := ParseModelID("model", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr := &PreparedRun{Ref: ref, parsedRef: ref, modelID: ModelIDOf(ref, id)}
+		if pr.ModelID() != ref.String() {
+			t.Fatalf("%s: ModelID %q, want %q", id, pr.ModelID(), ref.String())
+		}
+		pr.Ref = ModelRef{Provider: "anthropic", Model: "claude"}
+		if pr.ModelID() != "anthropic:claude" {
+			t.Fatalf("%s: after a fallback ModelID %q", id, pr.ModelID())
+		}
+	}
+	ref := ModelRef{Provider: "openai", Model: "gpt-4o-mini"}
+	pr := &PreparedRun{Ref: ref, parsedRef: ref, modelID: ModelIDOf(ref, "openai:gpt-4o-mini")}
+	if n := testing.AllocsPerRun(100, func() { _ = pr.ModelID() }); n != 0 {
+		t.Fatalf("ModelID allocates %.0f times, want 0", n)
+	}
+}
+
+// chatOnlyProviders serves one chat model; the rest of Providers is nil.
+type chatOnlyProviders struct {
+	Providers
+	model ChatModel
+}
+
+func (p chatOnlyProviders) ChatModel(ModelRef) (ChatModel, error) { return p.model, nil }
+
+// nopChat is a ChatModel that is never called.
+type nopChat struct{ ChatModel }
+
+// TestChatModelKeptInRun: with an instrumented registry, a run's model is
+// wrapped in the run's own storage (no allocation) and still reports to
+// the metrics; without one it is the registry's model.
+func TestChatModelKeptInRun(t *testing.T) {
+	model := &nopChat{}
+	ref := ModelRef{Provider: "openai", Model: "gpt-4o-mini"}
+	pr := &PreparedRun{r: &Runner{providers: InstrumentProviders(chatOnlyProviders{model: model}, NopMetrics{})}, Ref: ref}
+	cm, err := pr.chatModel()
+	if err != nil || cm != ChatModel(&pr.ichat) || pr.ichat.next != ChatModel(model) || pr.ichat.ref != ref {
+		t.Fatalf("chatModel = %v, %v; wrapper %+v", cm, err, pr.ichat)
+	}
+	if n := testing.AllocsPerRun(100, func() { _, _ = pr.chatModel() }); n != 0 {
+		t.Fatalf("chatModel allocates %.0f times, want 0", n)
+	}
+	pr.r.providers = chatOnlyProviders{model: model}
+	if cm, err := pr.chatModel(); err != nil || cm != ChatModel(model) {
+		t.Fatalf("uninstrumented chatModel = %v, %v", cm, err)
+	}
+}

@@ -1,0 +1,29 @@
+package server
+
+import "net/http"
+
+// The request headers of the run paths in Go's canonical form
+// (textproto.CanonicalMIMEHeaderKey): Header.Get with a canonical name
+// skips canonicalising it, which allocates a new string on every call for
+// names like "LB-LLM-Key". net/http canonicalises incoming names, so the
+// header is found however the client spelled it.
+const (
+	headerLLMKey         = "Lb-Llm-Key"         // LB-LLM-Key
+	headerFallbackModels = "Lb-Fallback-Models" // HeaderFallbackModels
+	headerThreadRequest  = "Lb-Thread-Id"       // HeaderThreadRequest
+)
+
+// llmKey is the caller's provider key header of a run.
+func llmKey(h http.Header) string { return h.Get(headerLLMKey) }
+
+// setRunHeaders sets the lb-thread-id (when the run has a thread) and
+// lb-model answer headers under their lowercase names, as setHeader does,
+// with one allocation for both.
+func setRunHeaders(h http.Header, threadID, model string) {
+	if threadID == "" {
+		setHeader(h, HeaderModel, model)
+		return
+	}
+	v := []string{threadID, model}
+	h[HeaderThreadID], h[HeaderModel] = v[0:1:1], v[1:2:2]
+}

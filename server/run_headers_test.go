@@ -1,0 +1,51 @@
+package server
+
+import (
+	"net/http"
+	"net/textproto"
+	"testing"
+)
+
+// TestRunHeaderNamesAreCanonical: the run paths read LB-LLM-Key,
+// LB-Fallback-Models and LB-Thread-ID under their canonical names, find
+// them however a client spelled them, and allocate nothing doing so.
+func TestRunHeaderNamesAreCanonical(t *testing.T) {
+	for name, canon := range map[string]string{"LB-LLM-Key": headerLLMKey, HeaderFallbackModels: headerFallbackModels,
+		HeaderThreadRequest: headerThreadRequest} {
+		if got := textproto.CanonicalMIMEHeaderKey(name); got != canon {
+			t.Fatalf("%s: canonical %q, constant %q", name, got, canon)
+		}
+	}
+	h := http.Header{}
+	h.Set("lb-llm-KEY", "sk-1")
+	if llmKey(h) != "sk-1" {
+		t.Fatalf("llmKey = %q", llmKey(h))
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = llmKey(h) }); n != 0 {
+		t.Fatalf("llmKey allocates %.0f times", n)
+	}
+}
+
+// TestSetRunHeaders: the thread and model headers are set under their
+// exact lowercase names in one allocation, the thread header only when
+// the run has a thread.
+func TestSetRunHeaders(t *testing.T) {
+	h := http.Header{}
+	setRunHeaders(h, "thread_1", "openai:gpt-4o-mini")
+	if len(h) != 2 || h[HeaderThreadID][0] != "thread_1" || h[HeaderModel][0] != "openai:gpt-4o-mini" || len(h[HeaderThreadID]) != 1 {
+		t.Fatalf("headers %v", h)
+	}
+	h[HeaderThreadID] = append(h[HeaderThreadID], "x") // appending to one value must not reach the other
+	if h[HeaderModel][0] != "openai:gpt-4o-mini" {
+		t.Fatalf("headers share their values: %v", h)
+	}
+	h = http.Header{}
+	setRunHeaders(h, "", "openai:gpt-4o-mini")
+	if _, ok := h[HeaderThreadID]; ok || h[HeaderModel][0] != "openai:gpt-4o-mini" {
+		t.Fatalf("headers without a thread %v", h)
+	}
+	h = http.Header{}
+	if n := testing.AllocsPerRun(100, func() { setRunHeaders(h, "thread_1", "openai:gpt-4o-mini") }); n != 1 {
+		t.Fatalf("setRunHeaders allocates %.0f times, want 1", n)
+	}
+}
