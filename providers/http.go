@@ -22,6 +22,8 @@ type caller struct {
 	// serverKeys are the server-wide provider keys, redacted from every
 	// error of every provider (see Secrets).
 	serverKeys []string
+	// bearers are the Authorization values of serverKeys (http_headers.go).
+	bearers bearerValues
 }
 
 // secrets lists what req carried (nil req: the server keys only).
@@ -101,7 +103,7 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 		}
 		setHeaders(req.Header)
 		propagate(parent, req.Header)
-		resp, err := c.client.Do(req)
+		resp, err := c.do(req)
 		var wait time.Duration
 		switch {
 		case err != nil:

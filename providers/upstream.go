@@ -55,8 +55,9 @@ func (cfg Config) callers() func(name string) caller {
 	for _, pc := range cfg.Providers {
 		keys = append(keys, SplitKeys(pc.APIKey)...)
 	}
+	bearers := newBearerValues(keys)
 	return func(name string) caller {
-		return caller{provider: name, client: client, retry: retry, timeout: timeout, sleep: sleep, serverKeys: keys}
+		return caller{provider: name, client: client, retry: retry, timeout: timeout, sleep: sleep, serverKeys: keys, bearers: bearers}
 	}
 }
 
