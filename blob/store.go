@@ -14,6 +14,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/hearth-dev/hearth/engine"
@@ -91,7 +92,7 @@ func (s *Store) Open() error {
 		return fmt.Errorf("open badger: %w", err)
 	}
 	s.db = db
-	s.enc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+	s.enc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(PartLevel), zstd.WithEncoderConcurrency(1))
 	s.dec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0))
 	s.stop = make(chan struct{})
 	if !s.opts.InMemory && !s.opts.ReadOnly {
@@ -199,7 +200,7 @@ func isDiskFull(err error) bool {
 type tx struct{ txn *badger.Txn }
 
 func (t *tx) GetRaw(key string) ([]byte, error) {
-	item, err := t.txn.Get([]byte(key))
+	item, err := t.txn.Get(keyBytes(key))
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return nil, engine.ErrNotFound
 	}
@@ -210,7 +211,7 @@ func (t *tx) GetRaw(key string) ([]byte, error) {
 }
 
 func (t *tx) Get(key string, v any) error {
-	item, err := t.txn.Get([]byte(key))
+	item, err := t.txn.Get(keyBytes(key))
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return engine.ErrNotFound
 	}
@@ -218,7 +219,7 @@ func (t *tx) Get(key string, v any) error {
 		return err
 	}
 	return item.Value(func(b []byte) error {
-		if err := json.Unmarshal(b, v); err != nil {
+		if err := engine.DecodeValue(b, v); err != nil {
 			return fmt.Errorf("decode %s: %w", key, err)
 		}
 		return nil
@@ -226,21 +227,46 @@ func (t *tx) Get(key string, v any) error {
 }
 
 func (t *tx) Put(key string, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", key, err)
+	var kv []byte
+	if a, ok := v.(engine.JSONAppender); ok {
+		kv = append(make([]byte, 0, len(key)+putValueHint), key...)
+		var err error
+		if kv, err = a.AppendJSON(kv); err != nil {
+			return fmt.Errorf("encode %s: %w", key, err)
+		}
+	} else {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("encode %s: %w", key, err)
+		}
+		kv = append(append(make([]byte, 0, len(key)+len(b)), key...), b...)
 	}
-	return mapErr(t.txn.Set([]byte(key), b))
+	return t.set(kv, len(key))
 }
 
 func (t *tx) PutRaw(key string, b []byte) error {
-	return mapErr(t.txn.Set([]byte(key), append([]byte(nil), b...)))
+	return t.set(append(append(make([]byte, 0, len(key)+len(b)), key...), b...), len(key))
 }
+
+// putValueHint is the room Put leaves for a value that encodes itself
+// (a run record, a spend counter); a longer one grows the buffer.
+const putValueHint = 512
+
+// set writes the key kv[:n] with the value kv[n:]: one allocation holds
+// both, which the transaction keeps until it commits.
+func (t *tx) set(kv []byte, n int) error {
+	return mapErr(t.txn.Set(kv[:n:n], kv[n:]))
+}
+
+// keyBytes gives Badger a lookup key without copying it: Txn.Get only
+// reads the key (hashing it, building its own versioned copy) and the
+// item that keeps it does not outlive the caller's use of the string.
+func keyBytes(key string) []byte { return unsafe.Slice(unsafe.StringData(key), len(key)) }
 
 func (t *tx) Delete(key string) error { return mapErr(t.txn.Delete([]byte(key))) }
 
 func (t *tx) Exists(key string) (bool, error) {
-	_, err := t.txn.Get([]byte(key))
+	_, err := t.txn.Get(keyBytes(key))
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return false, nil
 	}

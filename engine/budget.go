@@ -160,11 +160,18 @@ func spendKey(owner, subject, code string) string {
 
 func getSpend(tx Tx, key string) (Spend, error) {
 	var s Spend
-	err := tx.Get(key, &s)
-	if IsNotFound(err) {
-		err = nil
-	}
+	err := getSpendInto(tx, key, &s)
 	return s, err
+}
+
+// getSpendInto reads the counter under key into s (zero when missing).
+func getSpendInto(tx Tx, key string, s *Spend) error {
+	*s = Spend{}
+	err := tx.Get(key, s)
+	if IsNotFound(err) {
+		*s, err = Spend{}, nil
+	}
+	return err
 }
 
 // List returns an owner's budgets with their use in the current period.

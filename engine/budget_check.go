@@ -4,8 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -96,8 +97,14 @@ func usd(v float64) string { return "$" + strconv.FormatFloat(v, 'f', -1, 64) }
 // the period in which it is recorded.
 func (b *Budgets) MeterTx(tx Tx, batch []RunRecord) error {
 	now := b.now()
-	sums := map[string]Spend{}
-	for _, r := range batch {
+	_, _, day := periodOf(PeriodDay, now)
+	_, _, month := periodOf(PeriodMonth, now)
+	// One sum per (owner, subject) of the batch, then one counter update
+	// per sum and period: a batch of one owner's runs through one key
+	// reads and writes four counters, however many runs it holds.
+	var sums []meterSum
+	for i := range batch {
+		r := &batch[i]
 		tokens := int64(r.TotalTokens)
 		if tokens == 0 {
 			tokens = int64(r.PromptTokens + r.CompletionTokens)
@@ -106,41 +113,56 @@ func (b *Budgets) MeterTx(tx Tx, batch []RunRecord) error {
 		if r.CostUSD != nil {
 			nanos = int64(math.Round(*r.CostUSD * nanosPerUSD))
 		}
-		subjects := []string{subjectOwner}
+		sums = addMeter(sums, r.Owner, subjectOwner, tokens, nanos)
 		if r.KeyID != "" {
-			subjects = append(subjects, r.KeyID)
-		}
-		for _, subj := range subjects {
-			for _, period := range []string{PeriodDay, PeriodMonth} {
-				_, _, code := periodOf(period, now)
-				k := spendKey(r.Owner, subj, code)
-				s := sums[k]
-				s.Tokens += tokens
-				s.NanoUSD += nanos
-				s.Requests++
-				sums[k] = s
-			}
+			sums = addMeter(sums, r.Owner, r.KeyID, tokens, nanos)
 		}
 	}
-	keys := make([]string, 0, len(sums))
-	for k := range sums {
-		keys = append(keys, k)
+	counters := make([]meterCounter, 0, 2*len(sums))
+	for _, m := range sums {
+		counters = append(counters, meterCounter{spendKey(m.owner, m.subject, day), m.add},
+			meterCounter{spendKey(m.owner, m.subject, month), m.add})
 	}
-	sort.Strings(keys) // one lock order for every writer
-	for _, k := range keys {
-		s, err := getSpend(tx, k)
-		if err != nil {
+	slices.SortFunc(counters, func(a, b meterCounter) int { return strings.Compare(a.key, b.key) }) // one lock order for every writer
+	var s Spend
+	for _, c := range counters {
+		if err := getSpendInto(tx, c.key, &s); err != nil {
 			return err
 		}
-		add := sums[k]
-		s.Tokens += add.Tokens
-		s.NanoUSD += add.NanoUSD
-		s.Requests += add.Requests
-		if err := tx.Put(k, s); err != nil {
+		s.Tokens += c.add.Tokens
+		s.NanoUSD += c.add.NanoUSD
+		s.Requests += c.add.Requests
+		if err := tx.Put(c.key, &s); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// meterSum is what a batch adds to one subject's counters.
+type meterSum struct {
+	owner, subject string
+	add            Spend
+}
+
+// meterCounter is what a batch adds to one counter.
+type meterCounter struct {
+	key string
+	add Spend
+}
+
+// addMeter adds one run to the sum of (owner, subject), found by a linear
+// search: a batch holds few distinct owners and keys.
+func addMeter(sums []meterSum, owner, subject string, tokens, nanos int64) []meterSum {
+	for i := range sums {
+		if m := &sums[i]; m.owner == owner && m.subject == subject {
+			m.add.Tokens += tokens
+			m.add.NanoUSD += nanos
+			m.add.Requests++
+			return sums
+		}
+	}
+	return append(sums, meterSum{owner: owner, subject: subject, add: Spend{Tokens: tokens, NanoUSD: nanos, Requests: 1}})
 }
 
 // KeyIDOf returns the key id of the request's principal ("" when ctx

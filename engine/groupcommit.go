@@ -42,6 +42,7 @@ type GroupStore struct {
 
 	mu     sync.RWMutex // held for reading while enqueueing; Close takes it to stop intake
 	closed bool
+	live   []*groupWrite // the committer's, reused by every batch
 
 	writes, commits atomic.Int64
 }
@@ -78,23 +79,38 @@ func (g *GroupStore) Update(ctx context.Context, fn func(tx Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	w := &groupWrite{ctx: ctx, fn: fn, res: make(chan error, 1)}
+	w := groupWrites.Get().(*groupWrite)
+	w.ctx, w.fn = ctx, fn
 	g.mu.RLock()
 	if g.closed {
 		g.mu.RUnlock()
+		w.release()
 		return g.Store.Update(ctx, fn)
 	}
 	select {
 	case g.queue <- w:
 	case <-ctx.Done():
 		g.mu.RUnlock()
+		w.release()
 		return ctx.Err()
 	}
 	g.mu.RUnlock()
 	// Once queued the write is committed whatever happens to ctx, so the
 	// caller waits for the outcome rather than report a cancellation for
 	// a write that then lands.
-	return <-w.res
+	err := <-w.res
+	w.release()
+	return err
+}
+
+// groupWrites recycles writes and their result channels: the committer
+// sends a write's result once and never touches it after, so once the
+// caller has received it the write can serve another Update.
+var groupWrites = sync.Pool{New: func() any { return &groupWrite{res: make(chan error, 1)} }}
+
+func (w *groupWrite) release() {
+	w.ctx, w.fn = nil, nil
+	groupWrites.Put(w)
 }
 
 // Stats returns the writes the group has run so far and the transactions
@@ -144,7 +160,8 @@ func (g *GroupStore) run() {
 var errGroupWrite = errors.New("a write of the group failed")
 
 func (g *GroupStore) commit(batch []*groupWrite) {
-	live := batch[:0:0]
+	live := g.live[:0]
+	defer func() { clear(live); g.live = live[:0] }()
 	for _, w := range batch {
 		if err := w.ctx.Err(); err != nil {
 			w.res <- err

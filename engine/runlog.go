@@ -235,8 +235,9 @@ func (l *RunLog) write(batch []RunRecord) {
 	}
 	opted := map[string]*RunContentSettings{}
 	err := l.store.Update(context.Background(), func(tx Tx) error {
-		for _, r := range batch {
-			if err := l.putContent(tx, &r, opted); err != nil {
+		for i := range batch {
+			r := &batch[i]
+			if err := l.putContent(tx, r, opted); err != nil {
 				return err
 			}
 			if err := tx.Put(prefixRun+r.Owner+"/"+r.ID, r); err != nil {

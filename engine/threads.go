@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -18,10 +19,35 @@ const (
 
 func threadKey(owner, id string) string { return prefixThread + owner + "/" + id }
 func threadIdxKey(owner string, t *Thread) string {
-	return fmt.Sprintf("%s%s/%019d/%s", prefixThreadIdx, owner, math.MaxInt64-t.CreatedAt.UnixNano(), t.ID)
+	inv := math.MaxInt64 - t.CreatedAt.UnixNano()
+	if inv < 0 {
+		return fmt.Sprintf("%s%s/%019d/%s", prefixThreadIdx, owner, inv, t.ID)
+	}
+	b := make([]byte, 0, len(prefixThreadIdx)+len(owner)+len(t.ID)+21)
+	b = append(append(append(b, prefixThreadIdx...), owner...), '/')
+	b = append(appendZeroPadded(b, inv, 19), '/')
+	return string(append(b, t.ID...))
 }
-func msgPrefix(t *Thread) string         { return prefixMsg + t.Key + "/" }
-func msgKey(t *Thread, seq int64) string { return fmt.Sprintf("%s%016d", msgPrefix(t), seq) }
+func msgPrefix(t *Thread) string { return prefixMsg + t.Key + "/" }
+func msgKey(t *Thread, seq int64) string {
+	if seq < 0 {
+		return fmt.Sprintf("%s%016d", msgPrefix(t), seq)
+	}
+	b := make([]byte, 0, len(prefixMsg)+len(t.Key)+1+20)
+	b = append(append(append(b, prefixMsg...), t.Key...), '/')
+	return string(appendZeroPadded(b, seq, 16))
+}
+
+// appendZeroPadded appends n (at least 0) in decimal, padded with zeros
+// to width digits, as fmt's %0<width>d writes it.
+func appendZeroPadded(b []byte, n int64, width int) []byte {
+	var digits [20]byte
+	d := strconv.AppendInt(digits[:0], n, 10)
+	for range width - len(d) {
+		b = append(b, '0')
+	}
+	return append(b, d...)
+}
 
 // Threads stores conversations and their messages.
 type Threads struct {
@@ -236,11 +262,12 @@ func buildThreadMessage(threadID, id string, now int64, in ThreadMessageInput) *
 		ID: "msg_" + id, ThreadID: threadID, CreatedAt: now, Role: in.Role,
 		Content: in.Content, ToolCalls: in.ToolCalls, Attachments: in.Attachments, Metadata: in.Metadata,
 	}
-	if in.Name != "" {
-		m.Name = &in.Name
+	// Copies, so that in (a large value) does not move to the heap.
+	if name := in.Name; name != "" {
+		m.Name = &name
 	}
-	if in.ToolCallID != "" {
-		m.ToolCallID = &in.ToolCallID
+	if id := in.ToolCallID; id != "" {
+		m.ToolCallID = &id
 	}
 	normalizeThreadMessage(m)
 	for i := range m.ToolCalls {

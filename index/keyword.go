@@ -24,6 +24,7 @@ const keywordField = "text"
 // one document per chunk keyed by chunk id, text indexed but not stored.
 type keywordIndex struct {
 	idx bleve.Index
+	eng *englishAnalysis // nil: documents go through Bleve's mapping
 }
 
 type keywordDoc struct {
@@ -64,7 +65,7 @@ func openKeyword(dir, analyzer string, create bool) (*keywordIndex, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &keywordIndex{idx: idx}, nil
+		return &keywordIndex{idx: idx, eng: englishFor(idx)}, nil
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
@@ -75,7 +76,7 @@ func openKeyword(dir, analyzer string, create bool) (*keywordIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &keywordIndex{idx: idx}, nil
+	return &keywordIndex{idx: idx, eng: englishFor(idx)}, nil
 }
 
 // keywordSeqKey is the Bleve internal key holding the keyword sequence
@@ -101,7 +102,13 @@ func (k *keywordIndex) apply(put []engine.IndexedChunk, del []string, seq uint64
 func (k *keywordIndex) applyAt(put []engine.IndexedChunk, del []string, key []byte, seq uint64) error {
 	b := k.idx.NewBatch()
 	for _, c := range put {
-		if err := b.Index(c.ID, keywordDoc{Text: c.Text}); err != nil {
+		var err error
+		if k.eng != nil && c.ID != "" {
+			err = b.IndexAdvanced(k.eng.document(c.ID, c.Text))
+		} else {
+			err = b.Index(c.ID, keywordDoc{Text: c.Text})
+		}
+		if err != nil {
 			return err
 		}
 	}

@@ -16,8 +16,9 @@ const (
 
 // stemEntry is one cached stem; immutable once stored.
 type stemEntry struct {
-	term string
-	stem []byte
+	term    string
+	stem    []byte // read only: englishField's frequencies share it
+	stemKey string // stem as a string, the key of those frequencies
 }
 
 // stemCache memoises the Porter stemmer for every hearth_en index of the
@@ -44,25 +45,7 @@ func (cachedPorter) Filter(input analysis.TokenStream) analysis.TokenStream {
 			continue
 		}
 		term := token.Term
-		var stem []byte
-		cacheable := len(term) <= stemMaxTerm
-		var slot *atomic.Pointer[stemEntry]
-		if cacheable {
-			h := uint32(2166136261)
-			for _, c := range term {
-				h = (h ^ uint32(c)) * 16777619
-			}
-			slot = &stemCache[h&(stemSlots-1)]
-			if e := slot.Load(); e != nil && e.term == string(term) {
-				stem = e.stem
-			}
-		}
-		if stem == nil {
-			stem = analysis.BuildTermFromRunes(porterstemmer.StemWithoutLowerCasing(bytes.Runes(term)))
-			if cacheable {
-				slot.Store(&stemEntry{term: string(term), stem: stem})
-			}
-		}
+		stem, _ := stemTerm(term, fnv1a(term))
 		if bytes.HasPrefix(term, stem) {
 			token.Term = term[:len(stem)]
 		} else {
@@ -70,4 +53,32 @@ func (cachedPorter) Filter(input analysis.TokenStream) analysis.TokenStream {
 		}
 	}
 	return input
+}
+
+// fnv1a is the 32-bit FNV-1a hash of b, the hash of stemCache's slots and
+// of stopSet's table.
+func fnv1a(b []byte) uint32 {
+	h := uint32(2166136261)
+	for _, c := range b {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	return h
+}
+
+// stemTerm returns the Porter stem of term, whose fnv1a hash is h, through
+// stemCache. key is the stem as a string when it came from or went into
+// the cache, else "". The stem is the cache's when cached: it must not be
+// written to.
+func stemTerm(term []byte, h uint32) (stem []byte, key string) {
+	if len(term) > stemMaxTerm {
+		return analysis.BuildTermFromRunes(porterstemmer.StemWithoutLowerCasing(bytes.Runes(term))), ""
+	}
+	slot := &stemCache[h&(stemSlots-1)]
+	if e := slot.Load(); e != nil && e.term == string(term) {
+		return e.stem, e.stemKey
+	}
+	stem = analysis.BuildTermFromRunes(porterstemmer.StemWithoutLowerCasing(bytes.Runes(term)))
+	e := &stemEntry{term: string(term), stem: stem, stemKey: string(stem)}
+	slot.Store(e)
+	return e.stem, e.stemKey
 }

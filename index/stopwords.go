@@ -54,11 +54,19 @@ func (s *stopSet) has(term []byte) bool {
 	if len(term) < s.minLen || len(term) > s.maxLen {
 		return false
 	}
+	return s.hasHashed(term, stopHash(term))
+}
+
+// hasHashed is has for a term whose stopHash (fnv1a) is h.
+func (s *stopSet) hasHashed(term []byte, h uint32) bool {
+	if len(term) < s.minLen || len(term) > s.maxLen {
+		return false
+	}
 	if len(term) == 0 {
 		return true // only when the map has the empty term (minLen 0)
 	}
 	mask := uint32(len(s.slots) - 1)
-	for i := stopHash(term) & mask; s.slots[i] != ""; i = (i + 1) & mask {
+	for i := h & mask; s.slots[i] != ""; i = (i + 1) & mask {
 		if s.slots[i] == string(term) {
 			return true
 		}

@@ -21,15 +21,16 @@ const (
 // input with any other byte goes to the general tokenizer.
 type fastUnicode struct{ general analysis.Tokenizer }
 
-// ASCII word-break classes of UAX #29 (the rest are "Other").
+// ASCII word-break classes of UAX #29 as bits (the rest are "Other", 0).
 const (
-	wbOther = iota
-	wbLetter
-	wbDigit
+	wbLetter     = 1 << iota
+	wbDigit      //
 	wbUnderscore // ExtendNumLet
 	wbMidLetter  // ':'
 	wbMidNum     // ',' ';'
 	wbMidBoth    // '.' (MidNumLet), '\'' (Single_Quote)
+
+	wbWord = wbLetter | wbDigit | wbUnderscore // the classes a word is made of
 )
 
 var wbClass = func() (t [128]uint8) {
@@ -63,51 +64,61 @@ func (f *fastUnicode) Tokenize(input []byte) analysis.TokenStream {
 	rv := make(analysis.TokenStream, 0, len(input)/6+1)
 	var ta []analysis.Token
 	pos := 1
-	for i := 0; i < len(input); {
-		if c := wbClass[input[i]]; c != wbLetter && c != wbDigit && c != wbUnderscore {
-			i++
-			continue
-		}
-		start, letters, digits := i, false, false
-		for i < len(input) {
-			c := wbClass[input[i]]
-			switch c {
-			case wbLetter:
-				letters = true
-			case wbDigit:
-				digits = true
-			}
-			if c == wbLetter || c == wbDigit || c == wbUnderscore {
-				i++
-				continue
-			}
-			// A middle character joins two letters (WB6, WB7) or two
-			// digits (WB11, WB12) it stands between.
-			if i+1 >= len(input) || i == start {
-				break
-			}
-			prev, next := wbClass[input[i-1]], wbClass[input[i+1]]
-			if (prev == wbLetter && next == wbLetter && (c == wbMidLetter || c == wbMidBoth)) ||
-				(prev == wbDigit && next == wbDigit && (c == wbMidNum || c == wbMidBoth)) {
-				i++ // the letter or digit after it is read next
-				continue
-			}
+	for i := 0; ; {
+		start, end, numeric := nextASCIIWord(input, i)
+		if start == end {
 			break
 		}
+		i = end
 		if len(ta) == 0 {
 			ta = make([]analysis.Token, min(1000, max(1, (len(input)-i)/6+1)))
 		}
 		t := &ta[0]
 		ta = ta[1:]
-		t.Term, t.Start, t.End, t.Position = input[start:i], start, i, pos
+		t.Term, t.Start, t.End, t.Position = input[start:end], start, end, pos
 		t.Type = analysis.AlphaNumeric
-		if digits && !letters {
+		if numeric {
 			t.Type = analysis.Numeric
 		}
 		rv = append(rv, t)
 		pos++
 	}
 	return rv
+}
+
+// nextASCIIWord finds the first word of the all-ASCII input at or after
+// i by UAX #29's rules; start == end when there is none. numeric reports a
+// word of digits (and joiners) without letters.
+func nextASCIIWord(input []byte, i int) (start, end int, numeric bool) {
+	for i < len(input) && wbClass[input[i]&0x7f]&wbWord == 0 {
+		i++
+	}
+	if i == len(input) {
+		return i, i, false
+	}
+	start = i
+	var seen uint8 // the classes of the word's characters
+	for i < len(input) {
+		c := wbClass[input[i]&0x7f]
+		if c&wbWord != 0 {
+			seen |= c
+			i++
+			continue
+		}
+		// A middle character joins two letters (WB6, WB7) or two
+		// digits (WB11, WB12) it stands between.
+		if c == 0 || i+1 >= len(input) {
+			break
+		}
+		prev, next := wbClass[input[i-1]&0x7f], wbClass[input[i+1]&0x7f]
+		if (prev == wbLetter && next == wbLetter && c&(wbMidLetter|wbMidBoth) != 0) ||
+			(prev == wbDigit && next == wbDigit && c&(wbMidNum|wbMidBoth) != 0) {
+			i++ // the letter or digit after it is read next
+			continue
+		}
+		break
+	}
+	return start, i, seen&wbDigit != 0 && seen&wbLetter == 0
 }
 
 // fastEnglish is Bleve's "en" analyzer with fastUnicode for its tokenizer:

@@ -66,8 +66,8 @@ func decodeOpenAIResponse(h *host, call *upstreamCall) (*engine.ChatResponse, we
 	}
 	defer releaseBody(buf)
 	raw := buf.Bytes()
-	var resp engine.ChatResponse
-	if err := json.Unmarshal(raw, &resp); err != nil {
+	resp, err := decodeChatResponse(raw)
+	if err != nil {
 		return nil, src, call.redact(&engine.Error{Code: engine.CodeUpstream, Message: h.name + " sent a response Hearth could not read", Err: err})
 	}
 	// Web sources are optional extras of some hosts' answers: decoded only
@@ -76,7 +76,7 @@ func decodeOpenAIResponse(h *host, call *upstreamCall) (*engine.ChatResponse, we
 		json.Unmarshal(raw, &src)
 	}
 	if !h.echoReasoning {
-		return &resp, src, nil
+		return resp, src, nil
 	}
 	var rc struct {
 		Choices []struct {
@@ -92,7 +92,7 @@ func decodeOpenAIResponse(h *host, call *upstreamCall) (*engine.ChatResponse, we
 			calls[0].ExtraContent = extraWith(calls[0].ExtraContent, "deepseek", dsExtra{ReasoningContent: rc.Choices[i].Message.ReasoningContent})
 		}
 	}
-	return &resp, src, nil
+	return resp, src, nil
 }
 
 // oaiReasoningState collects a stream's reasoning_content deltas (choice

@@ -133,9 +133,9 @@ func (w *allocWriter) SetWriteDeadline(time.Time) error { return nil }
 
 // The budgets: measured counts (Go 1.26) and about 20 %.
 const (
-	pipeRunAllocBudget, pipeRunAllocBudgetRace         = 720, 775
-	agentRunAllocBudget, agentRunAllocBudgetRace       = 635, 685
-	chatAllocBudget, chatAllocBudgetRace               = 620, 665
-	pipeStreamAllocBudget, pipeStreamAllocBudgetRace   = 1950, 2170
-	agentStreamAllocBudget, agentStreamAllocBudgetRace = 1945, 2155
+	pipeRunAllocBudget, pipeRunAllocBudgetRace         = 665, 710
+	agentRunAllocBudget, agentRunAllocBudgetRace       = 585, 630
+	chatAllocBudget, chatAllocBudgetRace               = 590, 630
+	pipeStreamAllocBudget, pipeStreamAllocBudgetRace   = 1870, 2085
+	agentStreamAllocBudget, agentStreamAllocBudgetRace = 1870, 2070
 )

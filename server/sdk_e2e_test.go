@@ -17,7 +17,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -86,7 +85,8 @@ func runSDKSuite(t *testing.T, nodes int) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	env := append(cleanEnv(), "HEARTH_URL="+serverURL, "HEARTH_KEY="+adminKey, "HEARTH_BIN="+bin, "NO_COLOR=1")
+	env := append(cleanEnv(), "HEARTH_URL="+serverURL, "HEARTH_KEY="+adminKey, "HEARTH_BIN="+bin, "NO_COLOR=1",
+		"SDK_UPSTREAM_URL="+upstream.URL)
 	runNodeTests(t, ctx, node, sdkDir, append(env, toolNodeEnv...), func() string {
 		for _, stop := range stops {
 			stop()
@@ -130,40 +130,25 @@ func runNodeTests(t *testing.T, ctx context.Context, node, dir string, env []str
 	t.Logf("node --test: %d tests passed (%d declared)\n%s", sum.Pass, declared, lastLines(string(out), 12))
 }
 
-// roundRobin is a load balancer in front of several nodes: each request
-// goes to the next node in turn, streamed responses included.
-func roundRobin(t *testing.T, nodes []string) http.Handler {
-	var targets []*url.URL
-	for _, n := range nodes {
-		u, err := url.Parse(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		targets = append(targets, u)
-	}
-	var next atomic.Uint64
-	return &httputil.ReverseProxy{
-		Rewrite: func(r *httputil.ProxyRequest) {
-			r.SetURL(targets[next.Add(1)%uint64(len(targets))])
-			r.Out.Host = r.In.Host
-		},
-		FlushInterval: -1,
-	}
-}
-
 // sdkUpstream scripts the fake OpenAI upstream for the SDK tests: a chat
 // whose last message is a user message mentioning "weather" calls the
 // get_weather tool; one asking to "use the mcp tool" calls the MCP test
 // server's echo tool (offered as calc__echo), and the answer to that
-// tool's result quotes it; provider keys other than sk-server-openai and
-// sk-llmkey-valid are refused with 401. Requests are served one at a time
+// tool's result quotes it; one saying "lag-probe ID" streams in lockstep
+// with the client (lagProbes); provider keys other than sk-server-openai
+// and sk-llmkey-valid are refused with 401. Requests are served one at a time
 // so a scripted reply always goes to the request that asked for it.
 func sdkUpstream(up *fake.Server) http.Handler {
 	target, _ := url.Parse(up.URL)
 	proxy := httputil.NewSingleHostReverseProxy(target)
 	proxy.FlushInterval = -1
 	var mu sync.Mutex
+	lag := &lagProbes{}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if id, ok := strings.CutPrefix(r.URL.Path, lagReleasePath); ok {
+			lag.release(w, id)
+			return
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		body, _ := io.ReadAll(r.Body)
@@ -191,8 +176,8 @@ func sdkUpstream(up *fake.Server) http.Handler {
 			if strings.Contains(last, "use the mcp tool") {
 				up.Enqueue(fake.Reply{ToolCalls: []fake.ToolCall{{ID: "call_mcp_1", Name: "calc__echo", Arguments: `{"text":"mcp-e2e-ok"}`}}})
 			}
-			if strings.Contains(last, "lag-probe") {
-				lagProbe(w, r)
+			if id, ok := lagProbeID(last); ok {
+				lag.serve(w, r, id)
 				return
 			}
 			if strings.Contains(last, "weather") {
@@ -201,25 +186,6 @@ func sdkUpstream(up *fake.Server) http.Handler {
 		}
 		proxy.ServeHTTP(w, r)
 	})
-}
-
-// lagProbe streams a first event, then pauses two seconds before the
-// rest: a client that holds an event back until the next one arrives (the
-// SDK's SSE boundary bug, README "SDK end-to-end test") sees the first one late.
-func lagProbe(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	chunk := func(delta, finish string) string {
-		return `data: {"id":"chatcmpl-lag","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"delta":` +
-			delta + `,"finish_reason":` + finish + `}]}` + "\n\n"
-	}
-	io.WriteString(w, chunk(`{"role":"assistant","content":""}`, "null"))
-	http.NewResponseController(w).Flush()
-	select {
-	case <-time.After(2 * time.Second):
-	case <-r.Context().Done():
-		return
-	}
-	io.WriteString(w, chunk(`{"content":"probe"}`, "null")+chunk(`{}`, `"stop"`)+"data: [DONE]\n\n")
 }
 
 // cleanEnv is the test's environment without HEARTH_* settings.

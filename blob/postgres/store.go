@@ -81,7 +81,9 @@ func (s *Store) Open(ctx context.Context) error {
 		return err
 	}
 	s.pool = pool
-	s.enc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+	// The level of blob.PartLevel (this package does not import blob,
+	// which brings Badger); parts of any level read alike.
+	s.enc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
 	s.dec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0))
 	return nil
 }

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -56,14 +55,14 @@ func (t *tx) Get(key string, v any) error {
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(b, v); err != nil {
+	if err := engine.DecodeValue(b, v); err != nil {
 		return fmt.Errorf("decode %s: %w", key, err)
 	}
 	return nil
 }
 
 func (t *tx) Put(key string, v any) error {
-	b, err := json.Marshal(v)
+	b, err := engine.AppendValue(nil, v)
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", key, err)
 	}

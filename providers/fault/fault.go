@@ -10,6 +10,10 @@
 // call hangs until Hearth's own timeout or the client gives up),
 // "cut-stream-after=N" (the answer ends abruptly after N stream events) and
 // "slow-first-token=D" (the answer's first byte waits D, a Go duration).
+// One kind is not about upstreams: "slow-commit=D" holds every group
+// commit of thread writes for D before it commits, server-wide only (no
+// provider, @rate or *times; never in the LB-Fault header), so a test can
+// see that no run is answered before its messages are durable.
 // A rule without a provider applies to every upstream; @rate (0 < rate <=
 // 1, default 1) applies it to that share of calls; *times applies it to
 // the first N upstream calls of one request only (a 429*1 is followed by a
@@ -30,9 +34,10 @@ const (
 	KindTimeout        = "timeout"
 	KindCutStream      = "cut-stream-after"
 	KindSlowFirstToken = "slow-first-token"
+	KindSlowCommit     = "slow-commit"
 )
 
-// MaxDelay bounds slow-first-token.
+// MaxDelay bounds slow-first-token and slow-commit.
 const MaxDelay = 5 * time.Minute
 
 // Rule is one parsed fault rule.
@@ -45,7 +50,7 @@ type Rule struct {
 	Status int
 	// Events is the number of stream events a KindCutStream rule lets through.
 	Events int
-	// Delay is the wait of a KindSlowFirstToken rule.
+	// Delay is the wait of a KindSlowFirstToken or KindSlowCommit rule.
 	Delay time.Duration
 	// Rate is the share of calls the rule applies to (0 < Rate <= 1).
 	Rate float64
@@ -65,7 +70,7 @@ func (r Rule) String() string {
 		b.WriteString(strconv.Itoa(r.Status))
 	case KindCutStream:
 		fmt.Fprintf(&b, "%s=%d", r.Kind, r.Events)
-	case KindSlowFirstToken:
+	case KindSlowFirstToken, KindSlowCommit:
 		fmt.Fprintf(&b, "%s=%s", r.Kind, r.Delay)
 	default:
 		b.WriteString(r.Kind)
@@ -139,10 +144,19 @@ func parseRule(f string) (Rule, error) {
 			return r, fmt.Errorf("slow-first-token=D needs a duration such as 2s, at most %s", MaxDelay)
 		}
 		r.Kind, r.Delay = KindSlowFirstToken, d
+	case name == KindSlowCommit && hasArg:
+		d, err := time.ParseDuration(arg)
+		if err != nil || d <= 0 || d > MaxDelay {
+			return r, fmt.Errorf("slow-commit=D needs a duration such as 200ms, at most %s", MaxDelay)
+		}
+		if r.Provider != "" || r.Rate != 1 || r.Times > 0 {
+			return r, errors.New("slow-commit=D holds every thread write commit of the server: it takes no provider, @rate or *times")
+		}
+		r.Kind, r.Delay = KindSlowCommit, d
 	default:
 		n, err := strconv.Atoi(kind)
 		if err != nil || hasArg {
-			return r, errors.New("unknown fault: use an HTTP status 400-599, timeout, cut-stream-after=N or slow-first-token=D")
+			return r, errors.New("unknown fault: use an HTTP status 400-599, timeout, cut-stream-after=N, slow-first-token=D or slow-commit=D")
 		}
 		if n < 400 || n > 599 {
 			return r, errors.New("a status fault must be 400-599")

@@ -17,6 +17,7 @@ func TestParse(t *testing.T) {
 		"cut-stream-after=3":                     "cut-stream-after=3",
 		"slow-first-token=2s*2":                  "slow-first-token=2s*2",
 		"OpenAI:500*1":                           "openai:500*1",
+		"slow-commit=250ms, openai:429@0.5":      "slow-commit=250ms,openai:429@0.5",
 	}
 	for in, want := range good {
 		rules, err := Parse(in)
@@ -32,16 +33,22 @@ func TestParse(t *testing.T) {
 		}
 	}
 	bad := map[string]string{
-		"":                    "no fault rule",
-		"600":                 "400-599",
-		"boom":                "unknown fault",
-		"429@0":               "@rate",
-		"429@1.5":             "@rate",
-		"429*0":               "*times",
-		":429":                "empty provider",
-		"cut-stream-after=x":  "whole number",
-		"slow-first-token=1h": "at most",
-		"timeout=3":           "unknown fault",
+		"":                      "no fault rule",
+		"600":                   "400-599",
+		"boom":                  "unknown fault",
+		"429@0":                 "@rate",
+		"429@1.5":               "@rate",
+		"429*0":                 "*times",
+		":429":                  "empty provider",
+		"cut-stream-after=x":    "whole number",
+		"slow-first-token=1h":   "at most",
+		"timeout=3":             "unknown fault",
+		"slow-commit=0s":        "slow-commit=D",
+		"slow-commit=1h":        "at most",
+		"slow-commit":           "unknown fault",
+		"openai:slow-commit=1s": "no provider",
+		"slow-commit=1s@0.5":    "no provider, @rate",
+		"slow-commit=1s*1":      "*times",
 	}
 	for in, want := range bad {
 		if _, err := Parse(in); err == nil || !strings.Contains(err.Error(), want) {
@@ -103,5 +110,30 @@ func TestPick(t *testing.T) {
 	}
 	if _, ok := tr.pick(WithRequest(ctx, rules[1:]), "cohere"); ok {
 		t.Fatal("@0.4 applied at draw 0.5")
+	}
+}
+
+// TestSlowCommitTouchesNoUpstream: a slow-commit rule is for the thread
+// store only; upstream calls pass it unchanged, and SlowCommit finds it.
+func TestSlowCommitTouchesNoUpstream(t *testing.T) {
+	rules, err := Parse("slow-commit=300ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := SlowCommit(rules); d.String() != "300ms" {
+		t.Fatalf("SlowCommit: %v", d)
+	}
+	tr := &Transport{Base: fixed("data: ok\n\n"), Rules: rules}
+	req, _ := http.NewRequest("POST", "http://x/", nil)
+	req = req.WithContext(WithRequest(context.Background(), rules))
+	resp, err := tr.RoundTrip(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("upstream call: %v %v", resp, err)
+	}
+	if got, _ := io.ReadAll(resp.Body); string(got) != "data: ok\n\n" {
+		t.Fatalf("body %q", got)
+	}
+	if SlowCommit([]Rule{{Kind: KindTimeout, Rate: 1}}) != 0 {
+		t.Fatal("SlowCommit without a slow-commit rule")
 	}
 }

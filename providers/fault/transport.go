@@ -108,7 +108,23 @@ func (t *Transport) pick(ctx context.Context, provider string) (Rule, bool) {
 	return Rule{}, false
 }
 
-func matches(r Rule, provider string) bool { return r.Provider == "" || r.Provider == provider }
+// matches tells whether r applies to a call to provider; slow-commit
+// rules apply to no upstream call.
+func matches(r Rule, provider string) bool {
+	return r.Kind != KindSlowCommit && (r.Provider == "" || r.Provider == provider)
+}
+
+// SlowCommit returns the delay of the last slow-commit rule of rules (0
+// without one).
+func SlowCommit(rules []Rule) time.Duration {
+	var d time.Duration
+	for _, r := range rules {
+		if r.Kind == KindSlowCommit {
+			d = r.Delay
+		}
+	}
+	return d
+}
 
 func (t *Transport) draw(rate float64) bool {
 	if rate >= 1 {

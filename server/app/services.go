@@ -101,7 +101,7 @@ func (a *App) buildRuns(cfg Config) {
 		Providers: d.Providers, Memories: d.Memory, DefaultModel: cfg.DefaultModel, Cluster: a.Cluster})
 	// Thread writes (a run's messages included) share transactions with
 	// concurrent requests' and are answered only after theirs commits.
-	a.ThreadWrites = engine.NewGroupStore(a.Store, 0, 0)
+	a.ThreadWrites = engine.NewGroupStore(slowCommits(a.Store, cfg.Testkit.FaultRules), 0, 0)
 	d.Threads = engine.NewThreads(a.ThreadWrites)
 	d.Threads.SetLimits(cfg.ThreadLimits)
 	a.RunLog = engine.NewRunLog(a.Store, d.Providers, a.log)

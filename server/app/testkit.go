@@ -68,6 +68,9 @@ func (a *App) buildTestkit(cfg *Config) error {
 		if err != nil {
 			return ctx, err
 		}
+		if fault.SlowCommit(rules) > 0 {
+			return ctx, errors.New("slow-commit=D holds the commits of the whole server: set it in HEARTH_FAULTS, not in the header")
+		}
 		return fault.WithRequest(ctx, rules), nil
 	}
 	a.note("testkit: fault injection")

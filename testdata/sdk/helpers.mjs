@@ -3,6 +3,7 @@
 // OpenAI upstream and runs `node --test` here with:
 //   HEARTH_URL  base URL of the running server
 //   HEARTH_KEY  a user key of that server
+//   SDK_UPSTREAM_URL  base URL of the fake upstream (its lag-probe release)
 // The fake upstream answers "Hello from the fake upstream." and calls the
 // get_weather tool when the last user message mentions "weather". It
 // accepts the provider keys sk-server-openai (configured on the server)
@@ -11,8 +12,9 @@ import { Langbase } from 'langbase';
 
 export const baseUrl = process.env.HEARTH_URL;
 export const apiKey = process.env.HEARTH_KEY;
-if (!baseUrl || !apiKey) {
-  throw new Error('HEARTH_URL and HEARTH_KEY must be set (run through server/sdk_e2e_test.go)');
+export const upstreamUrl = process.env.SDK_UPSTREAM_URL;
+if (!baseUrl || !apiKey || !upstreamUrl) {
+  throw new Error('HEARTH_URL, HEARTH_KEY and SDK_UPSTREAM_URL must be set (run through server/sdk_e2e_test.go)');
 }
 
 export const FAKE_TEXT = 'Hello from the fake upstream.';

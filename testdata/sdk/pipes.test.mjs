@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { getRunner, getToolsFromRun, getToolsFromRunStream } from 'langbase';
-import { FAKE_TEXT, UUID, baseUrl, client, rejects, uniq, weatherTool } from './helpers.mjs';
+import { FAKE_TEXT, UUID, baseUrl, client, rejects, uniq, upstreamUrl, weatherTool } from './helpers.mjs';
 
 const msg = (content) => [{ role: 'user', content }];
 
@@ -169,20 +169,26 @@ test('stream events arrive as they are sent (no one-event lag)', async () => {
   const name = uniq('lag');
   const lb = client();
   await lb.pipes.create({ name });
-  // The upstream sends the first event at once and the next after 2 s.
-  const start = Date.now();
-  const { stream } = await lb.pipes.run({ name, stream: true, messages: msg('lag-probe') });
+  // Lockstep: the upstream sends the first event, then waits for this
+  // client to say it has it before sending the rest. A first event held
+  // back until the next one arrives never releases the probe, and the
+  // upstream gives up and sends "held-back" instead of "probe".
+  const probe = uniq('probe');
+  const { stream } = await lb.pipes.run({ name, stream: true, messages: msg(`lag-probe ${probe}`) });
   const reader = stream.getReader();
   const first = await reader.read();
-  const elapsed = Date.now() - start;
+  assert.equal(first.done, false, 'the stream ended before its first event');
   const chunk = JSON.parse(new TextDecoder().decode(first.value).split('\n')[0]);
   assert.equal(chunk.choices[0].delta.role, 'assistant');
-  assert.ok(elapsed < 1000, `the first event took ${elapsed} ms: it was held back until the next one`);
+  assert.equal(chunk.choices[0].delta.content, '');
+  const release = await fetch(`${upstreamUrl}/lag-release/${probe}`, { method: 'POST' });
+  assert.equal(release.status, 204);
   let rest = '';
   for (;;) {
     const { value, done } = await reader.read();
     if (done) break;
     rest += new TextDecoder().decode(value);
   }
+  assert.doesNotMatch(rest, /held-back/, 'the first event was held back until the upstream sent the next one');
   assert.match(rest, /"content":"probe"/);
 });

@@ -72,6 +72,7 @@ type gatewayRun struct {
 	body       map[string]any
 	stream     bool
 	agent      bool // user key instead of the pipe key
+	nostore    bool // the key of the pipe with store off
 }
 
 const gatewayReply = "The quick brown fox jumps over the lazy dog while the river runs past the old mill."
@@ -79,10 +80,10 @@ const gatewayReply = "The quick brown fox jumps over the lazy dog while the rive
 // runGateway starts the real server in-process (servertest, loopback) with
 // the openai provider pointed at an in-process fake that answers at once,
 // and measures each run kind at each concurrency for cell seconds per side.
-func runGateway(opts gatewayOptions, logf func(string, ...any)) ([]GatewayResult, error) {
+func runGateway(opts gatewayOptions, logf func(string, ...any)) ([]GatewayResult, []SoakResult, error) {
 	f, err := startUpstream(opts.UpstreamAddr)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	logf("gateway: fake upstream at %s (HEARTH_BENCH_UPSTREAM_ADDR fixes it)", f.BaseURL())
@@ -91,32 +92,44 @@ func runGateway(opts gatewayOptions, logf func(string, ...any)) ([]GatewayResult
 	defer tb.close()
 	ts, err := startHearth(tb, opts, f.BaseURL())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 
 	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 512, MaxIdleConnsPerHost: 512,
 		DisableCompression: true, IdleConnTimeout: time.Minute}}
 	defer client.CloseIdleConnections()
 
-	var pipe struct {
+	var pipe, nostore struct {
 		APIKey string `json:"api_key"`
 	}
-	r := ts.Do("POST", "/v1/pipes", servertest.AdminKey, map[string]any{
-		"name": "bench", "model": "openai:gpt-4o-mini",
-		"messages": []map[string]any{{"role": "system", "content": "You are terse."}}})
-	if r.Status != 200 || json.Unmarshal(r.Body, &pipe) != nil || pipe.APIKey == "" {
-		return nil, fmt.Errorf("create pipe: %d %s", r.Status, r.Body)
+	for _, p := range []struct {
+		name  string
+		store bool
+		out   *struct {
+			APIKey string `json:"api_key"`
+		}
+	}{{"bench", true, &pipe}, {"bench-nostore", false, &nostore}} {
+		r := ts.Do("POST", "/v1/pipes", servertest.AdminKey, map[string]any{
+			"name": p.name, "model": "openai:gpt-4o-mini", "store": p.store,
+			"messages": []map[string]any{{"role": "system", "content": "You are terse."}}})
+		if r.Status != 200 || json.Unmarshal(r.Body, p.out) != nil || p.out.APIKey == "" {
+			return nil, nil, fmt.Errorf("create pipe %s: %d %s", p.name, r.Status, r.Body)
+		}
 	}
 	user := []map[string]any{{"role": "user", "content": "Say something about foxes."}}
 	runs := []gatewayRun{
 		{name: "pipe", path: "/v1/pipes/run", body: map[string]any{"messages": user, "stream": false}},
 		{name: "pipe stream", path: "/v1/pipes/run", body: map[string]any{"messages": user, "stream": true}, stream: true},
+		{name: "pipe nostore", path: "/v1/pipes/run", nostore: true, body: map[string]any{"messages": user, "stream": false}},
+		{name: "pipe nostore stream", path: "/v1/pipes/run", nostore: true, stream: true,
+			body: map[string]any{"messages": user, "stream": true}},
 		{name: "agent", path: "/v1/agent/run", agent: true, body: map[string]any{"model": "openai:gpt-4o-mini",
 			"instructions": "You are terse.", "input": "Say something about foxes.", "stream": false}},
 		{name: "agent stream", path: "/v1/agent/run", agent: true, stream: true, body: map[string]any{"model": "openai:gpt-4o-mini",
 			"instructions": "You are terse.", "input": "Say something about foxes.", "stream": true}},
 	}
 	var out []GatewayResult
+	var soaks []SoakResult
 	for _, run := range runs {
 		if opts.Runs != nil && !opts.Runs[run.name] {
 			continue
@@ -125,18 +138,24 @@ func runGateway(opts gatewayOptions, logf func(string, ...any)) ([]GatewayResult
 		hearth := gatewayTarget{url: ts.URL + run.path, key: pipe.APIKey, body: body, stream: run.stream}
 		if run.agent {
 			hearth.key = servertest.AdminKey
+		} else if run.nostore {
+			hearth.key = nostore.APIKey
+		}
+		if opts.Soak > 0 {
+			soaks = append(soaks, soak(client, hearth, run.name, opts.SoakConc, opts.Soak, logf))
+			continue
 		}
 		// One call through Hearth with recording on gives the upstream
 		// request the direct side replays.
 		f.SetRecording(true)
 		if _, _, err := hearth.do(client); err != nil {
-			return nil, fmt.Errorf("%s: %w", run.name, err)
+			return nil, nil, fmt.Errorf("%s: %w", run.name, err)
 		}
 		up := f.LastRequest()
 		f.SetRecording(false)
 		direct := gatewayTarget{url: f.URL + up.Path, key: "sk-bench", body: up.Body, stream: run.stream}
 		if _, _, err := direct.do(client); err != nil {
-			return nil, fmt.Errorf("%s direct: %w", run.name, err)
+			return nil, nil, fmt.Errorf("%s direct: %w", run.name, err)
 		}
 		for _, c := range opts.Conc {
 			res := GatewayResult{Run: run.name, Concurrency: c}
@@ -164,7 +183,7 @@ func runGateway(opts gatewayOptions, logf func(string, ...any)) ([]GatewayResult
 			out = append(out, res)
 		}
 	}
-	return out, nil
+	return out, soaks, nil
 }
 
 // do sends the request once and reads the whole answer. For a stream,

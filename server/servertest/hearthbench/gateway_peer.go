@@ -28,6 +28,11 @@ type gatewayOptions struct {
 	// free loopback port), so a peer gateway can be configured against it
 	// before the run.
 	UpstreamAddr string
+	// Soak, when above 0, replaces the table: each run kind is sent by
+	// SoakConc clients for that long while the process's memory is
+	// sampled (soak.go).
+	Soak     time.Duration
+	SoakConc int
 	// Postgres runs Hearth on a throwaway PostgreSQL store (one cluster
 	// node, as HEARTH_DATABASE_URL does) instead of Badger.
 	Postgres bool

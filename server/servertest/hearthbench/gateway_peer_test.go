@@ -40,7 +40,7 @@ func TestGatewayPeerRow(t *testing.T) {
 	opts := gatewayOptions{Conc: []int{2}, Cell: 150 * time.Millisecond, UpstreamAddr: addr,
 		Runs: map[string]bool{"pipe": true, "pipe stream": true},
 		Peer: peerGateway{URL: peer.URL + "/openai/v1", Key: servertest.AdminKey, Model: "openai:gpt-4o-mini"}}
-	rows, err := runGateway(opts, t.Logf)
+	rows, _, err := runGateway(opts, t.Logf)
 	if err != nil {
 		t.Fatal(err)
 	}

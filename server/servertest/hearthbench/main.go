@@ -41,6 +41,7 @@ type Report struct {
 	Quick          bool               `json:"quick"`
 	GatewayCell    float64            `json:"gateway_cell_s,omitempty"`
 	Gateway        []GatewayResult    `json:"gateway,omitempty"`
+	Soak           []SoakResult       `json:"soak,omitempty"`
 	Ingest         []IngestResult     `json:"ingest,omitempty"`
 	IngestHTTP     []HTTPIngestResult `json:"ingest_http,omitempty"`
 	Retrieval      []RetrievalResult  `json:"retrieval,omitempty"`
@@ -72,9 +73,11 @@ func main() {
 	memProfile := flag.String("memprofile", "", "write an allocation profile (every allocation since start) to this file at the end")
 	conc := flag.String("conc", "1,8,32", "gateway: comma-separated client counts of each row")
 	store := flag.String("store", "badger", `gateway: the server's store: "badger" (embedded) or "postgres" (a throwaway PostgreSQL, one cluster node)`)
-	runKinds := flag.String("runs", "", `gateway: comma-separated run kinds to measure ("pipe", "pipe stream", "agent", "agent stream"; "" = all)`)
+	runKinds := flag.String("runs", "", `gateway: comma-separated run kinds to measure ("pipe", "pipe stream", "pipe nostore", "pipe nostore stream", "agent", "agent stream"; "" = all)`)
 	blockProfile := flag.String("blockprofile", "", "write a blocking profile (where goroutines waited on channels and locks) to this file at the end")
 	mutexProfile := flag.String("mutexprofile", "", "write a mutex contention profile to this file at the end")
+	soakFor := flag.Duration("soak", 0, `gateway: instead of the table, send each run kind (-runs; default "pipe,agent") from -soak-conc clients for this long, sampling RSS, heap in use and goroutines every 5 s`)
+	soakConc := flag.Int("soak-conc", 16, "gateway: clients of -soak")
 	flag.Parse()
 	stopProfiles, err := startProfiles(profileFiles{CPU: *cpuProfile, Mem: *memProfile, Block: *blockProfile, Mutex: *mutexProfile})
 	if err != nil {
@@ -122,17 +125,21 @@ func main() {
 		if opts.Conc, err = parseConc(*conc); err != nil {
 			fail("gateway", err)
 		}
+		opts.Soak, opts.SoakConc = *soakFor, *soakConc
+		if *runKinds == "" && opts.Soak > 0 {
+			*runKinds = "pipe,agent"
+		}
 		if *runKinds != "" {
 			opts.Runs = map[string]bool{}
 			for _, r := range strings.Split(*runKinds, ",") {
 				opts.Runs[strings.TrimSpace(r)] = true
 			}
 		}
-		g, err := runGateway(opts, logf)
+		g, soaks, err := runGateway(opts, logf)
 		if err != nil {
 			fail("gateway", err)
 		}
-		rep.Gateway = g
+		rep.Gateway, rep.Soak = g, soaks
 	})
 	section("ingest", func() {
 		for _, c := range ingestCases(*quick) {
@@ -299,6 +306,7 @@ func printReport(w io.Writer, rep *Report) {
 	if len(rep.Gateway) > 0 {
 		printGateway(w, rep.Gateway, rep.GatewayCell)
 	}
+	printSoak(w, rep.Soak)
 	if len(rep.Ingest) > 0 {
 		printIngest(w, rep.Ingest)
 	}

@@ -1,0 +1,38 @@
+package engine
+
+import "github.com/hearth-dev/hearth/engine/jsonread"
+
+var (
+	toolCallNames     = []string{"index", "id", "type", "function", "extra_content"}
+	functionCallNames = []string{"name", "arguments"}
+)
+
+// ReadToolCall decodes a tool call (or null) into a zero value as
+// encoding/json does, or reports false (see package jsonread).
+func ReadToolCall(r *jsonread.Reader, tc *ToolCall) bool {
+	return r.Null() || r.Object(toolCallNames, func(k int) bool {
+		switch k {
+		case 0:
+			if r.Null() {
+				return true
+			}
+			n, ok := r.Int()
+			i := int(n)
+			tc.Index = &i
+			return ok
+		case 1:
+			return jsonread.ReadString(r, &tc.ID)
+		case 2:
+			return jsonread.ReadString(r, &tc.Type)
+		case 3:
+			return r.Null() || r.Object(functionCallNames, func(k int) bool {
+				if k == 0 {
+					return jsonread.ReadString(r, &tc.Function.Name)
+				}
+				return jsonread.ReadString(r, &tc.Function.Arguments)
+			})
+		default:
+			return jsonread.ReadRaw(r, &tc.ExtraContent)
+		}
+	})
+}

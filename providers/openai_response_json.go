@@ -1,0 +1,162 @@
+package providers
+
+import (
+	"encoding/json"
+
+	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/jsonread"
+)
+
+// decodeChatResponse decodes a non-stream chat completion
+// (https://platform.openai.com/docs/api-reference/chat/object), giving
+// the same value and error as json.Unmarshal into a new
+// engine.ChatResponse. The hand-written path reads id, object, created,
+// model, system_fingerprint, choices (index, message with role, content,
+// refusal, tool calls and empty annotations, null logprobs,
+// finish_reason) and usage with its details, and skips keys no field
+// matches; anything else (annotations, logprobs, escaped or case-folded
+// keys, numbers that are not plain integers, invalid UTF-8, invalid JSON)
+// goes through encoding/json (see package jsonread), so the value cannot
+// differ. TestDecodeChatResponseMatchesEncodingJSON and
+// FuzzDecodeChatResponse compare both.
+func decodeChatResponse(raw []byte) (*engine.ChatResponse, error) {
+	resp := new(engine.ChatResponse)
+	if json.Valid(raw) {
+		if r := jsonread.New(raw); readChatResponse(&r, resp) && r.End() {
+			return resp, nil
+		}
+		*resp = engine.ChatResponse{}
+	}
+	if err := json.Unmarshal(raw, resp); err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+var (
+	responseNames         = []string{"id", "object", "created", "model", "choices", "usage", "system_fingerprint"}
+	choiceNames           = []string{"index", "message", "logprobs", "finish_reason"}
+	responseMessageNames  = []string{"role", "content", "refusal", "tool_calls", "annotations"}
+	usageNames            = []string{"prompt_tokens", "completion_tokens", "total_tokens", "prompt_tokens_details", "completion_tokens_details"}
+	promptDetailNames     = []string{"cached_tokens", "audio_tokens"}
+	completionDetailNames = []string{"reasoning_tokens", "audio_tokens", "accepted_prediction_tokens", "rejected_prediction_tokens"}
+
+	// The strings every answer repeats are constants: no allocation each.
+	responseObjects = []string{"chat.completion"}
+	responseRoles   = []string{"assistant"}
+	finishReasons   = []string{"stop", "length", "tool_calls", "content_filter", "function_call"}
+)
+
+func readChatResponse(r *jsonread.Reader, resp *engine.ChatResponse) bool {
+	return r.Object(responseNames, func(k int) bool {
+		switch k {
+		case 0:
+			return jsonread.ReadString(r, &resp.ID)
+		case 1:
+			return readInterned(r, &resp.Object, responseObjects)
+		case 2:
+			if r.Null() {
+				return true
+			}
+			n, ok := r.Int()
+			resp.Created = n
+			return ok
+		case 3:
+			return jsonread.ReadString(r, &resp.Model)
+		case 4:
+			return jsonread.ReadSlice(r, &resp.Choices, func(c *engine.Choice) bool { return readChoice(r, c) })
+		case 5:
+			return readUsage(r, &resp.Usage)
+		default:
+			return jsonread.ReadStringPtr(r, &resp.SystemFingerprint)
+		}
+	})
+}
+
+func readInterned(r *jsonread.Reader, out *string, known []string) bool {
+	if r.Null() {
+		return true
+	}
+	s, ok := r.Intern(known)
+	*out = s
+	return ok
+}
+
+func readChoice(r *jsonread.Reader, c *engine.Choice) bool {
+	return r.Null() || r.Object(choiceNames, func(k int) bool {
+		switch k {
+		case 0:
+			return jsonread.ReadInt(r, &c.Index)
+		case 1:
+			return r.Null() || r.Object(responseMessageNames, func(k int) bool { return readResponseMessage(r, &c.Message, k) })
+		case 2:
+			return r.Null()
+		default:
+			return readInterned(r, &c.FinishReason, finishReasons)
+		}
+	})
+}
+
+func readResponseMessage(r *jsonread.Reader, m *engine.ResponseMessage, k int) bool {
+	switch k {
+	case 0:
+		return readInterned(r, &m.Role, responseRoles)
+	case 1:
+		return jsonread.ReadStringPtr(r, &m.Content)
+	case 2:
+		return jsonread.ReadStringPtr(r, &m.Refusal)
+	case 3:
+		return jsonread.ReadSlice(r, &m.ToolCalls, func(tc *engine.ToolCall) bool { return engine.ReadToolCall(r, tc) })
+	default:
+		// Only null and [] are read here: an annotation is a map to
+		// encoding/json.
+		if r.Null() {
+			return true
+		}
+		m.Annotations = []any{}
+		return r.Array(func() bool { return false })
+	}
+}
+
+func readUsage(r *jsonread.Reader, u *engine.Usage) bool {
+	return r.Null() || r.Object(usageNames, func(k int) bool {
+		switch k {
+		case 0:
+			return jsonread.ReadInt(r, &u.PromptTokens)
+		case 1:
+			return jsonread.ReadInt(r, &u.CompletionTokens)
+		case 2:
+			return jsonread.ReadInt(r, &u.TotalTokens)
+		case 3:
+			if r.Null() {
+				return true
+			}
+			d := new(engine.PromptTokensDetails)
+			u.PromptTokensDetails = d
+			return r.Object(promptDetailNames, func(k int) bool {
+				if k == 0 {
+					return jsonread.ReadInt(r, &d.CachedTokens)
+				}
+				return jsonread.ReadInt(r, &d.AudioTokens)
+			})
+		default:
+			if r.Null() {
+				return true
+			}
+			d := new(engine.CompletionTokensDetails)
+			u.CompletionTokensDetails = d
+			return r.Object(completionDetailNames, func(k int) bool {
+				switch k {
+				case 0:
+					return jsonread.ReadInt(r, &d.ReasoningTokens)
+				case 1:
+					return jsonread.ReadInt(r, &d.AudioTokens)
+				case 2:
+					return jsonread.ReadInt(r, &d.AcceptedPredictionTokens)
+				default:
+					return jsonread.ReadInt(r, &d.RejectedPredictionTokens)
+				}
+			})
+		}
+	})
+}
