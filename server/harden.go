@@ -143,14 +143,17 @@ func (s *Server) guardIO(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) (err error) {
 		r := c.Request()
 		orig := c.Response().Writer
-		rc := http.NewResponseController(orig)
+		// One allocation for the controller, the writer and the guard.
+		gs := &ioGuards{rc: *http.NewResponseController(orig)}
+		rc := &gs.rc
 		if r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0 {
 			limit := s.cfg.BodyTimeout
 			if s.longBodyRoutes[r.Method+" "+c.Path()] {
 				limit = s.cfg.UploadBodyTimeout
 			}
 			now := time.Now()
-			g := &slowBodyGuard{body: r.Body, rc: rc, c: c, idle: s.cfg.BodyIdleTimeout,
+			g := &gs.body
+			*g = slowBodyGuard{body: r.Body, rc: rc, c: c, idle: s.cfg.BodyIdleTimeout,
 				minRate: float64(s.cfg.BodyMinRate), grace: s.cfg.BodyGrace, start: now,
 				limit: limit, deadline: now.Add(limit)}
 			r.Body = g
@@ -160,7 +163,8 @@ func (s *Server) guardIO(next echo.HandlerFunc) echo.HandlerFunc {
 				}
 			}()
 		}
-		dw := &deadlineWriter{ResponseWriter: orig, rc: rc, idle: s.cfg.WriteIdleTimeout}
+		dw := &gs.write
+		*dw = deadlineWriter{ResponseWriter: orig, rc: rc, idle: s.cfg.WriteIdleTimeout}
 		c.Response().Writer = dw
 		defer func() {
 			// The server flushes after the handler: give that flush its time too.
@@ -169,6 +173,13 @@ func (s *Server) guardIO(next echo.HandlerFunc) echo.HandlerFunc {
 		}()
 		return next(c)
 	}
+}
+
+// ioGuards is what guardIO installs for one request, allocated together.
+type ioGuards struct {
+	rc    http.ResponseController
+	write deadlineWriter
+	body  slowBodyGuard
 }
 
 // slowBodyGuard enforces the body idle timeout and minimum rate.

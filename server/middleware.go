@@ -65,7 +65,7 @@ func (s *Server) requestIDs(next echo.HandlerFunc) echo.HandlerFunc {
 			return s.traced(c, next)
 		}
 		vals := make([]string, 2) // one backing array for both values
-		vals[0], vals[1] = engine.NewPrefixedID(ctx, "req_", 20), engine.NewPrefixedID(ctx, "trace_", 20)
+		vals[0], vals[1] = engine.NewPrefixedIDPair(ctx, "req_", 20, "trace_", 20)
 		h[HeaderRequestID], h[HeaderTraceID] = vals[0:1:1], vals[1:2:2]
 		return next(c)
 	}
