@@ -52,3 +52,25 @@ func TestNewPrefixedIDPair(t *testing.T) {
 		t.Fatalf("with an IDSource: %q %q, want %q %q", a, b, wa, wb)
 	}
 }
+
+// TestPrefixedIDPairIn: the ids are written into the caller's buffer when
+// it is large enough (no allocation of their own), drawn afresh otherwise.
+func TestPrefixedIDPairIn(t *testing.T) {
+	var buf [50]byte
+	a, b := PrefixedIDPairIn(context.Background(), buf[:], "req_", 20, "trace_", 20)
+	if a+b != string(buf[:]) || !strings.HasPrefix(a, "req_") || len(a) != 24 || !strings.HasPrefix(b, "trace_") || len(b) != 26 {
+		t.Fatalf("ids %q %q, buffer %q", a, b, buf)
+	}
+	want := 0.0
+	if raceEnabled {
+		want = 1 // the random pool moves to the heap
+	}
+	if n := testing.AllocsPerRun(100, func() { PrefixedIDPairIn(context.Background(), buf[:], "req_", 20, "trace_", 20) }); n > want {
+		t.Fatalf("%.0f allocations with a buffer, want %.0f", n, want)
+	}
+	small := make([]byte, 10)
+	a, b = PrefixedIDPairIn(context.Background(), small, "req_", 20, "trace_", 20)
+	if len(a) != 24 || len(b) != 26 || string(small) != string(make([]byte, 10)) {
+		t.Fatalf("short buffer: ids %q %q, buffer %q", a, b, small)
+	}
+}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -78,6 +79,18 @@ func TestRouteMiddlewareOfServer(t *testing.T) {
 			!strings.Contains(r.Body.String(), engine.CodePayloadTooLarge) {
 			t.Fatalf("oversized body, key %q: %d %s", k, r.Code, r.Body)
 		}
+	}
+	// A body without a length is cut off at the limit as it is read (by
+	// the handler's decoding, after the key's rate limit: another key).
+	_, chunkKey, _ := acc.CreateKey(ctx, "alice", "")
+	req := httptest.NewRequest(http.MethodPost, "/v1/pipes", io.MultiReader(strings.NewReader(big)))
+	req.ContentLength = -1
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+chunkKey)
+	rec := httptest.NewRecorder()
+	s.Handler().ServeHTTP(rec, req)
+	if rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(rec.Body.String(), engine.CodePayloadTooLarge) {
+		t.Fatalf("oversized body without a length: %d %s", rec.Code, rec.Body)
 	}
 	if r := do(http.MethodGet, "/v1/pipes", "", ""); r.Code != http.StatusUnauthorized {
 		t.Fatalf("no key: %d %s", r.Code, r.Body)

@@ -144,7 +144,7 @@ func (s *Server) guardIO(next echo.HandlerFunc) echo.HandlerFunc {
 		r := c.Request()
 		orig := c.Response().Writer
 		// One allocation for the controller, the writer and the guard.
-		gs := &ioGuards{rc: *http.NewResponseController(orig)}
+		gs := &ioGuards{rc: connControl{rw: orig}}
 		rc := &gs.rc
 		if r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0 {
 			limit := s.cfg.BodyTimeout
@@ -153,7 +153,7 @@ func (s *Server) guardIO(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 			now := time.Now()
 			g := &gs.body
-			*g = slowBodyGuard{body: r.Body, rc: rc, c: c, idle: s.cfg.BodyIdleTimeout,
+			*g = slowBodyGuard{body: r.Body, rc: rc, c: c, spare: &gs.limit, idle: s.cfg.BodyIdleTimeout,
 				minRate: float64(s.cfg.BodyMinRate), grace: s.cfg.BodyGrace, start: now,
 				limit: limit, deadline: now.Add(limit)}
 			r.Body = g
@@ -175,18 +175,23 @@ func (s *Server) guardIO(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// ioGuards is what guardIO installs for one request, allocated together.
+// ioGuards is what guardIO installs for one request, allocated together,
+// with the body limit the route's bodyLimit puts over the guard
+// (limitGuarded).
 type ioGuards struct {
-	rc    http.ResponseController
+	rc    connControl
 	write deadlineWriter
 	body  slowBodyGuard
+	limit bodyLimitReader
 }
 
 // slowBodyGuard enforces the body idle timeout and minimum rate.
 type slowBodyGuard struct {
-	body    io.ReadCloser
-	rc      *http.ResponseController
-	c       echo.Context
+	body io.ReadCloser
+	rc   *connControl
+	c    echo.Context
+	// spare is the body limit allocated with the guard, until taken.
+	spare   *bodyLimitReader
 	idle    time.Duration
 	minRate float64
 	grace   time.Duration
@@ -251,7 +256,7 @@ func (g *slowBodyGuard) Close() error { return g.body.Close() }
 // so each write (not the whole response) is bounded.
 type deadlineWriter struct {
 	http.ResponseWriter
-	rc    *http.ResponseController
+	rc    *connControl
 	idle  time.Duration
 	armed time.Time
 }
