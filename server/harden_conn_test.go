@@ -15,9 +15,12 @@ type connWriter struct {
 	calls []string
 }
 
-func (w *connWriter) SetReadDeadline(time.Time) error  { w.calls = append(w.calls, "read"); return nil }
-func (w *connWriter) SetWriteDeadline(time.Time) error { w.calls = append(w.calls, "write"); return nil }
-func (w *connWriter) FlushError() error                { w.calls = append(w.calls, "flusherror"); return nil }
+func (w *connWriter) SetReadDeadline(time.Time) error { w.calls = append(w.calls, "read"); return nil }
+func (w *connWriter) SetWriteDeadline(time.Time) error {
+	w.calls = append(w.calls, "write")
+	return nil
+}
+func (w *connWriter) FlushError() error { w.calls = append(w.calls, "flusherror"); return nil }
 
 // plainFlusher only flushes.
 type plainFlusher struct {
