@@ -11,7 +11,10 @@ import (
 	"github.com/hearth-dev/hearth/server/servertest"
 )
 
-func BenchmarkScratchHealth(b *testing.B) {
+// BenchmarkChainHealth serves GET /health through the whole middleware
+// chain (profile it with -memprofile/-cpuprofile to see the chain's own
+// costs; TestMiddlewareChainAllocations bounds its allocations).
+func BenchmarkChainHealth(b *testing.B) {
 	ts := servertest.Start(b)
 	h := ts.Handler()
 	req := httptest.NewRequest(http.MethodGet, "/health", nil)
@@ -21,7 +24,10 @@ func BenchmarkScratchHealth(b *testing.B) {
 	}
 }
 
-func BenchmarkScratchAgent(b *testing.B) {
+// BenchmarkAgentRun serves POST /v1/agent/run against a fake OpenAI
+// upstream on loopback, the case of TestRunAllocations, for profiling one
+// run's path in-process (the fake's costs included).
+func BenchmarkAgentRun(b *testing.B) {
 	f := fake.NewOpenAI()
 	b.Cleanup(f.Close)
 	f.SetDefault(fake.Reply{Text: allocReply})
