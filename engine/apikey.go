@@ -3,9 +3,7 @@ package engine
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
 	"errors"
 	"strings"
 	"time"
@@ -83,12 +81,6 @@ func randomWithPrefix(prefix string, n int) string {
 
 // NewKeySecret returns a fresh API key of a kind: "hth_<kind>_<32 base62>".
 func NewKeySecret(kind string) string { return "hth_" + kind + "_" + RandomString(32) }
-
-// HashKey returns the hex SHA-256 of a key.
-func HashKey(key string) string {
-	h := sha256.Sum256([]byte(key))
-	return hex.EncodeToString(h[:])
-}
 
 // CreateKey issues a user or org key for an owner and returns the record
 // and the key, which is shown once and never again.

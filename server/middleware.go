@@ -132,8 +132,11 @@ var openAIClientHeaders = []string{
 	"OpenAI-Organization", "OpenAI-Project",
 }
 
-func cors() echo.MiddlewareFunc {
-	return middleware.CORSWithConfig(middleware.CORSConfig{
+func cors() echo.MiddlewareFunc { return corsFast(corsConfig()) }
+
+// corsConfig is the CORS policy: any origin, no credentials.
+func corsConfig() middleware.CORSConfig {
+	return middleware.CORSConfig{
 		AllowOrigins: []string{"*"},
 		AllowMethods: []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions},
 		AllowHeaders: append([]string{"Authorization", "Content-Type", "LB-LLM-Key", "LB-WEB-SEARCH-KEY", "LB-CRAWL-KEY",
@@ -141,7 +144,7 @@ func cors() echo.MiddlewareFunc {
 		ExposeHeaders: []string{HeaderWarning, HeaderThreadID, HeaderRequestID, HeaderTraceID, HeaderRetrievalMode, HeaderNextCursor, HeaderModel, HeaderBudgetReset,
 			"Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"},
 		MaxAge: 600,
-	})
+	}
 }
 
 // bodyLimit caps the request body; a larger body is a 413.
