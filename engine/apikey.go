@@ -257,6 +257,15 @@ func (a *Accounts) RevokePipeKeysTx(tx Tx, owner, pipeID string) error {
 // Authenticate resolves a bearer key to a principal. Unknown and revoked keys
 // get the same UNAUTHORIZED error.
 func (a *Accounts) Authenticate(ctx context.Context, secret string) (*Principal, error) {
+	return a.authenticate(ctx, secret, nil)
+}
+
+// authenticate is Authenticate writing the principal to dst (nil: a new
+// one).
+func (a *Accounts) authenticate(ctx context.Context, secret string, dst *Principal) (*Principal, error) {
+	if dst == nil {
+		dst = new(Principal)
+	}
 	if secret == "" {
 		return nil, Errorf(CodeUnauthorized, "missing API key: send Authorization: Bearer <key>")
 	}
@@ -266,7 +275,8 @@ func (a *Accounts) Authenticate(ctx context.Context, secret string) (*Principal,
 		if err := c.Scope.CheckExpiry(a.now()); err != nil {
 			return nil, err
 		}
-		return &c, nil
+		*dst = c
+		return dst, nil
 	}
 	var p *Principal
 	err := a.store.View(ctx, func(tx Tx) error {
@@ -287,7 +297,8 @@ func (a *Accounts) Authenticate(ctx context.Context, secret string) (*Principal,
 		if k.RevokedAt != nil || subtle.ConstantTimeCompare([]byte(k.Hash), []byte(hash)) != 1 {
 			return Errorf(CodeUnauthorized, "invalid API key")
 		}
-		p = &Principal{KeyID: k.ID, Kind: k.Kind, Owner: k.Owner, PipeID: k.PipeID, Scope: k.Scope}
+		p = dst
+		*p = Principal{KeyID: k.ID, Kind: k.Kind, Owner: k.Owner, PipeID: k.PipeID, Scope: k.Scope}
 		return nil
 	})
 	if err != nil {

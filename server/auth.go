@@ -30,7 +30,7 @@ func (s *Server) authenticate(kind Auth) echo.MiddlewareFunc {
 			if key == "" && kind == AuthOptional {
 				return next(c)
 			}
-			p, err := s.deps.Accounts.Authenticate(c.Request().Context(), key)
+			ctx, p, err := s.deps.Accounts.AuthenticateContext(c.Request().Context(), key)
 			if err != nil {
 				if kind == AuthOptional && engine.ErrorCode(err) == engine.CodeUnauthorized {
 					return next(c)
@@ -43,7 +43,7 @@ func (s *Server) authenticate(kind Auth) echo.MiddlewareFunc {
 			if err := checkScope(p, c); err != nil {
 				return err
 			}
-			c.SetRequest(c.Request().WithContext(engine.WithPrincipal(c.Request().Context(), p)))
+			c.SetRequest(c.Request().WithContext(ctx))
 			return next(c)
 		}
 	}
