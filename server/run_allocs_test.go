@@ -133,9 +133,9 @@ func (w *allocWriter) SetWriteDeadline(time.Time) error { return nil }
 
 // The budgets: measured counts (Go 1.26) and about 20 %.
 const (
-	pipeRunAllocBudget, pipeRunAllocBudgetRace         = 665, 710
-	agentRunAllocBudget, agentRunAllocBudgetRace       = 585, 630
-	chatAllocBudget, chatAllocBudgetRace               = 590, 630
-	pipeStreamAllocBudget, pipeStreamAllocBudgetRace   = 1870, 2085
-	agentStreamAllocBudget, agentStreamAllocBudgetRace = 1870, 2070
+	pipeRunAllocBudget, pipeRunAllocBudgetRace         = 605, 655
+	agentRunAllocBudget, agentRunAllocBudgetRace       = 540, 580
+	chatAllocBudget, chatAllocBudgetRace               = 540, 575
+	pipeStreamAllocBudget, pipeStreamAllocBudgetRace   = 1830, 2040
+	agentStreamAllocBudget, agentStreamAllocBudgetRace = 1840, 2045
 )
