@@ -269,8 +269,9 @@ func (a *Accounts) authenticate(ctx context.Context, secret string, dst *Princip
 	if secret == "" {
 		return nil, Errorf(CodeUnauthorized, "missing API key: send Authorization: Bearer <key>")
 	}
-	hash := HashKey(secret)
-	c, ok, gen := a.keys.get(hash)
+	var hb [keyHashLen]byte // the hash on the stack: a cached key costs no string
+	hashKeyTo(&hb, secret)
+	c, ok, gen := a.keys.getBytes(hb[:])
 	if ok {
 		if err := c.Scope.CheckExpiry(a.now()); err != nil {
 			return nil, err
@@ -278,6 +279,7 @@ func (a *Accounts) authenticate(ctx context.Context, secret string, dst *Princip
 		*dst = c
 		return dst, nil
 	}
+	hash := string(hb[:])
 	var p *Principal
 	err := a.store.View(ctx, func(tx Tx) error {
 		id, err := tx.GetRaw(prefixAPIKeyHash + hash)

@@ -11,8 +11,16 @@ import (
 // digits are written on the stack: the returned string is its only
 // allocation.
 func HashKey(key string) string {
-	h := sha256.Sum256(unsafe.Slice(unsafe.StringData(key), len(key))) // read only
-	var out [2 * sha256.Size]byte
-	hex.Encode(out[:], h[:])
+	var out [keyHashLen]byte
+	hashKeyTo(&out, key)
 	return string(out[:])
+}
+
+// keyHashLen is the length of HashKey's answer.
+const keyHashLen = 2 * sha256.Size
+
+// hashKeyTo writes HashKey(key) to out.
+func hashKeyTo(out *[keyHashLen]byte, key string) {
+	h := sha256.Sum256(unsafe.Slice(unsafe.StringData(key), len(key))) // read only
+	hex.Encode(out[:], h[:])
 }
