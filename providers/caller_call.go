@@ -11,26 +11,21 @@ import (
 // call starts: the call handed back on success and the reader of the
 // request's first attempt. http.NewRequestWithContext given a
 // *bytes.Reader allocates the reader, a NopCloser around it and a snapshot
-// for GetBody on every call. It lives for one call only: nothing changes
-// with several Hearth nodes.
+// for GetBody on every call. The body stays an io.NopCloser over a
+// *bytes.Reader, as NewRequestWithContext makes it: net/http knows such a
+// body is in memory and writes the headers and the body in one write
+// instead of flushing the headers first. It lives for one call only:
+// nothing changes with several Hearth nodes.
 type callState struct {
 	upstreamCall
 	data  []byte
-	first requestBody
+	first bytes.Reader
 }
-
-// requestBody is a request body read from memory.
-type requestBody struct{ bytes.Reader }
-
-// Close does nothing: the bytes stay with the caller.
-func (*requestBody) Close() error { return nil }
 
 // getBody is the request's GetBody: a fresh reader of the same bytes, for
 // the transport's retry on a reused connection and for redirects.
 func (s *callState) getBody() (io.ReadCloser, error) {
-	b := &requestBody{}
-	b.Reset(s.data)
-	return b, nil
+	return io.NopCloser(bytes.NewReader(s.data)), nil
 }
 
 // newRequest makes one attempt's request as http.NewRequestWithContext
@@ -49,10 +44,10 @@ func (s *callState) newRequest(ctx context.Context, method, url string, attempt 
 	}
 	rd := &s.first
 	if attempt > 0 {
-		rd = &requestBody{}
+		rd = new(bytes.Reader)
 	}
 	rd.Reset(s.data)
-	req.Body, req.GetBody = rd, s.getBody
+	req.Body, req.GetBody = io.NopCloser(rd), s.getBody
 	return req, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -18,12 +19,20 @@ type recordRT struct {
 
 type sentRequest struct {
 	body, again   string
+	bodyType      string // set when it is not NewRequestWithContext's
 	length        int64
 	noBody, empty bool
 }
 
 func (rt *recordRT) RoundTrip(req *http.Request) (*http.Response, error) {
 	s := sentRequest{length: req.ContentLength, noBody: req.Body == nil, empty: req.Body == http.NoBody}
+	// The body's type is the one http.NewRequestWithContext gives a
+	// *bytes.Reader: net/http writes such in-memory bodies with their
+	// headers in one write (it flushes the headers first for any other).
+	if ref, _ := http.NewRequest("POST", "/", bytes.NewReader([]byte("x"))); req.Body != nil && req.Body != http.NoBody &&
+		reflect.TypeOf(req.Body) != reflect.TypeOf(ref.Body) {
+		s.bodyType = reflect.TypeOf(req.Body).String()
+	}
 	if req.Body != nil {
 		b, _ := io.ReadAll(req.Body)
 		req.Body.Close()
@@ -44,8 +53,8 @@ func (rt *recordRT) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // TestCallerRequestBody: every attempt of a call, the retries too, sends
 // the body whole with its length and a GetBody that reads it again, as
-// http.NewRequestWithContext makes them from a *bytes.Reader; an empty
-// body is http.NoBody and a nil one none.
+// http.NewRequestWithContext makes them from a *bytes.Reader (the body of
+// the same type); an empty body is http.NoBody and a nil one none.
 func TestCallerRequestBody(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -80,8 +89,9 @@ func TestCallerRequestBody(t *testing.T) {
 
 // TestCallerCallAllocations bounds the allocations of one upstream call
 // past http.Client.Do with a configured key (the canned transport's own
-// answer included): the request's body reader and GetBody snapshot live
-// in the call's state and the egress label is boxed once per provider.
+// answer included): the request's body reader lives in the call's state
+// and the egress label is boxed once per provider (http.NewRequestWithContext
+// with a *bytes.Reader and netguard.WithFeature: 18).
 // A count, not a timing.
 func TestCallerCallAllocations(t *testing.T) {
 	body := []byte(`{"model":"m","messages":[]}`)
@@ -94,7 +104,7 @@ func TestCallerCallAllocations(t *testing.T) {
 		}
 		call.close()
 	})
-	budget := 15.0 + 2*raceAllocs // the race detector moves values to the heap
+	budget := 16.0 + 2*raceAllocs // the race detector moves values to the heap
 	t.Logf("upstream call: %.0f allocations (budget %.0f)", got, budget)
 	if got > budget {
 		t.Fatalf("upstream call allocates %.0f times, budget %.0f", got, budget)
