@@ -52,7 +52,8 @@ func (l *limiter) policy(limit int) string {
 	return strconv.Itoa(limit) + ";w=" + strconv.Itoa(int(math.Ceil(float64(limit)*60/float64(l.perMinute))))
 }
 
-// smallInts are the decimal strings of 0 to 999, made once (read-only).
+// smallInts are the decimal strings of 0 to 999, made once and read-only
+// after: the same on every node, nothing to share between Hearth nodes.
 var smallInts = func() (s [1000]string) {
 	for i := range s {
 		s[i] = strconv.Itoa(i)
