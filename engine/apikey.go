@@ -3,9 +3,7 @@ package engine
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
 	"errors"
 	"strings"
 	"time"
@@ -83,12 +81,6 @@ func randomWithPrefix(prefix string, n int) string {
 
 // NewKeySecret returns a fresh API key of a kind: "hth_<kind>_<32 base62>".
 func NewKeySecret(kind string) string { return "hth_" + kind + "_" + RandomString(32) }
-
-// HashKey returns the hex SHA-256 of a key.
-func HashKey(key string) string {
-	h := sha256.Sum256([]byte(key))
-	return hex.EncodeToString(h[:])
-}
 
 // CreateKey issues a user or org key for an owner and returns the record
 // and the key, which is shown once and never again.
@@ -265,17 +257,29 @@ func (a *Accounts) RevokePipeKeysTx(tx Tx, owner, pipeID string) error {
 // Authenticate resolves a bearer key to a principal. Unknown and revoked keys
 // get the same UNAUTHORIZED error.
 func (a *Accounts) Authenticate(ctx context.Context, secret string) (*Principal, error) {
+	return a.authenticate(ctx, secret, nil)
+}
+
+// authenticate is Authenticate writing the principal to dst (nil: a new
+// one).
+func (a *Accounts) authenticate(ctx context.Context, secret string, dst *Principal) (*Principal, error) {
+	if dst == nil {
+		dst = new(Principal)
+	}
 	if secret == "" {
 		return nil, Errorf(CodeUnauthorized, "missing API key: send Authorization: Bearer <key>")
 	}
-	hash := HashKey(secret)
-	c, ok, gen := a.keys.get(hash)
+	var hb [keyHashLen]byte // the hash on the stack: a cached key costs no string
+	hashKeyTo(&hb, secret)
+	c, ok, gen := a.keys.getBytes(hb[:])
 	if ok {
 		if err := c.Scope.CheckExpiry(a.now()); err != nil {
 			return nil, err
 		}
-		return &c, nil
+		*dst = c
+		return dst, nil
 	}
+	hash := string(hb[:])
 	var p *Principal
 	err := a.store.View(ctx, func(tx Tx) error {
 		id, err := tx.GetRaw(prefixAPIKeyHash + hash)
@@ -295,7 +299,8 @@ func (a *Accounts) Authenticate(ctx context.Context, secret string) (*Principal,
 		if k.RevokedAt != nil || subtle.ConstantTimeCompare([]byte(k.Hash), []byte(hash)) != 1 {
 			return Errorf(CodeUnauthorized, "invalid API key")
 		}
-		p = &Principal{KeyID: k.ID, Kind: k.Kind, Owner: k.Owner, PipeID: k.PipeID, Scope: k.Scope}
+		p = dst
+		*p = Principal{KeyID: k.ID, Kind: k.Kind, Owner: k.Owner, PipeID: k.PipeID, Scope: k.Scope}
 		return nil
 	})
 	if err != nil {

@@ -125,6 +125,12 @@ func WithPrincipal(ctx context.Context, p *Principal) context.Context {
 	return context.WithValue(ctx, principalKey{}, p)
 }
 
+// PrincipalOf returns the principal WithPrincipal put in ctx, or nil.
+func PrincipalOf(ctx context.Context) *Principal {
+	p, _ := ctx.Value(principalKey{}).(*Principal)
+	return p
+}
+
 // ScopeOf returns the scope of the request's principal (nil: none).
 func ScopeOf(ctx context.Context) *Scope {
 	if p, _ := ctx.Value(principalKey{}).(*Principal); p != nil {

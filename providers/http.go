@@ -1,9 +1,7 @@
 package providers
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"time"
@@ -22,6 +20,10 @@ type caller struct {
 	// serverKeys are the server-wide provider keys, redacted from every
 	// error of every provider (see Secrets).
 	serverKeys []string
+	// bearers are the Authorization values of serverKeys (http_headers.go).
+	bearers bearerValues
+	// label is provider as the egress record's feature, boxed once.
+	label netguard.Label
 }
 
 // secrets lists what req carried (nil req: the server keys only).
@@ -78,15 +80,12 @@ func (c *caller) post(parent context.Context, url string, body []byte, stream bo
 
 // send is post with any method (GET for status polls of job APIs).
 func (c *caller) send(parent context.Context, method, url string, body []byte, stream bool, setHeaders func(http.Header)) (*upstreamCall, error) {
-	ctx, cancel := context.WithCancelCause(netguard.WithFeature(parent, c.provider))
+	ctx, cancel := context.WithCancelCause(c.label.Context(parent))
 	timer := time.AfterFunc(c.timeout, func() { cancel(errTimeout) })
+	st := &callState{data: body}
 	for attempt := 0; ; attempt++ {
 		timer.Reset(c.timeout)
-		var rd io.Reader
-		if body != nil {
-			rd = bytes.NewReader(body)
-		}
-		req, err := http.NewRequestWithContext(ctx, method, url, rd)
+		req, err := st.newRequest(ctx, method, url, attempt)
 		if err != nil {
 			timer.Stop()
 			return nil, cancelWith(cancel, c.secrets(nil).Error(transportError(c.provider, ctx, err)))
@@ -101,7 +100,7 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 		}
 		setHeaders(req.Header)
 		propagate(parent, req.Header)
-		resp, err := c.client.Do(req)
+		resp, err := c.do(req)
 		var wait time.Duration
 		switch {
 		case err != nil:
@@ -110,7 +109,8 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 				return nil, cancelWith(cancel, c.secrets(req).Error(withAddress(transportError(c.provider, ctx, err), c.provider, method, url, 0)))
 			}
 		case resp.StatusCode >= 200 && resp.StatusCode < 300:
-			return &upstreamCall{resp: resp, ctx: ctx, cancel: cancel, timer: timer, timeout: c.timeout, req: req, owner: c}, nil
+			st.upstreamCall = upstreamCall{resp: resp, ctx: ctx, cancel: cancel, timer: timer, timeout: c.timeout, req: req, owner: c}
+			return &st.upstreamCall, nil
 		case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
 			body := readErrorBody(resp)
 			hint := parseRetryHint(body)

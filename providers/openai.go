@@ -181,11 +181,7 @@ func openAIMessages(h *host, msgs []engine.Message) []engine.Message {
 }
 
 func (o *OpenAI) headers(apiKey string) func(http.Header) {
-	return func(hd http.Header) {
-		if apiKey != "" {
-			hd.Set("Authorization", "Bearer "+apiKey)
-		}
-	}
+	return func(hd http.Header) { o.c.setBearer(hd, apiKey) }
 }
 
 // Chat sends a non-stream chat completion.

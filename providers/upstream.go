@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/providers/netguard"
 )
 
 // callers fills Config's defaults once and returns a constructor of
@@ -55,8 +56,10 @@ func (cfg Config) callers() func(name string) caller {
 	for _, pc := range cfg.Providers {
 		keys = append(keys, SplitKeys(pc.APIKey)...)
 	}
+	bearers := newBearerValues(keys)
 	return func(name string) caller {
-		return caller{provider: name, client: client, retry: retry, timeout: timeout, sleep: sleep, serverKeys: keys}
+		return caller{provider: name, client: client, retry: retry, timeout: timeout, sleep: sleep, serverKeys: keys, bearers: bearers,
+			label: netguard.NewLabel(name)}
 	}
 }
 

@@ -7,8 +7,6 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-const ctxPrincipal = "principal"
-
 // bearer returns the key of an "Authorization: Bearer <key>" header.
 func bearer(c echo.Context) string {
 	h := c.Request().Header.Get("Authorization")
@@ -32,7 +30,7 @@ func (s *Server) authenticate(kind Auth) echo.MiddlewareFunc {
 			if key == "" && kind == AuthOptional {
 				return next(c)
 			}
-			p, err := s.deps.Accounts.Authenticate(c.Request().Context(), key)
+			ctx, p, err := s.deps.Accounts.AuthenticateContext(c.Request().Context(), key)
 			if err != nil {
 				if kind == AuthOptional && engine.ErrorCode(err) == engine.CodeUnauthorized {
 					return next(c)
@@ -45,8 +43,7 @@ func (s *Server) authenticate(kind Auth) echo.MiddlewareFunc {
 			if err := checkScope(p, c); err != nil {
 				return err
 			}
-			c.Set(ctxPrincipal, p)
-			c.SetRequest(c.Request().WithContext(engine.WithPrincipal(c.Request().Context(), p)))
+			c.SetRequest(c.Request().WithContext(ctx))
 			return next(c)
 		}
 	}
@@ -81,8 +78,9 @@ func checkKind(kind Auth, p *engine.Principal, c echo.Context) error {
 }
 
 // principal returns the authenticated principal of the request (nil on
-// public routes and optional-auth routes without a key).
+// public routes and optional-auth routes without a key). authenticate
+// puts it in the request's context only: echo's Context.Set would
+// allocate its value map on every request.
 func principal(c echo.Context) *engine.Principal {
-	p, _ := c.Get(ctxPrincipal).(*engine.Principal)
-	return p
+	return engine.PrincipalOf(c.Request().Context())
 }

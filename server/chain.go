@@ -45,3 +45,15 @@ func (ch *chain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ch.e.ReleaseContext(c)
 }
+
+// routeHandler wraps h in a route's middleware (outermost first) once, when
+// the route is added: echo applies the middleware given to Echo.Add anew
+// on every request, one closure a layer a request. Like the global
+// middleware of chain, every route middleware keeps its per-request
+// state inside the request's call.
+func routeHandler(h echo.HandlerFunc, mw ...echo.MiddlewareFunc) echo.HandlerFunc {
+	for i := len(mw) - 1; i >= 0; i-- {
+		h = mw[i](h)
+	}
+	return h
+}

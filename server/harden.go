@@ -143,14 +143,17 @@ func (s *Server) guardIO(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) (err error) {
 		r := c.Request()
 		orig := c.Response().Writer
-		rc := http.NewResponseController(orig)
+		// One allocation for the controller, the writer and the guard.
+		gs := &ioGuards{rc: connControl{rw: orig}}
+		rc := &gs.rc
 		if r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0 {
 			limit := s.cfg.BodyTimeout
 			if s.longBodyRoutes[r.Method+" "+c.Path()] {
 				limit = s.cfg.UploadBodyTimeout
 			}
 			now := time.Now()
-			g := &slowBodyGuard{body: r.Body, rc: rc, c: c, idle: s.cfg.BodyIdleTimeout,
+			g := &gs.body
+			*g = slowBodyGuard{body: r.Body, rc: rc, c: c, spare: &gs.limit, idle: s.cfg.BodyIdleTimeout,
 				minRate: float64(s.cfg.BodyMinRate), grace: s.cfg.BodyGrace, start: now,
 				limit: limit, deadline: now.Add(limit)}
 			r.Body = g
@@ -160,7 +163,8 @@ func (s *Server) guardIO(next echo.HandlerFunc) echo.HandlerFunc {
 				}
 			}()
 		}
-		dw := &deadlineWriter{ResponseWriter: orig, rc: rc, idle: s.cfg.WriteIdleTimeout}
+		dw := &gs.write
+		*dw = deadlineWriter{ResponseWriter: orig, rc: rc, idle: s.cfg.WriteIdleTimeout}
 		c.Response().Writer = dw
 		defer func() {
 			// The server flushes after the handler: give that flush its time too.
@@ -171,11 +175,23 @@ func (s *Server) guardIO(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// ioGuards is what guardIO installs for one request, allocated together,
+// with the body limit the route's bodyLimit puts over the guard
+// (limitGuarded).
+type ioGuards struct {
+	rc    connControl
+	write deadlineWriter
+	body  slowBodyGuard
+	limit bodyLimitReader
+}
+
 // slowBodyGuard enforces the body idle timeout and minimum rate.
 type slowBodyGuard struct {
-	body    io.ReadCloser
-	rc      *http.ResponseController
-	c       echo.Context
+	body io.ReadCloser
+	rc   *connControl
+	c    echo.Context
+	// spare is the body limit allocated with the guard, until taken.
+	spare   *bodyLimitReader
 	idle    time.Duration
 	minRate float64
 	grace   time.Duration
@@ -240,7 +256,7 @@ func (g *slowBodyGuard) Close() error { return g.body.Close() }
 // so each write (not the whole response) is bounded.
 type deadlineWriter struct {
 	http.ResponseWriter
-	rc    *http.ResponseController
+	rc    *connControl
 	idle  time.Duration
 	armed time.Time
 }

@@ -64,11 +64,18 @@ func (s *Server) requestIDs(next echo.HandlerFunc) echo.HandlerFunc {
 			setHeader(h, HeaderRequestID, engine.NewPrefixedID(ctx, "req_", 20))
 			return s.traced(c, next)
 		}
-		vals := make([]string, 2) // one backing array for both values
-		vals[0], vals[1] = engine.NewPrefixedID(ctx, "req_", 20), engine.NewPrefixedID(ctx, "trace_", 20)
-		h[HeaderRequestID], h[HeaderTraceID] = vals[0:1:1], vals[1:2:2]
+		ids := new(idHeaders) // the header values and their bytes, one allocation
+		ids.vals[0], ids.vals[1] = engine.PrefixedIDPairIn(ctx, ids.buf[:], "req_", 20, "trace_", 20)
+		h[HeaderRequestID], h[HeaderTraceID] = ids.vals[0:1:1], ids.vals[1:2:2]
 		return next(c)
 	}
+}
+
+// idHeaders holds a request's lb-request-id and lb-trace-id header values
+// and the bytes of both ids ("req_" and "trace_", 20 characters each).
+type idHeaders struct {
+	vals [2]string
+	buf  [50]byte
 }
 
 // recoverPanics turns a handler panic into a JSON 500; the server keeps serving.
@@ -125,8 +132,11 @@ var openAIClientHeaders = []string{
 	"OpenAI-Organization", "OpenAI-Project",
 }
 
-func cors() echo.MiddlewareFunc {
-	return middleware.CORSWithConfig(middleware.CORSConfig{
+func cors() echo.MiddlewareFunc { return corsFast(corsConfig()) }
+
+// corsConfig is the CORS policy: any origin, no credentials.
+func corsConfig() middleware.CORSConfig {
+	return middleware.CORSConfig{
 		AllowOrigins: []string{"*"},
 		AllowMethods: []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions},
 		AllowHeaders: append([]string{"Authorization", "Content-Type", "LB-LLM-Key", "LB-WEB-SEARCH-KEY", "LB-CRAWL-KEY",
@@ -134,7 +144,7 @@ func cors() echo.MiddlewareFunc {
 		ExposeHeaders: []string{HeaderWarning, HeaderThreadID, HeaderRequestID, HeaderTraceID, HeaderRetrievalMode, HeaderNextCursor, HeaderModel, HeaderBudgetReset,
 			"Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"},
 		MaxAge: 600,
-	})
+	}
 }
 
 // bodyLimit caps the request body; a larger body is a 413.
@@ -145,7 +155,10 @@ func bodyLimit(limit int64) echo.MiddlewareFunc {
 			if r.ContentLength > limit {
 				return engine.Errorf(engine.CodePayloadTooLarge, "request body is %d bytes; the limit is %d", r.ContentLength, limit)
 			}
-			if r.Body != nil {
+			switch {
+			case r.Body == nil || r.Body == http.NoBody:
+			case limitGuarded(r, limit):
+			default:
 				r.Body = http.MaxBytesReader(c.Response(), r.Body, limit)
 			}
 			return next(c)

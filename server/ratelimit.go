@@ -28,6 +28,9 @@ type limiter struct {
 	// are this process's own: with several nodes, each would admit the
 	// full rate.
 	shared *sharedLimit
+	// hdr are the RateLimit-* values that depend on the settings only
+	// (ratelimit_headers.go).
+	hdr rateHeaders
 }
 
 type bucket struct {

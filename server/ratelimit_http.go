@@ -1,7 +1,6 @@
 package server
 
 import (
-	"math"
 	"strconv"
 
 	"github.com/hearth-dev/hearth/engine"
@@ -83,10 +82,7 @@ func (s *Server) applyRate(c echo.Context, l *limiter, d rateDecision, reason, w
 			return nil
 		}
 	}
-	h.Set(HeaderRateLimit, strconv.Itoa(d.limit))
-	h.Set(HeaderRateLimitRemaining, strconv.Itoa(d.remaining))
-	h.Set(HeaderRateLimitReset, strconv.Itoa(int(math.Ceil(d.reset.Seconds()))))
-	h.Set(HeaderRateLimitPolicy, strconv.Itoa(d.limit)+";w="+strconv.Itoa(int(math.Ceil(float64(d.limit)*60/float64(l.perMinute)))))
+	l.setRateHeaders(h, d)
 	if d.allowed {
 		return nil
 	}

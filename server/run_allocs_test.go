@@ -132,13 +132,13 @@ func (w *allocWriter) SetReadDeadline(time.Time) error  { return nil }
 func (w *allocWriter) SetWriteDeadline(time.Time) error { return nil }
 
 // The budgets: measured counts (Go 1.26) and about 20 %. Measured after
-// the run log's linger window (pipe, agent, chat, pipe stream, agent
-// stream): 381-396, 315-335, 329-333, 1415-1426, 1430-1436; under -race
-// 456-458, 402-405, 395-407, 1651-1652, 1634-1648.
+// the fifth round's four lanes were merged (pipe, agent, chat, pipe
+// stream, agent stream): 331-335, 270-277, 269-275, 1352-1380,
+// 1315-1320; under -race 391, 318, 313, 1518, 1475.
 const (
-	pipeRunAllocBudget, pipeRunAllocBudgetRace         = 475, 550
-	agentRunAllocBudget, agentRunAllocBudgetRace       = 405, 490
-	chatAllocBudget, chatAllocBudgetRace               = 400, 490
-	pipeStreamAllocBudget, pipeStreamAllocBudgetRace   = 1715, 1985
-	agentStreamAllocBudget, agentStreamAllocBudgetRace = 1725, 1980
+	pipeRunAllocBudget, pipeRunAllocBudgetRace         = 400, 470
+	agentRunAllocBudget, agentRunAllocBudgetRace       = 330, 385
+	chatAllocBudget, chatAllocBudgetRace               = 330, 380
+	pipeStreamAllocBudget, pipeStreamAllocBudgetRace   = 1650, 1825
+	agentStreamAllocBudget, agentStreamAllocBudgetRace = 1590, 1770
 )

@@ -214,7 +214,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		if limit > cfg.MaxBodyBytes {
 			s.longBodyRoutes[r.Method+" "+r.Path] = true
 		}
-		e.Add(r.Method, r.Path, r.Handler, bodyLimit(limit), s.authenticate(r.Auth), s.limitInFlight, s.rateLimit)
+		e.Add(r.Method, r.Path, routeHandler(r.Handler, bodyLimit(limit), s.authenticate(r.Auth), s.limitInFlight, s.rateLimit))
 	}
 	return s, nil
 }

@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -102,7 +101,7 @@ func (m *Metrics) Handler() http.Handler {
 // Request records one answered HTTP request. route is the route template
 // ("/v1/pipes/:name"), never the raw path, so series stay bounded.
 func (m *Metrics) Request(method, route string, status int, d time.Duration) {
-	m.requests.WithLabelValues(method, route, strconv.Itoa(status)).Inc()
+	m.requests.WithLabelValues(method, route, statusLabel(status)).Inc()
 	m.reqDuration.WithLabelValues(method, route).Observe(d.Seconds())
 }
 

@@ -1,0 +1,76 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestNewPrefixedIDPair: both ids have their prefix, length and base62
+// characters, differ from call to call, cost one allocation, and with an
+// IDSource are the two ids NewPrefixedID would draw in order.
+func TestNewPrefixedIDPair(t *testing.T) {
+	seen := map[string]bool{}
+	counts := map[byte]int{}
+	for range 2000 {
+		a, b := NewPrefixedIDPair(context.Background(), "req_", 20, "trace_", 20)
+		if !strings.HasPrefix(a, "req_") || len(a) != 24 || !strings.HasPrefix(b, "trace_") || len(b) != 26 {
+			t.Fatalf("ids %q %q", a, b)
+		}
+		for _, s := range []string{a[4:], b[6:]} {
+			for i := range len(s) {
+				if strings.IndexByte(base62, s[i]) < 0 {
+					t.Fatalf("%q: not base62", s)
+				}
+				counts[s[i]]++
+			}
+		}
+		if seen[a] || seen[b] {
+			t.Fatalf("repeated id %q %q", a, b)
+		}
+		seen[a], seen[b] = true, true
+	}
+	// 80000 characters over 62: every one drawn, none far from 1/62.
+	for i := range len(base62) {
+		if n := counts[base62[i]]; n < 1000 || n > 1600 {
+			t.Fatalf("%q drawn %d times of 80000", base62[i], n)
+		}
+	}
+	// One allocation for both ids; the race detector moves the random
+	// pool to the heap too.
+	want := 1.0
+	if raceEnabled {
+		want = 2
+	}
+	if n := testing.AllocsPerRun(100, func() { NewPrefixedIDPair(context.Background(), "req_", 20, "trace_", 20) }); n > want {
+		t.Fatalf("%.0f allocations, want %.0f", n, want)
+	}
+	d1 := WithIDs(context.Background(), NewDeterministic(7).Scope())
+	d2 := WithIDs(context.Background(), NewDeterministic(7).Scope())
+	a, b := NewPrefixedIDPair(d1, "req_", 20, "trace_", 20)
+	if wa, wb := NewPrefixedID(d2, "req_", 20), NewPrefixedID(d2, "trace_", 20); a != wa || b != wb {
+		t.Fatalf("with an IDSource: %q %q, want %q %q", a, b, wa, wb)
+	}
+}
+
+// TestPrefixedIDPairIn: the ids are written into the caller's buffer when
+// it is large enough (no allocation of their own), drawn afresh otherwise.
+func TestPrefixedIDPairIn(t *testing.T) {
+	var buf [50]byte
+	a, b := PrefixedIDPairIn(context.Background(), buf[:], "req_", 20, "trace_", 20)
+	if a+b != string(buf[:]) || !strings.HasPrefix(a, "req_") || len(a) != 24 || !strings.HasPrefix(b, "trace_") || len(b) != 26 {
+		t.Fatalf("ids %q %q, buffer %q", a, b, buf)
+	}
+	want := 0.0
+	if raceEnabled {
+		want = 1 // the random pool moves to the heap
+	}
+	if n := testing.AllocsPerRun(100, func() { PrefixedIDPairIn(context.Background(), buf[:], "req_", 20, "trace_", 20) }); n > want {
+		t.Fatalf("%.0f allocations with a buffer, want %.0f", n, want)
+	}
+	small := make([]byte, 10)
+	a, b = PrefixedIDPairIn(context.Background(), small, "req_", 20, "trace_", 20)
+	if len(a) != 24 || len(b) != 26 || string(small) != string(make([]byte, 10)) {
+		t.Fatalf("short buffer: ids %q %q, buffer %q", a, b, small)
+	}
+}

@@ -1,0 +1,87 @@
+package providers
+
+import (
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// do sends req as c.client.Do does. A client with no cookie jar, no
+// overall timeout and the default redirect policy (the client Hearth
+// builds, upstream.go) hands the request straight to its transport:
+// http.Client.Do would clone every request header for a redirect that
+// upstream APIs never send (makeHeadersCopier), copy the URL and allocate
+// its redirect state on every call. A redirect answer is handed to the
+// client, which follows it exactly as Client.Do does (replayFirst), and
+// errors are worded as Client.Do words them (*url.Error). It holds no
+// state between calls: nothing changes with several Hearth nodes.
+func (c *caller) do(req *http.Request) (*http.Response, error) {
+	cl := c.client
+	if cl.Jar != nil || cl.Timeout != 0 || cl.CheckRedirect != nil || req.URL == nil || req.URL.User != nil {
+		return cl.Do(req)
+	}
+	rt := cl.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	resp, err := rt.RoundTrip(req)
+	if err != nil {
+		if tlsErr, ok := err.(tls.RecordHeaderError); ok && string(tlsErr.RecordHeader[:]) == "HTTP/" {
+			err = http.ErrSchemeMismatch
+		}
+		return nil, &url.Error{Op: urlErrorOp(req.Method), URL: req.URL.String(), Err: err}
+	}
+	if resp == nil {
+		return nil, &url.Error{Op: urlErrorOp(req.Method), URL: req.URL.String(),
+			Err: fmt.Errorf("http: RoundTripper implementation (%T) returned a nil *Response with a nil error", rt)}
+	}
+	if resp.Body == nil {
+		if resp.ContentLength > 0 && req.Method != http.MethodHead {
+			return nil, &url.Error{Op: urlErrorOp(req.Method), URL: req.URL.String(),
+				Err: fmt.Errorf("http: RoundTripper implementation (%T) returned a *Response with content length %d but a nil Body", rt, resp.ContentLength)}
+		}
+		resp.Body = io.NopCloser(strings.NewReader(""))
+	}
+	switch resp.StatusCode {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		follow := *cl
+		follow.Transport = &replayFirst{first: resp, req: req, rt: rt}
+		return follow.Do(req)
+	}
+	return resp, nil
+}
+
+// replayFirst answers its first round trip (the request already sent)
+// with the response that request received, and sends every later one (the
+// redirect's hops) with rt: http.Client then follows a redirect met by
+// caller.do with its own rules (method, body, headers, Referer, limit).
+type replayFirst struct {
+	first *http.Response
+	req   *http.Request
+	rt    http.RoundTripper
+}
+
+func (r *replayFirst) RoundTrip(req *http.Request) (*http.Response, error) {
+	if resp := r.first; resp != nil && req == r.req {
+		r.first = nil
+		return resp, nil
+	}
+	return r.rt.RoundTrip(req)
+}
+
+// urlErrorOp is the Op of a *url.Error for method, as net/http words it
+// ("Post", "Get").
+func urlErrorOp(method string) string {
+	if method == "" {
+		return "Get"
+	}
+	for i := 0; i < len(method); i++ {
+		if method[i] >= 0x80 {
+			return method
+		}
+	}
+	return method[:1] + strings.ToLower(method[1:])
+}
