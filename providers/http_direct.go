@@ -9,9 +9,9 @@ import (
 	"strings"
 )
 
-// do sends req as c.client.Do does. A client with no cookie jar, no
-// overall timeout and the default redirect policy (the client Hearth
-// builds, upstream.go) hands the request straight to its transport:
+// do sends req as c.client.Do does. A client with its own transport, no
+// cookie jar, no overall timeout and the default redirect policy (the
+// client Hearth builds, upstream.go) hands the request straight to its transport:
 // http.Client.Do would clone every request header for a redirect that
 // upstream APIs never send (makeHeadersCopier), copy the URL and allocate
 // its redirect state on every call. A redirect answer is handed to the
@@ -20,12 +20,9 @@ import (
 // state between calls: nothing changes with several Hearth nodes.
 func (c *caller) do(req *http.Request) (*http.Response, error) {
 	cl := c.client
-	if cl.Jar != nil || cl.Timeout != 0 || cl.CheckRedirect != nil || req.URL == nil || req.URL.User != nil {
-		return cl.Do(req)
-	}
 	rt := cl.Transport
-	if rt == nil {
-		rt = http.DefaultTransport
+	if rt == nil || cl.Jar != nil || cl.Timeout != 0 || cl.CheckRedirect != nil || req.URL == nil || req.URL.User != nil {
+		return cl.Do(req)
 	}
 	resp, err := rt.RoundTrip(req)
 	if err != nil {
