@@ -38,8 +38,10 @@ test-go:
 
 ## test-norace: without the race detector, the full-size HNSW recall
 ## tests (20k vectors; -race shrinks them to 3-4k), then every test in a
-## file built only with -tags no_ui (the binary without the studio). A
-## step whose tests are not found or do not run fails.
+## file built only with -tags no_ui (the binary without the studio), then
+## the allocation-count tests (Test*Alloc*: several skip under -race,
+## which moves values to the heap). A step whose tests are not found or
+## do not run fails.
 RECALL_TESTS := ^(TestHNSWRecall|TestHNSWParallelBuild)$$
 test-norace:
 	@out=$$($(GO) test -count=1 -v -run '$(RECALL_TESTS)' ./index/ 2>&1); rc=$$?; \
@@ -59,6 +61,11 @@ test-norace:
 	      echo "$$out" | grep -q "^--- PASS: $$t " || { echo "test-norace: $$t did not pass (-tags no_ui)"; exit 1; }; \
 	    done; \
 	  done
+	@out=$$($(GO) test -count=1 -v -run 'Alloc' ./... 2>&1); rc=$$?; \
+	  if [ $$rc -ne 0 ]; then echo "$$out" | grep -E -B2 -A10 '^(--- FAIL|FAIL|panic)' | head -80; exit $$rc; fi; \
+	  n=$$(echo "$$out" | grep -c '^--- PASS: Test[A-Za-z0-9_]*Alloc'); \
+	  echo "test-norace: $$n allocation tests passed without the race detector"; \
+	  if [ "$$n" -lt 20 ]; then echo "test-norace: only $$n allocation tests ran (they skip under -race, so this is their run)"; exit 1; fi
 
 lint:
 	$(GO) vet ./...
