@@ -33,6 +33,8 @@ type eventWriter struct {
 	// (the response writer copies it before Write returns); rc flushes.
 	buf []byte
 	rc  *http.ResponseController
+	// unflushed is set while written events wait for a Flush.
+	unflushed bool
 	// fb and enc encode each event straight into the reused frame
 	// (json.Marshal would allocate each event's bytes).
 	fb  bytes.Buffer
@@ -75,19 +77,54 @@ func (w *eventWriter) start() {
 }
 
 func (w *eventWriter) write(b []byte) error {
-	w.start()
-	if _, err := w.c.Response().Write(b); err != nil {
+	if err := w.put(b); err != nil {
 		return err
 	}
+	return w.Flush()
+}
+
+// put writes b to the response without flushing it.
+func (w *eventWriter) put(b []byte) error {
+	w.start()
+	w.unflushed = true
+	_, err := w.c.Response().Write(b)
+	return err
+}
+
+// Flush sends what was written since the last flush, if anything was.
+func (w *eventWriter) Flush() error {
+	if !w.unflushed {
+		return nil
+	}
+	w.unflushed = false
 	if w.rc == nil {
 		w.rc = http.NewResponseController(w.c.Response().Writer)
 	}
-	// Every event is flushed as it is written: none waits for the next.
 	return w.rc.Flush()
 }
 
 // Event writes one JSON event and flushes it.
 func (w *eventWriter) Event(v any) error {
+	b, err := w.encode(v)
+	if err != nil {
+		return err
+	}
+	return w.write(b)
+}
+
+// Append writes one JSON event without flushing it: the caller flushes
+// before it waits for anything (see relay).
+func (w *eventWriter) Append(v any) error {
+	b, err := w.encode(v)
+	if err != nil {
+		return err
+	}
+	return w.put(b)
+}
+
+// encode frames v in the reused buffer; the bytes are valid until the
+// next call.
+func (w *eventWriter) encode(v any) ([]byte, error) {
 	if w.enc == nil {
 		w.fb.Grow(1024)
 		w.enc = json.NewEncoder(&w.fb) // HTML-escaped, as json.Marshal
@@ -99,13 +136,13 @@ func (w *eventWriter) Event(v any) error {
 	if b, ok := appendChunkEvent(w.fb.AvailableBuffer(), v); ok {
 		w.fb.Write(b)
 	} else if err := w.enc.Encode(v); err != nil {
-		return err
+		return nil, err
 	}
 	if !w.ndjson { // Encode ends the value with '\n'; SSE ends it with CRLF CRLF
 		w.fb.Truncate(w.fb.Len() - 1)
 		w.fb.WriteString(sseTerminator)
 	}
-	return w.write(w.fb.Bytes())
+	return w.fb.Bytes(), nil
 }
 
 func (w *eventWriter) frame(b []byte) []byte {
