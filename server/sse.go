@@ -30,15 +30,16 @@ type eventWriter struct {
 	trailer func(last *engine.ChatChunk) any
 	last    *engine.ChatChunk
 	// buf is the frame of the event being written, reused for the next
-	// (the response writer copies it before Write returns); rc flushes.
+	// (the response writer copies it before Write returns).
 	buf []byte
-	rc  *http.ResponseController
 	// unflushed is set while written events wait for a Flush.
 	unflushed bool
 	// fb and enc encode each event straight into the reused frame
 	// (json.Marshal would allocate each event's bytes).
 	fb  bytes.Buffer
 	enc *json.Encoder
+	// fbArray is fb's first array, allocated with the writer.
+	fbArray [1024]byte
 }
 
 const sseTerminator = "\r\n\r\n"
@@ -97,10 +98,7 @@ func (w *eventWriter) Flush() error {
 		return nil
 	}
 	w.unflushed = false
-	if w.rc == nil {
-		w.rc = http.NewResponseController(w.c.Response().Writer)
-	}
-	return w.rc.Flush()
+	return connControl{w.c.Response().Writer}.Flush()
 }
 
 // Event writes one JSON event and flushes it.
@@ -125,9 +123,8 @@ func (w *eventWriter) Append(v any) error {
 // encode frames v in the reused buffer; the bytes are valid until the
 // next call.
 func (w *eventWriter) encode(v any) ([]byte, error) {
-	if w.enc == nil {
-		w.fb.Grow(1024)
-		w.enc = json.NewEncoder(&w.fb) // HTML-escaped, as json.Marshal
+	if w.fb.Cap() == 0 {
+		w.fb = *bytes.NewBuffer(w.fbArray[:0])
 	}
 	w.fb.Reset()
 	if !w.ndjson {
@@ -135,8 +132,13 @@ func (w *eventWriter) encode(v any) ([]byte, error) {
 	}
 	if b, ok := appendChunkEvent(w.fb.AvailableBuffer(), v); ok {
 		w.fb.Write(b)
-	} else if err := w.enc.Encode(v); err != nil {
-		return nil, err
+	} else {
+		if w.enc == nil {
+			w.enc = json.NewEncoder(&w.fb) // HTML-escaped, as json.Marshal
+		}
+		if err := w.enc.Encode(v); err != nil {
+			return nil, err
+		}
 	}
 	if !w.ndjson { // Encode ends the value with '\n'; SSE ends it with CRLF CRLF
 		w.fb.Truncate(w.fb.Len() - 1)
