@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"bytes"
 	"encoding/json"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -46,12 +47,10 @@ func (cs *chunkStrings) intern(slot *string, b []byte) string {
 // know, numbers that are not plain integers, duplicate or case-folded
 // keys) goes through encoding/json, so behaviour cannot differ.
 func decodeChunk(data []byte, cs *chunkStrings) (*oaiStreamEvent, error) {
-	if json.Valid(data) {
-		ev := new(chunkEvent)
-		p := chunkParser{b: data, ev: ev, cs: cs}
-		if p.chunk() {
-			return &ev.oaiStreamEvent, nil
-		}
+	ce := new(chunkEvent)
+	p := chunkParser{b: data, ev: ce, cs: cs}
+	if p.chunk() {
+		return &ce.oaiStreamEvent, nil
 	}
 	ev := new(oaiStreamEvent)
 	if err := json.Unmarshal(data, ev); err != nil {
@@ -60,8 +59,9 @@ func decodeChunk(data []byte, cs *chunkStrings) (*oaiStreamEvent, error) {
 	return ev, nil
 }
 
-// chunkParser reads a syntactically valid JSON document (json.Valid has
-// checked it); every method reports false on a shape it does not handle.
+// chunkParser reads a JSON document, checking its syntax as json.Valid
+// does as it goes; every method reports false on invalid JSON and on a
+// shape it does not handle (the caller then leaves it to encoding/json).
 type chunkParser struct {
 	b  []byte
 	i  int
@@ -92,10 +92,18 @@ func (p *chunkParser) peek() byte {
 // null consumes a null literal when one is next.
 func (p *chunkParser) null() bool {
 	if p.peek() == 'n' {
-		p.i += 4
-		return true
+		return p.literal("null")
 	}
 	return false
+}
+
+// literal consumes lit when it is next.
+func (p *chunkParser) literal(lit string) bool {
+	if !bytes.HasPrefix(p.b[p.i:], []byte(lit)) {
+		return false
+	}
+	p.i += len(lit)
+	return true
 }
 
 // object calls field for each key of the object that is next; keys must
@@ -133,10 +141,9 @@ func (p *chunkParser) object(names []string, field func(k int) bool) bool {
 			}
 			seen |= 1 << k
 		} else {
-			if !plainKey(key) {
+			if !plainKey(key) || !p.skip(0) {
 				return false
 			}
-			p.skip()
 		}
 		switch p.peek() {
 		case ',':
@@ -189,40 +196,115 @@ func (p *chunkParser) array(elem func() bool) bool {
 	}
 }
 
-// skip passes over one value of valid JSON.
-func (p *chunkParser) skip() {
-	depth := 0
-	for p.i < len(p.b) {
-		c := p.b[p.i]
-		switch c {
-		case '"':
-			p.rawString()
-			if depth == 0 {
-				return
+// maxSkipDepth bounds the nesting skip follows; deeper values are left
+// to encoding/json (which refuses past 10000 levels).
+const maxSkipDepth = 100
+
+// skip passes over one JSON value, checking its syntax.
+func (p *chunkParser) skip(depth int) bool {
+	if depth > maxSkipDepth {
+		return false
+	}
+	switch c := p.peek(); {
+	case c == '"':
+		_, ok := p.rawString()
+		return ok
+	case c == '{':
+		p.i++
+		if p.peek() == '}' {
+			p.i++
+			return true
+		}
+		for {
+			if _, ok := p.rawString(); !ok || p.peek() != ':' {
+				return false
 			}
-			continue
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth == 0 {
+			p.i++
+			if !p.skip(depth + 1) {
+				return false
+			}
+			switch p.peek() {
+			case ',':
 				p.i++
-				return
-			}
-		case ',', ':', ' ', '\t', '\n', '\r':
-			if depth == 0 && c == ',' {
-				return
-			}
-		default:
-			if depth == 0 {
-				for p.i < len(p.b) && !isDelim(p.b[p.i]) {
-					p.i++
-				}
-				return
+			case '}':
+				p.i++
+				return true
+			default:
+				return false
 			}
 		}
+	case c == '[':
 		p.i++
+		if p.peek() == ']' {
+			p.i++
+			return true
+		}
+		for {
+			if !p.skip(depth + 1) {
+				return false
+			}
+			switch p.peek() {
+			case ',':
+				p.i++
+			case ']':
+				p.i++
+				return true
+			default:
+				return false
+			}
+		}
+	case c == 't':
+		return p.literal("true")
+	case c == 'f':
+		return p.literal("false")
+	case c == 'n':
+		return p.literal("null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number()
 	}
+	return false
+}
+
+// number consumes a JSON number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+func (p *chunkParser) number() bool {
+	b, i := p.b, p.i
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	default:
+		return false
+	}
+	digits := func() bool {
+		j := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i > j
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if !digits() {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	p.i = i
+	return true
 }
 
 func isDelim(c byte) bool {
@@ -241,12 +323,26 @@ func (p *chunkParser) rawString() ([]byte, bool) {
 	}
 	start := p.i + 1
 	for j := start; j < len(p.b); j++ {
-		switch p.b[j] {
-		case '\\':
-			j++
-		case '"':
+		switch c := p.b[j]; {
+		case c == '"':
 			p.i = j + 1
 			return p.b[start:j], true
+		case c == '\\':
+			if j++; j >= len(p.b) {
+				return nil, false
+			}
+			switch p.b[j] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if _, ok := hex4(p.b[j+1:]); !ok {
+					return nil, false
+				}
+				j += 4
+			default:
+				return nil, false
+			}
+		case c < 0x20:
+			return nil, false
 		}
 	}
 	return nil, false
@@ -354,7 +450,7 @@ func (p *chunkParser) integer() (int64, bool) {
 		n = n*10 + int64(p.b[j]-'0')
 		j++
 	}
-	if j == start || (j < len(p.b) && !isDelim(p.b[j])) {
+	if j == start || (j < len(p.b) && !isDelim(p.b[j])) || (p.b[start] == '0' && j-start > 1) {
 		return 0, false
 	}
 	p.i = j

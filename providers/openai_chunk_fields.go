@@ -101,7 +101,8 @@ func (p *chunkParser) chunk() bool {
 			return false
 		}
 	})
-	return ok && p.peek() == 0
+	p.ws()
+	return ok && p.i == len(p.b)
 }
 
 // choice decodes one element of choices; first says it may use the

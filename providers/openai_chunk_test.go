@@ -85,3 +85,16 @@ func FuzzDecodeChunk(f *testing.F) {
 		checkSameAsJSON(t, data, &cs)
 	})
 }
+
+// BenchmarkDecodeChunk decodes the recorded chunks the hand-written path
+// takes (the first lines of testdata/openai_chunks.jsonl).
+func BenchmarkDecodeChunk(b *testing.B) {
+	lines := recordedChunks(b)[:6]
+	var cs chunkStrings
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if _, err := decodeChunk(lines[i%len(lines)], &cs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

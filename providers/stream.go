@@ -53,27 +53,33 @@ func (s *sseStream) Recv() (*engine.ChatChunk, error) {
 			s.Close()
 			continue
 		}
-		s.call.extend()
-		event, data, err := s.sse.next()
-		if err != nil {
-			if err == io.EOF {
-				if s.cleanEOF {
-					s.err = io.EOF
-				} else if s.call.ctx.Err() != nil {
-					s.err = transportError(s.provider, s.call.ctx, err)
-				} else {
-					s.err = errTruncated(s.provider)
-				}
+		s.step()
+	}
+}
+
+// step reads one upstream event and translates it, or records why the
+// stream ended.
+func (s *sseStream) step() {
+	s.call.extend()
+	event, data, err := s.sse.next()
+	if err != nil {
+		if err == io.EOF {
+			if s.cleanEOF {
+				s.err = io.EOF
+			} else if s.call.ctx.Err() != nil {
+				s.err = transportError(s.provider, s.call.ctx, err)
 			} else {
-				s.err = s.call.redact(transportError(s.provider, s.call.ctx, err))
+				s.err = errTruncated(s.provider)
 			}
-			s.Close()
-			continue
+		} else {
+			s.err = s.call.redact(transportError(s.provider, s.call.ctx, err))
 		}
-		if err := s.translate(event, data); err != nil {
-			s.err = s.call.redact(err)
-			s.Close()
-		}
+		s.Close()
+		return
+	}
+	if err := s.translate(event, data); err != nil {
+		s.err = s.call.redact(err)
+		s.Close()
 	}
 }
 

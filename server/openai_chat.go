@@ -166,6 +166,11 @@ func (s *Server) openAIRelay(c echo.Context, rs chunkStream, includeUsage bool) 
 	var last *engine.ChatChunk
 	defer func() { out.started = w.Started() }()
 	for {
+		if err := w.flushUnlessReady(rs); err != nil {
+			out.err = errors.Join(engine.ErrClientGone, err)
+			rs.Close(out.err)
+			return out
+		}
 		chunk, err := rs.Recv()
 		if errors.Is(err, io.EOF) {
 			break
@@ -194,7 +199,7 @@ func (s *Server) openAIRelay(c echo.Context, rs chunkStream, includeUsage bool) 
 		if len(chunk.Choices) == 0 {
 			continue
 		}
-		if err := w.Event(chunk); err != nil {
+		if err := w.Append(chunk); err != nil {
 			out.err = errors.Join(engine.ErrClientGone, err)
 			rs.Close(out.err)
 			return out

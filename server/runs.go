@@ -164,6 +164,10 @@ type chunkStream interface {
 func (s *Server) relay(c echo.Context, rs chunkStream, w *eventWriter, logAttrs ...any) error {
 	ctx := c.Request().Context()
 	for {
+		if err := w.flushUnlessReady(rs); err != nil {
+			rs.Close(errors.Join(engine.ErrClientGone, err))
+			return nil
+		}
 		chunk, err := rs.Recv()
 		if errors.Is(err, io.EOF) {
 			break
@@ -187,7 +191,7 @@ func (s *Server) relay(c echo.Context, rs chunkStream, w *eventWriter, logAttrs 
 			return nil
 		}
 		w.last = chunk
-		if err := w.Event(chunk); err != nil {
+		if err := w.Append(chunk); err != nil {
 			rs.Close(errors.Join(engine.ErrClientGone, err))
 			return nil
 		}

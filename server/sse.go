@@ -30,13 +30,16 @@ type eventWriter struct {
 	trailer func(last *engine.ChatChunk) any
 	last    *engine.ChatChunk
 	// buf is the frame of the event being written, reused for the next
-	// (the response writer copies it before Write returns); rc flushes.
+	// (the response writer copies it before Write returns).
 	buf []byte
-	rc  *http.ResponseController
+	// unflushed is set while written events wait for a Flush.
+	unflushed bool
 	// fb and enc encode each event straight into the reused frame
 	// (json.Marshal would allocate each event's bytes).
 	fb  bytes.Buffer
 	enc *json.Encoder
+	// fbArray is fb's first array, allocated with the writer.
+	fbArray [1024]byte
 }
 
 const sseTerminator = "\r\n\r\n"
@@ -75,22 +78,53 @@ func (w *eventWriter) start() {
 }
 
 func (w *eventWriter) write(b []byte) error {
-	w.start()
-	if _, err := w.c.Response().Write(b); err != nil {
+	if err := w.put(b); err != nil {
 		return err
 	}
-	if w.rc == nil {
-		w.rc = http.NewResponseController(w.c.Response().Writer)
+	return w.Flush()
+}
+
+// put writes b to the response without flushing it.
+func (w *eventWriter) put(b []byte) error {
+	w.start()
+	w.unflushed = true
+	_, err := w.c.Response().Write(b)
+	return err
+}
+
+// Flush sends what was written since the last flush, if anything was.
+func (w *eventWriter) Flush() error {
+	if !w.unflushed {
+		return nil
 	}
-	// Every event is flushed as it is written: none waits for the next.
-	return w.rc.Flush()
+	w.unflushed = false
+	return connControl{w.c.Response().Writer}.Flush()
 }
 
 // Event writes one JSON event and flushes it.
 func (w *eventWriter) Event(v any) error {
-	if w.enc == nil {
-		w.fb.Grow(1024)
-		w.enc = json.NewEncoder(&w.fb) // HTML-escaped, as json.Marshal
+	b, err := w.encode(v)
+	if err != nil {
+		return err
+	}
+	return w.write(b)
+}
+
+// Append writes one JSON event without flushing it: the caller flushes
+// before it waits for anything (see relay).
+func (w *eventWriter) Append(v any) error {
+	b, err := w.encode(v)
+	if err != nil {
+		return err
+	}
+	return w.put(b)
+}
+
+// encode frames v in the reused buffer; the bytes are valid until the
+// next call.
+func (w *eventWriter) encode(v any) ([]byte, error) {
+	if w.fb.Cap() == 0 {
+		w.fb = *bytes.NewBuffer(w.fbArray[:0])
 	}
 	w.fb.Reset()
 	if !w.ndjson {
@@ -98,14 +132,19 @@ func (w *eventWriter) Event(v any) error {
 	}
 	if b, ok := appendChunkEvent(w.fb.AvailableBuffer(), v); ok {
 		w.fb.Write(b)
-	} else if err := w.enc.Encode(v); err != nil {
-		return err
+	} else {
+		if w.enc == nil {
+			w.enc = json.NewEncoder(&w.fb) // HTML-escaped, as json.Marshal
+		}
+		if err := w.enc.Encode(v); err != nil {
+			return nil, err
+		}
 	}
 	if !w.ndjson { // Encode ends the value with '\n'; SSE ends it with CRLF CRLF
 		w.fb.Truncate(w.fb.Len() - 1)
 		w.fb.WriteString(sseTerminator)
 	}
-	return w.write(w.fb.Bytes())
+	return w.fb.Bytes(), nil
 }
 
 func (w *eventWriter) frame(b []byte) []byte {

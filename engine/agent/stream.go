@@ -47,6 +47,8 @@ type AgentStream struct {
 	start   time.Time
 	first   time.Duration
 	err     error
+	// held is an error of the model stream that Ready received.
+	held error
 	// span is the run's invoke_agent span, ended by Close (invoke_trace.go).
 	span *telemetry.Span
 
@@ -77,7 +79,7 @@ func (s *AgentStream) Recv() (*engine.ChatChunk, error) {
 		if s.done {
 			return nil, io.EOF
 		}
-		c, err := s.cur.Recv()
+		c, err := s.recvCur()
 		if errors.Is(err, io.EOF) {
 			if err := s.endStep(); err != nil {
 				s.done, s.err = true, err
