@@ -84,7 +84,7 @@ func New(cfg Config) (*Registry, error) {
 			r.noURL[name] = true
 			return nil
 		}
-		o := &OpenAI{host: h, baseURL: u, c: mk(name)}
+		o := &OpenAI{host: h, baseURL: u, chatURL: u + "/chat/completions", c: mk(name)}
 		r.chat[name] = o
 		if h.embeddings {
 			r.embed[name] = o
