@@ -78,3 +78,20 @@ func TestOpenAIChatURLJoinedOnce(t *testing.T) {
 		t.Fatalf("chat URL: %.0f allocations a call", n)
 	}
 }
+
+// TestRegistryChatModelAllocations: the pooled chat adapter of a provider
+// is built with the registry, so resolving a model allocates nothing.
+func TestRegistryChatModelAllocations(t *testing.T) {
+	reg, err := New(Config{Providers: map[string]ProviderConfig{"openai": {BaseURL: "http://127.0.0.1:1/v1"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := engine.ModelRef{Provider: "openai", Model: "m"}
+	m, err := reg.ChatModel(ref)
+	if _, ok := m.(pooledChat); !ok || err != nil {
+		t.Fatalf("ChatModel: %T, %v", m, err)
+	}
+	if n := testing.AllocsPerRun(100, func() { reg.ChatModel(ref) }); n != 0 {
+		t.Fatalf("ChatModel: %.0f allocations a call", n)
+	}
+}

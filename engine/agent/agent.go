@@ -121,7 +121,7 @@ func (a *Agent) start(ctx context.Context, owner, requestKey string, run *agentR
 	if err := engine.ScopeOf(ctx).CheckModels(append([]engine.ModelRef{run.ref}, fallbacks...)...); err != nil {
 		return nil, err
 	}
-	model, err := a.providers.ChatModel(run.ref)
+	model, err := run.model.ChatModel(a.providers, run.ref)
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +170,8 @@ func (a *Agent) start(ctx context.Context, owner, requestKey string, run *agentR
 	}
 	run.ref = engine.AnsweredBy(chain, run.ref)
 	engine.NormalizeResponse(ctx, resp, run.ref, engine.NowFrom(ctx, time.Now))
-	res := &AgentResult{Response: resp, Model: run.ref}
+	res := &run.result
+	*res = AgentResult{Response: resp, Model: run.ref}
 	res.Output = outputOf(resp, &res.text)
 	return res, nil
 }

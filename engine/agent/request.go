@@ -75,6 +75,10 @@ type agentRun struct {
 	// first holds chat and what its pointers point to, so a validated
 	// request is one allocation (request_first.go).
 	first firstStep
+	// model holds the metrics wrapper of the run's model, and result the
+	// non-stream outcome, so neither is an allocation of its own.
+	model  engine.ChatModelSlot
+	result AgentResult
 }
 
 var (
