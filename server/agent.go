@@ -24,11 +24,16 @@ type agentResponse struct {
 }
 
 // agentRun is the memory of one /v1/agent/run request, allocated once: the
-// decoded body and the non-stream answer (handed to the answer writer as a
-// pointer, so it is not copied into an interface value of its own).
+// decoded body, the engine's run and the non-stream answer (handed to the
+// answer writer as a pointer, so it is not copied into an interface value
+// of its own).
 type agentRun struct {
 	req    agent.AgentRunRequest
 	answer agentResponse
+	// state is the engine's memory of the run (agent.Agent.RunIn), and
+	// model the lb-model header's value (len == cap, so an Add copies it).
+	state agent.RunState
+	model [1]string
 }
 
 // handleAgentRun serves POST /v1/agent/run. The provider key comes from
@@ -44,11 +49,12 @@ func (s *Server) handleAgentRun(c echo.Context) error {
 	if err := s.checkBudget(c, principal(c).Owner); err != nil {
 		return err
 	}
-	res, err := s.deps.Agent.Run(c.Request().Context(), principal(c).Owner, llmKey(c.Request().Header), req)
+	res, err := s.deps.Agent.RunIn(c.Request().Context(), principal(c).Owner, llmKey(c.Request().Header), req, &run.state)
 	if err != nil {
 		return err
 	}
-	setHeader(c.Response().Header(), HeaderModel, engine.ModelIDOf(res.Model, req.Model))
+	run.model[0] = engine.ModelIDOf(res.Model, req.Model)
+	c.Response().Header()[HeaderModel] = run.model[:]
 	if res.Stream != nil {
 		return s.relay(c, res.Stream, newSSEWriter(c), "agent", req.Model)
 	}

@@ -45,3 +45,31 @@ func TestAgentStartAllocations(t *testing.T) {
 		t.Fatalf("start allocates %.0f times, want 0", n)
 	}
 }
+
+// TestRunInKeepsRunInState: RunIn builds the run in the caller's state
+// (the result points into it) and allocates no more than the request's
+// own strings need; Run gives the same answer with a state of its own.
+func TestRunInKeepsRunInState(t *testing.T) {
+	text := "Foxes are quick."
+	resp := &engine.ChatResponse{ID: "chatcmpl-1", Object: "chat.completion", Created: 1, Model: "gpt-4o-mini",
+		Choices: []engine.Choice{{Message: engine.ResponseMessage{Role: "assistant", Content: &text}, FinishReason: "stop"}}}
+	a := NewAgent(AgentOptions{Providers: engine.InstrumentProviders(modelProviders{model: &answerModel{resp: resp}}, engine.NopMetrics{})})
+	instructions := "Be terse."
+	req := &AgentRunRequest{Model: "openai:gpt-4o-mini", Instructions: &instructions, Input: []byte(`"Say something."`)}
+	ctx := context.Background()
+	var st RunState
+	res, err := a.RunIn(ctx, "owner", "sk-test", req, &st)
+	if err != nil || res != &st.run.result || res.Response != resp || *res.Output != text || len(st.run.chat.Messages) != 2 {
+		t.Fatalf("RunIn = %+v, %v", res, err)
+	}
+	viaRun, err := a.Run(ctx, "owner", "sk-test", req)
+	if err != nil || viaRun == res || viaRun.Response != resp || *viaRun.Output != text || viaRun.Model != res.Model {
+		t.Fatalf("Run = %+v, %v", viaRun, err)
+	}
+	in := testing.AllocsPerRun(100, func() { _, _ = a.RunIn(ctx, "owner", "sk-test", req, &st) })
+	run := testing.AllocsPerRun(100, func() { _, _ = a.Run(ctx, "owner", "sk-test", req) })
+	t.Logf("RunIn %.0f allocations, Run %.0f", in, run)
+	if run-in != 1 {
+		t.Fatalf("RunIn allocates %.0f times, Run %.0f: want one allocation apart (the state)", in, run)
+	}
+}
