@@ -100,7 +100,11 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 		}
 		setHeaders(req.Header)
 		propagate(parent, req.Header)
+		gz := c.askGzip(req)
 		resp, err := c.do(req)
+		if gz && err == nil {
+			ungzip(resp)
+		}
 		var wait time.Duration
 		switch {
 		case err != nil:
