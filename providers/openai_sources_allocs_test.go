@@ -30,8 +30,9 @@ func TestDecodeOpenAIResponseAllocations(t *testing.T) {
 		rd.Reset(raw)
 		_, _, _ = decodeOpenAIResponse(h, call)
 	})
-	if n > 6 {
-		t.Fatalf("a plain answer costs %.0f allocations, want at most 6", n)
+	budget := 6.0 + 2*raceAllocs // the race detector moves values to the heap
+	if n > budget {
+		t.Fatalf("a plain answer costs %.0f allocations, want at most %.0f", n, budget)
 	}
 	withSources := []byte(`{"id":"c","choices":[],"citations":["https://example.com/a"]}`)
 	rd.Reset(withSources)
