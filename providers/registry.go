@@ -57,7 +57,9 @@ type Registry struct {
 	providers []string
 	pool      *keyPool
 	// pooledChat holds each chat adapter behind the key pool, boxed once
-	// when the registry is built rather than on every ChatModel call.
+	// when the registry is built rather than on every ChatModel call. It
+	// is read-only after New and made from the configuration alone:
+	// nothing changes with several Hearth nodes.
 	pooledChat map[string]engine.ChatModel
 }
 
