@@ -5,6 +5,8 @@ import (
 	"context"
 	"io"
 	"net/http"
+
+	"github.com/hearth-dev/hearth/providers/netguard"
 )
 
 // callState is one upstream call's own memory, allocated once when the
@@ -20,6 +22,9 @@ type callState struct {
 	upstreamCall
 	data  []byte
 	first bytes.Reader
+	// labeled is the call's context labelled with the provider for the
+	// egress record (netguard.Label.In).
+	labeled netguard.Labeled
 }
 
 // getBody is the request's GetBody: a fresh reader of the same bytes, for

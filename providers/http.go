@@ -80,9 +80,9 @@ func (c *caller) post(parent context.Context, url string, body []byte, stream bo
 
 // send is post with any method (GET for status polls of job APIs).
 func (c *caller) send(parent context.Context, method, url string, body []byte, stream bool, setHeaders func(http.Header)) (*upstreamCall, error) {
-	ctx, cancel := context.WithCancelCause(c.label.Context(parent))
-	timer := time.AfterFunc(c.timeout, func() { cancel(errTimeout) })
 	st := &callState{data: body}
+	ctx, cancel := context.WithCancelCause(c.label.In(&st.labeled, parent))
+	timer := time.AfterFunc(c.timeout, func() { cancel(errTimeout) })
 	for attempt := 0; ; attempt++ {
 		timer.Reset(c.timeout)
 		req, err := st.newRequest(ctx, method, url, attempt)
@@ -100,7 +100,11 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 		}
 		setHeaders(req.Header)
 		propagate(parent, req.Header)
+		gz := c.askGzip(req)
 		resp, err := c.do(req)
+		if gz && err == nil {
+			ungzip(resp)
+		}
 		var wait time.Duration
 		switch {
 		case err != nil:

@@ -125,6 +125,9 @@ func pooled(ctx context.Context) bool { return ctx.Value(poolCtxKey{}) != nil }
 // poolCall runs call with each key of the pool in turn until one is not
 // refused for a key reason. A single key is called as is.
 func poolCall[T any](ctx context.Context, p *keyPool, provider, keys string, call func(ctx context.Context, key string) (T, error)) (T, error) {
+	if !strings.Contains(keys, ",") {
+		return call(ctx, strings.TrimSpace(keys))
+	}
 	list := SplitKeys(keys)
 	if len(list) <= 1 {
 		return call(ctx, strings.TrimSpace(keys))
@@ -156,6 +159,15 @@ func poolRequest[R, T any](ctx context.Context, p *keyPool, provider string, req
 	})
 }
 
+// singleKey reports whether key is one key as it will be sent (no comma,
+// nothing to trim): its pool copy of a request would equal the request, so
+// a call that returns before the request is used again (non-stream chat,
+// embeddings; the adapters never modify a request) is passed the request
+// itself, without the copy and closure of poolRequest.
+func singleKey(key string) bool {
+	return !strings.Contains(key, ",") && strings.TrimSpace(key) == key
+}
+
 func chatKey(r *engine.ChatRequest) *string   { return &r.APIKey }
 func embedKey(r *engine.EmbedRequest) *string { return &r.APIKey }
 
@@ -168,6 +180,9 @@ type pooledChat struct {
 }
 
 func (c pooledChat) Chat(ctx context.Context, req *engine.ChatRequest) (*engine.ChatResponse, error) {
+	if singleKey(req.APIKey) {
+		return c.inner.Chat(ctx, req)
+	}
 	return poolRequest(ctx, c.pool, c.provider, req, chatKey, c.inner.Chat)
 }
 
@@ -182,6 +197,9 @@ type pooledEmbedder struct {
 }
 
 func (e pooledEmbedder) Embed(ctx context.Context, req *engine.EmbedRequest) ([][]float32, error) {
+	if singleKey(req.APIKey) {
+		return e.inner.Embed(ctx, req)
+	}
 	return poolRequest(ctx, e.pool, e.provider, req, embedKey, e.inner.Embed)
 }
 

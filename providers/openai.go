@@ -15,7 +15,18 @@ import (
 type OpenAI struct {
 	host    *host
 	baseURL string
+	// chatURL is baseURL+"/chat/completions", joined once rather than on
+	// every call.
+	chatURL string
 	c       caller
+}
+
+// chatCompletionsURL is the chat completions endpoint of o.
+func (o *OpenAI) chatCompletionsURL() string {
+	if o.chatURL == "" {
+		return o.baseURL + "/chat/completions"
+	}
+	return o.chatURL
 }
 
 var (
@@ -190,7 +201,7 @@ func (o *OpenAI) Chat(ctx context.Context, req *engine.ChatRequest) (*engine.Cha
 	if err != nil {
 		return nil, err
 	}
-	call, err := o.c.post(ctx, o.baseURL+"/chat/completions", body, false, o.headers(req.APIKey))
+	call, err := o.c.post(ctx, o.chatCompletionsURL(), body, false, o.headers(req.APIKey))
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +239,7 @@ func (o *OpenAI) ChatStream(ctx context.Context, req *engine.ChatRequest) (engin
 	if err != nil {
 		return nil, err
 	}
-	call, err := o.c.post(ctx, o.baseURL+"/chat/completions", body, true, o.headers(req.APIKey))
+	call, err := o.c.post(ctx, o.chatCompletionsURL(), body, true, o.headers(req.APIKey))
 	if err != nil {
 		return nil, err
 	}

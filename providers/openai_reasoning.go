@@ -55,6 +55,14 @@ func openAIWireMessages(h *host, msgs []engine.Message) []oaiMessage {
 	return out
 }
 
+// decodeWebSources reads an answer's web sources. A function of its own:
+// decoded in place, the caller's sources would move to the heap on every
+// answer, with sources or not.
+func decodeWebSources(raw []byte) (src webSources) {
+	json.Unmarshal(raw, &src)
+	return src
+}
+
 // decodeOpenAIResponse reads a chat completion; on echoReasoning hosts the
 // reasoning_content of an answer with tool calls is kept in the first
 // call's extra_content, for openAIWireMessages to send back.
@@ -73,7 +81,7 @@ func decodeOpenAIResponse(h *host, call *upstreamCall) (*engine.ChatResponse, we
 	// Web sources are optional extras of some hosts' answers: decoded only
 	// when the answer names them, so a plain answer is read once.
 	if bytes.Contains(raw, []byte(`"citations"`)) || bytes.Contains(raw, []byte(`"search_results"`)) {
-		json.Unmarshal(raw, &src)
+		src = decodeWebSources(raw)
 	}
 	if !h.echoReasoning {
 		return resp, src, nil

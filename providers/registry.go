@@ -56,6 +56,11 @@ type Registry struct {
 	noURL     map[string]bool
 	providers []string
 	pool      *keyPool
+	// pooledChat holds each chat adapter behind the key pool, boxed once
+	// when the registry is built rather than on every ChatModel call. It
+	// is read-only after New and made from the configuration alone:
+	// nothing changes with several Hearth nodes.
+	pooledChat map[string]engine.ChatModel
 }
 
 var _ engine.Providers = (*Registry)(nil)
@@ -84,7 +89,7 @@ func New(cfg Config) (*Registry, error) {
 			r.noURL[name] = true
 			return nil
 		}
-		o := &OpenAI{host: h, baseURL: u, c: mk(name)}
+		o := &OpenAI{host: h, baseURL: u, chatURL: u + "/chat/completions", c: mk(name)}
 		r.chat[name] = o
 		if h.embeddings {
 			r.embed[name] = o
@@ -130,6 +135,10 @@ func New(cfg Config) (*Registry, error) {
 	r.chat[HearthProvider] = Echo{}
 	r.embed[HearthProvider] = HashEmbed{}
 	r.moderate[HearthProvider] = HashModerator{}
+	r.pooledChat = make(map[string]engine.ChatModel, len(r.chat))
+	for name, m := range r.chat {
+		r.pooledChat[name] = pooledChat{inner: m, pool: r.pool, provider: name}
+	}
 	for name := range r.needKey {
 		r.providers = append(r.providers, name)
 	}
@@ -148,13 +157,13 @@ func (r *Registry) unknown(ref engine.ModelRef) error {
 
 // ChatModel returns the chat adapter of ref's provider.
 func (r *Registry) ChatModel(ref engine.ModelRef) (engine.ChatModel, error) {
-	if m, ok := r.chat[ref.Provider]; ok {
+	if m, ok := r.pooledChat[ref.Provider]; ok {
 		if ref.Provider == HearthProvider {
 			if err := checkEchoModel(ref.Model); err != nil {
 				return nil, err
 			}
 		}
-		return pooledChat{inner: m, pool: r.pool, provider: ref.Provider}, nil
+		return m, nil
 	}
 	return nil, r.unknown(ref)
 }

@@ -23,25 +23,41 @@ type agentResponse struct {
 	*engine.ChatResponse
 }
 
+// agentRun is the memory of one /v1/agent/run request, allocated once: the
+// decoded body, the engine's run and the non-stream answer (handed to the
+// answer writer as a pointer, so it is not copied into an interface value
+// of its own).
+type agentRun struct {
+	req    agent.AgentRunRequest
+	answer agentResponse
+	// state is the engine's memory of the run (agent.Agent.RunIn), and
+	// model the lb-model header's value (len == cap, so an Add copies it).
+	state agent.RunState
+	model [1]string
+}
+
 // handleAgentRun serves POST /v1/agent/run. The provider key comes from
 // the LB-LLM-Key header (matched case-insensitively), then the body's
 // apiKey, then the caller's keyset and the server key. It streams only
 // when the body says "stream": true.
 func (s *Server) handleAgentRun(c echo.Context) error {
-	var req agent.AgentRunRequest
-	if err := decodeJSON(c, &req); err != nil {
+	run := new(agentRun)
+	req, answer := &run.req, &run.answer
+	if err := decodeJSON(c, req); err != nil {
 		return err
 	}
 	if err := s.checkBudget(c, principal(c).Owner); err != nil {
 		return err
 	}
-	res, err := s.deps.Agent.Run(c.Request().Context(), principal(c).Owner, llmKey(c.Request().Header), &req)
+	res, err := s.deps.Agent.RunIn(c.Request().Context(), principal(c).Owner, llmKey(c.Request().Header), req, &run.state)
 	if err != nil {
 		return err
 	}
-	setHeader(c.Response().Header(), HeaderModel, engine.ModelIDOf(res.Model, req.Model))
+	run.model[0] = engine.ModelIDOf(res.Model, req.Model)
+	c.Response().Header()[HeaderModel] = run.model[:]
 	if res.Stream != nil {
 		return s.relay(c, res.Stream, newSSEWriter(c), "agent", req.Model)
 	}
-	return answerJSON(c, http.StatusOK, agentResponse{Output: res.Output, ChatResponse: res.Response})
+	*answer = agentResponse{Output: res.Output, ChatResponse: res.Response}
+	return answerJSON(c, http.StatusOK, answer)
 }

@@ -12,6 +12,10 @@ import (
 // runs with HEARTH_FAULTS set.
 const HeaderFault = "LB-Fault"
 
+// headerFault is HeaderFault canonicalised: Header.Get canonicalises (so
+// allocates) the mixed-case name on every request.
+const headerFault = "Lb-Fault"
+
 // FaultFunc reads an LB-Fault header value and returns ctx carrying its
 // rules, or the reason the value is not valid.
 type FaultFunc func(ctx context.Context, value string) (context.Context, error)
@@ -22,7 +26,7 @@ type FaultFunc func(ctx context.Context, value string) (context.Context, error)
 func (s *Server) faults(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		v := r.Header.Get(HeaderFault)
+		v := r.Header.Get(headerFault)
 		if v == "" {
 			return next(c)
 		}

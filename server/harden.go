@@ -205,6 +205,13 @@ type slowBodyGuard struct {
 	cutErr error
 }
 
+// isTimeout reports whether err is a timeout. A body's plain io.EOF is
+// told apart before: errors.As moves its target to the heap on every call.
+func isTimeout(err error) bool {
+	var ne interface{ Timeout() bool }
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
 func (g *slowBodyGuard) Read(p []byte) (int, error) {
 	if g.done {
 		return g.body.Read(p)
@@ -221,8 +228,7 @@ func (g *slowBodyGuard) Read(p []byte) (int, error) {
 	n, err := g.body.Read(p)
 	g.n += int64(n)
 	if err != nil {
-		var ne interface{ Timeout() bool }
-		if errors.As(err, &ne) && ne.Timeout() {
+		if err != io.EOF && isTimeout(err) {
 			if !time.Now().Before(g.deadline) {
 				return n, g.cut(&bodyDeadlineError{limit: g.limit})
 			}

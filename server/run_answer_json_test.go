@@ -61,7 +61,7 @@ func answerShapes(r *engine.ChatResponse) []any {
 	withSources.Raw.Sources = &src
 	return []any{
 		r, (*engine.ChatResponse)(nil),
-		agentResponse{Output: &out, ChatResponse: r}, agentResponse{ChatResponse: r}, agentResponse{Output: &comp},
+		&agentResponse{Output: &out, ChatResponse: r}, &agentResponse{ChatResponse: r}, &agentResponse{Output: &comp}, (*agentResponse)(nil),
 		runResponse{Success: true, Completion: comp, Raw: raw}, runResponse{Raw: rawView{Provider: "<p>"}},
 		withSources, map[string]any{"x": 1},
 	}
@@ -76,8 +76,8 @@ func handledAnswer(v any) bool {
 		if a != nil {
 			choices = a.Choices
 		}
-	case agentResponse:
-		if a.ChatResponse != nil {
+	case *agentResponse:
+		if a != nil && a.ChatResponse != nil {
 			choices = a.ChatResponse.Choices
 		}
 	case runResponse:

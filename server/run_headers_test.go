@@ -11,7 +11,7 @@ import (
 // them however a client spelled them, and allocate nothing doing so.
 func TestRunHeaderNamesAreCanonical(t *testing.T) {
 	for name, canon := range map[string]string{"LB-LLM-Key": headerLLMKey, HeaderFallbackModels: headerFallbackModels,
-		HeaderThreadRequest: headerThreadRequest} {
+		HeaderThreadRequest: headerThreadRequest, HeaderFault: headerFault} {
 		if got := textproto.CanonicalMIMEHeaderKey(name); got != canon {
 			t.Fatalf("%s: canonical %q, constant %q", name, got, canon)
 		}

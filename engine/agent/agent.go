@@ -68,8 +68,20 @@ type AgentResult struct {
 // servers and runs the model. Errors before the first model output are
 // returned here, so the caller can answer them as plain HTTP errors.
 func (a *Agent) Run(ctx context.Context, owner, requestKey string, req *AgentRunRequest) (*AgentResult, error) {
-	run, err := req.validate()
-	if err != nil {
+	return a.RunIn(ctx, owner, requestKey, req, new(RunState))
+}
+
+// RunState is the memory of one agent run, for a caller that keeps it
+// with its request (RunIn) rather than have Run allocate it. A state is
+// used for one run only: the result and its stream point into it.
+type RunState struct {
+	run agentRun
+}
+
+// RunIn is Run with the run's memory in st.
+func (a *Agent) RunIn(ctx context.Context, owner, requestKey string, req *AgentRunRequest, st *RunState) (*AgentResult, error) {
+	run := &st.run
+	if err := req.validateInto(run); err != nil {
 		return nil, err
 	}
 	if a.providers == nil {
@@ -121,7 +133,7 @@ func (a *Agent) start(ctx context.Context, owner, requestKey string, run *agentR
 	if err := engine.ScopeOf(ctx).CheckModels(append([]engine.ModelRef{run.ref}, fallbacks...)...); err != nil {
 		return nil, err
 	}
-	model, err := a.providers.ChatModel(run.ref)
+	model, err := run.model.ChatModel(a.providers, run.ref)
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +182,8 @@ func (a *Agent) start(ctx context.Context, owner, requestKey string, run *agentR
 	}
 	run.ref = engine.AnsweredBy(chain, run.ref)
 	engine.NormalizeResponse(ctx, resp, run.ref, engine.NowFrom(ctx, time.Now))
-	res := &AgentResult{Response: resp, Model: run.ref}
+	res := &run.result
+	*res = AgentResult{Response: resp, Model: run.ref}
 	res.Output = outputOf(resp, &res.text)
 	return res, nil
 }

@@ -75,6 +75,10 @@ type agentRun struct {
 	// first holds chat and what its pointers point to, so a validated
 	// request is one allocation (request_first.go).
 	first firstStep
+	// model holds the metrics wrapper of the run's model, and result the
+	// non-stream outcome, so neither is an allocation of its own.
+	model  engine.ChatModelSlot
+	result AgentResult
 }
 
 var (
@@ -85,51 +89,60 @@ var (
 // validate checks every field and builds the first step's chat request,
 // with the spec's defaults for what the caller left out.
 func (r *AgentRunRequest) validate() (*agentRun, error) {
+	run := new(agentRun)
+	if err := r.validateInto(run); err != nil {
+		return nil, err
+	}
+	return run, nil
+}
+
+// validateInto is validate with the run built in run, which it resets.
+func (r *AgentRunRequest) validateInto(run *agentRun) error {
 	if strings.TrimSpace(r.Model) == "" {
-		return nil, engine.FieldError("model", "is required (provider:model_id)")
+		return engine.FieldError("model", "is required (provider:model_id)")
 	}
 	ref, err := engine.ParseModelID("model", r.Model)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	run := &agentRun{ref: ref, stream: r.Stream, servers: r.MCPServers}
+	*run = agentRun{ref: ref, stream: r.Stream, servers: r.MCPServers}
 	msgs, err := agentMessages(r.Input, r.Instructions, run.first.msgs[:0])
 	if err != nil {
-		return nil, err
+		return err
 	}
 	chat := &run.first.chat
 	*chat = engine.ChatRequest{Model: ref.Model, Messages: msgs, ParallelToolCalls: r.ParallelToolCalls,
 		Extra: r.CustomModelParams}
 	run.chat = chat
 	if chat.Tools, err = agentTools(r.Tools); err != nil {
-		return nil, err
+		return err
 	}
 	if chat.ToolChoice, err = agentToolChoice(r.ToolChoice); err != nil {
-		return nil, err
+		return err
 	}
 	if r.ReasoningEffort != nil {
 		if !reasoningEfforts[*r.ReasoningEffort] {
-			return nil, engine.FieldError("reasoning_effort", "must be one of none, low, medium, high (or null), got %q", *r.ReasoningEffort)
+			return engine.FieldError("reasoning_effort", "must be one of none, low, medium, high (or null), got %q", *r.ReasoningEffort)
 		}
 		chat.ReasoningEffort = *r.ReasoningEffort
 	}
 	if err := run.first.sampling(r); err != nil {
-		return nil, err
+		return err
 	}
 	if chat.Stop, err = agentStop(r.Stop); err != nil {
-		return nil, err
+		return err
 	}
 	if chat.ResponseFormat, err = agentResponseFormat(r.ResponseFormat); err != nil {
-		return nil, err
+		return err
 	}
 	if err := validateMCPServers(r.MCPServers); err != nil {
-		return nil, err
+		return err
 	}
 	if tc := chat.ToolChoice; tc != nil && tc.Function != "" && len(r.MCPServers) == 0 && !engine.HasToolNamed(chat.Tools, tc.Function) {
-		return nil, engine.FieldError("tool_choice", "names function %q, which is not among the tools offered", tc.Function)
+		return engine.FieldError("tool_choice", "names function %q, which is not among the tools offered", tc.Function)
 	}
 	run.apiKey = strings.TrimSpace(r.APIKey)
-	return run, nil
+	return nil
 }
 
 func isNull(raw json.RawMessage) bool {

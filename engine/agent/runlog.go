@@ -30,6 +30,8 @@ type runRecorder struct {
 
 	mu    sync.Mutex
 	calls []engine.RunToolCall
+	// content holds the record's content (RunRecord.WithContentIn).
+	content engine.RunContentSlot
 }
 
 // recorder sets up r (the run's own, kept with it) as the recorder of a
@@ -93,7 +95,7 @@ func (r *runRecorder) finish(o runOutcome) {
 			rec.Error = publicMessage(o.err)
 		}
 		if o.messages != nil {
-			rec.WithContent(o.messages, o.completion, o.toolCalls, false, o.secrets...)
+			rec.WithContentIn(&r.content, o.messages, o.completion, o.toolCalls, false, o.secrets...)
 		}
 		r.log.Record(rec)
 	})

@@ -1,0 +1,34 @@
+package netguard
+
+import (
+	"context"
+	"testing"
+)
+
+type otherKey struct{}
+
+// TestLabelIn: a context labelled in the caller's memory reads as one
+// labelled by Label.Context (the feature, the parent's values, its
+// cancellation), and labelling allocates nothing.
+func TestLabelIn(t *testing.T) {
+	parent, cancel := context.WithCancel(context.WithValue(context.Background(), otherKey{}, "v"))
+	l := NewLabel("openai")
+	var dst Labeled
+	ctx := l.In(&dst, parent)
+	if Feature(ctx) != "openai" || Feature(ctx) != Feature(l.Context(parent)) || ctx.Value(otherKey{}) != "v" {
+		t.Fatalf("feature %q, other %v", Feature(ctx), ctx.Value(otherKey{}))
+	}
+	child, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	cancel()
+	<-child.Done()
+	if ctx.Err() != context.Canceled || child.Err() != context.Canceled {
+		t.Fatalf("errors %v, %v", ctx.Err(), child.Err())
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = l.In(&dst, parent) }); n != 0 {
+		t.Fatalf("In allocates %.0f times", n)
+	}
+	if got := Feature(Label{}.In(&dst, parent)); got != Feature(Label{}.Context(parent)) {
+		t.Fatalf("zero label: %q", got)
+	}
+}
