@@ -27,3 +27,5 @@ func TestClusterReplicasPostgres(t *testing.T) { testClusterReplicas(t, pgStore(
 func TestClusterConcurrentAddsPostgres(t *testing.T) { testClusterConcurrentAdds(t, pgStore(t)) }
 
 func TestClusterTrimmedLogPostgres(t *testing.T) { testClusterTrimmedLog(t, pgStore(t)) }
+
+func TestClusterReadYourWritesPostgres(t *testing.T) { testClusterReadYourWrites(t, pgStore(t)) }

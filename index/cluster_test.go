@@ -299,3 +299,27 @@ func testClusterTrimmedLog(t *testing.T, store engine.Store) {
 		t.Fatalf("D did not load A's snapshot: %+v", s)
 	}
 }
+
+func TestClusterReadYourWritesBadger(t *testing.T) { testClusterReadYourWrites(t, badgerStore(t)) }
+
+// testClusterReadYourWrites: a search on B right after A's add returns
+// it, with B's notifications lost and no poll: a search reads the stored
+// seq first, so what completed through one node is found on every node.
+func testClusterReadYourWrites(t *testing.T, store engine.Store) {
+	c := newTestCluster(t, store, Options{PollInterval: time.Hour})
+	a, b := c.start("a"), c.start("b")
+	vs := clustered(30, 16, 3, 7)
+	c.add(a, "mem", 0, vs[:10])
+	if v, k := sees(t, b, "mem", 4, vs[4]); !v || !k {
+		t.Fatalf("first use on B: vector %v keyword %v", v, k)
+	}
+	b.node.Mute(true)
+	c.add(a, "mem", 10, vs[10:30])
+	if v, k := sees(t, b, "mem", 22, vs[22]); !v || !k {
+		t.Fatalf("B's search right after A's add: vector %v keyword %v, want both found", v, k)
+	}
+	c.remove(a, "mem", chunkID(22))
+	if v, k := sees(t, b, "mem", 22, vs[22]); v || k {
+		t.Fatalf("B's search right after A's remove still finds it: vector %v keyword %v", v, k)
+	}
+}

@@ -154,9 +154,12 @@
 // the log entries after its positions in order, on a notification for a
 // loaded memory (key "" means every loaded memory), on first use, before
 // HasVectors (an ingestion resumed on another node asks it), after its
-// own write when another node committed in between, and when a poll of
-// the loaded memories' seq keys (Options.PollInterval, 1 s; one read
-// transaction) finds it behind, which covers lost notifications. When the
+// own write when another node committed in between, before every search
+// (one read of the memory's seq key: a search sees every change that
+// committed before it started, so a document completed through one node
+// is found on all), and when a poll of the loaded memories' seq keys
+// (Options.PollInterval, 1 s; one read transaction) finds it behind,
+// which covers lost notifications. When the
 // log was trimmed past a replica's position, the graph is replayed from
 // the vector records (the load's replay: insert newer records, delete
 // nodes without one) and the Bleve index rebuilt from the chunk texts

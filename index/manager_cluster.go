@@ -95,6 +95,31 @@ func (m *Manager) poll(ctx context.Context) {
 	}
 }
 
+// fresh brings a memory's replicas up to the store's latest change before
+// a search in cluster mode: one read of the memory's seq key, and a
+// catch-up only when this node is behind. A document another node
+// reported completed (its index change committed before its status) is so
+// found by a search on any node right after, without waiting for the
+// notification or the poll (read your writes across nodes).
+func (m *Manager) fresh(ctx context.Context, mi *memIndex) error {
+	var stored uint64
+	err := m.store.View(ctx, func(tx engine.Tx) error {
+		var err error
+		stored, err = getU64(tx, seqKey(mi.id))
+		return err
+	})
+	if err != nil {
+		return engine.Wrap(err, engine.CodeInternal, "cannot read the index change log")
+	}
+	mi.mu.Lock()
+	behind := mi.loaded.Load() && !mi.dropped && (stored != mi.seq || stored != mi.kwAt || mi.kwStale)
+	mi.mu.Unlock()
+	if behind {
+		m.refresh(ctx, mi)
+	}
+	return nil
+}
+
 // refresh catches a loaded memory up with the change log.
 func (m *Manager) refresh(ctx context.Context, mi *memIndex) {
 	mi.mu.Lock()

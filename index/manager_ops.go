@@ -226,11 +226,17 @@ func (m *Manager) writeVectors(ctx context.Context, mi *memIndex, order []string
 }
 
 // SearchVector implements engine.SearchIndex: exact below the threshold,
-// the graph above it. Scores are cosine similarities.
+// the graph above it. Scores are cosine similarities. In cluster mode it
+// first applies the changes other nodes committed (fresh).
 func (m *Manager) SearchVector(ctx context.Context, memoryID string, vec []float32, k int, allow func(chunkID string) bool) ([]engine.ChunkHit, error) {
 	mi, err := m.mem(ctx, memoryID)
 	if err != nil {
 		return nil, err
+	}
+	if m.shared {
+		if err := m.fresh(ctx, mi); err != nil {
+			return nil, err
+		}
 	}
 	var hits []engine.ChunkHit
 	if mi.vec.Len() < m.opts.ExactThreshold {
@@ -244,11 +250,17 @@ func (m *Manager) SearchVector(ctx context.Context, memoryID string, vec []float
 	return hits, nil
 }
 
-// SearchKeyword implements engine.SearchIndex with BM25 scores.
+// SearchKeyword implements engine.SearchIndex with BM25 scores. In
+// cluster mode it first applies the changes other nodes committed (fresh).
 func (m *Manager) SearchKeyword(ctx context.Context, memoryID string, query string, k int, allow func(chunkID string) bool) ([]engine.ChunkHit, error) {
 	mi, err := m.mem(ctx, memoryID)
 	if err != nil {
 		return nil, err
+	}
+	if m.shared {
+		if err := m.fresh(ctx, mi); err != nil {
+			return nil, err
+		}
 	}
 	m.flushKeyword(mi)
 	kw, err := m.keyword(mi, false)
