@@ -23,17 +23,12 @@ import (
 var gzipAccept = []string{"gzip"}
 
 // askGzip adds Accept-Encoding: gzip to req when the client's transport
-// would add it itself: an *http.Transport (or none: the default one) with
-// compression on, and a request with no Accept-Encoding or Range of its
+// would add it itself: an *http.Transport with compression on (a client
+// without a transport of its own goes through Client.Do, caller.do, and
+// its transport asks), and a request with no Accept-Encoding or Range of its
 // own that is not a HEAD. It reports whether it did.
 func (c *caller) askGzip(req *http.Request) bool {
-	var t *http.Transport
-	switch rt := c.client.Transport.(type) {
-	case nil:
-		t, _ = http.DefaultTransport.(*http.Transport)
-	case *http.Transport:
-		t = rt
-	}
+	t, _ := c.client.Transport.(*http.Transport)
 	if t == nil || t.DisableCompression || req.Method == http.MethodHead {
 		return false
 	}
