@@ -119,6 +119,8 @@ type PreparedRun struct {
 	modelID   string
 	// ichat is the instrumentation wrapper of chat (run_chat.go).
 	ichat instrumentedChat
+	// detached is the context finish writes with (run_persist.go).
+	detached detachedCtx
 }
 
 const maxRunMessages = MaxRunMessages
@@ -496,7 +498,7 @@ type runResult struct {
 func (pr *PreparedRun) finish(ctx context.Context, res runResult) error {
 	var ferr error
 	pr.once.Do(func() {
-		ctx = context.WithoutCancel(ctx)
+		ctx = pr.detach(ctx)
 		produced := res.text != "" || len(res.toolCalls) > 0
 		status := RunSuccess
 		if res.err != nil {
@@ -535,8 +537,11 @@ func (pr *PreparedRun) persist(ctx context.Context, res runResult, status string
 		}
 		msgs = append(msgs, a)
 	}
-	if pr.thread != nil && len(msgs) == 0 {
-		return nil
+	if len(msgs) == 0 {
+		if pr.thread != nil {
+			return nil
+		}
+		return pr.createEmptyThread(ctx)
 	}
 	ts := pr.r.threads
 	return ts.store.Update(ctx, func(tx Tx) error {

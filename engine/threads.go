@@ -23,7 +23,10 @@ func threadIdxKey(owner string, t *Thread) string {
 	if inv < 0 {
 		return fmt.Sprintf("%s%s/%019d/%s", prefixThreadIdx, owner, inv, t.ID)
 	}
-	b := make([]byte, 0, len(prefixThreadIdx)+len(owner)+len(t.ID)+21)
+	// Built on the stack when it fits (every new thread writes one), so
+	// only the returned string allocates.
+	var buf [128]byte
+	b := buf[:0]
 	b = append(append(append(b, prefixThreadIdx...), owner...), '/')
 	b = append(appendZeroPadded(b, inv, 19), '/')
 	return string(append(b, t.ID...))
