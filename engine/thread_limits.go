@@ -62,9 +62,9 @@ func (ts *Threads) checkRoom(field, id string, have int64, n int) error {
 		field, id, have, n, ts.limits.MaxMessages)}
 }
 
-// sizingMessageID stands for a message id of the stored length while
+// sizingMessageID stands for a message id ("msg_" and 24 characters) while
 // checkSizes measures a message.
-const sizingMessageID = "000000000000000000000000"
+const sizingMessageID = "msg_000000000000000000000000"
 
 // checkSizes refuses client messages whose stored form would pass
 // MaxMessageBytes, naming the first such message.

@@ -36,8 +36,8 @@ func msgKey(t *Thread, seq int64) string {
 	if seq < 0 {
 		return fmt.Sprintf("%s%016d", msgPrefix(t), seq)
 	}
-	b := make([]byte, 0, len(prefixMsg)+len(t.Key)+1+20)
-	b = append(append(append(b, prefixMsg...), t.Key...), '/')
+	var buf [96]byte // on the stack when the key fits: one allocation, the string
+	b := append(append(append(buf[:0], prefixMsg...), t.Key...), '/')
 	return string(appendZeroPadded(b, seq, 16))
 }
 
@@ -249,7 +249,7 @@ func (ts *Threads) appendTx(ctx context.Context, tx Tx, t *Thread, field string,
 	out := make([]*ThreadMessage, 0, len(msgs))
 	now := NowFrom(ctx, ts.now).Unix()
 	for _, in := range msgs {
-		m := buildThreadMessage(t.ID, NewID(ctx, 24), now, in)
+		m := buildThreadMessage(t.ID, NewPrefixedID(ctx, "msg_", 24), now, in)
 		if err := tx.Put(msgKey(t, t.NextSeq), m); err != nil {
 			return nil, err
 		}
@@ -259,18 +259,23 @@ func (ts *Threads) appendTx(ctx context.Context, tx Tx, t *Thread, field string,
 	return out, tx.Put(threadKey(t.Owner, t.ID), t)
 }
 
-// buildThreadMessage is the stored form of an appended message.
+// buildThreadMessage is the stored form of an appended message; id is
+// the message's whole id ("msg_" and its random part).
 func buildThreadMessage(threadID, id string, now int64, in ThreadMessageInput) *ThreadMessage {
 	m := &ThreadMessage{
-		ID: "msg_" + id, ThreadID: threadID, CreatedAt: now, Role: in.Role,
+		ID: id, ThreadID: threadID, CreatedAt: now, Role: in.Role,
 		Content: in.Content, ToolCalls: in.ToolCalls, Attachments: in.Attachments, Metadata: in.Metadata,
 	}
-	// Copies, so that in (a large value) does not move to the heap.
-	if name := in.Name; name != "" {
+	// Copies, so that in (a large value) does not move to the heap, made
+	// inside the branches: a copy declared in the if statement would be
+	// moved to the heap, and allocated, for every message.
+	if in.Name != "" {
+		name := in.Name
 		m.Name = &name
 	}
-	if id := in.ToolCallID; id != "" {
-		m.ToolCallID = &id
+	if in.ToolCallID != "" {
+		callID := in.ToolCallID
+		m.ToolCallID = &callID
 	}
 	normalizeThreadMessage(m)
 	for i := range m.ToolCalls {
