@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -44,5 +46,36 @@ func TestThreadWriteAllocations(t *testing.T) {
 		if got := testing.AllocsPerRun(100, c.fn); got > c.want+slack {
 			t.Errorf("%s: %.0f allocations, want %.0f", c.name, got, c.want)
 		}
+	}
+}
+
+// TestCheckRunAppendMeasuresStoredJSON: a run's message is refused exactly
+// when its stored JSON (as encoding/json writes it) passes the limit, and
+// checking a plain message allocates only the message measured and its
+// metadata map.
+func TestCheckRunAppendMeasuresStoredJSON(t *testing.T) {
+	msg := Message{Role: "user", Content: TextContent(strings.Repeat("<é>\n", 700))}
+	stored, err := json.Marshal(buildThreadMessage("thread-1", sizingMessageID, 0, ThreadMessageInput{Message: msg}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := &Threads{}
+	ts.SetLimits(ThreadLimits{MaxMessageBytes: len(stored)})
+	if err := ts.checkRunAppend(nil, "thread-1", []Message{msg}); err != nil {
+		t.Fatalf("a message of exactly the limit: %v", err)
+	}
+	ts.SetLimits(ThreadLimits{MaxMessageBytes: len(stored) - 1})
+	var e *Error
+	if err := ts.checkRunAppend(nil, "thread-1", []Message{msg}); !errors.As(err, &e) || e.Code != CodePayloadTooLarge || e.Field != "messages[0]" {
+		t.Fatalf("a message one byte past the limit: %v", err)
+	}
+	ts.SetLimits(ThreadLimits{})
+	short := []Message{{Role: "user", Content: TextContent("hi")}}
+	want := 2.0
+	if raceEnabled {
+		want = 3
+	}
+	if got := testing.AllocsPerRun(100, func() { _ = ts.checkRunAppend(nil, "thread-1", short) }); got > want {
+		t.Fatalf("checkRunAppend: %.0f allocations, want %.0f", got, want)
 	}
 }
