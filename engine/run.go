@@ -521,6 +521,7 @@ var ErrClientGone = errors.New("client disconnected")
 func (pr *PreparedRun) persist(ctx context.Context, res runResult, status string) error {
 	var msgs []ThreadMessageInput
 	if pr.Pipe.Store {
+		msgs = make([]ThreadMessageInput, 0, len(pr.newMsgs)+1)
 		for _, m := range pr.newMsgs {
 			msgs = append(msgs, ThreadMessageInput{Message: m})
 		}
@@ -558,8 +559,10 @@ func (pr *PreparedRun) persist(ctx context.Context, res runResult, status string
 				return err
 			}
 		}
-		_, err = ts.appendTx(ctx, tx, t, "threadId", msgs)
-		return err
+		if err := ts.checkRoom("threadId", t.ID, t.NextSeq, len(msgs)); err != nil {
+			return err
+		}
+		return ts.putMessages(ctx, tx, t, msgs, nil)
 	})
 }
 

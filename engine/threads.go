@@ -247,16 +247,29 @@ func (ts *Threads) appendTx(ctx context.Context, tx Tx, t *Thread, field string,
 		return nil, err
 	}
 	out := make([]*ThreadMessage, 0, len(msgs))
+	err := ts.putMessages(ctx, tx, t, msgs, func(m *ThreadMessage) { out = append(out, m) })
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// putMessages is appendTx after its room check, handing each stored
+// message to stored when it is not nil (a run, which answers with none of
+// them, passes nil and builds no list).
+func (ts *Threads) putMessages(ctx context.Context, tx Tx, t *Thread, msgs []ThreadMessageInput, stored func(*ThreadMessage)) error {
 	now := NowFrom(ctx, ts.now).Unix()
 	for _, in := range msgs {
 		m := buildThreadMessage(t.ID, NewPrefixedID(ctx, "msg_", 24), now, in)
 		if err := tx.Put(msgKey(t, t.NextSeq), m); err != nil {
-			return nil, err
+			return err
 		}
 		t.NextSeq++
-		out = append(out, m)
+		if stored != nil {
+			stored(m)
+		}
 	}
-	return out, tx.Put(threadKey(t.Owner, t.ID), t)
+	return tx.Put(threadKey(t.Owner, t.ID), t)
 }
 
 // buildThreadMessage is the stored form of an appended message; id is

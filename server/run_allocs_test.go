@@ -38,9 +38,13 @@ func TestRunAllocations(t *testing.T) {
 	}
 	ts.Do("POST", "/v1/pipes", admin, map[string]any{"name": "allocs", "model": "openai:gpt-4o-mini", "store": false,
 		"messages": []any{map[string]any{"role": "system", "content": "You are terse."}}}).JSON(t, &pipe)
+	ts.Do("POST", "/v1/pipes", admin, map[string]any{"name": "allocs-stored", "model": "openai:gpt-4o-mini", "store": true,
+		"messages": []any{map[string]any{"role": "system", "content": "You are terse."}}})
 	msgs := []any{user("Say something about foxes.")}
 	cases := []runAllocCase{
 		{name: "pipe run", path: "/v1/pipes/run", body: map[string]any{"messages": msgs}, budget: pipeRunAllocBudget, race: pipeRunAllocBudgetRace},
+		{name: "stored pipe run", path: "/v1/pipes/run", body: map[string]any{"name": "allocs-stored", "messages": msgs},
+			budget: storedPipeRunAllocBudget, race: storedPipeRunAllocBudgetRace},
 		{name: "agent run", path: "/v1/agent/run", body: map[string]any{"model": "openai:gpt-4o-mini",
 			"instructions": "You are terse.", "input": "Say something about foxes."}, budget: agentRunAllocBudget, race: agentRunAllocBudgetRace},
 		{name: "openai chat", path: "/openai/v1/chat/completions", body: map[string]any{"model": "openai:gpt-4o-mini",
@@ -55,7 +59,7 @@ func TestRunAllocations(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			key := admin
-			if c.path == "/v1/pipes/run" {
+			if c.path == "/v1/pipes/run" && c.body["name"] == nil {
 				key = pipe.APIKey
 			}
 			body, _ := json.Marshal(c.body)
@@ -134,11 +138,14 @@ func (w *allocWriter) SetWriteDeadline(time.Time) error { return nil }
 // The budgets: measured counts (Go 1.26) and about 20 %. Measured after
 // the fifth round's four lanes were merged (pipe, agent, chat, pipe
 // stream, agent stream): 331-335, 270-277, 269-275, 1352-1380,
-// 1315-1320; under -race 391, 318, 313, 1518, 1475.
+// 1315-1320; under -race 391, 318, 313, 1518, 1475. The sixth round's
+// pipe route: pipe run 325-326 (-race 380), stored pipe run 377-385
+// (-race 427).
 const (
-	pipeRunAllocBudget, pipeRunAllocBudgetRace         = 400, 470
-	agentRunAllocBudget, agentRunAllocBudgetRace       = 330, 385
-	chatAllocBudget, chatAllocBudgetRace               = 330, 380
-	pipeStreamAllocBudget, pipeStreamAllocBudgetRace   = 1650, 1825
-	agentStreamAllocBudget, agentStreamAllocBudgetRace = 1590, 1770
+	pipeRunAllocBudget, pipeRunAllocBudgetRace             = 390, 455
+	storedPipeRunAllocBudget, storedPipeRunAllocBudgetRace = 460, 515
+	agentRunAllocBudget, agentRunAllocBudgetRace           = 330, 385
+	chatAllocBudget, chatAllocBudgetRace                   = 330, 380
+	pipeStreamAllocBudget, pipeStreamAllocBudgetRace       = 1650, 1825
+	agentStreamAllocBudget, agentStreamAllocBudgetRace     = 1590, 1770
 )
