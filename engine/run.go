@@ -85,7 +85,7 @@ type RunRequest struct {
 	// work (thread load, retrieval, key resolution): the per-pipe rate
 	// limit refuses there, so a refused request costs no store reads or
 	// embedding calls.
-	Admit func(*Pipe) error
+	Admit Admitter
 }
 
 // PreparedRun is a run that passed every check and is ready to call the
@@ -146,7 +146,7 @@ func (r *Runner) Prepare(ctx context.Context, in *RunRequest) (*PreparedRun, err
 		return nil, err
 	}
 	if in.Admit != nil {
-		if err := in.Admit(p); err != nil {
+		if err := in.Admit.AdmitPipe(p); err != nil {
 			return nil, err
 		}
 	}

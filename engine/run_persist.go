@@ -46,6 +46,13 @@ func (ts *Threads) putEmptyThread(ctx context.Context, tx Tx, p *Pipe, id string
 	return tx.Put(threadKey(t.Owner, t.ID), t)
 }
 
+// Admitter is RunRequest.Admit: an interface, so that a request can hand
+// over a value it already holds instead of a closure made for it.
+type Admitter interface {
+	// AdmitPipe refuses the run of p, or lets it go on (nil).
+	AdmitPipe(p *Pipe) error
+}
+
 // appendNewID appends n characters drawn as NewID draws them, without a
 // string of their own: from the context's IDSource when it carries one,
 // random base62 (the rejection sampling of randomWithPrefix) otherwise.
