@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,9 +14,12 @@ import (
 // TestFaultKill9ThreadGroupCommit: sixteen clients run a pipe (store on)
 // against the real binary, half starting a new thread each time, half
 // continuing their own thread, so thread writes are group-committed with
-// each other's. The server is killed with SIGKILL while they run; after
-// the restart every run that was answered has its question and the answer
-// in the thread its answer named (README "Benchmarks", group commit).
+// each other's; a quarter of the new threads are made by a pipe with
+// store off, whose runs create an empty thread. The server is killed with
+// SIGKILL while they run; after the restart every run that was answered
+// has its question and the answer in the thread its answer named, and
+// every empty thread a store-off run named exists (README "Benchmarks",
+// group commit).
 //
 // The oracle does not hang on luck: the server runs with the slow-commit
 // fault (HEARTH_FAULTS=slow-commit=D), which holds every group commit for
@@ -40,9 +44,11 @@ func TestFaultKill9ThreadGroupCommit(t *testing.T) {
 	env = append(env, "HEARTH_FAULTS=slow-commit="+slowCommit.String())
 	p := startBinary(t, bin, env, addr)
 	p.must(t, "POST", "/v1/pipes", map[string]any{"name": "gc"})
+	p.must(t, "POST", "/v1/pipes", map[string]any{"name": "gcnostore", "store": false})
 
 	var mu sync.Mutex
 	answered := map[string][]string{} // thread id -> questions answered in it, in order
+	empty := map[string]string{}      // thread id of a store-off run -> its question
 	total := 0
 	reached := make(chan struct{}) // closed by the client whose answer is the target's
 	stop := make(chan struct{})
@@ -57,7 +63,11 @@ func TestFaultKill9ThreadGroupCommit(t *testing.T) {
 				default:
 				}
 				q := fmt.Sprintf("client %d question %d", w, i)
-				body := map[string]any{"name": "gc", "messages": []any{map[string]any{"role": "user", "content": q}}}
+				pipe := "gc"
+				if w%4 == 2 {
+					pipe = "gcnostore"
+				}
+				body := map[string]any{"name": pipe, "messages": []any{map[string]any{"role": "user", "content": q}}}
 				if w%2 == 1 && thread != "" {
 					body["threadId"] = thread
 				}
@@ -70,7 +80,11 @@ func TestFaultKill9ThreadGroupCommit(t *testing.T) {
 					thread = id
 				}
 				mu.Lock()
-				answered[id] = append(answered[id], q)
+				if pipe == "gcnostore" {
+					empty[id] = q
+				} else {
+					answered[id] = append(answered[id], q)
+				}
 				if total++; total == target {
 					close(reached)
 				}
@@ -121,5 +135,11 @@ func TestFaultKill9ThreadGroupCommit(t *testing.T) {
 			t.Errorf("thread %s: answered %q is missing after the restart (%d messages)", id, qs[next], len(msgs))
 		}
 	}
-	t.Logf("%d answered runs in %d threads survived SIGKILL", total, len(answered))
+	for id, q := range empty {
+		status, b, _, err := p.do("GET", "/v1/threads/"+id+"/messages", nil)
+		if err != nil || status != 200 || strings.TrimSpace(string(b)) != "[]" {
+			t.Errorf("empty thread %s of the store-off run %q after the restart: %d %v %s", id, q, status, err, b)
+		}
+	}
+	t.Logf("%d answered runs in %d threads (%d of them empty) survived SIGKILL", total, len(answered)+len(empty), len(empty))
 }

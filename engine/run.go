@@ -85,7 +85,7 @@ type RunRequest struct {
 	// work (thread load, retrieval, key resolution): the per-pipe rate
 	// limit refuses there, so a refused request costs no store reads or
 	// embedding calls.
-	Admit func(*Pipe) error
+	Admit Admitter
 }
 
 // PreparedRun is a run that passed every check and is ready to call the
@@ -119,6 +119,8 @@ type PreparedRun struct {
 	modelID   string
 	// ichat is the instrumentation wrapper of chat (run_chat.go).
 	ichat instrumentedChat
+	// detached is the context finish writes with (run_persist.go).
+	detached detachedCtx
 }
 
 const maxRunMessages = MaxRunMessages
@@ -144,7 +146,7 @@ func (r *Runner) Prepare(ctx context.Context, in *RunRequest) (*PreparedRun, err
 		return nil, err
 	}
 	if in.Admit != nil {
-		if err := in.Admit(p); err != nil {
+		if err := in.Admit.AdmitPipe(p); err != nil {
 			return nil, err
 		}
 	}
@@ -496,7 +498,7 @@ type runResult struct {
 func (pr *PreparedRun) finish(ctx context.Context, res runResult) error {
 	var ferr error
 	pr.once.Do(func() {
-		ctx = context.WithoutCancel(ctx)
+		ctx = pr.detach(ctx)
 		produced := res.text != "" || len(res.toolCalls) > 0
 		status := RunSuccess
 		if res.err != nil {
@@ -519,6 +521,7 @@ var ErrClientGone = errors.New("client disconnected")
 func (pr *PreparedRun) persist(ctx context.Context, res runResult, status string) error {
 	var msgs []ThreadMessageInput
 	if pr.Pipe.Store {
+		msgs = make([]ThreadMessageInput, 0, len(pr.newMsgs)+1)
 		for _, m := range pr.newMsgs {
 			msgs = append(msgs, ThreadMessageInput{Message: m})
 		}
@@ -535,8 +538,11 @@ func (pr *PreparedRun) persist(ctx context.Context, res runResult, status string
 		}
 		msgs = append(msgs, a)
 	}
-	if pr.thread != nil && len(msgs) == 0 {
-		return nil
+	if len(msgs) == 0 {
+		if pr.thread != nil {
+			return nil
+		}
+		return pr.createEmptyThread(ctx)
 	}
 	ts := pr.r.threads
 	return ts.store.Update(ctx, func(tx Tx) error {
@@ -553,8 +559,10 @@ func (pr *PreparedRun) persist(ctx context.Context, res runResult, status string
 				return err
 			}
 		}
-		_, err = ts.appendTx(ctx, tx, t, "threadId", msgs)
-		return err
+		if err := ts.checkRoom("threadId", t.ID, t.NextSeq, len(msgs)); err != nil {
+			return err
+		}
+		return ts.putMessages(ctx, tx, t, msgs, nil)
 	})
 }
 

@@ -82,7 +82,7 @@ func NewRunID(ctx context.Context, start time.Time) string {
 	for range 19 - len(n) {
 		out = append(out, '0')
 	}
-	out = append(append(out, n...), NewID(ctx, 6)...)
+	out = appendNewID(ctx, append(out, n...), 6)
 	return string(out)
 }
 

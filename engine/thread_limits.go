@@ -62,24 +62,36 @@ func (ts *Threads) checkRoom(field, id string, have int64, n int) error {
 		field, id, have, n, ts.limits.MaxMessages)}
 }
 
-// sizingMessageID stands for a message id of the stored length while
+// sizingMessageID stands for a message id ("msg_" and 24 characters) while
 // checkSizes measures a message.
-const sizingMessageID = "000000000000000000000000"
+const sizingMessageID = "msg_000000000000000000000000"
 
 // checkSizes refuses client messages whose stored form would pass
 // MaxMessageBytes, naming the first such message.
 func (ts *Threads) checkSizes(field, threadID string, msgs []ThreadMessageInput) error {
+	var buf [2048]byte
 	for i, in := range msgs {
-		m := buildThreadMessage(threadID, sizingMessageID, 0, in)
-		b, err := json.Marshal(m)
-		if err != nil {
-			return FieldError(fieldIndex(field, i), "cannot be stored: %v", err)
+		if err := ts.checkSize(field, i, threadID, in, buf[:0]); err != nil {
+			return err
 		}
-		if len(b) > ts.limits.MaxMessageBytes {
-			fi := fieldIndex(field, i)
-			return &Error{Code: CodePayloadTooLarge, Field: fi, Message: fmt.Sprintf(
-				"%s: the message is %d bytes stored; the limit is %d bytes per message", fi, len(b), ts.limits.MaxMessageBytes)}
-		}
+	}
+	return nil
+}
+
+// checkSize refuses message i of field when its stored form would pass
+// MaxMessageBytes. The stored form is measured with the encoder the store
+// writes it with (AppendJSON, the bytes of encoding/json), in buf (the
+// caller's, on its stack) while it fits.
+func (ts *Threads) checkSize(field string, i int, threadID string, in ThreadMessageInput, buf []byte) error {
+	m := buildThreadMessage(threadID, sizingMessageID, 0, in)
+	b, err := m.AppendJSON(buf)
+	if err != nil {
+		return FieldError(fieldIndex(field, i), "cannot be stored: %v", err)
+	}
+	if len(b) > ts.limits.MaxMessageBytes {
+		fi := fieldIndex(field, i)
+		return &Error{Code: CodePayloadTooLarge, Field: fi, Message: fmt.Sprintf(
+			"%s: the message is %d bytes stored; the limit is %d bytes per message", fi, len(b), ts.limits.MaxMessageBytes)}
 	}
 	return nil
 }
@@ -87,12 +99,11 @@ func (ts *Threads) checkSizes(field, threadID string, msgs []ThreadMessageInput)
 // checkRunAppend checks, before the model is called, that a run's request
 // messages and its answer fit in the thread (t is nil for a new thread).
 func (ts *Threads) checkRunAppend(t *Thread, threadID string, msgs []Message) error {
-	in := make([]ThreadMessageInput, len(msgs))
+	var buf [2048]byte
 	for i, m := range msgs {
-		in[i] = ThreadMessageInput{Message: m}
-	}
-	if err := ts.checkSizes("messages", threadID, in); err != nil {
-		return err
+		if err := ts.checkSize("messages", i, threadID, ThreadMessageInput{Message: m}, buf[:0]); err != nil {
+			return err
+		}
 	}
 	var have int64
 	if t != nil {

@@ -23,7 +23,10 @@ func threadIdxKey(owner string, t *Thread) string {
 	if inv < 0 {
 		return fmt.Sprintf("%s%s/%019d/%s", prefixThreadIdx, owner, inv, t.ID)
 	}
-	b := make([]byte, 0, len(prefixThreadIdx)+len(owner)+len(t.ID)+21)
+	// Built on the stack when it fits (every new thread writes one), so
+	// only the returned string allocates.
+	var buf [128]byte
+	b := buf[:0]
 	b = append(append(append(b, prefixThreadIdx...), owner...), '/')
 	b = append(appendZeroPadded(b, inv, 19), '/')
 	return string(append(b, t.ID...))
@@ -33,8 +36,8 @@ func msgKey(t *Thread, seq int64) string {
 	if seq < 0 {
 		return fmt.Sprintf("%s%016d", msgPrefix(t), seq)
 	}
-	b := make([]byte, 0, len(prefixMsg)+len(t.Key)+1+20)
-	b = append(append(append(b, prefixMsg...), t.Key...), '/')
+	var buf [96]byte // on the stack when the key fits: one allocation, the string
+	b := append(append(append(buf[:0], prefixMsg...), t.Key...), '/')
 	return string(appendZeroPadded(b, seq, 16))
 }
 
@@ -244,30 +247,48 @@ func (ts *Threads) appendTx(ctx context.Context, tx Tx, t *Thread, field string,
 		return nil, err
 	}
 	out := make([]*ThreadMessage, 0, len(msgs))
-	now := NowFrom(ctx, ts.now).Unix()
-	for _, in := range msgs {
-		m := buildThreadMessage(t.ID, NewID(ctx, 24), now, in)
-		if err := tx.Put(msgKey(t, t.NextSeq), m); err != nil {
-			return nil, err
-		}
-		t.NextSeq++
-		out = append(out, m)
+	err := ts.putMessages(ctx, tx, t, msgs, func(m *ThreadMessage) { out = append(out, m) })
+	if err != nil {
+		return nil, err
 	}
-	return out, tx.Put(threadKey(t.Owner, t.ID), t)
+	return out, nil
 }
 
-// buildThreadMessage is the stored form of an appended message.
+// putMessages is appendTx after its room check, handing each stored
+// message to stored when it is not nil (a run, which answers with none of
+// them, passes nil and builds no list).
+func (ts *Threads) putMessages(ctx context.Context, tx Tx, t *Thread, msgs []ThreadMessageInput, stored func(*ThreadMessage)) error {
+	now := NowFrom(ctx, ts.now).Unix()
+	for _, in := range msgs {
+		m := buildThreadMessage(t.ID, NewPrefixedID(ctx, "msg_", 24), now, in)
+		if err := tx.Put(msgKey(t, t.NextSeq), m); err != nil {
+			return err
+		}
+		t.NextSeq++
+		if stored != nil {
+			stored(m)
+		}
+	}
+	return tx.Put(threadKey(t.Owner, t.ID), t)
+}
+
+// buildThreadMessage is the stored form of an appended message; id is
+// the message's whole id ("msg_" and its random part).
 func buildThreadMessage(threadID, id string, now int64, in ThreadMessageInput) *ThreadMessage {
 	m := &ThreadMessage{
-		ID: "msg_" + id, ThreadID: threadID, CreatedAt: now, Role: in.Role,
+		ID: id, ThreadID: threadID, CreatedAt: now, Role: in.Role,
 		Content: in.Content, ToolCalls: in.ToolCalls, Attachments: in.Attachments, Metadata: in.Metadata,
 	}
-	// Copies, so that in (a large value) does not move to the heap.
-	if name := in.Name; name != "" {
+	// Copies, so that in (a large value) does not move to the heap, made
+	// inside the branches: a copy declared in the if statement would be
+	// moved to the heap, and allocated, for every message.
+	if in.Name != "" {
+		name := in.Name
 		m.Name = &name
 	}
-	if id := in.ToolCallID; id != "" {
-		m.ToolCallID = &id
+	if in.ToolCallID != "" {
+		callID := in.ToolCallID
+		m.ToolCallID = &callID
 	}
 	normalizeThreadMessage(m)
 	for i := range m.ToolCalls {

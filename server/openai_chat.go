@@ -83,7 +83,7 @@ func (s *Server) openAIPipeRun(c echo.Context, t engine.ModelTarget, chat *engin
 	pr, err := s.deps.Runner.Prepare(ctx, &engine.RunRequest{
 		Principal: who, Name: t.Pipe, Messages: chat.Messages, ThreadID: c.Request().Header.Get(headerThreadRequest),
 		Tools: chat.Tools, LLMKey: llmKey(c.Request().Header), FallbackModels: fallbacks,
-		Endpoint: openAIPrefix + "/chat/completions", Stream: stream, Admit: s.admitPipe(c),
+		Endpoint: openAIPrefix + "/chat/completions", Stream: stream, Admit: s.admitPipe(c, nil),
 	})
 	if err != nil {
 		if engine.IsNotFound(err) {

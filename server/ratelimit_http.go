@@ -60,17 +60,33 @@ func (s *Server) limitPipe(c echo.Context, pipeID string) error {
 
 // admitPipe is the RunRequest.Admit of a request: it spends the pipe's
 // rate budget and checks the spending budgets of the pipe's owner and the
-// request's key (checkBudget) before the runner does any work for it.
-func (s *Server) admitPipe(c echo.Context) func(*engine.Pipe) error {
+// request's key (checkBudget) before the runner does any work for it. It
+// is nil when neither is configured; otherwise a, which the caller holds
+// (the decoded run body), is the admitter, so no closure is made (a nil a
+// is allocated here).
+func (s *Server) admitPipe(c echo.Context, a *pipeAdmitter) engine.Admitter {
 	if s.pipeLimits == nil && s.deps.Budgets == nil {
 		return nil
 	}
-	return func(p *engine.Pipe) error {
-		if err := s.limitPipe(c, p.ID); err != nil {
-			return err
-		}
-		return s.checkBudget(c, p.Owner)
+	if a == nil {
+		a = new(pipeAdmitter)
 	}
+	*a = pipeAdmitter{s: s, c: c}
+	return a
+}
+
+// pipeAdmitter is admitPipe's engine.Admitter.
+type pipeAdmitter struct {
+	s *Server
+	c echo.Context
+}
+
+// AdmitPipe applies the pipe's rate limit, then the spending budgets.
+func (a *pipeAdmitter) AdmitPipe(p *engine.Pipe) error {
+	if err := a.s.limitPipe(a.c, p.ID); err != nil {
+		return err
+	}
+	return a.s.checkBudget(a.c, p.Owner)
 }
 
 // applyRate writes the RateLimit-* headers (keeping the tighter of two

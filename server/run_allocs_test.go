@@ -38,9 +38,13 @@ func TestRunAllocations(t *testing.T) {
 	}
 	ts.Do("POST", "/v1/pipes", admin, map[string]any{"name": "allocs", "model": "openai:gpt-4o-mini", "store": false,
 		"messages": []any{map[string]any{"role": "system", "content": "You are terse."}}}).JSON(t, &pipe)
+	ts.Do("POST", "/v1/pipes", admin, map[string]any{"name": "allocs-stored", "model": "openai:gpt-4o-mini", "store": true,
+		"messages": []any{map[string]any{"role": "system", "content": "You are terse."}}})
 	msgs := []any{user("Say something about foxes.")}
 	cases := []runAllocCase{
 		{name: "pipe run", path: "/v1/pipes/run", body: map[string]any{"messages": msgs}, budget: pipeRunAllocBudget, race: pipeRunAllocBudgetRace},
+		{name: "stored pipe run", path: "/v1/pipes/run", body: map[string]any{"name": "allocs-stored", "messages": msgs},
+			budget: storedPipeRunAllocBudget, race: storedPipeRunAllocBudgetRace},
 		{name: "agent run", path: "/v1/agent/run", body: map[string]any{"model": "openai:gpt-4o-mini",
 			"instructions": "You are terse.", "input": "Say something about foxes."}, budget: agentRunAllocBudget, race: agentRunAllocBudgetRace},
 		{name: "openai chat", path: "/openai/v1/chat/completions", body: map[string]any{"model": "openai:gpt-4o-mini",
@@ -55,7 +59,7 @@ func TestRunAllocations(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			key := admin
-			if c.path == "/v1/pipes/run" {
+			if c.path == "/v1/pipes/run" && c.body["name"] == nil {
 				key = pipe.APIKey
 			}
 			body, _ := json.Marshal(c.body)
@@ -132,17 +136,16 @@ func (w *allocWriter) SetReadDeadline(time.Time) error  { return nil }
 func (w *allocWriter) SetWriteDeadline(time.Time) error { return nil }
 
 // The budgets: measured counts (Go 1.26) and about 20 %. Measured after
-// the fifth round's four lanes were merged (pipe, agent, chat, pipe
-// stream, agent stream): 331-335, 270-277, 269-275, 1352-1380,
-// 1315-1320; under -race 391, 318, 313, 1518, 1475. The streams after the
-// sixth round's stream lane: 1353-1358 and 1313-1321, under -race 1491
-// and 1448 (most of a stream's count is the fake upstream encoding its
-// events with encoding/json). The sixth round's agent lane: agent run
-// 258-264, under -race 307.
+// the sixth round's lanes were merged (pipe, stored pipe, agent, chat,
+// pipe stream, agent stream): 308-314, 352-379, 256-275, 256-266,
+// 1338-1358, 1304-1310; under -race 366-368, 411-416, 295-298, 295-298,
+// 1473, 1423-1432. Most of a stream's count is the fake upstream encoding
+// its events with encoding/json.
 const (
-	pipeRunAllocBudget, pipeRunAllocBudgetRace         = 400, 470
-	agentRunAllocBudget, agentRunAllocBudgetRace       = 315, 370
-	chatAllocBudget, chatAllocBudgetRace               = 330, 380
-	pipeStreamAllocBudget, pipeStreamAllocBudgetRace   = 1630, 1790
-	agentStreamAllocBudget, agentStreamAllocBudgetRace = 1585, 1740
+	pipeRunAllocBudget, pipeRunAllocBudgetRace             = 375, 440
+	storedPipeRunAllocBudget, storedPipeRunAllocBudgetRace = 455, 500
+	agentRunAllocBudget, agentRunAllocBudgetRace           = 315, 360
+	chatAllocBudget, chatAllocBudgetRace                   = 320, 360
+	pipeStreamAllocBudget, pipeStreamAllocBudgetRace       = 1630, 1770
+	agentStreamAllocBudget, agentStreamAllocBudgetRace     = 1575, 1720
 )

@@ -28,9 +28,10 @@ type runBody struct {
 	// Version runs that version of the pipe (README "Pipe versions");
 	// absent or 0 runs the latest.
 	Version int `json:"version"`
-	// run is what request returns: kept in the body, which is on the heap
-	// already, it costs no allocation of its own.
-	run engine.RunRequest
+	// run is what request returns, and admit its Admit: kept in the body,
+	// which is on the heap already, they cost no allocation of their own.
+	run   engine.RunRequest
+	admit pipeAdmitter
 }
 
 // runResponse is the non-stream answer: the SDK merges raw into its result.
@@ -56,7 +57,7 @@ type rawView struct {
 	Sources *[]sourceView `json:"sources,omitempty"`
 }
 
-func (b *runBody) request(c echo.Context, endpoint string, stream bool, admit func(*engine.Pipe) error) *engine.RunRequest {
+func (b *runBody) request(c echo.Context, endpoint string, stream bool, admit engine.Admitter) *engine.RunRequest {
 	key := llmKey(c.Request().Header)
 	if key == "" {
 		key = b.LLMKey
@@ -78,7 +79,7 @@ func (s *Server) handlePipeRun(c echo.Context) error {
 		return err
 	}
 	stream := b.Stream != nil && *b.Stream
-	pr, err := s.deps.Runner.Prepare(c.Request().Context(), b.request(c, "/v1/pipes/run", stream, s.admitPipe(c)))
+	pr, err := s.deps.Runner.Prepare(c.Request().Context(), b.request(c, "/v1/pipes/run", stream, s.admitPipe(c, &b.admit)))
 	if err != nil {
 		return err
 	}
@@ -103,7 +104,7 @@ func (s *Server) handleBetaRun(endpoint string) echo.HandlerFunc {
 		if err := decodeJSON(c, &b); err != nil {
 			return err
 		}
-		pr, err := s.deps.Runner.Prepare(c.Request().Context(), b.request(c, endpoint, false, s.admitPipe(c)))
+		pr, err := s.deps.Runner.Prepare(c.Request().Context(), b.request(c, endpoint, false, s.admitPipe(c, &b.admit)))
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,32 @@
+package server
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+)
+
+// TestAdmitPipeHeldByTheBody: a run's admitter is nil without rate limits
+// or budgets, and otherwise the value the caller holds, so admitting
+// allocates nothing (TestPipeRateLimitAndRunMetrics checks what it
+// refuses, through the routes).
+func TestAdmitPipeHeldByTheBody(t *testing.T) {
+	e := echo.New()
+	c := e.NewContext(httptest.NewRequest(http.MethodPost, "/v1/pipes/run", nil), httptest.NewRecorder())
+	var held pipeAdmitter
+	if a := (&Server{}).admitPipe(c, &held); a != nil {
+		t.Fatalf("admitter %v without limits or budgets", a)
+	}
+	s := &Server{pipeLimits: newLimiter(60, 1)}
+	if a := s.admitPipe(c, &held); a != &held || held.s != s || held.c != c {
+		t.Fatalf("admitter %v is not the held one", a)
+	}
+	if a, ok := s.admitPipe(c, nil).(*pipeAdmitter); !ok || a == &held || a.s != s {
+		t.Fatalf("admitter without a held value: %v", a)
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = s.admitPipe(c, &held) }); n != 0 {
+		t.Fatalf("admitPipe with a held admitter allocates %.0f times", n)
+	}
+}
