@@ -3,8 +3,6 @@ package engine
 import (
 	"encoding/json"
 	"errors"
-	"math"
-	"strconv"
 	"time"
 
 	"github.com/hearth-dev/hearth/engine/jsonwrite"
@@ -59,20 +57,9 @@ func appendJSONString(b []byte, s string) []byte {
 // appendJSONFloat appends f as encoding/json writes a float64; NaN and
 // infinities, which it refuses, return errJSONFallback.
 func appendJSONFloat(b []byte, f float64) ([]byte, error) {
-	if math.IsInf(f, 0) || math.IsNaN(f) {
+	b, ok := jsonwrite.Float(b, f)
+	if !ok {
 		return b, errJSONFallback
-	}
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		// e-09 becomes e-9, as encoding/json writes it.
-		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
 	}
 	return b, nil
 }
