@@ -3,10 +3,9 @@ package engine
 import (
 	"encoding/json"
 	"errors"
-	"math"
-	"strconv"
 	"time"
-	"unicode/utf8"
+
+	"github.com/hearth-dev/hearth/engine/jsonwrite"
 )
 
 // JSONAppender is a record that encodes itself without reflection. The
@@ -49,80 +48,18 @@ func DecodeValue(b []byte, v any) error {
 // errJSONFallback tells an AppendJSON that a value needs encoding/json.
 var errJSONFallback = errors.New("value needs encoding/json")
 
-const hexDigits = "0123456789abcdef"
-
 // appendJSONString appends s as a JSON string literal escaped as
-// encoding/json escapes it: quote, backslash and control characters,
-// <, > and & as \u escapes, U+2028 and U+2029, and each invalid UTF-8
-// byte as \ufffd.
+// json.Marshal escapes it (HTML characters included); see jsonwrite.String.
 func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return jsonwrite.String(b, s, true)
 }
 
 // appendJSONFloat appends f as encoding/json writes a float64; NaN and
 // infinities, which it refuses, return errJSONFallback.
 func appendJSONFloat(b []byte, f float64) ([]byte, error) {
-	if math.IsInf(f, 0) || math.IsNaN(f) {
+	b, ok := jsonwrite.Float(b, f)
+	if !ok {
 		return b, errJSONFallback
-	}
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		// e-09 becomes e-9, as encoding/json writes it.
-		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
 	}
 	return b, nil
 }
