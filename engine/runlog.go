@@ -118,6 +118,10 @@ type RunLog struct {
 	// commits count what was written (runlog_batch.go).
 	linger           time.Duration
 	written, commits atomic.Int64
+	// valueHint is the largest record value written so far, the buffer
+	// size putRun starts from (the writer goroutine's own; each node
+	// learns its own, nothing is shared).
+	valueHint int
 }
 
 // NewRunLog starts the recorder. providers (optional) prices runs from the
@@ -131,7 +135,7 @@ func newRunLog(store Store, providers Providers, log *slog.Logger, linger time.D
 		log = slog.Default()
 	}
 	l := &RunLog{store: store, providers: providers, log: log, queue: make(chan runItem, runQueueSize), done: make(chan struct{}),
-		linger: linger}
+		linger: linger, valueHint: runValueHint}
 	go l.work()
 	return l
 }
@@ -229,12 +233,11 @@ func (l *RunLog) write(batch []RunRecord) {
 			if err := l.putContent(tx, r, opted); err != nil {
 				return err
 			}
-			if err := tx.Put(prefixRun+r.Owner+"/"+r.ID, r); err != nil {
+			n, err := putRun(tx, r, l.valueHint)
+			if err != nil {
 				return err
 			}
-			if err := tx.PutRaw(prefixRunPipe+r.Owner+"/"+r.PipeID+"/"+r.ID, nil); err != nil {
-				return err
-			}
+			l.valueHint = min(max(l.valueHint, n), runValueHintMax)
 		}
 		if l.meter != nil {
 			return l.meter.MeterTx(tx, batch)
