@@ -122,6 +122,10 @@ type RunLog struct {
 	// size putRun starts from (the writer goroutine's own; each node
 	// learns its own, nothing is shared).
 	valueHint int
+	// costs holds the prices of the batch being written, which its
+	// records point to until the batch is written (the writer
+	// goroutine's own, reused by every batch).
+	costs []float64
 }
 
 // NewRunLog starts the recorder. providers (optional) prices runs from the
@@ -223,8 +227,16 @@ func (l *RunLog) work() {
 }
 
 func (l *RunLog) write(batch []RunRecord) {
+	if cap(l.costs) < len(batch) {
+		l.costs = make([]float64, len(batch))
+	}
+	costs := l.costs[:len(batch)]
 	for i := range batch {
-		batch[i].CostUSD = l.cost(batch[i])
+		batch[i].CostUSD = nil
+		if usd, ok := l.cost(batch[i]); ok {
+			costs[i] = usd
+			batch[i].CostUSD = &costs[i]
+		}
 	}
 	opted := map[string]*RunContentSettings{}
 	err := l.store.Update(context.Background(), func(tx Tx) error {
@@ -252,21 +264,17 @@ func (l *RunLog) write(batch []RunRecord) {
 	l.commits.Add(1)
 }
 
-// cost prices a run from the catalogue's list prices; nil when the model
-// has no listed price (or no registry is configured).
-func (l *RunLog) cost(r RunRecord) *float64 {
+// cost prices a run from the catalogue's list prices; false when the
+// model has no listed price (or no registry is configured).
+func (l *RunLog) cost(r RunRecord) (float64, bool) {
 	if l.providers == nil {
-		return nil
+		return 0, false
 	}
 	provider, model, _ := strings.Cut(r.Model, ":")
 	if r.Kind == RunKindImage {
 		return imageCost(l.providers, ModelRef{Provider: provider, Model: model}, r.Images)
 	}
-	usd, ok := l.providers.Cost(ModelRef{Provider: provider, Model: model}, r.PromptTokens, r.CompletionTokens)
-	if !ok {
-		return nil
-	}
-	return &usd
+	return l.providers.Cost(ModelRef{Provider: provider, Model: model}, r.PromptTokens, r.CompletionTokens)
 }
 
 // RunPage is one page of run records, newest first; Next is the cursor of

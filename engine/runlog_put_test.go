@@ -80,3 +80,48 @@ func TestRunLogWritesOwned(t *testing.T) {
 		t.Fatalf("SetOwned keys %q, %d puts", s.tx.keys, s.tx.puts)
 	}
 }
+
+// pricedProviders prices a text run at one dollar a prompt token.
+type pricedProviders struct{ Providers }
+
+func (pricedProviders) Cost(_ ModelRef, prompt, _ int) (float64, bool) {
+	return float64(prompt), prompt > 0
+}
+
+// TestRunLogWriteCosts: each record of a batch gets its own price (or
+// none), and pricing a batch's records allocates nothing beyond putRun's
+// buffer a record (the prices live in the writer's reused slice).
+func TestRunLogWriteCosts(t *testing.T) {
+	s := &ownedStore{}
+	l := &RunLog{store: s, providers: pricedProviders{}, valueHint: runValueHint}
+	batch := make([]RunRecord, 9)
+	for i := range batch {
+		batch[i] = RunRecord{ID: "run_" + string(rune('a'+i)), Owner: "ann", PipeID: "p", Model: "openai:m", PromptTokens: i}
+	}
+	l.write(batch)
+	var r struct {
+		Cost *float64 `json:"cost_usd"`
+	}
+	for i := range batch {
+		if err := json.Unmarshal(s.tx.values[2*i], &r); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 && r.Cost != nil || i > 0 && (r.Cost == nil || *r.Cost != float64(i)) {
+			t.Fatalf("record %d: cost %v, want %d", i, r.Cost, i)
+		}
+	}
+	if raceEnabled {
+		return
+	}
+	write := func(n int) float64 {
+		s.tx.keys, s.tx.values = make([][]byte, 0, 2*len(batch)), make([][]byte, 0, 2*len(batch))
+		return testing.AllocsPerRun(50, func() {
+			s.tx.keys, s.tx.values = s.tx.keys[:0], s.tx.values[:0]
+			l.write(batch[:n])
+		})
+	}
+	one, all := write(1), write(len(batch))
+	if per := (all - one) / float64(len(batch)-1); per != 1 {
+		t.Fatalf("a priced record costs %.2f allocations in write, want 1 (its buffer)", per)
+	}
+}
