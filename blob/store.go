@@ -168,13 +168,30 @@ func (s *Store) Update(ctx context.Context, fn func(engine.Tx) error) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		err := s.db.Update(func(txn *badger.Txn) error { return fn(&tx{txn: txn}) })
+		err := s.update(fn)
 		if errors.Is(err, badger.ErrConflict) && attempt < 20 {
 			time.Sleep(time.Duration(attempt+1) * time.Millisecond)
 			continue
 		}
 		return mapErr(err)
 	}
+}
+
+// update is badger.DB.Update with a pooled tx and without a closure.
+func (s *Store) update(fn func(engine.Tx) error) error {
+	if s.db.IsClosed() {
+		return badger.ErrDBClosed
+	}
+	t := txs.Get().(*tx)
+	t.txn = s.db.NewTransaction(true)
+	defer func() {
+		t.txn.Discard()
+		t.release()
+	}()
+	if err := fn(t); err != nil {
+		return err
+	}
+	return t.txn.Commit()
 }
 
 func mapErr(err error) error {
@@ -197,7 +214,13 @@ func isDiskFull(err error) bool {
 	return errors.Is(err, syscall.ENOSPC) || strings.Contains(err.Error(), "no space left on device")
 }
 
-type tx struct{ txn *badger.Txn }
+type tx struct {
+	txn *badger.Txn
+	// slab holds the entries of this transaction's writes, used of them
+	// taken (txpool.go).
+	slab []badger.Entry
+	used int
+}
 
 func (t *tx) GetRaw(key string) ([]byte, error) {
 	item, err := t.txn.Get(keyBytes(key))
@@ -257,7 +280,7 @@ const putValueHint = 512
 // set writes the key kv[:n] with the value kv[n:]: one allocation holds
 // both, which the transaction keeps until it commits.
 func (t *tx) set(kv []byte, n int) error {
-	return mapErr(t.txn.Set(kv[:n:n], kv[n:]))
+	return t.SetOwned(kv[:n:n], kv[n:])
 }
 
 // keyBytes gives Badger a lookup key without copying it: Txn.Get only

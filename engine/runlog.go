@@ -118,6 +118,14 @@ type RunLog struct {
 	// commits count what was written (runlog_batch.go).
 	linger           time.Duration
 	written, commits atomic.Int64
+	// valueHint is the largest record value written so far, the buffer
+	// size putRun starts from (the writer goroutine's own; each node
+	// learns its own, nothing is shared).
+	valueHint int
+	// costs holds the prices of the batch being written, which its
+	// records point to until the batch is written (the writer
+	// goroutine's own, reused by every batch).
+	costs []float64
 }
 
 // NewRunLog starts the recorder. providers (optional) prices runs from the
@@ -131,7 +139,7 @@ func newRunLog(store Store, providers Providers, log *slog.Logger, linger time.D
 		log = slog.Default()
 	}
 	l := &RunLog{store: store, providers: providers, log: log, queue: make(chan runItem, runQueueSize), done: make(chan struct{}),
-		linger: linger}
+		linger: linger, valueHint: runValueHint}
 	go l.work()
 	return l
 }
@@ -219,8 +227,16 @@ func (l *RunLog) work() {
 }
 
 func (l *RunLog) write(batch []RunRecord) {
+	if cap(l.costs) < len(batch) {
+		l.costs = make([]float64, len(batch))
+	}
+	costs := l.costs[:len(batch)]
 	for i := range batch {
-		batch[i].CostUSD = l.cost(batch[i])
+		batch[i].CostUSD = nil
+		if usd, ok := l.cost(batch[i]); ok {
+			costs[i] = usd
+			batch[i].CostUSD = &costs[i]
+		}
 	}
 	opted := map[string]*RunContentSettings{}
 	err := l.store.Update(context.Background(), func(tx Tx) error {
@@ -229,12 +245,11 @@ func (l *RunLog) write(batch []RunRecord) {
 			if err := l.putContent(tx, r, opted); err != nil {
 				return err
 			}
-			if err := tx.Put(prefixRun+r.Owner+"/"+r.ID, r); err != nil {
+			n, err := putRun(tx, r, l.valueHint)
+			if err != nil {
 				return err
 			}
-			if err := tx.PutRaw(prefixRunPipe+r.Owner+"/"+r.PipeID+"/"+r.ID, nil); err != nil {
-				return err
-			}
+			l.valueHint = min(max(l.valueHint, n), runValueHintMax)
 		}
 		if l.meter != nil {
 			return l.meter.MeterTx(tx, batch)
@@ -249,21 +264,17 @@ func (l *RunLog) write(batch []RunRecord) {
 	l.commits.Add(1)
 }
 
-// cost prices a run from the catalogue's list prices; nil when the model
-// has no listed price (or no registry is configured).
-func (l *RunLog) cost(r RunRecord) *float64 {
+// cost prices a run from the catalogue's list prices; false when the
+// model has no listed price (or no registry is configured).
+func (l *RunLog) cost(r RunRecord) (float64, bool) {
 	if l.providers == nil {
-		return nil
+		return 0, false
 	}
 	provider, model, _ := strings.Cut(r.Model, ":")
 	if r.Kind == RunKindImage {
 		return imageCost(l.providers, ModelRef{Provider: provider, Model: model}, r.Images)
 	}
-	usd, ok := l.providers.Cost(ModelRef{Provider: provider, Model: model}, r.PromptTokens, r.CompletionTokens)
-	if !ok {
-		return nil
-	}
-	return &usd
+	return l.providers.Cost(ModelRef{Provider: provider, Model: model}, r.PromptTokens, r.CompletionTokens)
 }
 
 // RunPage is one page of run records, newest first; Next is the cursor of

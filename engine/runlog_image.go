@@ -8,17 +8,12 @@ type ImagePricer interface {
 	ImageCost(ref ModelRef, n int) (usd float64, ok bool)
 }
 
-// imageCost prices an image run; nil without a listed price.
-func imageCost(p Providers, ref ModelRef, n int) *float64 {
-	ip, ok := p.(ImagePricer)
-	if !ok {
-		return nil
+// imageCost prices an image run; false without a listed price.
+func imageCost(p Providers, ref ModelRef, n int) (float64, bool) {
+	if ip, ok := p.(ImagePricer); ok {
+		return ip.ImageCost(ref, n)
 	}
-	usd, ok := ip.ImageCost(ref, n)
-	if !ok {
-		return nil
-	}
-	return &usd
+	return 0, false
 }
 
 // ImageCost passes through to the wrapped Providers when it prices images.

@@ -1,0 +1,7 @@
+//go:build !race
+
+package blob
+
+// raceEnabled reports whether the race detector is on: allocation counts
+// are higher under it.
+const raceEnabled = false

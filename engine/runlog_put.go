@@ -1,0 +1,45 @@
+package engine
+
+// OwnedSetter is a Tx that can take a key and a value as byte slices it
+// keeps until the transaction ends, without copying them. The caller
+// must not change either slice afterwards. The run log lays out each
+// record's two keys and its value in one buffer this way (one allocation
+// a record instead of four); a Tx without it gets Put and PutRaw.
+type OwnedSetter interface {
+	SetOwned(key, value []byte) error
+}
+
+// putRun writes a run record and its per-pipe index entry. hint is the
+// value size the buffer is made for; putRun returns the size it wrote, so
+// the next record's buffer can be made large enough at once.
+func putRun(tx Tx, r *RunRecord, hint int) (int, error) {
+	s, ok := tx.(OwnedSetter)
+	if !ok {
+		if err := tx.Put(prefixRun+r.Owner+"/"+r.ID, r); err != nil {
+			return hint, err
+		}
+		return hint, tx.PutRaw(prefixRunPipe+r.Owner+"/"+r.PipeID+"/"+r.ID, nil)
+	}
+	keys := len(prefixRun) + len(prefixRunPipe) + 2*len(r.Owner) + len(r.PipeID) + 2*len(r.ID) + 3
+	kv := make([]byte, 0, keys+hint)
+	kv = append(append(append(append(kv, prefixRun...), r.Owner...), '/'), r.ID...)
+	k := len(kv)
+	kv, err := r.AppendJSON(kv)
+	if err != nil {
+		return hint, err
+	}
+	v := len(kv)
+	kv = append(append(append(append(append(append(kv, prefixRunPipe...), r.Owner...), '/'), r.PipeID...), '/'), r.ID...)
+	if err := s.SetOwned(kv[:k:k], kv[k:v:v]); err != nil {
+		return hint, err
+	}
+	return v - k, s.SetOwned(kv[v:], kv[len(kv):])
+}
+
+// runValueHint is the first record's buffer room for its value; a
+// record without content encodes in about 300 to 500 bytes.
+const runValueHint = 512
+
+// runValueHintMax caps what one large record (content kept inline) makes
+// every later buffer reserve.
+const runValueHintMax = 4 << 10
