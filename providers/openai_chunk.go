@@ -3,10 +3,10 @@ package providers
 import (
 	"bytes"
 	"encoding/json"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/jsonread"
 )
 
 // chunkEvent is one decoded chat.completion.chunk together with the
@@ -334,7 +334,7 @@ func (p *chunkParser) rawString() ([]byte, bool) {
 			switch p.b[j] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			case 'u':
-				if _, ok := hex4(p.b[j+1:]); !ok {
+				if _, ok := jsonread.Hex4(p.b[j+1:]); !ok {
 					return nil, false
 				}
 				j += 4
@@ -357,81 +357,12 @@ func (p *chunkParser) str() ([]byte, bool) {
 	}
 	for _, c := range raw {
 		if c == '\\' {
-			out, ok := unescape(p.cs.scratch[:0], raw)
+			out, ok := jsonread.Unescape(p.cs.scratch[:0], raw)
 			p.cs.scratch = out
 			return out, ok
 		}
 	}
 	return raw, true
-}
-
-// unescape appends the value of a string body with escapes to out; a
-// lone surrogate (which encoding/json replaces) reports false.
-func unescape(out, raw []byte) ([]byte, bool) {
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if c != '\\' {
-			out = append(out, c)
-			continue
-		}
-		i++
-		switch raw[i] {
-		case '"', '\\', '/':
-			out = append(out, raw[i])
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r, ok := hex4(raw[i+1:])
-			if !ok {
-				return nil, false
-			}
-			i += 4
-			if utf16.IsSurrogate(r) {
-				if i+6 >= len(raw) || raw[i+1] != '\\' || raw[i+2] != 'u' {
-					return nil, false
-				}
-				r2, ok := hex4(raw[i+3:])
-				r = utf16.DecodeRune(r, r2)
-				if !ok || r == utf8.RuneError {
-					return nil, false
-				}
-				i += 6
-			}
-			out = utf8.AppendRune(out, r)
-		default:
-			return nil, false
-		}
-	}
-	return out, true
-}
-
-func hex4(b []byte) (rune, bool) {
-	if len(b) < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c = c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
 }
 
 // integer decodes a plain integer (no fraction or exponent) that fits

@@ -161,7 +161,7 @@ func (r *Reader) Members(member func(key []byte) bool) bool {
 		r.i++
 		key := raw
 		if hasEscape(raw) {
-			if scratch, ok = unescape(scratch[:0], raw); !ok {
+			if scratch, ok = Unescape(scratch[:0], raw); !ok {
 				return false
 			}
 			key = scratch
@@ -295,7 +295,7 @@ func (r *Reader) String() (string, bool) {
 		return string(raw), true
 	}
 	var arr [128]byte
-	out, ok := unescape(arr[:0], raw)
+	out, ok := Unescape(arr[:0], raw)
 	return string(out), ok
 }
 
@@ -323,8 +323,11 @@ func hasEscape(raw []byte) bool {
 	return false
 }
 
-// unescape appends the value of a string body with escapes to out.
-func unescape(out, raw []byte) ([]byte, bool) {
+// Unescape appends the value of a JSON string body (between its quotes,
+// already checked to hold only valid escapes) to out. A lone surrogate,
+// which encoding/json replaces, reports false: the caller falls back to
+// encoding/json.
+func Unescape(out, raw []byte) ([]byte, bool) {
 	for i := 0; i < len(raw); i++ {
 		c := raw[i]
 		if c != '\\' {
@@ -346,7 +349,7 @@ func unescape(out, raw []byte) ([]byte, bool) {
 		case 't':
 			out = append(out, '\t')
 		case 'u':
-			c, ok := hex4(raw[i+1:])
+			c, ok := Hex4(raw[i+1:])
 			if !ok {
 				return nil, false
 			}
@@ -355,7 +358,7 @@ func unescape(out, raw []byte) ([]byte, bool) {
 				if i+6 >= len(raw) || raw[i+1] != '\\' || raw[i+2] != 'u' {
 					return nil, false
 				}
-				c2, ok := hex4(raw[i+3:])
+				c2, ok := Hex4(raw[i+3:])
 				c = utf16.DecodeRune(c, c2)
 				if !ok || c == utf8.RuneError {
 					return nil, false
@@ -370,7 +373,8 @@ func unescape(out, raw []byte) ([]byte, bool) {
 	return out, true
 }
 
-func hex4(b []byte) (rune, bool) {
+// Hex4 decodes the four hex digits of a \u escape at the start of b.
+func Hex4(b []byte) (rune, bool) {
 	if len(b) < 4 {
 		return 0, false
 	}
