@@ -121,6 +121,9 @@ type PreparedRun struct {
 	ichat instrumentedChat
 	// detached is the context finish writes with (run_persist.go).
 	detached detachedCtx
+	// signedThread: ThreadID is a new signed id, written by nothing
+	// (threads_virtual.go).
+	signedThread bool
 }
 
 const maxRunMessages = MaxRunMessages
@@ -176,7 +179,7 @@ func (pr *PreparedRun) prepare(ctx context.Context, in *RunRequest) error {
 		}
 		pr.ThreadID = in.ThreadID
 	} else if !pr.readOnly {
-		pr.ThreadID = NewUUID(ctx)
+		pr.ThreadID = pr.newThreadID(ctx)
 	}
 	memories := p.Memory
 	if len(in.Memory) > 0 {
@@ -549,7 +552,10 @@ func (pr *PreparedRun) persist(ctx context.Context, res runResult, status string
 		var t *Thread
 		var err error
 		if pr.thread != nil {
-			if t, err = getThread(tx, pr.Pipe.Owner, pr.ThreadID); err != nil {
+			if t, err = ts.getThread(tx, pr.Pipe.Owner, pr.ThreadID); err != nil {
+				return err
+			}
+			if err := ts.materialize(ctx, tx, t, pr.Pipe); err != nil {
 				return err
 			}
 		} else {

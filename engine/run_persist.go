@@ -30,6 +30,9 @@ func (pr *PreparedRun) detach(ctx context.Context) context.Context {
 // not store its conversation. The returned lb-thread-id names it, so the
 // caller answers only after the write commits (README "Group commit").
 func (pr *PreparedRun) createEmptyThread(ctx context.Context) error {
+	if pr.signedThread {
+		return nil // the id is the thread until it is first changed
+	}
 	ts, p, id := pr.r.threads, pr.Pipe, pr.ThreadID
 	return ts.store.Update(ctx, func(tx Tx) error { return ts.putEmptyThread(ctx, tx, p, id) })
 }

@@ -37,6 +37,8 @@ type Thread struct {
 	// that did not record PipeID, are closed to every pipe key.
 	Pipe   string `json:"pipe,omitempty"`
 	PipeID string `json:"pipe_id,omitempty"`
+	// virtual: read from a signed id, not yet written (threads_virtual.go).
+	virtual bool
 }
 
 // ThreadMessage is one stored message of a thread, in the

@@ -46,8 +46,8 @@ func (ts *Threads) MessagePage(ctx context.Context, owner, id string, o MessageP
 	}
 	page := &MessagePage{Messages: []*ThreadMessage{}}
 	err := ts.store.View(ctx, func(tx Tx) error {
-		t, err := getThread(tx, owner, id)
-		if err != nil {
+		t, err := ts.getThread(tx, owner, id)
+		if err != nil || t.virtual {
 			return err
 		}
 		size, last := 0, int64(-1)

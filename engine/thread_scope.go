@@ -58,7 +58,7 @@ func (ts *Threads) history(ctx context.Context, who *Principal, p *Pipe, id stri
 	var out []Message
 	err := ts.store.View(ctx, func(tx Tx) error {
 		var err error
-		if t, err = getThread(tx, p.Owner, id); err != nil {
+		if t, err = ts.getThread(tx, p.Owner, id); err != nil {
 			return err
 		}
 		if err := checkThreadScope(who, p, t); err != nil {

@@ -54,9 +54,10 @@ func appendZeroPadded(b []byte, n int64, width int) []byte {
 
 // Threads stores conversations and their messages.
 type Threads struct {
-	store  Store
-	now    func() time.Time
-	limits ThreadLimits
+	store   Store
+	now     func() time.Time
+	limits  ThreadLimits
+	signing signingKey
 }
 
 // NewThreads returns the thread service with the default ThreadLimits.
@@ -98,6 +99,8 @@ func (ts *Threads) Create(ctx context.Context, owner string, in ThreadCreate) (*
 			return err
 		} else if ok {
 			return Errorf(CodeConflict, "thread %q already exists", id)
+		} else if err := ts.claimThreadID(tx, owner, id); err != nil {
+			return err
 		}
 		t = ts.newThread(ctx, owner, id, in.Metadata)
 		if err := tx.Put(threadIdxKey(owner, t), ""); err != nil {
@@ -124,7 +127,7 @@ func (ts *Threads) Get(ctx context.Context, owner, id string) (*Thread, error) {
 	var t *Thread
 	err := ts.store.View(ctx, func(tx Tx) error {
 		var err error
-		t, err = getThread(tx, owner, id)
+		t, err = ts.getThread(tx, owner, id)
 		return err
 	})
 	return t, err
@@ -150,7 +153,10 @@ func (ts *Threads) UpdateMetadata(ctx context.Context, owner, id string, patch m
 	var t *Thread
 	err := ts.store.Update(ctx, func(tx Tx) error {
 		var err error
-		if t, err = getThread(tx, owner, id); err != nil {
+		if t, err = ts.getThread(tx, owner, id); err != nil {
+			return err
+		}
+		if err := ts.materialize(ctx, tx, t, nil); err != nil {
 			return err
 		}
 		for k, v := range patch {
@@ -175,7 +181,10 @@ func (ts *Threads) Delete(ctx context.Context, owner, id string) error {
 	var t *Thread
 	err := ts.store.Update(ctx, func(tx Tx) error {
 		var err error
-		if t, err = getThread(tx, owner, id); err != nil {
+		if t, err = ts.getThread(tx, owner, id); err != nil {
+			return err
+		}
+		if err := ts.buryThread(ctx, tx, owner, id); err != nil || t.virtual {
 			return err
 		}
 		if err := tx.Delete(threadKey(owner, id)); err != nil {
@@ -183,7 +192,7 @@ func (ts *Threads) Delete(ctx context.Context, owner, id string) error {
 		}
 		return tx.Delete(threadIdxKey(owner, t))
 	})
-	if err != nil {
+	if err != nil || t.virtual {
 		return err
 	}
 	return deletePrefix(context.WithoutCancel(ctx), ts.store, msgPrefix(t), 1000)
@@ -229,7 +238,7 @@ func (ts *Threads) Append(ctx context.Context, owner, id string, msgs []ThreadMe
 	}
 	var out []*ThreadMessage
 	err := ts.store.Update(ctx, func(tx Tx) error {
-		t, err := getThread(tx, owner, id)
+		t, err := ts.getThread(tx, owner, id)
 		if err != nil {
 			return err
 		}
@@ -258,6 +267,9 @@ func (ts *Threads) appendTx(ctx context.Context, tx Tx, t *Thread, field string,
 // message to stored when it is not nil (a run, which answers with none of
 // them, passes nil and builds no list).
 func (ts *Threads) putMessages(ctx context.Context, tx Tx, t *Thread, msgs []ThreadMessageInput, stored func(*ThreadMessage)) error {
+	if err := ts.materialize(ctx, tx, t, nil); err != nil {
+		return err
+	}
 	now := NowFrom(ctx, ts.now).Unix()
 	for _, in := range msgs {
 		m := buildThreadMessage(t.ID, NewPrefixedID(ctx, "msg_", 24), now, in)

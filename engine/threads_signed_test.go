@@ -1,0 +1,98 @@
+package engine
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+var uuidV7RE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+
+func testIDKey(t *testing.T) (*threadIDKey, []byte) {
+	t.Helper()
+	raw := []byte("0123456789abcdef0123456789abcdef")
+	k, err := newThreadIDKey(threadIDKeyRecord{Key: hex.EncodeToString(raw)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k, raw
+}
+
+// TestSignedThreadIDShape: a signed id is a version 7 UUID of its
+// creation time, the pipe's random part and the HMAC-SHA256 (as
+// crypto/hmac computes it) of owner, pipe and UUID; it passes
+// ValidateThreadID, parses back, verifies for its owner only, and
+// drawing one allocates only its string.
+func TestSignedThreadIDShape(t *testing.T) {
+	k, raw := testIDKey(t)
+	now := time.Date(2026, 11, 24, 19, 30, 1, 234_567_890, time.UTC)
+	const pipe = "AbCdEfGhIj0123456789"
+	id := newSignedThreadID(k, "alice", pipe, now)
+	if len(id) != SignedThreadIDLen || !uuidV7RE.MatchString(id[:36]) || id[36:58] != "-"+pipe+"-" {
+		t.Fatalf("id %q", id)
+	}
+	if err := ValidateThreadID("threadId", id); err != nil {
+		t.Fatal(err)
+	}
+	mac := hmac.New(sha256.New, raw)
+	mac.Write([]byte(threadMACLabel + "\x00alice\x00" + pipe + "\x00" + id[:36]))
+	if want := hex.EncodeToString(mac.Sum(nil)[:8]); id[58:] != want {
+		t.Fatalf("mac %s, want %s", id[58:], want)
+	}
+	s, ok := parseSignedThreadID(id)
+	if !ok || !s.created.Equal(now.Truncate(time.Millisecond)) || s.pipeID() != "pipe_"+pipe {
+		t.Fatalf("parsed %+v %v", s, ok)
+	}
+	if !s.verify(k, "alice") || s.verify(k, "bob") || s.verify(k, "alic") {
+		t.Fatal("verify does not bind the owner")
+	}
+	other, _ := newThreadIDKey(threadIDKeyRecord{Key: strings.Repeat("ab", 32)})
+	if s.verify(other, "alice") {
+		t.Fatal("verifies under another key")
+	}
+	if a, b := newSignedThreadID(k, "alice", pipe, now), newSignedThreadID(k, "alice", pipe, now); a == b || a[:12] != b[:12] {
+		t.Fatalf("two ids of one millisecond: %q %q", a, b)
+	}
+	if !raceEnabled {
+		if n := testing.AllocsPerRun(100, func() { _ = newSignedThreadID(k, "alice", pipe, now) }); n != 1 {
+			t.Fatalf("drawing an id allocates %.0f times", n)
+		}
+		if n := testing.AllocsPerRun(100, func() { _ = s.verify(k, "alice") }); n != 0 {
+			t.Fatalf("verifying allocates %.0f times", n)
+		}
+	}
+}
+
+// TestSignedThreadIDTampered: changing any one character of a signed id
+// (time, random bits, pipe, MAC) makes it fail to parse or to verify.
+func TestSignedThreadIDTampered(t *testing.T) {
+	k, _ := testIDKey(t)
+	id := newSignedThreadID(k, "alice", "AbCdEfGhIj0123456789", time.Now())
+	for i := range len(id) {
+		for _, c := range []byte{'0', 'a', 'f', 'Z'} {
+			if id[i] == c {
+				continue
+			}
+			b := []byte(id)
+			b[i] = c
+			if s, ok := parseSignedThreadID(string(b)); ok && s.verify(k, "alice") {
+				t.Fatalf("tampered id %q verifies", b)
+			}
+		}
+	}
+	for _, bad := range []string{"", id[:len(id)-1], id + "0", strings.ToUpper(id), strings.Replace(id, "-", "_", 1)} {
+		if s, ok := parseSignedThreadID(bad); ok && s.verify(k, "alice") {
+			t.Fatalf("%q verifies", bad)
+		}
+	}
+	if _, ok := signedPipePart("pipe_short"); ok {
+		t.Fatal("a pipe id of another shape is signed")
+	}
+	if _, ok := signedPipePart("pipe_AbCdEfGhIj012345678-"); ok {
+		t.Fatal("a pipe id with a non-base62 character is signed")
+	}
+}
