@@ -113,7 +113,15 @@ func (s *Server) handleThreadUpdate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, viewThread(t))
+	v := viewThread(t)
+	if t.Pipe == "" {
+		// A thread first written by this update (README "Threads") names
+		// its pipe by id only.
+		if err := s.pipeOf(c.Request().Context(), &v); err != nil {
+			return err
+		}
+	}
+	return c.JSON(http.StatusOK, v)
 }
 
 func (s *Server) handleThreadDelete(c echo.Context) error {

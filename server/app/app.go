@@ -230,6 +230,9 @@ func (a *App) build(cfg Config) error {
 		return err
 	}
 	a.buildRuns(cfg)
+	if err := a.Deps.Threads.LoadIDKey(ctx); err != nil {
+		return fmt.Errorf("thread id key: %w", err)
+	}
 	if err := a.buildTools(cfg); err != nil {
 		return err
 	}
