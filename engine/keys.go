@@ -8,7 +8,8 @@ package engine
 //	apikey/<id>                   APIKey (hash only, never the key)
 //	apikeyhash/<sha256 hex>       -> key id (lookup index; removed on revoke)
 //	apikeyowner/<login>/<id>      -> "" (list index)
-//	meta/<name>                   server metadata (meta/format: data format, engine/format.go)
+//	meta/<name>                   server metadata (meta/format: data format, engine/format.go;
+//	                              meta/thread-id-key: key of signed thread ids, threads_signed_key.go)
 //
 // Pipes, threads and runs (pipes.go, threads.go, runlog.go):
 //
@@ -16,6 +17,8 @@ package engine
 //	pipeid/<pipe id>                     -> "<owner>/<name>" (pipe keys name pipes by id)
 //	thread/<owner>/<thread id>           Thread (ids are per owner)
 //	threadidx/<owner>/<inverted ns>/<id> -> "" (thread list, newest first)
+//	threadgone/<owner>/<thread id>       tombstone of a deleted thread with a signed id
+//	                                     (threads_virtual.go)
 //	msg/<thread key>/<seq %016d>         ThreadMessage (thread key: random, per thread;
 //	                                     seqs run 0..next_seq-1 with no gaps, so the
 //	                                     newest messages are read by key, backwards)
@@ -37,7 +40,7 @@ package engine
 // are listed here:
 //
 //	pipe/, pipeid/, memory/, doc/, chunk/, vec/, job/, upload/, thread/,
-//	threadidx/, msg/, run/, runpipe/, trace/, keyset/, idx/, blob/, usage/
+//	threadidx/, threadgone/, msg/, run/, runpipe/, trace/, keyset/, idx/, blob/, usage/
 //	(engine/quota.go), budget/, spend/ (engine/budget.go)
 const (
 	prefixAccount     = "acct/"

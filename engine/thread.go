@@ -13,6 +13,7 @@ import (
 //
 //	thread/<owner>/<id>                  Thread
 //	threadidx/<owner>/<inverted ns>/<id> -> "" (list index, newest first)
+//	threadgone/<owner>/<id>              deleted signed thread (threads_virtual.go)
 //	msg/<thread key>/<seq %016d>         ThreadMessage, chronological
 //
 // Messages are never deleted one by one, so their sequence numbers run
