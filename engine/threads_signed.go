@@ -104,7 +104,7 @@ func encodeUUID(dst []byte, u *[16]byte) {
 // signedThreadID is a parsed signed thread id.
 type signedThreadID struct {
 	uuid, pipePart, mac string
-	created            time.Time
+	created             time.Time
 }
 
 // pipeID is the id of the pipe the thread was drawn for.
