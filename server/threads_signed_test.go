@@ -211,3 +211,28 @@ func TestStoreFalseThreadAPI(t *testing.T) {
 		}
 	}
 }
+
+// TestStoreFalseThreadSurvivesRestart: a store:false run's thread id, and
+// the deletion of another, hold after the server restarts on its data dir.
+func TestStoreFalseThreadSurvivesRestart(t *testing.T) {
+	up := fake.NewOpenAI()
+	defer up.Close()
+	dir := t.TempDir()
+	opt := servertest.WithProvider("openai", up.BaseURL(), "sk-server")
+	ts := servertest.StartDir(t, dir, opt)
+	pk := pipeKeyOf(t, ts, map[string]any{"name": "nostore", "model": "openai:gpt-4o-mini", "store": false})
+	var ids []string
+	for range 2 {
+		r := runSigned(ts, pk, map[string]any{})
+		mustStatus(t, r, 200)
+		ids = append(ids, r.Header.Get("lb-thread-id"))
+	}
+	mustStatus(t, ts.Do("DELETE", "/v1/threads/"+ids[1], servertest.AdminKey, nil), 200)
+	ts.Stop()
+	ts = servertest.StartDir(t, dir, opt)
+	mustStatus(t, ts.Do("GET", "/v1/threads/"+ids[0], servertest.AdminKey, nil), 200)
+	if r := runSigned(ts, pk, map[string]any{"threadId": ids[0]}); r.Status != 200 || r.Header.Get("lb-thread-id") != ids[0] {
+		t.Fatalf("continue after restart: %d %s", r.Status, r.Body)
+	}
+	mustStatus(t, ts.Do("GET", "/v1/threads/"+ids[1], servertest.AdminKey, nil), 404)
+}
