@@ -15,7 +15,8 @@ import (
 // against the real binary, half starting a new thread each time, half
 // continuing their own thread, so thread writes are group-committed with
 // each other's; a quarter of the new threads are made by a pipe with
-// store off, whose runs create an empty thread. The server is killed with
+// store off, whose runs name an empty thread (a signed id, written by
+// nothing: README "Threads and runs"). The server is killed with
 // SIGKILL while they run; after the restart every run that was answered
 // has its question and the answer in the thread its answer named, and
 // every empty thread a store-off run named exists (README "Benchmarks",
