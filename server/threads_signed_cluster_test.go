@@ -10,7 +10,7 @@ import (
 // TestClusterSignedThreads: two nodes on one PostgreSQL database share the
 // thread id key: a store:false run's thread drawn on A is read and
 // continued on B, written by an append on B and read on A, and once
-// deleted on A it is 404 on B.
+// deleted on A (written or not) it is 404 on B: read, continued, appended.
 func TestClusterSignedThreads(t *testing.T) {
 	up := fake.NewOpenAI()
 	defer up.Close()
@@ -50,6 +50,9 @@ func TestClusterSignedThreads(t *testing.T) {
 		}
 		if r := runSigned(b, pk, map[string]any{"threadId": d}); r.Status != 404 {
 			t.Fatalf("deleted on A, continued on B: %d %s", r.Status, r.Body)
+		}
+		if r := b.Do("POST", "/v1/threads/"+d+"/messages", admin, []any{user("late")}); r.Status != 404 {
+			t.Fatalf("deleted on A, appended on B: %d %s", r.Status, r.Body)
 		}
 	}
 }
