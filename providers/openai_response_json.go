@@ -53,7 +53,7 @@ func readChatResponse(r *jsonread.Reader, resp *engine.ChatResponse) bool {
 		case 0:
 			return jsonread.ReadString(r, &resp.ID)
 		case 1:
-			return readInterned(r, &resp.Object, responseObjects)
+			return jsonread.ReadIntern(r, &resp.Object, responseObjects)
 		case 2:
 			if r.Null() {
 				return true
@@ -73,15 +73,6 @@ func readChatResponse(r *jsonread.Reader, resp *engine.ChatResponse) bool {
 	})
 }
 
-func readInterned(r *jsonread.Reader, out *string, known []string) bool {
-	if r.Null() {
-		return true
-	}
-	s, ok := r.Intern(known)
-	*out = s
-	return ok
-}
-
 func readChoice(r *jsonread.Reader, c *engine.Choice) bool {
 	return r.Null() || r.Object(choiceNames, func(k int) bool {
 		switch k {
@@ -92,7 +83,7 @@ func readChoice(r *jsonread.Reader, c *engine.Choice) bool {
 		case 2:
 			return r.Null()
 		default:
-			return readInterned(r, &c.FinishReason, finishReasons)
+			return jsonread.ReadIntern(r, &c.FinishReason, finishReasons)
 		}
 	})
 }
@@ -100,7 +91,7 @@ func readChoice(r *jsonread.Reader, c *engine.Choice) bool {
 func readResponseMessage(r *jsonread.Reader, m *engine.ResponseMessage, k int) bool {
 	switch k {
 	case 0:
-		return readInterned(r, &m.Role, responseRoles)
+		return jsonread.ReadIntern(r, &m.Role, responseRoles)
 	case 1:
 		return jsonread.ReadStringPtr(r, &m.Content)
 	case 2:
