@@ -22,12 +22,7 @@ type burstUpstream struct {
 }
 
 func (u *burstUpstream) handle(w http.ResponseWriter, r *http.Request) {
-	io.Copy(io.Discard, r.Body)
-	w.Header().Set("Content-Type", "text/event-stream")
-	send := func(s string) {
-		io.WriteString(w, s)
-		w.(http.Flusher).Flush()
-	}
+	send := openStream(w, r)
 	burst := streamEvent(`{"role":"assistant","content":""}`, "")
 	for i := range u.burst {
 		burst += streamEvent(fmt.Sprintf(`{"content":"tok%d "}`, i), "")

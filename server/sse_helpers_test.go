@@ -3,6 +3,7 @@ package server_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -21,6 +22,17 @@ func streamEvent(delta, finish string) string {
 		fin = `"` + finish + `"`
 	}
 	return fmt.Sprintf(`data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"delta":%s,"finish_reason":%s}]}`+"\n\n", delta, fin)
+}
+
+// openStream reads the request, starts an event stream and returns a
+// function that writes and flushes one or more events.
+func openStream(w http.ResponseWriter, r *http.Request) (send func(events string)) {
+	io.Copy(io.Discard, r.Body)
+	w.Header().Set("Content-Type", "text/event-stream")
+	return func(events string) {
+		io.WriteString(w, events)
+		w.(http.Flusher).Flush()
+	}
 }
 
 // streamEnd is the last choice, the usage event and [DONE] that end the

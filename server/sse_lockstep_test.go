@@ -21,12 +21,7 @@ type lockstepUpstream struct {
 }
 
 func (u *lockstepUpstream) handle(w http.ResponseWriter, r *http.Request) {
-	io.Copy(io.Discard, r.Body)
-	w.Header().Set("Content-Type", "text/event-stream")
-	send := func(s string) {
-		io.WriteString(w, s)
-		w.(http.Flusher).Flush()
-	}
+	send := openStream(w, r)
 	send(streamEvent(`{"role":"assistant","content":""}`, ""))
 	for i := range u.tokens {
 		send(streamEvent(fmt.Sprintf(`{"content":"tok%d "}`, i), ""))
