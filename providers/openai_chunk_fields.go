@@ -39,12 +39,7 @@ func (p *chunkParser) chunk() bool {
 			}
 			return true
 		case 2:
-			if p.Null() {
-				return true
-			}
-			n, ok := p.Int()
-			c.Created = n
-			return ok
+			return jsonread.ReadInt64(&p.Reader, &c.Created)
 		case 4:
 			c.SystemFingerprint = nil
 			if p.Null() {

@@ -55,12 +55,7 @@ func readChatResponse(r *jsonread.Reader, resp *engine.ChatResponse) bool {
 		case 1:
 			return jsonread.ReadIntern(r, &resp.Object, responseObjects)
 		case 2:
-			if r.Null() {
-				return true
-			}
-			n, ok := r.Int()
-			resp.Created = n
-			return ok
+			return jsonread.ReadInt64(r, &resp.Created)
 		case 3:
 			return jsonread.ReadString(r, &resp.Model)
 		case 4:

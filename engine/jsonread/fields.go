@@ -68,6 +68,16 @@ func ReadInt(r *Reader, out *int) bool {
 	return ok
 }
 
+// ReadInt64 decodes an int64 field (plain integers only).
+func ReadInt64(r *Reader, out *int64) bool {
+	if r.Null() {
+		return true
+	}
+	n, ok := r.Int()
+	*out = n
+	return ok
+}
+
 // ReadFloatPtr decodes a *float64 field.
 func ReadFloatPtr(r *Reader, out **float64) bool {
 	if r.Null() {
