@@ -44,7 +44,12 @@ func (r *Reader) End() bool { return r.Peek() == 0 && r.i == len(r.b) }
 
 // Null consumes a null literal when one is next.
 func (r *Reader) Null() bool {
-	return r.Peek() == 'n' && r.literal("null")
+	r.ws()
+	if len(r.b)-r.i >= 4 && string(r.b[r.i:r.i+4]) == "null" {
+		r.i += 4
+		return true
+	}
+	return false
 }
 
 // Object calls field for each key of the object that is next, with the
