@@ -39,11 +39,11 @@ func (cs *chunkStrings) intern(slot *string, b []byte) string {
 // into a new event, giving the same value as json.Unmarshal into a new
 // oaiStreamEvent. The hand-written path covers the fields Hearth reads
 // (id, object, created, model, system_fingerprint, choices with their
-// delta's role, content, refusal and tool calls, finish_reason, usage)
-// and skips fields no struct field matches; anything else (errors, web
-// sources, annotations, logprobs, extra_content, numbers that are not
-// plain integers, duplicate or case-folded keys, invalid JSON) goes
-// through encoding/json (see package jsonread, which checks the syntax
+// delta's role, content, refusal and tool calls with their extra_content,
+// finish_reason, usage) and skips fields no struct field matches;
+// anything else (errors, web sources, annotations, logprobs, numbers that
+// are not plain integers, duplicate or case-folded keys, invalid JSON)
+// goes through encoding/json (see package jsonread, which checks the syntax
 // as it reads), so behaviour cannot differ.
 func decodeChunk(data []byte, cs *chunkStrings) (*oaiStreamEvent, error) {
 	ce := new(chunkEvent)
