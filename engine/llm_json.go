@@ -5,6 +5,9 @@ import "github.com/hearth-dev/hearth/engine/jsonread"
 var (
 	toolCallNames     = []string{"index", "id", "type", "function", "extra_content"}
 	functionCallNames = []string{"name", "arguments"}
+	// toolCallTypes holds the one type OpenAI defines, so it costs no
+	// allocation.
+	toolCallTypes = []string{"function"}
 )
 
 // ReadToolCall decodes a tool call (or null) into a zero value as
@@ -23,7 +26,7 @@ func ReadToolCall(r *jsonread.Reader, tc *ToolCall) bool {
 		case 1:
 			return jsonread.ReadString(r, &tc.ID)
 		case 2:
-			return jsonread.ReadString(r, &tc.Type)
+			return jsonread.ReadIntern(r, &tc.Type, toolCallTypes)
 		case 3:
 			return r.Null() || r.Object(functionCallNames, func(k int) bool {
 				if k == 0 {

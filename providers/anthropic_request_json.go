@@ -49,10 +49,7 @@ func appendAnthropicRequest(b []byte, r *antRequest) ([]byte, bool) {
 	b = jsonwrite.String(b, r.Model, true)
 	b = append(b, `,"max_tokens":`...)
 	b = strconv.AppendInt(b, int64(r.MaxTokens), 10)
-	if r.System != "" {
-		b = append(b, `,"system":`...)
-		b = jsonwrite.String(b, r.System, true)
-	}
+	b = jsonwrite.StringField(b, `,"system":`, r.System, true)
 	b = append(b, `,"messages":`...)
 	if r.Messages == nil {
 		b = append(b, "null"...)
@@ -82,10 +79,7 @@ func appendAnthropicRequest(b []byte, r *antRequest) ([]byte, bool) {
 			}
 			b = append(b, `{"name":`...)
 			b = jsonwrite.String(b, t.Name, true)
-			if t.Description != "" {
-				b = append(b, `,"description":`...)
-				b = jsonwrite.String(b, t.Description, true)
-			}
+			b = jsonwrite.StringField(b, `,"description":`, t.Description, true)
 			b = append(b, `,"input_schema":`...)
 			if b, ok = jsonwrite.Raw(b, t.InputSchema, true); !ok {
 				return b, false
@@ -97,37 +91,19 @@ func appendAnthropicRequest(b []byte, r *antRequest) ([]byte, bool) {
 	if tc := r.ToolChoice; tc != nil {
 		b = append(b, `,"tool_choice":{"type":`...)
 		b = jsonwrite.String(b, tc.Type, true)
-		if tc.Name != "" {
-			b = append(b, `,"name":`...)
-			b = jsonwrite.String(b, tc.Name, true)
-		}
+		b = jsonwrite.StringField(b, `,"name":`, tc.Name, true)
 		if tc.DisableParallelToolUse {
 			b = append(b, `,"disable_parallel_tool_use":true`...)
 		}
 		b = append(b, '}')
 	}
-	floats := [...]struct {
-		key string
-		v   *float64
-	}{{`,"temperature":`, r.Temperature}, {`,"top_p":`, r.TopP}}
-	for _, f := range floats {
-		if f.v != nil {
-			b = append(b, f.key...)
-			if b, ok = jsonwrite.Float(b, *f.v); !ok {
-				return b, false
-			}
-		}
+	if b, ok = jsonwrite.FloatField(b, `,"temperature":`, r.Temperature); !ok {
+		return b, false
 	}
-	if len(r.StopSequences) > 0 {
-		b = append(b, `,"stop_sequences":[`...)
-		for i, s := range r.StopSequences {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsonwrite.String(b, s, true)
-		}
-		b = append(b, ']')
+	if b, ok = jsonwrite.FloatField(b, `,"top_p":`, r.TopP); !ok {
+		return b, false
 	}
+	b = jsonwrite.StringsField(b, `,"stop_sequences":`, r.StopSequences, true)
 	if r.Stream {
 		b = append(b, `,"stream":true`...)
 	}
@@ -184,42 +160,23 @@ func appendAntBlocks(b []byte, blocks []antBlock) ([]byte, bool) {
 		}
 		b = append(b, `{"type":`...)
 		b = jsonwrite.String(b, bl.Type, true)
-		if bl.Text != "" {
-			b = append(b, `,"text":`...)
-			b = jsonwrite.String(b, bl.Text, true)
-		}
+		b = jsonwrite.StringField(b, `,"text":`, bl.Text, true)
 		if src := bl.Source; src != nil {
 			b = append(b, `,"source":{"type":`...)
 			b = jsonwrite.String(b, src.Type, true)
-			for _, s := range [...]struct{ key, v string }{{`,"media_type":`, src.MediaType}, {`,"data":`, src.Data}, {`,"url":`, src.URL}} {
-				if s.v != "" {
-					b = append(b, s.key...)
-					b = jsonwrite.String(b, s.v, true)
-				}
-			}
+			b = jsonwrite.StringField(b, `,"media_type":`, src.MediaType, true)
+			b = jsonwrite.StringField(b, `,"data":`, src.Data, true)
+			b = jsonwrite.StringField(b, `,"url":`, src.URL, true)
 			b = append(b, '}')
 		}
-		for _, s := range [...]struct{ key, v string }{{`,"id":`, bl.ID}, {`,"name":`, bl.Name}} {
-			if s.v != "" {
-				b = append(b, s.key...)
-				b = jsonwrite.String(b, s.v, true)
-			}
+		b = jsonwrite.StringField(b, `,"id":`, bl.ID, true)
+		b = jsonwrite.StringField(b, `,"name":`, bl.Name, true)
+		if b, ok = jsonwrite.RawField(b, `,"input":`, bl.Input, true); !ok {
+			return b, false
 		}
-		if len(bl.Input) > 0 {
-			b = append(b, `,"input":`...)
-			if b, ok = jsonwrite.Raw(b, bl.Input, true); !ok {
-				return b, false
-			}
-		}
-		if bl.ToolUseID != "" {
-			b = append(b, `,"tool_use_id":`...)
-			b = jsonwrite.String(b, bl.ToolUseID, true)
-		}
-		if len(bl.Content) > 0 {
-			b = append(b, `,"content":`...)
-			if b, ok = jsonwrite.Raw(b, bl.Content, true); !ok {
-				return b, false
-			}
+		b = jsonwrite.StringField(b, `,"tool_use_id":`, bl.ToolUseID, true)
+		if b, ok = jsonwrite.RawField(b, `,"content":`, bl.Content, true); !ok {
+			return b, false
 		}
 		b = append(b, '}')
 	}

@@ -1,13 +1,6 @@
 package providers
 
-import (
-	"bufio"
-	"bytes"
-	"encoding/json"
-	"os"
-	"reflect"
-	"testing"
-)
+import "testing"
 
 // recordedChunks returns the lines of testdata/openai_chunks.jsonl:
 // chat.completion.chunk events in the shapes OpenAI, DeepSeek, Groq,
@@ -15,39 +8,14 @@ import (
 // (escapes, nulls, upper-case and duplicate keys, floats for integers,
 // invalid JSON) that must reach encoding/json's result.
 func recordedChunks(t testing.TB) [][]byte {
-	f, err := os.ReadFile("testdata/openai_chunks.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out [][]byte
-	sc := bufio.NewScanner(bytes.NewReader(f))
-	for sc.Scan() {
-		out = append(out, append([]byte(nil), sc.Bytes()...))
-	}
-	return out
+	return recordedLines(t, "openai_chunks.jsonl")
 }
 
 // checkSameAsJSON fails when decodeChunk and json.Unmarshal disagree on
 // data: both must fail, or both give the same value.
 func checkSameAsJSON(t *testing.T, data []byte, cs *chunkStrings) {
 	t.Helper()
-	want := new(oaiStreamEvent)
-	wantErr := json.Unmarshal(data, want)
-	got, err := decodeChunk(data, cs)
-	if (err != nil) != (wantErr != nil) {
-		t.Fatalf("%s: error %v, encoding/json %v", data, err, wantErr)
-	}
-	if err != nil {
-		if err.Error() != wantErr.Error() {
-			t.Fatalf("%s: error %q, encoding/json %q", data, err, wantErr)
-		}
-		return
-	}
-	if !reflect.DeepEqual(got, want) {
-		g, _ := json.Marshal(got)
-		w, _ := json.Marshal(want)
-		t.Fatalf("%s:\n got %s\nwant %s", data, g, w)
-	}
+	checkDecodeSameAsJSON(t, data, func(b []byte) (*oaiStreamEvent, error) { return decodeChunk(b, cs) })
 }
 
 func TestDecodeChunkMatchesEncodingJSON(t *testing.T) {

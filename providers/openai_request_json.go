@@ -105,17 +105,11 @@ func appendOpenAIRequest(b []byte, r *oaiRequest) ([]byte, bool) {
 		b = append(b, `,"parallel_tool_calls":`...)
 		b = jsonwrite.Bool(b, *r.ParallelToolCalls)
 	}
-	floats := [...]struct {
-		key string
-		v   *float64
-	}{{`,"temperature":`, r.Temperature}, {`,"top_p":`, r.TopP}}
-	for _, f := range floats {
-		if f.v != nil {
-			b = append(b, f.key...)
-			if b, ok = jsonwrite.Float(b, *f.v); !ok {
-				return b, false
-			}
-		}
+	if b, ok = jsonwrite.FloatField(b, `,"temperature":`, r.Temperature); !ok {
+		return b, false
+	}
+	if b, ok = jsonwrite.FloatField(b, `,"top_p":`, r.TopP); !ok {
+		return b, false
 	}
 	if r.MaxTokens != nil {
 		b = append(b, `,"max_tokens":`...)
@@ -125,38 +119,20 @@ func appendOpenAIRequest(b []byte, r *oaiRequest) ([]byte, bool) {
 		b = append(b, `,"max_completion_tokens":`...)
 		b = strconv.AppendInt(b, int64(*r.MaxCompletionTokens), 10)
 	}
-	penalties := [...]struct {
-		key string
-		v   *float64
-	}{{`,"presence_penalty":`, r.PresencePenalty}, {`,"frequency_penalty":`, r.FrequencyPenalty}}
-	for _, f := range penalties {
-		if f.v != nil {
-			b = append(b, f.key...)
-			if b, ok = jsonwrite.Float(b, *f.v); !ok {
-				return b, false
-			}
-		}
+	if b, ok = jsonwrite.FloatField(b, `,"presence_penalty":`, r.PresencePenalty); !ok {
+		return b, false
 	}
-	if len(r.Stop) > 0 {
-		b = append(b, `,"stop":[`...)
-		for i, s := range r.Stop {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsonwrite.String(b, s, true)
-		}
-		b = append(b, ']')
+	if b, ok = jsonwrite.FloatField(b, `,"frequency_penalty":`, r.FrequencyPenalty); !ok {
+		return b, false
 	}
+	b = jsonwrite.StringsField(b, `,"stop":`, r.Stop, true)
 	if rf := r.ResponseFormat; rf != nil {
 		b = append(b, `,"response_format":`...)
 		if b, ok = appendResponseFormat(b, rf); !ok {
 			return b, false
 		}
 	}
-	if r.ReasoningEffort != "" {
-		b = append(b, `,"reasoning_effort":`...)
-		b = jsonwrite.String(b, r.ReasoningEffort, true)
-	}
+	b = jsonwrite.StringField(b, `,"reasoning_effort":`, r.ReasoningEffort, true)
 	if r.Reasoning != nil {
 		b = append(b, `,"reasoning":{"effort":`...)
 		b = jsonwrite.String(b, r.Reasoning.Effort, true)
@@ -179,14 +155,8 @@ func appendOAIMessage(b []byte, m *oaiMessage) ([]byte, bool) {
 	b = jsonwrite.String(b, m.Role, true)
 	b = append(b, `,"content":`...)
 	b = appendContent(b, &m.Content)
-	if m.Name != "" {
-		b = append(b, `,"name":`...)
-		b = jsonwrite.String(b, m.Name, true)
-	}
-	if m.ToolCallID != "" {
-		b = append(b, `,"tool_call_id":`...)
-		b = jsonwrite.String(b, m.ToolCallID, true)
-	}
+	b = jsonwrite.StringField(b, `,"name":`, m.Name, true)
+	b = jsonwrite.StringField(b, `,"tool_call_id":`, m.ToolCallID, true)
 	if len(m.ToolCalls) > 0 {
 		b = append(b, `,"tool_calls":[`...)
 		for i := range m.ToolCalls {
@@ -223,17 +193,11 @@ func appendContent(b []byte, c *engine.Content) []byte {
 		}
 		b = append(b, `{"type":`...)
 		b = jsonwrite.String(b, p.Type, true)
-		if p.Text != "" {
-			b = append(b, `,"text":`...)
-			b = jsonwrite.String(b, p.Text, true)
-		}
+		b = jsonwrite.StringField(b, `,"text":`, p.Text, true)
 		if u := p.ImageURL; u != nil {
 			b = append(b, `,"image_url":{"url":`...)
 			b = jsonwrite.String(b, u.URL, true)
-			if u.Detail != "" {
-				b = append(b, `,"detail":`...)
-				b = jsonwrite.String(b, u.Detail, true)
-			}
+			b = jsonwrite.StringField(b, `,"detail":`, u.Detail, true)
 			b = append(b, '}')
 		}
 		b = append(b, '}')
@@ -247,16 +211,10 @@ func appendTool(b []byte, t *engine.Tool) ([]byte, bool) {
 	b = jsonwrite.String(b, t.Type, true)
 	b = append(b, `,"function":{"name":`...)
 	b = jsonwrite.String(b, f.Name, true)
-	if f.Description != "" {
-		b = append(b, `,"description":`...)
-		b = jsonwrite.String(b, f.Description, true)
-	}
-	if len(f.Parameters) > 0 {
-		var ok bool
-		b = append(b, `,"parameters":`...)
-		if b, ok = jsonwrite.Raw(b, f.Parameters, true); !ok {
-			return b, false
-		}
+	b = jsonwrite.StringField(b, `,"description":`, f.Description, true)
+	b, ok := jsonwrite.RawField(b, `,"parameters":`, f.Parameters, true)
+	if !ok {
+		return b, false
 	}
 	if f.Strict != nil {
 		b = append(b, `,"strict":`...)
@@ -271,16 +229,10 @@ func appendResponseFormat(b []byte, rf *engine.ResponseFormat) ([]byte, bool) {
 	if s := rf.JSONSchema; s != nil {
 		b = append(b, `,"json_schema":{"name":`...)
 		b = jsonwrite.String(b, s.Name, true)
-		if s.Description != "" {
-			b = append(b, `,"description":`...)
-			b = jsonwrite.String(b, s.Description, true)
-		}
-		if len(s.Schema) > 0 {
-			var ok bool
-			b = append(b, `,"schema":`...)
-			if b, ok = jsonwrite.Raw(b, s.Schema, true); !ok {
-				return b, false
-			}
+		b = jsonwrite.StringField(b, `,"description":`, s.Description, true)
+		var ok bool
+		if b, ok = jsonwrite.RawField(b, `,"schema":`, s.Schema, true); !ok {
+			return b, false
 		}
 		if s.Strict != nil {
 			b = append(b, `,"strict":`...)

@@ -16,17 +16,16 @@ import (
 // finish_reason) and usage with its details, and skips keys no field
 // matches; anything else (annotations, logprobs, escaped or case-folded
 // keys, numbers that are not plain integers, invalid UTF-8, invalid JSON)
-// goes through encoding/json (see package jsonread), so the value cannot
-// differ. TestDecodeChatResponseMatchesEncodingJSON and
-// FuzzDecodeChatResponse compare both.
+// goes through encoding/json (see package jsonread, which checks the
+// syntax as it reads), so the value cannot differ.
+// TestDecodeChatResponseMatchesEncodingJSON and FuzzDecodeChatResponse
+// compare both.
 func decodeChatResponse(raw []byte) (*engine.ChatResponse, error) {
 	resp := new(engine.ChatResponse)
-	if json.Valid(raw) {
-		if r := jsonread.New(raw); readChatResponse(&r, resp) && r.End() {
-			return resp, nil
-		}
-		*resp = engine.ChatResponse{}
+	if r := jsonread.New(raw); readChatResponse(&r, resp) && r.End() {
+		return resp, nil
 	}
+	*resp = engine.ChatResponse{}
 	if err := json.Unmarshal(raw, resp); err != nil {
 		return nil, err
 	}
@@ -53,14 +52,9 @@ func readChatResponse(r *jsonread.Reader, resp *engine.ChatResponse) bool {
 		case 0:
 			return jsonread.ReadString(r, &resp.ID)
 		case 1:
-			return readInterned(r, &resp.Object, responseObjects)
+			return jsonread.ReadIntern(r, &resp.Object, responseObjects)
 		case 2:
-			if r.Null() {
-				return true
-			}
-			n, ok := r.Int()
-			resp.Created = n
-			return ok
+			return jsonread.ReadInt64(r, &resp.Created)
 		case 3:
 			return jsonread.ReadString(r, &resp.Model)
 		case 4:
@@ -73,15 +67,6 @@ func readChatResponse(r *jsonread.Reader, resp *engine.ChatResponse) bool {
 	})
 }
 
-func readInterned(r *jsonread.Reader, out *string, known []string) bool {
-	if r.Null() {
-		return true
-	}
-	s, ok := r.Intern(known)
-	*out = s
-	return ok
-}
-
 func readChoice(r *jsonread.Reader, c *engine.Choice) bool {
 	return r.Null() || r.Object(choiceNames, func(k int) bool {
 		switch k {
@@ -92,7 +77,7 @@ func readChoice(r *jsonread.Reader, c *engine.Choice) bool {
 		case 2:
 			return r.Null()
 		default:
-			return readInterned(r, &c.FinishReason, finishReasons)
+			return jsonread.ReadIntern(r, &c.FinishReason, finishReasons)
 		}
 	})
 }
@@ -100,7 +85,7 @@ func readChoice(r *jsonread.Reader, c *engine.Choice) bool {
 func readResponseMessage(r *jsonread.Reader, m *engine.ResponseMessage, k int) bool {
 	switch k {
 	case 0:
-		return readInterned(r, &m.Role, responseRoles)
+		return jsonread.ReadIntern(r, &m.Role, responseRoles)
 	case 1:
 		return jsonread.ReadStringPtr(r, &m.Content)
 	case 2:

@@ -7,10 +7,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
-	"time"
 
 	"github.com/hearth-dev/hearth/engine"
-	"github.com/hearth-dev/hearth/providers"
 )
 
 // TestOpenAIStreamAllocationsPerEvent counts what each upstream event of
@@ -34,17 +32,7 @@ func TestOpenAIStreamAllocationsPerEvent(t *testing.T) {
 	}))
 	defer srv.Close()
 	count := func(n int) float64 {
-		reg, err := providers.New(providers.Config{
-			Providers: map[string]providers.ProviderConfig{"openai": {BaseURL: fmt.Sprintf("%s/v1/%d", srv.URL, n), APIKey: "k"}},
-			Timeout:   5 * time.Second,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := reg.ChatModel(engine.ModelRef{Provider: "openai", Model: "gpt-4o"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := openAIAt(t, fmt.Sprintf("%s/v1/%d", srv.URL, n))
 		req := &engine.ChatRequest{Model: "gpt-4o", Messages: []engine.Message{userMsg("hi")}, APIKey: "k"}
 		return testing.AllocsPerRun(20, func() {
 			s, err := m.ChatStream(context.Background(), req)

@@ -7,10 +7,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
-	"time"
 
 	"github.com/hearth-dev/hearth/engine"
-	"github.com/hearth-dev/hearth/providers"
 )
 
 // TestStreamReady: an OpenAI stream is ready exactly while the events the
@@ -35,18 +33,7 @@ func TestStreamReady(t *testing.T) {
 		io.WriteString(w, ev(`{"content":"b"}`, "null")+ev(`{}`, `"stop"`)+"data: [DONE]\n\n")
 	}))
 	defer srv.Close()
-	reg, err := providers.New(providers.Config{
-		Providers: map[string]providers.ProviderConfig{"openai": {BaseURL: srv.URL + "/v1", APIKey: "k"}},
-		Timeout:   5 * time.Second,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := reg.ChatModel(engine.ModelRef{Provider: "openai", Model: "gpt-4o"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := m.ChatStream(context.Background(), &engine.ChatRequest{Model: "gpt-4o", Messages: []engine.Message{userMsg("hi")}, APIKey: "k"})
+	s, err := openAIAt(t, srv.URL+"/v1").ChatStream(context.Background(), &engine.ChatRequest{Model: "gpt-4o", Messages: []engine.Message{userMsg("hi")}, APIKey: "k"})
 	if err != nil {
 		t.Fatal(err)
 	}

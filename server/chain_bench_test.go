@@ -1,13 +1,11 @@
 package server_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 
-	"github.com/hearth-dev/hearth/providers/fake"
 	"github.com/hearth-dev/hearth/server/servertest"
 )
 
@@ -28,19 +26,11 @@ func BenchmarkChainHealth(b *testing.B) {
 // upstream on loopback, the case of TestRunAllocations, for profiling one
 // run's path in-process (the fake's costs included).
 func BenchmarkAgentRun(b *testing.B) {
-	f := fake.NewOpenAI()
-	b.Cleanup(f.Close)
-	f.SetDefault(fake.Reply{Text: allocReply})
-	ts := servertest.Start(b, servertest.WithProvider("openai", f.BaseURL(), "sk-test"))
-	h := ts.Handler()
+	ts := startRunServer(b)
 	body, _ := json.Marshal(map[string]any{"model": "openai:gpt-4o-mini", "instructions": "You are terse.", "input": "Say something about foxes."})
 	rec := &allocWriter{}
 	b.ReportAllocs()
 	for b.Loop() {
-		req := httptest.NewRequest(http.MethodPost, "/v1/agent/run", bytes.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+admin)
-		req.Header.Set("Content-Type", "application/json")
-		rec.reset()
-		h.ServeHTTP(rec, req)
+		ts.run(rec, "/v1/agent/run", admin, body)
 	}
 }

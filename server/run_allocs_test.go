@@ -4,12 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
-
-	"github.com/hearth-dev/hearth/providers/fake"
-	"github.com/hearth-dev/hearth/server/servertest"
 )
 
 // runAllocCase is one route measured by TestRunAllocations.
@@ -29,15 +25,7 @@ type runAllocCase struct {
 // worker). A count, not a timing: a change that adds per-request work to the
 // run path fails here when it adds more than about a fifth.
 func TestRunAllocations(t *testing.T) {
-	f := fake.NewOpenAI()
-	t.Cleanup(f.Close)
-	f.SetDefault(fake.Reply{Text: allocReply})
-	ts := servertest.Start(t, servertest.WithProvider("openai", f.BaseURL(), "sk-test"))
-	var pipe struct {
-		APIKey string `json:"api_key"`
-	}
-	ts.Do("POST", "/v1/pipes", admin, map[string]any{"name": "allocs", "model": "openai:gpt-4o-mini", "store": false,
-		"messages": []any{map[string]any{"role": "system", "content": "You are terse."}}}).JSON(t, &pipe)
+	ts := startRunServer(t)
 	ts.Do("POST", "/v1/pipes", admin, map[string]any{"name": "allocs-stored", "model": "openai:gpt-4o-mini", "store": true,
 		"messages": []any{map[string]any{"role": "system", "content": "You are terse."}}})
 	msgs := []any{user("Say something about foxes.")}
@@ -55,22 +43,15 @@ func TestRunAllocations(t *testing.T) {
 			"instructions": "You are terse.", "input": "Say something about foxes.", "stream": true},
 			budget: agentStreamAllocBudget, race: agentStreamAllocBudgetRace},
 	}
-	h := ts.Handler()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			key := admin
 			if c.path == "/v1/pipes/run" && c.body["name"] == nil {
-				key = pipe.APIKey
+				key = ts.pipeKey
 			}
 			body, _ := json.Marshal(c.body)
 			rec := &allocWriter{}
-			run := func() {
-				req := httptest.NewRequest(http.MethodPost, c.path, bytes.NewReader(body))
-				req.Header.Set("Authorization", "Bearer "+key)
-				req.Header.Set("Content-Type", "application/json")
-				rec.reset()
-				h.ServeHTTP(rec, req)
-			}
+			run := func() { ts.run(rec, c.path, key, body) }
 			run()
 			want := []byte(allocReply)
 			if c.body["stream"] == true {

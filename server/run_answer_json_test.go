@@ -1,12 +1,9 @@
 package server
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"reflect"
 	"testing"
 
@@ -21,23 +18,13 @@ import (
 // them on (no annotations as []), plus shapes the server builds: no
 // choices, escapes, web annotations and logprobs.
 func recordedAnswers(t testing.TB) []*engine.ChatResponse {
-	f, err := os.ReadFile("../providers/testdata/openai_responses.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []*engine.ChatResponse
-	sc := bufio.NewScanner(bytes.NewReader(f))
-	for sc.Scan() {
-		r := new(engine.ChatResponse)
-		if json.Unmarshal(sc.Bytes(), r) != nil {
-			continue
-		}
+	out := recordedUpstream[engine.ChatResponse](t, "openai_responses.jsonl")
+	for _, r := range out {
 		for i := range r.Choices {
 			if r.Choices[i].Message.Annotations == nil {
 				r.Choices[i].Message.Annotations = []any{}
 			}
 		}
-		out = append(out, r)
 	}
 	text, fp := "<b>caf\u00e9</b> & \u2028 \xff \"q\"\n", "fp_<1>"
 	out = append(out,
@@ -170,8 +157,7 @@ func TestAnswerAllocations(t *testing.T) {
 }
 
 func FuzzAnswers(f *testing.F) {
-	lines, _ := os.ReadFile("../providers/testdata/openai_responses.jsonl")
-	for _, line := range bytes.Split(lines, []byte("\n")) {
+	for _, line := range recordedUpstreamLines(f, "openai_responses.jsonl") {
 		f.Add(line)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

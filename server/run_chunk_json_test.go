@@ -1,12 +1,10 @@
 package server
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 
@@ -19,19 +17,7 @@ import (
 // decodes, plus chunks the relays build: a usage-only final chunk, tool
 // call deltas with extra_content, escapes, annotations and logprobs.
 func recordedChunks(t testing.TB) []*engine.ChatChunk {
-	f, err := os.ReadFile("../providers/testdata/openai_chunks.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []*engine.ChatChunk
-	sc := bufio.NewScanner(bytes.NewReader(f))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		c := new(engine.ChatChunk)
-		if json.Unmarshal(sc.Bytes(), c) == nil {
-			out = append(out, c)
-		}
-	}
+	out := recordedUpstream[engine.ChatChunk](t, "openai_chunks.jsonl")
 	text, empty, stop, idx := "<b>caf\u00e9</b> & \u2028 \xff \"q\"\n", "", "stop", 1
 	out = append(out,
 		&engine.ChatChunk{ID: "x", Object: "chat.completion.chunk", Choices: []engine.ChunkChoice{}, Usage: &engine.Usage{PromptTokens: 3,
@@ -115,8 +101,7 @@ type flushWriter struct{ *discardWriter }
 func (flushWriter) Flush() {}
 
 func FuzzChunkEvents(f *testing.F) {
-	lines, _ := os.ReadFile("../providers/testdata/openai_chunks.jsonl")
-	for _, line := range bytes.Split(lines, []byte("\n")) {
+	for _, line := range recordedUpstreamLines(f, "openai_chunks.jsonl") {
 		f.Add(line)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -1,8 +1,6 @@
 package server
 
 import (
-	"encoding/json"
-
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/engine/agent"
 	"github.com/hearth-dev/hearth/engine/jsonread"
@@ -14,7 +12,8 @@ import (
 // reflection. decodeFast gives the value json.Unmarshal would give into a
 // zero value, or reports false, and the body then goes through
 // encoding/json (which also makes every error): anything the hand path
-// does not handle exactly (see package jsonread) cannot change behaviour.
+// does not handle exactly, invalid JSON included (see package jsonread,
+// which checks the syntax as it reads), cannot change behaviour.
 // TestDecodeRunBodiesMatchEncodingJSON and FuzzDecodeRunBodies compare the
 // two paths.
 
@@ -24,17 +23,17 @@ import (
 func decodeFast(b []byte, v any) bool {
 	switch v := v.(type) {
 	case *runBody:
-		if r := jsonread.New(b); !json.Valid(b) || !readRunBody(&r, v) || !r.End() {
+		if r := jsonread.New(b); !readRunBody(&r, v) || !r.End() {
 			*v = runBody{}
 			return false
 		}
 	case *agent.AgentRunRequest:
-		if r := jsonread.New(b); !json.Valid(b) || !readAgentRun(&r, v) || !r.End() {
+		if r := jsonread.New(b); !readAgentRun(&r, v) || !r.End() {
 			*v = agent.AgentRunRequest{}
 			return false
 		}
 	case *agent.CompletionRequest:
-		if r := jsonread.New(b); !json.Valid(b) || !readCompletion(&r, v) || !r.End() {
+		if r := jsonread.New(b); !readCompletion(&r, v) || !r.End() {
 			*v = agent.CompletionRequest{}
 			return false
 		}

@@ -43,12 +43,7 @@ func readMessages(r *jsonread.Reader, out *[]engine.Message) bool {
 var roles = []string{"user", "system", "assistant", "tool", "developer"}
 
 func readRole(r *jsonread.Reader, out *string) bool {
-	if r.Null() {
-		return true
-	}
-	s, ok := r.Intern(roles)
-	*out = s
-	return ok
+	return jsonread.ReadIntern(r, out, roles)
 }
 
 // readContent follows engine.Content.UnmarshalJSON: a string, an array of

@@ -7,63 +7,31 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
-	"time"
-
-	"github.com/hearth-dev/hearth/server/servertest"
 )
 
 // burstUpstream is an OpenAI stream that sends its role chunk and the
 // first burst tokens in one write, then one lone token once the client
 // has read the burst, then the end once the client has read the lone
-// token. A stall (the client did not get a token before the upstream sent
-// more) is recorded; the stream goes on after a safety wait.
+// token (see stallLog).
 type burstUpstream struct {
-	burst  int
-	mu     sync.Mutex
-	seen   chan int // token numbers the client read
-	stalls []int
+	burst int
+	*stallLog
 }
 
 func (u *burstUpstream) handle(w http.ResponseWriter, r *http.Request) {
-	io.Copy(io.Discard, r.Body)
-	w.Header().Set("Content-Type", "text/event-stream")
-	event := func(delta, finish string) string {
-		fin := "null"
-		if finish != "" {
-			fin = `"` + finish + `"`
-		}
-		return fmt.Sprintf(`data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"delta":%s,"finish_reason":%s}]}`+"\n\n", delta, fin)
-	}
-	send := func(s string) {
-		io.WriteString(w, s)
-		w.(http.Flusher).Flush()
-	}
-	wait := func(i int) {
-		select {
-		case got := <-u.seen:
-			if got == i {
-				return
-			}
-		case <-time.After(3 * time.Second):
-		}
-		u.mu.Lock()
-		u.stalls = append(u.stalls, i)
-		u.mu.Unlock()
-	}
-	burst := event(`{"role":"assistant","content":""}`, "")
+	send := openStream(w, r)
+	burst := streamEvent(`{"role":"assistant","content":""}`, "")
 	for i := range u.burst {
-		burst += event(fmt.Sprintf(`{"content":"tok%d "}`, i), "")
+		burst += streamEvent(fmt.Sprintf(`{"content":"tok%d "}`, i), "")
 	}
 	send(burst)
-	wait(u.burst - 1)
-	send(event(fmt.Sprintf(`{"content":"tok%d "}`, u.burst), ""))
-	wait(u.burst)
-	send(event(`{}`, "stop") + `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":5,"total_tokens":8}}` + "\n\ndata: [DONE]\n\n")
+	u.wait(u.burst - 1)
+	send(streamEvent(fmt.Sprintf(`{"content":"tok%d "}`, u.burst), ""))
+	u.wait(u.burst)
+	send(streamEnd)
 }
 
 // chunkedPost sends a POST over a fresh connection and returns the body's
@@ -122,30 +90,12 @@ func chunkedPost(t *testing.T, base, path, key string, body any, onChunk func(st
 // event that arrives alone is sent at once, before the upstream sends
 // more (pipe runs, agent runs and the OpenAI-compatible endpoint).
 func TestStreamsCoalesceEventsThatArriveTogether(t *testing.T) {
-	up := &burstUpstream{burst: 4, seen: make(chan int, 1)}
-	us := httptest.NewServer(http.HandlerFunc(up.handle))
-	defer us.Close()
-	ts := servertest.Start(t, servertest.WithProvider("openai", us.URL+"/v1", "sk-test"))
-	r := ts.Do("POST", "/v1/pipes", admin, map[string]any{"name": "burst", "model": "openai:gpt-4o-mini"})
-	var pipe struct {
-		APIKey string `json:"api_key"`
-	}
-	if r.Status != 200 || json.Unmarshal(r.Body, &pipe) != nil {
-		t.Fatalf("create pipe: %d %s", r.Status, r.Body)
-	}
-	user := []map[string]any{{"role": "user", "content": "count"}}
-	cases := []struct {
-		name, path, key string
-		body            map[string]any
-	}{
-		{"pipe run", "/v1/pipes/run", pipe.APIKey, map[string]any{"messages": user, "stream": true}},
-		{"agent run", "/v1/agent/run", admin, map[string]any{"model": "openai:gpt-4o-mini", "input": "count", "stream": true}},
-		{"openai chat", "/openai/v1/chat/completions", admin, map[string]any{"model": "openai:gpt-4o-mini", "messages": user, "stream": true}},
-	}
+	up := &burstUpstream{burst: 4, stallLog: newStallLog()}
+	ts, cases := startStreamRoutes(t, up.handle)
 	tok := func(i int) string { return fmt.Sprintf("tok%d ", i) }
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			up.stalls = nil
+			up.reset()
 			next := 0
 			chunks := chunkedPost(t, ts.URL, tc.path, tc.key, tc.body, func(c string) {
 				for next <= up.burst && strings.Contains(c, tok(next)) {
@@ -159,12 +109,7 @@ func TestStreamsCoalesceEventsThatArriveTogether(t *testing.T) {
 			if next != up.burst+1 || !strings.Contains(all, "[DONE]") {
 				t.Fatalf("read %d of %d tokens: %q", next, up.burst+1, all)
 			}
-			up.mu.Lock()
-			stalls := up.stalls
-			up.mu.Unlock()
-			if len(stalls) > 0 {
-				t.Fatalf("events held back until the upstream sent more: after tokens %v", stalls)
-			}
+			up.check(t)
 			var first string
 			for _, c := range chunks {
 				if strings.Contains(c, tok(0)) {

@@ -27,6 +27,17 @@ func ReadStringPtr(r *Reader, out **string) bool {
 	return ok
 }
 
+// ReadIntern decodes a string field as Reader.Intern does: a value equal
+// to an element of known is that element, with no allocation.
+func ReadIntern(r *Reader, out *string, known []string) bool {
+	if r.Null() {
+		return true
+	}
+	s, ok := r.Intern(known)
+	*out = s
+	return ok
+}
+
 // ReadBool decodes a bool field.
 func ReadBool(r *Reader, out *bool) bool {
 	if r.Null() {
@@ -57,6 +68,16 @@ func ReadInt(r *Reader, out *int) bool {
 	return ok
 }
 
+// ReadInt64 decodes an int64 field (plain integers only).
+func ReadInt64(r *Reader, out *int64) bool {
+	if r.Null() {
+		return true
+	}
+	n, ok := r.Int()
+	*out = n
+	return ok
+}
+
 // ReadFloatPtr decodes a *float64 field.
 func ReadFloatPtr(r *Reader, out **float64) bool {
 	if r.Null() {
@@ -70,8 +91,9 @@ func ReadFloatPtr(r *Reader, out **float64) bool {
 // ReadRaw copies the value, as json.RawMessage.UnmarshalJSON does (null
 // included).
 func ReadRaw(r *Reader, out *json.RawMessage) bool {
-	*out = append(json.RawMessage(nil), r.Raw()...)
-	return true
+	raw, ok := r.Raw()
+	*out = append(json.RawMessage(nil), raw...)
+	return ok
 }
 
 // ReadRaws decodes a []json.RawMessage field.
@@ -81,8 +103,10 @@ func ReadRaws(r *Reader, out *[]json.RawMessage) bool {
 	}
 	s := make([]json.RawMessage, 0, 2)
 	ok := r.Array(func() bool {
-		s = append(s, append(json.RawMessage(nil), r.Raw()...))
-		return true
+		var raw json.RawMessage
+		ok := ReadRaw(r, &raw)
+		s = append(s, raw)
+		return ok
 	})
 	*out = s
 	return ok
@@ -129,8 +153,10 @@ func ReadRawMap(r *Reader, out *map[string]json.RawMessage) bool {
 	m := map[string]json.RawMessage{}
 	*out = m
 	return r.Members(func(key []byte) bool {
-		m[string(key)] = append(json.RawMessage(nil), r.Raw()...)
-		return true
+		var raw json.RawMessage
+		ok := ReadRaw(r, &raw)
+		m[string(key)] = raw
+		return ok
 	})
 }
 

@@ -28,8 +28,7 @@ func TestObjectKeys(t *testing.T) {
 				seen += ","
 			}
 			seen += names[k]
-			r.Skip()
-			return true
+			return r.Skip()
 		})
 		if ok != c.ok || seen != c.seen || (ok && !r.End()) {
 			t.Errorf("%s: ok %v seen %q", c.doc, ok, seen)
@@ -59,7 +58,11 @@ func TestStringMatchesEncodingJSON(t *testing.T) {
 func TestRawAndSkip(t *testing.T) {
 	r := New([]byte(` [ {"a": [1, "]"]} , -1.5e3 ,"x",null ] `))
 	var raws []string
-	ok := r.Array(func() bool { raws = append(raws, string(r.Raw())); return true })
+	ok := r.Array(func() bool {
+		raw, ok := r.Raw()
+		raws = append(raws, string(raw))
+		return ok
+	})
 	want := []string{`{"a": [1, "]"]}`, `-1.5e3`, `"x"`, `null`}
 	if !ok || !r.End() || len(raws) != len(want) {
 		t.Fatalf("%v %q", ok, raws)
@@ -76,14 +79,26 @@ func TestNumbers(t *testing.T) {
 		doc string
 		n   int64
 		ok  bool
-	}{{`12`, 12, true}, {`-0`, 0, true}, {`1.0`, 0, false}, {`1e2`, 0, false}, {`12345678901234567890`, 0, false}} {
+	}{
+		{`12`, 12, true}, {`-0`, 0, true}, {`1.0`, 0, false}, {`1e2`, 0, false},
+		{`12345678901234567890`, 0, false}, {`-123456789012345`, -123456789012345, true},
+		{`1234567890123456`, 0, false}, {`01`, 0, false}, {`-`, 0, false}, {`+1`, 0, false},
+	} {
 		r := New([]byte(c.doc))
-		if n, ok := r.Int(); ok != c.ok || (ok && n != c.n) {
+		n, ok := r.Int()
+		if ok = ok && r.End(); ok != c.ok || (ok && n != c.n) {
 			t.Errorf("Int(%s) = %d %v", c.doc, n, ok)
 		}
 	}
-	r := New([]byte(`1e400`))
-	if _, ok := r.Float(); ok {
-		t.Error("Float(1e400) decoded, want false (out of range)")
+	for _, c := range []struct {
+		doc string
+		f   float64
+		ok  bool
+	}{{`-1.5e3`, -1500, true}, {`0.25`, 0.25, true}, {`1E+2`, 100, true}, {`1e400`, 0, false}, {`1.`, 0, false}, {`.5`, 0, false}, {`1e`, 0, false}, {`0x10`, 0, false}} {
+		r := New([]byte(c.doc))
+		f, ok := r.Float()
+		if ok = ok && r.End(); ok != c.ok || (ok && f != c.f) {
+			t.Errorf("Float(%s) = %g %v", c.doc, f, ok)
+		}
 	}
 }
