@@ -14,6 +14,9 @@ import (
 type caller struct {
 	provider string
 	client   *http.Client
+	// lean sends plain-http calls past client's transport (h1.go); nil:
+	// every call goes through the transport.
+	lean *h1Client
 	retry    RetryPolicy
 	timeout  time.Duration
 	sleep    func(ctx context.Context, d time.Duration) error

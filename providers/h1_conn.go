@@ -1,0 +1,241 @@
+package providers
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// h1Conn is one keep-alive connection of an h1Client. Only the call that
+// took it from the pool uses it, until its answer's body is read to the
+// end (back to the pool) or closed early (closed).
+type h1Conn struct {
+	h      *h1Client
+	addr   string
+	conn   net.Conn
+	br     *bufio.Reader
+	bw     *bufio.Writer
+	idleAt time.Time
+	// nwrite counts bytes handed to conn; limit is what the headers being
+	// read may still use (net/http's persistConn.readLimit).
+	nwrite int64
+	limit  int64
+	// raw and probeFn check an idle connection without reading from it
+	// (h1_probe*.go); set once at dial.
+	raw     syscall.RawConn
+	probeFn func(fd uintptr) bool
+	probed  int
+}
+
+func newH1Conn(h *h1Client, addr string, conn net.Conn) *h1Conn {
+	pc := &h1Conn{h: h, addr: addr, conn: conn}
+	pc.br = bufio.NewReaderSize(pc, 4096)
+	pc.bw = bufio.NewWriterSize(pc, 4096)
+	if sc, ok := conn.(syscall.Conn); ok {
+		if raw, err := sc.SyscallConn(); err == nil {
+			pc.raw = raw
+			pc.probeFn = pc.probe
+		}
+	}
+	return pc
+}
+
+// Write counts what reaches the connection, so a failed write can tell
+// whether any byte of the request went out.
+func (pc *h1Conn) Write(p []byte) (int, error) {
+	n, err := pc.conn.Write(p)
+	pc.nwrite += int64(n)
+	return n, err
+}
+
+// Read enforces the header size limit while an answer's headers are read.
+func (pc *h1Conn) Read(p []byte) (int, error) {
+	if pc.limit <= 0 {
+		return 0, fmt.Errorf("read limit of %d bytes exhausted", pc.h.maxHeader)
+	}
+	if int64(len(p)) > pc.limit {
+		p = p[:pc.limit]
+	}
+	n, err := pc.conn.Read(p)
+	pc.limit -= int64(n)
+	return n, err
+}
+
+// aLongTimeAgo is a deadline in the past: setting it makes a blocked read
+// or write return at once.
+var aLongTimeAgo = time.Unix(1, 0)
+
+// noLimit is the read limit while a body is read.
+const noLimit = 1<<63 - 1
+
+// roundTrip writes req and reads its answer's headers. written reports
+// whether any byte of req reached the connection. On error pc is closed.
+func (pc *h1Conn) roundTrip(ctx context.Context, req *http.Request) (resp *http.Response, written bool, err error) {
+	stop := context.AfterFunc(ctx, func() { pc.conn.SetDeadline(aLongTimeAgo) })
+	fail := func(e error) (*http.Response, bool, error) {
+		stop()
+		pc.conn.Close()
+		if ctx.Err() != nil {
+			e = context.Cause(ctx)
+		}
+		return nil, pc.nwrite > 0, e
+	}
+	pc.nwrite = 0
+	if err := req.Write(pc.bw); err != nil {
+		pc.bw.Reset(pc)
+		if pc.nwrite > 0 {
+			err = fmt.Errorf("net/http: HTTP/1.x transport connection broken: %w", err)
+		}
+		return fail(err)
+	}
+	if err := pc.bw.Flush(); err != nil {
+		pc.bw.Reset(pc)
+		if pc.nwrite > 0 {
+			err = fmt.Errorf("net/http: HTTP/1.x transport connection broken: %w", err)
+		}
+		return fail(err)
+	}
+	if pc.h.headerTimeout > 0 {
+		pc.conn.SetReadDeadline(time.Now().Add(pc.h.headerTimeout))
+	}
+	pc.limit = pc.h.maxHeader
+	for {
+		if _, err := pc.br.Peek(1); err != nil {
+			return fail(pc.headerError(ctx, err, false))
+		}
+		resp, err = http.ReadResponse(pc.br, req)
+		if err != nil {
+			return fail(pc.headerError(ctx, err, true))
+		}
+		// 1xx answers are skipped; the header limit counts them all.
+		if resp.StatusCode < 100 || resp.StatusCode > 199 || resp.StatusCode == http.StatusSwitchingProtocols {
+			break
+		}
+	}
+	pc.limit = noLimit
+	if pc.h.headerTimeout > 0 {
+		pc.conn.SetReadDeadline(time.Time{})
+		if ctx.Err() != nil {
+			pc.conn.SetDeadline(aLongTimeAgo)
+		}
+	}
+	keep := !resp.Close && resp.StatusCode != http.StatusSwitchingProtocols
+	if resp.Body == http.NoBody || resp.StatusCode == http.StatusSwitchingProtocols {
+		resp.Body = http.NoBody
+		finish(pc, stop, keep)
+		return resp, true, nil
+	}
+	resp.Body = &h1Body{pc: pc, rc: resp.Body, ctx: ctx, stop: stop, keep: keep}
+	return resp, true, nil
+}
+
+// headerError words an error met reading an answer's headers as
+// net/http's transport does: the header time-out and the end of the
+// connection before the first byte as they are, a broken answer (begun)
+// or the header limit as a broken connection.
+func (pc *h1Conn) headerError(ctx context.Context, err error, begun bool) error {
+	switch {
+	case pc.h.headerTimeout > 0 && isTimeout(err) && ctx.Err() == nil:
+		return errHeaderTimeout
+	case pc.limit <= 0:
+		err = fmt.Errorf("net/http: server response headers exceeded %d bytes; aborted", pc.h.maxHeader)
+	case !begun:
+		return err
+	}
+	return fmt.Errorf("net/http: HTTP/1.x transport connection broken: %w", err)
+}
+
+// errHeaderTimeout is net/http's error when ResponseHeaderTimeout passes.
+var errHeaderTimeout = errors.New("net/http: timeout awaiting response headers")
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// finish ends a call on pc: back to the pool when the answer was read
+// whole, keep-alive allows it and the cancellation hook never ran;
+// otherwise closed.
+func finish(pc *h1Conn, stop func() bool, keep bool) {
+	if stop() && keep {
+		pc.h.put(pc)
+		return
+	}
+	pc.conn.Close()
+}
+
+// h1Body is an answer's body on an h1Conn. Read to its end, it returns
+// the connection to the pool; closed before, it closes the connection (a
+// Close from another goroutine unblocks a Read in progress).
+type h1Body struct {
+	pc   *h1Conn
+	rc   io.ReadCloser
+	ctx  context.Context
+	stop func() bool
+	keep bool
+
+	mu   sync.Mutex
+	done bool
+	// err is returned by every Read once the body is done.
+	err error
+}
+
+// Read reads the body; a read that fails because the call's context ended
+// returns the context's cause, as net/http's body does.
+func (b *h1Body) Read(p []byte) (int, error) {
+	b.mu.Lock()
+	if b.done {
+		err := b.err
+		b.mu.Unlock()
+		return 0, err
+	}
+	b.mu.Unlock()
+	n, err := b.rc.Read(p)
+	if err == nil {
+		return n, nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.done {
+		return n, b.err
+	}
+	b.done = true
+	if err == io.EOF {
+		b.err = io.EOF
+		finish(b.pc, b.stop, b.keep)
+		return n, io.EOF
+	}
+	if b.ctx.Err() != nil {
+		err = context.Cause(b.ctx)
+	}
+	b.err = err
+	b.stop()
+	b.pc.conn.Close()
+	return n, err
+}
+
+// Close closes the connection unless the body was read to its end.
+func (b *h1Body) Close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.done {
+		if b.err == io.EOF {
+			b.err = errBodyClosed
+		}
+		return nil
+	}
+	b.done, b.err = true, errBodyClosed
+	b.stop()
+	b.pc.conn.Close()
+	return nil
+}
+
+// errBodyClosed is net/http's error for a read after Close.
+var errBodyClosed = errors.New("http: read on closed response body")
