@@ -14,9 +14,6 @@ import (
 type caller struct {
 	provider string
 	client   *http.Client
-	// lean sends plain-http calls past client's transport (h1.go); nil:
-	// every call goes through the transport.
-	lean *h1Client
 	retry    RetryPolicy
 	timeout  time.Duration
 	sleep    func(ctx context.Context, d time.Duration) error
@@ -27,6 +24,9 @@ type caller struct {
 	bearers bearerValues
 	// label is provider as the egress record's feature, boxed once.
 	label netguard.Label
+	// lean sends plain-http calls past client's transport (h1.go); nil:
+	// every call goes through the transport.
+	lean *h1Client
 }
 
 // secrets lists what req carried (nil req: the server keys only).
