@@ -80,7 +80,7 @@ func (h *h1Client) handles(req *http.Request) bool {
 	if req.Body != nil && req.Body != http.NoBody && (req.ContentLength <= 0 || req.GetBody == nil) {
 		return false
 	}
-	if len(req.TransferEncoding) > 0 || len(req.Trailer) > 0 || !validMethod(req.Method) {
+	if len(req.TransferEncoding) > 0 || len(req.Trailer) > 0 || !validMethod(req.Method) || !writable(req) {
 		return false
 	}
 	if h.proxy != nil {

@@ -88,7 +88,7 @@ func (pc *h1Conn) roundTrip(ctx context.Context, req *http.Request) (resp *http.
 		return nil, pc.nwrite > 0, e
 	}
 	pc.nwrite = 0
-	if err := req.Write(pc.bw); err != nil {
+	if err := writeRequest(pc.bw, req); err != nil {
 		pc.bw.Reset(pc)
 		if pc.nwrite > 0 {
 			err = fmt.Errorf("net/http: HTTP/1.x transport connection broken: %w", err)
