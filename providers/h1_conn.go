@@ -32,12 +32,15 @@ type h1Conn struct {
 	raw     syscall.RawConn
 	probeFn func(fd uintptr) bool
 	probed  int
+	// abortFn is abort, bound once at dial for context.AfterFunc.
+	abortFn func()
 }
 
 func newH1Conn(h *h1Client, addr string, conn net.Conn) *h1Conn {
 	pc := &h1Conn{h: h, addr: addr, conn: conn}
 	pc.br = bufio.NewReaderSize(pc, 4096)
 	pc.bw = bufio.NewWriterSize(pc, 4096)
+	pc.abortFn = pc.abort
 	if sc, ok := conn.(syscall.Conn); ok {
 		if raw, err := sc.SyscallConn(); err == nil {
 			pc.raw = raw
@@ -78,29 +81,21 @@ const noLimit = 1<<63 - 1
 // roundTrip writes req and reads its answer's headers. written reports
 // whether any byte of req reached the connection. On error pc is closed.
 func (pc *h1Conn) roundTrip(ctx context.Context, req *http.Request) (resp *http.Response, written bool, err error) {
-	stop := context.AfterFunc(ctx, func() { pc.conn.SetDeadline(aLongTimeAgo) })
-	fail := func(e error) (*http.Response, bool, error) {
-		stop()
-		pc.conn.Close()
-		if ctx.Err() != nil {
-			e = context.Cause(ctx)
-		}
-		return nil, pc.nwrite > 0, e
-	}
+	stop := context.AfterFunc(ctx, pc.abortFn)
 	pc.nwrite = 0
 	if err := writeRequest(pc.bw, req); err != nil {
 		pc.bw.Reset(pc)
 		if pc.nwrite > 0 {
 			err = fmt.Errorf("net/http: HTTP/1.x transport connection broken: %w", err)
 		}
-		return fail(err)
+		return pc.fail(ctx, stop, err)
 	}
 	if err := pc.bw.Flush(); err != nil {
 		pc.bw.Reset(pc)
 		if pc.nwrite > 0 {
 			err = fmt.Errorf("net/http: HTTP/1.x transport connection broken: %w", err)
 		}
-		return fail(err)
+		return pc.fail(ctx, stop, err)
 	}
 	if pc.h.headerTimeout > 0 {
 		pc.conn.SetReadDeadline(time.Now().Add(pc.h.headerTimeout))
@@ -108,11 +103,11 @@ func (pc *h1Conn) roundTrip(ctx context.Context, req *http.Request) (resp *http.
 	pc.limit = pc.h.maxHeader
 	for {
 		if _, err := pc.br.Peek(1); err != nil {
-			return fail(pc.headerError(ctx, err, false))
+			return pc.fail(ctx, stop, pc.headerError(ctx, err, false))
 		}
 		resp, err = http.ReadResponse(pc.br, req)
 		if err != nil {
-			return fail(pc.headerError(ctx, err, true))
+			return pc.fail(ctx, stop, pc.headerError(ctx, err, true))
 		}
 		// 1xx answers are skipped; the header limit counts them all.
 		if resp.StatusCode < 100 || resp.StatusCode > 199 || resp.StatusCode == http.StatusSwitchingProtocols {
@@ -134,6 +129,21 @@ func (pc *h1Conn) roundTrip(ctx context.Context, req *http.Request) (resp *http.
 	}
 	resp.Body = &h1Body{pc: pc, rc: resp.Body, ctx: ctx, stop: stop, keep: keep}
 	return resp, true, nil
+}
+
+// abort makes a blocked read or write of pc return at once (the call's
+// context ended).
+func (pc *h1Conn) abort() { pc.conn.SetDeadline(aLongTimeAgo) }
+
+// fail ends a call that got no answer: pc is closed, and an error of a
+// call whose context ended is the context's cause, as net/http returns it.
+func (pc *h1Conn) fail(ctx context.Context, stop func() bool, err error) (*http.Response, bool, error) {
+	stop()
+	pc.conn.Close()
+	if ctx.Err() != nil {
+		err = context.Cause(ctx)
+	}
+	return nil, pc.nwrite > 0, err
 }
 
 // headerError words an error met reading an answer's headers as
