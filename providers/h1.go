@@ -199,14 +199,29 @@ func (h *h1Client) put(pc *h1Conn) {
 	pc.idleAt = time.Now()
 	h.mu.Lock()
 	list := h.idle[pc.addr]
-	if len(list) >= h.maxIdlePerHost || (h.maxIdle > 0 && h.nidle >= h.maxIdle) {
-		h.mu.Unlock()
-		pc.conn.Close()
-		return
+	// The oldest connections sit at the front: those past the idle
+	// timeout are closed here, since the pool has no timer of its own.
+	expired := 0
+	for expired < len(list) && h.idleTimeout > 0 && pc.idleAt.Sub(list[expired].idleAt) > h.idleTimeout {
+		list[expired].conn.Close()
+		expired++
 	}
-	h.idle[pc.addr] = append(list, pc)
-	h.nidle++
+	if expired > 0 {
+		n := copy(list, list[expired:])
+		clear(list[n:])
+		list = list[:n]
+		h.nidle -= expired
+	}
+	full := len(list) >= h.maxIdlePerHost || (h.maxIdle > 0 && h.nidle >= h.maxIdle)
+	if !full {
+		list = append(list, pc)
+		h.nidle++
+	}
+	h.idle[pc.addr] = list
 	h.mu.Unlock()
+	if full {
+		pc.conn.Close()
+	}
 }
 
 // closeIdle closes every idle connection (Transport.CloseIdleConnections).

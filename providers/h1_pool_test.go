@@ -185,3 +185,44 @@ func TestH1HeaderTimeout(t *testing.T) {
 		t.Fatalf("net/http: %s\nlean: %s", a.err, b.err)
 	}
 }
+
+// TestH1IdleTimeout: a connection idle past the transport's idle timeout
+// is not used again: taken from the pool it is closed and another dialled,
+// and returning a connection closes the expired ones before it.
+func TestH1IdleTimeout(t *testing.T) {
+	srv := startRaw(t, func(int64, *http.Request) ([]byte, bool) { return []byte(okAnswer), false })
+	lean, _ := h1Callers(t, 0)
+	h := lean.lean
+	h.idleTimeout = 50 * time.Millisecond
+	callOnce(t, lean, "POST", srv.url(), []byte(`{}`))
+	time.Sleep(80 * time.Millisecond)
+	callOnce(t, lean, "POST", srv.url(), []byte(`{}`))
+	if n := srv.accepts.Load(); n != 2 {
+		t.Fatalf("%d connections, want 2: an expired connection was used", n)
+	}
+	// Two connections in the pool, both expired, then a third returned.
+	var conns []*h1Conn
+	for range 2 {
+		pc, _, err := h.get(context.Background(), srv.ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, pc)
+	}
+	h.put(conns[0])
+	h.put(conns[1])
+	time.Sleep(80 * time.Millisecond)
+	pc, err := h.dial(context.Background(), "tcp", srv.ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.put(newH1Conn(h, srv.ln.Addr().String(), pc))
+	if h.nidle != 1 {
+		t.Fatalf("%d idle connections after a put, want 1 (the expired ones closed)", h.nidle)
+	}
+	for i, c := range conns {
+		if _, err := c.conn.Write([]byte("x")); err == nil {
+			t.Fatalf("expired connection %d still open", i)
+		}
+	}
+}
