@@ -193,6 +193,8 @@ type h1Body struct {
 
 	mu   sync.Mutex
 	done bool
+	// reading is set while a Read waits on the connection.
+	reading bool
 	// err is returned by every Read once the body is done.
 	err error
 }
@@ -206,13 +208,15 @@ func (b *h1Body) Read(p []byte) (int, error) {
 		b.mu.Unlock()
 		return 0, err
 	}
+	b.reading = true
 	b.mu.Unlock()
 	n, err := b.rc.Read(p)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.reading = false
 	if err == nil {
 		return n, nil
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	if b.done {
 		return n, b.err
 	}
@@ -231,7 +235,11 @@ func (b *h1Body) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Close closes the connection unless the body was read to its end.
+// Close closes the connection unless the body was read to its end, or
+// its end has already arrived: what is left of it is then read from what
+// the connection holds, without waiting (a stream closed after its last
+// event, before the chunked body's terminator was read), and the
+// connection goes back to the pool.
 func (b *h1Body) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -242,10 +250,39 @@ func (b *h1Body) Close() error {
 		return nil
 	}
 	b.done, b.err = true, errBodyClosed
+	if !b.reading && b.keep && b.drained() {
+		finish(b.pc, b.stop, true)
+		return nil
+	}
 	b.stop()
 	b.pc.conn.Close()
 	return nil
 }
+
+// maxDrain bounds what Close reads of a body's rest.
+const maxDrain = 16 << 10
+
+// drained reports whether the rest of the body was already received and
+// is now read: with a deadline in the past, a read that would wait on the
+// connection fails at once instead. The deadline is cleared for the pool
+// only once the cancellation hook can no longer set it (finish).
+func (b *h1Body) drained() bool {
+	pc := b.pc
+	pc.conn.SetReadDeadline(aLongTimeAgo)
+	n, err := io.CopyN(io.Discard, b.rc, maxDrain)
+	if err != io.EOF || n >= maxDrain {
+		return false
+	}
+	if !b.stop() {
+		return false
+	}
+	b.stop = alreadyStopped
+	pc.conn.SetReadDeadline(time.Time{})
+	return true
+}
+
+// alreadyStopped stands for a cancellation hook stopped before finish.
+func alreadyStopped() bool { return true }
 
 // errBodyClosed is net/http's error for a read after Close.
 var errBodyClosed = errors.New("http: read on closed response body")

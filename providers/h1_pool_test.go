@@ -15,7 +15,8 @@ import (
 const okAnswer = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{\"ok\":true}"
 
 // TestH1ReusesConnections: sequential calls share one keep-alive
-// connection; a body closed before its end costs the connection.
+// connection, also after a body closed before its end when the rest of
+// it had already arrived (TestH1CloseAfterLastEvent has the other case).
 func TestH1ReusesConnections(t *testing.T) {
 	srv := startRaw(t, func(int64, *http.Request) ([]byte, bool) { return []byte(okAnswer), false })
 	lean, _ := h1Callers(t, 0)
@@ -36,8 +37,8 @@ func TestH1ReusesConnections(t *testing.T) {
 	resp.Body.Read(make([]byte, 2))
 	resp.Body.Close()
 	callOnce(t, lean, "POST", srv.url(), []byte(`{}`))
-	if n := srv.accepts.Load(); n != 2 {
-		t.Fatalf("a body closed early left its connection in the pool (%d connections)", n)
+	if n := srv.accepts.Load(); n != 1 {
+		t.Fatalf("a body closed with its rest received cost its connection (%d connections)", n)
 	}
 }
 
@@ -224,5 +225,39 @@ func TestH1IdleTimeout(t *testing.T) {
 		if _, err := c.conn.Write([]byte("x")); err == nil {
 			t.Fatalf("expired connection %d still open", i)
 		}
+	}
+}
+
+// TestH1CloseAfterLastEvent: a stream closed after its last event, with
+// the chunked terminator already received, leaves its connection to the
+// next call; one whose rest has not arrived is closed at once.
+func TestH1CloseAfterLastEvent(t *testing.T) {
+	const stream = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n" +
+		"e\r\ndata: [DONE]\n\n\r\n0\r\n\r\n"
+	srv := startRaw(t, func(int64, *http.Request) ([]byte, bool) { return []byte(stream), false })
+	lean, _ := h1Callers(t, 0)
+	for range 3 {
+		call, err := lean.post(context.Background(), srv.url(), []byte(`{}`), true, func(http.Header) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		line, err := bufio.NewReader(call.resp.Body).ReadString('\n')
+		if err != nil || line != "data: [DONE]\n" {
+			t.Fatalf("event: %q %v", line, err)
+		}
+		call.close()
+	}
+	if n := srv.accepts.Load(); n != 1 {
+		t.Fatalf("3 streams opened %d connections, want 1", n)
+	}
+	url := hangServer(t, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nf\r\ndata: {\"a\":1}\n\n\r\n")
+	call, err := lean.post(context.Background(), url, []byte(`{}`), true, func(http.Header) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bufio.NewReader(call.resp.Body).ReadString('\n')
+	call.close()
+	if n := lean.lean.nidle; n != 1 {
+		t.Fatalf("%d idle connections: a stream closed before its end went back to the pool", n)
 	}
 }
