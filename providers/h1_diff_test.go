@@ -38,6 +38,7 @@ var h1Cases = []struct {
 	{"bad chunk size", "POST", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n", true},
 	{"closed before answer", "POST", "", true},
 	{"redirect", "POST", "HTTP/1.1 307 Temporary Redirect\r\nLocation: /v1/other\r\nContent-Length: 0\r\n\r\n", false},
+	{"redirect 303", "POST", "HTTP/1.1 303 See Other\r\nLocation: /v1/other\r\nContent-Length: 4\r\n\r\nmove", false},
 	{"gzip", "POST", "", false},
 }
 
@@ -64,7 +65,7 @@ func TestH1MatchesTransport(t *testing.T) {
 		}
 		srv := startRaw(t, func(_ int64, req *http.Request) ([]byte, bool) {
 			if req.URL.Path == "/v1/other" {
-				return []byte("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nredirected"), false
+				return []byte("HTTP/1.1 200 OK\r\nX-Method: " + req.Method + "\r\nContent-Length: 10\r\n\r\nredirected"), false
 			}
 			return []byte(raw), tc.closeAfter
 		})

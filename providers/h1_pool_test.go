@@ -261,3 +261,22 @@ func TestH1CloseAfterLastEvent(t *testing.T) {
 		t.Fatalf("%d idle connections: a stream closed before its end went back to the pool", n)
 	}
 }
+
+// TestH1CallTimeout: the caller's per-call timeout ends a call whose
+// upstream does not answer, worded as on net/http's path.
+func TestH1CallTimeout(t *testing.T) {
+	url := hangServer(t, "")
+	lean, std := h1Callers(t, 0)
+	var msgs []string
+	for _, c := range []caller{std, lean} {
+		c.timeout = 50 * time.Millisecond
+		_, err := c.post(context.Background(), url, []byte(`{}`), false, func(http.Header) {})
+		if err == nil {
+			t.Fatal("no error from an upstream that never answers")
+		}
+		msgs = append(msgs, err.Error())
+	}
+	if msgs[0] != msgs[1] || !strings.Contains(msgs[1], "did not answer in time") {
+		t.Fatalf("net/http: %s\nlean: %s", msgs[0], msgs[1])
+	}
+}
