@@ -11,7 +11,7 @@ import (
 // nothing the transport must handle itself go through the lean client.
 func TestH1Handles(t *testing.T) {
 	lean, _ := h1Callers(t, 0)
-	h := *lean.lean
+	h := lean.lean
 	mk := func(method, u string, body []byte, hdr map[string]string) *http.Request {
 		st := &callState{data: body}
 		req, err := st.newRequest(context.Background(), method, u, 0)
