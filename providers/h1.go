@@ -42,8 +42,8 @@ type h1Client struct {
 	nidle int
 }
 
-// probeAfter is how long a connection may sit idle before it is probed for
-// a close by the server (h1_probe*.go) when taken from the pool.
+// probeAfter is how long a connection may sit idle and still be used
+// where it cannot be probed for a close by the server (h1_probe*.go).
 const probeAfter = 100 * time.Millisecond
 
 // newH1Client returns the lean client of transport t, or nil when t is
@@ -119,8 +119,9 @@ func validMethod(m string) bool {
 // does. Retry rule (net/http's for HTTP/1.x): a request is sent again, on
 // another connection, only when it went out on a reused connection and
 // not one byte of it was written (the write failed at once), with its
-// body read again from GetBody. A connection idle longer than probeAfter
-// is probed before use and dropped if the server closed it. Once any byte
+// body read again from GetBody. A pooled connection is probed before use
+// (a read that does not wait) and dropped if the server closed it; where
+// it cannot be probed, one idle longer than probeAfter is dropped. Once any byte
 // of a request was written it is never sent again here: a POST is not
 // idempotent, and the caller's retry policy decides.
 func (h *h1Client) roundTrip(req *http.Request) (*http.Response, error) {
@@ -176,7 +177,7 @@ func (h *h1Client) get(ctx context.Context, addr string) (*h1Conn, bool, error) 
 		h.nidle--
 		h.mu.Unlock()
 		idle := now.Sub(pc.idleAt)
-		if (h.idleTimeout > 0 && idle > h.idleTimeout) || (idle > probeAfter && !pc.alive()) {
+		if (h.idleTimeout > 0 && idle > h.idleTimeout) || !pc.alive(idle) {
 			pc.conn.Close()
 			continue
 		}

@@ -32,6 +32,7 @@ type h1Conn struct {
 	raw     syscall.RawConn
 	probeFn func(fd uintptr) bool
 	probed  int
+	peek    [1]byte
 	// abortFn is abort, bound once at dial for context.AfterFunc.
 	abortFn func()
 }
@@ -105,6 +106,9 @@ func (pc *h1Conn) roundTrip(ctx context.Context, req *http.Request) (resp *http.
 		if _, err := pc.br.Peek(1); err != nil {
 			return pc.fail(ctx, stop, pc.headerError(ctx, err, false))
 		}
+		if r, n, ok := pc.readHead(req); ok {
+			return pc.answer(ctx, stop, r, n)
+		}
 		resp, err = http.ReadResponse(pc.br, req)
 		if err != nil {
 			return pc.fail(ctx, stop, pc.headerError(ctx, err, true))
@@ -115,12 +119,7 @@ func (pc *h1Conn) roundTrip(ctx context.Context, req *http.Request) (resp *http.
 		}
 	}
 	pc.limit = noLimit
-	if pc.h.headerTimeout > 0 {
-		pc.conn.SetReadDeadline(time.Time{})
-		if ctx.Err() != nil {
-			pc.conn.SetDeadline(aLongTimeAgo)
-		}
-	}
+	pc.clearHeaderDeadline(ctx)
 	keep := !resp.Close && resp.StatusCode != http.StatusSwitchingProtocols
 	if resp.Body == http.NoBody || resp.StatusCode == http.StatusSwitchingProtocols {
 		resp.Body = http.NoBody
@@ -129,6 +128,33 @@ func (pc *h1Conn) roundTrip(ctx context.Context, req *http.Request) (resp *http.
 	}
 	resp.Body = &h1Body{pc: pc, rc: resp.Body, ctx: ctx, stop: stop, keep: keep}
 	return resp, true, nil
+}
+
+// answer hands out an answer readHead read: its body is read from the
+// connection's buffer, length bytes.
+func (pc *h1Conn) answer(ctx context.Context, stop func() bool, resp *http.Response, length int64) (*http.Response, bool, error) {
+	pc.limit = noLimit
+	pc.clearHeaderDeadline(ctx)
+	if length == 0 {
+		resp.Body = http.NoBody
+		finish(pc, stop, true)
+		return resp, true, nil
+	}
+	b := &h1Body{pc: pc, ctx: ctx, stop: stop, keep: true, length: h1Length{r: pc.br, n: length}}
+	b.rc = &b.length
+	resp.Body = b
+	return resp, true, nil
+}
+
+// clearHeaderDeadline ends the response header timeout once the head is
+// read, keeping a cancellation that came meanwhile.
+func (pc *h1Conn) clearHeaderDeadline(ctx context.Context) {
+	if pc.h.headerTimeout > 0 {
+		pc.conn.SetReadDeadline(time.Time{})
+		if ctx.Err() != nil {
+			pc.conn.SetDeadline(aLongTimeAgo)
+		}
+	}
 }
 
 // abort makes a blocked read or write of pc return at once (the call's
@@ -185,11 +211,13 @@ func finish(pc *h1Conn, stop func() bool, keep bool) {
 // the connection to the pool; closed before, it closes the connection (a
 // Close from another goroutine unblocks a Read in progress).
 type h1Body struct {
-	pc   *h1Conn
-	rc   io.ReadCloser
-	ctx  context.Context
-	stop func() bool
-	keep bool
+	pc *h1Conn
+	// rc is the body's reader: http.ReadResponse's, or length.
+	rc     io.Reader
+	length h1Length
+	ctx    context.Context
+	stop   func() bool
+	keep   bool
 
 	mu   sync.Mutex
 	done bool

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -32,17 +33,23 @@ func pipeDial(raw []byte) func(context.Context, string, string) (net.Conn, error
 
 // readAnswer sends one POST through rt and reads the whole answer.
 func readAnswer(rt func(*http.Request) (*http.Response, error), method string) (status int, body string, err error) {
+	status, _, body, err = readAnswerHeader(rt, method)
+	return status, body, err
+}
+
+// readAnswerHeader is readAnswer with the answer's header.
+func readAnswerHeader(rt func(*http.Request) (*http.Response, error), method string) (status int, hdr http.Header, body string, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	st := &callState{data: []byte(`{"q":1}`)}
 	req, _ := st.newRequest(ctx, method, "http://upstream.test/v1/chat/completions", 0)
 	resp, err := rt(req)
 	if err != nil {
-		return 0, "", err
+		return 0, nil, "", err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b), err
+	return resp.StatusCode, resp.Header, string(b), err
 }
 
 // FuzzH1Response feeds raw answer bytes to the lean client and to
@@ -66,10 +73,10 @@ func FuzzH1Response(f *testing.F) {
 		defer tr.CloseIdleConnections()
 		lean := newH1Client(tr)
 		defer lean.closeIdle()
-		ss, sb, serr := readAnswer(tr.RoundTrip, method)
-		ls, lb, lerr := readAnswer(lean.roundTrip, method)
-		if serr == nil && (lerr != nil || ls != ss || lb != sb) {
-			t.Fatalf("net/http read %d %q; lean %d %q %v", ss, sb, ls, lb, lerr)
+		ss, sh, sb, serr := readAnswerHeader(tr.RoundTrip, method)
+		ls, lh, lb, lerr := readAnswerHeader(lean.roundTrip, method)
+		if serr == nil && (lerr != nil || ls != ss || lb != sb || !reflect.DeepEqual(sh, lh)) {
+			t.Fatalf("net/http read %d %v %q; lean %d %v %q %v", ss, sh, sb, ls, lh, lb, lerr)
 		}
 	})
 }

@@ -2,15 +2,20 @@
 
 package providers
 
-import "golang.org/x/sys/unix"
+import (
+	"time"
+
+	"golang.org/x/sys/unix"
+)
 
 // alive reports whether an idle connection is still open: a peek that
 // never blocks finds nothing to read (EAGAIN). A server that closed it
 // (end of file, reset) or sent bytes no request asked for makes it
-// unusable. A connection that cannot be probed counts as closed.
-func (pc *h1Conn) alive() bool {
+// unusable. A connection that cannot be probed is used only while idle
+// for at most probeAfter.
+func (pc *h1Conn) alive(idle time.Duration) bool {
 	if pc.raw == nil {
-		return false
+		return idle <= probeAfter
 	}
 	pc.probed = 0
 	if err := pc.raw.Read(pc.probeFn); err != nil {
@@ -22,9 +27,7 @@ func (pc *h1Conn) alive() bool {
 // probe is the RawConn.Read callback of alive: probed becomes 1 when the
 // socket has nothing to read, 2 otherwise. It never asks to wait.
 func (pc *h1Conn) probe(fd uintptr) bool {
-	var b [1]byte
-	_, _, err := unix.Recvfrom(int(fd), b[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
-	if err == unix.EAGAIN || err == unix.EWOULDBLOCK {
+	if err := peekNoWait(fd, pc.peek[:]); err == unix.EAGAIN || err == unix.EWOULDBLOCK {
 		pc.probed = 1
 	} else {
 		pc.probed = 2
