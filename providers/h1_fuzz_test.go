@@ -55,7 +55,7 @@ func readAnswerHeader(rt func(*http.Request) (*http.Response, error), method str
 // FuzzH1Response feeds raw answer bytes to the lean client and to
 // net/http's transport: the lean client never panics, and an answer
 // net/http reads whole the lean client reads whole too, with the same
-// status and body.
+// status, header and body, and one net/http refuses it refuses too.
 func FuzzH1Response(f *testing.F) {
 	for _, tc := range h1Cases {
 		if tc.raw != "" {
@@ -77,6 +77,9 @@ func FuzzH1Response(f *testing.F) {
 		ls, lh, lb, lerr := readAnswerHeader(lean.roundTrip, method)
 		if serr == nil && (lerr != nil || ls != ss || lb != sb || !reflect.DeepEqual(sh, lh)) {
 			t.Fatalf("net/http read %d %v %q; lean %d %v %q %v", ss, sh, sb, ls, lh, lb, lerr)
+		}
+		if serr != nil && lerr == nil {
+			t.Fatalf("net/http refused the answer (%v); lean read %d %v %q", serr, ls, lh, lb)
 		}
 	})
 }
