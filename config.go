@@ -95,6 +95,8 @@ type Config struct {
 	// RunContentRetention is the default retention of stored run content
 	// (config_runlog.go).
 	RunContentRetention string `json:"run_content_retention"`
+	// UpstreamHTTP1 is HEARTH_UPSTREAM_HTTP1: lean or stdlib.
+	UpstreamHTTP1 string `json:"upstream_http1"`
 	// DatabaseURL selects cluster mode (config_cluster.go).
 	DatabaseURL string `json:"database_url"`
 	// JobLease (a Go duration) is how long a claimed ingestion job stays
@@ -170,6 +172,7 @@ func (c *Config) vars() []configVar {
 	}, slices.Concat(
 		c.limitVars(), c.egressVars(), c.clusterVars(), c.defaultVars(), c.testkitVars(),
 		c.crawlVars(), c.otelVars(), c.extractorVars(), c.packVars(), c.runLogVars(),
+		c.upstreamVars(),
 	)...)
 }
 
@@ -322,6 +325,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateExtractor()...)
 	errs = append(errs, c.validatePacks()...)
 	errs = append(errs, c.validateRunLog()...)
+	errs = append(errs, c.validateUpstream()...)
 	for _, v := range []struct{ env, val string }{
 		{"HEARTH_EXA_BASE_URL", c.ExaBaseURL}, {"HEARTH_SPIDER_BASE_URL", c.SpiderBaseURL}, {"HEARTH_FIRECRAWL_BASE_URL", c.FirecrawlBaseURL},
 	} {

@@ -184,7 +184,7 @@ func appConfig(cfg Config, secret []byte, log *slog.Logger) app.Config {
 			RateLimitPerKey: int(cfg.RateLimitPerKey), RateLimitPerPipe: int(cfg.RateLimitPerPipe), RateLimitBurst: int(cfg.RateLimitBurst),
 			MaxConcurrent: cfg.serverMaxConcurrent(),
 		},
-		Providers:         providers.Config{Providers: cfg.Providers},
+		Providers:         providers.Config{Providers: cfg.Providers, HTTP1: cfg.UpstreamHTTP1},
 		Outbound:          cfg.Outbound,
 		Memory:            cfg.memoryConfig(),
 		Parser:            sandbox.Config{Timeout: cfg.parseTimeout(), MemoryLimit: cfg.ParseMemoryLimit, MaxOutput: int(cfg.ParseMaxOutput)},

@@ -66,6 +66,11 @@ type Config struct {
 	// recorder and replayer of HEARTH_RECORD / HEARTH_REPLAY and the fault
 	// injector of HEARTH_FAULTS (README "Using Hearth in your tests").
 	Wrap []func(http.RoundTripper) http.RoundTripper
+	// HTTP1 is how plain-http upstream calls go out when HTTPClient is nil
+	// and Wrap empty: "lean" (or "") on the caller's goroutine over
+	// pooled keep-alive connections (h1.go), "stdlib" through net/http's
+	// Transport (HEARTH_UPSTREAM_HTTP1).
+	HTTP1 string
 }
 
 const defaultTimeout = 120 * time.Second

@@ -24,6 +24,9 @@ type caller struct {
 	bearers bearerValues
 	// label is provider as the egress record's feature, boxed once.
 	label netguard.Label
+	// lean sends plain-http calls past client's transport (h1.go); nil:
+	// every call goes through the transport.
+	lean *h1Client
 }
 
 // secrets lists what req carried (nil req: the server keys only).

@@ -16,7 +16,9 @@ import (
 // upstream APIs never send (makeHeadersCopier), copy the URL and allocate
 // its redirect state on every call. A redirect answer is handed to the
 // client, which follows it exactly as Client.Do does (replayFirst), and
-// errors are worded as Client.Do words them (*url.Error). It holds no
+// errors are worded as Client.Do words them (*url.Error). A plain-http
+// request goes out through the lean HTTP/1.1 client when there is one
+// (h1.go); its redirects are followed through the transport. It holds no
 // state between calls: nothing changes with several Hearth nodes.
 func (c *caller) do(req *http.Request) (*http.Response, error) {
 	cl := c.client
@@ -24,7 +26,13 @@ func (c *caller) do(req *http.Request) (*http.Response, error) {
 	if rt == nil || cl.Jar != nil || cl.Timeout != 0 || cl.CheckRedirect != nil || req.URL == nil || req.URL.User != nil {
 		return cl.Do(req)
 	}
-	resp, err := rt.RoundTrip(req)
+	var resp *http.Response
+	var err error
+	if c.lean.handles(req) {
+		resp, err = c.lean.roundTrip(req)
+	} else {
+		resp, err = rt.RoundTrip(req)
+	}
 	if err != nil {
 		if tlsErr, ok := err.(tls.RecordHeaderError); ok && string(tlsErr.RecordHeader[:]) == "HTTP/" {
 			err = http.ErrSchemeMismatch

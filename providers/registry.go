@@ -61,6 +61,9 @@ type Registry struct {
 	// is read-only after New and made from the configuration alone:
 	// nothing changes with several Hearth nodes.
 	pooledChat map[string]engine.ChatModel
+	// upstream is a caller over the registry's shared client, kept for
+	// CloseIdleConnections (h1_close.go).
+	upstream caller
 }
 
 var _ engine.Providers = (*Registry)(nil)
@@ -70,7 +73,7 @@ func New(cfg Config) (*Registry, error) {
 	mk := cfg.callers()
 	r := &Registry{chat: map[string]engine.ChatModel{}, embed: map[string]engine.Embedder{},
 		moderate: map[string]engine.Moderator{}, keys: map[string]string{}, needKey: map[string]bool{}, noURL: map[string]bool{},
-		pool: newKeyPool()}
+		pool: newKeyPool(), upstream: mk("")}
 	baseURL := cfg.BaseURL
 	for name, pc := range cfg.Providers {
 		name = strings.ToLower(name)

@@ -18,8 +18,13 @@ import (
 // callers that share the client, retry policy, timeout and sleep.
 func (cfg Config) callers() func(name string) caller {
 	client := cfg.HTTPClient
+	var lean *h1Client
 	if client == nil {
-		client = &http.Client{Transport: cfg.Egress.Transport("providers")}
+		t := cfg.Egress.Transport("providers")
+		client = &http.Client{Transport: t}
+		if len(cfg.Wrap) == 0 && cfg.HTTP1 != "stdlib" {
+			lean = newH1Client(t)
+		}
 	}
 	if len(cfg.Wrap) > 0 {
 		wrapped := *client
@@ -58,7 +63,7 @@ func (cfg Config) callers() func(name string) caller {
 	}
 	bearers := newBearerValues(keys)
 	return func(name string) caller {
-		return caller{provider: name, client: client, retry: retry, timeout: timeout, sleep: sleep, serverKeys: keys, bearers: bearers,
+		return caller{provider: name, client: client, lean: lean, retry: retry, timeout: timeout, sleep: sleep, serverKeys: keys, bearers: bearers,
 			label: netguard.NewLabel(name)}
 	}
 }

@@ -157,6 +157,9 @@ type App struct {
 	built []string
 	// pool puts image adapters behind the provider registry's key pools.
 	pool func(engine.ImageModels) engine.ImageModels
+	// closeUpstream closes the provider registry's idle upstream
+	// connections on Close.
+	closeUpstream func()
 }
 
 // openStore opens the store the application keeps its records and blobs
@@ -254,6 +257,9 @@ func (a *App) Close(ctx context.Context) error {
 		errs = append(errs, a.Memory.Close())
 	}
 	errs = append(errs, a.closeTracing())
+	if a.closeUpstream != nil {
+		a.closeUpstream()
+	}
 	if a.Index != nil {
 		errs = append(errs, a.Index.Close())
 	}

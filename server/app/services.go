@@ -42,6 +42,7 @@ func (a *App) buildProviders(cfg Config) error {
 	a.Deps.Providers, a.Deps.Keysets = engine.InstrumentProviders(a.traceProviders(provs), a.Metrics), keysets
 	a.Deps.LocalModels = server.CacheLocalModels(registry, localModelsTTL)
 	a.pool = registry.PoolImages
+	a.closeUpstream = registry.CloseIdleConnections
 	a.note("providers: instrumented")
 	return nil
 }

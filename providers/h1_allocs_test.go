@@ -1,0 +1,46 @@
+package providers
+
+import (
+	"context"
+	"net/http"
+	"testing"
+)
+
+// h1CallAllocs is the allocations of one whole upstream call (request
+// sent, answer read into a pooled buffer, call closed) through c.
+func h1CallAllocs(t *testing.T, c caller, url string) float64 {
+	body := []byte(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`)
+	call := func() {
+		up, err := c.post(context.Background(), url, body, false, func(h http.Header) { c.setBearer(h, "sk-configured") })
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf, err := readPooled("openai", up)
+		if err != nil {
+			t.Fatal(err)
+		}
+		releaseBody(buf)
+	}
+	call()
+	return testing.AllocsPerRun(300, call)
+}
+
+// TestH1Allocations: a call through the lean client allocates at least
+// twenty-five fewer objects than the same call through net/http's transport
+// (its persistConn handoff, channels, response header map and body
+// wrappers), on a kept-alive loopback connection. A count, not a timing.
+func TestH1Allocations(t *testing.T) {
+	if h1Race {
+		t.Skip("allocation counts are not meaningful under the race detector")
+	}
+	srv := startRaw(t, func(int64, *http.Request) ([]byte, bool) { return []byte(okAnswer), false })
+	lean, std := h1Callers(t, 0)
+	l, s := h1CallAllocs(t, lean, srv.url()), h1CallAllocs(t, std, srv.url())
+	t.Logf("allocations a call: lean %.0f, net/http %.0f", l, s)
+	if l > s-25 {
+		t.Fatalf("lean client: %.0f allocations a call, net/http %.0f: want at least 25 fewer", l, s)
+	}
+	if n := srv.accepts.Load(); n != 2 {
+		t.Fatalf("%d connections for two clients: a connection was not kept alive", n)
+	}
+}

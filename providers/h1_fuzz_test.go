@@ -1,0 +1,85 @@
+package providers
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// pipeDial returns a dialer whose every connection is one end of a pipe
+// served by a goroutine that reads one request and answers raw, then
+// closes.
+func pipeDial(raw []byte) func(context.Context, string, string) (net.Conn, error) {
+	return func(context.Context, string, string) (net.Conn, error) {
+		client, server := net.Pipe()
+		go func() {
+			defer server.Close()
+			req, err := http.ReadRequest(bufio.NewReader(server))
+			if err != nil {
+				return
+			}
+			io.Copy(io.Discard, req.Body)
+			server.SetWriteDeadline(time.Now().Add(time.Second))
+			server.Write(raw)
+		}()
+		return client, nil
+	}
+}
+
+// readAnswer sends one POST through rt and reads the whole answer.
+func readAnswer(rt func(*http.Request) (*http.Response, error), method string) (status int, body string, err error) {
+	status, _, body, err = readAnswerHeader(rt, method)
+	return status, body, err
+}
+
+// readAnswerHeader is readAnswer with the answer's header.
+func readAnswerHeader(rt func(*http.Request) (*http.Response, error), method string) (status int, hdr http.Header, body string, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	st := &callState{data: []byte(`{"q":1}`)}
+	req, _ := st.newRequest(ctx, method, "http://upstream.test/v1/chat/completions", 0)
+	resp, err := rt(req)
+	if err != nil {
+		return 0, nil, "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(b), err
+}
+
+// FuzzH1Response feeds raw answer bytes to the lean client and to
+// net/http's transport: the lean client never panics, and an answer
+// net/http reads whole the lean client reads whole too, with the same
+// status, header and body, and one net/http refuses it refuses too.
+func FuzzH1Response(f *testing.F) {
+	for _, tc := range h1Cases {
+		if tc.raw != "" {
+			f.Add([]byte(tc.raw), tc.method == "HEAD")
+		}
+	}
+	f.Add([]byte(h1GzipAnswer()), false)
+	f.Fuzz(func(t *testing.T, raw []byte, head bool) {
+		method := "POST"
+		if head {
+			method = "HEAD"
+		}
+		dial := pipeDial(raw)
+		tr := &http.Transport{DialContext: dial, MaxResponseHeaderBytes: 4096, DisableCompression: true}
+		defer tr.CloseIdleConnections()
+		lean := newH1Client(tr)
+		defer lean.closeIdle()
+		ss, sh, sb, serr := readAnswerHeader(tr.RoundTrip, method)
+		ls, lh, lb, lerr := readAnswerHeader(lean.roundTrip, method)
+		if serr == nil && (lerr != nil || ls != ss || lb != sb || !reflect.DeepEqual(sh, lh)) {
+			t.Fatalf("net/http read %d %v %q; lean %d %v %q %v", ss, sh, sb, ls, lh, lb, lerr)
+		}
+		if serr != nil && lerr == nil {
+			t.Fatalf("net/http refused the answer (%v); lean read %d %v %q", serr, ls, lh, lb)
+		}
+	})
+}
