@@ -54,17 +54,22 @@ func cleanPath(p string) string {
 // lb-trace-id (otel.go).
 func (s *Server) requestIDs(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		ctx := c.Request().Context()
+		r := c.Request()
+		ctx := r.Context()
 		if s.cfg.IDs != nil {
 			ctx = engine.WithIDs(ctx, s.cfg.IDs())
-			c.SetRequest(c.Request().WithContext(ctx))
 		}
+		// One allocation for the request's context, its ids and its
+		// guards (request_state.go), and one request copy carrying it.
+		st := new(requestState)
+		st.Context = ctx
+		c.SetRequest(r.WithContext(st))
 		h := c.Response().Header()
 		if s.cfg.Tracer != nil {
 			setHeader(h, HeaderRequestID, engine.NewPrefixedID(ctx, "req_", 20))
 			return s.traced(c, next)
 		}
-		ids := new(idHeaders) // the header values and their bytes, one allocation
+		ids := &st.ids // the header values and their bytes
 		ids.vals[0], ids.vals[1] = engine.PrefixedIDPairIn(ctx, ids.buf[:], "req_", 20, "trace_", 20)
 		h[HeaderRequestID], h[HeaderTraceID] = ids.vals[0:1:1], ids.vals[1:2:2]
 		return next(c)

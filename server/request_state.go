@@ -1,0 +1,45 @@
+package server
+
+import (
+	"github.com/hearth-dev/hearth/engine"
+	"github.com/labstack/echo/v4"
+)
+
+// requestState is what the middleware chain keeps for one request, in one
+// allocation: the request's context (with room for its principal, filled
+// by authenticate), the lb-request-id and lb-trace-id header values, and
+// guardIO's guards. requestIDs makes it and gives the request its context
+// once; guardIO and authenticate find it through the context instead of
+// allocating their own (and authenticate no longer copies the request
+// with WithContext). It lives for one request: nothing changes with
+// several Hearth nodes.
+type requestState struct {
+	engine.PrincipalSlot
+	ids idHeaders
+	io  ioGuards
+	// guarded is set when guardIO took io.
+	guarded bool
+}
+
+// requestStateKey finds a request's requestState in its context.
+type requestStateKey struct{}
+
+// Value answers requestStateKey with the state and every other key as the
+// principal slot does.
+func (st *requestState) Value(key any) any {
+	if _, ok := key.(requestStateKey); ok {
+		return st
+	}
+	return st.PrincipalSlot.Value(key)
+}
+
+// guardsOf returns room for guardIO's guards: the request's state's, the
+// first time it is asked, or a new allocation (a request served without
+// requestIDs, or guarded twice).
+func guardsOf(c echo.Context) *ioGuards {
+	if st, ok := c.Request().Context().Value(requestStateKey{}).(*requestState); ok && !st.guarded {
+		st.guarded = true
+		return &st.io
+	}
+	return new(ioGuards)
+}
