@@ -17,8 +17,9 @@ type requestState struct {
 	engine.PrincipalSlot
 	ids idHeaders
 	io  ioGuards
-	// guarded is set when guardIO took io.
-	guarded bool
+	// guarded is set when guardIO took io, pipeLimited when limitPipe
+	// charged the request to a pipe's rate limit.
+	guarded, pipeLimited bool
 }
 
 // requestStateKey finds a request's requestState in its context.
@@ -42,4 +43,20 @@ func guardsOf(c echo.Context) *ioGuards {
 		return &st.io
 	}
 	return new(ioGuards)
+}
+
+// firstPipeLimit reports whether this is the request's first charge to a
+// pipe's rate limit, and marks it charged: in the request's state, or in
+// echo's context values (a map a request) when it has none.
+func firstPipeLimit(c echo.Context) bool {
+	if st, ok := c.Request().Context().Value(requestStateKey{}).(*requestState); ok {
+		first := !st.pipeLimited
+		st.pipeLimited = true
+		return first
+	}
+	if c.Get(ctxPipeLimited) != nil {
+		return false
+	}
+	c.Set(ctxPipeLimited, true)
+	return true
 }

@@ -90,3 +90,30 @@ type allocRecorder struct{ header http.Header }
 func (w *allocRecorder) Header() http.Header         { return w.header }
 func (w *allocRecorder) WriteHeader(int)             {}
 func (w *allocRecorder) Write(b []byte) (int, error) { return len(b), nil }
+
+// TestFirstPipeLimit: a request is charged to a pipe's rate limit once,
+// marked in its state without echo's context values (a map a request), or
+// in those values when it has no state.
+func TestFirstPipeLimit(t *testing.T) {
+	e := echo.New()
+	st := new(requestState)
+	st.Context = context.Background()
+	c := e.NewContext(httptest.NewRequest(http.MethodPost, "/v1/pipes/run", nil).WithContext(st), httptest.NewRecorder())
+	if !firstPipeLimit(c) || firstPipeLimit(c) || c.Get(ctxPipeLimited) != nil {
+		t.Fatal("with a request state: want the first charge only, marked in the state")
+	}
+	bare := e.NewContext(httptest.NewRequest(http.MethodPost, "/v1/pipes/run", nil), httptest.NewRecorder())
+	if !firstPipeLimit(bare) || firstPipeLimit(bare) {
+		t.Fatal("without a request state: want the first charge only")
+	}
+	if raceDetector {
+		t.Skip("the race detector moves values to the heap")
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		st.pipeLimited = false
+		firstPipeLimit(c)
+		firstPipeLimit(c)
+	}); n != 0 {
+		t.Fatalf("charging a request with a state allocates %.0f times, want 0", n)
+	}
+}
