@@ -1,6 +1,8 @@
 package server
 
 import (
+	"log/slog"
+
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/labstack/echo/v4"
 )
@@ -17,6 +19,8 @@ type requestState struct {
 	engine.PrincipalSlot
 	ids idHeaders
 	io  ioGuards
+	// logTail holds the access log line's last attributes.
+	logTail [3]slog.Attr
 	// guarded is set when guardIO took io, pipeLimited when limitPipe
 	// charged the request to a pipe's rate limit.
 	guarded, pipeLimited bool
@@ -59,4 +63,13 @@ func firstPipeLimit(c echo.Context) bool {
 	}
 	c.Set(ctxPipeLimited, true)
 	return true
+}
+
+// accessLogTail returns room for the access log line's last attributes:
+// the request's state's, or a new array when it has none.
+func accessLogTail(c echo.Context) *[3]slog.Attr {
+	if st, ok := c.Request().Context().Value(requestStateKey{}).(*requestState); ok {
+		return &st.logTail
+	}
+	return new([3]slog.Attr)
 }
