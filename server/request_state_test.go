@@ -5,8 +5,8 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"strings"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/hearth-dev/hearth/engine"
