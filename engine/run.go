@@ -121,6 +121,10 @@ type PreparedRun struct {
 	ichat instrumentedChat
 	// detached is the context finish writes with (run_persist.go).
 	detached detachedCtx
+	// content and secret hold the logged content of the run's record and
+	// the key redacted from it (record).
+	content RunContentSlot
+	secret  [1]string
 }
 
 const maxRunMessages = MaxRunMessages
@@ -601,7 +605,8 @@ func (pr *PreparedRun) record(res runResult, status string, persistErr error) {
 		rec.Error = "thread not saved: " + publicMessage(persistErr)
 	}
 	if pr.Request != nil {
-		rec.WithContent(pr.Request.Messages, res.text, res.toolCalls, pr.Pipe.LogContent, pr.Request.APIKey)
+		pr.secret[0] = pr.Request.APIKey
+		rec.WithContentIn(&pr.content, pr.Request.Messages, res.text, res.toolCalls, pr.Pipe.LogContent, pr.secret[:]...)
 	}
 	pr.r.runs.Record(rec)
 }
