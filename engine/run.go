@@ -125,6 +125,9 @@ type PreparedRun struct {
 	// the key redacted from it (record).
 	content RunContentSlot
 	secret  [1]string
+	// msgs is room for the messages the model receives (prepare): a
+	// pipe's prompt slots, a few-shot pair and the request's message.
+	msgs [6]Message
 }
 
 const maxRunMessages = MaxRunMessages
@@ -217,7 +220,7 @@ func (pr *PreparedRun) prepare(ctx context.Context, in *RunRequest) error {
 		jsonMode = *in.JSON
 	}
 	vars := MergeVariables(p.Variables, in.Variables)
-	msgs := AssembleMessages(p, jsonMode, RAGContext{Chunks: chunks, NoMatch: noMatch}, history, in.Messages, vars)
+	msgs := AssembleMessagesIn(pr.msgs[:0], p, jsonMode, RAGContext{Chunks: chunks, NoMatch: noMatch}, history, in.Messages, vars)
 	if !hasNonSystem(msgs) {
 		return FieldError("messages", "is required: the pipe has no messages of its own to run")
 	}
