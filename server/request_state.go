@@ -13,8 +13,10 @@ import (
 // guardIO's guards. requestIDs makes it and gives the request its context
 // once; guardIO and authenticate find it through the context instead of
 // allocating their own (and authenticate no longer copies the request
-// with WithContext). It lives for one request: nothing changes with
-// several Hearth nodes.
+// with WithContext). A context kept past the request (the detached
+// context a run's record is written with) keeps the state, and through
+// the guards the response writer, until it is dropped. It lives for one
+// request: nothing changes with several Hearth nodes.
 type requestState struct {
 	engine.PrincipalSlot
 	ids idHeaders
