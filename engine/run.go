@@ -126,8 +126,10 @@ type PreparedRun struct {
 	content RunContentSlot
 	secret  [1]string
 	// msgs is room for the messages the model receives (prepare): a
-	// pipe's prompt slots, a few-shot pair and the request's message.
-	msgs [6]Message
+	// pipe's prompt slots, a few-shot pair and the request's message;
+	// chatReq is the request built from them (Request points into it).
+	msgs    [6]Message
+	chatReq pipeChatRequest
 }
 
 const maxRunMessages = MaxRunMessages
@@ -252,7 +254,7 @@ func (pr *PreparedRun) prepare(ctx context.Context, in *RunRequest) error {
 			return err
 		}
 	}
-	pr.Request, err = buildChatRequest(p, pr.Ref, msgs, in.Tools, jsonMode, key)
+	pr.Request, err = buildChatRequestIn(&pr.chatReq, p, pr.Ref, msgs, in.Tools, jsonMode, key)
 	if err != nil {
 		return err
 	}
@@ -378,7 +380,13 @@ func (r *Runner) moderate(ctx context.Context, provider, key string, msgs []Mess
 
 // buildChatRequest turns the pipe's parameters into the provider request.
 func buildChatRequest(p *Pipe, ref ModelRef, msgs []Message, reqTools []Tool, jsonMode bool, key string) (*ChatRequest, error) {
-	box := newPipeChatRequest(p, ref, msgs, key)
+	return buildChatRequestIn(nil, p, ref, msgs, reqTools, jsonMode, key)
+}
+
+// buildChatRequestIn is buildChatRequest building the request in box (nil:
+// a new one).
+func buildChatRequestIn(box *pipeChatRequest, p *Pipe, ref ModelRef, msgs []Message, reqTools []Tool, jsonMode bool, key string) (*ChatRequest, error) {
+	box = newPipeChatRequest(box, p, ref, msgs, key)
 	req := &box.req
 	if len(p.Stop) > 0 {
 		req.Stop = append([]string(nil), p.Stop...)

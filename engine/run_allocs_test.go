@@ -41,6 +41,17 @@ func TestBuildChatRequestAllocations(t *testing.T) {
 	if got := testing.AllocsPerRun(100, func() { _, _ = buildChatRequest(p, ref, msgs, nil, false, "sk") }); got > 1 {
 		t.Fatalf("buildChatRequest allocates %.0f times, want 1", got)
 	}
+	// In a prepared run's box (PreparedRun.chatReq): the same request and
+	// no allocation.
+	var box pipeChatRequest
+	in, err := buildChatRequestIn(&box, p, ref, msgs, nil, false, "sk")
+	want, _ := buildChatRequest(p, ref, msgs, nil, false, "sk")
+	if err != nil || in != &box.req || !reflect.DeepEqual(in, want) {
+		t.Fatalf("in the box: %+v, %v; want %+v", in, err, want)
+	}
+	if got := testing.AllocsPerRun(100, func() { _, _ = buildChatRequestIn(&box, p, ref, msgs, nil, false, "sk") }); got != 0 {
+		t.Fatalf("buildChatRequestIn allocates %.0f times, want 0", got)
+	}
 }
 
 // TestAssembleMessagesAllocations: assembling a run's messages without
