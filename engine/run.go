@@ -140,6 +140,13 @@ const MaxRunMessages = 1000
 // Prepare does everything before the model call. Every error it returns is
 // a normal JSON error (nothing has been written to the client yet).
 func (r *Runner) Prepare(ctx context.Context, in *RunRequest) (*PreparedRun, error) {
+	return r.PrepareIn(ctx, in, nil)
+}
+
+// PrepareIn is Prepare with the prepared run kept in pr (nil: a new one),
+// for a caller that keeps it with its request. pr is used for one run
+// only, and not copied.
+func (r *Runner) PrepareIn(ctx context.Context, in *RunRequest, pr *PreparedRun) (*PreparedRun, error) {
 	start := r.now()
 	p, err := r.resolvePipe(ctx, in)
 	if err != nil {
@@ -160,7 +167,10 @@ func (r *Runner) Prepare(ctx context.Context, in *RunRequest) (*PreparedRun, err
 		}
 	}
 	created := NowFrom(ctx, func() time.Time { return start })
-	pr := &PreparedRun{r: r, Pipe: p, start: start, created: created, runID: NewRunID(ctx, created),
+	if pr == nil {
+		pr = new(PreparedRun)
+	}
+	*pr = PreparedRun{r: r, Pipe: p, start: start, created: created, runID: NewRunID(ctx, created),
 		endpoint: in.Endpoint, stream: in.Stream, keyID: in.Principal.KeyID}
 	if err := pr.prepare(ctx, in); err != nil {
 		pr.recordRejected(err)

@@ -32,8 +32,10 @@ type runBody struct {
 	// which is on the heap already, they cost no allocation of their own.
 	run   engine.RunRequest
 	admit pipeAdmitter
-	// answer is completeRun's memory for the non-stream answer.
-	answer runAnswer
+	// answer is completeRun's memory for the non-stream answer, and
+	// prepared the engine's prepared run (Runner.PrepareIn).
+	answer   runAnswer
+	prepared engine.PreparedRun
 }
 
 // runAnswer is the memory of a non-stream run's answer: the answer handed
@@ -90,7 +92,7 @@ func (s *Server) handlePipeRun(c echo.Context) error {
 		return err
 	}
 	stream := b.Stream != nil && *b.Stream
-	pr, err := s.deps.Runner.Prepare(c.Request().Context(), b.request(c, "/v1/pipes/run", stream, s.admitPipe(c, &b.admit)))
+	pr, err := s.deps.Runner.PrepareIn(c.Request().Context(), b.request(c, "/v1/pipes/run", stream, s.admitPipe(c, &b.admit)), &b.prepared)
 	if err != nil {
 		return err
 	}
@@ -115,7 +117,7 @@ func (s *Server) handleBetaRun(endpoint string) echo.HandlerFunc {
 		if err := decodeJSON(c, &b); err != nil {
 			return err
 		}
-		pr, err := s.deps.Runner.Prepare(c.Request().Context(), b.request(c, endpoint, false, s.admitPipe(c, &b.admit)))
+		pr, err := s.deps.Runner.PrepareIn(c.Request().Context(), b.request(c, endpoint, false, s.admitPipe(c, &b.admit)), &b.prepared)
 		if err != nil {
 			return err
 		}
