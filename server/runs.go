@@ -136,12 +136,9 @@ func (s *Server) handleBetaRun(endpoint string) echo.HandlerFunc {
 	}
 }
 
-// completeRun runs pr to its whole answer and writes it; room (nil: one
-// of its own) holds the answer and its header values.
+// completeRun runs pr to its whole answer and writes it; room holds the
+// answer and its header values.
 func (s *Server) completeRun(c echo.Context, pr *engine.PreparedRun, withSources bool, room *runAnswer) error {
-	if room == nil {
-		room = new(runAnswer)
-	}
 	resp, err := pr.Complete(c.Request().Context())
 	setRunHeadersIn(c.Response().Header(), pr.ThreadID, pr.ModelID(), &room.headers)
 	if err != nil {
