@@ -10,8 +10,8 @@ import (
 
 // TestPrepareInKeepsTheRunInItsRoom: a prepared run lives where the
 // caller keeps it (Runner.PrepareIn; the pipe route keeps it in the
-// decoded body), with the model's messages and its request in room of
-// its own: a run's messages and request cost no allocation of their own.
+// decoded body), with the model's messages, its request and its run id in
+// room of its own: none costs an allocation of its own.
 func TestPrepareInKeepsTheRunInItsRoom(t *testing.T) {
 	accounts, store := newAccounts(t)
 	prov := stubProviders{serverKeys: map[string]string{"openai": "server-key"}}
@@ -35,9 +35,11 @@ func TestPrepareInKeepsTheRunInItsRoom(t *testing.T) {
 	}
 	start, end := uintptr(unsafe.Pointer(room)), uintptr(unsafe.Pointer(room))+unsafe.Sizeof(*room)
 	inRoom := func(p unsafe.Pointer) bool { return uintptr(p) >= start && uintptr(p) < end }
-	if pr != room || !inRoom(unsafe.Pointer(pr.Request)) || !inRoom(unsafe.Pointer(&pr.Request.Messages[0])) {
-		t.Fatalf("prepared run %p (room %p), request in the room %v, messages in the room %v", pr, room,
-			inRoom(unsafe.Pointer(pr.Request)), inRoom(unsafe.Pointer(&pr.Request.Messages[0])))
+	id := engine.PreparedRunID(pr)
+	if pr != room || !inRoom(unsafe.Pointer(pr.Request)) || !inRoom(unsafe.Pointer(&pr.Request.Messages[0])) ||
+		len(id) != 25 || !inRoom(unsafe.Pointer(unsafe.StringData(id))) {
+		t.Fatalf("prepared run %p (room %p), request in the room %v, messages in the room %v, run id %q in the room %v", pr, room,
+			inRoom(unsafe.Pointer(pr.Request)), inRoom(unsafe.Pointer(&pr.Request.Messages[0])), id, inRoom(unsafe.Pointer(unsafe.StringData(id))))
 	}
 	last := pr.Request.Messages[len(pr.Request.Messages)-1]
 	if pr.Request.APIKey != "server-key" || pr.Request.Model != "gpt-4o-mini" || last.Content.Text != "Say something about foxes." {

@@ -130,6 +130,8 @@ type PreparedRun struct {
 	// chatReq is the request built from them (Request points into it).
 	msgs    [6]Message
 	chatReq pipeChatRequest
+	// idRoom holds runID's bytes.
+	idRoom RunIDRoom
 }
 
 const maxRunMessages = MaxRunMessages
@@ -170,8 +172,9 @@ func (r *Runner) PrepareIn(ctx context.Context, in *RunRequest, pr *PreparedRun)
 	if pr == nil {
 		pr = new(PreparedRun)
 	}
-	*pr = PreparedRun{r: r, Pipe: p, start: start, created: created, runID: NewRunID(ctx, created),
+	*pr = PreparedRun{r: r, Pipe: p, start: start, created: created,
 		endpoint: in.Endpoint, stream: in.Stream, keyID: in.Principal.KeyID}
+	pr.runID = NewRunIDIn(ctx, created, &pr.idRoom)
 	if err := pr.prepare(ctx, in); err != nil {
 		pr.recordRejected(err)
 		return nil, err
