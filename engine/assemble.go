@@ -52,11 +52,21 @@ func ComposeSystemPrompt(p *Pipe, jsonMode bool, chunks []RAGChunk) string {
 // stay where they are). Variables are substituted over the whole list.
 // When rag.NoMatch is set the system message ends with NoMatchRAGPrompt.
 func AssembleMessages(p *Pipe, jsonMode bool, rag RAGContext, history, request []Message, vars map[string]string) []Message {
+	return AssembleMessagesIn(nil, p, jsonMode, rag, history, request, vars)
+}
+
+// AssembleMessagesIn is AssembleMessages building the list in buf's array
+// when it has room for it (a prepared run keeps room for a few messages),
+// in a new one otherwise.
+func AssembleMessagesIn(buf []Message, p *Pipe, jsonMode bool, rag RAGContext, history, request []Message, vars map[string]string) []Message {
 	sys := ComposeSystemPrompt(p, jsonMode, rag.Chunks)
 	if rag.NoMatch {
 		sys = strings.TrimSpace(sys + " \n\n \"\"\"" + NoMatchRAGPrompt + "\"\"\"")
 	}
-	out := make([]Message, 0, 1+len(p.Messages)+len(history)+len(request))
+	out := buf[:0]
+	if n := 1 + len(p.Messages) + len(history) + len(request); cap(out) < n {
+		out = make([]Message, 0, n)
+	}
 	if sys != "" {
 		out = append(out, Message{Role: "system", Content: TextContent(sys)})
 	}
@@ -68,7 +78,7 @@ func AssembleMessages(p *Pipe, jsonMode bool, rag RAGContext, history, request [
 	out = append(out, history...)
 	out = append(out, request...)
 	substituteInPlace(out, vars)
-	return out
+	return out[:len(out):len(out)] // an append copies, as with a list of its own
 }
 
 var variableRE = regexp.MustCompile(`\{\{(.*?)\}\}`)
@@ -97,7 +107,7 @@ func SubstituteVariables(msgs []Message, vars map[string]string) []Message {
 	out := make([]Message, len(msgs))
 	copy(out, msgs)
 	substituteInPlace(out, vars)
-	return out
+	return out[:len(out):len(out)] // an append copies, as with a list of its own
 }
 
 // substituteInPlace is SubstituteVariables on a slice the caller owns.

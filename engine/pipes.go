@@ -30,7 +30,7 @@ type Pipes struct {
 	defaultModel string
 	now          func() time.Time
 	cluster      Cluster
-	cache        *gateCache[Pipe] // nil: off (pipes_cache.go)
+	cache        *gateCache[*Pipe] // nil: off (pipes_cache.go)
 }
 
 // PipesConfig holds the dependencies of Pipes. Providers, when set, makes

@@ -21,7 +21,7 @@ func (ps *Pipes) enableCache(c Cluster) {
 		return
 	}
 	if !c.Shared() {
-		ps.cache = newGateCache[Pipe]()
+		ps.cache = newGateCache[*Pipe]()
 	}
 	c.Subscribe(TopicPipe, func(id string) { ps.cache.drop(id) })
 }
@@ -38,19 +38,21 @@ func (ps *Pipes) publishPipe(tx Tx, id string) error {
 // write that changed it committed.
 func (ps *Pipes) dropPipe(id string) { ps.cache.drop(id) }
 
-// cached returns a copy of the pipe cached under the key k (built in the
-// caller's buffer, so a hit allocates only the copy). A copy keeps callers
-// that set fields from changing the cache; slices are shared and never
-// modified by the run path.
+// cached returns the pipe cached under the key k (built in the caller's
+// buffer, so a hit allocates nothing). Every run of the pipe shares it:
+// GetByID and Lookup hand it out as it is, and their callers never modify
+// it (the run path only reads its pipe; a write of the pipe stores a new
+// one and drops this).
 func (ps *Pipes) cached(k []byte) (*Pipe, uint64) {
 	p, ok, gen := ps.cache.getBytes(k)
 	if !ok {
 		return nil, gen
 	}
-	return &p, gen
+	return p, gen
 }
 
-// GetByID returns the pipe a pipe key is bound to.
+// GetByID returns the pipe a pipe key is bound to. The pipe may be the
+// cached one every run shares: it must never be modified.
 func (ps *Pipes) GetByID(ctx context.Context, id string) (*Pipe, error) {
 	var buf [96]byte
 	p, gen := ps.cached(append(append(buf[:0], "i/"...), id...))
@@ -79,12 +81,13 @@ func (ps *Pipes) getByIDStored(ctx context.Context, id string, gen uint64) (*Pip
 	if err != nil {
 		return nil, err
 	}
-	ps.cache.put(gen, "i/"+id, *p, p.ID)
+	ps.cache.put(gen, "i/"+id, p, p.ID)
 	return p, nil
 }
 
 // Lookup returns an owner's pipe by name, as Get does, from the cache when
-// it holds it. It is for the run path, which never changes the pipe.
+// it holds it. It is for the run path, which never changes the pipe: the
+// pipe may be the cached one every run shares and must never be modified.
 func (ps *Pipes) Lookup(ctx context.Context, owner, name string) (*Pipe, error) {
 	var buf [160]byte
 	p, gen := ps.cached(append(append(append(append(buf[:0], "n/"...), owner...), '/'), name...))
@@ -95,6 +98,6 @@ func (ps *Pipes) Lookup(ctx context.Context, owner, name string) (*Pipe, error) 
 	if err != nil {
 		return nil, err
 	}
-	ps.cache.put(gen, "n/"+owner+"/"+name, *p, p.ID)
+	ps.cache.put(gen, "n/"+owner+"/"+name, p, p.ID)
 	return p, nil
 }

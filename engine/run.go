@@ -124,6 +124,17 @@ type PreparedRun struct {
 	// signedThread: ThreadID is a new signed id, written by nothing
 	// (threads_virtual.go).
 	signedThread bool
+	// content and secret hold the logged content of the run's record and
+	// the key redacted from it (record).
+	content RunContentSlot
+	secret  [1]string
+	// msgs is room for the messages the model receives (prepare): a
+	// pipe's prompt slots, a few-shot pair and the request's message;
+	// chatReq is the request built from them (Request points into it).
+	msgs    [6]Message
+	chatReq pipeChatRequest
+	// idRoom holds runID's bytes.
+	idRoom RunIDRoom
 }
 
 const maxRunMessages = MaxRunMessages
@@ -134,6 +145,13 @@ const MaxRunMessages = 1000
 // Prepare does everything before the model call. Every error it returns is
 // a normal JSON error (nothing has been written to the client yet).
 func (r *Runner) Prepare(ctx context.Context, in *RunRequest) (*PreparedRun, error) {
+	return r.PrepareIn(ctx, in, nil)
+}
+
+// PrepareIn is Prepare with the prepared run kept in pr (nil: a new one),
+// for a caller that keeps it with its request. pr is used for one run
+// only, and not copied.
+func (r *Runner) PrepareIn(ctx context.Context, in *RunRequest, pr *PreparedRun) (*PreparedRun, error) {
 	start := r.now()
 	p, err := r.resolvePipe(ctx, in)
 	if err != nil {
@@ -154,8 +172,12 @@ func (r *Runner) Prepare(ctx context.Context, in *RunRequest) (*PreparedRun, err
 		}
 	}
 	created := NowFrom(ctx, func() time.Time { return start })
-	pr := &PreparedRun{r: r, Pipe: p, start: start, created: created, runID: NewRunID(ctx, created),
+	if pr == nil {
+		pr = new(PreparedRun)
+	}
+	*pr = PreparedRun{r: r, Pipe: p, start: start, created: created,
 		endpoint: in.Endpoint, stream: in.Stream, keyID: in.Principal.KeyID}
+	pr.runID = NewRunIDIn(ctx, created, &pr.idRoom)
 	if err := pr.prepare(ctx, in); err != nil {
 		pr.recordRejected(err)
 		return nil, err
@@ -216,7 +238,7 @@ func (pr *PreparedRun) prepare(ctx context.Context, in *RunRequest) error {
 		jsonMode = *in.JSON
 	}
 	vars := MergeVariables(p.Variables, in.Variables)
-	msgs := AssembleMessages(p, jsonMode, RAGContext{Chunks: chunks, NoMatch: noMatch}, history, in.Messages, vars)
+	msgs := AssembleMessagesIn(pr.msgs[:0], p, jsonMode, RAGContext{Chunks: chunks, NoMatch: noMatch}, history, in.Messages, vars)
 	if !hasNonSystem(msgs) {
 		return FieldError("messages", "is required: the pipe has no messages of its own to run")
 	}
@@ -248,7 +270,7 @@ func (pr *PreparedRun) prepare(ctx context.Context, in *RunRequest) error {
 			return err
 		}
 	}
-	pr.Request, err = buildChatRequest(p, pr.Ref, msgs, in.Tools, jsonMode, key)
+	pr.Request, err = buildChatRequestIn(&pr.chatReq, p, pr.Ref, msgs, in.Tools, jsonMode, key)
 	if err != nil {
 		return err
 	}
@@ -374,7 +396,13 @@ func (r *Runner) moderate(ctx context.Context, provider, key string, msgs []Mess
 
 // buildChatRequest turns the pipe's parameters into the provider request.
 func buildChatRequest(p *Pipe, ref ModelRef, msgs []Message, reqTools []Tool, jsonMode bool, key string) (*ChatRequest, error) {
-	box := newPipeChatRequest(p, ref, msgs, key)
+	return buildChatRequestIn(nil, p, ref, msgs, reqTools, jsonMode, key)
+}
+
+// buildChatRequestIn is buildChatRequest building the request in box (nil:
+// a new one).
+func buildChatRequestIn(box *pipeChatRequest, p *Pipe, ref ModelRef, msgs []Message, reqTools []Tool, jsonMode bool, key string) (*ChatRequest, error) {
+	box = newPipeChatRequest(box, p, ref, msgs, key)
 	req := &box.req
 	if len(p.Stop) > 0 {
 		req.Stop = append([]string(nil), p.Stop...)
@@ -607,7 +635,8 @@ func (pr *PreparedRun) record(res runResult, status string, persistErr error) {
 		rec.Error = "thread not saved: " + publicMessage(persistErr)
 	}
 	if pr.Request != nil {
-		rec.WithContent(pr.Request.Messages, res.text, res.toolCalls, pr.Pipe.LogContent, pr.Request.APIKey)
+		pr.secret[0] = pr.Request.APIKey
+		rec.WithContentIn(&pr.content, pr.Request.Messages, res.text, res.toolCalls, pr.Pipe.LogContent, pr.secret[:]...)
 	}
 	pr.r.runs.Record(rec)
 }

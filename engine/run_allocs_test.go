@@ -41,6 +41,17 @@ func TestBuildChatRequestAllocations(t *testing.T) {
 	if got := testing.AllocsPerRun(100, func() { _, _ = buildChatRequest(p, ref, msgs, nil, false, "sk") }); got > 1 {
 		t.Fatalf("buildChatRequest allocates %.0f times, want 1", got)
 	}
+	// In a prepared run's box (PreparedRun.chatReq): the same request and
+	// no allocation.
+	var box pipeChatRequest
+	in, err := buildChatRequestIn(&box, p, ref, msgs, nil, false, "sk")
+	want, _ := buildChatRequest(p, ref, msgs, nil, false, "sk")
+	if err != nil || in != &box.req || !reflect.DeepEqual(in, want) {
+		t.Fatalf("in the box: %+v, %v; want %+v", in, err, want)
+	}
+	if got := testing.AllocsPerRun(100, func() { _, _ = buildChatRequestIn(&box, p, ref, msgs, nil, false, "sk") }); got != 0 {
+		t.Fatalf("buildChatRequestIn allocates %.0f times, want 0", got)
+	}
 }
 
 // TestAssembleMessagesAllocations: assembling a run's messages without
@@ -68,6 +79,19 @@ func TestAssembleMessagesAllocations(t *testing.T) {
 	p.SetPrompt("", "You are terse.")
 	if n := testing.AllocsPerRun(100, func() { AssembleMessages(p, false, RAGContext{}, history, request, nil) }); n > 1 {
 		t.Fatalf("AssembleMessages allocates %.0f times without variables, want 1", n)
+	}
+	// In a prepared run's room (PreparedRun.msgs): the same list, no
+	// allocation, and capped so an append copies it.
+	var room [5]Message
+	in := AssembleMessagesIn(room[:0], p, false, RAGContext{}, history, request, nil)
+	if !reflect.DeepEqual(in, AssembleMessages(p, false, RAGContext{}, history, request, nil)) || &in[0] != &room[0] || cap(in) != len(in) {
+		t.Fatalf("in the room: %+v (cap %d)", in, cap(in))
+	}
+	if n := testing.AllocsPerRun(100, func() { AssembleMessagesIn(room[:0], p, false, RAGContext{}, history, request, nil) }); n != 0 {
+		t.Fatalf("AssembleMessagesIn allocates %.0f times in a room big enough, want 0", n)
+	}
+	if long := AssembleMessagesIn(room[:0], p, false, RAGContext{}, append(history, history...), append(request, request...), nil); len(long) != 6 || &long[0] == &room[0] {
+		t.Fatalf("a list too long for the room: %d messages, in the room %v", len(long), &long[0] == &room[0])
 	}
 }
 

@@ -15,9 +15,13 @@ type pipeChatRequest struct {
 }
 
 // newPipeChatRequest returns the request of a pipe run with the pipe's
-// sampling parameters, before tools and response format are added.
-func newPipeChatRequest(p *Pipe, ref ModelRef, msgs []Message, key string) *pipeChatRequest {
-	b := &pipeChatRequest{temperature: p.Temperature, topP: p.TopP, presencePenalty: p.PresencePenalty,
+// sampling parameters, before tools and response format are added, in b
+// (nil: a new one; a prepared run keeps one of its own).
+func newPipeChatRequest(b *pipeChatRequest, p *Pipe, ref ModelRef, msgs []Message, key string) *pipeChatRequest {
+	if b == nil {
+		b = new(pipeChatRequest)
+	}
+	*b = pipeChatRequest{temperature: p.Temperature, topP: p.TopP, presencePenalty: p.PresencePenalty,
 		freqPenalty: p.FrequencyPenalty, maxTokens: p.MaxTokens}
 	b.req = ChatRequest{Model: ref.Model, Messages: msgs, Temperature: &b.temperature, TopP: &b.topP,
 		MaxTokens: &b.maxTokens, PresencePenalty: &b.presencePenalty, FrequencyPenalty: &b.freqPenalty, APIKey: key}

@@ -76,14 +76,18 @@ const (
 // NewRunID returns a run id that sorts newest first, its random part drawn
 // like NewID.
 func NewRunID(ctx context.Context, start time.Time) string {
-	var digits, b [32]byte
+	var b [32]byte
+	return string(appendRunID(ctx, b[:0], start))
+}
+
+// appendRunID appends the run id of NewRunID to b.
+func appendRunID(ctx context.Context, b []byte, start time.Time) []byte {
+	var digits [20]byte
 	n := strconv.AppendInt(digits[:0], math.MaxInt64-start.UnixNano(), 10)
-	out := b[:0]
 	for range 19 - len(n) {
-		out = append(out, '0')
+		b = append(b, '0')
 	}
-	out = appendNewID(ctx, append(out, n...), 6)
-	return string(out)
+	return appendNewID(ctx, append(b, n...), 6)
 }
 
 // RunLog records runs off the request path: Record only queues, and one

@@ -1,5 +1,7 @@
 package providers
 
+import "io"
+
 // Ready reports whether Recv would return a chunk now, without waiting for
 // the upstream: one is queued, or the reader's buffer holds whole events
 // that translate into one (those events are read and translated here). It
@@ -13,6 +15,12 @@ func (s *sseStream) Ready() bool {
 		s.step()
 	}
 	return true
+}
+
+// Ended reports whether Recv would return io.EOF now: every chunk was
+// returned and the terminal event was seen (or the stream ended cleanly).
+func (s *sseStream) Ended() bool {
+	return s.head == len(s.queue) && (s.finished && s.err == nil || s.err == io.EOF)
 }
 
 // Ready reports whether Recv would return a chunk now.

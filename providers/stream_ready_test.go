@@ -14,7 +14,8 @@ import (
 // TestStreamReady: an OpenAI stream is ready exactly while the events the
 // upstream sent so far hold a chunk Recv has not returned, and Ready never
 // waits for the upstream (the upstream sends its second part only once
-// the test has seen Ready false).
+// the test has seen Ready false). Ended is false until the terminal event
+// and true once Recv has nothing but io.EOF left.
 func TestStreamReady(t *testing.T) {
 	ev := func(delta, finish string) string {
 		return fmt.Sprintf(`data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[{"index":0,"delta":%s,"finish_reason":%s}]}`+"\n\n", delta, finish)
@@ -56,9 +57,15 @@ func TestStreamReady(t *testing.T) {
 	if !engine.StreamReady(s) {
 		t.Fatal("not ready with the second event buffered")
 	}
+	if engine.StreamEnded(s) {
+		t.Fatal("ended with a chunk buffered")
+	}
 	recv("a")
 	if engine.StreamReady(s) { // would hang here if Ready read from the connection
 		t.Fatal("ready with nothing buffered")
+	}
+	if engine.StreamEnded(s) { // nor may Ended
+		t.Fatal("ended before the terminal event")
 	}
 	close(release)
 	recv("b")
@@ -68,5 +75,8 @@ func TestStreamReady(t *testing.T) {
 	}
 	if _, err := s.Recv(); err != io.EOF {
 		t.Fatalf("after the last chunk: %v", err)
+	}
+	if !engine.StreamEnded(s) {
+		t.Fatal("not ended after io.EOF")
 	}
 }

@@ -30,7 +30,18 @@ func (s *Server) authenticate(kind Auth) echo.MiddlewareFunc {
 			if key == "" && kind == AuthOptional {
 				return next(c)
 			}
-			ctx, p, err := s.deps.Accounts.AuthenticateContext(c.Request().Context(), key)
+			// The principal goes into the room the request's context has
+			// for it (request_state.go), or into a context of its own
+			// and a copy of the request when it has none.
+			ctx := c.Request().Context()
+			slot := engine.PrincipalSlotOf(ctx)
+			var p *engine.Principal
+			var err error
+			if slot != nil {
+				p, err = s.deps.Accounts.AuthenticateSlot(ctx, slot, key)
+			} else {
+				ctx, p, err = s.deps.Accounts.AuthenticateContext(ctx, key)
+			}
 			if err != nil {
 				if kind == AuthOptional && engine.ErrorCode(err) == engine.CodeUnauthorized {
 					return next(c)
@@ -43,7 +54,11 @@ func (s *Server) authenticate(kind Auth) echo.MiddlewareFunc {
 			if err := checkScope(p, c); err != nil {
 				return err
 			}
-			c.SetRequest(c.Request().WithContext(ctx))
+			if slot != nil {
+				slot.Publish()
+			} else {
+				c.SetRequest(c.Request().WithContext(ctx))
+			}
 			return next(c)
 		}
 	}

@@ -143,8 +143,10 @@ func (s *Server) guardIO(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) (err error) {
 		r := c.Request()
 		orig := c.Response().Writer
-		// One allocation for the controller, the writer and the guard.
-		gs := &ioGuards{rc: connControl{rw: orig}}
+		// The controller, the writer and the guard in the request's state
+		// (request_state.go).
+		gs := guardsOf(c)
+		*gs = ioGuards{rc: connControl{rw: orig}}
 		rc := &gs.rc
 		if r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0 {
 			limit := s.cfg.BodyTimeout

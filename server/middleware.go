@@ -54,17 +54,22 @@ func cleanPath(p string) string {
 // lb-trace-id (otel.go).
 func (s *Server) requestIDs(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		ctx := c.Request().Context()
+		r := c.Request()
+		ctx := r.Context()
 		if s.cfg.IDs != nil {
 			ctx = engine.WithIDs(ctx, s.cfg.IDs())
-			c.SetRequest(c.Request().WithContext(ctx))
 		}
+		// One allocation for the request's context, its ids and its
+		// guards (request_state.go), and one request copy carrying it.
+		st := new(requestState)
+		st.Context = ctx
+		c.SetRequest(r.WithContext(st))
 		h := c.Response().Header()
 		if s.cfg.Tracer != nil {
 			setHeader(h, HeaderRequestID, engine.NewPrefixedID(ctx, "req_", 20))
 			return s.traced(c, next)
 		}
-		ids := new(idHeaders) // the header values and their bytes, one allocation
+		ids := &st.ids // the header values and their bytes
 		ids.vals[0], ids.vals[1] = engine.PrefixedIDPairIn(ctx, ids.buf[:], "req_", 20, "trace_", 20)
 		h[HeaderRequestID], h[HeaderTraceID] = ids.vals[0:1:1], ids.vals[1:2:2]
 		return next(c)
@@ -107,15 +112,20 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 			return nil
 		}
 		// LogAttrs with typed attributes: no boxing of the values into
-		// interfaces and no argument slice on the heap.
+		// interfaces and no argument slice on the heap. A record keeps
+		// five attributes inline and allocates for more, so the last
+		// three go in a group without a key, which handlers inline: the
+		// same line (accessLogTail).
+		tail := accessLogTail(c)
+		tail[0] = slog.Int("status", c.Response().Status)
+		tail[1] = slog.Int64("bytes", c.Response().Size)
+		tail[2] = slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000)
 		s.log.LogAttrs(c.Request().Context(), slog.LevelInfo, "request",
 			slog.String("request_id", headerValue(c.Response().Header(), HeaderRequestID)),
 			slog.String("trace_id", headerValue(c.Response().Header(), HeaderTraceID)),
 			slog.String("method", c.Request().Method),
 			slog.String("route", c.Path()),
-			slog.Int("status", c.Response().Status),
-			slog.Int64("bytes", c.Response().Size),
-			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+			slog.Attr{Value: slog.GroupValue(tail[:]...)},
 		)
 		return nil
 	}

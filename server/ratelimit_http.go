@@ -50,10 +50,9 @@ func (s *Server) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 // the pipe's id. It charges a request at most once, and is a no-op when the
 // per-pipe limit is off.
 func (s *Server) limitPipe(c echo.Context, pipeID string) error {
-	if s.pipeLimits == nil || pipeID == "" || c.Get(ctxPipeLimited) != nil {
+	if s.pipeLimits == nil || pipeID == "" || !firstPipeLimit(c) {
 		return nil
 	}
-	c.Set(ctxPipeLimited, true)
 	d := s.pipeLimits.decide(c.Request().Context(), pipeID, s.logRateErr)
 	return s.applyRate(c, s.pipeLimits, d, "rate_limit_pipe", "pipe")
 }

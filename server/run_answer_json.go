@@ -27,7 +27,7 @@ var answerPool = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return 
 // write it; false, with nothing written, when v needs the serializer.
 func writeAnswer(c echo.Context, v any) (bool, error) {
 	switch v.(type) {
-	case runResponse, *agentResponse, *engine.ChatResponse:
+	case *runResponse, *agentResponse, *engine.ChatResponse:
 	default:
 		return false, nil
 	}
@@ -51,8 +51,11 @@ func writeAnswer(c echo.Context, v any) (bool, error) {
 // newline; false for anything else.
 func appendAnswer(b []byte, v any) ([]byte, bool) {
 	switch a := v.(type) {
-	case runResponse:
-		return appendRunResponse(b, &a)
+	case *runResponse:
+		if a == nil {
+			return append(b, "null"...), true
+		}
+		return appendRunResponse(b, a)
 	case *agentResponse:
 		if a == nil {
 			return append(b, "null"...), true

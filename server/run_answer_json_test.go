@@ -44,12 +44,12 @@ func answerShapes(r *engine.ChatResponse) []any {
 	raw := rawView{ID: r.ID, Object: r.Object, Created: r.Created, Model: r.Model, Provider: "openai",
 		Choices: r.Choices, Usage: r.Usage, SystemFingerprint: r.SystemFingerprint}
 	src := []sourceView{}
-	withSources := runResponse{Success: true, Completion: comp, Raw: raw, Sources: &src}
+	withSources := &runResponse{Success: true, Completion: comp, Raw: raw, Sources: &src}
 	withSources.Raw.Sources = &src
 	return []any{
 		r, (*engine.ChatResponse)(nil),
 		&agentResponse{Output: &out, ChatResponse: r}, &agentResponse{ChatResponse: r}, &agentResponse{Output: &comp}, (*agentResponse)(nil),
-		runResponse{Success: true, Completion: comp, Raw: raw}, runResponse{Raw: rawView{Provider: "<p>"}},
+		&runResponse{Success: true, Completion: comp, Raw: raw}, &runResponse{Raw: rawView{Provider: "<p>"}}, (*runResponse)(nil),
 		withSources, map[string]any{"x": 1},
 	}
 }
@@ -67,7 +67,10 @@ func handledAnswer(v any) bool {
 		if a != nil && a.ChatResponse != nil {
 			choices = a.ChatResponse.Choices
 		}
-	case runResponse:
+	case *runResponse:
+		if a == nil {
+			return true
+		}
 		if a.Sources != nil {
 			return false
 		}

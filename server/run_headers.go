@@ -24,6 +24,16 @@ func setRunHeaders(h http.Header, threadID, model string) {
 		setHeader(h, HeaderModel, model)
 		return
 	}
-	v := []string{threadID, model}
+	setRunHeadersIn(h, threadID, model, new([2]string))
+}
+
+// setRunHeadersIn is setRunHeaders with the values' storage in v, which
+// the caller keeps for the request.
+func setRunHeadersIn(h http.Header, threadID, model string, v *[2]string) {
+	if threadID == "" {
+		setHeader(h, HeaderModel, model)
+		return
+	}
+	v[0], v[1] = threadID, model
 	h[HeaderThreadID], h[HeaderModel] = v[0:1:1], v[1:2:2]
 }

@@ -28,7 +28,7 @@ func decodeFast(b []byte, v any) bool {
 			return false
 		}
 	case *agent.AgentRunRequest:
-		if r := jsonread.New(b); !readAgentRun(&r, v) || !r.End() {
+		if r := jsonread.New(b); !readAgentRun(&r, v, nil) || !r.End() {
 			*v = agent.AgentRunRequest{}
 			return false
 		}
@@ -78,8 +78,22 @@ var agentRunNames = []string{"model", "input", "instructions", "stream", "tools"
 	"reasoning_effort", "temperature", "top_p", "max_tokens", "max_completion_tokens", "presence_penalty",
 	"frequency_penalty", "stop", "response_format", "customModelParams", "mcp_servers", "fallback_models", "apiKey"}
 
-func readAgentRun(r *jsonread.Reader, a *agent.AgentRunRequest) bool {
+// readAgentRun decodes an agent run body into a. With sh, the model, the
+// input and the instructions are left in the body's bytes for sh.own
+// (run_json_shared.go).
+func readAgentRun(r *jsonread.Reader, a *agent.AgentRunRequest, sh *sharedAgentStrings) bool {
 	return r.Object(agentRunNames, func(k int) bool {
+		switch {
+		case sh == nil:
+		case k == 0:
+			return sh.model.read(r, &a.Model)
+		case k == 1:
+			raw, ok := r.Raw()
+			sh.input.set(raw)
+			return ok
+		case k == 2:
+			return sh.instructions.readPtr(r, &a.Instructions)
+		}
 		switch k {
 		case 0:
 			return jsonread.ReadString(r, &a.Model)

@@ -32,6 +32,19 @@ type runBody struct {
 	// which is on the heap already, they cost no allocation of their own.
 	run   engine.RunRequest
 	admit pipeAdmitter
+	// answer is completeRun's memory for the non-stream answer, and
+	// prepared the engine's prepared run (Runner.PrepareIn).
+	answer   runAnswer
+	prepared engine.PreparedRun
+}
+
+// runAnswer is the memory of a non-stream run's answer: the answer handed
+// to the writer (a pointer, not an interface value of its own) and the
+// lb-thread-id and lb-model header values. It is kept in the decoded body
+// (runBody), which is on the heap already.
+type runAnswer struct {
+	out     runResponse
+	headers [2]string
 }
 
 // runResponse is the non-stream answer: the SDK merges raw into its result.
@@ -79,7 +92,7 @@ func (s *Server) handlePipeRun(c echo.Context) error {
 		return err
 	}
 	stream := b.Stream != nil && *b.Stream
-	pr, err := s.deps.Runner.Prepare(c.Request().Context(), b.request(c, "/v1/pipes/run", stream, s.admitPipe(c, &b.admit)))
+	pr, err := s.deps.Runner.PrepareIn(c.Request().Context(), b.request(c, "/v1/pipes/run", stream, s.admitPipe(c, &b.admit)), &b.prepared)
 	if err != nil {
 		return err
 	}
@@ -91,7 +104,7 @@ func (s *Server) handlePipeRun(c echo.Context) error {
 		}
 		return s.streamRun(c, pr, w)
 	}
-	return s.completeRun(c, pr, b.IncludeSources)
+	return s.completeRun(c, pr, b.IncludeSources, &b.answer)
 }
 
 // handleBetaRun serves the beta runs. They stream when the body's stream
@@ -104,7 +117,7 @@ func (s *Server) handleBetaRun(endpoint string) echo.HandlerFunc {
 		if err := decodeJSON(c, &b); err != nil {
 			return err
 		}
-		pr, err := s.deps.Runner.Prepare(c.Request().Context(), b.request(c, endpoint, false, s.admitPipe(c, &b.admit)))
+		pr, err := s.deps.Runner.PrepareIn(c.Request().Context(), b.request(c, endpoint, false, s.admitPipe(c, &b.admit)), &b.prepared)
 		if err != nil {
 			return err
 		}
@@ -113,7 +126,7 @@ func (s *Server) handleBetaRun(endpoint string) echo.HandlerFunc {
 			stream = *b.Stream
 		}
 		if !stream {
-			return s.completeRun(c, pr, false)
+			return s.completeRun(c, pr, false, &b.answer)
 		}
 		setThreadHeader(c, pr.ThreadID)
 		if strings.Contains(c.Request().Header.Get("Accept"), "text/event-stream") {
@@ -123,13 +136,16 @@ func (s *Server) handleBetaRun(endpoint string) echo.HandlerFunc {
 	}
 }
 
-func (s *Server) completeRun(c echo.Context, pr *engine.PreparedRun, withSources bool) error {
+// completeRun runs pr to its whole answer and writes it; room holds the
+// answer and its header values.
+func (s *Server) completeRun(c echo.Context, pr *engine.PreparedRun, withSources bool, room *runAnswer) error {
 	resp, err := pr.Complete(c.Request().Context())
-	setRunHeaders(c.Response().Header(), pr.ThreadID, pr.ModelID())
+	setRunHeadersIn(c.Response().Header(), pr.ThreadID, pr.ModelID(), &room.headers)
 	if err != nil {
 		return err
 	}
-	out := runResponse{Success: true, Completion: engine.Completion(resp), Raw: rawView{
+	out := &room.out
+	*out = runResponse{Success: true, Completion: engine.Completion(resp), Raw: rawView{
 		ID: resp.ID, Object: resp.Object, Created: resp.Created, Model: resp.Model, Provider: pr.Ref.Provider,
 		Choices: resp.Choices, Usage: resp.Usage, SystemFingerprint: resp.SystemFingerprint,
 	}}

@@ -17,7 +17,10 @@ import (
 // checked by Validate, so every error names the field at fault. Unknown
 // keys (the SDK sends apiKey, rawResponse, ...) are ignored by the decoder.
 type AgentRunRequest struct {
-	Model               string                     `json:"model"`
+	Model string `json:"model"`
+	// Input is a string or an array of messages. A run keeps references to
+	// its bytes (a string input's user message shares them), so they must
+	// not be modified once the request is handed to Run or RunIn.
 	Input               json.RawMessage            `json:"input"`
 	Instructions        *string                    `json:"instructions"`
 	Stream              bool                       `json:"stream"`
@@ -157,7 +160,7 @@ func agentMessages(input json.RawMessage, instructions *string, buf []engine.Mes
 	case "null":
 		return nil, engine.FieldError("input", "is required (a string or an array of messages)")
 	case "string":
-		s, ok := jsonString(input)
+		s, ok := jsonStringShared(input) // the request's input is never modified (AgentRunRequest.Input)
 		if !ok {
 			return nil, engine.FieldError("input", "is not a valid JSON string")
 		}

@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/hearth-dev/hearth/engine"
 )
@@ -59,19 +60,43 @@ func withInstructions(msgs []engine.Message, instructions *string) []engine.Mess
 // the quotes; anything else goes through encoding/json (which replaces
 // invalid UTF-8 and decodes escapes).
 func jsonString(raw json.RawMessage) (string, bool) {
-	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' {
-		body := raw[1 : n-1]
-		plain := utf8.Valid(body)
-		for _, c := range body {
-			if c == '\\' || c == '"' || c < 0x20 {
-				plain = false
-				break
-			}
+	if body, ok := plainJSONString(raw); ok {
+		return string(body), true
+	}
+	return unmarshalString(raw)
+}
+
+// jsonStringShared is jsonString, except that a plain string shares raw's
+// bytes instead of copying them: raw must never be modified afterwards
+// (AgentRunRequest.Input documents this for the request's input).
+func jsonStringShared(raw json.RawMessage) (string, bool) {
+	if body, ok := plainJSONString(raw); ok {
+		if len(body) == 0 {
+			return "", true
 		}
-		if plain {
-			return string(body), true
+		return unsafe.String(&body[0], len(body)), true
+	}
+	return unmarshalString(raw)
+}
+
+// plainJSONString returns the bytes between the quotes of a JSON string
+// with no escape, no control character and valid UTF-8: the string
+// encoding/json decodes from it.
+func plainJSONString(raw json.RawMessage) ([]byte, bool) {
+	n := len(raw)
+	if n < 2 || raw[0] != '"' || raw[n-1] != '"' {
+		return nil, false
+	}
+	body := raw[1 : n-1]
+	for _, c := range body {
+		if c == '\\' || c == '"' || c < 0x20 {
+			return nil, false
 		}
 	}
+	return body, utf8.Valid(body)
+}
+
+func unmarshalString(raw json.RawMessage) (string, bool) {
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return "", false

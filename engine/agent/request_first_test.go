@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+	"unsafe"
 
 	"github.com/hearth-dev/hearth/engine"
 )
@@ -39,12 +40,15 @@ func checkJSONString(t *testing.T, raw []byte) {
 	if ok != (werr == nil) || got != want {
 		t.Fatalf("jsonString(%q) = %q, %v; encoding/json %q, %v", raw, got, ok, want, werr)
 	}
+	if got, ok = jsonStringShared(raw); ok != (werr == nil) || got != want {
+		t.Fatalf("jsonStringShared(%q) = %q, %v; encoding/json %q, %v", raw, got, ok, want, werr)
+	}
 }
 
 // TestValidateAllocations: validating the common agent request (a model,
-// instructions and a string input) is two allocations, the run (with its
-// request, sampling values and messages) and the input's text, and builds
-// the same request as before.
+// instructions and a string input) is one allocation, the run (with its
+// request, sampling values and messages): the input's text shares the
+// request's bytes. It builds the same request as before.
 func TestValidateAllocations(t *testing.T) {
 	instr := "You are terse."
 	req := &AgentRunRequest{Model: "openai:gpt-4o-mini", Instructions: &instr, Input: json.RawMessage(`"Say something about foxes."`)}
@@ -71,7 +75,12 @@ func TestValidateAllocations(t *testing.T) {
 	}
 	req.Input, req.Temperature = json.RawMessage(`"Say something about foxes."`), nil
 	n := testing.AllocsPerRun(100, func() { _, _ = req.validate() })
-	if n > 2 {
-		t.Fatalf("validate allocates %.0f times, want 2", n)
+	if n > 1 {
+		t.Fatalf("validate allocates %.0f times, want 1", n)
+	}
+	// The string input's text shares the request's bytes (Input is never
+	// modified once the request is handed to Run).
+	if run, err = req.validate(); err != nil || unsafe.StringData(run.chat.Messages[1].Content.Text) != &req.Input[1] {
+		t.Fatalf("the input's text is a copy: %+v, %v", run.chat.Messages, err)
 	}
 }

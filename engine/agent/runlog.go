@@ -30,8 +30,10 @@ type runRecorder struct {
 
 	mu    sync.Mutex
 	calls []engine.RunToolCall
-	// content holds the record's content (RunRecord.WithContentIn).
+	// content holds the record's content (RunRecord.WithContentIn), and
+	// idRoom the run id's bytes (engine.NewRunIDIn).
 	content engine.RunContentSlot
+	idRoom  engine.RunIDRoom
 }
 
 // recorder sets up r (the run's own, kept with it) as the recorder of a
@@ -42,7 +44,7 @@ func (a *Agent) recorder(ctx context.Context, r *runRecorder, owner, model strin
 	}
 	start := time.Now()
 	created := engine.NowFrom(ctx, func() time.Time { return start })
-	r.log, r.owner, r.keyID, r.id = a.runs, owner, engine.KeyIDOf(ctx), engine.NewRunID(ctx, created)
+	r.log, r.owner, r.keyID, r.id = a.runs, owner, engine.KeyIDOf(ctx), engine.NewRunIDIn(ctx, created, &r.idRoom)
 	r.start, r.created, r.stream, r.requested = start, created, stream, model
 	return r
 }

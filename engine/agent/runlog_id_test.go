@@ -1,0 +1,20 @@
+package agent
+
+import (
+	"context"
+	"testing"
+	"unsafe"
+
+	"github.com/hearth-dev/hearth/engine"
+)
+
+// TestRecorderRunIDInItsRoom: an agent run's id is drawn into its
+// recorder's room (engine.NewRunIDIn), not a string of its own.
+func TestRecorderRunIDInItsRoom(t *testing.T) {
+	a := NewAgent(AgentOptions{RunLog: &engine.RunLog{}})
+	var r runRecorder
+	if a.recorder(context.Background(), &r, "owner", "openai:gpt-4o-mini", false) != &r || len(r.id) != 25 ||
+		unsafe.StringData(r.id) != &r.idRoom[0] {
+		t.Fatalf("run id %q not in the recorder's room", r.id)
+	}
+}

@@ -1,0 +1,77 @@
+package server
+
+import (
+	"log/slog"
+
+	"github.com/hearth-dev/hearth/engine"
+	"github.com/labstack/echo/v4"
+)
+
+// requestState is what the middleware chain keeps for one request, in one
+// allocation: the request's context (with room for its principal, filled
+// by authenticate), the lb-request-id and lb-trace-id header values, and
+// guardIO's guards. requestIDs makes it and gives the request its context
+// once; guardIO and authenticate find it through the context instead of
+// allocating their own (and authenticate no longer copies the request
+// with WithContext). A context kept past the request (the detached
+// context a run's record is written with) keeps the state, and through
+// the guards the response writer, until it is dropped. It lives for one
+// request: nothing changes with several Hearth nodes.
+type requestState struct {
+	engine.PrincipalSlot
+	ids idHeaders
+	io  ioGuards
+	// logTail holds the access log line's last attributes.
+	logTail [3]slog.Attr
+	// guarded is set when guardIO took io, pipeLimited when limitPipe
+	// charged the request to a pipe's rate limit.
+	guarded, pipeLimited bool
+}
+
+// requestStateKey finds a request's requestState in its context.
+type requestStateKey struct{}
+
+// Value answers requestStateKey with the state and every other key as the
+// principal slot does.
+func (st *requestState) Value(key any) any {
+	if _, ok := key.(requestStateKey); ok {
+		return st
+	}
+	return st.PrincipalSlot.Value(key)
+}
+
+// guardsOf returns room for guardIO's guards: the request's state's, the
+// first time it is asked, or a new allocation (a request served without
+// requestIDs, or guarded twice).
+func guardsOf(c echo.Context) *ioGuards {
+	if st, ok := c.Request().Context().Value(requestStateKey{}).(*requestState); ok && !st.guarded {
+		st.guarded = true
+		return &st.io
+	}
+	return new(ioGuards)
+}
+
+// firstPipeLimit reports whether this is the request's first charge to a
+// pipe's rate limit, and marks it charged: in the request's state, or in
+// echo's context values (a map a request) when it has none.
+func firstPipeLimit(c echo.Context) bool {
+	if st, ok := c.Request().Context().Value(requestStateKey{}).(*requestState); ok {
+		first := !st.pipeLimited
+		st.pipeLimited = true
+		return first
+	}
+	if c.Get(ctxPipeLimited) != nil {
+		return false
+	}
+	c.Set(ctxPipeLimited, true)
+	return true
+}
+
+// accessLogTail returns room for the access log line's last attributes:
+// the request's state's, or a new array when it has none.
+func accessLogTail(c echo.Context) *[3]slog.Attr {
+	if st, ok := c.Request().Context().Value(requestStateKey{}).(*requestState); ok {
+		return &st.logTail
+	}
+	return new([3]slog.Attr)
+}
