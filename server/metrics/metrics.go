@@ -45,8 +45,15 @@ type Metrics struct {
 	jobs        *prometheus.CounterVec
 	jobDuration *prometheus.HistogramVec
 
+	// The children of the vectors recorded on every request
+	// (children.go).
+	requestsC, upstreamC, tokensC, costC *childCache[prometheus.Counter]
+	reqDurationC, upstreamDurationC      *childCache[prometheus.Observer]
+
 	modelsMu sync.Mutex
 	models   map[[2]string]bool
+	// admitted holds the pairs of models, read without modelsMu.
+	admitted sync.Map
 
 	index    atomic.Pointer[func() engine.IndexSizes]
 	jobQueue atomic.Pointer[func() (queued, running int)]
@@ -69,6 +76,9 @@ func New(version string) *Metrics {
 	m.cost = f.counter("hearth_model_cost_usd_total", "List-price cost in USD of model calls, by provider and model (0 for unpriced models).", "provider", "model")
 	m.jobs = f.counter("hearth_ingestion_jobs_total", "Ingestion job attempts that ended, by outcome (completed, failed, requeued).", "outcome")
 	m.jobDuration = f.histogram("hearth_ingestion_job_duration_seconds", "Duration of ingestion job attempts, by outcome.", "outcome")
+	m.requestsC, m.reqDurationC = newChildCache[prometheus.Counter](m.requests, 3), newChildCache[prometheus.Observer](m.reqDuration, 2)
+	m.upstreamC, m.upstreamDurationC = newChildCache[prometheus.Counter](m.upstream, 3), newChildCache[prometheus.Observer](m.upstreamDuration, 2)
+	m.tokensC, m.costC = newChildCache[prometheus.Counter](m.tokens, 3), newChildCache[prometheus.Counter](m.cost, 2)
 	buildInfo := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "hearth_build_info", Help: "Always 1; the version label is the running Hearth version."}, []string{"version"})
 	buildInfo.WithLabelValues(version).Set(1)
 	m.reg.MustRegister(m.inFlight, buildInfo, &indexCollector{m: m},
@@ -101,8 +111,8 @@ func (m *Metrics) Handler() http.Handler {
 // Request records one answered HTTP request. route is the route template
 // ("/v1/pipes/:name"), never the raw path, so series stay bounded.
 func (m *Metrics) Request(method, route string, status int, d time.Duration) {
-	m.requests.WithLabelValues(method, route, statusLabel(status)).Inc()
-	m.reqDuration.WithLabelValues(method, route).Observe(d.Seconds())
+	m.requestsC.with([3]string{method, route, statusLabel(status)}).Inc()
+	m.reqDurationC.with([3]string{method, route}).Observe(d.Seconds())
 }
 
 // InFlight adds delta (+1 on entry, -1 on exit) to the in-flight gauge.
@@ -118,20 +128,20 @@ func (m *Metrics) WatchIndex(fn func() engine.IndexSizes) { m.index.Store(&fn) }
 
 // UpstreamCall implements engine.Metrics.
 func (m *Metrics) UpstreamCall(provider, kind string, d time.Duration, err error) {
-	m.upstream.WithLabelValues(provider, kind, outcomeCode(err)).Inc()
-	m.upstreamDuration.WithLabelValues(provider, kind).Observe(d.Seconds())
+	m.upstreamC.with([3]string{provider, kind, outcomeCode(err)}).Inc()
+	m.upstreamDurationC.with([3]string{provider, kind}).Observe(d.Seconds())
 }
 
 // ModelUsage implements engine.Metrics.
 func (m *Metrics) ModelUsage(provider, model string, promptTokens, completionTokens int, costUSD float64) {
 	model = m.modelLabel(provider, model)
 	if promptTokens > 0 {
-		m.tokens.WithLabelValues(provider, model, "prompt").Add(float64(promptTokens))
+		m.tokensC.with([3]string{provider, model, "prompt"}).Add(float64(promptTokens))
 	}
 	if completionTokens > 0 {
-		m.tokens.WithLabelValues(provider, model, "completion").Add(float64(completionTokens))
+		m.tokensC.with([3]string{provider, model, "completion"}).Add(float64(completionTokens))
 	}
-	m.cost.WithLabelValues(provider, model).Add(max(costUSD, 0))
+	m.costC.with([3]string{provider, model}).Add(max(costUSD, 0))
 }
 
 // IngestionJob implements engine.Metrics.
@@ -146,6 +156,9 @@ func (m *Metrics) WatchIngestQueue(fn func() (queued, running int)) { m.jobQueue
 
 func (m *Metrics) modelLabel(provider, model string) string {
 	k := [2]string{provider, model}
+	if _, ok := m.admitted.Load(k); ok {
+		return model
+	}
 	m.modelsMu.Lock()
 	defer m.modelsMu.Unlock()
 	if m.models[k] {
@@ -155,6 +168,7 @@ func (m *Metrics) modelLabel(provider, model string) string {
 		return "other"
 	}
 	m.models[k] = true
+	m.admitted.Store(k, true)
 	return model
 }
 
