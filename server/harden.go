@@ -124,15 +124,13 @@ func (s *Server) limitConcurrency(next echo.HandlerFunc) echo.HandlerFunc {
 		if p := c.Path(); p == "/health" || p == "/metrics" {
 			return next(c)
 		}
-		select {
-		case s.slots <- struct{}{}:
-			defer func() { <-s.slots }()
-			return next(c)
-		default:
+		if !s.slots.acquire() {
 			s.metrics.Rejected("overload")
 			return &engine.Error{Code: engine.CodeUnavailable, RetryAfter: 1,
 				Message: "the server is at its limit of concurrent requests; retry shortly"}
 		}
+		defer s.slots.release()
+		return next(c)
 	}
 }
 
