@@ -144,11 +144,18 @@ func plainLogValue(s string) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
-			c == '-' || c == '_' || c == '.' || c == '/' || c == ':' || c == '*') {
+		if !plainLogBytes[s[i]] {
 			return false
 		}
 	}
 	return true
 }
+
+// plainLogBytes marks the bytes plainLogValue accepts. It is read-only
+// after start.
+var plainLogBytes = func() (t [256]bool) {
+	for _, r := range "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:*" {
+		t[r] = true
+	}
+	return t
+}()
