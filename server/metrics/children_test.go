@@ -3,6 +3,7 @@ package metrics
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -131,4 +132,38 @@ func BenchmarkRequestSeries(b *testing.B) {
 			m.reqDuration.WithLabelValues("POST", "/v1/agent/run").Observe(0.001)
 		}
 	})
+}
+
+// TestInFlightGauge: the in-flight gauge reads the request count at each
+// scrape, from any number of goroutines, and recording costs nothing.
+func TestInFlightGauge(t *testing.T) {
+	m := New("test")
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Go(func() {
+			for i := 0; i < 1000; i++ {
+				m.InFlight(1)
+				m.InFlight(-1)
+			}
+			m.InFlight(1)
+		})
+	}
+	wg.Wait()
+	m.InFlight(-1)
+	if err := testutil.GatherAndCompare(m.reg, strings.NewReader(`
+# HELP hearth_http_requests_in_flight HTTP requests being served now, streams included.
+# TYPE hearth_http_requests_in_flight gauge
+hearth_http_requests_in_flight 3
+`), "hearth_http_requests_in_flight"); err != nil {
+		t.Fatal(err)
+	}
+	if m.inFlight.Load() != 3 {
+		t.Fatalf("count %d", m.inFlight.Load())
+	}
+	if raceEnabled {
+		return
+	}
+	if n := testing.AllocsPerRun(100, func() { m.InFlight(1); m.InFlight(-1) }); n != 0 {
+		t.Fatalf("%.0f allocations", n)
+	}
 }

@@ -34,8 +34,12 @@ type Metrics struct {
 
 	requests    *prometheus.CounterVec
 	reqDuration *prometheus.HistogramVec
-	inFlight    prometheus.Gauge
-	rejected    *prometheus.CounterVec
+	// inFlight counts the requests being served, read by the
+	// hearth_http_requests_in_flight gauge at each scrape: an atomic add a
+	// request instead of a gauge's compare-and-swap loop on a float. It is
+	// this process's count; each Hearth node exports its own.
+	inFlight atomic.Int64
+	rejected *prometheus.CounterVec
 
 	upstream         *prometheus.CounterVec
 	upstreamDuration *prometheus.HistogramVec
@@ -68,7 +72,8 @@ func New(version string) *Metrics {
 	f := factory{m.reg}
 	m.requests = f.counter("hearth_http_requests_total", "HTTP requests answered, by method, route template and status.", "method", "route", "status")
 	m.reqDuration = f.histogram("hearth_http_request_duration_seconds", "Time to answer an HTTP request (a stream counts until its end), by method and route template.", "method", "route")
-	m.inFlight = prometheus.NewGauge(prometheus.GaugeOpts{Name: "hearth_http_requests_in_flight", Help: "HTTP requests being served now, streams included."})
+	inFlight := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "hearth_http_requests_in_flight", Help: "HTTP requests being served now, streams included."},
+		func() float64 { return float64(m.inFlight.Load()) })
 	m.rejected = f.counter("hearth_http_rejected_total", "Requests refused by a limit, by reason (rate_limit_key, rate_limit_pipe, inflight_key, inflight_ip, overload, budget).", "reason")
 	m.upstream = f.counter("hearth_upstream_requests_total", "Calls to providers and other outside services, by provider, kind and outcome code (ok, canceled or an error code).", "provider", "kind", "code")
 	m.upstreamDuration = f.histogram("hearth_upstream_request_duration_seconds", "Duration of calls to providers and other outside services (a stream counts until its end).", "provider", "kind")
@@ -81,7 +86,7 @@ func New(version string) *Metrics {
 	m.tokensC, m.costC = newChildCache[prometheus.Counter](m.tokens, 3), newChildCache[prometheus.Counter](m.cost, 2)
 	buildInfo := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "hearth_build_info", Help: "Always 1; the version label is the running Hearth version."}, []string{"version"})
 	buildInfo.WithLabelValues(version).Set(1)
-	m.reg.MustRegister(m.inFlight, buildInfo, &indexCollector{m: m},
+	m.reg.MustRegister(inFlight, buildInfo, &indexCollector{m: m},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -116,7 +121,7 @@ func (m *Metrics) Request(method, route string, status int, d time.Duration) {
 }
 
 // InFlight adds delta (+1 on entry, -1 on exit) to the in-flight gauge.
-func (m *Metrics) InFlight(delta int) { m.inFlight.Add(float64(delta)) }
+func (m *Metrics) InFlight(delta int) { m.inFlight.Add(int64(delta)) }
 
 // Rejected counts a request refused by a limit ("rate_limit_key",
 // "rate_limit_pipe", "inflight_key", "inflight_ip", "overload", "budget").
