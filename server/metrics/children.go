@@ -23,14 +23,15 @@ const maxCachedChildren = 4096
 // without the cache.
 type childCache[T any] struct {
 	vec interface{ WithLabelValues(...string) T }
-	// labels is how many of a key's values are the vector's labels.
-	labels int
+	// labels is how many of a key's values are the vector's labels, most
+	// how many children the cache keeps (maxCachedChildren).
+	labels, most int
 	m      atomic.Pointer[map[[3]string]T]
 	mu     sync.Mutex // held while the map is replaced
 }
 
 func newChildCache[T any](vec interface{ WithLabelValues(...string) T }, labels int) *childCache[T] {
-	c := &childCache[T]{vec: vec, labels: labels}
+	c := &childCache[T]{vec: vec, labels: labels, most: maxCachedChildren}
 	c.m.Store(&map[[3]string]T{})
 	return c
 }
@@ -45,7 +46,7 @@ func (c *childCache[T]) with(k [3]string) T {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	old := *c.m.Load()
-	if _, ok := old[k]; !ok && len(old) < maxCachedChildren {
+	if _, ok := old[k]; !ok && len(old) < c.most {
 		m := make(map[[3]string]T, len(old)+1)
 		for ok, ov := range old {
 			m[ok] = ov

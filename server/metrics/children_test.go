@@ -77,23 +77,27 @@ func histogramCount(t *testing.T, m *Metrics, name string) uint64 {
 	return n
 }
 
-// TestChildCacheBounded: past maxCachedChildren the cache keeps no more
-// children and still answers each key with its vector's child.
+// TestChildCacheBounded: past its bound the cache keeps no more children
+// and still answers each key with its vector's child.
 func TestChildCacheBounded(t *testing.T) {
 	vec := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "x"}, []string{"a"})
 	c := newChildCache[prometheus.Counter](vec, 1)
-	for i := 0; i < maxCachedChildren+10; i++ {
+	if c.most != maxCachedChildren {
+		t.Fatalf("bound %d", c.most)
+	}
+	c.most = 64
+	for i := 0; i < c.most+10; i++ {
 		c.with([3]string{fmt.Sprint(i)}).Inc()
 	}
 	c.with([3]string{"7"}).Inc()
-	c.with([3]string{fmt.Sprint(maxCachedChildren + 5)}).Inc()
-	if n := c.size(); n != maxCachedChildren {
-		t.Fatalf("%d children cached, want %d", n, maxCachedChildren)
+	c.with([3]string{fmt.Sprint(c.most + 5)}).Inc()
+	if n := c.size(); n != c.most {
+		t.Fatalf("%d children cached, want %d", n, c.most)
 	}
 	if got := testutil.ToFloat64(vec.WithLabelValues("7")); got != 2 {
 		t.Fatalf("cached child: %v, want 2", got)
 	}
-	if got := testutil.ToFloat64(vec.WithLabelValues(fmt.Sprint(maxCachedChildren + 5))); got != 2 {
+	if got := testutil.ToFloat64(vec.WithLabelValues(fmt.Sprint(c.most + 5))); got != 2 {
 		t.Fatalf("uncached child: %v, want 2", got)
 	}
 }
