@@ -26,8 +26,8 @@ type childCache[T any] struct {
 	// labels is how many of a key's values are the vector's labels, most
 	// how many children the cache keeps (maxCachedChildren).
 	labels, most int
-	m      atomic.Pointer[map[[3]string]T]
-	mu     sync.Mutex // held while the map is replaced
+	m            atomic.Pointer[map[[3]string]T]
+	mu           sync.Mutex // held while the map is replaced
 }
 
 func newChildCache[T any](vec interface{ WithLabelValues(...string) T }, labels int) *childCache[T] {
