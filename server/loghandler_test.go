@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"io"
 	"log/slog"
 	"math"
 	"net/http"
@@ -180,5 +181,31 @@ func TestAccessLogDirectPath(t *testing.T) {
 	s.Handler().ServeHTTP(httptest.NewRecorder(), odd)
 	if viaSlog.Load() != 1 || !strings.Contains(out.String(), `method="GET\x01"`) {
 		t.Fatalf("a method slog quotes: %d lines through slog, log %q", viaSlog.Load(), out.String())
+	}
+}
+
+// BenchmarkAccessLine: one access log line through the direct path and
+// through slog's Logger, as the access log wrote it before, to io.Discard.
+func BenchmarkAccessLine(b *testing.B) {
+	l := accessLine{time: time.Now(), requestID: "req_0123456789abcdefghij", traceID: "trace_0123456789abcdefghij",
+		method: "POST", route: "/v1/agent/run", status: 200, bytes: 512, durationMS: 0.412}
+	for _, json := range []bool{false, true} {
+		h := NewLogHandler(io.Discard, json, nil)
+		b.Run(map[bool]string{false: "text", true: "json"}[json]+"/direct", func(b *testing.B) {
+			for b.Loop() {
+				l.time = time.Now()
+				_, _ = h.writeAccess(&l)
+			}
+		})
+		log := slog.New(h.Handler)
+		b.Run(map[bool]string{false: "text", true: "json"}[json]+"/slog", func(b *testing.B) {
+			var tail [3]slog.Attr
+			for b.Loop() {
+				tail[0], tail[1], tail[2] = slog.Int("status", l.status), slog.Int64("bytes", l.bytes), slog.Float64("duration_ms", l.durationMS)
+				log.LogAttrs(context.Background(), slog.LevelInfo, "request", slog.String("request_id", l.requestID),
+					slog.String("trace_id", l.traceID), slog.String("method", l.method), slog.String("route", l.route),
+					slog.Attr{Value: slog.GroupValue(tail[:]...)})
+			}
+		})
 	}
 }
