@@ -19,6 +19,7 @@ import (
 	"github.com/hearth-dev/hearth/engine/memory"
 	"github.com/hearth-dev/hearth/providers"
 	"github.com/hearth-dev/hearth/providers/netguard"
+	"github.com/hearth-dev/hearth/server"
 )
 
 // Config is the whole server configuration. It is read from an optional
@@ -354,11 +355,9 @@ func (c *Config) Validate() error {
 var logLevels = map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}
 
 func (c *Config) logger() *slog.Logger {
-	opts := &slog.HandlerOptions{Level: logLevels[strings.ToLower(c.LogLevel)]}
-	if strings.ToLower(c.LogFormat) == "json" {
-		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
-	}
-	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+	// server.LogHandler: slog's text or JSON lines, with the access log
+	// written directly (the same bytes).
+	return slog.New(server.NewLogHandler(os.Stderr, strings.ToLower(c.LogFormat) == "json", logLevels[strings.ToLower(c.LogLevel)]))
 }
 
 // providerEnv reads every provider's base URL and key from the environment.

@@ -106,27 +106,36 @@ func jsonType(kind string) string {
 	return kind
 }
 
-// checkDepth refuses bodies nested deeper than maxJSONDepth without decoding them.
+// checkDepth refuses bodies nested deeper than maxJSONDepth without
+// decoding them. It counts the brackets outside strings; a string's
+// contents are skipped to its closing quote with bytes.IndexByte, a quote
+// after an odd run of backslashes being one of its characters.
 func checkDepth(b []byte) error {
-	depth, inStr, esc := 0, false, false
-	for _, ch := range b {
-		switch {
-		case esc:
-			esc = false
-		case inStr:
-			if ch == '\\' {
-				esc = true
-			} else if ch == '"' {
-				inStr = false
+	depth := 0
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			for {
+				j := bytes.IndexByte(b[i+1:], '"')
+				if j < 0 {
+					return nil
+				}
+				open := i
+				i += 1 + j
+				k := i - 1
+				for k > open && b[k] == '\\' {
+					k--
+				}
+				if (i-1-k)%2 == 0 {
+					break
+				}
 			}
-		case ch == '"':
-			inStr = true
-		case ch == '{' || ch == '[':
+		case '{', '[':
 			depth++
 			if depth > maxJSONDepth {
 				return engine.Errorf(engine.CodeBadRequest, "JSON body is nested deeper than %d levels", maxJSONDepth)
 			}
-		case ch == '}' || ch == ']':
+		case '}', ']':
 			depth--
 		}
 	}

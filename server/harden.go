@@ -124,15 +124,13 @@ func (s *Server) limitConcurrency(next echo.HandlerFunc) echo.HandlerFunc {
 		if p := c.Path(); p == "/health" || p == "/metrics" {
 			return next(c)
 		}
-		select {
-		case s.slots <- struct{}{}:
-			defer func() { <-s.slots }()
-			return next(c)
-		default:
+		if !s.slots.acquire() {
 			s.metrics.Rejected("overload")
 			return &engine.Error{Code: engine.CodeUnavailable, RetryAfter: 1,
 				Message: "the server is at its limit of concurrent requests; retry shortly"}
 		}
+		defer s.slots.release()
+		return next(c)
 	}
 }
 
@@ -170,7 +168,7 @@ func (s *Server) guardIO(next echo.HandlerFunc) echo.HandlerFunc {
 		c.Response().Writer = dw
 		defer func() {
 			// The server flushes after the handler: give that flush its time too.
-			dw.arm(true)
+			dw.finish()
 			c.Response().Writer = orig
 		}()
 		return next(c)
@@ -270,13 +268,13 @@ type deadlineWriter struct {
 }
 
 // arm pushes the write deadline to now+idle. It skips the call while at
-// least three quarters of idle remain (always re-arming when force is set).
-func (w *deadlineWriter) arm(force bool) {
+// least three quarters of idle remain.
+func (w *deadlineWriter) arm() {
 	if w.idle <= 0 {
 		return
 	}
 	now := time.Now()
-	if !force && now.Sub(w.armed) < w.idle/4 {
+	if now.Sub(w.armed) < w.idle/4 {
 		return
 	}
 	w.armed = now
@@ -284,19 +282,35 @@ func (w *deadlineWriter) arm(force bool) {
 }
 
 func (w *deadlineWriter) Write(b []byte) (int, error) {
-	w.arm(false)
+	w.arm()
 	return w.ResponseWriter.Write(b)
 }
 
+// finish arms the deadline for the server's flush after the handler,
+// unless it was armed within the last 64th of idle (a non-stream answer's
+// one Write a moment before): that flush then has at least 63/64 of idle,
+// and the connection's timer is not reset twice in a row.
+func (w *deadlineWriter) finish() {
+	if w.idle <= 0 {
+		return
+	}
+	if now := time.Now(); w.armed.IsZero() || now.Sub(w.armed) >= w.idle/64 {
+		w.armed = now
+		_ = w.rc.SetWriteDeadline(now.Add(w.idle))
+	}
+}
+
+// WriteHeader does not arm: net/http holds the headers until the first
+// Write or flush, each of which arms, or until the handler has returned
+// (finish).
 func (w *deadlineWriter) WriteHeader(code int) {
-	w.arm(false)
 	w.ResponseWriter.WriteHeader(code)
 }
 
 // FlushError is found by http.ResponseController (the SSE writer flushes
 // each event through it).
 func (w *deadlineWriter) FlushError() error {
-	w.arm(false)
+	w.arm()
 	return w.rc.Flush()
 }
 

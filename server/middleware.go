@@ -102,6 +102,7 @@ func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
 // accessLog writes one structured line per request. It never logs headers,
 // so keys cannot leak through it.
 func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
+	direct, _ := s.log.Handler().(*LogHandler)
 	return func(c echo.Context) error {
 		start := time.Now()
 		err := next(c)
@@ -110,6 +111,18 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		if !s.log.Enabled(c.Request().Context(), slog.LevelInfo) {
 			return nil
+		}
+		if direct != nil {
+			// Hearth's own handler: the same line without slog's record,
+			// its caller lookup and its value walk (loghandler.go).
+			now := time.Now()
+			line := accessLine{time: now, requestID: headerValue(c.Response().Header(), HeaderRequestID),
+				traceID: headerValue(c.Response().Header(), HeaderTraceID), method: c.Request().Method,
+				route: c.Path(), status: c.Response().Status, bytes: c.Response().Size,
+				durationMS: float64(now.Sub(start).Microseconds()) / 1000}
+			if ok, _ := direct.writeAccess(&line); ok {
+				return nil
+			}
 		}
 		// LogAttrs with typed attributes: no boxing of the values into
 		// interfaces and no argument slice on the heap. A record keeps

@@ -66,15 +66,31 @@ func (c *jsonErrorConn) ReadFrom(r io.Reader) (int64, error) {
 // (net/http/server.go, conn.serve).
 const cannedHeaders = "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
 
+// cannedSplit finds a canned answer's status line (after "HTTP/1.1 ") and
+// body. The canned headers follow the status line at once, so only that
+// place is looked at: every response passes through here, and searching
+// the whole answer for them cost each a scan of its bytes.
+func cannedSplit(p []byte) (line, body []byte, ok bool) {
+	rest, ok := bytes.CutPrefix(p, []byte("HTTP/1.1 "))
+	if !ok || len(rest) < 4 || rest[3] != ' ' {
+		return nil, nil, false
+	}
+	end := bytes.IndexAny(rest, "\r\n")
+	if end < 0 || !bytes.HasPrefix(rest[end:], []byte(cannedHeaders)) {
+		return nil, nil, false
+	}
+	line, body = rest[:end], rest[end+len(cannedHeaders):]
+	if bytes.Contains(body, []byte("\r\n")) {
+		return nil, nil, false
+	}
+	return line, body, true
+}
+
 // rewriteCannedError turns one canned answer, "HTTP/1.1 <code> <text>"
 // + cannedHeaders + body, into the same status with a JSON body.
 func rewriteCannedError(p []byte) ([]byte, bool) {
-	rest, ok := bytes.CutPrefix(p, []byte("HTTP/1.1 "))
-	if !ok || len(rest) < 4 || rest[3] != ' ' {
-		return nil, false
-	}
-	line, body, ok := bytes.Cut(rest, []byte(cannedHeaders))
-	if !ok || bytes.ContainsAny(line, "\r\n") || bytes.Contains(body, []byte("\r\n")) {
+	line, body, ok := cannedSplit(p)
+	if !ok {
 		return nil, false
 	}
 	status, err := strconv.Atoi(string(line[:3]))

@@ -39,6 +39,7 @@ func writeAnswer(c echo.Context, v any) (bool, error) {
 		return false, nil
 	}
 	b = append(b, '\n')
+	answerLength(c, len(b))
 	_, err := c.Response().Write(b)
 	if cap(b) <= maxPooledAnswer {
 		*bp = b[:0]

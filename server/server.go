@@ -163,7 +163,7 @@ type Server struct {
 	keyLimits   *limiter
 	pipeLimits  *limiter
 	openapi     openapiCache
-	slots       chan struct{}
+	slots       *slots
 	keyInFlight *inflight
 	ipInFlight  *inflight
 	// longBodyRoutes holds "METHOD path" of the routes whose body limit is
@@ -193,9 +193,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	}
 	s.keyLimits = newLimiter(cfg.RateLimitPerKey, cfg.RateLimitBurst).withCluster(deps.Cluster, "rate/key/")
 	s.pipeLimits = newLimiter(cfg.RateLimitPerPipe, cfg.RateLimitBurst).withCluster(deps.Cluster, "rate/pipe/")
-	if cfg.MaxConcurrent > 0 {
-		s.slots = make(chan struct{}, cfg.MaxConcurrent)
-	}
+	s.slots = newSlots(cfg.MaxConcurrent)
 	s.keyInFlight, s.ipInFlight = newInflight(cfg.MaxInFlightPerKey), newInflight(cfg.MaxInFlightPerIP)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true

@@ -34,8 +34,12 @@ type Metrics struct {
 
 	requests    *prometheus.CounterVec
 	reqDuration *prometheus.HistogramVec
-	inFlight    prometheus.Gauge
-	rejected    *prometheus.CounterVec
+	// inFlight counts the requests being served, read by the
+	// hearth_http_requests_in_flight gauge at each scrape: an atomic add a
+	// request instead of a gauge's compare-and-swap loop on a float. It is
+	// this process's count; each Hearth node exports its own.
+	inFlight atomic.Int64
+	rejected *prometheus.CounterVec
 
 	upstream         *prometheus.CounterVec
 	upstreamDuration *prometheus.HistogramVec
@@ -45,8 +49,15 @@ type Metrics struct {
 	jobs        *prometheus.CounterVec
 	jobDuration *prometheus.HistogramVec
 
+	// The children of the vectors recorded on every request
+	// (children.go).
+	requestsC, upstreamC, tokensC, costC *childCache[prometheus.Counter]
+	reqDurationC, upstreamDurationC      *childCache[prometheus.Observer]
+
 	modelsMu sync.Mutex
 	models   map[[2]string]bool
+	// admitted holds the pairs of models, read without modelsMu.
+	admitted sync.Map
 
 	index    atomic.Pointer[func() engine.IndexSizes]
 	jobQueue atomic.Pointer[func() (queued, running int)]
@@ -61,7 +72,8 @@ func New(version string) *Metrics {
 	f := factory{m.reg}
 	m.requests = f.counter("hearth_http_requests_total", "HTTP requests answered, by method, route template and status.", "method", "route", "status")
 	m.reqDuration = f.histogram("hearth_http_request_duration_seconds", "Time to answer an HTTP request (a stream counts until its end), by method and route template.", "method", "route")
-	m.inFlight = prometheus.NewGauge(prometheus.GaugeOpts{Name: "hearth_http_requests_in_flight", Help: "HTTP requests being served now, streams included."})
+	inFlight := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "hearth_http_requests_in_flight", Help: "HTTP requests being served now, streams included."},
+		func() float64 { return float64(m.inFlight.Load()) })
 	m.rejected = f.counter("hearth_http_rejected_total", "Requests refused by a limit, by reason (rate_limit_key, rate_limit_pipe, inflight_key, inflight_ip, overload, budget).", "reason")
 	m.upstream = f.counter("hearth_upstream_requests_total", "Calls to providers and other outside services, by provider, kind and outcome code (ok, canceled or an error code).", "provider", "kind", "code")
 	m.upstreamDuration = f.histogram("hearth_upstream_request_duration_seconds", "Duration of calls to providers and other outside services (a stream counts until its end).", "provider", "kind")
@@ -69,9 +81,12 @@ func New(version string) *Metrics {
 	m.cost = f.counter("hearth_model_cost_usd_total", "List-price cost in USD of model calls, by provider and model (0 for unpriced models).", "provider", "model")
 	m.jobs = f.counter("hearth_ingestion_jobs_total", "Ingestion job attempts that ended, by outcome (completed, failed, requeued).", "outcome")
 	m.jobDuration = f.histogram("hearth_ingestion_job_duration_seconds", "Duration of ingestion job attempts, by outcome.", "outcome")
+	m.requestsC, m.reqDurationC = newChildCache[prometheus.Counter](m.requests, 3), newChildCache[prometheus.Observer](m.reqDuration, 2)
+	m.upstreamC, m.upstreamDurationC = newChildCache[prometheus.Counter](m.upstream, 3), newChildCache[prometheus.Observer](m.upstreamDuration, 2)
+	m.tokensC, m.costC = newChildCache[prometheus.Counter](m.tokens, 3), newChildCache[prometheus.Counter](m.cost, 2)
 	buildInfo := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "hearth_build_info", Help: "Always 1; the version label is the running Hearth version."}, []string{"version"})
 	buildInfo.WithLabelValues(version).Set(1)
-	m.reg.MustRegister(m.inFlight, buildInfo, &indexCollector{m: m},
+	m.reg.MustRegister(inFlight, buildInfo, &indexCollector{m: m},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -101,12 +116,12 @@ func (m *Metrics) Handler() http.Handler {
 // Request records one answered HTTP request. route is the route template
 // ("/v1/pipes/:name"), never the raw path, so series stay bounded.
 func (m *Metrics) Request(method, route string, status int, d time.Duration) {
-	m.requests.WithLabelValues(method, route, statusLabel(status)).Inc()
-	m.reqDuration.WithLabelValues(method, route).Observe(d.Seconds())
+	m.requestsC.with([3]string{method, route, statusLabel(status)}).Inc()
+	m.reqDurationC.with([3]string{method, route}).Observe(d.Seconds())
 }
 
 // InFlight adds delta (+1 on entry, -1 on exit) to the in-flight gauge.
-func (m *Metrics) InFlight(delta int) { m.inFlight.Add(float64(delta)) }
+func (m *Metrics) InFlight(delta int) { m.inFlight.Add(int64(delta)) }
 
 // Rejected counts a request refused by a limit ("rate_limit_key",
 // "rate_limit_pipe", "inflight_key", "inflight_ip", "overload", "budget").
@@ -118,20 +133,20 @@ func (m *Metrics) WatchIndex(fn func() engine.IndexSizes) { m.index.Store(&fn) }
 
 // UpstreamCall implements engine.Metrics.
 func (m *Metrics) UpstreamCall(provider, kind string, d time.Duration, err error) {
-	m.upstream.WithLabelValues(provider, kind, outcomeCode(err)).Inc()
-	m.upstreamDuration.WithLabelValues(provider, kind).Observe(d.Seconds())
+	m.upstreamC.with([3]string{provider, kind, outcomeCode(err)}).Inc()
+	m.upstreamDurationC.with([3]string{provider, kind}).Observe(d.Seconds())
 }
 
 // ModelUsage implements engine.Metrics.
 func (m *Metrics) ModelUsage(provider, model string, promptTokens, completionTokens int, costUSD float64) {
 	model = m.modelLabel(provider, model)
 	if promptTokens > 0 {
-		m.tokens.WithLabelValues(provider, model, "prompt").Add(float64(promptTokens))
+		m.tokensC.with([3]string{provider, model, "prompt"}).Add(float64(promptTokens))
 	}
 	if completionTokens > 0 {
-		m.tokens.WithLabelValues(provider, model, "completion").Add(float64(completionTokens))
+		m.tokensC.with([3]string{provider, model, "completion"}).Add(float64(completionTokens))
 	}
-	m.cost.WithLabelValues(provider, model).Add(max(costUSD, 0))
+	m.costC.with([3]string{provider, model}).Add(max(costUSD, 0))
 }
 
 // IngestionJob implements engine.Metrics.
@@ -146,6 +161,9 @@ func (m *Metrics) WatchIngestQueue(fn func() (queued, running int)) { m.jobQueue
 
 func (m *Metrics) modelLabel(provider, model string) string {
 	k := [2]string{provider, model}
+	if _, ok := m.admitted.Load(k); ok {
+		return model
+	}
 	m.modelsMu.Lock()
 	defer m.modelsMu.Unlock()
 	if m.models[k] {
@@ -155,6 +173,7 @@ func (m *Metrics) modelLabel(provider, model string) string {
 		return "other"
 	}
 	m.models[k] = true
+	m.admitted.Store(k, true)
 	return model
 }
 

@@ -207,7 +207,7 @@ func (s *Server) Stop() {
 }
 
 func quietLogger() *slog.Logger {
-	return slog.New(slog.NewTextHandler(io.Discard, nil))
+	return slog.New(server.NewLogHandler(io.Discard, false, nil))
 }
 
 // Response is a finished HTTP exchange.
