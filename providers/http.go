@@ -27,6 +27,9 @@ type caller struct {
 	// lean sends plain-http calls past client's transport (h1.go); nil:
 	// every call goes through the transport.
 	lean *h1Client
+	// urls holds the parsed URLs of the calls (caller_url.go); nil: each
+	// call parses its URL.
+	urls *urlCache
 }
 
 // secrets lists what req carried (nil req: the server keys only).
@@ -87,8 +90,13 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 	ctx, cancel := context.WithCancelCause(c.label.In(&st.labeled, parent))
 	timer := time.AfterFunc(c.timeout, func() { cancel(errTimeout) })
 	for attempt := 0; ; attempt++ {
-		timer.Reset(c.timeout)
-		req, err := st.newRequest(ctx, method, url, attempt)
+		if attempt > 0 {
+			// Stopped for the backoff; the first attempt runs on the timer
+			// AfterFunc started (a Reset there would take the timer's lock
+			// and move it in the heap for nothing).
+			timer.Reset(c.timeout)
+		}
+		req, err := st.newRequest(c.urls, method, url, attempt)
 		if err != nil {
 			timer.Stop()
 			return nil, cancelWith(cancel, c.secrets(nil).Error(transportError(c.provider, ctx, err)))
@@ -104,7 +112,7 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 		setHeaders(req.Header)
 		propagate(parent, req.Header)
 		gz := c.askGzip(req)
-		resp, err := c.do(req)
+		resp, err := c.doIn(ctx, req)
 		if gz && err == nil {
 			ungzip(resp)
 		}

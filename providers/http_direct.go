@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"context"
 	"crypto/tls"
 	"fmt"
 	"io"
@@ -20,17 +21,24 @@ import (
 // request goes out through the lean HTTP/1.1 client when there is one
 // (h1.go); its redirects are followed through the transport. It holds no
 // state between calls: nothing changes with several Hearth nodes.
-func (c *caller) do(req *http.Request) (*http.Response, error) {
+func (c *caller) do(req *http.Request) (*http.Response, error) { return c.doIn(req.Context(), req) }
+
+// doIn is do for a request that may not carry the call's context ctx
+// (callState.newRequest makes it without one): the lean client is handed
+// ctx beside the request, and a request that goes through net/http gets
+// it first (Request.WithContext).
+func (c *caller) doIn(ctx context.Context, req *http.Request) (*http.Response, error) {
 	cl := c.client
 	rt := cl.Transport
 	if rt == nil || cl.Jar != nil || cl.Timeout != 0 || cl.CheckRedirect != nil || req.URL == nil || req.URL.User != nil {
-		return cl.Do(req)
+		return cl.Do(withContext(req, ctx))
 	}
 	var resp *http.Response
 	var err error
 	if c.lean.handles(req) {
-		resp, err = c.lean.roundTrip(req)
+		resp, err = c.lean.roundTrip(ctx, req)
 	} else {
+		req = withContext(req, ctx)
 		resp, err = rt.RoundTrip(req)
 	}
 	if err != nil {
@@ -52,11 +60,21 @@ func (c *caller) do(req *http.Request) (*http.Response, error) {
 	}
 	switch resp.StatusCode {
 	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		req = withContext(req, ctx)
+		resp.Request = req
 		follow := *cl
 		follow.Transport = &replayFirst{first: resp, req: req, rt: rt}
 		return follow.Do(req)
 	}
 	return resp, nil
+}
+
+// withContext is req with ctx as its context: req itself when it has it.
+func withContext(req *http.Request, ctx context.Context) *http.Request {
+	if req.Context() == ctx {
+		return req
+	}
+	return req.WithContext(ctx)
 }
 
 // replayFirst answers its first round trip (the request already sent)
