@@ -1,7 +1,6 @@
 package providers
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -74,13 +73,13 @@ func decodeOpenAIResponse(h *host, call *upstreamCall) (*engine.ChatResponse, we
 	}
 	defer releaseBody(buf)
 	raw := buf.Bytes()
-	resp, err := decodeChatResponse(raw)
+	resp, sources, err := decodeChatResponseSources(raw)
 	if err != nil {
 		return nil, src, call.redact(&engine.Error{Code: engine.CodeUpstream, Message: h.name + " sent a response Hearth could not read", Err: err})
 	}
 	// Web sources are optional extras of some hosts' answers: decoded only
 	// when the answer names them, so a plain answer is read once.
-	if bytes.Contains(raw, []byte(`"citations"`)) || bytes.Contains(raw, []byte(`"search_results"`)) {
+	if sources {
 		src = decodeWebSources(raw)
 	}
 	if !h.echoReasoning {

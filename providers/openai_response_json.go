@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/hearth-dev/hearth/engine"
@@ -21,19 +22,40 @@ import (
 // TestDecodeChatResponseMatchesEncodingJSON and FuzzDecodeChatResponse
 // compare both.
 func decodeChatResponse(raw []byte) (*engine.ChatResponse, error) {
+	resp, _, err := decodeChatResponseSources(raw)
+	return resp, err
+}
+
+// decodeChatResponseSources is decodeChatResponse that also reports
+// whether the answer may name web sources (decodeWebSources), as
+// mayNameSources does, without its two searches of the whole answer when
+// the hand-written path read it: a top-level key spelt exactly
+// "citations" or "search_results" was met. Only such a key can give
+// decodeWebSources a value, and on the hand-written path a key that
+// differs from them in case only sends the answer to encoding/json, where
+// mayNameSources decides. TestChatResponseSourcesAsSearch and
+// FuzzChatResponseSources compare both.
+func decodeChatResponseSources(raw []byte) (*engine.ChatResponse, bool, error) {
 	resp := new(engine.ChatResponse)
-	if r := jsonread.New(raw); readChatResponse(&r, resp) && r.End() {
-		return resp, nil
+	var sources bool
+	if r := jsonread.New(raw); readChatResponse(&r, resp, &sources) && r.End() {
+		return resp, sources, nil
 	}
 	*resp = engine.ChatResponse{}
 	if err := json.Unmarshal(raw, resp); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return resp, nil
+	return resp, mayNameSources(raw), nil
+}
+
+// mayNameSources reports whether raw holds "citations" or
+// "search_results" anywhere.
+func mayNameSources(raw []byte) bool {
+	return bytes.Contains(raw, []byte(`"citations"`)) || bytes.Contains(raw, []byte(`"search_results"`))
 }
 
 var (
-	responseNames         = []string{"id", "object", "created", "model", "choices", "usage", "system_fingerprint"}
+	responseNames         = []string{"id", "object", "created", "model", "choices", "usage", "system_fingerprint", "citations", "search_results"}
 	choiceNames           = []string{"index", "message", "logprobs", "finish_reason"}
 	responseMessageNames  = []string{"role", "content", "refusal", "tool_calls", "annotations"}
 	usageNames            = []string{"prompt_tokens", "completion_tokens", "total_tokens", "prompt_tokens_details", "completion_tokens_details"}
@@ -46,7 +68,9 @@ var (
 	finishReasons   = []string{"stop", "length", "tool_calls", "content_filter", "function_call"}
 )
 
-func readChatResponse(r *jsonread.Reader, resp *engine.ChatResponse) bool {
+// readChatResponse reads an answer into resp; *sources is set when it has
+// a citations or search_results key (skipped here).
+func readChatResponse(r *jsonread.Reader, resp *engine.ChatResponse, sources *bool) bool {
 	return r.Object(responseNames, func(k int) bool {
 		switch k {
 		case 0:
@@ -61,8 +85,11 @@ func readChatResponse(r *jsonread.Reader, resp *engine.ChatResponse) bool {
 			return jsonread.ReadSlice(r, &resp.Choices, func(c *engine.Choice) bool { return readChoice(r, c) })
 		case 5:
 			return readUsage(r, &resp.Usage)
-		default:
+		case 6:
 			return jsonread.ReadStringPtr(r, &resp.SystemFingerprint)
+		default:
+			*sources = true
+			return r.Skip()
 		}
 	})
 }

@@ -35,7 +35,7 @@ func TestDecodeChatResponseMatchesEncodingJSON(t *testing.T) {
 	for i, line := range lines {
 		checkResponseSameAsJSON(t, line)
 		r := jsonread.New(line)
-		hand := readChatResponse(&r, new(engine.ChatResponse)) && r.End()
+		hand := readChatResponse(&r, new(engine.ChatResponse), new(bool)) && r.End()
 		if hand != handPathResponse(i, len(lines)) {
 			t.Errorf("line %d %s: hand-written path %v", i+1, line, hand)
 		}
