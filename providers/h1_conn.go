@@ -132,15 +132,17 @@ func (pc *h1Conn) roundTrip(ctx context.Context, req *http.Request) (resp *http.
 
 // answer hands out an answer readHead read: its body is read from the
 // connection's buffer, length bytes.
-func (pc *h1Conn) answer(ctx context.Context, stop func() bool, resp *http.Response, length int64) (*http.Response, bool, error) {
+func (pc *h1Conn) answer(ctx context.Context, stop func() bool, a *h1Answer, length int64) (*http.Response, bool, error) {
 	pc.limit = noLimit
 	pc.clearHeaderDeadline(ctx)
+	resp := &a.resp
 	if length == 0 {
 		resp.Body = http.NoBody
 		finish(pc, stop, true)
 		return resp, true, nil
 	}
-	b := &h1Body{pc: pc, ctx: ctx, stop: stop, keep: true, length: h1Length{r: pc.br, n: length}}
+	b := &a.body
+	*b = h1Body{pc: pc, ctx: ctx, stop: stop, keep: true, length: h1Length{r: pc.br, n: length}}
 	b.rc = &b.length
 	resp.Body = b
 	return resp, true, nil
