@@ -36,9 +36,10 @@ func decodeChatResponse(raw []byte) (*engine.ChatResponse, error) {
 // mayNameSources decides. TestChatResponseSourcesAsSearch and
 // FuzzChatResponseSources compare both.
 func decodeChatResponseSources(raw []byte) (*engine.ChatResponse, bool, error) {
-	resp := new(engine.ChatResponse)
+	room := new(chatResponseRoom)
+	resp := &room.resp
 	var sources bool
-	if r := jsonread.New(raw); readChatResponse(&r, resp, &sources) && r.End() {
+	if r := jsonread.New(raw); readChatResponse(&r, room, &sources) && r.End() {
 		return resp, sources, nil
 	}
 	*resp = engine.ChatResponse{}
@@ -68,9 +69,66 @@ var (
 	finishReasons   = []string{"stop", "length", "tool_calls", "content_filter", "function_call"}
 )
 
-// readChatResponse reads an answer into resp; *sources is set when it has
-// a citations or search_results key (skipped here).
-func readChatResponse(r *jsonread.Reader, resp *engine.ChatResponse, sources *bool) bool {
+// chatResponseRoom is the memory of an answer the hand-written path
+// reads, in one allocation: the response, its first choice, its usage
+// details and the strings its first choice's content and its
+// system_fingerprint point to. A second choice, or a second string, is
+// allocated as before.
+type chatResponseRoom struct {
+	resp       engine.ChatResponse
+	choice     [1]engine.Choice
+	prompt     engine.PromptTokensDetails
+	completion engine.CompletionTokensDetails
+	strs       [2]string
+	nstr       int
+	details    uint8 // 1: prompt handed out, 2: completion handed out
+}
+
+// stringPtr returns a pointer to s, kept in the room while it has space.
+func (m *chatResponseRoom) stringPtr(s string) *string {
+	if m == nil || m.nstr == len(m.strs) {
+		p := new(string)
+		*p = s
+		return p
+	}
+	p := &m.strs[m.nstr]
+	m.nstr++
+	*p = s
+	return p
+}
+
+// promptDetails and completionDetails return the room's usage details the
+// first time (nil room: a new one).
+func (m *chatResponseRoom) promptDetails() *engine.PromptTokensDetails {
+	if m == nil || m.details&1 != 0 {
+		return new(engine.PromptTokensDetails)
+	}
+	m.details |= 1
+	return &m.prompt
+}
+
+func (m *chatResponseRoom) completionDetails() *engine.CompletionTokensDetails {
+	if m == nil || m.details&2 != 0 {
+		return new(engine.CompletionTokensDetails)
+	}
+	m.details |= 2
+	return &m.completion
+}
+
+// readStringPtr is jsonread.ReadStringPtr with the string kept in m.
+func readStringPtr(r *jsonread.Reader, m *chatResponseRoom, out **string) bool {
+	if r.Null() {
+		return true
+	}
+	s, ok := r.String()
+	*out = m.stringPtr(s)
+	return ok
+}
+
+// readChatResponse reads an answer into m.resp; *sources is set when it
+// has a citations or search_results key (skipped here).
+func readChatResponse(r *jsonread.Reader, m *chatResponseRoom, sources *bool) bool {
+	resp := &m.resp
 	return r.Object(responseNames, func(k int) bool {
 		switch k {
 		case 0:
@@ -82,11 +140,11 @@ func readChatResponse(r *jsonread.Reader, resp *engine.ChatResponse, sources *bo
 		case 3:
 			return jsonread.ReadString(r, &resp.Model)
 		case 4:
-			return jsonread.ReadSlice(r, &resp.Choices, func(c *engine.Choice) bool { return readChoice(r, c) })
+			return readChoices(r, m)
 		case 5:
-			return readUsage(r, &resp.Usage)
+			return readUsage(r, &resp.Usage, m)
 		case 6:
-			return jsonread.ReadStringPtr(r, &resp.SystemFingerprint)
+			return readStringPtr(r, m, &resp.SystemFingerprint)
 		default:
 			*sources = true
 			return r.Skip()
@@ -94,13 +152,27 @@ func readChatResponse(r *jsonread.Reader, resp *engine.ChatResponse, sources *bo
 	})
 }
 
-func readChoice(r *jsonread.Reader, c *engine.Choice) bool {
+// readChoices is jsonread.ReadSlice of the choices, the first one in m.
+func readChoices(r *jsonread.Reader, m *chatResponseRoom) bool {
+	if r.Null() {
+		return true
+	}
+	s := m.choice[:0]
+	ok := r.Array(func() bool {
+		s = append(s, engine.Choice{})
+		return readChoice(r, &s[len(s)-1], m)
+	})
+	m.resp.Choices = s
+	return ok
+}
+
+func readChoice(r *jsonread.Reader, c *engine.Choice, m *chatResponseRoom) bool {
 	return r.Null() || r.Object(choiceNames, func(k int) bool {
 		switch k {
 		case 0:
 			return jsonread.ReadInt(r, &c.Index)
 		case 1:
-			return r.Null() || r.Object(responseMessageNames, func(k int) bool { return readResponseMessage(r, &c.Message, k) })
+			return r.Null() || r.Object(responseMessageNames, func(k int) bool { return readResponseMessage(r, &c.Message, k, m) })
 		case 2:
 			return r.Null()
 		default:
@@ -109,14 +181,14 @@ func readChoice(r *jsonread.Reader, c *engine.Choice) bool {
 	})
 }
 
-func readResponseMessage(r *jsonread.Reader, m *engine.ResponseMessage, k int) bool {
+func readResponseMessage(r *jsonread.Reader, m *engine.ResponseMessage, k int, room *chatResponseRoom) bool {
 	switch k {
 	case 0:
 		return jsonread.ReadIntern(r, &m.Role, responseRoles)
 	case 1:
-		return jsonread.ReadStringPtr(r, &m.Content)
+		return readStringPtr(r, room, &m.Content)
 	case 2:
-		return jsonread.ReadStringPtr(r, &m.Refusal)
+		return readStringPtr(r, room, &m.Refusal)
 	case 3:
 		return jsonread.ReadSlice(r, &m.ToolCalls, func(tc *engine.ToolCall) bool { return engine.ReadToolCall(r, tc) })
 	default:
@@ -130,7 +202,8 @@ func readResponseMessage(r *jsonread.Reader, m *engine.ResponseMessage, k int) b
 	}
 }
 
-func readUsage(r *jsonread.Reader, u *engine.Usage) bool {
+// readUsage reads a usage object into u, its details in m (nil: new ones).
+func readUsage(r *jsonread.Reader, u *engine.Usage, m *chatResponseRoom) bool {
 	return r.Null() || r.Object(usageNames, func(k int) bool {
 		switch k {
 		case 0:
@@ -143,7 +216,7 @@ func readUsage(r *jsonread.Reader, u *engine.Usage) bool {
 			if r.Null() {
 				return true
 			}
-			d := new(engine.PromptTokensDetails)
+			d := m.promptDetails()
 			u.PromptTokensDetails = d
 			return r.Object(promptDetailNames, func(k int) bool {
 				if k == 0 {
@@ -155,7 +228,7 @@ func readUsage(r *jsonread.Reader, u *engine.Usage) bool {
 			if r.Null() {
 				return true
 			}
-			d := new(engine.CompletionTokensDetails)
+			d := m.completionDetails()
 			u.CompletionTokensDetails = d
 			return r.Object(completionDetailNames, func(k int) bool {
 				switch k {
