@@ -30,7 +30,18 @@ type dsExtra struct {
 // thinking off) gets "": the field must be present in thinking mode
 // (reported by a third party, https://github.com/sluisr/deepseek-cli/releases/tag/1.1.1).
 func openAIWireMessages(h *host, msgs []engine.Message) []oaiMessage {
-	out := make([]oaiMessage, len(msgs))
+	return openAIWireMessagesIn(h, msgs, nil)
+}
+
+// openAIWireMessagesIn is openAIWireMessages writing into room when msgs
+// fit in it.
+func openAIWireMessagesIn(h *host, msgs []engine.Message, room []oaiMessage) []oaiMessage {
+	var out []oaiMessage
+	if len(msgs) <= cap(room) {
+		out = room[:len(msgs)]
+	} else {
+		out = make([]oaiMessage, len(msgs))
+	}
 	for i, m := range msgs {
 		out[i].Message = m
 		if len(m.ToolCalls) == 0 {
