@@ -3,6 +3,9 @@ package providers
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
+	"strings"
+	"sync/atomic"
 
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/engine/jsonread"
@@ -115,6 +118,39 @@ func (m *chatResponseRoom) completionDetails() *engine.CompletionTokensDetails {
 	return &m.completion
 }
 
+// models are the model names of recent answers: an answer naming one of
+// them (most answers of a host name the same model) reuses its string
+// instead of allocating its own. Only names without a backslash are kept,
+// so that an answer whose raw text equals one has no escape and decodes
+// to that very text. They live in this process's memory, immutable once
+// stored; with several Hearth nodes each keeps its own, and nothing needs
+// to agree.
+var (
+	models    [4]atomic.Pointer[string]
+	modelNext atomic.Uint32
+)
+
+// readModel is jsonread.ReadString for an answer's model, reusing models.
+func readModel(r *jsonread.Reader, out *string) bool {
+	if r.Null() {
+		return true
+	}
+	var known [len(models)]string
+	for i := range models {
+		if p := models[i].Load(); p != nil {
+			known[i] = *p
+		}
+	}
+	s, ok := r.Intern(known[:])
+	*out = s
+	if ok && s != "" && !slices.Contains(known[:], s) && !strings.Contains(s, `\`) {
+		p := new(string)
+		*p = s
+		models[modelNext.Add(1)%uint32(len(models))].Store(p)
+	}
+	return ok
+}
+
 // readStringPtr is jsonread.ReadStringPtr with the string kept in m.
 func readStringPtr(r *jsonread.Reader, m *chatResponseRoom, out **string) bool {
 	if r.Null() {
@@ -138,7 +174,7 @@ func readChatResponse(r *jsonread.Reader, m *chatResponseRoom, sources *bool) bo
 		case 2:
 			return jsonread.ReadInt64(r, &resp.Created)
 		case 3:
-			return jsonread.ReadString(r, &resp.Model)
+			return readModel(r, &resp.Model)
 		case 4:
 			return readChoices(r, m)
 		case 5:
