@@ -30,6 +30,8 @@ type callState struct {
 	// req0 and url0 are the first attempt's request and URL.
 	req0 http.Request
 	url0 url.URL
+	// abort ends the lean client's connections when the call ends.
+	abort callAbort
 }
 
 // getBody is the request's GetBody: a fresh reader of the same bytes, for

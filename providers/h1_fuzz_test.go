@@ -74,7 +74,7 @@ func FuzzH1Response(f *testing.F) {
 		lean := newH1Client(tr)
 		defer lean.closeIdle()
 		ss, sh, sb, serr := readAnswerHeader(tr.RoundTrip, method)
-		ls, lh, lb, lerr := readAnswerHeader(func(r *http.Request) (*http.Response, error) { return lean.roundTrip(r.Context(), r) }, method)
+		ls, lh, lb, lerr := readAnswerHeader(func(r *http.Request) (*http.Response, error) { return lean.roundTrip(r.Context(), r, nil) }, method)
 		if serr == nil && (lerr != nil || ls != ss || lb != sb || !reflect.DeepEqual(sh, lh)) {
 			t.Fatalf("net/http read %d %v %q; lean %d %v %q %v", ss, sh, sb, ls, lh, lb, lerr)
 		}

@@ -21,13 +21,16 @@ import (
 // request goes out through the lean HTTP/1.1 client when there is one
 // (h1.go); its redirects are followed through the transport. It holds no
 // state between calls: nothing changes with several Hearth nodes.
-func (c *caller) do(req *http.Request) (*http.Response, error) { return c.doIn(req.Context(), req) }
+func (c *caller) do(req *http.Request) (*http.Response, error) {
+	return c.doIn(req.Context(), req, nil)
+}
 
 // doIn is do for a request that may not carry the call's context ctx
 // (callState.newRequest makes it without one): the lean client is handed
 // ctx beside the request, and a request that goes through net/http gets
-// it first (Request.WithContext).
-func (c *caller) doIn(ctx context.Context, req *http.Request) (*http.Response, error) {
+// it first (Request.WithContext). ab ends the lean client's connections
+// when the call ends (nil: a context.AfterFunc on ctx).
+func (c *caller) doIn(ctx context.Context, req *http.Request, ab *callAbort) (*http.Response, error) {
 	cl := c.client
 	rt := cl.Transport
 	if rt == nil || cl.Jar != nil || cl.Timeout != 0 || cl.CheckRedirect != nil || req.URL == nil || req.URL.User != nil {
@@ -36,7 +39,7 @@ func (c *caller) doIn(ctx context.Context, req *http.Request) (*http.Response, e
 	var resp *http.Response
 	var err error
 	if c.lean.handles(req) {
-		resp, err = c.lean.roundTrip(ctx, req)
+		resp, err = c.lean.roundTrip(ctx, req, ab)
 	} else {
 		req = withContext(req, ctx)
 		resp, err = rt.RoundTrip(req)
