@@ -15,15 +15,16 @@ import (
 // first attempt with its URL and its body's reader. http.NewRequestWithContext
 // allocates the request, parses the URL into a new *url.URL, and given a
 // *bytes.Reader allocates the reader, a NopCloser around it and a snapshot
-// for GetBody on every call. The body stays an io.NopCloser over a
-// *bytes.Reader, as NewRequestWithContext makes it: net/http knows such a
-// body is in memory and writes the headers and the body in one write
-// instead of flushing the headers first. It lives for one call only:
-// nothing changes with several Hearth nodes.
+// for GetBody on every call. A request that leaves for net/http gets its
+// body as an io.NopCloser over a *bytes.Reader, as NewRequestWithContext
+// makes it (withContext): net/http knows such a body is in memory and
+// writes the headers and the body in one write instead of flushing the
+// headers first. It lives for one call only: nothing changes with several
+// Hearth nodes.
 type callState struct {
 	upstreamCall
 	data  []byte
-	first bytes.Reader
+	first callBody
 	// labeled is the call's context labelled with the provider for the
 	// egress record (netguard.Label.In).
 	labeled netguard.Labeled
@@ -73,12 +74,21 @@ func (s *callState) newRequest(urls *urlCache, method, rawURL string, attempt in
 	}
 	rd := &s.first
 	if attempt > 0 {
-		rd = new(bytes.Reader)
+		rd = new(callBody)
 	}
 	rd.Reset(s.data)
-	req.Body, req.GetBody = io.NopCloser(rd), s.getBody
+	req.Body, req.GetBody = rd, s.getBody
 	return req, nil
 }
+
+// callBody is a request's body read from its call's memory: what
+// io.NopCloser makes of a *bytes.Reader, without allocating the wrapper.
+// The lean client reads it as it is; withContext gives a request that
+// leaves for net/http an io.NopCloser over the same reader instead.
+type callBody struct{ bytes.Reader }
+
+// Close does nothing, as io.NopCloser's.
+func (*callBody) Close() error { return nil }
 
 // noBody is the GetBody of an empty body, as net/http sets it.
 func noBody() (io.ReadCloser, error) { return http.NoBody, nil }

@@ -72,12 +72,19 @@ func (c *caller) doIn(ctx context.Context, req *http.Request, ab *callAbort) (*h
 	return resp, nil
 }
 
-// withContext is req with ctx as its context: req itself when it has it.
+// withContext is req made for net/http: with ctx as its context, and a
+// callBody as the io.NopCloser over its reader that net/http knows is held
+// in memory. It is req itself when nothing needs to change.
 func withContext(req *http.Request, ctx context.Context) *http.Request {
-	if req.Context() == ctx {
+	b, own := req.Body.(*callBody)
+	if req.Context() == ctx && !own {
 		return req
 	}
-	return req.WithContext(ctx)
+	r := req.WithContext(ctx)
+	if own {
+		r.Body = io.NopCloser(&b.Reader)
+	}
+	return r
 }
 
 // replayFirst answers its first round trip (the request already sent)
