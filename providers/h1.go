@@ -115,8 +115,9 @@ func validMethod(m string) bool {
 	return true
 }
 
-// roundTrip sends req and returns its answer, as http.Transport.RoundTrip
-// does. Retry rule (net/http's for HTTP/1.x): a request is sent again, on
+// roundTrip sends req in the call's context ctx (req's own is not read)
+// and returns its answer, as http.Transport.RoundTrip does; ab, when not
+// nil, aborts the call's connections when it ends (h1_abort.go). Retry rule (net/http's for HTTP/1.x): a request is sent again, on
 // another connection, only when it went out on a reused connection and
 // not one byte of it was written (the write failed at once), with its
 // body read again from GetBody. A pooled connection is probed before use
@@ -124,8 +125,7 @@ func validMethod(m string) bool {
 // it cannot be probed, one idle longer than probeAfter is dropped. Once any byte
 // of a request was written it is never sent again here: a POST is not
 // idempotent, and the caller's retry policy decides.
-func (h *h1Client) roundTrip(req *http.Request) (*http.Response, error) {
-	ctx := req.Context()
+func (h *h1Client) roundTrip(ctx context.Context, req *http.Request, ab *callAbort) (*http.Response, error) {
 	addr := hostPort(req.URL)
 	for {
 		if ctx.Err() != nil {
@@ -135,7 +135,7 @@ func (h *h1Client) roundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		resp, written, err := pc.roundTrip(ctx, req)
+		resp, written, err := pc.roundTrip(ctx, req, ab)
 		if err == nil {
 			return resp, nil
 		}

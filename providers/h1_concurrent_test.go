@@ -47,7 +47,7 @@ func TestH1Concurrent(t *testing.T) {
 				case 0:
 					early.Add(1)
 					st := &callState{data: []byte(`{}`)}
-					req, _ := st.newRequest(context.Background(), "POST", srv.URL+"/slow", 0)
+					req, _ := ctxRequest(st, context.Background(), "POST", srv.URL+"/slow", 0)
 					resp, err := lean.do(req)
 					if err != nil {
 						t.Error(err)

@@ -35,6 +35,10 @@ type h1Conn struct {
 	peek    [1]byte
 	// abortFn is abort, bound once at dial for context.AfterFunc.
 	abortFn func()
+	// ab is the call using pc when it came with a callAbort, and
+	// releaseFn is release, bound once at dial (h1_abort.go).
+	ab        *callAbort
+	releaseFn func() bool
 }
 
 func newH1Conn(h *h1Client, addr string, conn net.Conn) *h1Conn {
@@ -42,6 +46,7 @@ func newH1Conn(h *h1Client, addr string, conn net.Conn) *h1Conn {
 	pc.br = bufio.NewReaderSize(pc, 4096)
 	pc.bw = bufio.NewWriterSize(pc, 4096)
 	pc.abortFn = pc.abort
+	pc.releaseFn = pc.release
 	if sc, ok := conn.(syscall.Conn); ok {
 		if raw, err := sc.SyscallConn(); err == nil {
 			pc.raw = raw
@@ -81,8 +86,14 @@ const noLimit = 1<<63 - 1
 
 // roundTrip writes req and reads its answer's headers. written reports
 // whether any byte of req reached the connection. On error pc is closed.
-func (pc *h1Conn) roundTrip(ctx context.Context, req *http.Request) (resp *http.Response, written bool, err error) {
-	stop := context.AfterFunc(ctx, pc.abortFn)
+// The call's end aborts pc through ab (nil: a context.AfterFunc on ctx).
+func (pc *h1Conn) roundTrip(ctx context.Context, req *http.Request, ab *callAbort) (resp *http.Response, written bool, err error) {
+	var stop func() bool
+	if ab != nil {
+		stop = ab.use(pc)
+	} else {
+		stop = context.AfterFunc(ctx, pc.abortFn)
+	}
 	pc.nwrite = 0
 	if err := writeRequest(pc.bw, req); err != nil {
 		pc.bw.Reset(pc)
@@ -132,15 +143,17 @@ func (pc *h1Conn) roundTrip(ctx context.Context, req *http.Request) (resp *http.
 
 // answer hands out an answer readHead read: its body is read from the
 // connection's buffer, length bytes.
-func (pc *h1Conn) answer(ctx context.Context, stop func() bool, resp *http.Response, length int64) (*http.Response, bool, error) {
+func (pc *h1Conn) answer(ctx context.Context, stop func() bool, a *h1Answer, length int64) (*http.Response, bool, error) {
 	pc.limit = noLimit
 	pc.clearHeaderDeadline(ctx)
+	resp := &a.resp
 	if length == 0 {
 		resp.Body = http.NoBody
 		finish(pc, stop, true)
 		return resp, true, nil
 	}
-	b := &h1Body{pc: pc, ctx: ctx, stop: stop, keep: true, length: h1Length{r: pc.br, n: length}}
+	b := &a.body
+	*b = h1Body{pc: pc, ctx: ctx, stop: stop, keep: true, length: h1Length{r: pc.br, n: length}}
 	b.rc = &b.length
 	resp.Body = b
 	return resp, true, nil

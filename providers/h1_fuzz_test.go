@@ -42,7 +42,7 @@ func readAnswerHeader(rt func(*http.Request) (*http.Response, error), method str
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	st := &callState{data: []byte(`{"q":1}`)}
-	req, _ := st.newRequest(ctx, method, "http://upstream.test/v1/chat/completions", 0)
+	req, _ := ctxRequest(st, ctx, method, "http://upstream.test/v1/chat/completions", 0)
 	resp, err := rt(req)
 	if err != nil {
 		return 0, nil, "", err
@@ -74,7 +74,7 @@ func FuzzH1Response(f *testing.F) {
 		lean := newH1Client(tr)
 		defer lean.closeIdle()
 		ss, sh, sb, serr := readAnswerHeader(tr.RoundTrip, method)
-		ls, lh, lb, lerr := readAnswerHeader(lean.roundTrip, method)
+		ls, lh, lb, lerr := readAnswerHeader(func(r *http.Request) (*http.Response, error) { return lean.roundTrip(r.Context(), r, nil) }, method)
 		if serr == nil && (lerr != nil || ls != ss || lb != sb || !reflect.DeepEqual(sh, lh)) {
 			t.Fatalf("net/http read %d %v %q; lean %d %v %q %v", ss, sh, sb, ls, lh, lb, lerr)
 		}

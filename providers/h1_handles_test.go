@@ -14,7 +14,7 @@ func TestH1Handles(t *testing.T) {
 	h := lean.lean
 	mk := func(method, u string, body []byte, hdr map[string]string) *http.Request {
 		st := &callState{data: body}
-		req, err := st.newRequest(context.Background(), method, u, 0)
+		req, err := ctxRequest(st, context.Background(), method, u, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,10 +14,11 @@ import (
 // line of printable bytes and every key of letters, digits and '-', to a
 // request other than HEAD. It makes the Response as http.ReadResponse
 // would (canonical keys, trimmed values, the head's Content-Length kept)
-// with four allocations: the head as one string the status and values
-// are cut from, the value slices, the header map and the Response. ok
-// false: nothing was read, and http.ReadResponse reads the head instead.
-func (pc *h1Conn) readHead(req *http.Request) (resp *http.Response, length int64, ok bool) {
+// with three allocations: the head as one string the status and values
+// are cut from, the header map, and an h1Answer holding the Response, its
+// body and the value slices of up to h1Values lines. ok false: nothing
+// was read, and http.ReadResponse reads the head instead.
+func (pc *h1Conn) readHead(req *http.Request) (a *h1Answer, length int64, ok bool) {
 	if req.Method == http.MethodHead {
 		return nil, 0, false
 	}
@@ -58,7 +59,11 @@ func (pc *h1Conn) readHead(req *http.Request) (resp *http.Response, length int64
 		return nil, 0, false
 	}
 	head := string(raw)
-	values := make([]string, 0, lines-1)
+	a = new(h1Answer)
+	values := a.values[:0]
+	if lines-1 > len(a.values) {
+		values = make([]string, 0, lines-1)
+	}
 	h := make(http.Header, lines-1)
 	rest := head[first+2:]
 	for len(rest) > 0 {
@@ -75,9 +80,22 @@ func (pc *h1Conn) readHead(req *http.Request) (resp *http.Response, length int64
 		}
 	}
 	pc.br.Discard(end + 4)
-	return &http.Response{Status: head[9:first], StatusCode: code, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: h, ContentLength: length, Request: req}, length, true
+	a.resp = http.Response{Status: head[9:first], StatusCode: code, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: h, ContentLength: length, Request: req}
+	return a, length, true
 }
+
+// h1Answer is the memory of an answer readHead reads, one allocation: the
+// Response, its body, and the values of up to h1Values header lines.
+type h1Answer struct {
+	resp   http.Response
+	body   h1Body
+	values [h1Values]string
+}
+
+// h1Values is how many header lines an h1Answer holds the values of; an
+// answer with more gets a slice of its own (upstream APIs send about six).
+const h1Values = 12
 
 var (
 	crlf     = []byte("\r\n")

@@ -97,7 +97,7 @@ func callOnce(t testing.TB, c caller, method, url string, body []byte) exchange 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	st := &callState{data: body}
-	req, err := st.newRequest(ctx, method, url, 0)
+	req, err := ctxRequest(st, ctx, method, url, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,4 +116,14 @@ func callOnce(t testing.TB, c caller, method, url string, body []byte) exchange 
 		x.err = "body: " + err.Error()
 	}
 	return x
+}
+
+// ctxRequest is st.newRequest (no URL cache) with ctx set on the request,
+// as a request handed to net/http carries it.
+func ctxRequest(st *callState, ctx context.Context, method, url string, attempt int) (*http.Request, error) {
+	req, err := st.newRequest(nil, method, url, attempt)
+	if err != nil {
+		return nil, err
+	}
+	return req.WithContext(ctx), nil
 }

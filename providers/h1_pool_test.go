@@ -29,7 +29,7 @@ func TestH1ReusesConnections(t *testing.T) {
 		t.Fatalf("20 calls opened %d connections, want 1", n)
 	}
 	st := &callState{data: []byte(`{}`)}
-	req, _ := st.newRequest(context.Background(), "POST", srv.url(), 0)
+	req, _ := ctxRequest(st, context.Background(), "POST", srv.url(), 0)
 	resp, err := lean.do(req)
 	if err != nil {
 		t.Fatal(err)

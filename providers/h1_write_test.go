@@ -93,7 +93,7 @@ func TestH1WritesAsTransport(t *testing.T) {
 		var wire [2]string
 		for i, c := range []caller{std, lean} {
 			st := &callState{data: tc.body}
-			req, err := st.newRequest(context.Background(), tc.method, base+tc.path, 0)
+			req, err := ctxRequest(st, context.Background(), tc.method, base+tc.path, 0)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -27,6 +27,9 @@ type caller struct {
 	// lean sends plain-http calls past client's transport (h1.go); nil:
 	// every call goes through the transport.
 	lean *h1Client
+	// urls holds the parsed URLs of the calls (caller_url.go); nil: each
+	// call parses its URL.
+	urls *urlCache
 }
 
 // secrets lists what req carried (nil req: the server keys only).
@@ -49,6 +52,8 @@ type upstreamCall struct {
 	// of the credentials the request carried.
 	req   *http.Request
 	owner *caller
+	// ab undoes the call's callAbort registration on close.
+	ab *callAbort
 }
 
 // redact removes the call's credentials from an error read off its answer.
@@ -63,6 +68,9 @@ func (u *upstreamCall) close() {
 	u.timer.Stop()
 	u.resp.Body.Close()
 	u.cancel(context.Canceled)
+	if u.ab != nil {
+		u.ab.done()
+	}
 }
 
 // jsonHeader and sseHeader are shared read-only header values (len ==
@@ -84,11 +92,35 @@ func (c *caller) post(parent context.Context, url string, body []byte, stream bo
 // send is post with any method (GET for status polls of job APIs).
 func (c *caller) send(parent context.Context, method, url string, body []byte, stream bool, setHeaders func(http.Header)) (*upstreamCall, error) {
 	st := &callState{data: body}
-	ctx, cancel := context.WithCancelCause(c.label.In(&st.labeled, parent))
-	timer := time.AfterFunc(c.timeout, func() { cancel(errTimeout) })
+	labeled := c.label.In(&st.labeled, parent)
+	ctx, cancel := context.WithCancelCause(labeled)
+	// The call's end, by its timeout or its parent's (callAbort): the
+	// context is cancelled, by the timeout or by the parent, before the
+	// lean client's connection is aborted.
+	st.abort.parent = labeled
+	st.abort.end = func() {
+		if labeled.Err() != nil {
+			<-ctx.Done()
+		} else {
+			cancel(errTimeout)
+		}
+		st.abort.fire()
+	}
+	timer := time.AfterFunc(c.timeout, st.abort.end)
+	answered := false
+	defer func() {
+		if !answered {
+			st.abort.done()
+		}
+	}()
 	for attempt := 0; ; attempt++ {
-		timer.Reset(c.timeout)
-		req, err := st.newRequest(ctx, method, url, attempt)
+		if attempt > 0 {
+			// Stopped for the backoff; the first attempt runs on the timer
+			// AfterFunc started (a Reset there would take the timer's lock
+			// and move it in the heap for nothing).
+			timer.Reset(c.timeout)
+		}
+		req, err := st.newRequest(c.urls, method, url, attempt)
 		if err != nil {
 			timer.Stop()
 			return nil, cancelWith(cancel, c.secrets(nil).Error(transportError(c.provider, ctx, err)))
@@ -104,7 +136,7 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 		setHeaders(req.Header)
 		propagate(parent, req.Header)
 		gz := c.askGzip(req)
-		resp, err := c.do(req)
+		resp, err := c.doIn(ctx, req, &st.abort)
 		if gz && err == nil {
 			ungzip(resp)
 		}
@@ -116,7 +148,8 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 				return nil, cancelWith(cancel, c.secrets(req).Error(withAddress(transportError(c.provider, ctx, err), c.provider, method, url, 0)))
 			}
 		case resp.StatusCode >= 200 && resp.StatusCode < 300:
-			st.upstreamCall = upstreamCall{resp: resp, ctx: ctx, cancel: cancel, timer: timer, timeout: c.timeout, req: req, owner: c}
+			st.upstreamCall = upstreamCall{resp: resp, ctx: ctx, cancel: cancel, timer: timer, timeout: c.timeout, req: req, owner: c, ab: &st.abort}
+			answered = true
 			return &st.upstreamCall, nil
 		case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
 			body := readErrorBody(resp)

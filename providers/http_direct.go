@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"context"
 	"crypto/tls"
 	"fmt"
 	"io"
@@ -21,16 +22,26 @@ import (
 // (h1.go); its redirects are followed through the transport. It holds no
 // state between calls: nothing changes with several Hearth nodes.
 func (c *caller) do(req *http.Request) (*http.Response, error) {
+	return c.doIn(req.Context(), req, nil)
+}
+
+// doIn is do for a request that may not carry the call's context ctx
+// (callState.newRequest makes it without one): the lean client is handed
+// ctx beside the request, and a request that goes through net/http gets
+// it first (Request.WithContext). ab ends the lean client's connections
+// when the call ends (nil: a context.AfterFunc on ctx).
+func (c *caller) doIn(ctx context.Context, req *http.Request, ab *callAbort) (*http.Response, error) {
 	cl := c.client
 	rt := cl.Transport
 	if rt == nil || cl.Jar != nil || cl.Timeout != 0 || cl.CheckRedirect != nil || req.URL == nil || req.URL.User != nil {
-		return cl.Do(req)
+		return cl.Do(withContext(req, ctx))
 	}
 	var resp *http.Response
 	var err error
 	if c.lean.handles(req) {
-		resp, err = c.lean.roundTrip(req)
+		resp, err = c.lean.roundTrip(ctx, req, ab)
 	} else {
+		req = withContext(req, ctx)
 		resp, err = rt.RoundTrip(req)
 	}
 	if err != nil {
@@ -52,11 +63,28 @@ func (c *caller) do(req *http.Request) (*http.Response, error) {
 	}
 	switch resp.StatusCode {
 	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		req = withContext(req, ctx)
+		resp.Request = req
 		follow := *cl
 		follow.Transport = &replayFirst{first: resp, req: req, rt: rt}
 		return follow.Do(req)
 	}
 	return resp, nil
+}
+
+// withContext is req made for net/http: with ctx as its context, and a
+// callBody as the io.NopCloser over its reader that net/http knows is held
+// in memory. It is req itself when nothing needs to change.
+func withContext(req *http.Request, ctx context.Context) *http.Request {
+	b, own := req.Body.(*callBody)
+	if req.Context() == ctx && !own {
+		return req
+	}
+	r := req.WithContext(ctx)
+	if own {
+		r.Body = io.NopCloser(&b.Reader)
+	}
+	return r
 }
 
 // replayFirst answers its first round trip (the request already sent)

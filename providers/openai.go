@@ -64,9 +64,19 @@ type oaiRequest struct {
 	StreamOptions       *oaiStreamOptions      `json:"stream_options,omitempty"`
 }
 
+// oaiRequestRoom is the memory of a built request, one allocation: the
+// request and the wire messages of a conversation of up to two messages
+// (instructions and input, a pipe's system prompt and the user's turn).
+type oaiRequestRoom struct {
+	r    oaiRequest
+	msgs [2]oaiMessage
+}
+
 // buildOpenAIRequest applies the host's quirks to req. It never mutates req.
 func buildOpenAIRequest(h *host, req *engine.ChatRequest, stream bool) *oaiRequest {
-	r := &oaiRequest{Model: req.Model, Messages: openAIWireMessages(h, openAIMessages(h, req.Messages)), Stop: req.Stop,
+	room := new(oaiRequestRoom)
+	r := &room.r
+	*r = oaiRequest{Model: req.Model, Messages: openAIWireMessagesIn(h, openAIMessages(h, req.Messages), room.msgs[:]), Stop: req.Stop,
 		Temperature: req.Temperature, TopP: req.TopP, Stream: stream}
 	if req.MaxTokens != nil {
 		if h.maxTokensField == "max_completion_tokens" {

@@ -65,7 +65,7 @@ func (p *chunkParser) chunk() bool {
 				return true
 			}
 			c.Usage = new(engine.Usage)
-			return readUsage(&p.Reader, c.Usage)
+			return readUsage(&p.Reader, c.Usage, nil)
 		case 7, 8:
 			return p.Null()
 		default:

@@ -1,7 +1,6 @@
 package providers
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -31,7 +30,18 @@ type dsExtra struct {
 // thinking off) gets "": the field must be present in thinking mode
 // (reported by a third party, https://github.com/sluisr/deepseek-cli/releases/tag/1.1.1).
 func openAIWireMessages(h *host, msgs []engine.Message) []oaiMessage {
-	out := make([]oaiMessage, len(msgs))
+	return openAIWireMessagesIn(h, msgs, nil)
+}
+
+// openAIWireMessagesIn is openAIWireMessages writing into room when msgs
+// fit in it.
+func openAIWireMessagesIn(h *host, msgs []engine.Message, room []oaiMessage) []oaiMessage {
+	var out []oaiMessage
+	if len(msgs) <= cap(room) {
+		out = room[:len(msgs)]
+	} else {
+		out = make([]oaiMessage, len(msgs))
+	}
 	for i, m := range msgs {
 		out[i].Message = m
 		if len(m.ToolCalls) == 0 {
@@ -74,13 +84,13 @@ func decodeOpenAIResponse(h *host, call *upstreamCall) (*engine.ChatResponse, we
 	}
 	defer releaseBody(buf)
 	raw := buf.Bytes()
-	resp, err := decodeChatResponse(raw)
+	resp, sources, err := decodeChatResponseSources(raw)
 	if err != nil {
 		return nil, src, call.redact(&engine.Error{Code: engine.CodeUpstream, Message: h.name + " sent a response Hearth could not read", Err: err})
 	}
 	// Web sources are optional extras of some hosts' answers: decoded only
 	// when the answer names them, so a plain answer is read once.
-	if bytes.Contains(raw, []byte(`"citations"`)) || bytes.Contains(raw, []byte(`"search_results"`)) {
+	if sources {
 		src = decodeWebSources(raw)
 	}
 	if !h.echoReasoning {

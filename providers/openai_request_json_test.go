@@ -260,3 +260,24 @@ func BenchmarkEncodeOpenAIRequest(b *testing.B) {
 		}
 	})
 }
+
+// TestBuildOpenAIRequestAllocations: a request of two plain messages
+// (instructions and input) is built in one allocation, the request and its
+// wire messages together; three messages take one more, and encode as
+// encoding/json does either way.
+func TestBuildOpenAIRequestAllocations(t *testing.T) {
+	if raceAllocs > 0 {
+		t.Skip("the race detector adds allocations of its own")
+	}
+	req := &engine.ChatRequest{Model: "gpt-4o-mini", Messages: []engine.Message{
+		{Role: "system", Content: engine.TextContent("You are terse.")}, {Role: "user", Content: engine.TextContent("Say something about foxes.")}}}
+	for n, want := range map[int]float64{2: 1, 3: 2} {
+		r := *req
+		r.Messages = append(req.Messages[:2:2], engine.Message{Role: "user", Content: engine.TextContent("More.")})[:n]
+		got := testing.AllocsPerRun(100, func() { buildOpenAIRequest(hosts["openai"], &r, false) })
+		if got > want {
+			t.Errorf("%d messages: %.0f allocations, want %.0f", n, got, want)
+		}
+		checkRequestSameAsJSON(t, buildOpenAIRequest(hosts["openai"], &r, false), nil)
+	}
+}

@@ -62,9 +62,10 @@ func (cfg Config) callers() func(name string) caller {
 		keys = append(keys, SplitKeys(pc.APIKey)...)
 	}
 	bearers := newBearerValues(keys)
+	urls := new(urlCache)
 	return func(name string) caller {
 		return caller{provider: name, client: client, lean: lean, retry: retry, timeout: timeout, sleep: sleep, serverKeys: keys, bearers: bearers,
-			label: netguard.NewLabel(name)}
+			label: netguard.NewLabel(name), urls: urls}
 	}
 }
 

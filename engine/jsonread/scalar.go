@@ -10,34 +10,61 @@ import (
 // next, escapes left in, checking that every escape is valid and that no
 // control character stands unescaped.
 func (r *Reader) rawString() ([]byte, bool) {
+	raw, _, ok := r.scanString()
+	return raw, ok
+}
+
+// plainByte marks the bytes the first pass of scanString steps over:
+// ASCII from the space up, but the quote and the backslash.
+var plainByte = func() (t [256]bool) {
+	for c := ' '; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// scanString is rawString; plain reports that the string is ASCII with
+// no escape, so it needs neither a UTF-8 check nor unescaping. Its first
+// pass looks each byte up once (most strings of an API document end
+// there); a string with an escape, a control byte or a non-ASCII byte is
+// checked byte by byte from that point.
+func (r *Reader) scanString() (raw []byte, plain, ok bool) {
 	if r.Peek() != '"' {
-		return nil, false
+		return nil, false, false
 	}
 	start := r.i + 1
-	for j := start; j < len(r.b); j++ {
+	j := start
+	for j < len(r.b) && plainByte[r.b[j]] {
+		j++
+	}
+	if j < len(r.b) && r.b[j] == '"' {
+		r.i = j + 1
+		return r.b[start:j], true, true
+	}
+	for ; j < len(r.b); j++ {
 		switch c := r.b[j]; {
 		case c == '"':
 			r.i = j + 1
-			return r.b[start:j], true
+			return r.b[start:j], false, true
 		case c == '\\':
 			if j++; j >= len(r.b) {
-				return nil, false
+				return nil, false, false
 			}
 			switch r.b[j] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			case 'u':
 				if _, ok := hex4(r.b[j+1:]); !ok {
-					return nil, false
+					return nil, false, false
 				}
 				j += 4
 			default:
-				return nil, false
+				return nil, false, false
 			}
 		case c < 0x20:
-			return nil, false
+			return nil, false, false
 		}
 	}
-	return nil, false
+	return nil, false, false
 }
 
 // Text decodes the string that is next without allocating: the result
@@ -54,7 +81,10 @@ func (r *Reader) Text(scratch *[]byte) ([]byte, bool) {
 // text is Text with the scratch buffer passed and returned by value, so
 // that a caller's stack array stays on the stack.
 func (r *Reader) text(scratch []byte) (b, grown []byte, ok bool) {
-	raw, ok := r.rawString()
+	raw, plain, ok := r.scanString()
+	if plain {
+		return raw, scratch, true
+	}
 	if !ok || !utf8.Valid(raw) {
 		return nil, scratch, false
 	}
