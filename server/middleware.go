@@ -59,11 +59,11 @@ func (s *Server) requestIDs(next echo.HandlerFunc) echo.HandlerFunc {
 		if s.cfg.IDs != nil {
 			ctx = engine.WithIDs(ctx, s.cfg.IDs())
 		}
-		// One allocation for the request's context, its ids and its
-		// guards (request_state.go), and one request copy carrying it.
+		// One allocation for the request's context, the request copy
+		// carrying it, its ids and its guards (request_state.go).
 		st := new(requestState)
 		st.Context = ctx
-		c.SetRequest(r.WithContext(st))
+		c.SetRequest(st.carry(r))
 		h := c.Response().Header()
 		if s.cfg.Tracer != nil {
 			setHeader(h, HeaderRequestID, engine.NewPrefixedID(ctx, "req_", 20))

@@ -2,6 +2,7 @@ package server
 
 import (
 	"log/slog"
+	"net/http"
 
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/labstack/echo/v4"
@@ -9,7 +10,7 @@ import (
 
 // requestState is what the middleware chain keeps for one request, in one
 // allocation: the request's context (with room for its principal, filled
-// by authenticate), the lb-request-id and lb-trace-id header values, and
+// by authenticate), the request copy carrying that context, the lb-request-id and lb-trace-id header values, and
 // guardIO's guards. requestIDs makes it and gives the request its context
 // once; guardIO and authenticate find it through the context instead of
 // allocating their own (and authenticate no longer copies the request
@@ -19,6 +20,9 @@ import (
 // request: nothing changes with several Hearth nodes.
 type requestState struct {
 	engine.PrincipalSlot
+	// req is the request copy carrying the state as its context, made in
+	// the same allocation instead of one of Request.WithContext's own.
+	req http.Request
 	ids idHeaders
 	io  ioGuards
 	// logTail holds the access log line's last attributes.
@@ -26,6 +30,14 @@ type requestState struct {
 	// guarded is set when guardIO took io, pipeLimited when limitPipe
 	// charged the request to a pipe's rate limit.
 	guarded, pipeLimited bool
+}
+
+// carry returns a copy of r with st as its context, held in st.
+// WithContext, inlined in this small method, keeps its own copy on the
+// stack (inlined in the middleware's closure instead, it was not).
+func (st *requestState) carry(r *http.Request) *http.Request {
+	st.req = *r.WithContext(st)
+	return &st.req
 }
 
 // requestStateKey finds a request's requestState in its context.
