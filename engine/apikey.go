@@ -50,15 +50,22 @@ func (p *Principal) IsOwnerKey() bool { return p.Kind == KeyUser || p.Kind == Ke
 
 const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
-// RandomString returns n random base62 characters.
-func RandomString(n int) string { return randomWithPrefix("", n) }
+// RandomString returns n random base62 characters read from crypto/rand.
+func RandomString(n int) string { return randomWithPrefix("", n, cryptoRead) }
 
-// randomWithPrefix returns prefix followed by n random base62 characters,
-// in one allocation.
-func randomWithPrefix(prefix string, n int) string {
+// cryptoRead fills b from crypto/rand.
+func cryptoRead(b []byte) {
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+}
+
+// randomWithPrefix returns prefix followed by n random base62 characters
+// drawn from read, in one allocation.
+func randomWithPrefix(prefix string, n int, read func([]byte)) string {
 	// Rejection sampling on random bytes: a byte below 248 (4×62) maps to
 	// byte%62 with equal weight; the rest (3 %) are drawn again. One read
-	// from crypto/rand per batch instead of one big.Int per character.
+	// per batch instead of one big.Int per character.
 	const accept = 4 * len(base62)
 	var out strings.Builder
 	out.Grow(len(prefix) + n)
@@ -67,9 +74,7 @@ func randomWithPrefix(prefix string, n int) string {
 	var pool [64]byte
 	for out.Len() < end {
 		want := min(len(pool), end-out.Len()+n/16+2)
-		if _, err := rand.Read(pool[:want]); err != nil {
-			panic(err) // crypto/rand never fails on supported platforms
-		}
+		read(pool[:want])
 		for _, c := range pool[:want] {
 			if int(c) < accept && out.Len() < end {
 				out.WriteByte(base62[int(c)%len(base62)])

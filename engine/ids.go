@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -41,12 +40,12 @@ func idsFrom(ctx context.Context) IDSource {
 }
 
 // NewID returns n base62 characters: from the context's IDSource when it
-// carries one, random otherwise.
+// carries one, random otherwise (ids_rand.go).
 func NewID(ctx context.Context, n int) string {
 	if src := idsFrom(ctx); src != nil {
 		return src.ID(n)
 	}
-	return RandomString(n)
+	return randomWithPrefix("", n, readIDRandom)
 }
 
 // NewPrefixedID returns prefix followed by n characters drawn like NewID
@@ -55,7 +54,7 @@ func NewPrefixedID(ctx context.Context, prefix string, n int) string {
 	if src := idsFrom(ctx); src != nil {
 		return prefix + src.ID(n)
 	}
-	return randomWithPrefix(prefix, n)
+	return randomWithPrefix(prefix, n, readIDRandom)
 }
 
 // NewUUID returns a version 4 UUID string, drawn like NewID.
@@ -63,8 +62,8 @@ func NewUUID(ctx context.Context) string {
 	var b [16]byte
 	if src := idsFrom(ctx); src != nil {
 		copy(b[:], src.ID(16))
-	} else if _, err := rand.Read(b[:]); err != nil {
-		panic(err) // crypto/rand never fails on supported platforms
+	} else {
+		readIDRandom(b[:])
 	}
 	// Hash the drawn characters so every nibble is used, then set the
 	// version and variant bits.

@@ -2,14 +2,13 @@ package engine
 
 import (
 	"context"
-	"crypto/rand"
 	"unsafe"
 )
 
 // NewPrefixedIDPair returns two ids drawn like NewPrefixedID, prefix1
 // followed by n1 characters and prefix2 followed by n2 (the request and
 // trace ids every answer carries). Random ids share one allocation and
-// one read of crypto/rand; with the context's IDSource they are drawn in
+// one random read (ids_rand.go); with the context's IDSource they are drawn in
 // order, as two NewPrefixedID calls draw them.
 func NewPrefixedIDPair(ctx context.Context, prefix1 string, n1 int, prefix2 string, n2 int) (string, string) {
 	return PrefixedIDPairIn(ctx, nil, prefix1, n1, prefix2, n2)
@@ -36,17 +35,15 @@ func PrefixedIDPairIn(ctx context.Context, buf []byte, prefix1 string, n1 int, p
 }
 
 // fillBase62 fills a and then b with uniformly drawn base62 characters
-// (rejection sampling, as randomWithPrefix), from one read of crypto/rand
-// when the ids are short.
+// (rejection sampling, as randomWithPrefix), from one random read
+// (ids_rand.go) when the ids are short.
 func fillBase62(a, b []byte) {
 	const accept = 4 * len(base62)
 	n := len(a) + len(b)
 	var pool [64]byte
 	for i := 0; i < n; {
 		want := min(len(pool), n-i+n/16+2)
-		if _, err := rand.Read(pool[:want]); err != nil {
-			panic(err) // crypto/rand never fails on supported platforms
-		}
+		readIDRandom(pool[:want])
 		for _, c := range pool[:want] {
 			if int(c) >= accept || i == n {
 				continue

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"crypto/rand"
 	"time"
 )
 
@@ -67,9 +66,7 @@ func appendNewID(ctx context.Context, b []byte, n int) []byte {
 	var pool [64]byte
 	for end := len(b) + n; len(b) < end; {
 		want := min(len(pool), end-len(b)+n/16+2)
-		if _, err := rand.Read(pool[:want]); err != nil {
-			panic(err) // crypto/rand never fails on supported platforms
-		}
+		readIDRandom(pool[:want])
 		for _, c := range pool[:want] {
 			if int(c) < accept && len(b) < end {
 				b = append(b, base62[int(c)%len(base62)])
