@@ -46,6 +46,10 @@ type h1Client struct {
 // where it cannot be probed for a close by the server (h1_probe*.go).
 const probeAfter = 100 * time.Millisecond
 
+// armedMargin is how long before its header deadline left armed passes a
+// pooled connection gets it cleared before its probe.
+const armedMargin = 100 * time.Millisecond
+
 // newH1Client returns the lean client of transport t, or nil when t is
 // not one it can stand in for (no dialer of its own, keep-alives off, a
 // TLS dialer of its own).
@@ -177,6 +181,12 @@ func (h *h1Client) get(ctx context.Context, addr string) (*h1Conn, bool, error) 
 		h.nidle--
 		h.mu.Unlock()
 		idle := now.Sub(pc.idleAt)
+		if !pc.readBy.IsZero() && pc.readBy.Sub(now) < armedMargin {
+			// A header deadline left armed (h1Conn.answer) has passed,
+			// or nearly: the probe would fail on it.
+			pc.readBy = time.Time{}
+			pc.conn.SetReadDeadline(time.Time{})
+		}
 		if (h.idleTimeout > 0 && idle > h.idleTimeout) || !pc.alive(idle) {
 			pc.conn.Close()
 			continue

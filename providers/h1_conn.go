@@ -27,6 +27,9 @@ type h1Conn struct {
 	// read may still use (net/http's persistConn.readLimit).
 	nwrite int64
 	limit  int64
+	// readBy is the response header deadline left armed on conn by a call
+	// whose answer needed no more reads (zero: none).
+	readBy time.Time
 	// raw and probeFn check an idle connection without reading from it
 	// (h1_probe*.go); set once at dial.
 	raw     syscall.RawConn
@@ -110,7 +113,8 @@ func (pc *h1Conn) roundTrip(ctx context.Context, req *http.Request, ab *callAbor
 		return pc.fail(ctx, stop, err)
 	}
 	if pc.h.headerTimeout > 0 {
-		pc.conn.SetReadDeadline(time.Now().Add(pc.h.headerTimeout))
+		pc.readBy = time.Now().Add(pc.h.headerTimeout)
+		pc.conn.SetReadDeadline(pc.readBy)
 	}
 	pc.limit = pc.h.maxHeader
 	for {
@@ -142,10 +146,16 @@ func (pc *h1Conn) roundTrip(ctx context.Context, req *http.Request, ab *callAbor
 }
 
 // answer hands out an answer readHead read: its body is read from the
-// connection's buffer, length bytes.
+// connection's buffer, length bytes. When the buffer already holds the
+// whole body the connection is not read again in this call, so the header
+// deadline stays armed (one deadline change a call instead of two): the
+// next call on pc arms its own before reading, and get clears one that
+// has passed before probing pc.
 func (pc *h1Conn) answer(ctx context.Context, stop func() bool, a *h1Answer, length int64) (*http.Response, bool, error) {
 	pc.limit = noLimit
-	pc.clearHeaderDeadline(ctx)
+	if length > int64(pc.br.Buffered()) {
+		pc.clearHeaderDeadline(ctx)
+	}
 	resp := &a.resp
 	if length == 0 {
 		resp.Body = http.NoBody
@@ -163,6 +173,7 @@ func (pc *h1Conn) answer(ctx context.Context, stop func() bool, a *h1Answer, len
 // read, keeping a cancellation that came meanwhile.
 func (pc *h1Conn) clearHeaderDeadline(ctx context.Context) {
 	if pc.h.headerTimeout > 0 {
+		pc.readBy = time.Time{}
 		pc.conn.SetReadDeadline(time.Time{})
 		if ctx.Err() != nil {
 			pc.conn.SetDeadline(aLongTimeAgo)
@@ -318,6 +329,7 @@ func (b *h1Body) drained() bool {
 		return false
 	}
 	b.stop = alreadyStopped
+	pc.readBy = time.Time{}
 	pc.conn.SetReadDeadline(time.Time{})
 	return true
 }
