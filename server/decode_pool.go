@@ -20,7 +20,10 @@ var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // readPooledBody reads the whole request body into a pooled buffer, with
 // readBody's error mapping. The caller decodes from it (encoding/json and
 // the API types' UnmarshalJSON methods copy what they keep) and hands it
-// back with releaseBody.
+// back with releaseBody. The body, read to its end, is closed: net/http
+// then has nothing to look for in it once the handler answers (it
+// otherwise reads an open body's rest through an io.LimitReader of its
+// own before the answer's headers go out).
 func readPooledBody(c echo.Context) (*bytes.Buffer, error) {
 	buf := bodyPool.Get().(*bytes.Buffer)
 	buf.Reset()
@@ -32,6 +35,7 @@ func readPooledBody(c echo.Context) (*bytes.Buffer, error) {
 		releaseBody(buf)
 		return nil, bodyReadError(err)
 	}
+	r.Body.Close()
 	return buf, nil
 }
 
