@@ -46,8 +46,9 @@ type h1Client struct {
 // where it cannot be probed for a close by the server (h1_probe*.go).
 const probeAfter = 100 * time.Millisecond
 
-// armedMargin is how long before its header deadline left armed passes a
-// pooled connection gets it cleared before its probe.
+// armedMargin: a pooled connection whose header deadline, left armed by
+// its last call (h1Conn.answer), passes within armedMargin gets it cleared
+// before its probe.
 const armedMargin = 100 * time.Millisecond
 
 // newH1Client returns the lean client of transport t, or nil when t is

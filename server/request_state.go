@@ -10,14 +10,15 @@ import (
 
 // requestState is what the middleware chain keeps for one request, in one
 // allocation: the request's context (with room for its principal, filled
-// by authenticate), the request copy carrying that context, the lb-request-id and lb-trace-id header values, and
-// guardIO's guards. requestIDs makes it and gives the request its context
-// once; guardIO and authenticate find it through the context instead of
-// allocating their own (and authenticate no longer copies the request
-// with WithContext). A context kept past the request (the detached
-// context a run's record is written with) keeps the state, and through
-// the guards the response writer, until it is dropped. It lives for one
-// request: nothing changes with several Hearth nodes.
+// by authenticate), the request copy carrying that context, the
+// lb-request-id and lb-trace-id header values, and guardIO's guards.
+// requestIDs makes it and gives the request its context once; guardIO and
+// authenticate find it through the context instead of allocating their
+// own (and authenticate no longer copies the request with WithContext). A
+// context kept past the request (the detached context a run's record is
+// written with) keeps the state, and through it the request copy and the
+// guards' response writer, until it is dropped. It lives for one request:
+// nothing changes with several Hearth nodes.
 type requestState struct {
 	engine.PrincipalSlot
 	// req is the request copy carrying the state as its context, made in
