@@ -36,6 +36,9 @@ type runBody struct {
 	// prepared the engine's prepared run (Runner.PrepareIn).
 	answer   runAnswer
 	prepared engine.PreparedRun
+	// msgRoom holds Messages when the body has one message (the usual
+	// run), so they cost no allocation of their own (readMessages).
+	msgRoom [1]engine.Message
 }
 
 // runAnswer is the memory of a non-stream run's answer: the answer handed
