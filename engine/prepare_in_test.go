@@ -10,8 +10,9 @@ import (
 
 // TestPrepareInKeepsTheRunInItsRoom: a prepared run lives where the
 // caller keeps it (Runner.PrepareIn; the pipe route keeps it in the
-// decoded body), with the model's messages, its request and its run id in
-// room of its own: none costs an allocation of its own.
+// decoded body), with the model's messages, its request, its run id and
+// (for a pipe that stores nothing) its new signed thread id in room of its
+// own: none costs an allocation of its own.
 func TestPrepareInKeepsTheRunInItsRoom(t *testing.T) {
 	accounts, store := newAccounts(t)
 	prov := stubProviders{serverKeys: map[string]string{"openai": "server-key"}}
@@ -40,6 +41,12 @@ func TestPrepareInKeepsTheRunInItsRoom(t *testing.T) {
 		len(id) != 25 || !inRoom(unsafe.Pointer(unsafe.StringData(id))) {
 		t.Fatalf("prepared run %p (room %p), request in the room %v, messages in the room %v, run id %q in the room %v", pr, room,
 			inRoom(unsafe.Pointer(pr.Request)), inRoom(unsafe.Pointer(&pr.Request.Messages[0])), id, inRoom(unsafe.Pointer(unsafe.StringData(id))))
+	}
+	if len(pr.ThreadID) != engine.SignedThreadIDLen || !inRoom(unsafe.Pointer(unsafe.StringData(pr.ThreadID))) {
+		t.Fatalf("thread id %q in the room %v", pr.ThreadID, inRoom(unsafe.Pointer(unsafe.StringData(pr.ThreadID))))
+	}
+	if err := engine.ValidateThreadID("threadId", pr.ThreadID); err != nil {
+		t.Fatal(err)
 	}
 	last := pr.Request.Messages[len(pr.Request.Messages)-1]
 	if pr.Request.APIKey != "server-key" || pr.Request.Model != "gpt-4o-mini" || last.Content.Text != "Say something about foxes." {

@@ -133,8 +133,9 @@ type PreparedRun struct {
 	// chatReq is the request built from them (Request points into it).
 	msgs    [6]Message
 	chatReq pipeChatRequest
-	// idRoom holds runID's bytes.
-	idRoom RunIDRoom
+	// idRoom holds runID's bytes, and threadRoom a new signed ThreadID's.
+	idRoom     RunIDRoom
+	threadRoom threadIDRoom
 }
 
 const maxRunMessages = MaxRunMessages

@@ -58,6 +58,13 @@ func isBase62(s string) bool {
 // crypto/rand: deterministic mode (an IDSource) does not sign ids, since
 // the key is random per database.
 func newSignedThreadID(key *threadIDKey, owner, pipePart string, now time.Time) string {
+	var out threadIDRoom
+	fillSignedThreadID(&out, key, owner, pipePart, now)
+	return string(out[:])
+}
+
+// fillSignedThreadID writes newSignedThreadID's id into out.
+func fillSignedThreadID(out *threadIDRoom, key *threadIDKey, owner, pipePart string, now time.Time) {
 	var r [10]byte
 	if _, err := rand.Read(r[:]); err != nil {
 		panic(err) // crypto/rand never fails on supported platforms
@@ -70,14 +77,12 @@ func newSignedThreadID(key *threadIDKey, owner, pipePart string, now time.Time) 
 	u[7] = r[1]
 	u[8] = 0x80 | r[2]&0x3f
 	copy(u[9:16], r[3:10])
-	var out [SignedThreadIDLen]byte
 	encodeUUID(out[:signedUUIDLen], &u)
 	out[signedUUIDLen] = '-'
 	copy(out[signedUUIDLen+1:], pipePart)
 	out[signedUUIDLen+1+signedPipeLen] = '-'
 	mac := key.mac(owner, pipePart, out[:signedUUIDLen])
 	hexEncode(out[SignedThreadIDLen-signedMACHexLen:], mac[:])
-	return string(out[:])
 }
 
 const hexDigits = "0123456789abcdef"

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 var uuidV7RE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
@@ -130,4 +131,27 @@ func FuzzSignedThreadID(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSignedThreadIDIn: an id drawn into a run's room has the shape of
+// newSignedThreadID's, verifies, shares the room's bytes and costs no
+// allocation.
+func TestSignedThreadIDIn(t *testing.T) {
+	k, _ := testIDKey(t)
+	now := time.Date(2026, 11, 24, 19, 30, 1, 234_567_890, time.UTC)
+	const pipe = "AbCdEfGhIj0123456789"
+	var room threadIDRoom
+	id := newSignedThreadIDIn(&room, k, "alice", pipe, now)
+	if unsafe.StringData(id) != &room[0] || id[36:58] != "-"+pipe+"-" || id[:13] != newSignedThreadID(k, "alice", pipe, now)[:13] {
+		t.Fatalf("id %q (in the room %v)", id, unsafe.StringData(id) == &room[0])
+	}
+	if s, ok := parseSignedThreadID(id); !ok || !s.verify(k, "alice") || !s.created.Equal(now.Truncate(time.Millisecond)) {
+		t.Fatalf("parsed %+v %v", s, ok)
+	}
+	if raceEnabled {
+		t.Skip("the race detector moves values to the heap")
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = newSignedThreadIDIn(&room, k, "alice", pipe, now) }); n != 0 {
+		t.Fatalf("drawing an id into a room allocates %.0f times", n)
+	}
 }

@@ -136,5 +136,5 @@ func (pr *PreparedRun) newThreadID(ctx context.Context) string {
 		return NewUUID(ctx)
 	}
 	pr.signedThread = true
-	return newSignedThreadID(key, p.Owner, part, pr.created)
+	return newSignedThreadIDIn(&pr.threadRoom, key, p.Owner, part, pr.created)
 }

@@ -30,10 +30,22 @@ func setRunHeaders(h http.Header, threadID, model string) {
 // setRunHeadersIn is setRunHeaders with the values' storage in v, which
 // the caller keeps for the request.
 func setRunHeadersIn(h http.Header, threadID, model string, v *[2]string) {
-	if threadID == "" {
-		setHeader(h, HeaderModel, model)
-		return
+	setThreadHeaderIn(h, threadID, v)
+	setModelHeaderIn(h, model, v)
+}
+
+// setThreadHeaderIn sets lb-thread-id, when the run has a thread, with its
+// value in v[0]; setModelHeaderIn sets lb-model with its value in v[1].
+// Each value is a slice of len == cap 1, so an Add copies it instead of
+// writing into the other.
+func setThreadHeaderIn(h http.Header, threadID string, v *[2]string) {
+	if threadID != "" {
+		v[0] = threadID
+		h[HeaderThreadID] = v[0:1:1]
 	}
-	v[0], v[1] = threadID, model
-	h[HeaderThreadID], h[HeaderModel] = v[0:1:1], v[1:2:2]
+}
+
+func setModelHeaderIn(h http.Header, model string, v *[2]string) {
+	v[1] = model
+	h[HeaderModel] = v[1:2:2]
 }

@@ -49,3 +49,26 @@ func TestSetRunHeaders(t *testing.T) {
 		t.Fatalf("setRunHeaders allocates %.0f times, want 1", n)
 	}
 }
+
+// TestSetRunHeadersIn: with the values' storage in the caller's room, the
+// thread and model headers (and the model header alone, for a run without
+// a thread) cost no allocation, and neither value reaches the other.
+func TestSetRunHeadersIn(t *testing.T) {
+	var room [2]string
+	h := http.Header{}
+	setRunHeadersIn(h, "", "openai:gpt-4o-mini", &room)
+	if _, ok := h[HeaderThreadID]; ok || len(h[HeaderModel]) != 1 || &h[HeaderModel][0] != &room[1] {
+		t.Fatalf("headers without a thread %v", h)
+	}
+	setThreadHeaderIn(h, "thread_1", &room)
+	if &h[HeaderThreadID][0] != &room[0] || cap(h[HeaderThreadID]) != 1 || h[HeaderModel][0] != "openai:gpt-4o-mini" {
+		t.Fatalf("headers %v", h)
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		setRunHeadersIn(h, "", "openai:gpt-4o-mini", &room)
+		setThreadHeaderIn(h, "thread_1", &room)
+		setModelHeaderIn(h, "openai:gpt-4o", &room)
+	}); n != 0 {
+		t.Fatalf("setting the run headers in a room allocates %.0f times, want 0", n)
+	}
+}

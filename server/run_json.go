@@ -51,7 +51,7 @@ func readRunBody(r *jsonread.Reader, b *runBody) bool {
 		case 0:
 			return jsonread.ReadString(r, &b.Name)
 		case 1:
-			return readMessages(r, &b.Messages)
+			return readMessages(r, &b.Messages, b.msgRoom[:])
 		case 2:
 			return readVariables(r, &b.Variables)
 		case 3:

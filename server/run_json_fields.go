@@ -19,8 +19,8 @@ var (
 	variableNames     = []string{"name", "value"}
 )
 
-func readMessages(r *jsonread.Reader, out *[]engine.Message) bool {
-	return jsonread.ReadSlice(r, out, func(m *engine.Message) bool {
+func readMessages(r *jsonread.Reader, out *[]engine.Message, room []engine.Message) bool {
+	return jsonread.ReadSliceIn(r, out, room, func(m *engine.Message) bool {
 		return r.Null() || r.Object(messageNames, func(k int) bool {
 			switch k {
 			case 0:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/hearth-dev/hearth/engine"
@@ -123,6 +124,12 @@ func checkRunBody(t *testing.T, v any, body []byte, want bool) {
 	if err := json.Unmarshal(body, ref); err != nil {
 		t.Fatalf("%T %s: hand-written decoder took a body encoding/json refuses: %v", v, body, err)
 	}
+	if rb, ok := got.(*runBody); ok {
+		// The room is where Messages may point, not a value of its own:
+		// Messages is compared on a copy of its own.
+		rb.Messages = slices.Clone(rb.Messages)
+		rb.msgRoom = [len(rb.msgRoom)]engine.Message{}
+	}
 	if !reflect.DeepEqual(got, ref) {
 		t.Fatalf("%T %s:\n got %s\nwant %s", v, body, dump(got), dump(ref))
 	}
@@ -164,6 +171,27 @@ func TestDecodeBytesErrorsUnchanged(t *testing.T) {
 	}
 }
 
+// TestDecodeRunBodyMessagesRoom: a body's single message is decoded into
+// the body's own room, more go to an array of their own, with every
+// message as encoding/json decodes it (checkRunBody).
+func TestDecodeRunBodyMessagesRoom(t *testing.T) {
+	var one, three runBody
+	if !decodeFast([]byte(`{"messages":[{"role":"user","content":"a"}]}`), &one) || len(one.Messages) != 1 ||
+		&one.Messages[0] != &one.msgRoom[0] || one.Messages[0].Content.Text != "a" {
+		t.Fatalf("one message %+v, in the room %v", one.Messages, len(one.Messages) > 0 && &one.Messages[0] == &one.msgRoom[0])
+	}
+	body := []byte(`{"messages":[{"role":"system","content":"a"},{"role":"user","content":"b"},{"role":"assistant","content":"c"}]}`)
+	if !decodeFast(body, &three) || len(three.Messages) != 3 || &three.Messages[0] == &three.msgRoom[0] ||
+		three.Messages[0].Content.Text != "a" || three.Messages[2].Role != "assistant" {
+		t.Fatalf("three messages %+v", three.Messages)
+	}
+	checkRunBody(t, &runBody{}, body, true)
+	var empty runBody
+	if !decodeFast([]byte(`{"messages":[]}`), &empty) || empty.Messages == nil || len(empty.Messages) != 0 {
+		t.Fatalf("empty messages %#v", empty.Messages)
+	}
+}
+
 // FuzzDecodeRunBodies compares the hand-written decoder with encoding/json
 // on arbitrary bodies for the three run request types.
 func FuzzDecodeRunBodies(f *testing.F) {
@@ -191,7 +219,7 @@ func TestDecodeRunBodyAllocations(t *testing.T) {
 		body   string
 		budget float64
 	}{
-		{&runBody{}, `{"messages":[{"role":"user","content":"Say something about foxes."}]}`, 2},
+		{&runBody{}, `{"messages":[{"role":"user","content":"Say something about foxes."}]}`, 1},
 		{&agent.AgentRunRequest{}, `{"model":"openai:gpt-4o-mini","instructions":"You are terse.","input":"Say something about foxes."}`, 4},
 		{&agent.CompletionRequest{}, `{"model":"openai:gpt-4o-mini","messages":[{"role":"user","content":"Say something about foxes."}]}`, 2},
 	} {

@@ -36,11 +36,14 @@ type runBody struct {
 	// prepared the engine's prepared run (Runner.PrepareIn).
 	answer   runAnswer
 	prepared engine.PreparedRun
+	// msgRoom holds Messages when the body has one message (the usual
+	// run), so they cost no allocation of their own (readMessages).
+	msgRoom [1]engine.Message
 }
 
-// runAnswer is the memory of a non-stream run's answer: the answer handed
+// runAnswer is the memory of a run's answer: the non-stream answer handed
 // to the writer (a pointer, not an interface value of its own) and the
-// lb-thread-id and lb-model header values. It is kept in the decoded body
+// lb-thread-id and lb-model header values (stream or not). It is kept in the decoded body
 // (runBody), which is on the heap already.
 type runAnswer struct {
 	out     runResponse
@@ -97,12 +100,12 @@ func (s *Server) handlePipeRun(c echo.Context) error {
 		return err
 	}
 	if stream {
-		setThreadHeader(c, pr.ThreadID)
+		setThreadHeaderIn(c.Response().Header(), pr.ThreadID, &b.answer.headers)
 		w := newSSEWriter(c)
 		if b.IncludeSources {
 			w.trailer = sourcesTrailer(pr.Sources)
 		}
-		return s.streamRun(c, pr, w)
+		return s.streamRun(c, pr, w, &b.answer.headers)
 	}
 	return s.completeRun(c, pr, b.IncludeSources, &b.answer)
 }
@@ -128,11 +131,11 @@ func (s *Server) handleBetaRun(endpoint string) echo.HandlerFunc {
 		if !stream {
 			return s.completeRun(c, pr, false, &b.answer)
 		}
-		setThreadHeader(c, pr.ThreadID)
+		setThreadHeaderIn(c.Response().Header(), pr.ThreadID, &b.answer.headers)
 		if strings.Contains(c.Request().Header.Get("Accept"), "text/event-stream") {
-			return s.streamRun(c, pr, newSSEWriter(c))
+			return s.streamRun(c, pr, newSSEWriter(c), &b.answer.headers)
 		}
-		return s.streamRun(c, pr, newNDJSONWriter(c, "application/octet-stream"))
+		return s.streamRun(c, pr, newNDJSONWriter(c, "application/octet-stream"), &b.answer.headers)
 	}
 }
 
@@ -156,10 +159,11 @@ func (s *Server) completeRun(c echo.Context, pr *engine.PreparedRun, withSources
 	return answerJSON(c, http.StatusOK, out)
 }
 
-// streamRun streams a prepared run to the client.
-func (s *Server) streamRun(c echo.Context, pr *engine.PreparedRun, w *eventWriter) error {
+// streamRun streams a prepared run to the client; headers holds the
+// lb-model value (setModelHeaderIn).
+func (s *Server) streamRun(c echo.Context, pr *engine.PreparedRun, w *eventWriter, headers *[2]string) error {
 	rs, err := pr.Stream(c.Request().Context())
-	setHeader(c.Response().Header(), HeaderModel, pr.ModelID())
+	setModelHeaderIn(c.Response().Header(), pr.ModelID(), headers)
 	if err != nil {
 		return err
 	}

@@ -131,10 +131,21 @@ func ReadStrings(r *Reader, out *[]string) bool {
 // ReadSlice decodes an array (an empty one is a non-nil empty slice) or
 // null; elem decodes into a zero element.
 func ReadSlice[T any](r *Reader, out *[]T, elem func(*T) bool) bool {
+	return ReadSliceIn(r, out, nil, elem)
+}
+
+// ReadSliceIn is ReadSlice with up to len(room) elements decoded into
+// room, the caller's memory, instead of an array of their own; a longer
+// array moves to a new one, as append does. room must not be used for
+// anything else while *out is in use.
+func ReadSliceIn[T any](r *Reader, out *[]T, room []T, elem func(*T) bool) bool {
 	if r.Null() {
 		return true
 	}
-	s := make([]T, 0, 2)
+	s := room[:0:len(room)]
+	if len(room) == 0 {
+		s = make([]T, 0, 2)
+	}
 	ok := r.Array(func() bool {
 		var zero T
 		s = append(s, zero)
