@@ -8,10 +8,12 @@ import (
 	"net/http"
 	"net/textproto"
 	"strconv"
+	"strings"
 	"testing"
 )
 
-// captureServer answers every request with okAnswer and sends the bytes
+// captureServer answers every request with okAnswer (its head alone for
+// HEAD) and sends the bytes
 // of each request (head and body) on the returned channel.
 func captureServer(t *testing.T) (string, <-chan string) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -50,7 +52,14 @@ func captureServer(t *testing.T) (string, <-chan string) {
 						return
 					}
 					got <- string(raw) + string(body)
-					io.WriteString(c, okAnswer)
+					answer := okAnswer
+					if strings.HasPrefix(string(raw), "HEAD ") {
+						// No body after a HEAD answer's head: net/http's transport
+						// would read stray bytes as the next answer when it
+						// reuses the connection before it notices them.
+						answer = strings.TrimSuffix(okAnswer, `{"ok":true}`)
+					}
+					io.WriteString(c, answer)
 				}
 			}()
 		}
