@@ -77,17 +77,28 @@ func plainString(raw []byte) ([]byte, bool) {
 	return raw[1 : len(raw)-1], true
 }
 
-// read is jsonread.ReadString, a plain string left in the body.
-func (f *sharedField) read(r *jsonread.Reader, out *string) bool {
-	raw, valid := r.Raw()
+// take reads the next value. A plain string is left in the body (set)
+// and done is true; any other value comes back raw for the caller's
+// decoder. valid is false when the value is not JSON.
+func (f *sharedField) take(r *jsonread.Reader) (raw []byte, done, valid bool) {
+	raw, valid = r.Raw()
 	if !valid {
-		return false
+		return nil, false, false
 	}
 	if s, ok := plainString(raw); ok {
 		f.set(s)
-		return true
+		return nil, true, true
 	}
 	f.ok = false
+	return raw, false, true
+}
+
+// read is jsonread.ReadString, a plain string left in the body.
+func (f *sharedField) read(r *jsonread.Reader, out *string) bool {
+	raw, done, valid := f.take(r)
+	if done || !valid {
+		return valid
+	}
 	*out = ""
 	sub := jsonread.New(raw)
 	return jsonread.ReadString(&sub, out) && sub.End()
@@ -95,15 +106,10 @@ func (f *sharedField) read(r *jsonread.Reader, out *string) bool {
 
 // readPtr is jsonread.ReadStringPtr, a plain string left in the body.
 func (f *sharedField) readPtr(r *jsonread.Reader, out **string) bool {
-	raw, valid := r.Raw()
-	if !valid {
-		return false
+	raw, done, valid := f.take(r)
+	if done || !valid {
+		return valid
 	}
-	if s, ok := plainString(raw); ok {
-		f.set(s)
-		return true
-	}
-	f.ok = false
 	*out = nil
 	sub := jsonread.New(raw)
 	return jsonread.ReadStringPtr(&sub, out) && sub.End()
