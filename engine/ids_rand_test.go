@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // withSeeds replaces the generators' seed source by one that writes fixed
@@ -34,6 +35,11 @@ func withSeeds(t *testing.T) *int {
 func TestIDsFromSeededGenerator(t *testing.T) {
 	reads := withSeeds(t)
 	ctx := context.Background()
+	key, err := newThreadIDKey(threadIDKeyRecord{Key: strings.Repeat("ab", 32)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.UnixMilli(1700000000000)
 	// Each id from a fresh pool: under the race detector sync.Pool drops
 	// some of what is put back.
 	kinds := []func() string{
@@ -42,6 +48,7 @@ func TestIDsFromSeededGenerator(t *testing.T) {
 		func() string { return NewID(ctx, 12) },
 		func() string { return NewUUID(ctx) },
 		func() string { return string(appendNewID(ctx, nil, 16)) },
+		func() string { return newSignedThreadID(key, "owner", strings.Repeat("p", signedPipeLen), at) },
 	}
 	draw := func() (ids []string) {
 		for _, k := range kinds {

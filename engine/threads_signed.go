@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"crypto/rand"
 	"crypto/subtle"
 	"encoding/binary"
 	"time"
@@ -55,7 +54,8 @@ func isBase62(s string) bool {
 
 // newSignedThreadID draws a signed thread id of owner's pipe (pipePart,
 // the random part of its id) created at now. Its 74 random bits come from
-// crypto/rand: deterministic mode (an IDSource) does not sign ids, since
+// the id generators (ids_rand.go; the MAC, not the random bits, is what
+// keeps an id from being made up): deterministic mode (an IDSource) does not sign ids, since
 // the key is random per database.
 func newSignedThreadID(key *threadIDKey, owner, pipePart string, now time.Time) string {
 	var out threadIDRoom
@@ -66,9 +66,7 @@ func newSignedThreadID(key *threadIDKey, owner, pipePart string, now time.Time) 
 // fillSignedThreadID writes newSignedThreadID's id into out.
 func fillSignedThreadID(out *threadIDRoom, key *threadIDKey, owner, pipePart string, now time.Time) {
 	var r [10]byte
-	if _, err := rand.Read(r[:]); err != nil {
-		panic(err) // crypto/rand never fails on supported platforms
-	}
+	readIDRandom(r[:])
 	var u [16]byte
 	var ms [8]byte
 	binary.BigEndian.PutUint64(ms[:], uint64(now.UnixMilli()))
