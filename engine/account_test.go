@@ -19,6 +19,23 @@ func newAccounts(t *testing.T) (*engine.Accounts, *blob.Store) {
 	return engine.NewAccounts(s), s
 }
 
+// newAliceKey returns accounts (local cluster) with the user alice and a
+// key of hers: its id and its secret.
+func newAliceKey(t *testing.T) (acc *engine.Accounts, keyID, key string) {
+	t.Helper()
+	acc, _ = newAccounts(t)
+	acc.UseCluster(&engine.Local{})
+	bg := context.Background()
+	if _, err := acc.CreateUser(bg, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	rec, key, err := acc.CreateKey(bg, "alice", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return acc, rec.ID, key
+}
+
 func TestKeysAreStoredHashedAndShownOnce(t *testing.T) {
 	acc, store := newAccounts(t)
 	ctx := context.Background()

@@ -16,20 +16,12 @@ type otherKey struct{}
 // key cached costs one allocation, the context and the principal together
 // (the key's hash is looked up from the stack). A refused key returns the context unchanged.
 func TestAuthenticateContext(t *testing.T) {
-	acc, _ := newAccounts(t)
-	acc.UseCluster(&engine.Local{})
+	acc, keyID, key := newAliceKey(t)
 	bg := context.Background()
-	if _, err := acc.CreateUser(bg, "alice"); err != nil {
-		t.Fatal(err)
-	}
-	rec, key, err := acc.CreateKey(bg, "alice", "")
-	if err != nil {
-		t.Fatal(err)
-	}
 	parent, cancel := context.WithCancelCause(context.WithValue(bg, otherKey{}, "v"))
 	for i := range 2 { // from the store, then from the cache
 		ctx, p, err := acc.AuthenticateContext(parent, key)
-		if err != nil || p == nil || p.Owner != "alice" || p.KeyID != rec.ID || p.Kind != engine.KeyUser {
+		if err != nil || p == nil || p.Owner != "alice" || p.KeyID != keyID || p.Kind != engine.KeyUser {
 			t.Fatalf("attempt %d: %+v %v", i, p, err)
 		}
 		if engine.PrincipalOf(ctx) != p || engine.ScopeOf(ctx) != p.Scope || ctx.Value(otherKey{}) != "v" {

@@ -12,16 +12,8 @@ import (
 // cancellation through, is found by PrincipalSlotOf only while
 // unpublished, and a refused key leaves it unpublished.
 func TestPrincipalSlot(t *testing.T) {
-	acc, _ := newAccounts(t)
-	acc.UseCluster(&engine.Local{})
+	acc, keyID, key := newAliceKey(t)
 	bg := context.Background()
-	if _, err := acc.CreateUser(bg, "alice"); err != nil {
-		t.Fatal(err)
-	}
-	rec, key, err := acc.CreateKey(bg, "alice", "")
-	if err != nil {
-		t.Fatal(err)
-	}
 	outer := &engine.Principal{Owner: "outer"}
 	parent, cancel := context.WithCancel(context.WithValue(engine.WithPrincipal(bg, outer), otherKey{}, "v"))
 	slot := &engine.PrincipalSlot{Context: parent}
@@ -32,11 +24,11 @@ func TestPrincipalSlot(t *testing.T) {
 		t.Fatalf("wrong key: %+v %v, context principal %+v", p, err, engine.PrincipalOf(slot))
 	}
 	p, err := acc.AuthenticateSlot(slot, slot, key)
-	if err != nil || p.Owner != "alice" || p.KeyID != rec.ID || engine.PrincipalOf(slot) != outer {
+	if err != nil || p.Owner != "alice" || p.KeyID != keyID || engine.PrincipalOf(slot) != outer {
 		t.Fatalf("authenticated, unpublished: %+v %v, context principal %+v", p, err, engine.PrincipalOf(slot))
 	}
 	slot.Publish()
-	if engine.PrincipalOf(slot) != p || engine.ScopeOf(slot) != p.Scope || engine.KeyIDOf(slot) != rec.ID || engine.PrincipalSlotOf(slot) != nil {
+	if engine.PrincipalOf(slot) != p || engine.ScopeOf(slot) != p.Scope || engine.KeyIDOf(slot) != keyID || engine.PrincipalSlotOf(slot) != nil {
 		t.Fatalf("published: principal %+v, slot %p", engine.PrincipalOf(slot), engine.PrincipalSlotOf(slot))
 	}
 	cancel()
