@@ -74,7 +74,11 @@ type oaiRequestRoom struct {
 
 // buildOpenAIRequest applies the host's quirks to req. It never mutates req.
 func buildOpenAIRequest(h *host, req *engine.ChatRequest, stream bool) *oaiRequest {
-	room := new(oaiRequestRoom)
+	return buildOpenAIRequestIn(new(oaiRequestRoom), h, req, stream)
+}
+
+// buildOpenAIRequestIn is buildOpenAIRequest in room, a zero room.
+func buildOpenAIRequestIn(room *oaiRequestRoom, h *host, req *engine.ChatRequest, stream bool) *oaiRequest {
 	r := &room.r
 	*r = oaiRequest{Model: req.Model, Messages: openAIWireMessagesIn(h, openAIMessages(h, req.Messages), room.msgs[:]), Stop: req.Stop,
 		Temperature: req.Temperature, TopP: req.TopP, Stream: stream}
@@ -207,7 +211,7 @@ func (o *OpenAI) headers(apiKey string) func(http.Header) {
 
 // Chat sends a non-stream chat completion.
 func (o *OpenAI) Chat(ctx context.Context, req *engine.ChatRequest) (*engine.ChatResponse, error) {
-	body, err := encodeOpenAIRequest(buildOpenAIRequest(o.host, req, false), req.Extra)
+	body, err := encodeOpenAIChat(o.host, req, false)
 	if err != nil {
 		return nil, err
 	}
@@ -245,7 +249,7 @@ func (o *OpenAI) Chat(ctx context.Context, req *engine.ChatRequest) (*engine.Cha
 // the host sends them; the stream is complete at "data: [DONE]" (or at the
 // end of the body after a finish_reason, for hosts that omit [DONE]).
 func (o *OpenAI) ChatStream(ctx context.Context, req *engine.ChatRequest) (engine.ChatStream, error) {
-	body, err := encodeOpenAIRequest(buildOpenAIRequest(o.host, req, true), req.Extra)
+	body, err := encodeOpenAIChat(o.host, req, true)
 	if err != nil {
 		return nil, err
 	}

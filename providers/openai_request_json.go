@@ -3,6 +3,7 @@ package providers
 import (
 	"encoding/json"
 	"strconv"
+	"sync"
 
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/engine/jsonwrite"
@@ -14,6 +15,27 @@ import (
 // A request with custom model parameters, or a value the appender does not
 // handle exactly as encoding/json would (a number it refuses, invalid raw
 // JSON, a tool_choice of another type), goes through marshalWithExtra.
+
+// roomPool keeps the rooms of built requests between calls
+// (encodeOpenAIChat). A room goes back cleared, so the pool holds no
+// request's data. It lives in this process's memory: with several Hearth
+// nodes each node pools its own, and nothing in it is shared or needs to be.
+var roomPool = sync.Pool{New: func() any { return new(oaiRequestRoom) }}
+
+// encodeOpenAIChat is the body of a chat completion request for req, built
+// in a pooled room: the room is dead once the body is encoded (the body
+// holds bytes, never a pointer into it). A room whose encoding failed is
+// left to the collector, since an encoding error may point into it.
+func encodeOpenAIChat(h *host, req *engine.ChatRequest, stream bool) ([]byte, error) {
+	room := roomPool.Get().(*oaiRequestRoom)
+	body, err := encodeOpenAIRequest(buildOpenAIRequestIn(room, h, req, stream), req.Extra)
+	if err != nil {
+		return nil, err
+	}
+	*room = oaiRequestRoom{}
+	roomPool.Put(room)
+	return body, nil
+}
 
 // encodeOpenAIRequest returns the body of r with extra merged in, as
 // marshalWithExtra(r, extra) returns it.

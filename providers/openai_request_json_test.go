@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -280,4 +281,52 @@ func TestBuildOpenAIRequestAllocations(t *testing.T) {
 		}
 		checkRequestSameAsJSON(t, buildOpenAIRequest(hosts["openai"], &r, false), nil)
 	}
+}
+
+// TestEncodeOpenAIChatPooled: the body of a two-message chat call is its
+// one allocation (the request's room comes from the pool), the bytes are
+// those of the request built fresh, and the room goes back to the pool
+// holding nothing of the request.
+func TestEncodeOpenAIChatPooled(t *testing.T) {
+	req := &engine.ChatRequest{Model: "gpt-4o-mini", Messages: []engine.Message{
+		{Role: "system", Content: engine.TextContent("You are terse.")}, {Role: "user", Content: engine.TextContent("Say something about foxes.")}}}
+	for _, stream := range []bool{false, true} {
+		want, err := encodeOpenAIRequest(buildOpenAIRequest(hosts["openai"], req, stream), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := encodeOpenAIChat(hosts["openai"], req, stream)
+		if err != nil || string(got) != string(want) {
+			t.Fatalf("stream %v: %s, %v; want %s", stream, got, err, want)
+		}
+	}
+	room := roomPool.Get().(*oaiRequestRoom)
+	if !reflect.DeepEqual(*room, oaiRequestRoom{}) {
+		t.Fatalf("a pooled room holds a request: %+v", room.r)
+	}
+	roomPool.Put(room)
+	if raceAllocs > 0 {
+		return
+	}
+	if n := testing.AllocsPerRun(100, func() { encodeOpenAIChat(hosts["openai"], req, false) }); n > 1 {
+		t.Fatalf("%.0f allocations for a chat body, want 1 (the body)", n)
+	}
+}
+
+// BenchmarkEncodeOpenAIChat compares a chat body built in a fresh room
+// (as before the pool) with one built in a pooled room.
+func BenchmarkEncodeOpenAIChat(b *testing.B) {
+	req := requestShapes()[1]
+	b.Run("fresh", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			encodeOpenAIRequest(buildOpenAIRequest(hosts["openai"], req, false), req.Extra)
+		}
+	})
+	b.Run("pooled", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			encodeOpenAIChat(hosts["openai"], req, false)
+		}
+	})
 }
