@@ -92,7 +92,8 @@ func TestCallerRequestBody(t *testing.T) {
 // answer included): the request's body reader lives in the call's state
 // and the egress label is boxed once per provider and attached in the call's
 // state (netguard.Label.In; http.NewRequestWithContext with a
-// *bytes.Reader and netguard.WithFeature: 18, then 16).
+// *bytes.Reader and netguard.WithFeature: 18, then 16; the timeout timer
+// taken from a pool, callTimer: 13).
 // A count, not a timing.
 func TestCallerCallAllocations(t *testing.T) {
 	body := []byte(`{"model":"m","messages":[]}`)
@@ -105,7 +106,7 @@ func TestCallerCallAllocations(t *testing.T) {
 		}
 		call.close()
 	})
-	budget := 15.0 + 2*raceAllocs // the race detector moves values to the heap
+	budget := 13.0 + 2*raceAllocs // the race detector moves values to the heap
 	t.Logf("upstream call: %.0f allocations (budget %.0f)", got, budget)
 	if got > budget {
 		t.Fatalf("upstream call allocates %.0f times, budget %.0f", got, budget)

@@ -46,7 +46,7 @@ type upstreamCall struct {
 	resp    *http.Response
 	ctx     context.Context
 	cancel  context.CancelCauseFunc
-	timer   *time.Timer
+	timer   *callTimer
 	timeout time.Duration
 	// req and owner let errors met while reading the answer be redacted
 	// of the credentials the request carried.
@@ -61,11 +61,18 @@ func (u *upstreamCall) redact(err error) error { return u.owner.secrets(u.req).E
 
 // extend restarts the timeout: streams call it for every event, so the
 // timeout bounds the silence between events rather than the whole stream.
-func (u *upstreamCall) extend() { u.timer.Reset(u.timeout) }
+func (u *upstreamCall) extend() {
+	if u.timer != nil {
+		u.timer.reset(u.timeout)
+	}
+}
 
 // close releases the connection; safe to call more than once.
 func (u *upstreamCall) close() {
-	u.timer.Stop()
+	if u.timer != nil {
+		u.timer.release()
+		u.timer = nil
+	}
 	u.resp.Body.Close()
 	u.cancel(context.Canceled)
 	if u.ab != nil {
@@ -106,7 +113,7 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 		}
 		st.abort.fire()
 	}
-	timer := time.AfterFunc(c.timeout, st.abort.end)
+	timer := startCallTimer(c.timeout, st.abort.end)
 	answered := false
 	defer func() {
 		if !answered {
@@ -116,13 +123,13 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 {
 			// Stopped for the backoff; the first attempt runs on the timer
-			// AfterFunc started (a Reset there would take the timer's lock
-			// and move it in the heap for nothing).
-			timer.Reset(c.timeout)
+			// startCallTimer started (a reset there would take the timer's
+			// lock and move it in the heap for nothing).
+			timer.reset(c.timeout)
 		}
 		req, err := st.newRequest(c.urls, method, url, attempt)
 		if err != nil {
-			timer.Stop()
+			timer.release()
 			return nil, cancelWith(cancel, c.secrets(nil).Error(transportError(c.provider, ctx, err)))
 		}
 		if body != nil {
@@ -144,7 +151,7 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 		switch {
 		case err != nil:
 			if ctx.Err() != nil || attempt+1 >= c.retry.MaxAttempts {
-				timer.Stop()
+				timer.release()
 				return nil, cancelWith(cancel, c.secrets(req).Error(withAddress(transportError(c.provider, ctx, err), c.provider, method, url, 0)))
 			}
 		case resp.StatusCode >= 200 && resp.StatusCode < 300:
@@ -160,21 +167,22 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 			// A pooled call takes a 429 to the pool's next key instead (keypool.go).
 			rateLimitedInPool := resp.StatusCode == http.StatusTooManyRequests && pooled(ctx)
 			if rateLimitedInPool || hint.quota != "" || isQuota(resp.StatusCode, body) || attempt+1 >= c.retry.MaxAttempts || wait > c.retry.MaxRetryAfter {
-				timer.Stop()
+				timer.release()
 				cancel(nil)
 				return nil, c.secrets(req).Error(responseError(c.provider, resp.StatusCode, body, wait, hint))
 			}
 		default:
-			timer.Stop()
+			timer.release()
 			cancel(nil)
 			return nil, c.secrets(req).Error(withAddress(upstreamError(c.provider, resp), c.provider, method, url, resp.StatusCode))
 		}
-		timer.Stop()
+		timer.stop()
 		if wait == 0 {
 			wait = c.backoff(attempt)
 		}
 		retryEvent(parent, attempt, resp, err, wait)
 		if err := c.sleep(ctx, wait); err != nil {
+			timer.release()
 			return nil, cancelWith(cancel, transportError(c.provider, ctx, err))
 		}
 	}
