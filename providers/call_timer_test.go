@@ -73,3 +73,21 @@ func TestCallTimerStopReset(t *testing.T) {
 		t.Fatalf("after release: end set %v, spent %v", ct.end != nil, ct.spent)
 	}
 }
+
+// BenchmarkCallTimer compares a call's timeout timer made and stopped
+// with time.AfterFunc (as before the pool) with a pooled one.
+func BenchmarkCallTimer(b *testing.B) {
+	end := func() {}
+	b.Run("afterfunc", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			time.AfterFunc(time.Minute, end).Stop()
+		}
+	})
+	b.Run("pooled", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			startCallTimer(time.Minute, end).release()
+		}
+	})
+}
