@@ -7,12 +7,15 @@ import (
 
 // callTimer is an upstream call's timeout timer, kept in a pool between
 // calls: time.AfterFunc allocates a timer and binds its function on every
-// call, where a pooled timer is only reset. Its function, bound once when
-// the timer is made, runs the end of whichever call the timer times now.
+// call, where a pooled timer is only reset. Its functions, bound once when
+// the timer is made, run the end of whichever call the timer times now:
+// fire when the timeout passes, fromParent when the context the call was
+// made in ends (callAbort registers it there).
 //
-// A timer goes back to the pool only when its function cannot run again
+// A timer goes back to the pool only when neither function can run again
 // for the call that used it: every Stop of that use stopped the timer
-// before it fired, and no Reset found it fired. A timer that fired, or
+// before it fired, no Reset found it fired, and the registration of
+// fromParent was undone before it ran. A timer that ran its call's end, or
 // might have, is left to the collector, so a late run can never end a
 // later call.
 //
@@ -20,29 +23,35 @@ import (
 // node pools its own timers; nothing in it is shared or needs to be.
 type callTimer struct {
 	t *time.Timer
+	// parentFn is fromParent, bound once.
+	parentFn func()
 
 	mu sync.Mutex
-	// end is the end of the call being timed (nil in the pool).
-	end func()
+	// call is the call being timed (nil in the pool).
+	call callEnder
 	// armed: the timer was last started and not stopped since.
 	armed bool
 	// spent: the timer fired, or may have, during this use.
 	spent bool
 }
 
+// callEnder is what a callTimer ends: the call's state (callState.end).
+type callEnder interface{ end() }
+
 var callTimers = sync.Pool{New: func() any {
 	ct := new(callTimer)
+	ct.parentFn = ct.fromParent
 	ct.t = time.AfterFunc(time.Hour, ct.fire)
 	ct.t.Stop()
 	return ct
 }}
 
-// startCallTimer runs end after d unless the timer is stopped first, as
-// time.AfterFunc(d, end) does.
-func startCallTimer(d time.Duration, end func()) *callTimer {
+// startCallTimer runs call.end after d unless the timer is stopped first,
+// as time.AfterFunc(d, call.end) does.
+func startCallTimer(d time.Duration, call callEnder) *callTimer {
 	ct := callTimers.Get().(*callTimer)
 	ct.mu.Lock()
-	ct.end, ct.armed, ct.spent = end, true, false
+	ct.call, ct.armed, ct.spent = call, true, false
 	ct.t.Reset(d)
 	ct.mu.Unlock()
 	return ct
@@ -52,11 +61,30 @@ func startCallTimer(d time.Duration, end func()) *callTimer {
 func (ct *callTimer) fire() {
 	ct.mu.Lock()
 	ct.spent, ct.armed = true, false
-	end := ct.end
+	call := ct.call
 	ct.mu.Unlock()
-	if end != nil {
-		end()
+	if call != nil {
+		call.end()
 	}
+}
+
+// fromParent is the call's end registered on the context it was made in.
+func (ct *callTimer) fromParent() {
+	ct.mu.Lock()
+	ct.spent = true
+	call := ct.call
+	ct.mu.Unlock()
+	if call != nil {
+		call.end()
+	}
+}
+
+// markSpent keeps ct out of the pool: an undo of fromParent's
+// registration came too late to keep it from running.
+func (ct *callTimer) markSpent() {
+	ct.mu.Lock()
+	ct.spent = true
+	ct.mu.Unlock()
 }
 
 // stop stops the timer for a while (a retry's backoff).
@@ -90,7 +118,7 @@ func (ct *callTimer) release() {
 	ct.mu.Lock()
 	ct.stopLocked()
 	reuse := !ct.spent
-	ct.end = nil
+	ct.call = nil
 	ct.mu.Unlock()
 	if reuse {
 		callTimers.Put(ct)

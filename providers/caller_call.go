@@ -35,6 +35,19 @@ type callState struct {
 	abort callAbort
 }
 
+// end ends the call, by its timeout or by the end of the context it was
+// made in (callTimer runs it): the call's context is cancelled, by the
+// timeout or by the parent, before the lean client's connection is
+// aborted (callAbort).
+func (s *callState) end() {
+	if s.abort.parent.Err() != nil {
+		<-s.ctx.Done()
+	} else {
+		s.cancel(errTimeout)
+	}
+	s.abort.fire()
+}
+
 // getBody is the request's GetBody: a fresh reader of the same bytes, for
 // the transport's retry on a reused connection and for redirects.
 func (s *callState) getBody() (io.ReadCloser, error) {

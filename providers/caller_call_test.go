@@ -93,7 +93,7 @@ func TestCallerRequestBody(t *testing.T) {
 // and the egress label is boxed once per provider and attached in the call's
 // state (netguard.Label.In; http.NewRequestWithContext with a
 // *bytes.Reader and netguard.WithFeature: 18, then 16; the timeout timer
-// taken from a pool, callTimer: 13).
+// taken from a pool, callTimer: 13; its end a method, callState.end: 12).
 // A count, not a timing.
 func TestCallerCallAllocations(t *testing.T) {
 	body := []byte(`{"model":"m","messages":[]}`)
@@ -106,7 +106,7 @@ func TestCallerCallAllocations(t *testing.T) {
 		}
 		call.close()
 	})
-	budget := 13.0 + 2*raceAllocs // the race detector moves values to the heap
+	budget := 12.0 + 2*raceAllocs // the race detector moves values to the heap
 	t.Logf("upstream call: %.0f allocations (budget %.0f)", got, budget)
 	if got > budget {
 		t.Fatalf("upstream call allocates %.0f times, budget %.0f", got, budget)

@@ -13,18 +13,20 @@ import (
 // call registers once, on the context it was made in, and only when the
 // lean client first uses a connection for it.
 //
-// end is the call's end function, run by the timer and by that
-// registration: it cancels the call's context (on the timeout) or waits
-// until the ending parent has cancelled it (the parent's cancel reaches
-// the call's context in the same call that started end), so the context is
-// always done before a connection is aborted, and an error read off the
-// aborted connection is worded from the context's cause, as before.
+// The call's end (callState.end) is run by its timer and by that
+// registration, both through ct (callTimer): it cancels the call's context
+// (on the timeout) or waits until the ending parent has cancelled it (the
+// parent's cancel reaches the call's context in the same call that
+// started the end), so the context is always done before a connection is
+// aborted, and an error read off the aborted connection is worded from the
+// context's cause, as before.
 //
 // It lives for one call in one process: nothing changes with several
 // Hearth nodes.
 type callAbort struct {
 	parent context.Context
-	end    func()
+	// ct is the call's timer, whose fromParent is registered on parent.
+	ct *callTimer
 
 	mu sync.Mutex
 	// pc is the connection in use, nil between uses.
@@ -34,6 +36,8 @@ type callAbort struct {
 	ended bool
 	// stop undoes the registration on parent (nil: not made yet).
 	stop func() bool
+	// undone is set by the first done.
+	undone bool
 }
 
 // use makes pc the connection in use, registering on parent first when
@@ -42,7 +46,7 @@ type callAbort struct {
 func (a *callAbort) use(pc *h1Conn) func() bool {
 	a.mu.Lock()
 	if a.stop == nil && !a.ended {
-		a.stop = context.AfterFunc(a.parent, a.end)
+		a.stop = context.AfterFunc(a.parent, a.ct.parentFn)
 	}
 	a.pc = pc
 	ended := a.ended
@@ -54,8 +58,8 @@ func (a *callAbort) use(pc *h1Conn) func() bool {
 	return pc.releaseFn
 }
 
-// fire aborts the connection in use; run by end once the call's context
-// is done.
+// fire aborts the connection in use; run by the call's end once its
+// context is done.
 func (a *callAbort) fire() {
 	a.mu.Lock()
 	a.ended = true
@@ -78,13 +82,17 @@ func (a *callAbort) release(pc *h1Conn) bool {
 	return !a.ended
 }
 
-// done undoes the registration on parent once the call is over.
+// done undoes the registration on parent once the call is over, before
+// the call's timer is released; a registration that already ran, or is
+// running, keeps the timer out of the pool. Calls after the first do
+// nothing.
 func (a *callAbort) done() {
 	a.mu.Lock()
-	stop := a.stop
+	stop, first := a.stop, !a.undone
+	a.undone = true
 	a.mu.Unlock()
-	if stop != nil {
-		stop()
+	if first && stop != nil && !stop() {
+		a.ct.markSpent()
 	}
 }
 

@@ -67,16 +67,22 @@ func (u *upstreamCall) extend() {
 	}
 }
 
-// close releases the connection; safe to call more than once.
+// close releases the connection; safe to call more than once. The timer
+// is stopped first and released last, once the registration its
+// fromParent may have on the call's parent is undone (callAbort.done).
 func (u *upstreamCall) close() {
-	if u.timer != nil {
-		u.timer.release()
-		u.timer = nil
+	ct := u.timer
+	if ct != nil {
+		ct.stop()
 	}
 	u.resp.Body.Close()
 	u.cancel(context.Canceled)
 	if u.ab != nil {
 		u.ab.done()
+	}
+	if ct != nil {
+		u.timer = nil
+		ct.release()
 	}
 }
 
@@ -101,23 +107,14 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 	st := &callState{data: body}
 	labeled := c.label.In(&st.labeled, parent)
 	ctx, cancel := context.WithCancelCause(labeled)
-	// The call's end, by its timeout or its parent's (callAbort): the
-	// context is cancelled, by the timeout or by the parent, before the
-	// lean client's connection is aborted.
-	st.abort.parent = labeled
-	st.abort.end = func() {
-		if labeled.Err() != nil {
-			<-ctx.Done()
-		} else {
-			cancel(errTimeout)
-		}
-		st.abort.fire()
-	}
-	timer := startCallTimer(c.timeout, st.abort.end)
+	st.ctx, st.cancel, st.abort.parent = ctx, cancel, labeled
+	timer := startCallTimer(c.timeout, st)
+	st.abort.ct = timer
 	answered := false
 	defer func() {
 		if !answered {
 			st.abort.done()
+			timer.release()
 		}
 	}()
 	for attempt := 0; ; attempt++ {
@@ -129,7 +126,7 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 		}
 		req, err := st.newRequest(c.urls, method, url, attempt)
 		if err != nil {
-			timer.release()
+			timer.stop()
 			return nil, cancelWith(cancel, c.secrets(nil).Error(transportError(c.provider, ctx, err)))
 		}
 		if body != nil {
@@ -151,11 +148,13 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 		switch {
 		case err != nil:
 			if ctx.Err() != nil || attempt+1 >= c.retry.MaxAttempts {
-				timer.release()
+				timer.stop()
 				return nil, cancelWith(cancel, c.secrets(req).Error(withAddress(transportError(c.provider, ctx, err), c.provider, method, url, 0)))
 			}
 		case resp.StatusCode >= 200 && resp.StatusCode < 300:
-			st.upstreamCall = upstreamCall{resp: resp, ctx: ctx, cancel: cancel, timer: timer, timeout: c.timeout, req: req, owner: c, ab: &st.abort}
+			// Field by field: the call's end may be reading ctx and cancel.
+			u := &st.upstreamCall
+			u.resp, u.timer, u.timeout, u.req, u.owner, u.ab = resp, timer, c.timeout, req, c, &st.abort
 			answered = true
 			return &st.upstreamCall, nil
 		case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
@@ -167,12 +166,12 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 			// A pooled call takes a 429 to the pool's next key instead (keypool.go).
 			rateLimitedInPool := resp.StatusCode == http.StatusTooManyRequests && pooled(ctx)
 			if rateLimitedInPool || hint.quota != "" || isQuota(resp.StatusCode, body) || attempt+1 >= c.retry.MaxAttempts || wait > c.retry.MaxRetryAfter {
-				timer.release()
+				timer.stop()
 				cancel(nil)
 				return nil, c.secrets(req).Error(responseError(c.provider, resp.StatusCode, body, wait, hint))
 			}
 		default:
-			timer.release()
+			timer.stop()
 			cancel(nil)
 			return nil, c.secrets(req).Error(withAddress(upstreamError(c.provider, resp), c.provider, method, url, resp.StatusCode))
 		}
@@ -182,7 +181,6 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 		}
 		retryEvent(parent, attempt, resp, err, wait)
 		if err := c.sleep(ctx, wait); err != nil {
-			timer.release()
 			return nil, cancelWith(cancel, transportError(c.provider, ctx, err))
 		}
 	}

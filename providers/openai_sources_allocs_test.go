@@ -20,7 +20,7 @@ func TestDecodeOpenAIResponseAllocations(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	call := &upstreamCall{resp: &http.Response{Body: io.NopCloser(rd), ContentLength: -1}, ctx: ctx, cancel: cancel,
-		timer: startCallTimer(time.Hour, func() {}), owner: &caller{}}
+		timer: startCallTimer(time.Hour, endFunc(func() {})), owner: &caller{}}
 	h := hosts["openai"]
 	resp, src, err := decodeOpenAIResponse(h, call)
 	if err != nil || resp.ID != "chatcmpl-1" || *resp.Choices[0].Message.Content != "Foxes." || src.Citations != nil {
