@@ -143,7 +143,8 @@ func (s *Server) guardIO(next echo.HandlerFunc) echo.HandlerFunc {
 		orig := c.Response().Writer
 		// The controller, the writer and the guard in the request's state
 		// (request_state.go).
-		gs := guardsOf(c)
+		st := stateOf(c)
+		gs := guardsOf(st)
 		*gs = ioGuards{rc: connControl{rw: orig}}
 		rc := &gs.rc
 		if r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0 {
@@ -151,7 +152,8 @@ func (s *Server) guardIO(next echo.HandlerFunc) echo.HandlerFunc {
 			if s.longBodyRoutes[r.Method+" "+c.Path()] {
 				limit = s.cfg.UploadBodyTimeout
 			}
-			now := time.Now()
+			// The limit counts from the request's start (requestIDs).
+			now := startOf(st)
 			g := &gs.body
 			*g = slowBodyGuard{body: r.Body, rc: rc, c: c, spare: &gs.limit, idle: s.cfg.BodyIdleTimeout,
 				minRate: float64(s.cfg.BodyMinRate), grace: s.cfg.BodyGrace, start: now,

@@ -21,10 +21,14 @@ var knownMethods = map[string]bool{
 }
 
 // observe records every request in the HTTP metrics: in flight while it
-// runs, then counted by method, route template and final status.
+// runs, then counted by method, route template and final status. Its
+// duration runs from the request's start (requestIDs) to the access log's
+// time when a line was written (the same span as the line's duration_ms),
+// else to now.
 func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		start := time.Now()
+		st := stateOf(c)
+		start := startOf(st)
 		s.metrics.InFlight(1)
 		defer s.metrics.InFlight(-1)
 		err := next(c)
@@ -39,7 +43,14 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		if !knownMethods[method] {
 			method = "other"
 		}
-		s.metrics.Request(method, route, c.Response().Status, time.Since(start))
+		var end time.Time
+		if st != nil {
+			end = st.end
+		}
+		if end.IsZero() {
+			end = time.Now()
+		}
+		s.metrics.Request(method, route, c.Response().Status, end.Sub(start))
 		return nil
 	}
 }
