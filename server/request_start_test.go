@@ -98,3 +98,18 @@ func TestRequestMetricSpansTheAccessLogLine(t *testing.T) {
 		t.Fatalf("metric %.6f ms, access log %.3f ms: they should measure the same span", measured*1000, logged)
 	}
 }
+
+// TestKnownMethods: the request counter labels the seven methods Hearth
+// serves as they are and every other (WebDAV's, a lowercase one) "other".
+func TestKnownMethods(t *testing.T) {
+	for _, m := range []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"} {
+		if !knownMethod(m) {
+			t.Errorf("%s counted as other", m)
+		}
+	}
+	for _, m := range []string{"PROPFIND", "get", "CONNECT", "TRACE", ""} {
+		if knownMethod(m) {
+			t.Errorf("%q labelled as it is", m)
+		}
+	}
+}
