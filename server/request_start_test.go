@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/labstack/echo/v4"
@@ -111,5 +112,15 @@ func TestKnownMethods(t *testing.T) {
 		if knownMethod(m) {
 			t.Errorf("%q labelled as it is", m)
 		}
+	}
+}
+
+// TestRequestStateSizeClass: the state every request allocates stays in
+// the allocator's 896-byte size class (runtime/sizeclasses.go); the next
+// is 1024 bytes. The access log's slog path, which the default handler
+// does not take, keeps its attributes out of it.
+func TestRequestStateSizeClass(t *testing.T) {
+	if n := unsafe.Sizeof(requestState{}); n > 896 {
+		t.Fatalf("requestState is %d bytes: past the 896-byte size class every request pays", n)
 	}
 }

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"log/slog"
 	"net/http"
 	"time"
 
@@ -27,8 +26,6 @@ type requestState struct {
 	req http.Request
 	ids idHeaders
 	io  ioGuards
-	// logTail holds the access log line's last attributes.
-	logTail [3]slog.Attr
 	// start is when requestIDs took the request: observe and the access
 	// log measure from it and guardIO counts the body's time limit from
 	// it, instead of each reading the clock. end is when the access log
@@ -107,13 +104,4 @@ func firstPipeLimit(c echo.Context) bool {
 	}
 	c.Set(ctxPipeLimited, true)
 	return true
-}
-
-// accessLogTail returns room for the access log line's last attributes:
-// the request's state's, or a new array when it has none.
-func accessLogTail(st *requestState) *[3]slog.Attr {
-	if st != nil {
-		return &st.logTail
-	}
-	return new([3]slog.Attr)
 }
