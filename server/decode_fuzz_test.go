@@ -46,7 +46,7 @@ func FuzzDecodeJSON(f *testing.F) {
 				t.Fatalf("checkDepth = %v for depth %d", depthErr, refDepth(b))
 			}
 		}
-		for _, v := range []any{&runBody{}, &pipeBody{}, &betaPipeBody{}, &retrieveBody{}, &map[string]any{}} {
+		for _, v := range []any{&runBody{}, &pipeRun{}, &pipeBody{}, &betaPipeBody{}, &retrieveBody{}, &map[string]any{}} {
 			err := decodeBytes(b, v)
 			if err == nil {
 				continue

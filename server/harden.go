@@ -143,15 +143,17 @@ func (s *Server) guardIO(next echo.HandlerFunc) echo.HandlerFunc {
 		orig := c.Response().Writer
 		// The controller, the writer and the guard in the request's state
 		// (request_state.go).
-		gs := guardsOf(c)
+		st := stateOf(c)
+		gs := guardsOf(st)
 		*gs = ioGuards{rc: connControl{rw: orig}}
 		rc := &gs.rc
 		if r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0 {
 			limit := s.cfg.BodyTimeout
-			if s.longBodyRoutes[r.Method+" "+c.Path()] {
+			if s.longBody(r.Method, c.Path()) {
 				limit = s.cfg.UploadBodyTimeout
 			}
-			now := time.Now()
+			// The limit counts from the request's start (requestIDs).
+			now := startOf(st)
 			g := &gs.body
 			*g = slowBodyGuard{body: r.Body, rc: rc, c: c, spare: &gs.limit, idle: s.cfg.BodyIdleTimeout,
 				minRate: float64(s.cfg.BodyMinRate), grace: s.cfg.BodyGrace, start: now,
@@ -173,6 +175,21 @@ func (s *Server) guardIO(next echo.HandlerFunc) echo.HandlerFunc {
 		}()
 		return next(c)
 	}
+}
+
+// routeKey is a route's method and path template.
+type routeKey struct{ method, path string }
+
+// longBody reports whether the route of method and path takes
+// UploadBodyTimeout: a scan of a few entries, without building a key
+// and hashing it.
+func (s *Server) longBody(method, path string) bool {
+	for _, k := range s.longBodyRoutes {
+		if k.path == path && k.method == method {
+			return true
+		}
+	}
+	return false
 }
 
 // ioGuards is what guardIO installs for one request, allocated together,

@@ -22,6 +22,8 @@ type LogHandler struct {
 	w     *lockedWriter
 	json  bool
 	level slog.Leveler
+	// stamps formats the lines' times (logstamp.go).
+	stamps logStamps
 }
 
 // NewLogHandler returns a handler writing slog's text lines to w, or its
@@ -72,25 +74,26 @@ var logBufs = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }
 // whether it did; when it did not (a value slog would quote, escape or
 // format otherwise), nothing was written and the caller logs through slog.
 func (h *LogHandler) writeAccess(l *accessLine) (bool, error) {
-	if y := l.time.Year(); y < 0 || y >= 10000 || !plainLogValue(l.requestID) || !plainLogValue(l.traceID) ||
+	st := h.stamps.of(l.time)
+	if !st.plain || !plainLogValue(l.requestID) || !plainLogValue(l.traceID) ||
 		!plainLogValue(l.method) || !plainLogValue(l.route) || math.IsNaN(l.durationMS) || math.IsInf(l.durationMS, 0) ||
 		(h.json && l.durationMS != 0 && (math.Abs(l.durationMS) < 1e-6 || math.Abs(l.durationMS) >= 1e21)) {
 		return false, nil
 	}
 	bp := logBufs.Get().(*[]byte)
-	b := h.appendAccess((*bp)[:0], l)
+	b := h.appendAccess((*bp)[:0], l, st)
 	_, err := h.w.Write(b)
 	*bp = b
 	logBufs.Put(bp)
 	return true, err
 }
 
-// appendAccess appends l's line; writeAccess has checked its values.
-func (h *LogHandler) appendAccess(b []byte, l *accessLine) []byte {
-	t := l.time.Round(0)
+// appendAccess appends l's line; writeAccess has checked its values and
+// found st, the stamp of its time.
+func (h *LogHandler) appendAccess(b []byte, l *accessLine, st *logStamp) []byte {
 	if h.json {
 		b = append(b, `{"time":"`...)
-		b = t.AppendFormat(b, time.RFC3339Nano)
+		b = st.appendNano(b, l.time)
 		b = append(b, `","level":"INFO","msg":"request","request_id":"`...)
 		b = append(b, l.requestID...)
 		b = append(b, `","trace_id":"`...)
@@ -108,7 +111,7 @@ func (h *LogHandler) appendAccess(b []byte, l *accessLine) []byte {
 		return append(b, "}\n"...)
 	}
 	b = append(b, "time="...)
-	b = appendRFC3339Millis(b, t)
+	b = st.appendMillis(b, l.time)
 	b = append(b, " level=INFO msg=request request_id="...)
 	b = append(b, l.requestID...)
 	b = append(b, " trace_id="...)
@@ -124,16 +127,6 @@ func (h *LogHandler) appendAccess(b []byte, l *accessLine) []byte {
 	b = append(b, " duration_ms="...)
 	b = strconv.AppendFloat(b, l.durationMS, 'g', -1, 64)
 	return append(b, '\n')
-}
-
-// appendRFC3339Millis appends t as slog's text handler does: RFC 3339
-// with exactly three digits of milliseconds, truncated.
-func appendRFC3339Millis(b []byte, t time.Time) []byte {
-	const prefixLen = len("2006-01-02T15:04:05.000")
-	n := len(b)
-	t = t.Truncate(time.Millisecond).Add(time.Millisecond / 10)
-	b = t.AppendFormat(b, time.RFC3339Nano)
-	return append(b[:n+prefixLen], b[n+prefixLen+1:]...)
 }
 
 // plainLogValue reports whether s is written as it is, without quotes or

@@ -63,6 +63,7 @@ func (s *Server) requestIDs(next echo.HandlerFunc) echo.HandlerFunc {
 		// carrying it, its ids and its guards (request_state.go).
 		st := new(requestState)
 		st.Context = ctx
+		st.start = time.Now()
 		c.SetRequest(st.carry(r))
 		h := c.Response().Header()
 		if s.cfg.Tracer != nil {
@@ -104,7 +105,8 @@ func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
 func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 	direct, _ := s.log.Handler().(*LogHandler)
 	return func(c echo.Context) error {
-		start := time.Now()
+		st := stateOf(c)
+		start := startOf(st)
 		err := next(c)
 		if err != nil {
 			c.Error(err)
@@ -112,10 +114,14 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 		if !s.log.Enabled(c.Request().Context(), slog.LevelInfo) {
 			return nil
 		}
+		// The line's time is the request's end for observe too.
+		now := time.Now()
+		if st != nil {
+			st.end = now
+		}
 		if direct != nil {
 			// Hearth's own handler: the same line without slog's record,
 			// its caller lookup and its value walk (loghandler.go).
-			now := time.Now()
 			line := accessLine{time: now, requestID: headerValue(c.Response().Header(), HeaderRequestID),
 				traceID: headerValue(c.Response().Header(), HeaderTraceID), method: c.Request().Method,
 				route: c.Path(), status: c.Response().Status, bytes: c.Response().Size,
@@ -128,11 +134,13 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 		// interfaces and no argument slice on the heap. A record keeps
 		// five attributes inline and allocates for more, so the last
 		// three go in a group without a key, which handlers inline: the
-		// same line (accessLogTail).
-		tail := accessLogTail(c)
+		// same line. Their array is the one allocation of this path, which
+		// only a handler other than Hearth's own or a value slog quotes
+		// takes: the request's state does not carry room for it.
+		tail := new([3]slog.Attr)
 		tail[0] = slog.Int("status", c.Response().Status)
 		tail[1] = slog.Int64("bytes", c.Response().Size)
-		tail[2] = slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000)
+		tail[2] = slog.Float64("duration_ms", float64(now.Sub(start).Microseconds())/1000)
 		s.log.LogAttrs(c.Request().Context(), slog.LevelInfo, "request",
 			slog.String("request_id", headerValue(c.Response().Header(), HeaderRequestID)),
 			slog.String("trace_id", headerValue(c.Response().Header(), HeaderTraceID)),

@@ -1,8 +1,8 @@
 package server
 
 import (
-	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/labstack/echo/v4"
@@ -26,8 +26,13 @@ type requestState struct {
 	req http.Request
 	ids idHeaders
 	io  ioGuards
-	// logTail holds the access log line's last attributes.
-	logTail [3]slog.Attr
+	// start is when requestIDs took the request: observe and the access
+	// log measure from it and guardIO counts the body's time limit from
+	// it, instead of each reading the clock. end is when the access log
+	// took the request as done (zero until then, and without a log line):
+	// observe's duration ends there too. Both are one request's: nothing
+	// changes with several Hearth nodes.
+	start, end time.Time
 	// guarded is set when guardIO took io, pipeLimited when limitPipe
 	// charged the request to a pipe's rate limit.
 	guarded, pipeLimited bool
@@ -53,11 +58,32 @@ func (st *requestState) Value(key any) any {
 	return st.PrincipalSlot.Value(key)
 }
 
+// stateOf returns the request's state, or nil for a request served
+// without requestIDs. The state is the request's context itself unless a
+// layer (tracing) wrapped it; only then is it looked up by key.
+func stateOf(c echo.Context) *requestState {
+	ctx := c.Request().Context()
+	if st, ok := ctx.(*requestState); ok {
+		return st
+	}
+	st, _ := ctx.Value(requestStateKey{}).(*requestState)
+	return st
+}
+
+// startOf returns when the request started: its state's start, or now
+// for a request served without requestIDs.
+func startOf(st *requestState) time.Time {
+	if st != nil {
+		return st.start
+	}
+	return time.Now()
+}
+
 // guardsOf returns room for guardIO's guards: the request's state's, the
 // first time it is asked, or a new allocation (a request served without
 // requestIDs, or guarded twice).
-func guardsOf(c echo.Context) *ioGuards {
-	if st, ok := c.Request().Context().Value(requestStateKey{}).(*requestState); ok && !st.guarded {
+func guardsOf(st *requestState) *ioGuards {
+	if st != nil && !st.guarded {
 		st.guarded = true
 		return &st.io
 	}
@@ -68,7 +94,7 @@ func guardsOf(c echo.Context) *ioGuards {
 // pipe's rate limit, and marks it charged: in the request's state, or in
 // echo's context values (a map a request) when it has none.
 func firstPipeLimit(c echo.Context) bool {
-	if st, ok := c.Request().Context().Value(requestStateKey{}).(*requestState); ok {
+	if st := stateOf(c); st != nil {
 		first := !st.pipeLimited
 		st.pipeLimited = true
 		return first
@@ -78,13 +104,4 @@ func firstPipeLimit(c echo.Context) bool {
 	}
 	c.Set(ctxPipeLimited, true)
 	return true
-}
-
-// accessLogTail returns room for the access log line's last attributes:
-// the request's state's, or a new array when it has none.
-func accessLogTail(c echo.Context) *[3]slog.Attr {
-	if st, ok := c.Request().Context().Value(requestStateKey{}).(*requestState); ok {
-		return &st.logTail
-	}
-	return new([3]slog.Attr)
 }

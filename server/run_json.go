@@ -22,9 +22,9 @@ import (
 // is reset to its zero value.
 func decodeFast(b []byte, v any) bool {
 	switch v := v.(type) {
-	case *runBody:
-		if r := jsonread.New(b); !readRunBody(&r, v) || !r.End() {
-			*v = runBody{}
+	case *pipeRun:
+		if r := jsonread.New(b); !readPipeRun(&r, v) || !r.End() {
+			*v = pipeRun{}
 			return false
 		}
 	case *agent.AgentRunRequest:
@@ -45,31 +45,33 @@ func decodeFast(b []byte, v any) bool {
 
 var runBodyNames = []string{"name", "messages", "variables", "threadId", "stream", "json", "tools", "memory", "llmKey", "include_sources", "version"}
 
-func readRunBody(r *jsonread.Reader, b *runBody) bool {
+// readPipeRun decodes a pipe run body (runBody's fields) into b.
+func readPipeRun(r *jsonread.Reader, b *pipeRun) bool {
+	run := &b.run
 	return r.Object(runBodyNames, func(k int) bool {
 		switch k {
 		case 0:
-			return jsonread.ReadString(r, &b.Name)
+			return jsonread.ReadString(r, &run.Name)
 		case 1:
-			return readMessages(r, &b.Messages, b.msgRoom[:])
+			return readMessages(r, &run.Messages, b.msgRoom[:])
 		case 2:
-			return readVariables(r, &b.Variables)
+			return readVariables(r, (*engine.Variables)(&run.Variables))
 		case 3:
-			return jsonread.ReadString(r, &b.ThreadID)
+			return jsonread.ReadString(r, &run.ThreadID)
 		case 4:
-			return jsonread.ReadBoolPtr(r, &b.Stream)
+			return jsonread.ReadBoolPtr(r, &b.stream)
 		case 5:
-			return jsonread.ReadBoolPtr(r, &b.JSON)
+			return jsonread.ReadBoolPtr(r, &run.JSON)
 		case 6:
-			return readTools(r, &b.Tools)
+			return readTools(r, &run.Tools)
 		case 7:
-			return readMemoryRefs(r, &b.Memory)
+			return readMemoryRefs(r, &run.Memory)
 		case 8:
-			return jsonread.ReadString(r, &b.LLMKey)
+			return jsonread.ReadString(r, &run.LLMKey)
 		case 9:
-			return jsonread.ReadBool(r, &b.IncludeSources)
+			return jsonread.ReadBool(r, &b.includeSources)
 		default:
-			return jsonread.ReadInt(r, &b.Version)
+			return jsonread.ReadInt(r, &run.Version)
 		}
 	})
 }

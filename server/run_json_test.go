@@ -124,10 +124,10 @@ func checkRunBody(t *testing.T, v any, body []byte, want bool) {
 	if err := json.Unmarshal(body, ref); err != nil {
 		t.Fatalf("%T %s: hand-written decoder took a body encoding/json refuses: %v", v, body, err)
 	}
-	if rb, ok := got.(*runBody); ok {
+	if rb, ok := got.(*pipeRun); ok {
 		// The room is where Messages may point, not a value of its own:
 		// Messages is compared on a copy of its own.
-		rb.Messages = slices.Clone(rb.Messages)
+		rb.run.Messages = slices.Clone(rb.run.Messages)
 		rb.msgRoom = [len(rb.msgRoom)]engine.Message{}
 	}
 	if !reflect.DeepEqual(got, ref) {
@@ -141,7 +141,7 @@ func TestDecodeRunBodiesMatchEncodingJSON(t *testing.T) {
 	for _, set := range []struct {
 		v     any
 		cases []runBodyCase
-	}{{&runBody{}, pipeRunBodies}, {&agent.AgentRunRequest{}, agentRunBodies}, {&agent.CompletionRequest{}, chatBodies}} {
+	}{{&pipeRun{}, pipeRunBodies}, {&agent.AgentRunRequest{}, agentRunBodies}, {&agent.CompletionRequest{}, chatBodies}} {
 		for _, c := range set.cases {
 			checkRunBody(t, set.v, []byte(c.body), c.fast)
 		}
@@ -156,10 +156,10 @@ func TestDecodeBytesErrorsUnchanged(t *testing.T) {
 		body  string
 		field string
 	}{
-		{&runBody{}, `{"version":"3"}`, "version"},
-		{&runBody{}, `{"stream":"true"}`, "stream"},
-		{&runBody{}, `{"variables":{"a":1}}`, "variables.a"},
-		{&runBody{}, `{"variables":[{"value":"x"}]}`, "variables[0].name"},
+		{&pipeRun{}, `{"version":"3"}`, "version"},
+		{&pipeRun{}, `{"stream":"true"}`, "stream"},
+		{&pipeRun{}, `{"variables":{"a":1}}`, "variables.a"},
+		{&pipeRun{}, `{"variables":[{"value":"x"}]}`, "variables[0].name"},
 		{&agent.AgentRunRequest{}, `{"model":"m","temperature":"hot"}`, "temperature"},
 		{&agent.CompletionRequest{}, `{"model":"m","user":5}`, "user"},
 	} {
@@ -175,20 +175,20 @@ func TestDecodeBytesErrorsUnchanged(t *testing.T) {
 // the body's own room, more go to an array of their own, with every
 // message as encoding/json decodes it (checkRunBody).
 func TestDecodeRunBodyMessagesRoom(t *testing.T) {
-	var one, three runBody
-	if !decodeFast([]byte(`{"messages":[{"role":"user","content":"a"}]}`), &one) || len(one.Messages) != 1 ||
-		&one.Messages[0] != &one.msgRoom[0] || one.Messages[0].Content.Text != "a" {
-		t.Fatalf("one message %+v, in the room %v", one.Messages, len(one.Messages) > 0 && &one.Messages[0] == &one.msgRoom[0])
+	var one, three pipeRun
+	if !decodeFast([]byte(`{"messages":[{"role":"user","content":"a"}]}`), &one) || len(one.run.Messages) != 1 ||
+		&one.run.Messages[0] != &one.msgRoom[0] || one.run.Messages[0].Content.Text != "a" {
+		t.Fatalf("one message %+v, in the room %v", one.run.Messages, len(one.run.Messages) > 0 && &one.run.Messages[0] == &one.msgRoom[0])
 	}
 	body := []byte(`{"messages":[{"role":"system","content":"a"},{"role":"user","content":"b"},{"role":"assistant","content":"c"}]}`)
-	if !decodeFast(body, &three) || len(three.Messages) != 3 || &three.Messages[0] == &three.msgRoom[0] ||
-		three.Messages[0].Content.Text != "a" || three.Messages[2].Role != "assistant" {
-		t.Fatalf("three messages %+v", three.Messages)
+	if !decodeFast(body, &three) || len(three.run.Messages) != 3 || &three.run.Messages[0] == &three.msgRoom[0] ||
+		three.run.Messages[0].Content.Text != "a" || three.run.Messages[2].Role != "assistant" {
+		t.Fatalf("three messages %+v", three.run.Messages)
 	}
-	checkRunBody(t, &runBody{}, body, true)
-	var empty runBody
-	if !decodeFast([]byte(`{"messages":[]}`), &empty) || empty.Messages == nil || len(empty.Messages) != 0 {
-		t.Fatalf("empty messages %#v", empty.Messages)
+	checkRunBody(t, &pipeRun{}, body, true)
+	var empty pipeRun
+	if !decodeFast([]byte(`{"messages":[]}`), &empty) || empty.run.Messages == nil || len(empty.run.Messages) != 0 {
+		t.Fatalf("empty messages %#v", empty.run.Messages)
 	}
 }
 
@@ -201,7 +201,7 @@ func FuzzDecodeRunBodies(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		for _, v := range []any{&runBody{}, &agent.AgentRunRequest{}, &agent.CompletionRequest{}} {
+		for _, v := range []any{&pipeRun{}, &agent.AgentRunRequest{}, &agent.CompletionRequest{}} {
 			checkRunBody(t, v, b, false)
 		}
 	})
@@ -219,7 +219,7 @@ func TestDecodeRunBodyAllocations(t *testing.T) {
 		body   string
 		budget float64
 	}{
-		{&runBody{}, `{"messages":[{"role":"user","content":"Say something about foxes."}]}`, 1},
+		{&pipeRun{}, `{"messages":[{"role":"user","content":"Say something about foxes."}]}`, 1},
 		{&agent.AgentRunRequest{}, `{"model":"openai:gpt-4o-mini","instructions":"You are terse.","input":"Say something about foxes."}`, 4},
 		{&agent.CompletionRequest{}, `{"model":"openai:gpt-4o-mini","messages":[{"role":"user","content":"Say something about foxes."}]}`, 2},
 	} {
@@ -243,7 +243,7 @@ func BenchmarkDecodeRunBody(b *testing.B) {
 		b.Run(mode, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				var v runBody
+				var v pipeRun
 				if mode == "hand" {
 					if !decodeFast(body, &v) {
 						b.Fatal("not taken")

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -10,8 +11,10 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// runBody is the body of POST /v1/pipes/run and of the beta runs. SDK-only
-// keys (apiKey, rawResponse, runTools) are ignored.
+// runBody is the body of POST /v1/pipes/run and of the beta runs, as the
+// API reference and encoding/json see it (pipeRun is what the handlers
+// decode it into). SDK-only keys (apiKey, rawResponse, runTools) are
+// ignored.
 type runBody struct {
 	Name      string             `json:"name"`
 	Messages  []engine.Message   `json:"messages"`
@@ -28,23 +31,48 @@ type runBody struct {
 	// Version runs that version of the pipe (README "Pipe versions");
 	// absent or 0 runs the latest.
 	Version int `json:"version"`
-	// run is what request returns, and admit its Admit: kept in the body,
-	// which is on the heap already, they cost no allocation of their own.
-	run   engine.RunRequest
+}
+
+// pipeRun is the memory of one pipe run request, allocated once: the
+// decoded body, whose fields the engine's run request holds (decoded
+// straight into run instead of into a runBody copied over), the
+// admitter, the answer and the engine's prepared run. The prepared run's
+// record (its id among them) is written after the handler returns, so
+// pipeRun is never reused.
+type pipeRun struct {
+	// run holds the body's name, messages, variables, threadId, json,
+	// tools, memory, llmKey and version; request fills in the rest.
+	run            engine.RunRequest
+	stream         *bool
+	includeSources bool
+	// admit is run's Admit: kept here, it costs no allocation of its own.
 	admit pipeAdmitter
 	// answer is completeRun's memory for the non-stream answer, and
 	// prepared the engine's prepared run (Runner.PrepareIn).
 	answer   runAnswer
 	prepared engine.PreparedRun
-	// msgRoom holds Messages when the body has one message (the usual
-	// run), so they cost no allocation of their own (readMessages).
+	// msgRoom holds the messages when the body has one message (the
+	// usual run), so they cost no allocation of their own (readMessages).
 	msgRoom [1]engine.Message
+}
+
+// UnmarshalJSON decodes a body the hand-written decoder (readPipeRun)
+// gave up on, through runBody, with encoding/json's errors.
+func (b *pipeRun) UnmarshalJSON(data []byte) error {
+	var rb runBody
+	if err := json.Unmarshal(data, &rb); err != nil {
+		return err
+	}
+	b.run.Name, b.run.Messages, b.run.Variables, b.run.ThreadID = rb.Name, rb.Messages, rb.Variables, rb.ThreadID
+	b.run.JSON, b.run.Tools, b.run.Memory, b.run.LLMKey, b.run.Version = rb.JSON, rb.Tools, rb.Memory, rb.LLMKey, rb.Version
+	b.stream, b.includeSources = rb.Stream, rb.IncludeSources
+	return nil
 }
 
 // runAnswer is the memory of a run's answer: the non-stream answer handed
 // to the writer (a pointer, not an interface value of its own) and the
-// lb-thread-id and lb-model header values (stream or not). It is kept in the decoded body
-// (runBody), which is on the heap already.
+// lb-thread-id and lb-model header values (stream or not). It is kept in
+// the run's memory (pipeRun), which is on the heap already.
 type runAnswer struct {
 	out     runResponse
 	headers [2]string
@@ -73,16 +101,14 @@ type rawView struct {
 	Sources *[]sourceView `json:"sources,omitempty"`
 }
 
-func (b *runBody) request(c echo.Context, endpoint string, stream bool, admit engine.Admitter) *engine.RunRequest {
-	key := llmKey(c.Request().Header)
-	if key == "" {
-		key = b.LLMKey
+// request completes the decoded run request: the caller, the endpoint,
+// stream and admit, and the provider key of the LB-LLM-Key header over
+// the body's llmKey.
+func (b *pipeRun) request(c echo.Context, endpoint string, stream bool, admit engine.Admitter) *engine.RunRequest {
+	if key := llmKey(c.Request().Header); key != "" {
+		b.run.LLMKey = key
 	}
-	b.run = engine.RunRequest{
-		Principal: principal(c), Name: b.Name, Messages: b.Messages, Variables: b.Variables,
-		ThreadID: b.ThreadID, Tools: b.Tools, Memory: b.Memory, JSON: b.JSON, LLMKey: key,
-		Endpoint: endpoint, Stream: stream, Admit: admit, Version: b.Version,
-	}
+	b.run.Principal, b.run.Endpoint, b.run.Stream, b.run.Admit = principal(c), endpoint, stream, admit
 	return &b.run
 }
 
@@ -90,11 +116,11 @@ func (b *runBody) request(c echo.Context, endpoint string, stream bool, admit en
 // says "stream": true — the SDK reads any other answer as JSON, whatever
 // the pipe's own stream setting.
 func (s *Server) handlePipeRun(c echo.Context) error {
-	var b runBody
-	if err := decodeJSON(c, &b); err != nil {
+	b := new(pipeRun)
+	if err := decodeJSON(c, b); err != nil {
 		return err
 	}
-	stream := b.Stream != nil && *b.Stream
+	stream := b.stream != nil && *b.stream
 	pr, err := s.deps.Runner.PrepareIn(c.Request().Context(), b.request(c, "/v1/pipes/run", stream, s.admitPipe(c, &b.admit)), &b.prepared)
 	if err != nil {
 		return err
@@ -102,12 +128,12 @@ func (s *Server) handlePipeRun(c echo.Context) error {
 	if stream {
 		setThreadHeaderIn(c.Response().Header(), pr.ThreadID, &b.answer.headers)
 		w := newSSEWriter(c)
-		if b.IncludeSources {
+		if b.includeSources {
 			w.trailer = sourcesTrailer(pr.Sources)
 		}
 		return s.streamRun(c, pr, w, &b.answer.headers)
 	}
-	return s.completeRun(c, pr, b.IncludeSources, &b.answer)
+	return s.completeRun(c, pr, b.includeSources, &b.answer)
 }
 
 // handleBetaRun serves the beta runs. They stream when the body's stream
@@ -116,8 +142,8 @@ func (s *Server) handlePipeRun(c echo.Context) error {
 // describes it), or SSE when the client asks with Accept: text/event-stream.
 func (s *Server) handleBetaRun(endpoint string) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		var b runBody
-		if err := decodeJSON(c, &b); err != nil {
+		b := new(pipeRun)
+		if err := decodeJSON(c, b); err != nil {
 			return err
 		}
 		pr, err := s.deps.Runner.PrepareIn(c.Request().Context(), b.request(c, endpoint, false, s.admitPipe(c, &b.admit)), &b.prepared)
@@ -125,8 +151,8 @@ func (s *Server) handleBetaRun(endpoint string) echo.HandlerFunc {
 			return err
 		}
 		stream := pr.Pipe.Stream
-		if b.Stream != nil {
-			stream = *b.Stream
+		if b.stream != nil {
+			stream = *b.stream
 		}
 		if !stream {
 			return s.completeRun(c, pr, false, &b.answer)

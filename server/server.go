@@ -166,9 +166,9 @@ type Server struct {
 	slots       *slots
 	keyInFlight *inflight
 	ipInFlight  *inflight
-	// longBodyRoutes holds "METHOD path" of the routes whose body limit is
-	// above MaxBodyBytes; they get UploadBodyTimeout.
-	longBodyRoutes map[string]bool
+	// longBodyRoutes holds the routes whose body limit is above
+	// MaxBodyBytes (a few upload routes); they get UploadBodyTimeout.
+	longBodyRoutes []routeKey
 }
 
 // New builds a server over complete deps; it does not listen until Open.
@@ -187,7 +187,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	}
 	cfg.hardenDefaults()
 	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
-	s := &Server{cfg: cfg, deps: deps, log: cfg.Logger, metrics: deps.Metrics, routePaths: map[string]bool{}, longBodyRoutes: map[string]bool{}}
+	s := &Server{cfg: cfg, deps: deps, log: cfg.Logger, metrics: deps.Metrics, routePaths: map[string]bool{}}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -210,7 +210,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 			limit = r.BodyLimit
 		}
 		if limit > cfg.MaxBodyBytes {
-			s.longBodyRoutes[r.Method+" "+r.Path] = true
+			s.longBodyRoutes = append(s.longBodyRoutes, routeKey{r.Method, r.Path})
 		}
 		e.Add(r.Method, r.Path, routeHandler(r.Handler, bodyLimit(limit), s.authenticate(r.Auth), s.limitInFlight, s.rateLimit))
 	}
