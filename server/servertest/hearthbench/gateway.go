@@ -133,16 +133,26 @@ func runGateway(opts gatewayOptions, logf func(string, ...any)) ([]GatewayResult
 	}
 	var out []GatewayResult
 	var soaks []SoakResult
+	// The clients run under role=bench (profiles.go): so do the transport
+	// connections they dial, the first of them in this loop.
+	asBench(func() { out, soaks, err = measureGateway(opts, logf, ts, f, client, runs, pipe.APIKey, nostore.APIKey) })
+	return out, soaks, err
+}
+
+// measureGateway measures each run kind of runs at each concurrency: the
+// direct leg, the peer (when set) and Hearth.
+func measureGateway(opts gatewayOptions, logf func(string, ...any), ts *servertest.Server, f *fake.Server, client *http.Client,
+	runs []gatewayRun, pipeKey, nostoreKey string) (out []GatewayResult, soaks []SoakResult, err error) {
 	for _, run := range runs {
 		if opts.Runs != nil && !opts.Runs[run.name] {
 			continue
 		}
 		body, _ := json.Marshal(run.body)
-		hearth := gatewayTarget{url: ts.URL + run.path, key: pipe.APIKey, body: body, stream: run.stream}
+		hearth := gatewayTarget{url: ts.URL + run.path, key: pipeKey, body: body, stream: run.stream}
 		if run.agent {
 			hearth.key = servertest.AdminKey
 		} else if run.nostore {
-			hearth.key = nostore.APIKey
+			hearth.key = nostoreKey
 		}
 		if opts.Soak > 0 {
 			soaks = append(soaks, soak(client, hearth, run.name, opts.SoakConc, opts.Soak, opts.SoakHeapProfile, logf))

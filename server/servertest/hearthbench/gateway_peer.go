@@ -70,7 +70,14 @@ func parseConc(s string) ([]int, error) {
 }
 
 // startUpstream starts the fake OpenAI upstream, on addr when it is set.
-func startUpstream(addr string) (*fake.Server, error) {
+func startUpstream(addr string) (f *fake.Server, err error) {
+	// Started under role=upstream: its listener's goroutine, and so every
+	// connection's, carries the label in profiles (profiles.go).
+	asRole("upstream", func() { f, err = startUpstreamOn(addr) })
+	return f, err
+}
+
+func startUpstreamOn(addr string) (*fake.Server, error) {
 	f := fake.NewOpenAI()
 	// Recording keeps every request's body and headers: on only for the
 	// one call that captures the direct side's request (runGateway), or a

@@ -14,16 +14,23 @@ type profileFiles struct {
 }
 
 // Profile labels: the benchmark's own work (generating documents, the
-// upload clients) runs under labelRole, so a profile of the server alone
-// is `go tool pprof -tagignore role=bench ...`, and the benchmark's share
-// is `-tagfocus role=bench`. Goroutines the clients start inherit the
-// label; the server's goroutines (its listener's connections, its
-// workers) do not.
+// upload clients, the gateway's clients) runs under labelRole "bench",
+// and the gateway's fake upstream (its listener and connections) under
+// "upstream", so a profile of the server alone is `go tool pprof
+// -tagignore role ...` (what remains is Hearth and the Go runtime's own
+// work: GC workers, the scheduler), the clients' share `-tagfocus
+// role=bench` and the fake's `-tagfocus role=upstream`. Goroutines
+// started under a label inherit it (a client's transport connections, the
+// fake's connections); the server's goroutines (its listener's
+// connections, its workers, its upstream connections) have none.
 const labelRole = "role"
 
 // asBench runs f with the benchmark's profile label.
-func asBench(f func()) {
-	pprof.Do(context.Background(), pprof.Labels(labelRole, "bench"), func(context.Context) { f() })
+func asBench(f func()) { asRole("bench", f) }
+
+// asRole runs f with the profile label role=value.
+func asRole(value string, f func()) {
+	pprof.Do(context.Background(), pprof.Labels(labelRole, value), func(context.Context) { f() })
 }
 
 // startProfiles starts the CPU profile (when files.CPU names a file) and

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"runtime/pprof"
+	"strings"
+	"testing"
+
+	"github.com/hearth-dev/hearth/server/servertest"
+)
+
+// TestGatewayProfileLabels: with keep-alive connections open, the fake
+// upstream's connection goroutines carry role=upstream, the clients'
+// transport goroutines role=bench, and Hearth's connection goroutines no
+// role, so `go tool pprof -tagignore role` is Hearth alone.
+func TestGatewayProfileLabels(t *testing.T) {
+	f, err := startUpstream("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ts := servertest.Start(t)
+	client := &http.Client{Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
+	asBench(func() {
+		for _, url := range []string{f.URL + "/v1/models", ts.URL + "/health"} {
+			resp, err := client.Get(url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body) // read to the end: the connection stays open
+			resp.Body.Close()
+		}
+	})
+	var b bytes.Buffer
+	if err := pprof.Lookup("goroutine").WriteTo(&b, 1); err != nil {
+		t.Fatal(err)
+	}
+	// debug=1: one block a distinct stack, "# labels: {...}" before its frames.
+	labels := map[string]map[string]bool{}
+	for _, block := range strings.Split(b.String(), "\n\n") {
+		label := ""
+		for _, line := range strings.Split(block, "\n") {
+			if l, ok := strings.CutPrefix(line, "# labels: "); ok {
+				label = l
+			}
+		}
+		for _, fn := range []string{"net/http.(*conn).serve", "net/http.(*persistConn).readLoop"} {
+			if strings.Contains(block, fn+"+") {
+				if labels[fn] == nil {
+					labels[fn] = map[string]bool{}
+				}
+				labels[fn][label] = true
+			}
+		}
+	}
+	serve, read := labels["net/http.(*conn).serve"], labels["net/http.(*persistConn).readLoop"]
+	if !serve[`{"role":"upstream"}`] || !serve[""] {
+		t.Errorf("connection goroutines' labels %v: want the fake's role=upstream and Hearth's none", serve)
+	}
+	if len(read) != 1 || !read[`{"role":"bench"}`] {
+		t.Errorf("client transport goroutines' labels %v: want role=bench only", read)
+	}
+}
