@@ -19,17 +19,7 @@ import (
 // thread writes per group commit and the run records per run-log commit
 // are reported.
 func TestGatewayPeerRow(t *testing.T) {
-	// Registered first, so it runs after the servers' cleanups: the
-	// retrieval tests that follow measure the live heap, which must not
-	// shrink under them while this test's goroutines wind down.
-	before := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		for i := 0; i < 500 && runtime.NumGoroutine() > before; i++ {
-			time.Sleep(10 * time.Millisecond)
-		}
-		http.DefaultClient.CloseIdleConnections()
-		runtime.GC()
-	})
+	settleAfter(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -70,4 +60,20 @@ func TestGatewayPeerRow(t *testing.T) {
 	if !strings.Contains(out.String(), "Peer gateway (HEARTH_BENCH_PEER_URL)") || !strings.Contains(out.String(), "CPU µs/req") || !strings.Contains(out.String(), "runs/commit") {
 		t.Fatalf("report:\n%s", out.String())
 	}
+}
+
+// settleAfter, called first in a test that starts servers, waits at the
+// test's end (after the servers' cleanups, registered later, have run)
+// until the test's goroutines are gone, then collects: the retrieval
+// tests that follow measure the live heap, which must not shrink under
+// them while another test's goroutines wind down.
+func settleAfter(t *testing.T) {
+	before := runtime.NumGoroutine()
+	t.Cleanup(func() {
+		for i := 0; i < 500 && runtime.NumGoroutine() > before; i++ {
+			time.Sleep(10 * time.Millisecond)
+		}
+		http.DefaultClient.CloseIdleConnections()
+		runtime.GC()
+	})
 }

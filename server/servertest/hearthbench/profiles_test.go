@@ -16,6 +16,7 @@ import (
 // transport goroutines role=bench, and Hearth's connection goroutines no
 // role, so `go tool pprof -tagignore role` is Hearth alone.
 func TestGatewayProfileLabels(t *testing.T) {
+	settleAfter(t)
 	f, err := startUpstream("")
 	if err != nil {
 		t.Fatal(err)
