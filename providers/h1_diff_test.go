@@ -44,7 +44,10 @@ var h1Cases = []struct {
 	{"signed length", "POST", "HTTP/1.1 200 OK\r\nContent-Length: +2\r\n\r\nok", true},
 	{"underscore key", "POST", "HTTP/1.1 200 OK\r\nX_Under: 1\r\nContent-Length: 2\r\n\r\nok", false},
 	{"bare LF", "POST", "HTTP/1.1 200 OK\r\nX-A: b\nX-B: c\r\nContent-Length: 2\r\n\r\nok", false},
-	{"folded header", "POST", "HTTP/1.1 200 OK\r\nX-A: b\r\n c\r\nContent-Length: 2\r\n\r\nok", true},
+	// Kept open: a close after an answer that allows keep-alive races the
+	// second request (either client may reuse the connection before it
+	// sees the close, and a reused POST is not retried).
+	{"folded header", "POST", "HTTP/1.1 200 OK\r\nX-A: b\r\n c\r\nContent-Length: 2\r\n\r\nok", false},
 	{"large body", "POST", "HTTP/1.1 200 OK\r\nContent-Length: 20000\r\n\r\n" + strings.Repeat("0123456789", 2000), false},
 	{"bytes after the body", "POST", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokEXTRA", false},
 	{"GET 200", "GET", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", false},
