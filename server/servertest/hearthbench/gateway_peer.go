@@ -102,8 +102,15 @@ func startUpstreamOn(addr string) (*fake.Server, error) {
 	return f, nil
 }
 
-// startHearth starts the server under test against the fake upstream.
-func startHearth(tb *benchTB, opts gatewayOptions, upstream string) (*servertest.Server, error) {
+// startHearth starts the server under test against the fake upstream,
+// under role=hearth: its listener's goroutine and so every connection's,
+// and its workers, carry the label in profiles (profiles.go).
+func startHearth(tb *benchTB, opts gatewayOptions, upstream string) (ts *servertest.Server, err error) {
+	asRole("hearth", func() { ts, err = startHearthAs(tb, opts, upstream) })
+	return ts, err
+}
+
+func startHearthAs(tb *benchTB, opts gatewayOptions, upstream string) (*servertest.Server, error) {
 	provider := servertest.WithProvider("openai", upstream, "sk-bench")
 	if !opts.Postgres {
 		return servertest.Start(tb, provider), nil

@@ -14,15 +14,16 @@ type profileFiles struct {
 }
 
 // Profile labels: the benchmark's own work (generating documents, the
-// upload clients, the gateway's clients) runs under labelRole "bench",
-// and the gateway's fake upstream (its listener and connections) under
-// "upstream", so a profile of the server alone is `go tool pprof
-// -tagignore role ...` (what remains is Hearth and the Go runtime's own
-// work: GC workers, the scheduler), the clients' share `-tagfocus
-// role=bench` and the fake's `-tagfocus role=upstream`. Goroutines
-// started under a label inherit it (a client's transport connections, the
-// fake's connections); the server's goroutines (its listener's
-// connections, its workers, its upstream connections) have none.
+// upload clients, the gateway's clients) runs under labelRole "bench";
+// in the gateway section the fake upstream (its listener and
+// connections) runs under "upstream" and the Hearth server under
+// "hearth" (its connections, its workers, its upstream connections). So
+// `go tool pprof -tagfocus role=hearth` is the gateway's Hearth alone,
+// `-tagfocus role=bench` the clients, `-tagfocus role=upstream` the
+// fake, and the samples with no role are the Go runtime's own work (GC
+// workers, the scheduler) and, in the other sections, the server, whose
+// profile is then `-tagignore role=bench`. Goroutines started under a
+// label inherit it.
 const labelRole = "role"
 
 // asBench runs f with the benchmark's profile label.

@@ -7,14 +7,12 @@ import (
 	"runtime/pprof"
 	"strings"
 	"testing"
-
-	"github.com/hearth-dev/hearth/server/servertest"
 )
 
 // TestGatewayProfileLabels: with keep-alive connections open, the fake
-// upstream's connection goroutines carry role=upstream, the clients'
-// transport goroutines role=bench, and Hearth's connection goroutines no
-// role, so `go tool pprof -tagignore role` is Hearth alone.
+// upstream's connection goroutines carry role=upstream, Hearth's
+// role=hearth and the clients' transport goroutines role=bench, so `go
+// tool pprof -tagfocus role=hearth` is Hearth alone.
 func TestGatewayProfileLabels(t *testing.T) {
 	settleAfter(t)
 	f, err := startUpstream("")
@@ -22,7 +20,12 @@ func TestGatewayProfileLabels(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	ts := servertest.Start(t)
+	tb := &benchTB{}
+	defer tb.close()
+	ts, err := startHearth(tb, gatewayOptions{}, f.BaseURL())
+	if err != nil {
+		t.Fatal(err)
+	}
 	client := &http.Client{Transport: &http.Transport{}}
 	defer client.CloseIdleConnections()
 	asBench(func() {
@@ -58,8 +61,8 @@ func TestGatewayProfileLabels(t *testing.T) {
 		}
 	}
 	serve, read := labels["net/http.(*conn).serve"], labels["net/http.(*persistConn).readLoop"]
-	if !serve[`{"role":"upstream"}`] || !serve[""] {
-		t.Errorf("connection goroutines' labels %v: want the fake's role=upstream and Hearth's none", serve)
+	if len(serve) != 2 || !serve[`{"role":"upstream"}`] || !serve[`{"role":"hearth"}`] {
+		t.Errorf("connection goroutines' labels %v: want the fake's role=upstream and Hearth's role=hearth", serve)
 	}
 	if len(read) != 1 || !read[`{"role":"bench"}`] {
 		t.Errorf("client transport goroutines' labels %v: want role=bench only", read)
