@@ -58,20 +58,19 @@ func startCallTimer(d time.Duration, call callEnder) *callTimer {
 }
 
 // fire is the timer's function.
-func (ct *callTimer) fire() {
-	ct.mu.Lock()
-	ct.spent, ct.armed = true, false
-	call := ct.call
-	ct.mu.Unlock()
-	if call != nil {
-		call.end()
-	}
-}
+func (ct *callTimer) fire() { ct.endCall(true) }
 
 // fromParent is the call's end registered on the context it was made in.
-func (ct *callTimer) fromParent() {
+func (ct *callTimer) fromParent() { ct.endCall(false) }
+
+// endCall marks the timer spent (and no longer armed when the timer
+// itself fired) and ends the call it times, if any.
+func (ct *callTimer) endCall(fired bool) {
 	ct.mu.Lock()
 	ct.spent = true
+	if fired {
+		ct.armed = false
+	}
 	call := ct.call
 	ct.mu.Unlock()
 	if call != nil {
