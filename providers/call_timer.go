@@ -36,6 +36,8 @@ type callTimer struct {
 }
 
 // callEnder is what a callTimer ends: the call's state (callState.end).
+// It must be comparable (a pointer): stop, reset and release check that
+// the timer still times the call they come from.
 type callEnder interface{ end() }
 
 var callTimers = sync.Pool{New: func() any {
@@ -86,10 +88,18 @@ func (ct *callTimer) markSpent() {
 	ct.mu.Unlock()
 }
 
-// stop stops the timer for a while (a retry's backoff).
-func (ct *callTimer) stop() {
+// stop stops the timer for a while (a retry's backoff) or for good (the
+// call's close, before release).
+//
+// stop, reset and release act only while ct times call: a late or second
+// one from a call that already released ct (a stream's Close racing its
+// Recv, a double close) does nothing, so it can neither stop, move nor
+// pool a timer another call has taken since.
+func (ct *callTimer) stop(call callEnder) {
 	ct.mu.Lock()
-	ct.stopLocked()
+	if ct.call == call {
+		ct.stopLocked()
+	}
 	ct.mu.Unlock()
 }
 
@@ -101,8 +111,15 @@ func (ct *callTimer) stopLocked() {
 }
 
 // reset starts the timer again for d, stopped or running (Timer.Reset).
-func (ct *callTimer) reset(d time.Duration) {
+func (ct *callTimer) reset(call callEnder, d time.Duration) {
+	if ct == nil {
+		return
+	}
 	ct.mu.Lock()
+	if ct.call != call {
+		ct.mu.Unlock()
+		return
+	}
 	if !ct.t.Reset(d) && ct.armed {
 		ct.spent = true
 	}
@@ -111,10 +128,16 @@ func (ct *callTimer) reset(d time.Duration) {
 }
 
 // release stops the timer for good once the call is over, and returns it
-// to the pool when its function cannot run again for this call. The call
-// must not use ct afterwards.
-func (ct *callTimer) release() {
+// to the pool when its function cannot run again for this call.
+func (ct *callTimer) release(call callEnder) {
+	if ct == nil {
+		return
+	}
 	ct.mu.Lock()
+	if ct.call != call {
+		ct.mu.Unlock()
+		return
+	}
 	ct.stopLocked()
 	reuse := !ct.spent
 	ct.call = nil

@@ -7,10 +7,14 @@ import (
 	"time"
 )
 
-// endFunc is a callEnder running a function.
-type endFunc func()
+// funcEnder is a callEnder running a function (a pointer, so timers can
+// tell their calls apart).
+type funcEnder struct{ f func() }
 
-func (f endFunc) end() { f() }
+func (e *funcEnder) end() { e.f() }
+
+// endFunc is a callEnder running f.
+func endFunc(f func()) *funcEnder { return &funcEnder{f} }
 
 // TestCallTimerReuse: a timer released before it fired is the next call's
 // timer (no allocation a call), and it still ends that call on time.
@@ -18,10 +22,12 @@ func TestCallTimerReuse(t *testing.T) {
 	if h1Race {
 		t.Skip("the race detector drops pooled values at random")
 	}
-	first := startCallTimer(time.Hour, endFunc(func() { t.Error("the first call's end ran") }))
-	first.release()
+	firstCall := endFunc(func() { t.Error("the first call's end ran") })
+	first := startCallTimer(time.Hour, firstCall)
+	first.release(firstCall)
 	ended := make(chan struct{})
-	second := startCallTimer(time.Millisecond, endFunc(func() { close(ended) }))
+	secondCall := endFunc(func() { close(ended) })
+	second := startCallTimer(time.Millisecond, secondCall)
 	if second != first {
 		t.Fatal("a timer released before it fired was not reused")
 	}
@@ -30,8 +36,9 @@ func TestCallTimerReuse(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the reused timer did not end its call")
 	}
-	second.release()
-	if n := testing.AllocsPerRun(100, func() { startCallTimer(time.Hour, endFunc(func() {})).release() }); n > 0 {
+	second.release(secondCall)
+	idle := endFunc(func() {})
+	if n := testing.AllocsPerRun(100, func() { startCallTimer(time.Hour, idle).release(idle) }); n > 0 {
 		t.Fatalf("%.0f allocations a call's timer, want 0", n)
 	}
 }
@@ -43,18 +50,20 @@ func TestCallTimerSpentNotReused(t *testing.T) {
 	for _, extend := range []bool{false, true} {
 		var runs atomic.Int32
 		fired := make(chan struct{}, 1)
-		ct := startCallTimer(time.Millisecond, endFunc(func() { runs.Add(1); fired <- struct{}{} }))
+		call := endFunc(func() { runs.Add(1); fired <- struct{}{} })
+		ct := startCallTimer(time.Millisecond, call)
 		<-fired
 		if extend {
-			ct.reset(time.Hour)
+			ct.reset(call, time.Hour)
 		}
-		ct.release()
+		ct.release(call)
 		for range 20 {
-			next := startCallTimer(time.Hour, endFunc(func() {}))
+			other := endFunc(func() {})
+			next := startCallTimer(time.Hour, other)
 			if next == ct {
 				t.Fatalf("extend %v: a timer that fired went back to the pool", extend)
 			}
-			defer next.release()
+			defer next.release(other)
 		}
 		if n := runs.Load(); n != 1 {
 			t.Fatalf("extend %v: the end ran %d times, want 1", extend, n)
@@ -66,15 +75,16 @@ func TestCallTimerSpentNotReused(t *testing.T) {
 // ends its call once, and is reused after.
 func TestCallTimerStopReset(t *testing.T) {
 	ended := make(chan struct{}, 2)
-	ct := startCallTimer(time.Hour, endFunc(func() { ended <- struct{}{} }))
-	ct.stop()
-	ct.reset(time.Millisecond)
+	call := endFunc(func() { ended <- struct{}{} })
+	ct := startCallTimer(time.Hour, call)
+	ct.stop(call)
+	ct.reset(call, time.Millisecond)
 	select {
 	case <-ended:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the timer started again after a stop did not end its call")
 	}
-	ct.release()
+	ct.release(call)
 	if ct.call != nil || !ct.spent {
 		t.Fatalf("after release: call set %v, spent %v", ct.call != nil, ct.spent)
 	}
@@ -87,13 +97,13 @@ func BenchmarkCallTimer(b *testing.B) {
 	b.Run("afterfunc", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			time.AfterFunc(time.Minute, end).Stop()
+			time.AfterFunc(time.Minute, end.f).Stop()
 		}
 	})
 	b.Run("pooled", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			startCallTimer(time.Minute, end).release()
+			startCallTimer(time.Minute, end).release(end)
 		}
 	})
 }
@@ -105,7 +115,8 @@ func TestCallTimerParentEndNotReused(t *testing.T) {
 	for _, undoFirst := range []bool{false, true} {
 		parent, cancel := context.WithCancel(context.Background())
 		ended := make(chan struct{}, 1)
-		ct := startCallTimer(time.Hour, endFunc(func() { ended <- struct{}{} }))
+		call := endFunc(func() { ended <- struct{}{} })
+		ct := startCallTimer(time.Hour, call)
 		a := &callAbort{parent: parent, ct: ct}
 		a.stop = context.AfterFunc(parent, ct.parentFn)
 		cancel()
@@ -114,13 +125,51 @@ func TestCallTimerParentEndNotReused(t *testing.T) {
 		}
 		<-ended
 		a.done()
-		ct.release()
+		ct.release(call)
 		for range 20 {
-			next := startCallTimer(time.Hour, endFunc(func() {}))
+			other := endFunc(func() {})
+			next := startCallTimer(time.Hour, other)
 			if next == ct {
 				t.Fatalf("undo first %v: a timer whose call was ended by its parent went back to the pool", undoFirst)
 			}
-			defer next.release()
+			defer next.release(other)
 		}
+	}
+}
+
+// TestCallTimerLateCallsIgnored: once a call released its timer and
+// another call took it, the first call's late stop, reset and release
+// (a stream closed twice, or closed while it was being read) change
+// nothing: the second call still ends on time, once, and its timer is
+// not handed to a third call while it runs.
+func TestCallTimerLateCallsIgnored(t *testing.T) {
+	if h1Race {
+		t.Skip("the race detector drops pooled values at random")
+	}
+	first := endFunc(func() { t.Error("the first call's end ran") })
+	ct := startCallTimer(time.Hour, first)
+	ct.release(first)
+	ended := make(chan struct{}, 2)
+	second := endFunc(func() { ended <- struct{}{} })
+	if startCallTimer(50*time.Millisecond, second) != ct {
+		t.Fatal("a timer released before it fired was not reused")
+	}
+	ct.stop(first)
+	ct.reset(first, time.Hour)
+	ct.release(first)
+	third := endFunc(func() {})
+	if next := startCallTimer(time.Hour, third); next == ct {
+		t.Fatal("a late release by the first call pooled the second call's timer")
+	} else {
+		defer next.release(third)
+	}
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first call's late stop or reset kept the second call from ending")
+	}
+	ct.release(second)
+	if len(ended) != 0 {
+		t.Fatal("the second call's end ran twice")
 	}
 }

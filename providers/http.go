@@ -48,6 +48,8 @@ type upstreamCall struct {
 	cancel  context.CancelCauseFunc
 	timer   *callTimer
 	timeout time.Duration
+	// call is the call's state: the timer's owner (callTimer.stop).
+	call callEnder
 	// req and owner let errors met while reading the answer be redacted
 	// of the credentials the request carried.
 	req   *http.Request
@@ -61,29 +63,19 @@ func (u *upstreamCall) redact(err error) error { return u.owner.secrets(u.req).E
 
 // extend restarts the timeout: streams call it for every event, so the
 // timeout bounds the silence between events rather than the whole stream.
-func (u *upstreamCall) extend() {
-	if u.timer != nil {
-		u.timer.reset(u.timeout)
-	}
-}
+func (u *upstreamCall) extend() { u.timer.reset(u.call, u.timeout) }
 
 // close releases the connection; safe to call more than once. The timer
 // is stopped first and released last, once the registration its
 // fromParent may have on the call's parent is undone (callAbort.done).
 func (u *upstreamCall) close() {
-	ct := u.timer
-	if ct != nil {
-		ct.stop()
-	}
+	u.timer.stop(u.call)
 	u.resp.Body.Close()
 	u.cancel(context.Canceled)
 	if u.ab != nil {
 		u.ab.done()
 	}
-	if ct != nil {
-		u.timer = nil
-		ct.release()
-	}
+	u.timer.release(u.call)
 }
 
 // jsonHeader and sseHeader are shared read-only header values (len ==
@@ -114,7 +106,7 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 	defer func() {
 		if !answered {
 			st.abort.done()
-			timer.release()
+			timer.release(st)
 		}
 	}()
 	for attempt := 0; ; attempt++ {
@@ -122,11 +114,11 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 			// Stopped for the backoff; the first attempt runs on the timer
 			// startCallTimer started (a reset there would take the timer's
 			// lock and move it in the heap for nothing).
-			timer.reset(c.timeout)
+			timer.reset(st, c.timeout)
 		}
 		req, err := st.newRequest(c.urls, method, url, attempt)
 		if err != nil {
-			timer.stop()
+			timer.stop(st)
 			return nil, cancelWith(cancel, c.secrets(nil).Error(transportError(c.provider, ctx, err)))
 		}
 		if body != nil {
@@ -148,13 +140,13 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 		switch {
 		case err != nil:
 			if ctx.Err() != nil || attempt+1 >= c.retry.MaxAttempts {
-				timer.stop()
+				timer.stop(st)
 				return nil, cancelWith(cancel, c.secrets(req).Error(withAddress(transportError(c.provider, ctx, err), c.provider, method, url, 0)))
 			}
 		case resp.StatusCode >= 200 && resp.StatusCode < 300:
 			// Field by field: the call's end may be reading ctx and cancel.
 			u := &st.upstreamCall
-			u.resp, u.timer, u.timeout, u.req, u.owner, u.ab = resp, timer, c.timeout, req, c, &st.abort
+			u.resp, u.timer, u.timeout, u.call, u.req, u.owner, u.ab = resp, timer, c.timeout, st, req, c, &st.abort
 			answered = true
 			return &st.upstreamCall, nil
 		case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
@@ -166,16 +158,16 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 			// A pooled call takes a 429 to the pool's next key instead (keypool.go).
 			rateLimitedInPool := resp.StatusCode == http.StatusTooManyRequests && pooled(ctx)
 			if rateLimitedInPool || hint.quota != "" || isQuota(resp.StatusCode, body) || attempt+1 >= c.retry.MaxAttempts || wait > c.retry.MaxRetryAfter {
-				timer.stop()
+				timer.stop(st)
 				cancel(nil)
 				return nil, c.secrets(req).Error(responseError(c.provider, resp.StatusCode, body, wait, hint))
 			}
 		default:
-			timer.stop()
+			timer.stop(st)
 			cancel(nil)
 			return nil, c.secrets(req).Error(withAddress(upstreamError(c.provider, resp), c.provider, method, url, resp.StatusCode))
 		}
-		timer.stop()
+		timer.stop(st)
 		if wait == 0 {
 			wait = c.backoff(attempt)
 		}
