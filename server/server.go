@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
@@ -83,6 +84,9 @@ type Config struct {
 	IDs func() engine.IDSource
 	// Tracer, when set, traces every request (otel.go); nil: off.
 	Tracer *telemetry.Tracer
+	// LeanOff serves every request with net/http alone, without the
+	// lean path for simple requests (lean.go).
+	LeanOff bool
 }
 
 // Deps are the engine services the handlers call. Every field is
@@ -155,6 +159,9 @@ type Server struct {
 	routes  []Route
 	http    *http.Server
 	ln      net.Listener
+	// lean serves the simple requests of the listeners Listen wrapped.
+	leanMu sync.Mutex
+	lean   []*LeanListener
 
 	metrics     *metrics.Metrics
 	routePaths  map[string]bool
@@ -229,15 +236,9 @@ func (s *Server) Open() error {
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", s.cfg.Addr, err)
 	}
-	ln = JSONErrorListener(ln)
+	s.http = s.HTTPServer()
+	ln = JSONErrorListener(s.Listen(ln, s.http))
 	s.ln = ln
-	s.http = &http.Server{
-		Handler:           s.handler,
-		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
-		IdleTimeout:       s.cfg.IdleTimeout,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
-	}
 	if err := s.openMetricsListener(); err != nil {
 		ln.Close()
 		return fmt.Errorf("metrics listen %s: %w", s.cfg.MetricsAddr, err)
@@ -248,6 +249,44 @@ func (s *Server) Open() error {
 		}
 	}()
 	return nil
+}
+
+// HTTPServer returns an http.Server of the server's handler and limits.
+func (s *Server) HTTPServer() *http.Server {
+	return &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
+		IdleTimeout:       s.cfg.IdleTimeout,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+}
+
+// Listen wraps ln in the lean path for simple requests (unless LeanOff),
+// to be served by srv, an http.Server of the server's handler and
+// limits (HTTPServer, or one of httptest's): srv gets the connections
+// the lean path hands over. Close drains the lean connections too.
+func (s *Server) Listen(ln net.Listener, srv *http.Server) net.Listener {
+	if s.cfg.LeanOff {
+		return ln
+	}
+	l := NewLeanListener(ln, s.handler, LeanConfig{ReadHeaderTimeout: srv.ReadHeaderTimeout,
+		IdleTimeout: srv.IdleTimeout, ErrorLog: srv.ErrorLog,
+		BaseContext: context.WithValue(context.Background(), http.ServerContextKey, srv)})
+	s.leanMu.Lock()
+	s.lean = append(s.lean, l)
+	s.leanMu.Unlock()
+	return l
+}
+
+// CloseConnections cuts every connection the lean path serves (a
+// crash); net/http's are the http.Server's to cut.
+func (s *Server) CloseConnections() {
+	s.leanMu.Lock()
+	defer s.leanMu.Unlock()
+	for _, l := range s.lean {
+		l.CloseConnections()
+	}
 }
 
 // URL returns the address the server listens on, as a base URL.
@@ -266,7 +305,11 @@ func (s *Server) URL() string {
 // Close stops accepting connections and drains in-flight requests, waiting
 // at most the shutdown timeout (or ctx) before cutting them off.
 func (s *Server) Close(ctx context.Context) error {
-	if s.http == nil {
+	s.leanMu.Lock()
+	lean := s.lean
+	s.lean = nil
+	s.leanMu.Unlock()
+	if s.http == nil && len(lean) == 0 {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ShutdownTimeout)
@@ -274,9 +317,17 @@ func (s *Server) Close(ctx context.Context) error {
 	if s.metricsHTTP != nil {
 		_ = s.metricsHTTP.Close()
 	}
-	err := s.http.Shutdown(ctx)
-	if errors.Is(err, context.DeadlineExceeded) {
-		_ = s.http.Close()
+	var err error
+	if s.http != nil {
+		err = s.http.Shutdown(ctx)
+		if errors.Is(err, context.DeadlineExceeded) {
+			_ = s.http.Close()
+		}
+	}
+	for _, l := range lean {
+		if e := l.Shutdown(ctx); err == nil {
+			err = e
+		}
 	}
 	return err
 }

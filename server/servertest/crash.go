@@ -33,6 +33,7 @@ func (s *Server) Crash() {
 		return
 	}
 	s.t.Helper()
+	s.Server.CloseConnections()
 	s.HTTP.CloseClientConnections()
 	s.HTTP.Close()
 	s.HTTP = nil

@@ -32,6 +32,7 @@ func Open(opts ...Option) (*Server, error) {
 		return nil, errors.Join(err, os.RemoveAll(dir))
 	}
 	hts.Config.Handler = a.Server.Handler()
+	hts.Listener = a.Server.Listen(hts.Listener, hts.Config)
 	hts.Start()
 	return &Server{Server: a.Server, App: a, URL: url, dir: dir, Store: a.Store, Accounts: a.Deps.Accounts, Keysets: a.Deps.Keysets,
 		Metrics: a.Metrics, Memory: a.Memory, Index: a.Index, RunLog: a.RunLog, HTTP: hts}, nil

@@ -189,6 +189,7 @@ func StartDir(t testing.TB, dir string, opts ...Option) *Server {
 		t.Fatal(err)
 	}
 	hts.Config.Handler = a.Server.Handler()
+	hts.Listener = a.Server.Listen(hts.Listener, hts.Config)
 	hts.Start()
 	ts := &Server{Server: a.Server, App: a, URL: url, dir: dir, Store: a.Store, Accounts: a.Deps.Accounts, Keysets: a.Deps.Keysets,
 		Metrics: a.Metrics, Memory: a.Memory, Index: a.Index, RunLog: a.RunLog, HTTP: hts, t: t}

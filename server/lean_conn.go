@@ -1,0 +1,259 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"net"
+	"os"
+	"net/http"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// leanConn is one connection the lean path serves.
+type leanConn struct {
+	l    *LeanListener
+	rwc  net.Conn
+	rd   *leanReader
+	bufr *bufio.Reader
+	bufw *bufio.Writer
+	// werr is the first error writing to the connection.
+	werr error
+	// ctx carries what net/http's connection context carries: the
+	// server (http.ServerContextKey) and the local address.
+	ctx        context.Context
+	remoteAddr string
+	lastMethod string
+
+	// state is guarded by the listener's mu.
+	state   leanState
+	stateAt time.Time
+}
+
+type leanState int
+
+const (
+	leanNew leanState = iota
+	leanActive
+	leanIdle
+)
+
+// leanConnWriter writes to the connection and notes its first error
+// (net/http's checkConnErrorWriter).
+type leanConnWriter struct{ c *leanConn }
+
+func (w leanConnWriter) Write(p []byte) (int, error) {
+	n, err := w.c.rwc.Write(p)
+	if err != nil && w.c.werr == nil {
+		w.c.werr = err
+	}
+	return n, err
+}
+
+// serve reads and answers requests while they are simple; the first
+// that is not goes to net/http with the connection (handoff).
+func (c *leanConn) serve() {
+	defer c.l.wg.Done()
+	var inFlight *leanResponse
+	handedOff := false
+	defer func() {
+		if err := recover(); err != nil && err != http.ErrAbortHandler {
+			const size = 64 << 10
+			buf := make([]byte, size)
+			buf = buf[:runtime.Stack(buf, false)]
+			c.l.logf("http: panic serving %v: %v\n%s", c.remoteAddr, err, buf)
+		}
+		if handedOff {
+			return
+		}
+		if inFlight != nil {
+			inFlight.c.rd.abortPendingRead()
+			if inFlight.reqBody != nil {
+				_ = inFlight.reqBody.Close()
+			}
+		}
+		_ = c.bufw.Flush()
+		_ = c.rwc.Close()
+		c.l.forget(c)
+	}()
+	if d := c.l.cfg.ReadHeaderTimeout; d > 0 {
+		_ = c.rwc.SetReadDeadline(time.Now().Add(d))
+	}
+	for {
+		if c.lastMethod == "POST" {
+			peek, _ := c.bufr.Peek(4)
+			_, _ = c.bufr.Discard(numLeadingCRorLF(peek))
+		}
+		var tmpl http.Request
+		ok, err := c.readHead(&tmpl)
+		if err != nil || c.l.shuttingDown() {
+			// A read error or timeout before a whole head: net/http
+			// closes without an answer too, and drops a request read
+			// while it shuts down.
+			return
+		}
+		if !ok {
+			handedOff = c.handoff()
+			return
+		}
+		if os.Getenv("LEAN_DEBUG") != "" {
+			println("LEAN", tmpl.Method, tmpl.RequestURI)
+		}
+		w := c.newResponse(&tmpl)
+		inFlight = w
+		c.l.handler.ServeHTTP(w, w.req)
+		inFlight = nil
+		w.cancel()
+		w.finishRequest()
+		_ = c.rwc.SetWriteDeadline(time.Time{})
+		if !w.shouldReuseConnection() {
+			if w.requestBodyLimitHit || w.closedRequestBodyEarly() {
+				c.closeWriteAndWait()
+			}
+			return
+		}
+		if !c.l.setState(c, leanIdle) || c.l.shuttingDown() {
+			return
+		}
+		if d := c.l.cfg.IdleTimeout; d > 0 {
+			_ = c.rwc.SetReadDeadline(time.Now().Add(d))
+		} else {
+			_ = c.rwc.SetReadDeadline(time.Time{})
+		}
+		if _, err := c.bufr.Peek(4); err != nil {
+			return
+		}
+		if d := c.l.cfg.ReadHeaderTimeout; d > 0 {
+			_ = c.rwc.SetReadDeadline(time.Now().Add(d))
+		} else {
+			_ = c.rwc.SetReadDeadline(time.Time{})
+		}
+	}
+}
+
+// readHead reads until the request head is whole in the buffer. It
+// returns ok false (hand off) when the head does not fit the buffer or
+// is not simple.
+func (c *leanConn) readHead(req *http.Request) (ok bool, err error) {
+	active := false
+	for n := 1; ; {
+		b, err := c.bufr.Peek(n)
+		if len(b) > 0 && !active {
+			// Bytes of a request arrived: the connection is no longer
+			// idle (net/http's StateActive).
+			if !c.l.setState(c, leanActive) {
+				return false, net.ErrClosed
+			}
+			active = true
+		}
+		if end := leanHeadEnd(b); end > 0 {
+			ok := parseSimple(req, b[:end])
+			if ok {
+				_, _ = c.bufr.Discard(end)
+			}
+			return ok, nil
+		}
+		if err != nil {
+			if err == bufio.ErrBufferFull {
+				return false, nil
+			}
+			return false, err
+		}
+		n = len(b) + 1
+		if m := c.bufr.Buffered(); m > n {
+			n = m
+		}
+	}
+}
+
+// newResponse prepares req (context, remote address, body) and its writer.
+func (c *leanConn) newResponse(tmpl *http.Request) *leanResponse {
+	ctx, cancel := context.WithCancel(c.ctx)
+	req := tmpl.WithContext(ctx)
+	c.lastMethod = req.Method
+	req.RemoteAddr = c.remoteAddr
+	w := &leanResponse{c: c, req: req, handlerHeader: make(http.Header), contentLength: -1,
+		wantsClose: req.Close}
+	w.cancel = cancel
+	if req.ContentLength > 0 {
+		w.reqBody = &leanBody{src: c.bufr, n: req.ContentLength, rd: c.rd, closing: req.Close}
+		req.Body = w.reqBody
+		_ = c.rwc.SetReadDeadline(time.Time{})
+		c.rd.setCancel(cancel)
+	} else {
+		req.Body = http.NoBody
+		_ = c.rwc.SetReadDeadline(time.Time{})
+		c.rd.setCancel(cancel)
+		c.rd.startBackgroundRead()
+	}
+	w.w = bufio.NewWriterSize(chunkWriter{w}, bufferBeforeChunkingSize)
+	return w
+}
+
+// handoff gives the connection to net/http with the bytes read so far.
+func (c *leanConn) handoff() bool {
+	if os.Getenv("LEAN_DEBUG") != "" {
+		b, _ := c.bufr.Peek(c.bufr.Buffered())
+		println("HANDOFF", string(b))
+	}
+	_ = c.rwc.SetReadDeadline(time.Time{})
+	buffered, _ := c.bufr.Peek(c.bufr.Buffered())
+	hc := &handoffConn{Conn: c.rwc, pending: append([]byte(nil), buffered...)}
+	c.l.forget(c)
+	return c.l.offer(hc)
+}
+
+// closeWriteAndWait half-closes the connection and waits a moment so
+// the client reads the answer before the reset of its unread body
+// (net/http's closeWriteAndWait).
+func (c *leanConn) closeWriteAndWait() {
+	_ = c.bufw.Flush()
+	if tcp, ok := c.rwc.(interface{ CloseWrite() error }); ok {
+		_ = tcp.CloseWrite()
+	}
+	time.Sleep(rstAvoidanceDelay)
+}
+
+// rstAvoidanceDelay is net/http's wait after a half-close.
+const rstAvoidanceDelay = 500 * time.Millisecond
+
+func numLeadingCRorLF(v []byte) (n int) {
+	for _, b := range v {
+		if b == '\r' || b == '\n' {
+			n++
+			continue
+		}
+		break
+	}
+	return
+}
+
+// handoffConn is a connection handed to net/http: the bytes the lean
+// path read are read again first.
+type handoffConn struct {
+	net.Conn
+	mu      sync.Mutex
+	pending []byte
+}
+
+func (h *handoffConn) Read(p []byte) (int, error) {
+	h.mu.Lock()
+	if len(h.pending) > 0 {
+		n := copy(p, h.pending)
+		h.pending = h.pending[n:]
+		h.mu.Unlock()
+		return n, nil
+	}
+	h.mu.Unlock()
+	return h.Conn.Read(p)
+}
+
+// CloseWrite keeps net/http's half-close of refused connections.
+func (h *handoffConn) CloseWrite() error {
+	if cw, ok := h.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return errors.ErrUnsupported
+}

@@ -1,0 +1,222 @@
+package server
+
+import (
+	"bytes"
+	"net/http"
+	"net/textproto"
+	"net/url"
+	"strings"
+
+	"golang.org/x/net/http/httpguts"
+)
+
+// leanMaxHeaders bounds the header lines of a request the lean path
+// serves; a request with more is handed to net/http.
+const leanMaxHeaders = 64
+
+// leanHeadEnd returns the length of the request head at the start of b,
+// up to and including the blank line, or -1 while it is incomplete.
+func leanHeadEnd(b []byte) int {
+	i := bytes.Index(b, []byte("\r\n\r\n"))
+	if i < 0 {
+		return -1
+	}
+	return i + 4
+}
+
+// parseSimple parses head (a whole request head, ending in CRLF CRLF)
+// into a request when it is simple: a subset of what net/http's
+// readRequest accepts, read with the same meaning (README "Hardening"),
+// into req. Anything outside the subset returns ok false and goes to
+// net/http unread, so a request is never read two ways. The request's
+// strings are substrings of one copy of head.
+func parseSimple(req *http.Request, head []byte) (ok bool) {
+	line, rest, ok := bytes.Cut(head, []byte("\r\n"))
+	if !ok {
+		return false
+	}
+	sp := bytes.IndexByte(line, ' ')
+	if sp <= 0 || !leanToken(line[:sp]) {
+		return false
+	}
+	target, proto, ok := bytes.Cut(line[sp+1:], []byte(" "))
+	if !ok || string(proto) != "HTTP/1.1" || !leanTarget(target) {
+		return false
+	}
+	if m := line[:sp]; string(m) == "CONNECT" || string(m) == "PRI" {
+		return false
+	}
+	// Check every header line before copying anything.
+	n := 0
+	var host, clen []byte
+	var closing bool
+	for r := rest; len(r) > 2; n++ {
+		l, tail, _ := bytes.Cut(r, []byte("\r\n"))
+		r = tail
+		name, value, ok := leanHeaderLine(l)
+		if !ok || n == leanMaxHeaders {
+			return false
+		}
+		switch {
+		case asciiEqualFold(name, "Host"):
+			if host != nil || !httpguts.ValidHostHeader(string(value)) {
+				return false
+			}
+			host = value
+		case asciiEqualFold(name, "Content-Length"):
+			if clen != nil || len(value) == 0 || len(value) > 18 || !leanDigits(value) {
+				return false
+			}
+			clen = value
+		case asciiEqualFold(name, "Connection"):
+			switch {
+			case asciiEqualFold(value, "close"):
+				closing = true
+			case asciiEqualFold(value, "keep-alive"):
+			default:
+				return false
+			}
+		case asciiEqualFold(name, "Transfer-Encoding"), asciiEqualFold(name, "Expect"),
+			asciiEqualFold(name, "Upgrade"), asciiEqualFold(name, "Trailer"),
+			asciiEqualFold(name, "Pragma"), asciiEqualFold(name, "Http2-Settings"):
+			return false
+		}
+	}
+	if host == nil {
+		return false
+	}
+	s := string(head)
+	req.Proto, req.ProtoMajor, req.ProtoMinor, req.Close = "HTTP/1.1", 1, 1, closing
+	req.Method = s[:sp]
+	req.RequestURI = s[sp+1 : sp+1+len(target)]
+	u := &url.URL{}
+	u.Path, u.RawQuery, _ = strings.Cut(req.RequestURI, "?")
+	req.URL = u
+	h := make(http.Header, n)
+	off := len(line) + 2
+	for off < len(s)-2 {
+		end := off + strings.Index(s[off:], "\r\n")
+		l := s[off:end]
+		off = end + 2
+		colon := strings.IndexByte(l, ':')
+		key := textproto.CanonicalMIMEHeaderKey(l[:colon])
+		value := strings.Trim(l[colon+1:], " \t")
+		if key == "Host" {
+			req.Host = value
+			continue
+		}
+		h[key] = append(h[key], value)
+	}
+	req.Header = h
+	req.ContentLength = 0
+	for _, c := range clen {
+		req.ContentLength = req.ContentLength*10 + int64(c-'0')
+	}
+	return true
+}
+
+// leanHeaderLine splits a header line into its name and trimmed value
+// when the name is a token directly followed by a colon and the value has
+// no control byte but HTAB (and no DEL): what net/http takes unchanged.
+func leanHeaderLine(l []byte) (name, value []byte, ok bool) {
+	colon := bytes.IndexByte(l, ':')
+	if colon <= 0 || !leanToken(l[:colon]) {
+		return nil, nil, false
+	}
+	value = l[colon+1:]
+	for _, c := range value {
+		if (c < ' ' && c != '\t') || c == 0x7f {
+			return nil, nil, false
+		}
+	}
+	return l[:colon], bytes.Trim(value, " \t"), true
+}
+
+// leanToken reports whether b is a non-empty RFC 9110 token.
+func leanToken(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	for _, c := range b {
+		if !httpguts.IsTokenRune(rune(c)) {
+			return false
+		}
+	}
+	return true
+}
+
+// leanTarget reports whether b is an origin-form target the lean path
+// takes: a path of characters net/url keeps as they are (so URL.Path is
+// the path and RawPath stays empty) that needs no cleaning, and an
+// optional non-empty query of printable ASCII without '#'.
+func leanTarget(b []byte) bool {
+	path, query, hasQuery := bytes.Cut(b, []byte("?"))
+	if len(path) == 0 || path[0] != '/' {
+		return false
+	}
+	for _, c := range path {
+		if !leanPathByte(c) {
+			return false
+		}
+	}
+	if bytes.Contains(path, []byte("//")) || bytes.Contains(path, []byte("/./")) ||
+		bytes.Contains(path, []byte("/../")) || bytes.HasSuffix(path, []byte("/.")) ||
+		bytes.HasSuffix(path, []byte("/..")) {
+		return false
+	}
+	if hasQuery {
+		if len(query) == 0 {
+			return false
+		}
+		for _, c := range query {
+			if c <= ' ' || c >= 0x7f || c == '#' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// leanPathByte reports whether c may appear in a lean path: the bytes
+// net/url's path escaping leaves alone.
+func leanPathByte(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	switch c {
+	case '-', '_', '.', '~', '$', '&', '+', ',', '/', ':', ';', '=', '@':
+		return true
+	}
+	return false
+}
+
+func leanDigits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiEqualFold is strings.EqualFold for an ASCII name, without
+// converting b to a string.
+func asciiEqualFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range b {
+		c, d := b[i], s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if 'A' <= d && d <= 'Z' {
+			d += 'a' - 'A'
+		}
+		if c != d {
+			return false
+		}
+	}
+	return true
+}
