@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"net/http"
+	"net/url"
 	"runtime"
 	"sync"
 	"time"
@@ -19,6 +20,13 @@ type leanConn struct {
 	rd   *leanReader
 	bufr *bufio.Reader
 	bufw *bufio.Writer
+	// bufw2k is the 2 KiB buffer before chunking of cur, the request
+	// being answered; snap holds cur's header snapshot. Both are reused:
+	// a handler may not write after it returned (net/http pools the
+	// buffer likewise).
+	bufw2k *bufio.Writer
+	snap   leanSnap
+	cur    *leanResponse
 	// werr is the first error writing to the connection.
 	werr error
 	// ctx carries what net/http's connection context carries: the
@@ -69,7 +77,8 @@ func (c *leanConn) serve() {
 			return
 		}
 		if inFlight != nil {
-			inFlight.c.rd.abortPendingRead()
+			inFlight.cancel()
+			c.rd.disarm()
 			if inFlight.reqBody != nil {
 				_ = inFlight.reqBody.Close()
 			}
@@ -87,7 +96,8 @@ func (c *leanConn) serve() {
 			_, _ = c.bufr.Discard(numLeadingCRorLF(peek))
 		}
 		var tmpl http.Request
-		ok, err := c.readHead(&tmpl)
+		x := new(leanExchange)
+		ok, err := c.readHead(&tmpl, &x.url)
 		if err != nil || c.l.shuttingDown() {
 			// A read error or timeout before a whole head: net/http
 			// closes without an answer too, and drops a request read
@@ -101,12 +111,14 @@ func (c *leanConn) serve() {
 		if os.Getenv("LEAN_DEBUG") != "" {
 			println("LEAN", tmpl.Method, tmpl.RequestURI)
 		}
-		w := c.newResponse(&tmpl)
+		w := c.newResponse(&tmpl, x)
 		inFlight = w
 		c.l.handler.ServeHTTP(w, w.req)
 		inFlight = nil
 		w.cancel()
 		w.finishRequest()
+		c.snap.reset()
+		c.cur = nil
 		_ = c.rwc.SetWriteDeadline(time.Time{})
 		if !w.shouldReuseConnection() {
 			if w.requestBodyLimitHit || w.closedRequestBodyEarly() {
@@ -125,10 +137,14 @@ func (c *leanConn) serve() {
 		if _, err := c.bufr.Peek(4); err != nil {
 			return
 		}
-		if d := c.l.cfg.ReadHeaderTimeout; d > 0 {
-			_ = c.rwc.SetReadDeadline(time.Now().Add(d))
-		} else {
-			_ = c.rwc.SetReadDeadline(time.Time{})
+		// The header deadline bounds the reads of the rest of the head:
+		// none when it came whole (readHead clears the idle deadline).
+		if b, _ := c.bufr.Peek(c.bufr.Buffered()); leanHeadEnd(b) < 0 {
+			if d := c.l.cfg.ReadHeaderTimeout; d > 0 {
+				_ = c.rwc.SetReadDeadline(time.Now().Add(d))
+			} else {
+				_ = c.rwc.SetReadDeadline(time.Time{})
+			}
 		}
 	}
 }
@@ -136,7 +152,7 @@ func (c *leanConn) serve() {
 // readHead reads until the request head is whole in the buffer. It
 // returns ok false (hand off) when the head does not fit the buffer or
 // is not simple.
-func (c *leanConn) readHead(req *http.Request) (ok bool, err error) {
+func (c *leanConn) readHead(req *http.Request, u *url.URL) (ok bool, err error) {
 	active := false
 	for n := 1; ; {
 		b, err := c.bufr.Peek(n)
@@ -149,7 +165,7 @@ func (c *leanConn) readHead(req *http.Request) (ok bool, err error) {
 			active = true
 		}
 		if end := leanHeadEnd(b); end > 0 {
-			ok := parseSimple(req, b[:end])
+			ok := parseSimple(req, u, b[:end])
 			if ok {
 				_, _ = c.bufr.Discard(end)
 			}
@@ -169,27 +185,34 @@ func (c *leanConn) readHead(req *http.Request) (ok bool, err error) {
 }
 
 // newResponse prepares req (context, remote address, body) and its writer.
-func (c *leanConn) newResponse(tmpl *http.Request) *leanResponse {
+func (c *leanConn) newResponse(tmpl *http.Request, x *leanExchange) *leanResponse {
 	ctx, cancel := context.WithCancel(c.ctx)
 	req := tmpl.WithContext(ctx)
 	c.lastMethod = req.Method
 	req.RemoteAddr = c.remoteAddr
-	w := &leanResponse{c: c, req: req, handlerHeader: make(http.Header), contentLength: -1,
-		wantsClose: req.Close}
-	w.cancel = cancel
+	w := &x.resp
+	*w = leanResponse{c: c, req: req, handlerHeader: make(http.Header), contentLength: -1,
+		wantsClose: req.Close, snap: &c.snap, w: c.bufw2k, cancel: cancel}
+	c.cur = w
 	if req.ContentLength > 0 {
-		w.reqBody = &leanBody{src: c.bufr, n: req.ContentLength, rd: c.rd, closing: req.Close}
+		x.body = leanBody{src: c.bufr, n: req.ContentLength, rd: c.rd, closing: req.Close}
+		w.reqBody = &x.body
 		req.Body = w.reqBody
-		_ = c.rwc.SetReadDeadline(time.Time{})
-		c.rd.setCancel(cancel)
 	} else {
 		req.Body = http.NoBody
-		_ = c.rwc.SetReadDeadline(time.Time{})
-		c.rd.setCancel(cancel)
-		c.rd.startBackgroundRead()
 	}
-	w.w = bufio.NewWriterSize(chunkWriter{w}, bufferBeforeChunkingSize)
+	_ = c.rwc.SetReadDeadline(time.Time{})
+	c.rd.arm(cancel, req.ContentLength == 0)
 	return w
+}
+
+// leanExchange holds one request's URL, body and writer in one
+// allocation. It is not reused: a handler's goroutines may keep the
+// request or its body past the answer.
+type leanExchange struct {
+	resp leanResponse
+	body leanBody
+	url  url.URL
 }
 
 // handoff gives the connection to net/http with the bytes read so far.

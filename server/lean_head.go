@@ -27,10 +27,10 @@ func leanHeadEnd(b []byte) int {
 // parseSimple parses head (a whole request head, ending in CRLF CRLF)
 // into a request when it is simple: a subset of what net/http's
 // readRequest accepts, read with the same meaning (README "Hardening"),
-// into req. Anything outside the subset returns ok false and goes to
+// into req and u. Anything outside the subset returns ok false and goes to
 // net/http unread, so a request is never read two ways. The request's
 // strings are substrings of one copy of head.
-func parseSimple(req *http.Request, head []byte) (ok bool) {
+func parseSimple(req *http.Request, u *url.URL, head []byte) (ok bool) {
 	line, rest, ok := bytes.Cut(head, []byte("\r\n"))
 	if !ok {
 		return false
@@ -58,17 +58,22 @@ func parseSimple(req *http.Request, head []byte) (ok bool) {
 			return false
 		}
 		switch {
+		case len(name) < 4 || name[0]|0x20 == 'x':
+			// No name that matters here is shorter or starts with X.
 		case asciiEqualFold(name, "Host"):
+			value = trimOWSBytes(value)
 			if host != nil || !httpguts.ValidHostHeader(string(value)) {
 				return false
 			}
 			host = value
 		case asciiEqualFold(name, "Content-Length"):
+			value = trimOWSBytes(value)
 			if clen != nil || len(value) == 0 || len(value) > 18 || !leanDigits(value) {
 				return false
 			}
 			clen = value
 		case asciiEqualFold(name, "Connection"):
+			value = trimOWSBytes(value)
 			switch {
 			case asciiEqualFold(value, "close"):
 				closing = true
@@ -89,10 +94,13 @@ func parseSimple(req *http.Request, head []byte) (ok bool) {
 	req.Proto, req.ProtoMajor, req.ProtoMinor, req.Close = "HTTP/1.1", 1, 1, closing
 	req.Method = s[:sp]
 	req.RequestURI = s[sp+1 : sp+1+len(target)]
-	u := &url.URL{}
 	u.Path, u.RawQuery, _ = strings.Cut(req.RequestURI, "?")
 	req.URL = u
 	h := make(http.Header, n)
+	// One backing array for the values, as net/http's textproto has:
+	// each header's first value is a one-element slice of it (capacity
+	// one, so an append copies rather than overwrite the next).
+	strs := make([]string, n)
 	off := len(line) + 2
 	for off < len(s)-2 {
 		end := off + strings.Index(s[off:], "\r\n")
@@ -100,12 +108,17 @@ func parseSimple(req *http.Request, head []byte) (ok bool) {
 		off = end + 2
 		colon := strings.IndexByte(l, ':')
 		key := textproto.CanonicalMIMEHeaderKey(l[:colon])
-		value := strings.Trim(l[colon+1:], " \t")
+		value := trimOWS(l[colon+1:])
 		if key == "Host" {
 			req.Host = value
 			continue
 		}
-		h[key] = append(h[key], value)
+		if vv, ok := h[key]; ok {
+			h[key] = append(vv, value)
+		} else {
+			strs[0] = value
+			h[key], strs = strs[:1:1], strs[1:]
+		}
 	}
 	req.Header = h
 	req.ContentLength = 0
@@ -129,7 +142,31 @@ func leanHeaderLine(l []byte) (name, value []byte, ok bool) {
 			return nil, nil, false
 		}
 	}
-	return l[:colon], bytes.Trim(value, " \t"), true
+	return l[:colon], value, true
+}
+
+// trimOWS trims spaces and tabs at both ends (textproto's trim, for a
+// value without CR or LF).
+func trimOWS(s string) string {
+	i, j := 0, len(s)
+	for i < j && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	for j > i && (s[j-1] == ' ' || s[j-1] == '\t') {
+		j--
+	}
+	return s[i:j]
+}
+
+func trimOWSBytes(b []byte) []byte {
+	i, j := 0, len(b)
+	for i < j && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	for j > i && (b[j-1] == ' ' || b[j-1] == '\t') {
+		j--
+	}
+	return b[i:j]
 }
 
 // leanToken reports whether b is a non-empty RFC 9110 token.

@@ -15,29 +15,85 @@ import (
 // has been read whole a background read of one byte watches for the
 // client hanging up (cancelling the request's context) while the handler
 // runs. A byte it reads (a pipelined request) is kept for the next read.
+//
+// net/http starts that watch for every request, as soon as its body is
+// read: a goroutine, a read that finds nothing and parks, and three
+// deadline changes to stop it again, some 2 µs a request. Most answers
+// are done well within a millisecond, so the lean path starts the watch
+// only for a request still running leanWatchDelay after its handler
+// started (a timer of the connection, re-armed per request): a client
+// that hangs up is noticed at most leanWatchDelay later than net/http
+// would notice it, and only while the handler runs that long.
 type leanReader struct {
-	conn net.Conn
+	conn  net.Conn
+	timer *time.Timer
 
-	mu      sync.Mutex
-	cond    *sync.Cond
-	cancel  func() // the request in flight's, or nil
-	inRead  bool
-	aborted bool
-	hasByte bool
-	byteBuf [1]byte
+	mu     sync.Mutex
+	cond   *sync.Cond
+	cancel func() // the request in flight's, or nil
+	// armed: a request runs and its watch may start; bodyDone: its body
+	// was read whole; fired: leanWatchDelay has passed.
+	armed, bodyDone, fired bool
+	inRead                 bool
+	aborted                bool
+	hasByte                bool
+	byteBuf                [1]byte
 }
+
+// leanWatchDelay is how long a request runs before its connection is
+// watched for a hang-up.
+const leanWatchDelay = 2 * time.Millisecond
 
 func newLeanReader(c net.Conn) *leanReader {
 	r := &leanReader{conn: c}
 	r.cond = sync.NewCond(&r.mu)
+	r.timer = time.AfterFunc(time.Hour, r.watch)
+	r.timer.Stop()
 	return r
 }
 
-// setCancel sets the function a failed read calls (nil: none).
-func (r *leanReader) setCancel(cancel func()) {
+// arm starts the delay before the watch of the request whose context
+// cancel ends; bodyDone tells whether its body is already read.
+func (r *leanReader) arm(cancel func(), bodyDone bool) {
 	r.mu.Lock()
-	r.cancel = cancel
+	r.cancel, r.armed, r.bodyDone, r.fired = cancel, true, bodyDone, false
 	r.mu.Unlock()
+	r.timer.Reset(leanWatchDelay)
+}
+
+// disarm ends the watch of the request that ended, and waits for its
+// read to stop.
+func (r *leanReader) disarm() {
+	r.timer.Stop()
+	r.mu.Lock()
+	r.armed, r.cancel = false, nil
+	r.mu.Unlock()
+	r.abortPendingRead()
+}
+
+// watch runs when a request is still running leanWatchDelay after its
+// start (on the timer's goroutine).
+func (r *leanReader) watch() {
+	r.mu.Lock()
+	if !r.armed {
+		r.mu.Unlock()
+		return
+	}
+	r.fired = true
+	r.mu.Unlock()
+	r.startBackgroundRead()
+}
+
+// bodyEOF notes the end of the request body; past leanWatchDelay the
+// watch starts now, on a goroutine of its own.
+func (r *leanReader) bodyEOF() {
+	r.mu.Lock()
+	r.bodyDone = true
+	fired := r.fired && r.armed
+	r.mu.Unlock()
+	if fired {
+		go r.startBackgroundRead()
+	}
 }
 
 func (r *leanReader) Read(p []byte) (int, error) {
@@ -69,16 +125,18 @@ func (r *leanReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// startBackgroundRead starts the watch for a hang-up.
+// startBackgroundRead watches for a hang-up once the request has run
+// leanWatchDelay and its body is read, on the calling goroutine.
 func (r *leanReader) startBackgroundRead() {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.inRead || r.hasByte {
+	if !r.armed || !r.bodyDone || r.inRead || r.hasByte {
+		r.mu.Unlock()
 		return
 	}
 	r.inRead = true
 	_ = r.conn.SetReadDeadline(time.Time{})
-	go r.backgroundRead()
+	r.mu.Unlock()
+	r.backgroundRead()
 }
 
 func (r *leanReader) backgroundRead() {
@@ -171,7 +229,7 @@ func (b *leanBody) readLocked(p []byte) (int, error) {
 		b.sawEOF = true
 	}
 	if b.sawEOF {
-		b.rd.startBackgroundRead()
+		b.rd.bodyEOF()
 	}
 	return n, err
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/net/http/httpguts"
@@ -23,46 +24,25 @@ func (w *leanResponse) writeHeader(p []byte) {
 	keepAlivesEnabled := !w.c.l.shuttingDown()
 	isHEAD := w.req.Method == "HEAD"
 
-	header := w.cwHeader
-	owned := header != nil
-	if !owned {
-		header = w.handlerHeader
-	}
-	var excludeHeader map[string]bool
-	delHeader := func(key string) {
-		if owned {
-			header.Del(key)
-			return
-		}
-		if _, ok := header[key]; !ok {
-			return
-		}
-		if excludeHeader == nil {
-			excludeHeader = make(map[string]bool)
-		}
-		excludeHeader[key] = true
-	}
+	header := w.snap
 	var setHeader leanExtraHeader
 
 	trailers := false
-	for k := range w.cwHeader {
-		if strings.HasPrefix(k, http.TrailerPrefix) {
-			if excludeHeader == nil {
-				excludeHeader = make(map[string]bool)
-			}
-			excludeHeader[k] = true
+	for i := range header.kvs {
+		if strings.HasPrefix(header.kvs[i].key, http.TrailerPrefix) {
+			header.kvs[i].gone = true
 			trailers = true
 		}
 	}
-	for _, v := range w.cwHeader["Trailer"] {
+	for _, v := range header.values("Trailer") {
 		trailers = true
 		foreachHeaderElement(v, w.declareTrailer)
 	}
 
-	te := headerGet(header, "Transfer-Encoding")
+	te := header.get("Transfer-Encoding")
 	hasTE := te != ""
 
-	if w.handlerDone && !trailers && !hasTE && bodyAllowedForStatus(w.status) && !headerHas(header, "Content-Length") && (!isHEAD || len(p) > 0) {
+	if w.handlerDone && !trailers && !hasTE && bodyAllowedForStatus(w.status) && !header.has("Content-Length") && (!isHEAD || len(p) > 0) {
 		w.contentLength = int64(len(p))
 		setHeader.contentLength = strconv.AppendInt(w.clenBuf[:0], int64(len(p)), 10)
 	}
@@ -71,7 +51,7 @@ func (w *leanResponse) writeHeader(p []byte) {
 	if w.wantsClose {
 		w.closeAfterReply = true
 	}
-	if headerGet(header, "Connection") == "close" || !keepAlivesEnabled {
+	if header.get("Connection") == "close" || !keepAlivesEnabled {
 		w.closeAfterReply = true
 	}
 
@@ -109,67 +89,89 @@ func (w *leanResponse) writeHeader(p []byte) {
 		if tooBig {
 			w.closeAfterReply = true
 			w.requestBodyLimitHit = true
-			delHeader("Connection")
+			header.del("Connection")
 			setHeader.connection = "close"
 		}
 	}
 
 	code := w.status
 	if bodyAllowedForStatus(code) {
-		_, haveType := header["Content-Type"]
-		hasCE := len(header.Get("Content-Encoding")) > 0
+		haveType := header.has("Content-Type")
+		hasCE := len(header.get("Content-Encoding")) > 0
 		if !hasCE && !haveType && !hasTE && len(p) > 0 {
 			setHeader.contentType = http.DetectContentType(p)
 		}
 	} else {
 		for _, k := range suppressedHeaders(code) {
-			delHeader(k)
+			header.del(k)
 		}
 	}
 
-	if !headerHas(header, "Date") {
-		setHeader.date = time.Now().UTC().AppendFormat(w.dateBuf[:0], http.TimeFormat)
+	if !header.has("Date") {
+		setHeader.date = appendDate(w.dateBuf[:0], time.Now())
 	}
 
 	if hasCL && hasTE && te != "identity" {
 		w.c.l.logf("http: WriteHeader called with both Transfer-Encoding of %q and a Content-Length of %d", te, w.contentLength)
-		delHeader("Content-Length")
+		header.del("Content-Length")
 		hasCL = false
 	}
 
 	switch {
 	case w.req.Method == "HEAD" || !bodyAllowedForStatus(code) || code == http.StatusNoContent:
-		delHeader("Transfer-Encoding")
+		header.del("Transfer-Encoding")
 	case hasCL:
-		delHeader("Transfer-Encoding")
+		header.del("Transfer-Encoding")
 	case hasTE && te == "identity":
 		w.chunking = false
 		w.closeAfterReply = true
-		delHeader("Transfer-Encoding")
+		header.del("Transfer-Encoding")
 	default:
 		w.chunking = true
 		setHeader.transferEncoding = "chunked"
 		if hasTE && te == "chunked" {
-			delHeader("Transfer-Encoding")
+			header.del("Transfer-Encoding")
 		}
 	}
 	if w.chunking {
-		delHeader("Content-Length")
+		header.del("Content-Length")
 	}
 
 	delConnectionHeader := w.closeAfterReply &&
-		(!keepAlivesEnabled || !hasToken(headerGet(w.cwHeader, "Connection"), "close")) &&
-		!isProtocolSwitchResponse(w.status, header)
+		(!keepAlivesEnabled || !hasToken(header.get("Connection"), "close")) &&
+		!(w.status == http.StatusSwitchingProtocols && header.get("Upgrade") != "" &&
+			httpguts.HeaderValuesContainsToken(header.values("Connection"), "Upgrade"))
 	if delConnectionHeader {
-		delHeader("Connection")
+		header.del("Connection")
 		setHeader.connection = "close"
 	}
 
 	bw := w.c.bufw
 	writeStatusLine(bw, code, w.statusBuf[:])
-	_ = w.cwHeader.WriteSubset(bw, excludeHeader)
+	header.write(bw)
 	setHeader.write(bw)
 	bw.WriteString("\r\n")
+}
+
+// leanDate is the last Date value formatted, shared by all connections
+// (a value of this process's clock: nothing to share between nodes).
+var leanDate atomic.Pointer[leanDateValue]
+
+type leanDateValue struct {
+	sec int64
+	b   []byte
+}
+
+// appendDate appends now in http.TimeFormat, formatting it at most once
+// a second.
+func appendDate(dst []byte, now time.Time) []byte {
+	sec := now.Unix()
+	if d := leanDate.Load(); d != nil && d.sec == sec {
+		return append(dst, d.b...)
+	}
+	b := now.UTC().AppendFormat(nil, http.TimeFormat)
+	leanDate.Store(&leanDateValue{sec: sec, b: b})
+	return append(dst, b...)
 }
 
 // leanExtraHeader is net/http's extraHeader: the headers the server adds.
@@ -204,19 +206,6 @@ func (h leanExtraHeader) write(w interface {
 
 var extraHeaderKeys = [3]string{"Content-Type", "Connection", "Transfer-Encoding"}
 
-// headerGet is http.Header's unexported get: an exact-key lookup.
-func headerGet(h http.Header, key string) string {
-	if v := h[key]; len(v) > 0 {
-		return v[0]
-	}
-	return ""
-}
-
-func headerHas(h http.Header, key string) bool {
-	_, ok := h[key]
-	return ok
-}
-
 func suppressedHeaders(status int) []string {
 	switch {
 	case status == 304:
@@ -225,16 +214,6 @@ func suppressedHeaders(status int) []string {
 		return []string{"Content-Length", "Transfer-Encoding"}
 	}
 	return nil
-}
-
-// isProtocolSwitchResponse reports whether the answer is a 101 switching
-// protocols (net/http's isProtocolSwitchResponse).
-func isProtocolSwitchResponse(code int, h http.Header) bool {
-	return code == http.StatusSwitchingProtocols && isProtocolSwitchHeader(h)
-}
-
-func isProtocolSwitchHeader(h http.Header) bool {
-	return h.Get("Upgrade") != "" && httpguts.HeaderValuesContainsToken(h["Connection"], "Upgrade")
 }
 
 // hasToken reports whether token appears in v, ASCII case-insensitively,

@@ -29,11 +29,10 @@ type leanResponse struct {
 	cancel  context.CancelFunc
 
 	handlerHeader http.Header
-	// cwHeader is the header as it was at WriteHeader, when the
-	// handler had the header map then (net/http's chunkWriter.header).
-	cwHeader     http.Header
-	calledHeader bool
-	wroteHeader  bool
+	// snap is the header as it was at WriteHeader (net/http's
+	// chunkWriter.header); it lives in the connection.
+	snap        *leanSnap
+	wroteHeader bool
 	status       int
 	handlerDone  bool
 	// contentLength is the handler's declared length, or -1.
@@ -59,13 +58,7 @@ const bufferBeforeChunkingSize = 2048
 
 var _ http.ResponseWriter = (*leanResponse)(nil)
 
-func (w *leanResponse) Header() http.Header {
-	if w.cwHeader == nil && w.wroteHeader && !w.cwWrote {
-		w.cwHeader = w.handlerHeader.Clone()
-	}
-	w.calledHeader = true
-	return w.handlerHeader
-}
+func (w *leanResponse) Header() http.Header { return w.handlerHeader }
 
 func (w *leanResponse) WriteHeader(code int) {
 	if w.wroteHeader {
@@ -85,10 +78,8 @@ func (w *leanResponse) WriteHeader(code int) {
 	}
 	w.wroteHeader = true
 	w.status = code
-	if w.calledHeader && w.cwHeader == nil {
-		w.cwHeader = w.handlerHeader.Clone()
-	}
-	if cl := w.handlerHeader.Get("Content-Length"); cl != "" {
+	w.snap.take(w.handlerHeader)
+	if cl := headerGet(w.handlerHeader, "Content-Length"); cl != "" {
 		v, err := strconv.ParseInt(cl, 10, 64)
 		if err == nil && v >= 0 {
 			w.contentLength = v
@@ -97,6 +88,14 @@ func (w *leanResponse) WriteHeader(code int) {
 			w.handlerHeader.Del("Content-Length")
 		}
 	}
+}
+
+// headerGet is http.Header's exact-key get.
+func headerGet(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 var excludedHeadersNoBody = map[string]bool{"Content-Length": true, "Transfer-Encoding": true}
@@ -157,10 +156,10 @@ func bodyAllowedForStatus(status int) bool {
 
 // chunkWriter is net/http's chunkWriter: what the 2 KiB buffer flushes
 // into. The first write sends the header.
-type chunkWriter struct{ w *leanResponse }
+type chunkWriter struct{ c *leanConn }
 
 func (cw chunkWriter) Write(p []byte) (int, error) {
-	w := cw.w
+	w := cw.c.cur
 	if !w.cwWrote {
 		w.writeHeader(p)
 	}
@@ -253,7 +252,7 @@ func (w *leanResponse) finishRequest() {
 	_ = w.w.Flush()
 	w.closeChunks()
 	_ = w.c.bufw.Flush()
-	w.c.rd.abortPendingRead()
+	w.c.rd.disarm()
 	if w.reqBody != nil {
 		_ = w.reqBody.Close()
 	}

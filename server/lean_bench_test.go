@@ -1,0 +1,123 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// leanBenchHandler answers as Hearth's JSON handlers do: a few headers,
+// a JSON body read whole, a small JSON answer.
+var leanBenchHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	_, _ = io.Copy(io.Discard, r.Body)
+	<-r.Context().Done()
+})
+
+func leanBenchAnswer(w http.ResponseWriter, r *http.Request) {
+	_, _ = io.Copy(io.Discard, r.Body)
+	_ = r.Context().Done()
+	h := w.Header()
+	h["X-Content-Type-Options"] = nosniff
+	h["Content-Security-Policy"], h["Referrer-Policy"] = apiCSP, noReferrer
+	h.Set("Content-Type", "application/json")
+	h.Set("Lb-Request-Id", "req_0123456789")
+	w.WriteHeader(200)
+	_, _ = w.Write([]byte(`{"completion":"hello there","usage":{"prompt_tokens":3,"completion_tokens":2}}`))
+}
+
+// benchServe serves leanBenchAnswer through net/http, with or without
+// the lean path, and returns its address and a stop function.
+func benchServe(b *testing.B, lean bool) (string, func()) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(leanBenchAnswer), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute}
+	var l net.Listener = ln
+	var ll *LeanListener
+	if lean {
+		ll = NewLeanListener(ln, srv.Handler, LeanConfig{ReadHeaderTimeout: srv.ReadHeaderTimeout, IdleTimeout: srv.IdleTimeout})
+		l = ll
+	}
+	go srv.Serve(l)
+	return ln.Addr().String(), func() {
+		srv.Close()
+		if ll != nil {
+			ll.CloseConnections()
+			_ = ll.Shutdown(b.Context())
+		}
+	}
+}
+
+// BenchmarkServerSide sends one simple POST at a time per connection
+// from a raw client; the client's cost is the same on both sides, so
+// the difference is the server's.
+func BenchmarkServerSide(b *testing.B) {
+	for _, lean := range []bool{false, true} {
+		name := "net-http"
+		if lean {
+			name = "lean"
+		}
+		b.Run(name, func(b *testing.B) {
+			addr, stop := benchServe(b, lean)
+			defer stop()
+			body := `{"messages":[{"role":"user","content":"hi"}],"stream":false}`
+			req := []byte("POST /v1/pipes/run HTTP/1.1\r\nHost: " + addr + "\r\nUser-Agent: bench\r\nAuthorization: Bearer xyz\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body)
+			b.ReportAllocs()
+			b.SetParallelism(8)
+			cpu0 := processCPU()
+			defer func() { b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N)/1e3, "cpu-µs/op") }()
+			b.RunParallel(func(pb *testing.PB) {
+				c, err := net.Dial("tcp", addr)
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for pb.Next() {
+					if _, err := c.Write(req); err != nil {
+						b.Error(err)
+						return
+					}
+					if err := readAnswer(br); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
+	}
+}
+
+// processCPU is the process's user and system CPU time so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// readAnswer reads one answer with a Content-Length.
+func readAnswer(br *bufio.Reader) error {
+	n := -1
+	for {
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			return err
+		}
+		if len(line) == 2 {
+			break
+		}
+		if v, ok := bytes.CutPrefix(line, []byte("Content-Length: ")); ok {
+			n, _ = strconv.Atoi(string(bytes.TrimSpace(v)))
+		}
+	}
+	_, err := br.Discard(n)
+	return err
+}

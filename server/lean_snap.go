@@ -1,0 +1,99 @@
+package server
+
+import (
+	"bufio"
+	"net/http"
+	"slices"
+	"strings"
+
+	"golang.org/x/net/http/httpguts"
+)
+
+// leanSnap is the answer's header as the handler had it at WriteHeader,
+// sorted by key. net/http clones the header map there (so later changes
+// are not sent) and sorts it when it writes it; the snapshot does both
+// at once into a slice the connection reuses, without the clone's map
+// and value copies. Its value slices are the handler's: replacing or
+// appending to a header afterwards (Set, Add) does not change them; only
+// writing into a value slice in place would, which nothing does.
+type leanSnap struct {
+	kvs []leanKV
+}
+
+type leanKV struct {
+	key    string
+	values []string
+	// gone marks a header the server removed (net/http's delHeader).
+	gone bool
+}
+
+// take snapshots h, reusing the slice of the last request.
+func (s *leanSnap) take(h http.Header) {
+	kvs := s.kvs[:0]
+	for k, v := range h {
+		kvs = append(kvs, leanKV{key: k, values: v})
+	}
+	slices.SortFunc(kvs, func(a, b leanKV) int { return strings.Compare(a.key, b.key) })
+	s.kvs = kvs
+}
+
+// reset drops the references of the last request.
+func (s *leanSnap) reset() {
+	clear(s.kvs)
+	s.kvs = s.kvs[:0]
+}
+
+func (s *leanSnap) values(key string) []string {
+	for i := range s.kvs {
+		if kv := &s.kvs[i]; kv.key == key && !kv.gone {
+			return kv.values
+		}
+	}
+	return nil
+}
+
+// get is http.Header's exact-key get.
+func (s *leanSnap) get(key string) string {
+	if v := s.values(key); len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+func (s *leanSnap) has(key string) bool {
+	for i := range s.kvs {
+		if kv := &s.kvs[i]; kv.key == key && !kv.gone {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *leanSnap) del(key string) {
+	for i := range s.kvs {
+		if s.kvs[i].key == key {
+			s.kvs[i].gone = true
+		}
+	}
+}
+
+// write writes the headers left as http.Header.WriteSubset does:
+// invalid names dropped, CR and LF in values turned into spaces, values
+// trimmed.
+func (s *leanSnap) write(bw *bufio.Writer) {
+	for _, kv := range s.kvs {
+		if kv.gone || !httpguts.ValidHeaderFieldName(kv.key) {
+			continue
+		}
+		for _, v := range kv.values {
+			if strings.ContainsAny(v, "\r\n") {
+				v = strings.NewReplacer("\n", " ", "\r", " ").Replace(v)
+			}
+			v = strings.Trim(v, " \t\n\r")
+			bw.WriteString(kv.key)
+			bw.WriteString(": ")
+			bw.WriteString(v)
+			bw.WriteString("\r\n")
+		}
+	}
+}
