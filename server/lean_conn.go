@@ -27,6 +27,9 @@ type leanConn struct {
 	bufw2k *bufio.Writer
 	snap   leanSnap
 	cur    *leanResponse
+	// readErr is the read error that cut a head short, for net/http
+	// after the bytes read (handoff).
+	readErr error
 	// werr is the first error writing to the connection.
 	werr error
 	// ctx carries what net/http's connection context carries: the
@@ -172,10 +175,26 @@ func (c *leanConn) readHead(req *http.Request, u *url.URL) (ok bool, err error) 
 			return ok, nil
 		}
 		if err != nil {
+			// A head past the buffer goes to net/http. So does a part of
+			// a head the client's end, a timeout or a failed read cut
+			// short, with that error after its bytes: net/http judges
+			// the part as it would have (bufio's ReadLine returns a last
+			// partial line without its error: a malformed one is
+			// answered 400, a well-formed one ends in silence). Without
+			// a byte read, net/http closes without an answer, as the
+			// caller does.
 			if err == bufio.ErrBufferFull {
 				return false, nil
 			}
+			if len(b) > 0 {
+				c.readErr = err
+				return false, nil
+			}
 			return false, err
+		}
+		var hc leanHeadCheck
+		if !hc.check(b) {
+			return false, nil
 		}
 		n = len(b) + 1
 		if m := c.bufr.Buffered(); m > n {
@@ -223,7 +242,7 @@ func (c *leanConn) handoff() bool {
 	}
 	_ = c.rwc.SetReadDeadline(time.Time{})
 	buffered, _ := c.bufr.Peek(c.bufr.Buffered())
-	hc := &handoffConn{Conn: c.rwc, pending: append([]byte(nil), buffered...)}
+	hc := &handoffConn{Conn: c.rwc, pending: append([]byte(nil), buffered...), err: c.readErr}
 	c.l.forget(c)
 	return c.l.offer(hc)
 }
@@ -259,6 +278,9 @@ type handoffConn struct {
 	net.Conn
 	mu      sync.Mutex
 	pending []byte
+	// err, when set, is returned once after pending: the error that
+	// ended the lean path's read.
+	err error
 }
 
 func (h *handoffConn) Read(p []byte) (int, error) {
@@ -268,6 +290,11 @@ func (h *handoffConn) Read(p []byte) (int, error) {
 		h.pending = h.pending[n:]
 		h.mu.Unlock()
 		return n, nil
+	}
+	if err := h.err; err != nil {
+		h.err = nil
+		h.mu.Unlock()
+		return 0, err
 	}
 	h.mu.Unlock()
 	return h.Conn.Read(p)

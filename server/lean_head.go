@@ -31,65 +31,12 @@ func leanHeadEnd(b []byte) int {
 // net/http unread, so a request is never read two ways. The request's
 // strings are substrings of one copy of head.
 func parseSimple(req *http.Request, u *url.URL, head []byte) (ok bool) {
-	line, rest, ok := bytes.Cut(head, []byte("\r\n"))
-	if !ok {
+	var hc leanHeadCheck
+	if !hc.check(head) || hc.host == nil {
 		return false
 	}
-	sp := bytes.IndexByte(line, ' ')
-	if sp <= 0 || !leanToken(line[:sp]) {
-		return false
-	}
-	target, proto, ok := bytes.Cut(line[sp+1:], []byte(" "))
-	if !ok || string(proto) != "HTTP/1.1" || !leanTarget(target) {
-		return false
-	}
-	if m := line[:sp]; string(m) == "CONNECT" || string(m) == "PRI" {
-		return false
-	}
-	// Check every header line before copying anything.
-	n := 0
-	var host, clen []byte
-	var closing bool
-	for r := rest; len(r) > 2; n++ {
-		l, tail, _ := bytes.Cut(r, []byte("\r\n"))
-		r = tail
-		name, value, ok := leanHeaderLine(l)
-		if !ok || n == leanMaxHeaders {
-			return false
-		}
-		switch {
-		case len(name) < 4 || name[0]|0x20 == 'x':
-			// No name that matters here is shorter or starts with X.
-		case asciiEqualFold(name, "Host"):
-			value = trimOWSBytes(value)
-			if host != nil || !httpguts.ValidHostHeader(string(value)) {
-				return false
-			}
-			host = value
-		case asciiEqualFold(name, "Content-Length"):
-			value = trimOWSBytes(value)
-			if clen != nil || len(value) == 0 || len(value) > 18 || !leanDigits(value) {
-				return false
-			}
-			clen = value
-		case asciiEqualFold(name, "Connection"):
-			value = trimOWSBytes(value)
-			switch {
-			case asciiEqualFold(value, "close"):
-				closing = true
-			case asciiEqualFold(value, "keep-alive"):
-			default:
-				return false
-			}
-		case asciiEqualFold(name, "Transfer-Encoding"), asciiEqualFold(name, "Expect"),
-			asciiEqualFold(name, "Upgrade"), asciiEqualFold(name, "Trailer"),
-			asciiEqualFold(name, "Pragma"), asciiEqualFold(name, "Http2-Settings"):
-			return false
-		}
-	}
-	if host == nil {
-		return false
-	}
+	line, target, n, clen, closing := hc.line, hc.target, hc.n, hc.clen, hc.closing
+	sp := hc.sp
 	s := string(head)
 	req.Proto, req.ProtoMajor, req.ProtoMinor, req.Close = "HTTP/1.1", 1, 1, closing
 	req.Method = s[:sp]
@@ -124,6 +71,89 @@ func parseSimple(req *http.Request, u *url.URL, head []byte) (ok bool) {
 	req.ContentLength = 0
 	for _, c := range clen {
 		req.ContentLength = req.ContentLength*10 + int64(c-'0')
+	}
+	return true
+}
+
+// leanHeadCheck checks the complete lines of a request head, whole or
+// still arriving, against the simple subset.
+type leanHeadCheck struct {
+	line, target []byte
+	sp, n        int
+	host, clen   []byte
+	closing      bool
+}
+
+// check reports whether every complete line of b is simple; a head
+// still arriving that fails is handed over at once, so net/http answers
+// a bad line as soon as it has it, as it would have. A bare LF anywhere
+// fails at once too.
+func (hc *leanHeadCheck) check(b []byte) bool {
+	for off := 0; ; {
+		i := bytes.IndexByte(b[off:], '\n')
+		if i < 0 {
+			break
+		}
+		if i += off; i == 0 || b[i-1] != '\r' {
+			return false
+		}
+		off = i + 1
+	}
+	line, rest, ok := bytes.Cut(b, []byte("\r\n"))
+	if !ok {
+		return true
+	}
+	sp := bytes.IndexByte(line, ' ')
+	if sp <= 0 || !leanToken(line[:sp]) {
+		return false
+	}
+	target, proto, ok := bytes.Cut(line[sp+1:], []byte(" "))
+	if !ok || string(proto) != "HTTP/1.1" || !leanTarget(target) {
+		return false
+	}
+	if m := line[:sp]; string(m) == "CONNECT" || string(m) == "PRI" {
+		return false
+	}
+	hc.line, hc.target, hc.sp = line, target, sp
+	for r := rest; len(r) > 0 && !bytes.HasPrefix(r, []byte("\r\n")); hc.n++ {
+		l, tail, ok := bytes.Cut(r, []byte("\r\n"))
+		if !ok {
+			break
+		}
+		r = tail
+		name, value, ok := leanHeaderLine(l)
+		if !ok || hc.n == leanMaxHeaders {
+			return false
+		}
+		switch {
+		case len(name) < 4 || name[0]|0x20 == 'x':
+			// No name that matters here is shorter or starts with X.
+		case asciiEqualFold(name, "Host"):
+			value = trimOWSBytes(value)
+			if hc.host != nil || !httpguts.ValidHostHeader(string(value)) {
+				return false
+			}
+			hc.host = value
+		case asciiEqualFold(name, "Content-Length"):
+			value = trimOWSBytes(value)
+			if hc.clen != nil || len(value) == 0 || len(value) > 18 || !leanDigits(value) {
+				return false
+			}
+			hc.clen = value
+		case asciiEqualFold(name, "Connection"):
+			value = trimOWSBytes(value)
+			switch {
+			case asciiEqualFold(value, "close"):
+				hc.closing = true
+			case asciiEqualFold(value, "keep-alive"):
+			default:
+				return false
+			}
+		case asciiEqualFold(name, "Transfer-Encoding"), asciiEqualFold(name, "Expect"),
+			asciiEqualFold(name, "Upgrade"), asciiEqualFold(name, "Trailer"),
+			asciiEqualFold(name, "Pragma"), asciiEqualFold(name, "Http2-Settings"):
+			return false
+		}
 	}
 	return true
 }
