@@ -278,8 +278,8 @@ type handoffConn struct {
 	net.Conn
 	mu      sync.Mutex
 	pending []byte
-	// err, when set, is returned once after pending: the error that
-	// ended the lean path's read.
+	// err, when set, is returned after pending: the error that ended
+	// the lean path's read.
 	err error
 }
 
@@ -292,12 +292,33 @@ func (h *handoffConn) Read(p []byte) (int, error) {
 		return n, nil
 	}
 	if err := h.err; err != nil {
-		h.err = nil
+		// Sticky, as the connection's own error would be (a passed
+		// deadline, the client's end), until net/http sets a deadline
+		// of its own after these bytes.
 		h.mu.Unlock()
 		return 0, err
 	}
 	h.mu.Unlock()
 	return h.Conn.Read(p)
+}
+
+// SetReadDeadline ends a sticky error once the bytes read before it are
+// read again.
+func (h *handoffConn) SetReadDeadline(t time.Time) error {
+	h.mu.Lock()
+	if len(h.pending) == 0 {
+		h.err = nil
+	}
+	h.mu.Unlock()
+	return h.Conn.SetReadDeadline(t)
+}
+
+// SetDeadline is SetReadDeadline and SetWriteDeadline.
+func (h *handoffConn) SetDeadline(t time.Time) error {
+	if err := h.SetReadDeadline(t); err != nil {
+		return err
+	}
+	return h.Conn.SetWriteDeadline(t)
 }
 
 // CloseWrite keeps net/http's half-close of refused connections.

@@ -176,7 +176,10 @@ func (p *leanPair) served(addr string) []bool {
 	return p.paths[addr]
 }
 
-func startLeanPair(t testing.TB, h http.Handler, cfg LeanConfig) *leanPair {
+// startLeanPair serves h with net/http alone and behind the lean path;
+// leanSrv adjusts the lean side's http.Server (which answers what the
+// lean path hands over).
+func startLeanPair(t testing.TB, h http.Handler, cfg LeanConfig, leanSrv ...func(*http.Server)) *leanPair {
 	t.Helper()
 	p := &leanPair{paths: map[string][]bool{}}
 	inner := h
@@ -198,6 +201,9 @@ func startLeanPair(t testing.TB, h http.Handler, cfg LeanConfig) *leanPair {
 		var l net.Listener = ln
 		var ll *LeanListener
 		if lean {
+			for _, f := range leanSrv {
+				f(srv)
+			}
 			c := cfg
 			c.ErrorLog = quiet
 			c.BaseContext = context.WithValue(context.Background(), http.ServerContextKey, srv)

@@ -121,17 +121,15 @@ func TestLeanShutdownTimeout(t *testing.T) {
 }
 
 // readUntilClosed reads from a fresh connection to addr that sent raw
-// (without half-closing) until the server closes it, and how long that
-// took.
-func readUntilClosed(t *testing.T, addr, raw string) (string, time.Duration) {
+// (without half-closing) until the server closes it, within 5 s.
+func readUntilClosed(t *testing.T, addr, raw string) string {
 	t.Helper()
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	start := time.Now()
-	_ = c.SetDeadline(start.Add(5 * time.Second))
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
 	if _, err := io.WriteString(c, raw); err != nil {
 		t.Fatal(err)
 	}
@@ -139,16 +137,19 @@ func readUntilClosed(t *testing.T, addr, raw string) (string, time.Duration) {
 	if err != nil && !isReset(err) {
 		t.Fatalf("read: %v (after %q)", err, out)
 	}
-	return string(out), time.Since(start)
+	return string(out)
 }
 
 // TestLeanTimeouts: a head that stops arriving is cut after
 // ReadHeaderTimeout, on a new connection and on a kept-alive one, and an
-// idle connection after IdleTimeout, as net/http cuts them (without an
-// answer).
+// idle connection after IdleTimeout, as net/http cuts them (a part of a
+// head it cannot read is answered 400, anything else closed in
+// silence). The lean side's http.Server waits a minute for a head: a
+// hand-over that made net/http wait again would outlast the client's
+// deadline.
 func TestLeanTimeouts(t *testing.T) {
 	cfg := LeanConfig{ReadHeaderTimeout: 150 * time.Millisecond, IdleTimeout: 300 * time.Millisecond}
-	p := startLeanPair(t, handlerFunc(leanDiffHandler), cfg)
+	p := startLeanPair(t, handlerFunc(leanDiffHandler), cfg, func(s *http.Server) { s.ReadHeaderTimeout = time.Minute })
 	cases := []struct{ name, raw string }{
 		{"nothing sent", ""},
 		{"partial head", "GET /echo HTTP/1.1\r\nHost: exa"},
@@ -158,15 +159,10 @@ func TestLeanTimeouts(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			want, wantTook := readUntilClosed(t, p.plain, tc.raw)
-			got, took := readUntilClosed(t, p.lean, tc.raw)
+			want := readUntilClosed(t, p.plain, tc.raw)
+			got := readUntilClosed(t, p.lean, tc.raw)
 			if normalize(got, p.lean) != normalize(want, p.plain) {
 				t.Fatalf("lean answered %q, net/http %q", got, want)
-			}
-			// Not a timing assertion: a doubled timeout (a hand-off that
-			// restarted net/http's) shows as a whole timeout more.
-			if took > wantTook+cfg.ReadHeaderTimeout {
-				t.Fatalf("the connection was cut after %v, net/http's after %v", took, wantTook)
 			}
 		})
 	}
