@@ -98,6 +98,8 @@ type Config struct {
 	RunContentRetention string `json:"run_content_retention"`
 	// UpstreamHTTP1 is HEARTH_UPSTREAM_HTTP1: lean or stdlib.
 	UpstreamHTTP1 string `json:"upstream_http1"`
+	// ServerHTTP1 is HEARTH_SERVER_HTTP1: lean or stdlib (config_http1.go).
+	ServerHTTP1 string `json:"server_http1"`
 	// DatabaseURL selects cluster mode (config_cluster.go).
 	DatabaseURL string `json:"database_url"`
 	// JobLease (a Go duration) is how long a claimed ingestion job stays
@@ -173,7 +175,7 @@ func (c *Config) vars() []configVar {
 	}, slices.Concat(
 		c.limitVars(), c.egressVars(), c.clusterVars(), c.defaultVars(), c.testkitVars(),
 		c.crawlVars(), c.otelVars(), c.extractorVars(), c.packVars(), c.runLogVars(),
-		c.upstreamVars(),
+		c.upstreamVars(), c.serverHTTP1Vars(),
 	)...)
 }
 
@@ -327,6 +329,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validatePacks()...)
 	errs = append(errs, c.validateRunLog()...)
 	errs = append(errs, c.validateUpstream()...)
+	errs = append(errs, c.validateServerHTTP1()...)
 	for _, v := range []struct{ env, val string }{
 		{"HEARTH_EXA_BASE_URL", c.ExaBaseURL}, {"HEARTH_SPIDER_BASE_URL", c.SpiderBaseURL}, {"HEARTH_FIRECRAWL_BASE_URL", c.FirecrawlBaseURL},
 	} {

@@ -182,7 +182,7 @@ func appConfig(cfg Config, secret []byte, log *slog.Logger) app.Config {
 			MaxUploadBytes: cfg.MaxUploadBytes, Version: version, Logger: log,
 			MetricsOff: cfg.Metrics == "off", MetricsToken: cfg.MetricsToken, MetricsAddr: cfg.MetricsAddr,
 			RateLimitPerKey: int(cfg.RateLimitPerKey), RateLimitPerPipe: int(cfg.RateLimitPerPipe), RateLimitBurst: int(cfg.RateLimitBurst),
-			MaxConcurrent: cfg.serverMaxConcurrent(),
+			MaxConcurrent: cfg.serverMaxConcurrent(), LeanOff: cfg.ServerHTTP1 == "stdlib",
 		},
 		Providers:         providers.Config{Providers: cfg.Providers, HTTP1: cfg.UpstreamHTTP1},
 		Outbound:          cfg.Outbound,

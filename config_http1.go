@@ -1,0 +1,27 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+)
+
+// serverHTTP1Vars are the settings of the HTTP/1.1 server (README
+// "Hardening").
+func (c *Config) serverHTTP1Vars() []configVar {
+	return []configVar{
+		{env: "HEARTH_SERVER_HTTP1", flag: "server-http1", usage: "reader of plain HTTP/1.1 requests: lean (simple requests read by Hearth, the rest by net/http; default) or stdlib (every request read by Go's net/http server)", str: &c.ServerHTTP1},
+	}
+}
+
+// validateServerHTTP1 checks HEARTH_SERVER_HTTP1; empty means lean.
+func (c *Config) validateServerHTTP1() []error {
+	switch v := strings.ToLower(strings.TrimSpace(c.ServerHTTP1)); v {
+	case "", "lean":
+		c.ServerHTTP1 = "lean"
+	case "stdlib":
+		c.ServerHTTP1 = v
+	default:
+		return []error{fmt.Errorf("HEARTH_SERVER_HTTP1 %q: use lean or stdlib", c.ServerHTTP1)}
+	}
+	return nil
+}

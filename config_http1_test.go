@@ -1,0 +1,42 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestServerHTTP1Config: HEARTH_SERVER_HTTP1 defaults to lean, takes
+// stdlib from the environment or the flag, turns the server's lean path
+// off, and a wrong value is refused by name.
+func TestServerHTTP1Config(t *testing.T) {
+	for _, v := range []string{"0", "fast"} {
+		cfg, _, err := loadConfig("serve", nil, envMap(map[string]string{"HEARTH_SERVER_HTTP1": v}))
+		if err == nil {
+			err = cfg.Validate()
+		}
+		if err == nil || !strings.Contains(err.Error(), "HEARTH_SERVER_HTTP1") {
+			t.Errorf("%s: err = %v, want a refusal naming HEARTH_SERVER_HTTP1", v, err)
+		}
+	}
+	for _, tc := range []struct {
+		args    string
+		env     map[string]string
+		leanOff bool
+	}{
+		{"", nil, false},
+		{"", map[string]string{"HEARTH_SERVER_HTTP1": "STDLIB"}, true},
+		{"-server-http1=stdlib", nil, true},
+		{"-server-http1=lean", map[string]string{"HEARTH_SERVER_HTTP1": "stdlib"}, false},
+	} {
+		cfg, _, err := loadConfig("serve", strings.Fields(tc.args), envMap(tc.env))
+		if err == nil {
+			err = cfg.Validate()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appConfig(cfg, make([]byte, 32), nil).HTTP.LeanOff; got != tc.leanOff {
+			t.Errorf("%q %v: LeanOff %v, want %v", tc.args, tc.env, got, tc.leanOff)
+		}
+	}
+}
