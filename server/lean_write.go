@@ -33,8 +33,8 @@ type leanResponse struct {
 	// chunkWriter.header); it lives in the connection.
 	snap        *leanSnap
 	wroteHeader bool
-	status       int
-	handlerDone  bool
+	status      int
+	handlerDone bool
 	// contentLength is the handler's declared length, or -1.
 	contentLength int64
 	written       int64
