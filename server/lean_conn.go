@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"runtime"
 	"sync"
 	"time"
@@ -110,9 +109,6 @@ func (c *leanConn) serve() {
 		if !ok {
 			handedOff = c.handoff()
 			return
-		}
-		if os.Getenv("LEAN_DEBUG") != "" {
-			println("LEAN", tmpl.Method, tmpl.RequestURI)
 		}
 		w := c.newResponse(&tmpl, x)
 		inFlight = w
@@ -236,10 +232,6 @@ type leanExchange struct {
 
 // handoff gives the connection to net/http with the bytes read so far.
 func (c *leanConn) handoff() bool {
-	if os.Getenv("LEAN_DEBUG") != "" {
-		b, _ := c.bufr.Peek(c.bufr.Buffered())
-		println("HANDOFF", string(b))
-	}
 	_ = c.rwc.SetReadDeadline(time.Time{})
 	buffered, _ := c.bufr.Peek(c.bufr.Buffered())
 	hc := &handoffConn{Conn: c.rwc, pending: append([]byte(nil), buffered...), err: c.readErr}
