@@ -50,7 +50,6 @@ type leanResponse struct {
 	clenBuf     [10]byte
 	statusBuf   [3]byte
 	dateBuf     [len(http.TimeFormat)]byte
-	canWriteErr bool
 }
 
 // bufferBeforeChunkingSize is net/http's buffer before chunking.
