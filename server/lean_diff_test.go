@@ -81,6 +81,8 @@ var leanDiffCases = []struct {
 	{"panic after flush", leanReq("GET /panic-after HTTP/1.1"), "L"},
 	{"crlf after POST", post("/echo", "ab") + "\r\n\r\n" + leanReq("GET /echo HTTP/1.1"), "LL"},
 	{"crlf after GET", leanReq("GET /echo HTTP/1.1") + "\r\n" + leanReq("GET /echo HTTP/1.1"), "L"},
+	{"io.Copy", leanReq("GET /copy-short HTTP/1.1") + leanReq("GET /copy-long HTTP/1.1") + leanReq("GET /copy-typed HTTP/1.1") + leanReq("HEAD /copy-long HTTP/1.1"), "LLLL"},
+	{"ServeContent", leanReq("GET /serve-content HTTP/1.1") + leanReq("GET /serve-content HTTP/1.1", "Range: bytes=5-20") + leanReq("GET /serve-content HTTP/1.1", "If-Modified-Since: Sun, 09 Sep 2001 01:46:40 GMT"), "LLL"},
 	{"options", leanReq("OPTIONS /echo HTTP/1.1"), "L"},
 	{"custom method", leanReq("PURGE /echo HTTP/1.1"), "L"},
 	{"path characters", leanReq("GET /a-b_c.d~e$f&g+h,i:j;k=l@m HTTP/1.1"), "L"},

@@ -135,6 +135,18 @@ func leanDiffHandler(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(202)
 		w.WriteHeader(500)
 		return
+	case p == "/copy-short", p == "/copy-long":
+		n := map[string]int{"/copy-short": 300, "/copy-long": 5000}[p]
+		_, _ = io.Copy(w, struct{ io.Reader }{strings.NewReader(strings.Repeat("<p>copied</p>", n/13))})
+		return
+	case p == "/copy-typed":
+		h.Set("Content-Type", "text/plain")
+		h.Set("Content-Length", "6500")
+		_, _ = io.Copy(w, struct{ io.Reader }{strings.NewReader(strings.Repeat("c", 6500))})
+		return
+	case p == "/serve-content":
+		http.ServeContent(w, r, "a.txt", time.Unix(1e9, 0), strings.NewReader(strings.Repeat("served ", 400)))
+		return
 	case p == "/panic":
 		panic(http.ErrAbortHandler)
 	case p == "/panic-after":
