@@ -44,13 +44,13 @@ type leanResponse struct {
 	closeAfterReply     bool
 	requestBodyLimitHit bool
 
-	w           *bufio.Writer // the 2 KiB buffer before chunking
-	cwWrote     bool          // chunkWriter.wroteHeader
-	chunking    bool
-	trailers    []string
-	clenBuf     [10]byte
-	statusBuf   [3]byte
-	dateBuf     [len(http.TimeFormat)]byte
+	w         *bufio.Writer // the 2 KiB buffer before chunking
+	cwWrote   bool          // chunkWriter.wroteHeader
+	chunking  bool
+	trailers  []string
+	clenBuf   [10]byte
+	statusBuf [3]byte
+	dateBuf   [len(http.TimeFormat)]byte
 }
 
 // bufferBeforeChunkingSize is net/http's buffer before chunking.
@@ -276,7 +276,6 @@ func (w *leanResponse) shouldReuseConnection() bool {
 func (w *leanResponse) closedRequestBodyEarly() bool {
 	return w.reqBody != nil && w.reqBody.didEarlyClose()
 }
-
 
 // sniffLen is how many bytes net/http's ReadFrom copies before it sends
 // the header (http.DetectContentType reads at most that many).
