@@ -155,8 +155,8 @@ func (l *LeanListener) setState(c *leanConn, s leanState) bool {
 	return true
 }
 
-// offer hands a connection to the http.Server (Accept); false when the
-// listener closed first (the connection is then closed).
+// offer hands a connection to the http.Server (Accept), or closes it
+// when the listener closed first; either way the caller is done with it.
 func (l *LeanListener) offer(c net.Conn) bool {
 	select {
 	case l.handoff <- c:
