@@ -5,10 +5,13 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log"
 	"net"
 	"net/http"
+	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -146,3 +149,51 @@ func waitNoLeanGoroutines(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestLeanLogs: what the lean path logs for a handler's mistakes (a
+// superfluous WriteHeader, an invalid Content-Length, a panic) is what
+// net/http logs, caller and line included.
+func TestLeanLogs(t *testing.T) {
+	logs := map[bool]*strings.Builder{false: {}, true: {}}
+	var mu sync.Mutex
+	for _, lean := range []bool{false, true} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := logs[lean]
+		errLog := log.New(writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return w.Write(p) }), "", 0)
+		srv := &http.Server{Handler: handlerFunc(leanDiffHandler), ErrorLog: errLog}
+		var l net.Listener = ln
+		if lean {
+			ll := NewLeanListener(ln, srv.Handler, LeanConfig{ErrorLog: errLog})
+			defer ll.CloseConnections()
+			l = ll
+		}
+		go func() { _ = srv.Serve(l) }()
+		defer srv.Close()
+		exchange(t, ln.Addr().String(), leanReq("GET /superfluous HTTP/1.1")+leanReq("GET /cl-bad HTTP/1.1")+leanReq("GET /te-chunked HTTP/1.1"))
+		exchange(t, ln.Addr().String(), leanReq("GET /panic-value HTTP/1.1"))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	// A panic's stack differs below the handler; its first line does not.
+	first := func(s string) string {
+		var out []string
+		for _, l := range strings.Split(s, "\n") {
+			if strings.HasPrefix(l, "http: ") {
+				out = append(out, regexp.MustCompile(`127\.0\.0\.1:\d+`).ReplaceAllString(l, "ADDR"))
+			}
+		}
+		return strings.Join(out, "\n")
+	}
+	got, want := first(logs[true].String()), first(logs[false].String())
+	t.Logf("logged:\n%s", got)
+	if got != want || !strings.Contains(want, "superfluous") || !strings.Contains(want, "panic serving") {
+		t.Fatalf("lean path logged\n%s\nnet/http logged\n%s", got, want)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

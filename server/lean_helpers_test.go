@@ -147,6 +147,8 @@ func leanDiffHandler(w http.ResponseWriter, r *http.Request) {
 	case p == "/serve-content":
 		http.ServeContent(w, r, "a.txt", time.Unix(1e9, 0), strings.NewReader(strings.Repeat("served ", 400)))
 		return
+	case p == "/panic-value":
+		panic("the handler failed")
 	case p == "/panic":
 		panic(http.ErrAbortHandler)
 	case p == "/panic-after":

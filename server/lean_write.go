@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -62,7 +64,8 @@ func (w *leanResponse) Header() http.Header { return w.handlerHeader }
 
 func (w *leanResponse) WriteHeader(code int) {
 	if w.wroteHeader {
-		w.c.l.logf("http: superfluous response.WriteHeader call")
+		caller := leanRelevantCaller()
+		w.c.l.logf("http: superfluous response.WriteHeader call from %s (%s:%d)", caller.Function, path.Base(caller.File), caller.Line)
 		return
 	}
 	if code < 100 || code > 999 {
@@ -88,6 +91,22 @@ func (w *leanResponse) WriteHeader(code int) {
 			w.handlerHeader.Del("Content-Length")
 		}
 	}
+}
+
+// leanRelevantCaller is the first caller outside the lean writer, named
+// in the log line of a superfluous WriteHeader as net/http names it.
+func leanRelevantCaller() runtime.Frame {
+	pc := make([]uintptr, 16)
+	n := runtime.Callers(2, pc)
+	frames := runtime.CallersFrames(pc[:n])
+	var frame runtime.Frame
+	for more := true; more; {
+		frame, more = frames.Next()
+		if !strings.Contains(frame.Function, "server.(*leanResponse)") {
+			return frame
+		}
+	}
+	return frame
 }
 
 // headerGet is http.Header's exact-key get.
