@@ -12,13 +12,8 @@ import (
 	"time"
 )
 
-// leanBenchHandler answers as Hearth's JSON handlers do: a few headers,
+// leanBenchAnswer answers as Hearth's JSON handlers do: a few headers,
 // a JSON body read whole, a small JSON answer.
-var leanBenchHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-	_, _ = io.Copy(io.Discard, r.Body)
-	<-r.Context().Done()
-})
-
 func leanBenchAnswer(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.Copy(io.Discard, r.Body)
 	_ = r.Context().Done()

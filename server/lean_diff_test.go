@@ -1,6 +1,7 @@
 package server
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,20 +13,7 @@ func leanReq(line string, headers ...string) string {
 }
 
 func post(path, body string, headers ...string) string {
-	return leanReq("POST "+path+" HTTP/1.1", append(headers, "Content-Length: "+itoa(len(body)))...) + body
-}
-
-func itoa(n int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(n)) }
-
-func fmtInt(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; n > 0; n /= 10 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-	}
-	return string(b)
+	return leanReq("POST "+path+" HTTP/1.1", append(headers, "Content-Length: "+strconv.Itoa(len(body)))...) + body
 }
 
 // leanDiffCases are raw requests (one or several on a connection) that
