@@ -232,7 +232,7 @@ type leanExchange struct {
 func (c *leanConn) handoff() bool {
 	_ = c.rwc.SetReadDeadline(time.Time{})
 	buffered, _ := c.bufr.Peek(c.bufr.Buffered())
-	hc := &handoffConn{Conn: c.rwc, pending: append([]byte(nil), buffered...), err: c.readErr}
+	hc := newHandoffConn(c.rwc, append([]byte(nil), buffered...), c.readErr)
 	c.l.forget(c)
 	return c.l.offer(hc)
 }

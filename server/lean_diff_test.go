@@ -133,6 +133,7 @@ var leanDiffCases = []struct {
 	{"head past the limit", leanReq("GET /echo HTTP/1.1", "X-Huge: "+strings.Repeat("a", 70<<10)), ""},
 	{"simple then handed over then simple", leanReq("GET /echo HTTP/1.1") + "GET /echo HTTP/1.0\r\nConnection: keep-alive\r\n\r\n" + leanReq("GET /echo?again HTTP/1.1"), "LNN"},
 	{"simple then chunked then simple", leanReq("GET /echo HTTP/1.1") + leanReq("POST /echo HTTP/1.1", "Transfer-Encoding: chunked") + "3\r\nabc\r\n0\r\n\r\n" + leanReq("GET /echo?after HTTP/1.1"), "LNN"},
+	{"handed over io.Copy", leanReq("POST /echo HTTP/1.1", "Transfer-Encoding: chunked") + "3\r\nabc\r\n0\r\n\r\n" + leanReq("GET /copy-long HTTP/1.1") + leanReq("GET /copy-short HTTP/1.1"), "NNN"},
 	{"simple then bad", leanReq("GET /echo HTTP/1.1") + "BAD\r\n\r\n", "L"},
 	{"partial head", "GET /echo HTTP/1.1\r\nHost: exa", ""},
 	{"nothing", "", ""},

@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"io"
 	"net"
 	"sync"
 	"time"
@@ -62,4 +63,23 @@ func (h *handoffConn) CloseWrite() error {
 		return cw.CloseWrite()
 	}
 	return errors.ErrUnsupported
+}
+
+// handoffConnRF is a handoffConn over a connection that can ReadFrom
+// (a TCP connection): net/http sends an answer copied with io.Copy
+// differently (and with the kernel's copy) when its connection can, so
+// the hand-over keeps the method exactly when the connection has it.
+type handoffConnRF struct{ *handoffConn }
+
+func (h handoffConnRF) ReadFrom(r io.Reader) (int64, error) {
+	return h.Conn.(io.ReaderFrom).ReadFrom(r)
+}
+
+// newHandoffConn wraps c with pending in front, and err after it.
+func newHandoffConn(c net.Conn, pending []byte, err error) net.Conn {
+	h := &handoffConn{Conn: c, pending: pending, err: err}
+	if _, ok := c.(io.ReaderFrom); ok {
+		return handoffConnRF{h}
+	}
+	return h
 }
