@@ -51,12 +51,14 @@ func TestGatewayProfileLabels(t *testing.T) {
 				label = l
 			}
 		}
-		for _, fn := range []string{"net/http.(*conn).serve", "net/http.(*persistConn).readLoop"} {
+		// Hearth's simple requests are served on its lean path.
+		for _, fn := range []string{"net/http.(*conn).serve", "net/http.(*persistConn).readLoop", "server.(*leanConn).serve"} {
 			if strings.Contains(block, fn+"+") {
-				if labels[fn] == nil {
-					labels[fn] = map[string]bool{}
+				key := strings.Replace(fn, "server.(*leanConn).serve", "net/http.(*conn).serve", 1)
+				if labels[key] == nil {
+					labels[key] = map[string]bool{}
 				}
-				labels[fn][label] = true
+				labels[key][label] = true
 			}
 		}
 	}
