@@ -197,3 +197,35 @@ func TestLeanLogs(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestLeanPipelinedDuringWatch: a request that arrives while the one
+// before still runs, past leanWatchDelay, lands in the hang-up watch's
+// read (its first byte) and is answered next, as net/http answers it.
+func TestLeanPipelinedDuringWatch(t *testing.T) {
+	p := startLeanPair(t, handlerFunc(leanDiffHandler), LeanConfig{})
+	staged := func(addr string) string {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+		if _, err := io.WriteString(c, leanReq("GET /slow HTTP/1.1")); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(4 * leanWatchDelay) // the handler sleeps longer
+		if _, err := io.WriteString(c, post("/echo", "second")); err != nil {
+			t.Fatal(err)
+		}
+		_ = c.(*net.TCPConn).CloseWrite()
+		out, err := io.ReadAll(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	want, got := normalize(staged(p.plain), p.plain), normalize(staged(p.lean), p.lean)
+	if got != want || !strings.Contains(want, `body="second"`) {
+		t.Fatalf("lean answered\n%q\nnet/http answered\n%q", got, want)
+	}
+}

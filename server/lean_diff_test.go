@@ -33,6 +33,8 @@ var leanDiffCases = []struct {
 	{"connection close", leanReq("GET /echo HTTP/1.1", "Connection: close"), "L"},
 	{"connection keep-alive", leanReq("GET /echo HTTP/1.1", "Connection: Keep-Alive"), "L"},
 	{"pipelined", leanReq("GET /echo HTTP/1.1") + post("/echo", "abc") + leanReq("GET /json?x HTTP/1.1"), "LLL"},
+	{"pipelined after a slow answer", leanReq("GET /slow HTTP/1.1") + post("/echo", "abc") + leanReq("GET /slow HTTP/1.1") + leanReq("GET /echo?x HTTP/1.1"), "LLLL"},
+	{"slow answer, then the client's end", leanReq("GET /slow HTTP/1.1"), "L"},
 	{"pipelined with close", leanReq("GET /echo HTTP/1.1", "Connection: close") + leanReq("GET /echo HTTP/1.1"), "L"},
 	{"body shorter than length", leanReq("POST /echo HTTP/1.1", "Content-Length: 10") + "abc", "L"},
 	{"body longer than length", leanReq("POST /echo HTTP/1.1", "Content-Length: 2") + "abcdef", "L"},

@@ -147,6 +147,12 @@ func leanDiffHandler(w http.ResponseWriter, r *http.Request) {
 	case p == "/serve-content":
 		http.ServeContent(w, r, "a.txt", time.Unix(1e9, 0), strings.NewReader(strings.Repeat("served ", 400)))
 		return
+	case p == "/slow":
+		// Past leanWatchDelay: the lean path's hang-up watch reads the
+		// next pipelined byte, as net/http's background read does.
+		time.Sleep(20 * time.Millisecond)
+		_, _ = w.Write([]byte("slow"))
+		return
 	case p == "/panic-value":
 		panic("the handler failed")
 	case p == "/panic":
@@ -183,11 +189,14 @@ type leanPair struct {
 	paths map[string][]bool
 }
 
-// served returns how the requests of the client at addr were served.
+// served returns how the requests of the client at addr were served,
+// and forgets them (a later connection may reuse the port).
 func (p *leanPair) served(addr string) []bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.paths[addr]
+	s := p.paths[addr]
+	delete(p.paths, addr)
+	return s
 }
 
 // startLeanPair serves h with net/http alone and behind the lean path;
@@ -196,19 +205,23 @@ func (p *leanPair) served(addr string) []bool {
 func startLeanPair(t testing.TB, h http.Handler, cfg LeanConfig, leanSrv ...func(*http.Server)) *leanPair {
 	t.Helper()
 	p := &leanPair{paths: map[string][]bool{}}
-	inner := h
-	h = handlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	plainH := h
+	leanH := handlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, lean := w.(*leanResponse)
 		p.mu.Lock()
 		p.paths[r.RemoteAddr] = append(p.paths[r.RemoteAddr], lean)
 		p.mu.Unlock()
-		inner.ServeHTTP(w, r)
+		plainH.ServeHTTP(w, r)
 	})
 	quiet := log.New(io.Discard, "", 0)
 	serve := func(lean bool) (string, *LeanListener) {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
+		}
+		h := plainH
+		if lean {
+			h = leanH
 		}
 		srv := &http.Server{Handler: h, ReadHeaderTimeout: cfg.ReadHeaderTimeout, IdleTimeout: cfg.IdleTimeout,
 			MaxHeaderBytes: 64 << 10, ErrorLog: quiet}

@@ -9,7 +9,8 @@ import (
 // the header (http.DetectContentType reads at most that many).
 const sniffLen = 512
 
-// copyBufPool holds the buffers of ReadFrom's copies, as net/http's.
+// copyBufPool holds the buffers of ReadFrom's copies, as net/http's
+// (per process: buffers only, nothing for nodes to share).
 var copyBufPool = sync.Pool{New: func() any { return new([32 << 10]byte) }}
 
 // writerOnly hides a writer's ReadFrom from io.CopyBuffer.
