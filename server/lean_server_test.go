@@ -122,6 +122,7 @@ func TestServerLeanOff(t *testing.T) {
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("health: %v %v", resp, err)
 	}
+	_, _ = io.Copy(io.Discard, resp.Body) // read whole: the connection stays open
 	resp.Body.Close()
 	// The transport keeps its connection: on the lean path it would
 	// keep a lean goroutine (another test's may take a moment to end).
