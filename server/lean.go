@@ -22,7 +22,11 @@ import (
 // on that connection, goes to the http.Server serving this listener:
 // Accept returns the connection with the bytes already read in front, so
 // net/http parses that request from its first byte as it would have, and
-// answers malformed ones with its own errors. The lean path saves what
+// answers malformed ones with its own errors. A head is handed over as
+// soon as a complete line of it is not simple, so net/http answers a bad
+// line when it would have; one handed over while still arriving gets
+// net/http's ReadHeaderTimeout afresh (at most twice the time in all).
+// The lean path saves what
 // net/http's server spends on a request: its per-request reader,
 // response, buffers and header clone, and its bufio and textproto
 // parsing into a Header map (docs/benchmarks.md).
