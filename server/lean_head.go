@@ -168,12 +168,29 @@ func leanHeaderLine(l []byte) (name, value []byte, ok bool) {
 	}
 	value = l[colon+1:]
 	for _, c := range value {
-		if (c < ' ' && c != '\t') || c == 0x7f {
+		if leanBadValueByte[c] {
 			return nil, nil, false
 		}
 	}
 	return l[:colon], value, true
 }
+
+// leanBadValueByte marks the bytes a header value may not hold: controls
+// but HTAB, and DEL (httpguts.ValidHeaderFieldValue's rule).
+var leanBadValueByte = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c < ' ' && c != '\t' || c == 0x7f
+	}
+	return t
+}()
+
+// leanTokenByte marks the bytes of an RFC 9110 token.
+var leanTokenByte = func() (t [256]bool) {
+	for c := range t {
+		t[c] = httpguts.IsTokenRune(rune(c))
+	}
+	return t
+}()
 
 // trimOWS trims spaces and tabs at both ends (textproto's trim, for a
 // value without CR or LF).
@@ -205,7 +222,7 @@ func leanToken(b []byte) bool {
 		return false
 	}
 	for _, c := range b {
-		if !httpguts.IsTokenRune(rune(c)) {
+		if !leanTokenByte[c] {
 			return false
 		}
 	}
