@@ -157,3 +157,76 @@ func TestRunLogWriteKeepsBuilderMemoryBounded(t *testing.T) {
 		t.Fatalf("Badger's table builder allocators grew to %.1f MiB each while the run log wrote; want at most 32 (%s)", peak, z.Allocators())
 	}
 }
+
+// TestOpenReadsCompressedTables: a data dir whose tables older versions
+// wrote with Snappy opens with the store's uncompressed options and reads
+// every record, before and after a compaction rewrites its tables
+// uncompressed (Badger keeps each table's compression in its manifest).
+func TestOpenReadsCompressedTables(t *testing.T) {
+	dir := t.TempDir()
+	db, err := badger.Open(badger.DefaultOptions(dir).WithLogger(nil).WithMemTableSize(32 << 20).
+		WithCompression(options.Snappy).WithValueThreshold(valueThreshold))
+	must(t, err)
+	const n = 5000
+	must(t, db.Update(func(txn *badger.Txn) error {
+		for i := range n {
+			if err := txn.Set(fmt.Appendf(nil, "k/%05d", i), fmt.Appendf(nil, `{"n":%d,"pad":"%0200d"}`, i, i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	must(t, db.Close()) // flushes the memtable into a Snappy table
+	s := New(Options{Dir: dir})
+	must(t, s.Open())
+	defer s.Close() // closing twice is allowed
+	if s.DB().Opts().Compression != options.None {
+		t.Fatal("the store did not open with uncompressed tables")
+	}
+	if disk, raw := tableSizes(s.DB()); disk == 0 || disk*4 > raw {
+		t.Fatalf("want the older version's compressed tables: %d bytes on disk for %d", disk, raw)
+	}
+	check := func(when string) {
+		t.Helper()
+		count := 0
+		must(t, s.View(context.Background(), func(tx engine.Tx) error {
+			return tx.Scan("k/", "", func(k string, v []byte) error {
+				if want := fmt.Sprintf(`{"n":%d,`, count); k != fmt.Sprintf("k/%05d", count) || !bytes.HasPrefix(v, []byte(want)) {
+					return fmt.Errorf("%s: record %d is %s = %.20s", when, count, k, v)
+				}
+				count++
+				return nil
+			})
+		}))
+		if count != n {
+			t.Fatalf("%s: %d of %d records", when, count, n)
+		}
+	}
+	check("after opening")
+	// The same records again, then a close: its flush and level-0
+	// compaction merge them with the old table into uncompressed ones.
+	must(t, s.Update(context.Background(), func(tx engine.Tx) error {
+		for i := range n {
+			if err := tx.PutRaw(fmt.Sprintf("k/%05d", i), fmt.Appendf(nil, `{"n":%d,"pad":"%0200d"}`, i, i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	must(t, s.Close())
+	s = New(Options{Dir: dir})
+	must(t, s.Open())
+	defer s.Close()
+	if disk, raw := tableSizes(s.DB()); disk < raw {
+		t.Fatalf("after a compaction: %d bytes on disk for %d, want the tables uncompressed", disk, raw)
+	}
+	check("after a compaction")
+}
+
+// tableSizes sums the tables' sizes on disk and uncompressed.
+func tableSizes(db *badger.DB) (disk, raw int64) {
+	for _, ti := range db.Tables() {
+		disk, raw = disk+int64(ti.OnDiskSize), raw+int64(ti.UncompressedSize)
+	}
+	return disk, raw
+}
