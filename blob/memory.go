@@ -10,22 +10,36 @@ import (
 
 // diskMemTableSize is the memtable size of a store on disk. Badger flushes
 // each full memtable into one level-0 table built in an allocator that
-// starts at 4 MiB and doubles until the whole table fits, and keeps up to
-// eight such allocators in a pool that frees one only after 2 s without
-// any table being built; under a steady write load (the run log at about
-// 15,000 runs a second) nothing is ever freed, so the pool holds eight
-// allocators the size of the largest flush: about 60 MiB each with 32 MiB
-// memtables, 28 MiB with 16 MiB ones (docs/benchmarks.md, "Memory under
-// sustained load"). The memtable size also bounds one transaction: Badger
-// refuses a transaction whose records, counting values under the value
-// threshold (valuelog.go) in full and larger ones as a pointer, pass 15 %
-// of it; 16 MiB allows 2.4 MiB, over twice the 1 MiB the bulk writers cut
-// their transactions to.
+// starts at twice the base table size and doubles until the whole table
+// fits, and keeps up to eight allocators in a pool that frees one only
+// after 2 s without any table being built; under a steady write load (the
+// run log at about 15,000 runs a second) nothing is ever freed, so the
+// pool holds eight allocators the size of the largest builds. With
+// Badger's 2 MiB base tables a 32 MiB memtable's flush took 60 MiB
+// (4+8+16+32) and a 16 MiB one's 28; with diskTableSize the allocator
+// starts at 16 MiB, which a 16 MiB memtable's table fits
+// (docs/benchmarks.md, "Memory under sustained load"). The memtable size
+// also bounds one transaction: Badger refuses a transaction whose records,
+// counting values under the value threshold (valuelog.go) in full and
+// larger ones as a pointer, pass 15 % of it; 16 MiB allows 2.4 MiB, over
+// twice the 1 MiB the bulk writers cut their transactions to.
 const diskMemTableSize = 16 << 20
 
 // legacyMemTableSize is the memtable size of stores on disk before
 // diskMemTableSize; see diskMemTableSizeFor.
 const legacyMemTableSize = 32 << 20
+
+// diskTableSize is the size of every table a store on disk's compactions
+// write, at every level. Badger's default starts at 2 MiB at the base level
+// and doubles at each level under it, so the bottom tables of a 10 GB data
+// dir are 16 MiB and of a 100 GB one 32 MiB, and their builders'
+// allocators, twice that, stay in the pool. An uncompressed table's
+// builder needs twice its size, 16 MiB here, which is also where a
+// memtable flush's allocator starts: every pooled allocator stays at 16
+// MiB whatever the data dir's size. The price is more tables in a large
+// data dir (one per 8 MiB: 1,250 for 10 GB, each an open file and a
+// mapping, against about 780 with Badger's defaults).
+const diskTableSize = 8 << 20
 
 // memMemTableSize is the memtable size of a store in memory: there every
 // value counts in full towards a transaction's bound (15 %, 4.8 MiB), so it
@@ -49,14 +63,17 @@ const memMemTableSize = 32 << 20
 const diskCompression = options.None
 
 // withMemoryBounds sets the options that bound Badger's memory under a
-// sustained write load. The figures are per process: each Hearth node has
+// sustained write load: eight pooled allocators of 16 MiB, the builds in
+// progress and three memtables of 16 MiB at most. The figures are per process: each Hearth node has
 // its own Badger data dir (a cluster shares PostgreSQL, not Badger), so
 // several nodes never share these allocators or memtables.
 func withMemoryBounds(bo badger.Options, dir string, inMemory bool) badger.Options {
 	if inMemory {
 		return bo.WithMemTableSize(memMemTableSize)
 	}
-	return bo.WithMemTableSize(diskMemTableSizeFor(dir)).WithCompression(diskCompression)
+	bo = bo.WithMemTableSize(diskMemTableSizeFor(dir)).WithCompression(diskCompression).WithBaseTableSize(diskTableSize)
+	bo.TableSizeMultiplier = 1
+	return bo
 }
 
 // diskMemTableSizeFor returns the memtable size to open dir with. Badger

@@ -19,20 +19,24 @@ import (
 )
 
 // TestOpenOptionsBoundMemory: a store on disk opens with 16 MiB memtables
-// and uncompressed tables (memory.go); a store in memory keeps 32 MiB
-// memtables and Snappy, as before.
+// and uncompressed 8 MiB tables at every level (memory.go); a store in
+// memory keeps 32 MiB memtables, Snappy and Badger's table sizes, as
+// before.
 func TestOpenOptionsBoundMemory(t *testing.T) {
 	disk := New(Options{Dir: t.TempDir()})
 	must(t, disk.Open())
 	defer disk.Close()
-	if o := disk.DB().Opts(); o.MemTableSize != 16<<20 || o.Compression != options.None || o.NumMemtables != 3 {
-		t.Fatalf("disk store: memtable %d, compression %v, memtables %d; want 16 MiB, none, 3", o.MemTableSize, o.Compression, o.NumMemtables)
+	if o := disk.DB().Opts(); o.MemTableSize != 16<<20 || o.Compression != options.None || o.NumMemtables != 3 ||
+		o.BaseTableSize != 8<<20 || o.TableSizeMultiplier != 1 {
+		t.Fatalf("disk store: memtable %d, compression %v, memtables %d, tables %d × %d a level; want 16 MiB, none, 3, 8 MiB × 1",
+			o.MemTableSize, o.Compression, o.NumMemtables, o.BaseTableSize, o.TableSizeMultiplier)
 	}
 	mem := New(Options{InMemory: true})
 	must(t, mem.Open())
 	defer mem.Close()
-	if o := mem.DB().Opts(); o.MemTableSize != 32<<20 || o.Compression != options.Snappy {
-		t.Fatalf("memory store: memtable %d, compression %v; want 32 MiB, snappy", o.MemTableSize, o.Compression)
+	if o := mem.DB().Opts(); o.MemTableSize != 32<<20 || o.Compression != options.Snappy || o.BaseTableSize != 2<<20 || o.TableSizeMultiplier != 2 {
+		t.Fatalf("memory store: memtable %d, compression %v, tables %d × %d a level; want 32 MiB, snappy, 2 MiB × 2",
+			o.MemTableSize, o.Compression, o.BaseTableSize, o.TableSizeMultiplier)
 	}
 }
 
@@ -124,9 +128,11 @@ func badgerAllocators() (n int, mib float64) {
 // checks, every 10,000 records, the largest average size of Badger's table
 // builders' allocators. Badger pools up to eight of them and frees none
 // while tables keep being built, so their size is what a sustained load
-// keeps. The largest is a memtable flush's, which starts at 4 MiB and
-// doubles until the table fits: 60 MiB (4+8+16+32) with 32 MiB memtables
-// and Snappy tables, 28 MiB (4+8+16) with the store's options.
+// keeps. A memtable flush's starts at twice the base table size and
+// doubles until the table fits: 60 MiB (4+8+16+32) with 32 MiB memtables,
+// Snappy and 2 MiB tables, 28 MiB (4+8+16) with 16 MiB memtables and
+// uncompressed 2 MiB tables, 16 MiB with the store's options, which every
+// compaction's builder also takes.
 func TestRunLogWriteKeepsBuilderMemoryBounded(t *testing.T) {
 	if raceEnabled || testing.Short() {
 		t.Skip("writes 400,000 records; too slow under the race detector")
@@ -153,8 +159,8 @@ func TestRunLogWriteKeepsBuilderMemoryBounded(t *testing.T) {
 	must(t, l.Close())
 	check()
 	t.Logf("Badger's table builder allocators: at most %.1f MiB each (%.0f MiB in all then)", peak, total)
-	if peak > 32 {
-		t.Fatalf("Badger's table builder allocators grew to %.1f MiB each while the run log wrote; want at most 32 (%s)", peak, z.Allocators())
+	if peak > 20 {
+		t.Fatalf("Badger's table builder allocators grew to %.1f MiB each while the run log wrote; want at most 20 (%s)", peak, z.Allocators())
 	}
 }
 
