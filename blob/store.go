@@ -58,13 +58,13 @@ func (s *Store) Open() error {
 		WithInMemory(s.opts.InMemory).
 		WithReadOnly(s.opts.ReadOnly).
 		WithLogger(badgerLogger{s.logger()}).
-		WithMemTableSize(32 << 20).
 		WithNumMemtables(3).
 		WithBlockCacheSize(32 << 20).
 		WithIndexCacheSize(16 << 20).
 		WithValueLogFileSize(128 << 20).
 		WithNumVersionsToKeep(1).
 		WithCompactL0OnClose(true)
+	bo = withMemoryBounds(bo, s.opts.Dir, s.opts.InMemory) // memory.go
 	if s.opts.InMemory {
 		bo.Dir, bo.ValueDir = "", ""
 	} else {

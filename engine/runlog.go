@@ -15,8 +15,9 @@ import (
 // completion text, so it is kept even when the pipe's store is off.
 //
 // Key schema: run/<owner>/<id> holds the record; runpipe/<owner>/<pipe
-// id>/<id> indexes it by pipe. Ids start with the inverted start time, so
-// a forward scan lists the newest runs first.
+// id>/<id> indexes a pipe's run by pipe (runs without a pipe have no
+// entry; see putRun). Ids start with the inverted start time, so a
+// forward scan lists the newest runs first.
 type RunRecord struct {
 	ID     string `json:"id"`
 	Owner  string `json:"owner_login"`

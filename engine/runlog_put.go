@@ -9,16 +9,32 @@ type OwnedSetter interface {
 	SetOwned(key, value []byte) error
 }
 
-// putRun writes a run record and its per-pipe index entry. hint is the
-// value size the buffer is made for; putRun returns the size it wrote, so
-// the next record's buffer can be made large enough at once.
+// putRun writes a run record and, for a pipe's run, its per-pipe index
+// entry. hint is the value size the buffer is made for; putRun returns the
+// size it wrote, so the next record's buffer can be made large enough at
+// once.
+//
+// A run without a pipe (agent, completion, image) gets no index entry:
+// List reads runpipe/ only for a pipe's id, never for "", so the entry
+// runpipe/<owner>//<id> that older versions wrote for those runs is never
+// read, and leaving it out spares every such run a key in the store.
 func putRun(tx Tx, r *RunRecord, hint int) (int, error) {
 	s, ok := tx.(OwnedSetter)
 	if !ok {
-		if err := tx.Put(prefixRun+r.Owner+"/"+r.ID, r); err != nil {
+		if err := tx.Put(prefixRun+r.Owner+"/"+r.ID, r); err != nil || r.PipeID == "" {
 			return hint, err
 		}
 		return hint, tx.PutRaw(prefixRunPipe+r.Owner+"/"+r.PipeID+"/"+r.ID, nil)
+	}
+	if r.PipeID == "" {
+		kv := make([]byte, 0, len(prefixRun)+len(r.Owner)+1+len(r.ID)+hint)
+		kv = append(append(append(append(kv, prefixRun...), r.Owner...), '/'), r.ID...)
+		k := len(kv)
+		kv, err := r.AppendJSON(kv)
+		if err != nil {
+			return hint, err
+		}
+		return len(kv) - k, s.SetOwned(kv[:k:k], kv[k:])
 	}
 	keys := len(prefixRun) + len(prefixRunPipe) + 2*len(r.Owner) + len(r.PipeID) + 2*len(r.ID) + 3
 	kv := make([]byte, 0, keys+hint)

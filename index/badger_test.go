@@ -49,3 +49,40 @@ func TestManagerOnBadger(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestManagerLargeVectorsOnBadger stores 1,500 vectors of 768 dimensions
+// (3 KiB each, under the store's value threshold, so each counts in full
+// towards Badger's transaction bound: 2.4 MiB with the store's 16 MiB
+// memtables) in one call: the manager cuts them into transactions that
+// fit, and all are found after a reopen.
+func TestManagerLargeVectorsOnBadger(t *testing.T) {
+	ctx := context.Background()
+	dataDir, bleveDir := t.TempDir(), t.TempDir()
+	store := blob.New(blob.Options{Dir: dataDir})
+	if err := store.Open(); err != nil {
+		t.Fatal(err)
+	}
+	vs := clustered(1500, 768, 10, 3)
+	m := newManager(t, store, bleveDir, Options{ExactThreshold: 100_000})
+	if err := m.Add(ctx, "mem", chunksOf(vs, 0)); err != nil {
+		t.Fatalf("add 1,500 vectors of 768 dimensions: %v", err)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	store.Close()
+	store = blob.New(blob.Options{Dir: dataDir})
+	if err := store.Open(); err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	m = newManager(t, store, bleveDir, Options{ExactThreshold: 100_000})
+	defer m.Close()
+	got, err := m.SearchVector(ctx, "mem", vs[7], 1, nil)
+	if err != nil || len(got) != 1 || got[0].ID != chunkID(7) {
+		t.Fatalf("search after reopen: %v %v", got, err)
+	}
+	if s := memStats(t, m, "mem"); s.Vectors != 1500 {
+		t.Fatalf("after reopen: %d vectors, want 1500", s.Vectors)
+	}
+}

@@ -80,8 +80,15 @@ func (o Options) withDefaults() Options {
 const (
 	defaultPartSize = 512 << 10 // snapshot part size, well under Badger's 1 MB value guidance
 	partsPerTxn     = 4         // keeps each snapshot transaction near 2 MB
-	maxTxnBytes     = 4 << 20   // vector writes per transaction
-	maxTxnOps       = 4000
+	catchUpBytes    = 16 << 20  // change log bytes read in one catch-up transaction
+	// maxTxnBytes bounds the vector bytes of one write transaction.
+	// Vectors under the store's value threshold (4 KiB: up to about 1,000
+	// dimensions) count in full towards Badger's transaction bound, 15 % of
+	// its memtable: 2.4 MiB with a store on disk's 16 MiB memtables
+	// (blob/memory.go). 1.5 MiB and maxTxnOps keys (about 0.3 MB) stay
+	// under it.
+	maxTxnBytes = 3 << 19
+	maxTxnOps   = 4000
 )
 
 // Manager implements engine.SearchIndex: one HNSW graph and one Bleve index

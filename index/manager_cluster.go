@@ -169,7 +169,7 @@ func (m *Manager) catchUp(ctx context.Context, mi *memIndex) error {
 					return engine.ErrStopScan
 				}
 				entries, size = append(entries, c), size+len(v)
-				if len(entries) == catchUpPage || size >= 4*maxTxnBytes {
+				if len(entries) == catchUpPage || size >= catchUpBytes {
 					return engine.ErrStopScan
 				}
 				return nil

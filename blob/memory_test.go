@@ -1,0 +1,238 @@
+package blob
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
+	"github.com/dgraph-io/ristretto/v2/z"
+	"github.com/hearth-dev/hearth/engine"
+)
+
+// TestOpenOptionsBoundMemory: a store on disk opens with 16 MiB memtables
+// and uncompressed 8 MiB tables at every level (memory.go); a store in
+// memory keeps 32 MiB memtables, Snappy and Badger's table sizes, as
+// before.
+func TestOpenOptionsBoundMemory(t *testing.T) {
+	disk := New(Options{Dir: t.TempDir()})
+	must(t, disk.Open())
+	defer disk.Close()
+	if o := disk.DB().Opts(); o.MemTableSize != 16<<20 || o.Compression != options.None || o.NumMemtables != 3 ||
+		o.BaseTableSize != 8<<20 || o.TableSizeMultiplier != 1 {
+		t.Fatalf("disk store: memtable %d, compression %v, memtables %d, tables %d × %d a level; want 16 MiB, none, 3, 8 MiB × 1",
+			o.MemTableSize, o.Compression, o.NumMemtables, o.BaseTableSize, o.TableSizeMultiplier)
+	}
+	mem := New(Options{InMemory: true})
+	must(t, mem.Open())
+	defer mem.Close()
+	if o := mem.DB().Opts(); o.MemTableSize != 32<<20 || o.Compression != options.Snappy || o.BaseTableSize != 2<<20 || o.TableSizeMultiplier != 2 {
+		t.Fatalf("memory store: memtable %d, compression %v, tables %d × %d a level; want 32 MiB, snappy, 2 MiB × 2",
+			o.MemTableSize, o.Compression, o.BaseTableSize, o.TableSizeMultiplier)
+	}
+}
+
+// TestOpenReplaysLogOfLargerMemtable opens a data dir as a kill -9 of an
+// older version leaves it: a memtable log holding 24 MiB of records written
+// with 32 MiB memtables, more than a 16 MiB memtable takes. Badger would
+// stop the process replaying it; the store opens it with 32 MiB memtables,
+// and the next open after a clean close uses 16 MiB again.
+func TestOpenReplaysLogOfLargerMemtable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 24 MiB")
+	}
+	src, dir := t.TempDir(), t.TempDir()
+	bo := badger.DefaultOptions(src).WithLogger(nil).WithMemTableSize(32 << 20).WithValueThreshold(valueThreshold)
+	db, err := badger.Open(bo)
+	must(t, err)
+	val := bytes.Repeat([]byte("r"), 3000)
+	const n = 8000 // 8000 × 3 KB: 24 MB in the memtable, none flushed
+	for i := 0; i < n; i += 500 {
+		must(t, db.Update(func(txn *badger.Txn) error {
+			for j := i; j < i+500; j++ {
+				if err := txn.Set(fmt.Appendf(nil, "k/%05d", j), val); err != nil {
+					return err
+				}
+			}
+			return nil
+		}))
+	}
+	copyDir(t, src, dir) // what a kill leaves: the logs as written, nothing flushed
+	must(t, db.Close())
+
+	s := New(Options{Dir: dir})
+	must(t, s.Open())
+	if got := s.DB().Opts().MemTableSize; got != 32<<20 {
+		t.Errorf("open with a 32 MiB memtable's log: memtable %d", got)
+	}
+	count := 0
+	must(t, s.View(context.Background(), func(tx engine.Tx) error {
+		return tx.Scan("k/", "", func(string, []byte) error { count++; return nil })
+	}))
+	if count != n {
+		t.Fatalf("after replay: %d of %d records", count, n)
+	}
+	must(t, s.Close())
+	s = New(Options{Dir: dir})
+	must(t, s.Open())
+	defer s.Close()
+	if got := s.DB().Opts().MemTableSize; got != 16<<20 {
+		t.Errorf("open after a clean close: memtable %d, want 16 MiB", got)
+	}
+}
+
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	entries, err := os.ReadDir(from)
+	must(t, err)
+	for _, e := range entries {
+		if e.Name() == "LOCK" {
+			continue
+		}
+		in, err := os.Open(filepath.Join(from, e.Name()))
+		must(t, err)
+		out, err := os.Create(filepath.Join(to, e.Name()))
+		must(t, err)
+		_, err = io.Copy(out, in)
+		must(t, err)
+		in.Close()
+		must(t, out.Close())
+	}
+}
+
+var allocatorTag = regexp.MustCompile(`Num: ([0-9]+) Size: ([0-9.]+) (B|KiB|MiB|GiB)`)
+
+// badgerAllocators reports how many allocators Badger's table builders
+// hold (in use and pooled) and their size, from ristretto's own report.
+func badgerAllocators() (n int, mib float64) {
+	for _, m := range allocatorTag.FindAllStringSubmatch(z.Allocators(), -1) {
+		k, _ := strconv.Atoi(m[1])
+		v, _ := strconv.ParseFloat(m[2], 64)
+		n += k
+		mib += v * map[string]float64{"B": 1.0 / (1 << 20), "KiB": 1.0 / 1024, "MiB": 1, "GiB": 1024}[m[3]]
+	}
+	return n, mib
+}
+
+// TestRunLogWriteKeepsBuilderMemoryBounded writes 400,000 run records
+// through the run log as fast as it takes them (about 200 MB of keys and
+// values: a dozen memtable flushes and the compactions they cause) and
+// checks, every 10,000 records, the largest average size of Badger's table
+// builders' allocators. Badger pools up to eight of them and frees none
+// while tables keep being built, so their size is what a sustained load
+// keeps. A memtable flush's starts at twice the base table size and
+// doubles until the table fits: 60 MiB (4+8+16+32) with 32 MiB memtables,
+// Snappy and 2 MiB tables, 28 MiB (4+8+16) with 16 MiB memtables and
+// uncompressed 2 MiB tables, 16 MiB with the store's options, which every
+// compaction's builder also takes.
+func TestRunLogWriteKeepsBuilderMemoryBounded(t *testing.T) {
+	if raceEnabled || testing.Short() {
+		t.Skip("writes 400,000 records; too slow under the race detector")
+	}
+	s := New(Options{Dir: t.TempDir()})
+	must(t, s.Open())
+	defer s.Close()
+	l := engine.NewRunLog(s, nil, nil)
+	ctx := context.Background()
+	var peak, total float64
+	check := func() {
+		if n, mib := badgerAllocators(); n > 0 && mib/float64(n) > peak {
+			peak, total = mib/float64(n), mib
+		}
+	}
+	for i := range 400_000 {
+		l.Record(engine.RunRecord{ID: engine.NewRunID(ctx, time.Now()), Owner: "bench", PipeID: "pipe_8c7v6b5n4m3k2j1h", Pipe: "bench-nostore",
+			Model: "openai:gpt-4o-mini", Endpoint: "/v1/pipes/run", Status: engine.RunSuccess, PromptTokens: 12, CompletionTokens: 9,
+			TotalTokens: 21, CreatedAt: time.Now().UTC(), KeyID: "key_abcdefgh12345678", Kind: engine.RunKindPipe})
+		if i%10_000 == 0 {
+			check()
+		}
+	}
+	must(t, l.Close())
+	check()
+	t.Logf("Badger's table builder allocators: at most %.1f MiB each (%.0f MiB in all then)", peak, total)
+	if peak > 20 {
+		t.Fatalf("Badger's table builder allocators grew to %.1f MiB each while the run log wrote; want at most 20 (%s)", peak, z.Allocators())
+	}
+}
+
+// TestOpenReadsCompressedTables: a data dir whose tables older versions
+// wrote with Snappy opens with the store's uncompressed options and reads
+// every record, before and after a compaction rewrites its tables
+// uncompressed (Badger keeps each table's compression in its manifest).
+func TestOpenReadsCompressedTables(t *testing.T) {
+	dir := t.TempDir()
+	db, err := badger.Open(badger.DefaultOptions(dir).WithLogger(nil).WithMemTableSize(32 << 20).
+		WithCompression(options.Snappy).WithValueThreshold(valueThreshold))
+	must(t, err)
+	const n = 5000
+	must(t, db.Update(func(txn *badger.Txn) error {
+		for i := range n {
+			if err := txn.Set(fmt.Appendf(nil, "k/%05d", i), fmt.Appendf(nil, `{"n":%d,"pad":"%0200d"}`, i, i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	must(t, db.Close()) // flushes the memtable into a Snappy table
+	s := New(Options{Dir: dir})
+	must(t, s.Open())
+	defer s.Close() // closing twice is allowed
+	if s.DB().Opts().Compression != options.None {
+		t.Fatal("the store did not open with uncompressed tables")
+	}
+	if disk, raw := tableSizes(s.DB()); disk == 0 || disk*4 > raw {
+		t.Fatalf("want the older version's compressed tables: %d bytes on disk for %d", disk, raw)
+	}
+	check := func(when string) {
+		t.Helper()
+		count := 0
+		must(t, s.View(context.Background(), func(tx engine.Tx) error {
+			return tx.Scan("k/", "", func(k string, v []byte) error {
+				if want := fmt.Sprintf(`{"n":%d,`, count); k != fmt.Sprintf("k/%05d", count) || !bytes.HasPrefix(v, []byte(want)) {
+					return fmt.Errorf("%s: record %d is %s = %.20s", when, count, k, v)
+				}
+				count++
+				return nil
+			})
+		}))
+		if count != n {
+			t.Fatalf("%s: %d of %d records", when, count, n)
+		}
+	}
+	check("after opening")
+	// The same records again, then a close: its flush and level-0
+	// compaction merge them with the old table into uncompressed ones.
+	must(t, s.Update(context.Background(), func(tx engine.Tx) error {
+		for i := range n {
+			if err := tx.PutRaw(fmt.Sprintf("k/%05d", i), fmt.Appendf(nil, `{"n":%d,"pad":"%0200d"}`, i, i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	must(t, s.Close())
+	s = New(Options{Dir: dir})
+	must(t, s.Open())
+	defer s.Close()
+	if disk, raw := tableSizes(s.DB()); disk < raw {
+		t.Fatalf("after a compaction: %d bytes on disk for %d, want the tables uncompressed", disk, raw)
+	}
+	check("after a compaction")
+}
+
+// tableSizes sums the tables' sizes on disk and uncompressed.
+func tableSizes(db *badger.DB) (disk, raw int64) {
+	for _, ti := range db.Tables() {
+		disk, raw = disk+int64(ti.OnDiskSize), raw+int64(ti.UncompressedSize)
+	}
+	return disk, raw
+}
