@@ -100,6 +100,8 @@ type Config struct {
 	UpstreamHTTP1 string `json:"upstream_http1"`
 	// ServerHTTP1 is HEARTH_SERVER_HTTP1: lean or stdlib (config_http1.go).
 	ServerHTTP1 string `json:"server_http1"`
+	// StoreCompression is HEARTH_STORE_COMPRESSION: none or snappy (config_http1.go).
+	StoreCompression string `json:"store_compression"`
 	// DatabaseURL selects cluster mode (config_cluster.go).
 	DatabaseURL string `json:"database_url"`
 	// JobLease (a Go duration) is how long a claimed ingestion job stays
@@ -175,7 +177,7 @@ func (c *Config) vars() []configVar {
 	}, slices.Concat(
 		c.limitVars(), c.egressVars(), c.clusterVars(), c.defaultVars(), c.testkitVars(),
 		c.crawlVars(), c.otelVars(), c.extractorVars(), c.packVars(), c.runLogVars(),
-		c.upstreamVars(), c.serverHTTP1Vars(),
+		c.upstreamVars(), c.serverHTTP1Vars(), c.storeVars(),
 	)...)
 }
 
@@ -330,6 +332,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateRunLog()...)
 	errs = append(errs, c.validateUpstream()...)
 	errs = append(errs, c.validateServerHTTP1()...)
+	errs = append(errs, c.validateStoreCompression()...)
 	for _, v := range []struct{ env, val string }{
 		{"HEARTH_EXA_BASE_URL", c.ExaBaseURL}, {"HEARTH_SPIDER_BASE_URL", c.SpiderBaseURL}, {"HEARTH_FIRECRAWL_BASE_URL", c.FirecrawlBaseURL},
 	} {

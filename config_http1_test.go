@@ -40,3 +40,37 @@ func TestServerHTTP1Config(t *testing.T) {
 		}
 	}
 }
+
+// TestStoreCompressionConfig: HEARTH_STORE_COMPRESSION defaults to none,
+// takes snappy from the environment or the flag, reaches the store's
+// options, and a wrong value is refused by name.
+func TestStoreCompressionConfig(t *testing.T) {
+	cfg, _, err := loadConfig("serve", nil, envMap(map[string]string{"HEARTH_STORE_COMPRESSION": "zstd"}))
+	if err == nil {
+		err = cfg.Validate()
+	}
+	if err == nil || !strings.Contains(err.Error(), "HEARTH_STORE_COMPRESSION") {
+		t.Errorf("zstd: err = %v, want a refusal naming HEARTH_STORE_COMPRESSION", err)
+	}
+	for _, tc := range []struct {
+		args   string
+		env    map[string]string
+		snappy bool
+	}{
+		{"", nil, false},
+		{"", map[string]string{"HEARTH_STORE_COMPRESSION": "Snappy"}, true},
+		{"-store-compression=snappy", nil, true},
+		{"-store-compression=none", map[string]string{"HEARTH_STORE_COMPRESSION": "snappy"}, false},
+	} {
+		cfg, _, err := loadConfig("serve", strings.Fields(tc.args), envMap(tc.env))
+		if err == nil {
+			err = cfg.Validate()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appConfig(cfg, make([]byte, 32), nil).StoreSnappy; got != tc.snappy {
+			t.Errorf("%q %v: StoreSnappy %v, want %v", tc.args, tc.env, got, tc.snappy)
+		}
+	}
+}

@@ -20,8 +20,8 @@ import (
 
 // TestOpenOptionsBoundMemory: a store on disk opens with 16 MiB memtables
 // and uncompressed 8 MiB tables at every level (memory.go); a store in
-// memory keeps 32 MiB memtables, Snappy and Badger's table sizes, as
-// before.
+// memory, and one on disk with Options.Snappy, keep 32 MiB memtables,
+// Snappy and Badger's table sizes, as before.
 func TestOpenOptionsBoundMemory(t *testing.T) {
 	disk := New(Options{Dir: t.TempDir()})
 	must(t, disk.Open())
@@ -34,9 +34,14 @@ func TestOpenOptionsBoundMemory(t *testing.T) {
 	mem := New(Options{InMemory: true})
 	must(t, mem.Open())
 	defer mem.Close()
-	if o := mem.DB().Opts(); o.MemTableSize != 32<<20 || o.Compression != options.Snappy || o.BaseTableSize != 2<<20 || o.TableSizeMultiplier != 2 {
-		t.Fatalf("memory store: memtable %d, compression %v, tables %d × %d a level; want 32 MiB, snappy, 2 MiB × 2",
-			o.MemTableSize, o.Compression, o.BaseTableSize, o.TableSizeMultiplier)
+	snappy := New(Options{Dir: t.TempDir(), Snappy: true})
+	must(t, snappy.Open())
+	defer snappy.Close()
+	for name, s := range map[string]*Store{"memory store": mem, "disk store with Snappy": snappy} {
+		if o := s.DB().Opts(); o.MemTableSize != 32<<20 || o.Compression != options.Snappy || o.BaseTableSize != 2<<20 || o.TableSizeMultiplier != 2 {
+			t.Fatalf("%s: memtable %d, compression %v, tables %d × %d a level; want 32 MiB, snappy, 2 MiB × 2",
+				name, o.MemTableSize, o.Compression, o.BaseTableSize, o.TableSizeMultiplier)
+		}
 	}
 }
 

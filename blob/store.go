@@ -31,6 +31,12 @@ type Options struct {
 	Logger   *slog.Logger
 	// GCInterval is how often value-log garbage collection runs (0: 10 minutes).
 	GCInterval time.Duration
+	// Snappy opens a store on disk as versions before bounded table
+	// memory did (memory.go): 32 MiB memtables, Snappy-compressed tables
+	// of Badger's sizes. About a quarter of the disk for small records and
+	// less write work under a sustained load, but table builders that grow
+	// to about 1 GiB under one (README "Configuration": HEARTH_STORE_COMPRESSION).
+	Snappy bool
 }
 
 // Store is an engine.Store over Badger.
@@ -64,7 +70,7 @@ func (s *Store) Open() error {
 		WithValueLogFileSize(128 << 20).
 		WithNumVersionsToKeep(1).
 		WithCompactL0OnClose(true)
-	bo = withMemoryBounds(bo, s.opts.Dir, s.opts.InMemory) // memory.go
+	bo = withMemoryBounds(bo, s.opts.Dir, s.opts.InMemory || s.opts.Snappy) // memory.go
 	if s.opts.InMemory {
 		bo.Dir, bo.ValueDir = "", ""
 	} else {

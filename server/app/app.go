@@ -37,6 +37,9 @@ type Config struct {
 	// DatabaseURL, when set, selects cluster mode: the store is this
 	// PostgreSQL database, shared with the other nodes.
 	DatabaseURL string
+	// StoreSnappy opens the embedded store with Snappy-compressed tables
+	// (blob.Options.Snappy; HEARTH_STORE_COMPRESSION=snappy).
+	StoreSnappy bool
 	Version     string
 	Logger      *slog.Logger
 	// Secret encrypts stored provider keys (at least 32 bytes);
@@ -173,7 +176,7 @@ func openStore(cfg Config) (Store, engine.Cluster, error) {
 	if cfg.DatabaseURL != "" {
 		return openCluster(cfg)
 	}
-	store := blob.New(blob.Options{Dir: cfg.Data, Logger: cfg.Logger})
+	store := blob.New(blob.Options{Dir: cfg.Data, Logger: cfg.Logger, Snappy: cfg.StoreSnappy})
 	if err := store.Open(); err != nil {
 		return nil, nil, err
 	}
