@@ -129,19 +129,19 @@ func (hc *leanHeadCheck) check(b []byte) bool {
 		case len(name) < 4 || name[0]|0x20 == 'x':
 			// No name that matters here is shorter or starts with X.
 		case asciiEqualFold(name, "Host"):
-			value = trimOWSBytes(value)
+			value = trimOWS(value)
 			if hc.host != nil || !httpguts.ValidHostHeader(string(value)) {
 				return false
 			}
 			hc.host = value
 		case asciiEqualFold(name, "Content-Length"):
-			value = trimOWSBytes(value)
+			value = trimOWS(value)
 			if hc.clen != nil || len(value) == 0 || len(value) > 18 || !leanDigits(value) {
 				return false
 			}
 			hc.clen = value
 		case asciiEqualFold(name, "Connection"):
-			value = trimOWSBytes(value)
+			value = trimOWS(value)
 			switch {
 			case asciiEqualFold(value, "close"):
 				hc.closing = true
@@ -194,7 +194,7 @@ var leanTokenByte = func() (t [256]bool) {
 
 // trimOWS trims spaces and tabs at both ends (textproto's trim, for a
 // value without CR or LF).
-func trimOWS(s string) string {
+func trimOWS[T string | []byte](s T) T {
 	i, j := 0, len(s)
 	for i < j && (s[i] == ' ' || s[i] == '\t') {
 		i++
@@ -203,17 +203,6 @@ func trimOWS(s string) string {
 		j--
 	}
 	return s[i:j]
-}
-
-func trimOWSBytes(b []byte) []byte {
-	i, j := 0, len(b)
-	for i < j && (b[i] == ' ' || b[i] == '\t') {
-		i++
-	}
-	for j > i && (b[j-1] == ' ' || b[j-1] == '\t') {
-		j--
-	}
-	return b[i:j]
 }
 
 // leanToken reports whether b is a non-empty RFC 9110 token.
