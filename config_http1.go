@@ -29,16 +29,16 @@ func (c *Config) validateServerHTTP1() []error {
 // storeVars are the settings of the embedded store (README "Configuration").
 func (c *Config) storeVars() []configVar {
 	return []configVar{
-		{env: "HEARTH_STORE_COMPRESSION", flag: "store-compression", usage: "tables of the embedded store: none (bounded memory under sustained writes; default) or snappy (about a quarter of the disk for small records, table builders up to about 1 GiB under sustained writes)", str: &c.StoreCompression},
+		{env: "HEARTH_STORE_COMPRESSION", flag: "store-compression", usage: "tables of the embedded store: snappy (default; table builders up to about 1 GiB under sustained writes) or none (bounded memory under sustained writes, about four times the disk for small records, more write work)", str: &c.StoreCompression},
 	}
 }
 
-// validateStoreCompression checks HEARTH_STORE_COMPRESSION; empty means none.
+// validateStoreCompression checks HEARTH_STORE_COMPRESSION; empty means snappy.
 func (c *Config) validateStoreCompression() []error {
 	switch v := strings.ToLower(strings.TrimSpace(c.StoreCompression)); v {
-	case "", "none":
-		c.StoreCompression = "none"
-	case "snappy":
+	case "", "snappy":
+		c.StoreCompression = "snappy"
+	case "none":
 		c.StoreCompression = v
 	default:
 		return []error{fmt.Errorf("HEARTH_STORE_COMPRESSION %q: use none or snappy", c.StoreCompression)}

@@ -18,12 +18,12 @@ import (
 	"github.com/hearth-dev/hearth/engine"
 )
 
-// TestOpenOptionsBoundMemory: a store on disk opens with 16 MiB memtables
-// and uncompressed 8 MiB tables at every level (memory.go); a store in
-// memory, and one on disk with Options.Snappy, keep 32 MiB memtables,
-// Snappy and Badger's table sizes, as before.
+// TestOpenOptionsBoundMemory: a store on disk with Options.Bounded opens
+// with 16 MiB memtables and uncompressed 8 MiB tables at every level
+// (memory.go); a store in memory, and one on disk by default, keep 32 MiB
+// memtables, Snappy and Badger's table sizes.
 func TestOpenOptionsBoundMemory(t *testing.T) {
-	disk := New(Options{Dir: t.TempDir()})
+	disk := New(Options{Dir: t.TempDir(), Bounded: true})
 	must(t, disk.Open())
 	defer disk.Close()
 	if o := disk.DB().Opts(); o.MemTableSize != 16<<20 || o.Compression != options.None || o.NumMemtables != 3 ||
@@ -34,10 +34,10 @@ func TestOpenOptionsBoundMemory(t *testing.T) {
 	mem := New(Options{InMemory: true})
 	must(t, mem.Open())
 	defer mem.Close()
-	snappy := New(Options{Dir: t.TempDir(), Snappy: true})
+	snappy := New(Options{Dir: t.TempDir()})
 	must(t, snappy.Open())
 	defer snappy.Close()
-	for name, s := range map[string]*Store{"memory store": mem, "disk store with Snappy": snappy} {
+	for name, s := range map[string]*Store{"memory store": mem, "disk store by default": snappy} {
 		if o := s.DB().Opts(); o.MemTableSize != 32<<20 || o.Compression != options.Snappy || o.BaseTableSize != 2<<20 || o.TableSizeMultiplier != 2 {
 			t.Fatalf("%s: memtable %d, compression %v, tables %d × %d a level; want 32 MiB, snappy, 2 MiB × 2",
 				name, o.MemTableSize, o.Compression, o.BaseTableSize, o.TableSizeMultiplier)
@@ -73,7 +73,7 @@ func TestOpenReplaysLogOfLargerMemtable(t *testing.T) {
 	copyDir(t, src, dir) // what a kill leaves: the logs as written, nothing flushed
 	must(t, db.Close())
 
-	s := New(Options{Dir: dir})
+	s := New(Options{Dir: dir, Bounded: true})
 	must(t, s.Open())
 	if got := s.DB().Opts().MemTableSize; got != 32<<20 {
 		t.Errorf("open with a 32 MiB memtable's log: memtable %d", got)
@@ -86,7 +86,7 @@ func TestOpenReplaysLogOfLargerMemtable(t *testing.T) {
 		t.Fatalf("after replay: %d of %d records", count, n)
 	}
 	must(t, s.Close())
-	s = New(Options{Dir: dir})
+	s = New(Options{Dir: dir, Bounded: true})
 	must(t, s.Open())
 	defer s.Close()
 	if got := s.DB().Opts().MemTableSize; got != 16<<20 {
@@ -142,7 +142,7 @@ func TestRunLogWriteKeepsBuilderMemoryBounded(t *testing.T) {
 	if raceEnabled || testing.Short() {
 		t.Skip("writes 400,000 records; too slow under the race detector")
 	}
-	s := New(Options{Dir: t.TempDir()})
+	s := New(Options{Dir: t.TempDir(), Bounded: true})
 	must(t, s.Open())
 	defer s.Close()
 	l := engine.NewRunLog(s, nil, nil)
@@ -188,7 +188,7 @@ func TestOpenReadsCompressedTables(t *testing.T) {
 		return nil
 	}))
 	must(t, db.Close()) // flushes the memtable into a Snappy table
-	s := New(Options{Dir: dir})
+	s := New(Options{Dir: dir, Bounded: true})
 	must(t, s.Open())
 	defer s.Close() // closing twice is allowed
 	if s.DB().Opts().Compression != options.None {
@@ -225,7 +225,7 @@ func TestOpenReadsCompressedTables(t *testing.T) {
 		return nil
 	}))
 	must(t, s.Close())
-	s = New(Options{Dir: dir})
+	s = New(Options{Dir: dir, Bounded: true})
 	must(t, s.Open())
 	defer s.Close()
 	if disk, raw := tableSizes(s.DB()); disk < raw {

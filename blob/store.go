@@ -31,12 +31,14 @@ type Options struct {
 	Logger   *slog.Logger
 	// GCInterval is how often value-log garbage collection runs (0: 10 minutes).
 	GCInterval time.Duration
-	// Snappy opens a store on disk as versions before bounded table
-	// memory did (memory.go): 32 MiB memtables, Snappy-compressed tables
-	// of Badger's sizes. About a quarter of the disk for small records and
-	// less write work under a sustained load, but table builders that grow
-	// to about 1 GiB under one (README "Configuration": HEARTH_STORE_COMPRESSION).
-	Snappy bool
+	// Bounded opens a store on disk with bounded table memory
+	// (memory.go): 16 MiB memtables and uncompressed 8 MiB tables, so
+	// Badger's table builders stay at 16 MiB each under a sustained write
+	// load, at the price of about four times the disk for small records and
+	// more write work. Without it a store on disk opens as it always has:
+	// 32 MiB memtables, Snappy-compressed tables of Badger's sizes (README
+	// Benchmarks; HEARTH_STORE_COMPRESSION=none sets it).
+	Bounded bool
 }
 
 // Store is an engine.Store over Badger.
@@ -70,7 +72,7 @@ func (s *Store) Open() error {
 		WithValueLogFileSize(128 << 20).
 		WithNumVersionsToKeep(1).
 		WithCompactL0OnClose(true)
-	bo = withMemoryBounds(bo, s.opts.Dir, s.opts.InMemory || s.opts.Snappy) // memory.go
+	bo = withMemoryBounds(bo, s.opts.Dir, s.opts.InMemory || !s.opts.Bounded) // memory.go
 	if s.opts.InMemory {
 		bo.Dir, bo.ValueDir = "", ""
 	} else {
