@@ -96,11 +96,24 @@ func (ct *callTimer) markSpent() {
 // Recv, a double close) does nothing, so it can neither stop, move nor
 // pool a timer another call has taken since.
 func (ct *callTimer) stop(call callEnder) {
-	ct.mu.Lock()
-	if ct.call == call {
+	if ct.lockFor(call) {
 		ct.stopLocked()
+		ct.mu.Unlock()
 	}
-	ct.mu.Unlock()
+}
+
+// lockFor locks ct and reports true while ct times call; otherwise (no
+// timer, or one another call holds now) it leaves ct unlocked.
+func (ct *callTimer) lockFor(call callEnder) bool {
+	if ct == nil {
+		return false
+	}
+	ct.mu.Lock()
+	if ct.call != call {
+		ct.mu.Unlock()
+		return false
+	}
+	return true
 }
 
 func (ct *callTimer) stopLocked() {
@@ -112,12 +125,7 @@ func (ct *callTimer) stopLocked() {
 
 // reset starts the timer again for d, stopped or running (Timer.Reset).
 func (ct *callTimer) reset(call callEnder, d time.Duration) {
-	if ct == nil {
-		return
-	}
-	ct.mu.Lock()
-	if ct.call != call {
-		ct.mu.Unlock()
+	if !ct.lockFor(call) {
 		return
 	}
 	if !ct.t.Reset(d) && ct.armed {
@@ -130,12 +138,7 @@ func (ct *callTimer) reset(call callEnder, d time.Duration) {
 // release stops the timer for good once the call is over, and returns it
 // to the pool when its function cannot run again for this call.
 func (ct *callTimer) release(call callEnder) {
-	if ct == nil {
-		return
-	}
-	ct.mu.Lock()
-	if ct.call != call {
-		ct.mu.Unlock()
+	if !ct.lockFor(call) {
 		return
 	}
 	ct.stopLocked()
