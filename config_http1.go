@@ -29,16 +29,16 @@ func (c *Config) validateServerHTTP1() []error {
 // storeVars are the settings of the embedded store (README "Configuration").
 func (c *Config) storeVars() []configVar {
 	return []configVar{
-		{env: "HEARTH_STORE_COMPRESSION", flag: "store-compression", usage: "tables of the embedded store: snappy (default; table builders up to about 1 GiB under sustained writes) or none (bounded memory under sustained writes, about four times the disk for small records, more write work)", str: &c.StoreCompression},
+		{env: "HEARTH_STORE_COMPRESSION", flag: "store-compression", usage: "options of the embedded store: none (default: 16 MiB memtables, uncompressed 8 MiB tables, records from 256 bytes in the value log; bounded memory under sustained writes) or snappy (the options of earlier versions: Snappy tables, 32 MiB memtables, 4 KiB value threshold; table builders up to about 1 GiB under sustained writes)", str: &c.StoreCompression},
 	}
 }
 
-// validateStoreCompression checks HEARTH_STORE_COMPRESSION; empty means snappy.
+// validateStoreCompression checks HEARTH_STORE_COMPRESSION; empty means none.
 func (c *Config) validateStoreCompression() []error {
 	switch v := strings.ToLower(strings.TrimSpace(c.StoreCompression)); v {
-	case "", "snappy":
-		c.StoreCompression = "snappy"
-	case "none":
+	case "", "none":
+		c.StoreCompression = "none"
+	case "snappy":
 		c.StoreCompression = v
 	default:
 		return []error{fmt.Errorf("HEARTH_STORE_COMPRESSION %q: use none or snappy", c.StoreCompression)}

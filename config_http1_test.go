@@ -41,9 +41,10 @@ func TestServerHTTP1Config(t *testing.T) {
 	}
 }
 
-// TestStoreCompressionConfig: HEARTH_STORE_COMPRESSION defaults to
-// snappy, takes none (bounded table memory) from the environment or the
-// flag, reaches the store's options, and a wrong value is refused by name.
+// TestStoreCompressionConfig: HEARTH_STORE_COMPRESSION defaults to none
+// (bounded table memory), takes snappy (earlier versions' options) from
+// the environment or the flag, reaches the store's options, and a wrong
+// value is refused by name.
 func TestStoreCompressionConfig(t *testing.T) {
 	cfg, _, err := loadConfig("serve", nil, envMap(map[string]string{"HEARTH_STORE_COMPRESSION": "zstd"}))
 	if err == nil {
@@ -53,14 +54,14 @@ func TestStoreCompressionConfig(t *testing.T) {
 		t.Errorf("zstd: err = %v, want a refusal naming HEARTH_STORE_COMPRESSION", err)
 	}
 	for _, tc := range []struct {
-		args    string
-		env     map[string]string
-		bounded bool
+		args   string
+		env    map[string]string
+		snappy bool
 	}{
 		{"", nil, false},
-		{"", map[string]string{"HEARTH_STORE_COMPRESSION": "None"}, true},
-		{"-store-compression=none", nil, true},
-		{"-store-compression=snappy", map[string]string{"HEARTH_STORE_COMPRESSION": "none"}, false},
+		{"", map[string]string{"HEARTH_STORE_COMPRESSION": "Snappy"}, true},
+		{"-store-compression=snappy", nil, true},
+		{"-store-compression=none", map[string]string{"HEARTH_STORE_COMPRESSION": "snappy"}, false},
 	} {
 		cfg, _, err := loadConfig("serve", strings.Fields(tc.args), envMap(tc.env))
 		if err == nil {
@@ -69,8 +70,8 @@ func TestStoreCompressionConfig(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := appConfig(cfg, make([]byte, 32), nil).StoreBounded; got != tc.bounded {
-			t.Errorf("%q %v: StoreBounded %v, want %v", tc.args, tc.env, got, tc.bounded)
+		if got := appConfig(cfg, make([]byte, 32), nil).StoreSnappy; got != tc.snappy {
+			t.Errorf("%q %v: StoreSnappy %v, want %v", tc.args, tc.env, got, tc.snappy)
 		}
 	}
 }

@@ -64,11 +64,14 @@ const diskCompression = options.None
 
 // withMemoryBounds sets the options that bound Badger's memory under a
 // sustained write load: eight pooled allocators of 16 MiB, the builds in
-// progress and three memtables of 16 MiB at most. With legacy (a store in
-// memory, or one on disk without Options.Bounded) it keeps the options
-// stores have always had: 32 MiB memtables, Snappy, Badger's table sizes. The figures are per process: each Hearth node has
-// its own Badger data dir (a cluster shares PostgreSQL, not Badger), so
-// several nodes never share these allocators or memtables.
+// progress and three memtables of 16 MiB at most (with the value threshold
+// of valuelog.go, which keeps run records out of the memtables, they fill
+// and are flushed about five times less often). With legacy (a store in
+// memory, or one on disk opened with Options.Snappy) it keeps the options
+// stores had before: 32 MiB memtables, Snappy, Badger's table sizes. The
+// figures are per process: each Hearth node has its own Badger data dir (a
+// cluster shares PostgreSQL, not Badger), so several nodes never share
+// these allocators or memtables.
 func withMemoryBounds(bo badger.Options, dir string, legacy bool) badger.Options {
 	if legacy {
 		return bo.WithMemTableSize(memMemTableSize)

@@ -18,30 +18,34 @@ import (
 	"github.com/hearth-dev/hearth/engine"
 )
 
-// TestOpenOptionsBoundMemory: a store on disk with Options.Bounded opens
-// with 16 MiB memtables and uncompressed 8 MiB tables at every level
-// (memory.go); a store in memory, and one on disk by default, keep 32 MiB
-// memtables, Snappy and Badger's table sizes.
+// TestOpenOptionsBoundMemory: a store on disk opens by default with 16
+// MiB memtables, uncompressed 8 MiB tables at every level and a 256-byte
+// value threshold (memory.go, valuelog.go); a store in memory, and one on
+// disk with Options.Snappy, keep 32 MiB memtables, Snappy and Badger's
+// table sizes, the latter with the 4 KiB value threshold it always had.
 func TestOpenOptionsBoundMemory(t *testing.T) {
-	disk := New(Options{Dir: t.TempDir(), Bounded: true})
+	disk := New(Options{Dir: t.TempDir()})
 	must(t, disk.Open())
 	defer disk.Close()
 	if o := disk.DB().Opts(); o.MemTableSize != 16<<20 || o.Compression != options.None || o.NumMemtables != 3 ||
-		o.BaseTableSize != 8<<20 || o.TableSizeMultiplier != 1 {
-		t.Fatalf("disk store: memtable %d, compression %v, memtables %d, tables %d × %d a level; want 16 MiB, none, 3, 8 MiB × 1",
-			o.MemTableSize, o.Compression, o.NumMemtables, o.BaseTableSize, o.TableSizeMultiplier)
+		o.BaseTableSize != 8<<20 || o.TableSizeMultiplier != 1 || o.ValueThreshold != 256 {
+		t.Fatalf("disk store: memtable %d, compression %v, memtables %d, tables %d × %d a level, value threshold %d; want 16 MiB, none, 3, 8 MiB × 1, 256",
+			o.MemTableSize, o.Compression, o.NumMemtables, o.BaseTableSize, o.TableSizeMultiplier, o.ValueThreshold)
 	}
 	mem := New(Options{InMemory: true})
 	must(t, mem.Open())
 	defer mem.Close()
-	snappy := New(Options{Dir: t.TempDir()})
+	snappy := New(Options{Dir: t.TempDir(), Snappy: true})
 	must(t, snappy.Open())
 	defer snappy.Close()
-	for name, s := range map[string]*Store{"memory store": mem, "disk store by default": snappy} {
+	for name, s := range map[string]*Store{"memory store": mem, "disk store with Snappy": snappy} {
 		if o := s.DB().Opts(); o.MemTableSize != 32<<20 || o.Compression != options.Snappy || o.BaseTableSize != 2<<20 || o.TableSizeMultiplier != 2 {
 			t.Fatalf("%s: memtable %d, compression %v, tables %d × %d a level; want 32 MiB, snappy, 2 MiB × 2",
 				name, o.MemTableSize, o.Compression, o.BaseTableSize, o.TableSizeMultiplier)
 		}
+	}
+	if vt := snappy.DB().Opts().ValueThreshold; vt != 4<<10 {
+		t.Fatalf("disk store with Snappy: value threshold %d, want 4 KiB", vt)
 	}
 }
 
@@ -55,7 +59,7 @@ func TestOpenReplaysLogOfLargerMemtable(t *testing.T) {
 		t.Skip("writes 24 MiB")
 	}
 	src, dir := t.TempDir(), t.TempDir()
-	bo := badger.DefaultOptions(src).WithLogger(nil).WithMemTableSize(32 << 20).WithValueThreshold(valueThreshold)
+	bo := badger.DefaultOptions(src).WithLogger(nil).WithMemTableSize(32 << 20).WithValueThreshold(legacyValueThreshold)
 	db, err := badger.Open(bo)
 	must(t, err)
 	val := bytes.Repeat([]byte("r"), 3000)
@@ -73,7 +77,7 @@ func TestOpenReplaysLogOfLargerMemtable(t *testing.T) {
 	copyDir(t, src, dir) // what a kill leaves: the logs as written, nothing flushed
 	must(t, db.Close())
 
-	s := New(Options{Dir: dir, Bounded: true})
+	s := New(Options{Dir: dir})
 	must(t, s.Open())
 	if got := s.DB().Opts().MemTableSize; got != 32<<20 {
 		t.Errorf("open with a 32 MiB memtable's log: memtable %d", got)
@@ -86,7 +90,7 @@ func TestOpenReplaysLogOfLargerMemtable(t *testing.T) {
 		t.Fatalf("after replay: %d of %d records", count, n)
 	}
 	must(t, s.Close())
-	s = New(Options{Dir: dir, Bounded: true})
+	s = New(Options{Dir: dir})
 	must(t, s.Open())
 	defer s.Close()
 	if got := s.DB().Opts().MemTableSize; got != 16<<20 {
@@ -129,31 +133,39 @@ func badgerAllocators() (n int, mib float64) {
 
 // TestRunLogWriteKeepsBuilderMemoryBounded writes 400,000 run records
 // through the run log as fast as it takes them (about 200 MB of keys and
-// values: a dozen memtable flushes and the compactions they cause) and
-// checks, every 10,000 records, the largest average size of Badger's table
-// builders' allocators. Badger pools up to eight of them and frees none
-// while tables keep being built, so their size is what a sustained load
-// keeps. A memtable flush's starts at twice the base table size and
-// doubles until the table fits: 60 MiB (4+8+16+32) with 32 MiB memtables,
-// Snappy and 2 MiB tables, 28 MiB (4+8+16) with 16 MiB memtables and
-// uncompressed 2 MiB tables, 16 MiB with the store's options, which every
-// compaction's builder also takes.
+// values) and checks, every 10,000 records, the largest average size of
+// Badger's table builders' allocators. Badger pools up to eight of them and
+// frees none while tables keep being built, so their size is what a
+// sustained load keeps. A memtable flush's starts at twice the base table
+// size and doubles until the table fits: 60 MiB (4+8+16+32) with 32 MiB
+// memtables, Snappy and 2 MiB tables, 28 MiB (4+8+16) with 16 MiB memtables
+// and uncompressed 2 MiB tables, 16 MiB with the store's options, which
+// every compaction's builder also takes; and, as few tables are built, at
+// most 64 MiB of them in all (112 MiB with the 4 KiB value threshold). It
+// also checks where the records went: the value log holds them, the LSM
+// tree only their keys and pointers (valuelog.go), so the tree's tables
+// stay under 150 bytes a run (76 measured; about 530 with the 4 KiB
+// threshold).
 func TestRunLogWriteKeepsBuilderMemoryBounded(t *testing.T) {
 	if raceEnabled || testing.Short() {
 		t.Skip("writes 400,000 records; too slow under the race detector")
 	}
-	s := New(Options{Dir: t.TempDir(), Bounded: true})
+	dir := t.TempDir()
+	s := New(Options{Dir: dir})
 	must(t, s.Open())
 	defer s.Close()
 	l := engine.NewRunLog(s, nil, nil)
 	ctx := context.Background()
 	var peak, total float64
 	check := func() {
-		if n, mib := badgerAllocators(); n > 0 && mib/float64(n) > peak {
-			peak, total = mib/float64(n), mib
+		n, mib := badgerAllocators()
+		if n > 0 && mib/float64(n) > peak {
+			peak = mib / float64(n)
 		}
+		total = max(total, mib)
 	}
-	for i := range 400_000 {
+	const n = 400_000
+	for i := range n {
 		l.Record(engine.RunRecord{ID: engine.NewRunID(ctx, time.Now()), Owner: "bench", PipeID: "pipe_8c7v6b5n4m3k2j1h", Pipe: "bench-nostore",
 			Model: "openai:gpt-4o-mini", Endpoint: "/v1/pipes/run", Status: engine.RunSuccess, PromptTokens: 12, CompletionTokens: 9,
 			TotalTokens: 21, CreatedAt: time.Now().UTC(), KeyID: "key_abcdefgh12345678", Kind: engine.RunKindPipe})
@@ -163,9 +175,22 @@ func TestRunLogWriteKeepsBuilderMemoryBounded(t *testing.T) {
 	}
 	must(t, l.Close())
 	check()
-	t.Logf("Badger's table builder allocators: at most %.1f MiB each (%.0f MiB in all then)", peak, total)
-	if peak > 20 {
-		t.Fatalf("Badger's table builder allocators grew to %.1f MiB each while the run log wrote; want at most 20 (%s)", peak, z.Allocators())
+	t.Logf("Badger's table builder allocators: at most %.1f MiB each, %.0f MiB in all", peak, total)
+	if peak > 20 || total > 64 {
+		t.Fatalf("Badger's table builder allocators grew to %.1f MiB each, %.0f MiB in all, while the run log wrote; want at most 20 and 64 (%s)", peak, total, z.Allocators())
+	}
+	must(t, s.Close()) // flushes the last memtable
+	tables, _ := filepath.Glob(filepath.Join(dir, "*.sst"))
+	var tree int64
+	for _, f := range tables {
+		fi, err := os.Stat(f)
+		must(t, err)
+		tree += fi.Size()
+	}
+	vlog, _ := valueLogBytes(t, dir)
+	t.Logf("LSM tables %d bytes (%d a run), value log %d bytes (%d a run)", tree, tree/n, vlog, vlog/n)
+	if tree > n*150 || vlog < n*400 {
+		t.Fatalf("LSM tables %d bytes, value log %d for %d run records: want the records in the value log, under 150 bytes a run in the tree", tree, vlog, n)
 	}
 }
 
@@ -176,7 +201,7 @@ func TestRunLogWriteKeepsBuilderMemoryBounded(t *testing.T) {
 func TestOpenReadsCompressedTables(t *testing.T) {
 	dir := t.TempDir()
 	db, err := badger.Open(badger.DefaultOptions(dir).WithLogger(nil).WithMemTableSize(32 << 20).
-		WithCompression(options.Snappy).WithValueThreshold(valueThreshold))
+		WithCompression(options.Snappy).WithValueThreshold(legacyValueThreshold))
 	must(t, err)
 	const n = 5000
 	must(t, db.Update(func(txn *badger.Txn) error {
@@ -188,7 +213,7 @@ func TestOpenReadsCompressedTables(t *testing.T) {
 		return nil
 	}))
 	must(t, db.Close()) // flushes the memtable into a Snappy table
-	s := New(Options{Dir: dir, Bounded: true})
+	s := New(Options{Dir: dir})
 	must(t, s.Open())
 	defer s.Close() // closing twice is allowed
 	if s.DB().Opts().Compression != options.None {
@@ -225,7 +250,7 @@ func TestOpenReadsCompressedTables(t *testing.T) {
 		return nil
 	}))
 	must(t, s.Close())
-	s = New(Options{Dir: dir, Bounded: true})
+	s = New(Options{Dir: dir})
 	must(t, s.Open())
 	defer s.Close()
 	if disk, raw := tableSizes(s.DB()); disk < raw {

@@ -4,6 +4,7 @@
 package blob
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -31,14 +32,17 @@ type Options struct {
 	Logger   *slog.Logger
 	// GCInterval is how often value-log garbage collection runs (0: 10 minutes).
 	GCInterval time.Duration
-	// Bounded opens a store on disk with bounded table memory
-	// (memory.go): 16 MiB memtables and uncompressed 8 MiB tables, so
-	// Badger's table builders stay at 16 MiB each under a sustained write
-	// load, at the price of about four times the disk for small records and
-	// more write work. Without it a store on disk opens as it always has:
-	// 32 MiB memtables, Snappy-compressed tables of Badger's sizes (README
-	// Benchmarks; HEARTH_STORE_COMPRESSION=none sets it).
-	Bounded bool
+	// valueLogFileSize is the size of one value-log file (0: 128 MiB); a
+	// test sets it smaller to fill several files quickly.
+	valueLogFileSize int64
+	// Snappy opens a store on disk with the options earlier versions used
+	// by default (memory.go): 32 MiB memtables, Snappy-compressed tables of
+	// Badger's sizes and a 4 KiB value threshold. Without it a
+	// store on disk keeps its table builders' memory bounded under a
+	// sustained write load and writes records of 256 bytes and more to its
+	// value log (README "Benchmarks"; HEARTH_STORE_COMPRESSION=snappy sets
+	// it). Either opens data dirs the other wrote.
+	Snappy bool
 }
 
 // Store is an engine.Store over Badger.
@@ -69,14 +73,14 @@ func (s *Store) Open() error {
 		WithNumMemtables(3).
 		WithBlockCacheSize(32 << 20).
 		WithIndexCacheSize(16 << 20).
-		WithValueLogFileSize(128 << 20).
+		WithValueLogFileSize(cmp.Or(s.opts.valueLogFileSize, 128<<20)).
 		WithNumVersionsToKeep(1).
 		WithCompactL0OnClose(true)
-	bo = withMemoryBounds(bo, s.opts.Dir, s.opts.InMemory || !s.opts.Bounded) // memory.go
+	bo = withMemoryBounds(bo, s.opts.Dir, s.opts.InMemory || s.opts.Snappy) // memory.go
 	if s.opts.InMemory {
 		bo.Dir, bo.ValueDir = "", ""
 	} else {
-		bo = bo.WithValueThreshold(valueThreshold) // in memory, Badger refuses values over it
+		bo = bo.WithValueThreshold(valueThresholdFor(s.opts.Snappy)) // in memory, Badger refuses values over it
 	}
 	if !s.opts.InMemory && !s.opts.ReadOnly {
 		if err := os.MkdirAll(s.opts.Dir, 0o700); err != nil {
@@ -156,9 +160,16 @@ func (s *Store) gcLoop() {
 		case <-s.stop:
 			return
 		case <-t.C:
-			for s.db.RunValueLogGC(0.5) == nil {
-			}
+			s.collectValueLog()
 		}
+	}
+}
+
+// collectValueLog rewrites value-log files while Badger finds one of which
+// at least half is deleted or overwritten values, and removes the files it
+// rewrote.
+func (s *Store) collectValueLog() {
+	for s.db.RunValueLogGC(0.5) == nil {
 	}
 }
 

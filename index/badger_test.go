@@ -51,14 +51,14 @@ func TestManagerOnBadger(t *testing.T) {
 }
 
 // TestManagerLargeVectorsOnBadger stores 1,500 vectors of 768 dimensions
-// (3 KiB each, under the store's value threshold, so each counts in full
-// towards Badger's transaction bound: 2.4 MiB with the bounded store's 16
-// MiB memtables, HEARTH_STORE_COMPRESSION=none) in one call: the manager cuts them into transactions that
+// (3 KiB each; a store whose value threshold is over that, as with 4 KiB
+// and 16 MiB memtables before, counts each in full towards Badger's
+// transaction bound of 2.4 MiB) in one call: the manager cuts them into transactions that
 // fit, and all are found after a reopen.
 func TestManagerLargeVectorsOnBadger(t *testing.T) {
 	ctx := context.Background()
 	dataDir, bleveDir := t.TempDir(), t.TempDir()
-	store := blob.New(blob.Options{Dir: dataDir, Bounded: true})
+	store := blob.New(blob.Options{Dir: dataDir})
 	if err := store.Open(); err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestManagerLargeVectorsOnBadger(t *testing.T) {
 		t.Fatal(err)
 	}
 	store.Close()
-	store = blob.New(blob.Options{Dir: dataDir, Bounded: true})
+	store = blob.New(blob.Options{Dir: dataDir})
 	if err := store.Open(); err != nil {
 		t.Fatal(err)
 	}

@@ -37,11 +37,11 @@ type Config struct {
 	// DatabaseURL, when set, selects cluster mode: the store is this
 	// PostgreSQL database, shared with the other nodes.
 	DatabaseURL string
-	// StoreBounded opens the embedded store with bounded table memory
-	// (blob.Options.Bounded; HEARTH_STORE_COMPRESSION=none).
-	StoreBounded bool
-	Version      string
-	Logger       *slog.Logger
+	// StoreSnappy opens the embedded store with the options of earlier
+	// versions (blob.Options.Snappy; HEARTH_STORE_COMPRESSION=snappy).
+	StoreSnappy bool
+	Version     string
+	Logger      *slog.Logger
 	// Secret encrypts stored provider keys (at least 32 bytes);
 	// UploadSecret signs upload URLs (at least 32 bytes).
 	Secret       []byte
@@ -176,7 +176,7 @@ func openStore(cfg Config) (Store, engine.Cluster, error) {
 	if cfg.DatabaseURL != "" {
 		return openCluster(cfg)
 	}
-	store := blob.New(blob.Options{Dir: cfg.Data, Logger: cfg.Logger, Bounded: cfg.StoreBounded})
+	store := blob.New(blob.Options{Dir: cfg.Data, Logger: cfg.Logger, Snappy: cfg.StoreSnappy})
 	if err := store.Open(); err != nil {
 		return nil, nil, err
 	}
