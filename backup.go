@@ -63,8 +63,13 @@ func backupCmd(args []string, getenv func(string) string, stdout, stderr io.Writ
 		return nil
 	}
 
-	store := blob.New(blob.Options{Dir: *data, ReadOnly: true})
-	err := store.Open()
+	opts, err := storeOptions(*data, getenv)
+	if err != nil {
+		return err
+	}
+	opts.ReadOnly = true
+	store := blob.New(opts)
+	err = store.Open()
 	if err == nil {
 		defer store.Close()
 		return write(func(w io.Writer) error { return store.Backup(context.Background(), w) })
@@ -113,6 +118,10 @@ func restoreCmd(args []string, getenv func(string) string, stderr io.Writer) err
 		return errors.New("restore: HEARTH_DATABASE_URL is set: a cluster's database is restored with pg_restore or psql; " +
 			"to load a backup of an embedded install into it, restore into an empty data dir, then run `hearth migrate -to` (README \"Running several nodes\")")
 	}
+	opts, err := storeOptions(*data, getenv)
+	if err != nil {
+		return err
+	}
 	var r io.Reader = os.Stdin
 	if *in != "-" {
 		f, err := os.Open(*in)
@@ -122,7 +131,7 @@ func restoreCmd(args []string, getenv func(string) string, stderr io.Writer) err
 		defer f.Close()
 		r = f
 	}
-	err := blob.Restore(*data, r)
+	err = blob.RestoreWith(opts, r)
 	if errors.Is(err, blob.ErrNotEmpty) && *force {
 		aside := filepath.Clean(*data) + ".before-restore-" + time.Now().UTC().Format("20060102-150405")
 		secret, _ := os.ReadFile(filepath.Join(*data, "secret.key"))
@@ -143,7 +152,7 @@ func restoreCmd(args []string, getenv func(string) string, stderr io.Writer) err
 				return err
 			}
 		}
-		err = blob.Restore(*data, r)
+		err = blob.RestoreWith(opts, r)
 	}
 	if errors.Is(err, blob.ErrLocked) {
 		return fmt.Errorf("%w: refusing to restore into a live data dir; stop the server first", err)

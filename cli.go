@@ -145,7 +145,11 @@ func withAccounts(c cliIO, data string, fn func(ctx context.Context, store engin
 		defer store.Close()
 		return fn(ctx, store, engine.NewAccounts(store))
 	}
-	store := blob.New(blob.Options{Dir: data})
+	opts, err := storeOptions(data, c.getenv)
+	if err != nil {
+		return err
+	}
+	store := blob.New(opts)
 	if err := store.Open(); err != nil {
 		if errors.Is(err, blob.ErrLocked) {
 			return fmt.Errorf("%w: stop the server first, or manage keys over HTTP (/v1/keys) while it runs", err)

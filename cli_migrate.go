@@ -42,7 +42,12 @@ func migrateCmd(args []string, getenv func(string) string, stdout, stderr io.Wri
 	if err != nil {
 		return err
 	}
-	src := blob.New(blob.Options{Dir: *data, ReadOnly: true})
+	opts, err := storeOptions(*data, getenv)
+	if err != nil {
+		return err
+	}
+	opts.ReadOnly = true
+	src := blob.New(opts)
 	if err := src.Open(); err != nil {
 		if errors.Is(err, blob.ErrLocked) {
 			return fmt.Errorf("%w: stop the server before migrating its data dir", err)

@@ -29,7 +29,11 @@ func checkRestoredKeysets(data string, getenv func(string) string, w io.Writer) 
 	} else {
 		secret = make([]byte, 32) // no key: nothing stored can decrypt with it
 	}
-	store := blob.New(blob.Options{Dir: data})
+	opts, err := storeOptions(data, getenv)
+	if err != nil {
+		return err
+	}
+	store := blob.New(opts)
 	if err := store.Open(); err != nil {
 		return err
 	}

@@ -54,7 +54,12 @@ var ErrNotEmpty = errors.New("data dir is not empty")
 
 // Restore loads a backup made by Backup into dir, which must be empty or
 // missing. A dir held by a running server is refused (ErrLocked).
-func Restore(dir string, r io.Reader) error {
+func Restore(dir string, r io.Reader) error { return RestoreWith(Options{Dir: dir}, r) }
+
+// RestoreWith is Restore into opts.Dir, written with the store options
+// opts (the ones the server opens the data dir with).
+func RestoreWith(opts Options, r io.Reader) error {
+	dir := opts.Dir
 	entries, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
@@ -84,7 +89,7 @@ func Restore(dir string, r io.Reader) error {
 	if _, err := io.ReadFull(br, head); err != nil || string(head) != backupMagic {
 		return errors.New("restore: not a Hearth backup (bad header)")
 	}
-	s := New(Options{Dir: dir})
+	s := New(opts)
 	if err := s.Open(); err != nil {
 		return err
 	}

@@ -1,0 +1,17 @@
+package main
+
+import "github.com/hearth-dev/hearth/blob"
+
+// storeOptions returns the options of the embedded store in dir as `hearth
+// serve` opens it, for the commands that open a data dir themselves
+// (backup, restore, migrate, account and key commands): they take the
+// server's HEARTH_STORE_COMPRESSION from the environment, so what they
+// write uses the same tables and value threshold as the server's writes
+// (either setting reads data dirs the other wrote).
+func storeOptions(dir string, getenv func(string) string) (blob.Options, error) {
+	c := Config{StoreCompression: getenv("HEARTH_STORE_COMPRESSION")}
+	if errs := c.validateStoreCompression(); len(errs) > 0 {
+		return blob.Options{}, errs[0]
+	}
+	return blob.Options{Dir: dir, Snappy: c.StoreCompression == "snappy"}, nil
+}
