@@ -223,3 +223,71 @@ func TestValueLogGCReclaimsDeletedRecords(t *testing.T) {
 	s = openT(t, opts)
 	check()
 }
+
+// TestDataDirsOfEitherModeReadable: a data dir written by the bounded store
+// of the previous version (run-sized records in the LSM tree, 4 KiB value
+// threshold) opens with today's options and reads unchanged; records
+// written now go to the value log; a compaction merges both; and a store
+// opened with Options.Snappy (going back) reads and extends it, and today's
+// options read the result.
+func TestDataDirsOfEitherModeReadable(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	put := func(s *Store, from, to int) {
+		t.Helper()
+		must(t, s.Update(ctx, func(tx engine.Tx) error {
+			for i := from; i < to; i++ {
+				if err := tx.PutRaw(fmt.Sprintf("run/%06d", i), runSized(i)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}))
+	}
+	check := func(s *Store, n int, when string) {
+		t.Helper()
+		count := 0
+		must(t, s.View(ctx, func(tx engine.Tx) error {
+			return tx.Scan("run/", "", func(k string, v []byte) error {
+				if k != fmt.Sprintf("run/%06d", count) || !bytes.Equal(v, runSized(count)) {
+					return fmt.Errorf("%s: record %d is %s = %.40s", when, count, k, v)
+				}
+				count++
+				return nil
+			})
+		}))
+		if count != n {
+			t.Fatalf("%s: %d of %d records", when, count, n)
+		}
+	}
+	old := valueThreshold
+	valueThreshold = legacyValueThreshold
+	s := New(Options{Dir: dir})
+	err := s.Open()
+	valueThreshold = old
+	must(t, err)
+	put(s, 0, 3000)
+	must(t, s.Close())
+	if n, _ := valueLogBytes(t, dir); n > 1<<20 {
+		t.Fatalf("the old bounded store wrote %d bytes of value log: the test does not write the old layout", n)
+	}
+
+	s = New(Options{Dir: dir})
+	must(t, s.Open())
+	check(s, 3000, "old layout, today's options")
+	put(s, 3000, 6000)
+	must(t, s.db.Flatten(1))
+	check(s, 6000, "both layouts after a compaction")
+	must(t, s.Close())
+	if n, _ := valueLogBytes(t, dir); n < 3000*400 {
+		t.Fatalf("today's options wrote %d bytes of value log for 3,000 run-sized records", n)
+	}
+
+	s = New(Options{Dir: dir, Snappy: true})
+	must(t, s.Open())
+	check(s, 6000, "opened with Snappy")
+	put(s, 6000, 7000)
+	must(t, s.Close())
+	s = openT(t, Options{Dir: dir})
+	check(s, 7000, "today's options after Snappy")
+}
