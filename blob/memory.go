@@ -65,8 +65,8 @@ const diskCompression = options.None
 // withMemoryBounds sets the options that bound Badger's memory under a
 // sustained write load: eight pooled allocators of 16 MiB, the builds in
 // progress and three memtables of 16 MiB at most (with the value threshold
-// of valuelog.go, which keeps run records out of the memtables, they fill
-// and are flushed about five times less often). With legacy (a store in
+// of valuelog.go, which keeps run records' values out of the memtables,
+// few tables are built and the pool rarely holds more than one). With legacy (a store in
 // memory, or one on disk opened with Options.Snappy) it keeps the options
 // stores had before: 32 MiB memtables, Snappy, Badger's table sizes. The
 // figures are per process: each Hearth node has its own Badger data dir (a

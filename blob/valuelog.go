@@ -8,11 +8,11 @@ package blob
 // by every compaction that merges it.
 //
 // At 256 bytes that covers run records (300 to 600 bytes, written by the
-// run log at thousands a second): the tree keeps about 60 bytes a run (its
-// keys and a 12-byte pointer) instead of about 530, so memtables fill and
-// are flushed about five times less often and compactions move a fifth of
-// the bytes (docs/benchmarks.md, "The embedded store under sustained
-// writes"). Chunk records (10,000 characters by default) and blob parts (up
+// run log at thousands a second): the tree's tables keep about 60-80 bytes
+// a run (its keys and a 12-byte pointer) instead of about 450-530, so
+// memtables fill more slowly, fewer tables are built and compactions move
+// about a seventh of the bytes (docs/benchmarks.md, "The embedded store
+// under sustained writes"). Chunk records (10,000 characters by default) and blob parts (up
 // to 512 KiB, zstd compressed) went there at 4 KiB already (about 9 % less
 // CPU per MB ingested; docs/benchmarks.md, round 3 of the ingestion
 // section). Records under it (a pipe's run index entries, spend counters,
