@@ -53,10 +53,12 @@ const memMemTableSize = 32 << 20
 // target; run records (JSON) compress about fourfold, so every 2 MiB table
 // of a compaction took an allocator of 28 MiB where an uncompressed one
 // takes the 4 MiB it starts with, and a compaction builds up to 13 tables at
-// once. Without compression the live heap of a 60 s soak stays under about
-// 230 MiB instead of peaks of 700-850 MiB, at the price of tables about
-// four times larger on disk for the run log (documents' parts and chunk
-// texts live in the value log, which Badger never compressed). Badger
+// once. Without compression the live heap of a 60 s soak stayed under
+// about 230 MiB instead of peaks of 700-850 MiB, at the price of tables
+// about four times larger on disk for the run log. Since run records go to
+// the value log (valuelog.go), which Badger never compresses, the tables
+// hold mostly keys and pointers, and compressing them would save little
+// disk. Badger
 // records each table's compression in its manifest, so tables written
 // compressed by older versions are read as they are and rewritten
 // uncompressed when a compaction next merges them.
@@ -66,12 +68,12 @@ const diskCompression = options.None
 // sustained write load: eight pooled allocators of 16 MiB, the builds in
 // progress and three memtables of 16 MiB at most (with the value threshold
 // of valuelog.go, which keeps run records' values out of the memtables,
-// few tables are built and the pool rarely holds more than one). With legacy (a store in
-// memory, or one on disk opened with Options.Snappy) it keeps the options
-// stores had before: 32 MiB memtables, Snappy, Badger's table sizes. The
-// figures are per process: each Hearth node has its own Badger data dir (a
-// cluster shares PostgreSQL, not Badger), so several nodes never share
-// these allocators or memtables.
+// few tables are built and the pool rarely holds more than one). With
+// legacy (a store in memory, or one on disk opened with Options.Snappy) it
+// keeps the options stores had before: 32 MiB memtables, Snappy, Badger's
+// table sizes. The figures are per process: each Hearth node has its own
+// Badger data dir (a cluster shares PostgreSQL, not Badger), so several
+// nodes never share these allocators or memtables.
 func withMemoryBounds(bo badger.Options, dir string, legacy bool) badger.Options {
 	if legacy {
 		return bo.WithMemTableSize(memMemTableSize)

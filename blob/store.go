@@ -32,17 +32,17 @@ type Options struct {
 	Logger   *slog.Logger
 	// GCInterval is how often value-log garbage collection runs (0: 10 minutes).
 	GCInterval time.Duration
+	// Snappy opens a store on disk with the options earlier versions used
+	// by default (memory.go): 32 MiB memtables, Snappy-compressed tables of
+	// Badger's sizes and a 4 KiB value threshold. Without it a store on
+	// disk keeps its table builders' memory bounded under a sustained write
+	// load and writes records of 256 bytes and more to its value log
+	// (valuelog.go; README "Benchmarks"; HEARTH_STORE_COMPRESSION=snappy
+	// sets it). Either opens data dirs the other wrote.
+	Snappy bool
 	// valueLogFileSize is the size of one value-log file (0: 128 MiB); a
 	// test sets it smaller to fill several files quickly.
 	valueLogFileSize int64
-	// Snappy opens a store on disk with the options earlier versions used
-	// by default (memory.go): 32 MiB memtables, Snappy-compressed tables of
-	// Badger's sizes and a 4 KiB value threshold. Without it a
-	// store on disk keeps its table builders' memory bounded under a
-	// sustained write load and writes records of 256 bytes and more to its
-	// value log (README "Benchmarks"; HEARTH_STORE_COMPRESSION=snappy sets
-	// it). Either opens data dirs the other wrote.
-	Snappy bool
 }
 
 // Store is an engine.Store over Badger.
