@@ -5,11 +5,15 @@ import "github.com/hearth-dev/hearth/blob"
 // storeOptions returns the options of the embedded store in dir as `hearth
 // serve` opens it, for the commands that open a data dir themselves
 // (backup, restore, migrate, account and key commands): they take the
-// server's HEARTH_STORE_COMPRESSION from the environment, so what they
-// write uses the same tables and value threshold as the server's writes
-// (either setting reads data dirs the other wrote).
+// server's store_compression from its config file (HEARTH_CONFIG) and
+// HEARTH_STORE_COMPRESSION, so what they write uses the same tables and
+// value threshold as the server's writes (either setting reads data dirs
+// the other wrote).
 func storeOptions(dir string, getenv func(string) string) (blob.Options, error) {
-	c := Config{StoreCompression: getenv("HEARTH_STORE_COMPRESSION")}
+	c, _, err := loadConfig("serve", nil, getenv)
+	if err != nil {
+		return blob.Options{}, err
+	}
 	if errs := c.validateStoreCompression(); len(errs) > 0 {
 		return blob.Options{}, errs[0]
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,10 +14,14 @@ import (
 
 // TestCLIOpensStoreWithServerOptions: the commands that open the data dir
 // themselves (here the account and key commands' withAccounts) open it
-// with the options HEARTH_STORE_COMPRESSION gives the server: bounded
-// tables and the 256-byte value threshold by default, Snappy and 4 KiB
-// with snappy; a wrong value is refused by name.
+// with the options HEARTH_STORE_COMPRESSION or the config file give the
+// server: bounded tables and the 256-byte value threshold by default,
+// Snappy and 4 KiB with snappy; a wrong value is refused by name.
 func TestCLIOpensStoreWithServerOptions(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "hearth.json")
+	if err := os.WriteFile(file, []byte(`{"store_compression": "snappy"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		env       map[string]string
 		comp      options.CompressionType
@@ -24,6 +30,8 @@ func TestCLIOpensStoreWithServerOptions(t *testing.T) {
 		{nil, options.None, 256},
 		{map[string]string{"HEARTH_STORE_COMPRESSION": "none"}, options.None, 256},
 		{map[string]string{"HEARTH_STORE_COMPRESSION": "snappy"}, options.Snappy, 4 << 10},
+		{map[string]string{"HEARTH_CONFIG": file}, options.Snappy, 4 << 10},
+		{map[string]string{"HEARTH_CONFIG": file, "HEARTH_STORE_COMPRESSION": "none"}, options.None, 256},
 	} {
 		c := cliIO{getenv: envMap(tc.env)}
 		err := withAccounts(c, t.TempDir(), func(_ context.Context, store engine.Store, _ *engine.Accounts) error {
