@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"runtime"
+	"sync/atomic"
 	"time"
 )
 
@@ -29,6 +30,12 @@ type leanConn struct {
 	readErr error
 	// werr is the first error writing to the connection.
 	werr error
+	// wdl is the state of the connection's write deadline: wdlNone, or
+	// wdlSet by the request being answered, or wdlLeft by an earlier one
+	// (cleared before the next write to the connection unless set again
+	// first, see leftWriteDeadline). Accessed atomically: a handler's
+	// goroutine sets it, the connection's reads it after the handler.
+	wdl atomic.Uint32
 	// ctx carries what net/http's connection context carries: the
 	// server (http.ServerContextKey) and the local address.
 	ctx        context.Context
@@ -53,6 +60,7 @@ const (
 type leanConnWriter struct{ c *leanConn }
 
 func (w leanConnWriter) Write(p []byte) (int, error) {
+	w.c.clearLeftWriteDeadline()
 	n, err := w.c.rwc.Write(p)
 	if err != nil && w.c.werr == nil {
 		w.c.werr = err
@@ -116,7 +124,7 @@ func (c *leanConn) serve() {
 		w.finishRequest()
 		c.snap.reset()
 		c.cur = nil
-		_ = c.rwc.SetWriteDeadline(time.Time{})
+		c.leaveWriteDeadline()
 		if !w.shouldReuseConnection() {
 			if w.requestBodyLimitHit || w.closedRequestBodyEarly() {
 				c.closeWriteAndWait()
@@ -214,7 +222,17 @@ func (c *leanConn) newResponse(tmpl *http.Request, x *leanExchange) *leanRespons
 	} else {
 		req.Body = http.NoBody
 	}
-	_ = c.rwc.SetReadDeadline(time.Time{})
+	// The idle (or header) deadline goes before the handler runs: the
+	// connection is read again only for the body (slowBodyGuard sets its
+	// own deadlines), for the hang-up watch (which clears it first) and
+	// after the answer (the loop sets the idle deadline). A body already
+	// in the buffer, or none, is never read from the connection: the
+	// deadline may stay then, and the loop's next one only moves the
+	// connection's read timer instead of adding it back (about 0.5 µs a
+	// request at 16 clients).
+	if req.ContentLength < 0 || int64(c.bufr.Buffered()) < req.ContentLength {
+		_ = c.rwc.SetReadDeadline(time.Time{})
+	}
 	c.rd.arm(cancel, req.ContentLength == 0)
 	return w
 }
@@ -231,6 +249,7 @@ type leanExchange struct {
 // handoff gives the connection to net/http with the bytes read so far.
 func (c *leanConn) handoff() bool {
 	_ = c.rwc.SetReadDeadline(time.Time{})
+	c.clearLeftWriteDeadline()
 	buffered, _ := c.bufr.Peek(c.bufr.Buffered())
 	hc := newHandoffConn(c.rwc, append([]byte(nil), buffered...), c.readErr)
 	c.l.forget(c)
