@@ -42,8 +42,9 @@ type leanConn struct {
 	remoteAddr string
 	lastMethod string
 
-	// state is guarded by the listener's mu.
-	state   leanState
+	// state is a leanState, changed atomically (LeanListener.setState);
+	// stateAt is when the connection was accepted.
+	state   atomic.Int32
 	stateAt time.Time
 }
 
@@ -53,6 +54,8 @@ const (
 	leanNew leanState = iota
 	leanActive
 	leanIdle
+	// leanGone: the listener closed or dropped the connection.
+	leanGone
 )
 
 // leanConnWriter writes to the connection and notes its first error
