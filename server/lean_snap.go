@@ -21,7 +21,8 @@ type leanSnap struct {
 	// order is the last snapshot's keys, sorted: an answer with the same
 	// keys (a keep-alive client's answers from one route) takes that
 	// order without sorting. The keys are header names, kept between
-	// requests; nothing of the answers' values is.
+	// requests; nothing of the answers' values is. Per connection, in
+	// this process: nothing to share between Hearth nodes.
 	order []string
 	// valid tells, for each key of order, whether it is a valid header
 	// field name (write drops the others).
