@@ -215,6 +215,8 @@ type slowBodyGuard struct {
 	start   time.Time
 	n       int64
 	done    bool
+	// armed: a read set the connection's read deadline.
+	armed bool
 	// limit is the whole body's time limit, ending at deadline.
 	limit    time.Duration
 	deadline time.Time
@@ -237,11 +239,16 @@ func (g *slowBodyGuard) Read(p []byte) (int, error) {
 	if !now.Before(g.deadline) {
 		return 0, g.cut(&bodyDeadlineError{limit: g.limit})
 	}
-	dl := now.Add(g.idle)
-	if g.deadline.Before(dl) {
-		dl = g.deadline
+	// A body already in the lean connection's buffer is read without
+	// reading the connection: no deadline can apply, none is set.
+	if b, ok := g.body.(interface{ inBuffer() bool }); !ok || !b.inBuffer() {
+		dl := now.Add(g.idle)
+		if g.deadline.Before(dl) {
+			dl = g.deadline
+		}
+		_ = g.rc.SetReadDeadline(dl)
+		g.armed = true
 	}
-	_ = g.rc.SetReadDeadline(dl)
 	n, err := g.body.Read(p)
 	g.n += int64(n)
 	if err != nil {
@@ -254,7 +261,9 @@ func (g *slowBodyGuard) Read(p []byte) (int, error) {
 		// EOF (or a client error): lift the deadline, so the server's
 		// watch for a hang-up does not time out during a long answer.
 		g.done = true
-		_ = g.rc.SetReadDeadline(time.Time{})
+		if g.armed {
+			_ = g.rc.SetReadDeadline(time.Time{})
+		}
 		return n, err
 	}
 	if el := time.Since(g.start); el > g.grace && float64(g.n)/el.Seconds() < g.minRate {

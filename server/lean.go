@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -47,6 +48,9 @@ type LeanListener struct {
 	conns    map[*leanConn]struct{}
 	closed   bool
 	acceptEr error
+	// closing mirrors closed for the connections' checks, which read it
+	// several times a request without taking mu.
+	closing atomic.Bool
 }
 
 // LeanConfig holds the limits of a LeanListener, as the http.Server's.
@@ -144,19 +148,27 @@ func (l *LeanListener) track(c *leanConn) bool {
 // forget drops a connection that closed or was handed off.
 func (l *LeanListener) forget(c *leanConn) {
 	l.mu.Lock()
+	c.state.Store(int32(leanGone))
 	delete(l.conns, c)
 	l.mu.Unlock()
 }
 
 // setState moves c to state; false when the listener closed c meanwhile.
+// It takes no lock of the listener's (twice a request on every
+// connection): closeIdle closes only a connection whose state it swaps
+// to leanGone, so either it sees the move (and keeps c) or the move sees
+// leanGone. stateAt is not updated: it is read only while c is leanNew,
+// which c never becomes again.
 func (l *LeanListener) setState(c *leanConn, s leanState) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if _, ok := l.conns[c]; !ok {
-		return false
+	for {
+		cur := c.state.Load()
+		if leanState(cur) == leanGone {
+			return false
+		}
+		if c.state.CompareAndSwap(cur, int32(s)) {
+			return true
+		}
 	}
-	c.state, c.stateAt = s, time.Now()
-	return true
 }
 
 // offer hands a connection to the http.Server (Accept), or closes it
@@ -197,6 +209,7 @@ func (l *LeanListener) Close() error {
 	l.mu.Lock()
 	first := !l.closed
 	l.closed = true
+	l.closing.Store(true)
 	l.mu.Unlock()
 	if !first {
 		return nil
@@ -207,11 +220,8 @@ func (l *LeanListener) Close() error {
 	return err
 }
 
-func (l *LeanListener) shuttingDown() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.closed
-}
+// shuttingDown reports whether Close was called.
+func (l *LeanListener) shuttingDown() bool { return l.closing.Load() }
 
 // closeIdle closes the connections waiting for a request, and new ones
 // that sent nothing for 5 s (as http.Server.Shutdown treats them); it
@@ -220,7 +230,8 @@ func (l *LeanListener) closeIdle() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for c := range l.conns {
-		if c.state == leanIdle || c.state == leanNew && time.Since(c.stateAt) > 5*time.Second {
+		st := leanState(c.state.Load())
+		if (st == leanIdle || st == leanNew && time.Since(c.stateAt) > 5*time.Second) && c.state.CompareAndSwap(int32(st), int32(leanGone)) {
 			_ = c.rwc.Close()
 			delete(l.conns, c)
 		}
@@ -260,6 +271,7 @@ func (l *LeanListener) CloseConnections() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for c := range l.conns {
+		c.state.Store(int32(leanGone))
 		_ = c.rwc.Close()
 		delete(l.conns, c)
 	}

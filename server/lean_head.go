@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"encoding/binary"
 	"net/http"
 	"net/textproto"
 	"net/url"
@@ -167,12 +168,32 @@ func leanHeaderLine(l []byte) (name, value []byte, ok bool) {
 		return nil, nil, false
 	}
 	value = l[colon+1:]
-	for _, c := range value {
+	v := value
+	for len(v) >= 8 && leanValueWord(binary.LittleEndian.Uint64(v)) {
+		v = v[8:]
+	}
+	for _, c := range v {
 		if leanBadValueByte[c] {
 			return nil, nil, false
 		}
 	}
 	return l[:colon], value, true
+}
+
+// Word masks for leanValueWord: every byte 0x01, every byte's top bit.
+const (
+	wordOnes  = 0x0101010101010101
+	wordHighs = 0x8080808080808080
+)
+
+// leanValueWord reports whether none of the eight bytes of w is a
+// leanBadValueByte other than HTAB (a word with a tab goes through the
+// byte loop). It is exact: a byte below the space sets its top bit in
+// w-0x20… where w's was clear (the lowest such byte borrows from
+// nothing), and a DEL is a zero byte of w^0x7f….
+func leanValueWord(w uint64) bool {
+	d := w ^ (wordOnes * 0x7f)
+	return (w-wordOnes*' ')&^w&wordHighs == 0 && (d-wordOnes)&^d&wordHighs == 0
 }
 
 // leanBadValueByte marks the bytes a header value may not hold: controls

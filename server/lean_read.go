@@ -234,6 +234,16 @@ func (b *leanBody) readLocked(p []byte) (int, error) {
 	return n, err
 }
 
+// inBuffer reports whether the rest of the body is already in the
+// connection's buffer (or the body has ended), so that reading it never
+// reads the connection and no read deadline can apply to it
+// (slowBodyGuard skips its deadlines then).
+func (b *leanBody) inBuffer() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.sawEOF || b.closed || int64(b.src.Buffered()) >= b.n
+}
+
 // unread is how many bytes of the body are still on the wire.
 func (b *leanBody) unread() int64 {
 	b.mu.Lock()

@@ -41,6 +41,7 @@ func (w *leanResponse) ReadFrom(src io.Reader) (n int64, err error) {
 	}
 	_ = w.c.bufw.Flush()
 	if !w.chunking && bodyAllowedForStatus(w.status) && w.req.Method != "HEAD" {
+		w.c.clearLeftWriteDeadline()
 		n0, err := rf.ReadFrom(src)
 		n += n0
 		w.written += n0

@@ -18,6 +18,17 @@ import (
 // writing into a value slice in place would, which nothing does.
 type leanSnap struct {
 	kvs []leanKV
+	// order is the last snapshot's keys, sorted: an answer with the same
+	// keys (a keep-alive client's answers from one route) takes that
+	// order without sorting. The keys are header names, kept between
+	// requests; nothing of the answers' values is. Per connection, in
+	// this process: nothing to share between Hearth nodes.
+	order []string
+	// valid tells, for each key of order, whether it is a valid header
+	// field name (write drops the others).
+	valid []bool
+	// sorts counts the snapshots that were sorted (for tests).
+	sorts int
 }
 
 type leanKV struct {
@@ -30,11 +41,34 @@ type leanKV struct {
 // take snapshots h, reusing the slice of the last request.
 func (s *leanSnap) take(h http.Header) {
 	kvs := s.kvs[:0]
+	if len(h) == len(s.order) {
+		// The same number of keys, each of the last ones present: the
+		// same keys, in the order sorting would give.
+		for _, k := range s.order {
+			v, ok := h[k]
+			if !ok {
+				break
+			}
+			kvs = append(kvs, leanKV{key: k, values: v})
+		}
+		if len(kvs) == len(h) {
+			s.kvs = kvs
+			return
+		}
+		clear(kvs)
+		kvs = kvs[:0]
+	}
 	for k, v := range h {
 		kvs = append(kvs, leanKV{key: k, values: v})
 	}
 	slices.SortFunc(kvs, func(a, b leanKV) int { return strings.Compare(a.key, b.key) })
+	s.sorts++
 	s.kvs = kvs
+	s.order, s.valid = s.order[:0], s.valid[:0]
+	for i := range kvs {
+		s.order = append(s.order, kvs[i].key)
+		s.valid = append(s.valid, httpguts.ValidHeaderFieldName(kvs[i].key))
+	}
 }
 
 // reset drops the references of the last request.
@@ -81,15 +115,12 @@ func (s *leanSnap) del(key string) {
 // invalid names dropped, CR and LF in values turned into spaces, values
 // trimmed.
 func (s *leanSnap) write(bw *bufio.Writer) {
-	for _, kv := range s.kvs {
-		if kv.gone || !httpguts.ValidHeaderFieldName(kv.key) {
+	for i, kv := range s.kvs {
+		if kv.gone || !s.valid[i] {
 			continue
 		}
 		for _, v := range kv.values {
-			if strings.ContainsAny(v, "\r\n") {
-				v = strings.NewReplacer("\n", " ", "\r", " ").Replace(v)
-			}
-			v = strings.Trim(v, " \t\n\r")
+			v = cleanHeaderValue(v)
 			bw.WriteString(kv.key)
 			bw.WriteString(": ")
 			bw.WriteString(v)
@@ -97,3 +128,19 @@ func (s *leanSnap) write(bw *bufio.Writer) {
 		}
 	}
 }
+
+// cleanHeaderValue is a header value as http.Header.WriteSubset writes it:
+// CR and LF turned into spaces, then spaces, tabs, CR and LF trimmed from
+// both ends. A value with neither inside and none at its ends (nearly
+// every one) is returned as it is after two byte searches.
+func cleanHeaderValue(v string) string {
+	if strings.IndexByte(v, '\r') >= 0 || strings.IndexByte(v, '\n') >= 0 {
+		v = strings.NewReplacer("\n", " ", "\r", " ").Replace(v)
+	}
+	if v != "" && (isHeaderTrim(v[0]) || isHeaderTrim(v[len(v)-1])) {
+		v = strings.Trim(v, " \t\n\r")
+	}
+	return v
+}
+
+func isHeaderTrim(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

@@ -165,7 +165,7 @@ func (w *leanResponse) Flush() { _ = w.FlushError() }
 func (w *leanResponse) SetReadDeadline(t time.Time) error { return w.c.rwc.SetReadDeadline(t) }
 
 // SetWriteDeadline sets the connection's write deadline.
-func (w *leanResponse) SetWriteDeadline(t time.Time) error { return w.c.rwc.SetWriteDeadline(t) }
+func (w *leanResponse) SetWriteDeadline(t time.Time) error { return w.c.setWriteDeadline(t) }
 
 func bodyAllowedForStatus(status int) bool {
 	return !(status >= 100 && status <= 199 || status == 204 || status == 304)
