@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/textproto"
+
+	"github.com/hearth-dev/hearth/engine/word"
 )
 
 // readHead reads an answer's head itself when the whole head is already
@@ -137,7 +139,7 @@ func tokenKey(k []byte) bool {
 // answer's header values: a few hundred bytes from hosted APIs), then
 // byte by byte.
 func printable(b []byte) bool {
-	for len(b) >= 8 && printableWord(binary.LittleEndian.Uint64(b)) {
+	for len(b) >= 8 && word.Printable(binary.LittleEndian.Uint64(b)) {
 		b = b[8:]
 	}
 	for _, c := range b {
@@ -146,21 +148,6 @@ func printable(b []byte) bool {
 		}
 	}
 	return true
-}
-
-// Word masks for printableWord: every byte 0x01, every byte's top bit.
-const (
-	ones  = 0x0101010101010101
-	highs = 0x8080808080808080
-)
-
-// printableWord reports whether no byte of w is below the space or is
-// DEL. It is exact: a byte below the space sets its top bit in w-0x20…
-// where w's was clear (the lowest such byte borrows from nothing), and a
-// DEL is a zero byte of w^0x7f7f….
-func printableWord(w uint64) bool {
-	d := w ^ (ones * 0x7f)
-	return (w-ones*' ')&^w&highs == 0 && (d-ones)&^d&highs == 0
 }
 
 // digits parses a Content-Length: one to eighteen decimal digits.

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/hearth-dev/hearth/engine/word"
 	"golang.org/x/net/http/httpguts"
 )
 
@@ -169,7 +170,7 @@ func leanHeaderLine(l []byte) (name, value []byte, ok bool) {
 	}
 	value = l[colon+1:]
 	v := value
-	for len(v) >= 8 && leanValueWord(binary.LittleEndian.Uint64(v)) {
+	for len(v) >= 8 && word.Printable(binary.LittleEndian.Uint64(v)) {
 		v = v[8:]
 	}
 	for _, c := range v {
@@ -178,22 +179,6 @@ func leanHeaderLine(l []byte) (name, value []byte, ok bool) {
 		}
 	}
 	return l[:colon], value, true
-}
-
-// Word masks for leanValueWord: every byte 0x01, every byte's top bit.
-const (
-	wordOnes  = 0x0101010101010101
-	wordHighs = 0x8080808080808080
-)
-
-// leanValueWord reports whether none of the eight bytes of w is a
-// leanBadValueByte other than HTAB (a word with a tab goes through the
-// byte loop). It is exact: a byte below the space sets its top bit in
-// w-0x20… where w's was clear (the lowest such byte borrows from
-// nothing), and a DEL is a zero byte of w^0x7f….
-func leanValueWord(w uint64) bool {
-	d := w ^ (wordOnes * 0x7f)
-	return (w-wordOnes*' ')&^w&wordHighs == 0 && (d-wordOnes)&^d&wordHighs == 0
 }
 
 // leanBadValueByte marks the bytes a header value may not hold: controls

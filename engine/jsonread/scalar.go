@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/hearth-dev/hearth/engine/word"
 )
 
 // rawString returns the bytes between the quotes of the string that is
@@ -24,24 +26,6 @@ var plainByte = func() (t [256]bool) {
 	return t
 }()
 
-// Word masks for plainWord: every byte 0x01, every byte's top bit.
-const (
-	ones  = 0x0101010101010101
-	highs = 0x8080808080808080
-)
-
-// plainWord reports whether all eight bytes of w are plainByte bytes
-// (jsonwrite's plainWord without HTML escaping): no top bit set, none
-// below the space (its subtraction borrows into its top bit), and no quote
-// or backslash (a byte equal to one XORs to zero).
-func plainWord(w uint64) bool {
-	if w&highs != 0 || (w-ones*' ')&highs != 0 {
-		return false
-	}
-	q, bs := w^(ones*'"'), w^(ones*'\\')
-	return (q-ones)&^q&highs == 0 && (bs-ones)&^bs&highs == 0
-}
-
 // scanString is rawString; plain reports that the string is ASCII with
 // no escape, so it needs neither a UTF-8 check nor unescaping. Its first
 // pass looks each byte up once (most strings of an API document end
@@ -54,7 +38,7 @@ func (r *Reader) scanString() (raw []byte, plain, ok bool) {
 	start := r.i + 1
 	j := start
 	// Eight bytes at a time first, then byte by byte to the stop.
-	for j+8 <= len(r.b) && plainWord(binary.LittleEndian.Uint64(r.b[j:j+8])) {
+	for j+8 <= len(r.b) && word.JSONPlain(binary.LittleEndian.Uint64(r.b[j:j+8]), false) {
 		j += 8
 	}
 	for j < len(r.b) && plainByte[r.b[j]] {

@@ -13,6 +13,8 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/hearth-dev/hearth/engine/word"
 )
 
 const hex = "0123456789abcdef"
@@ -28,7 +30,7 @@ func String(b []byte, s string, html bool) []byte {
 		// Eight bytes at a time while none needs a look of its own (the
 		// run of a completion's plain text): a third of the time the
 		// byte loop takes over such text.
-		for i+8 <= len(s) && plainWord(binary.LittleEndian.Uint64([]byte(s[i:i+8])), html) {
+		for i+8 <= len(s) && word.JSONPlain(binary.LittleEndian.Uint64([]byte(s[i:i+8])), html) {
 			i += 8
 		}
 		if i == len(s) {
@@ -77,36 +79,6 @@ func String(b []byte, s string, html bool) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
-}
-
-// Word masks for plainWord: every byte 0x01, every byte's top bit, every
-// byte set to one character.
-const (
-	ones  = 0x0101010101010101
-	highs = 0x8080808080808080
-)
-
-// hasByte reports whether a byte of w equals c.
-func hasByte(w uint64, c byte) bool {
-	x := w ^ (ones * uint64(c))
-	return (x-ones)&^x&highs != 0
-}
-
-// plainWord reports whether each of the eight bytes of w is written as
-// it is: ASCII from 0x20 up, not a quote or a backslash, nor <, > or &
-// when html is set. A word that is not goes through String's byte loop,
-// so a false report only costs time.
-func plainWord(w uint64, html bool) bool {
-	// A top bit set (a byte of UTF-8 beyond ASCII), or a byte below 0x20
-	// (its subtraction borrows into its top bit from a byte that had it
-	// clear): not plain.
-	if w&highs != 0 || (w-ones*0x20)&highs != 0 {
-		return false
-	}
-	if hasByte(w, '"') || hasByte(w, '\\') {
-		return false
-	}
-	return !html || !(hasByte(w, '<') || hasByte(w, '>') || hasByte(w, '&'))
 }
 
 // Float appends f as encoding/json writes a float64. It reports false for

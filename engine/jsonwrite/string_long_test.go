@@ -2,40 +2,9 @@ package jsonwrite
 
 import (
 	"bytes"
-	"encoding/binary"
 	"strings"
 	"testing"
 )
-
-// TestPlainWord checks plainWord against a byte-by-byte look at every
-// byte value in every position of a word of plain letters, and next to
-// every other byte value below 0x80 (a borrow from one byte into the next
-// must not hide either).
-func TestPlainWord(t *testing.T) {
-	plainByte := func(c byte, html bool) bool {
-		return c >= 0x20 && c < 0x80 && c != '"' && c != '\\' && (!html || (c != '<' && c != '>' && c != '&'))
-	}
-	for _, html := range []bool{true, false} {
-		for pos := range 8 {
-			for c := range 256 {
-				for _, next := range []byte{'a', 0x00, 0x1f, 0x20, 0x21, '"', '<'} {
-					w := []byte("abcdefgh")
-					w[pos] = byte(c)
-					if pos < 7 {
-						w[pos+1] = next
-					}
-					want := true
-					for _, b := range w {
-						want = want && plainByte(b, html)
-					}
-					if got := plainWord(binary.LittleEndian.Uint64(w), html); got != want {
-						t.Fatalf("plainWord(%q, html=%v) = %v, want %v", w, html, got, want)
-					}
-				}
-			}
-		}
-	}
-}
 
 // TestStringLongMatchesEncodingJSON: each byte that needs escaping, at
 // each offset of strings longer than a word, is written as encoding/json

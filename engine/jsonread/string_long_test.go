@@ -1,35 +1,10 @@
 package jsonread
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"strings"
 	"testing"
 )
-
-// TestPlainWord checks plainWord against plainByte for every byte value
-// in every position of a word of plain letters, next to bytes that could
-// hide it by a borrow.
-func TestPlainWord(t *testing.T) {
-	for pos := range 8 {
-		for c := range 256 {
-			for _, next := range []byte{'a', 0x00, 0x1f, 0x20, 0x21, '"', '\\'} {
-				w := []byte("abcdefgh")
-				w[pos] = byte(c)
-				if pos < 7 {
-					w[pos+1] = next
-				}
-				want := true
-				for _, b := range w {
-					want = want && plainByte[b]
-				}
-				if got := plainWord(binary.LittleEndian.Uint64(w)); got != want {
-					t.Fatalf("plainWord(%q) = %v, want %v", w, got, want)
-				}
-			}
-		}
-	}
-}
 
 // TestStringLongMatchesEncodingJSON: strings longer than a word with a
 // byte that stops the word-at-a-time scan at each offset read as
