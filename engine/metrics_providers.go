@@ -79,14 +79,17 @@ func (c *instrumentedChat) ChatStream(ctx context.Context, req *ChatRequest) (Ch
 		return nil, err
 	}
 	is := &instrumentedStream{c: c, start: start}
-	return &watchedStream{next: st, onChunk: is.observe, onEnd: is.finish, closeErr: context.Canceled}, nil
+	is.watchedStream = watchedStream{next: st, hooks: is, closeErr: context.Canceled}
+	return &is.watchedStream, nil
 }
 
 // instrumentedStream reports once, when the stream ends (see
 // watchedStream): cleanly, with an error, or closed early by the caller
 // (reported as canceled). The end may come on another goroutine than
-// Recv's, so usage is guarded by mu.
+// Recv's, so usage is guarded by mu. It holds the watchedStream its
+// caller receives, so that a stream is one allocation.
 type instrumentedStream struct {
+	watchedStream
 	c     *instrumentedChat
 	start time.Time
 	mu    sync.Mutex

@@ -332,7 +332,10 @@ func (o *OpenAI) translate(s *sseStream, st *oaiStreamState, data []byte) error 
 			}
 			st.roleSeen = true
 		}
-		if ch.Index == 0 && ch.Delta.Content != nil {
+		if ch.Index == 0 && ch.Delta.Content != nil && *ch.Delta.Content != "" {
+			if st.text.Cap() == 0 {
+				st.text.Grow(engine.AnswerTextSize)
+			}
 			st.text.WriteString(*ch.Delta.Content)
 		}
 		if ch.FinishReason != nil && *ch.FinishReason != "" {

@@ -52,6 +52,10 @@ type AgentStream struct {
 	// span is the run's invoke_agent span, ended by Close (invoke_trace.go).
 	span *telemetry.Span
 
+	// chunks is the unused rest of the current block of chunks (chunk):
+	// each chunk gets its own element, never reused.
+	chunks []oneChoiceChunk
+
 	// per step
 	content strings.Builder
 	calls   map[int]*engine.ToolCall
@@ -123,8 +127,16 @@ type oneChoiceChunk struct {
 	choice [1]engine.ChunkChoice
 }
 
+// oneChoiceBlock is how many chunks AgentStream allocates at a time.
+const oneChoiceBlock = 8
+
 func (s *AgentStream) chunk(d engine.Delta, finish *string) *engine.ChatChunk {
-	b := &oneChoiceChunk{choice: [1]engine.ChunkChoice{{Index: 0, Delta: d, FinishReason: finish}}}
+	if len(s.chunks) == 0 {
+		s.chunks = make([]oneChoiceChunk, oneChoiceBlock)
+	}
+	b := &s.chunks[0]
+	s.chunks = s.chunks[1:]
+	b.choice = [1]engine.ChunkChoice{{Index: 0, Delta: d, FinishReason: finish}}
 	b.chunk = engine.ChatChunk{ID: s.id, Object: "chat.completion.chunk", Created: s.created, Model: s.modelName,
 		SystemFingerprint: s.sysFP, Choices: b.choice[:]}
 	return &b.chunk
@@ -165,7 +177,10 @@ func (s *AgentStream) take(c *engine.ChatChunk) {
 		}
 		d := ch.Delta
 		if (d.Content != nil && *d.Content != "") || (d.Refusal != nil && *d.Refusal != "") || len(d.Annotations) > 0 {
-			if d.Content != nil {
+			if d.Content != nil && *d.Content != "" {
+				if s.content.Cap() == 0 {
+					s.content.Grow(engine.AnswerTextSize)
+				}
 				s.content.WriteString(*d.Content)
 			}
 			if s.first == 0 {
