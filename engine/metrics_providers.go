@@ -93,24 +93,27 @@ type instrumentedStream struct {
 	c     *instrumentedChat
 	start time.Time
 	mu    sync.Mutex
-	usage *Usage
+	// usage is the latest usage a chunk carried, when hasUsage is set.
+	usage    Usage
+	hasUsage bool
 }
 
 func (s *instrumentedStream) observe(ch *ChatChunk) {
 	if ch.Usage != nil {
-		u := *ch.Usage
 		s.mu.Lock()
-		s.usage = &u
+		s.usage, s.hasUsage = *ch.Usage, true
 		s.mu.Unlock()
 	}
 }
 
 func (s *instrumentedStream) finish(err error) {
 	s.mu.Lock()
-	usage := s.usage
+	usage, has := s.usage, s.hasUsage
 	s.mu.Unlock()
 	s.c.ip.m.UpstreamCall(s.c.ref.Provider, "chat_stream", time.Since(s.start), err)
-	s.c.ip.usage(s.c.ref, usage)
+	if has {
+		s.c.ip.usage(s.c.ref, &usage)
+	}
 }
 
 type instrumentedEmbedder struct {

@@ -7,40 +7,76 @@ import (
 )
 
 // streamOnlyChat is a ChatModel whose streams are one preallocated
-// stream, so that what a wrapper allocates is all that is counted.
+// stream of chunks, so that what a wrapper allocates is all that is
+// counted.
 type streamOnlyChat struct {
 	ChatModel
-	st sliceStream
+	chunks []*ChatChunk
+	st     sliceStream
 }
 
 func (m *streamOnlyChat) ChatStream(context.Context, *ChatRequest) (ChatStream, error) {
-	m.st.closed = false
+	m.st = sliceStream{chunks: m.chunks}
 	return &m.st, nil
+}
+
+// costProviders prices every token at a micro-dollar.
+type costProviders struct{ chatOnlyProviders }
+
+func (costProviders) Cost(_ ModelRef, prompt, completion int) (float64, bool) {
+	return float64(prompt+completion) / 1e6, true
+}
+
+// usageMetrics sums the usage reported to it.
+type usageMetrics struct {
+	NopMetrics
+	calls, prompt, completion int
+}
+
+func (m *usageMetrics) ModelUsage(_, _ string, prompt, completion int, _ float64) {
+	m.calls, m.prompt, m.completion = m.calls+1, m.prompt+prompt, m.completion+completion
 }
 
 // TestInstrumentedChatStreamAllocations: the metrics wrapper of a stream
 // (its usage record and the watched stream its caller receives) is one
-// allocation a stream, not four (two structs and two method values).
+// allocation a stream, not five (two structs, two method values and a
+// copy of the usage), and still reports the stream's last usage once.
 func TestInstrumentedChatStreamAllocations(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector moves values to the heap")
 	}
-	model := &streamOnlyChat{}
-	cm, err := InstrumentProviders(chatOnlyProviders{model: model}, NopMetrics{}).ChatModel(ModelRef{Provider: "openai", Model: "m"})
+	text := "hi"
+	model := &streamOnlyChat{chunks: []*ChatChunk{
+		{Choices: []ChunkChoice{{Delta: Delta{Content: &text}}}},
+		{Usage: &Usage{PromptTokens: 1, CompletionTokens: 1}},
+		{Usage: &Usage{PromptTokens: 7, CompletionTokens: 3}},
+	}}
+	m := &usageMetrics{}
+	cm, err := InstrumentProviders(costProviders{chatOnlyProviders{model: model}}, m).ChatModel(ModelRef{Provider: "openai", Model: "m"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, req := context.Background(), &ChatRequest{}
-	n := testing.AllocsPerRun(100, func() {
+	run := func() {
 		st, err := cm.ChatStream(ctx, req)
 		if err != nil {
 			t.Fatal(err)
 		}
+		for {
+			if _, err := st.Recv(); err != nil {
+				break
+			}
+		}
 		st.Close()
-	})
+	}
+	run()
 	if !model.st.closed {
 		t.Fatal("Close did not reach the upstream stream")
 	}
+	if m.calls != 1 || m.prompt != 7 || m.completion != 3 {
+		t.Fatalf("usage reported %d times, %d+%d tokens; want once, 7+3", m.calls, m.prompt, m.completion)
+	}
+	n := testing.AllocsPerRun(100, run)
 	if n > 1 {
 		t.Fatalf("an instrumented stream allocates %.0f times, want 1", n)
 	}
