@@ -57,3 +57,30 @@ func TestAgentStreamAllocationsPerEvent(t *testing.T) {
 		t.Fatalf("an event costs %.2f allocations, want at most 0.3 (1 before, 3 before that)", perEvent)
 	}
 }
+
+// TestAgentStreamFinishAllocations: the end of a stream (the finish chunk
+// from the block, the usage chunk with its usage) is about one allocation,
+// not three, and the chunks carry the finish reason and the summed usage.
+func TestAgentStreamFinishAllocations(t *testing.T) {
+	run := &agentRun{ref: engine.ModelRef{Provider: "p", Model: "m"}, chat: &engine.ChatRequest{}}
+	s := newAgentStream(context.Background(), 10, &scriptModel{}, run, &toolbox{}, &chunks{})
+	s.started, s.id = true, "chatcmpl-1"
+	s.usage, s.usageSeen = engine.Usage{PromptTokens: 3, CompletionTokens: 4, TotalTokens: 7}, true
+	n := testing.AllocsPerRun(80, func() {
+		s.queue, s.head, s.finish = s.queue[:0], 0, "length"
+		s.finishStream(nil)
+	})
+	if len(s.queue) != 2 {
+		t.Fatalf("queued %d chunks, want 2", len(s.queue))
+	}
+	fin, use := s.queue[0], s.queue[1]
+	if fr := fin.Choices[0].FinishReason; fr == nil || *fr != "length" || fin.ID != "chatcmpl-1" {
+		t.Fatalf("finish chunk %+v", fin)
+	}
+	if use.Usage == nil || *use.Usage != s.usage || len(use.Choices) != 0 || use.Choices == nil {
+		t.Fatalf("usage chunk %+v", use)
+	}
+	if n > 1.2 {
+		t.Fatalf("the end of a stream allocates %.2f times, want about 1", n)
+	}
+}
