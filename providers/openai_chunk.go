@@ -42,7 +42,7 @@ type chunkStrings struct {
 // takes a handful of allocations instead of two an event.
 const (
 	chunkEventBlock = 8
-	chunkTextBlock  = 512
+	chunkTextBlock  = 256
 )
 
 func (cs *chunkStrings) intern(slot *string, b []byte) string {
