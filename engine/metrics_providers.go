@@ -79,35 +79,41 @@ func (c *instrumentedChat) ChatStream(ctx context.Context, req *ChatRequest) (Ch
 		return nil, err
 	}
 	is := &instrumentedStream{c: c, start: start}
-	return &watchedStream{next: st, onChunk: is.observe, onEnd: is.finish, closeErr: context.Canceled}, nil
+	is.watchedStream = watchedStream{next: st, hooks: is, closeErr: context.Canceled}
+	return &is.watchedStream, nil
 }
 
 // instrumentedStream reports once, when the stream ends (see
 // watchedStream): cleanly, with an error, or closed early by the caller
 // (reported as canceled). The end may come on another goroutine than
-// Recv's, so usage is guarded by mu.
+// Recv's, so usage is guarded by mu. It holds the watchedStream its
+// caller receives, so that a stream is one allocation.
 type instrumentedStream struct {
+	watchedStream
 	c     *instrumentedChat
 	start time.Time
 	mu    sync.Mutex
-	usage *Usage
+	// usage is the latest usage a chunk carried, when hasUsage is set.
+	usage    Usage
+	hasUsage bool
 }
 
 func (s *instrumentedStream) observe(ch *ChatChunk) {
 	if ch.Usage != nil {
-		u := *ch.Usage
 		s.mu.Lock()
-		s.usage = &u
+		s.usage, s.hasUsage = *ch.Usage, true
 		s.mu.Unlock()
 	}
 }
 
 func (s *instrumentedStream) finish(err error) {
 	s.mu.Lock()
-	usage := s.usage
+	usage, has := s.usage, s.hasUsage
 	s.mu.Unlock()
 	s.c.ip.m.UpstreamCall(s.c.ref.Provider, "chat_stream", time.Since(s.start), err)
-	s.c.ip.usage(s.c.ref, usage)
+	if has {
+		s.c.ip.usage(s.c.ref, &usage)
+	}
 }
 
 type instrumentedEmbedder struct {

@@ -177,6 +177,11 @@ func (s *RunStream) chunk(ch ChunkChoice) *ChatChunk {
 	return &ChatChunk{ID: s.id, Object: "chat.completion.chunk", Created: s.created, Model: s.model, Choices: []ChunkChoice{ch}}
 }
 
+// AnswerTextSize is the room a stream reserves for its answer text at
+// its first text delta, so that a short answer is collected in one
+// allocation rather than one each time the text doubles.
+const AnswerTextSize = 256
+
 // accumulator rebuilds the assistant message of choice 0 from deltas.
 type accumulator struct {
 	text       strings.Builder
@@ -189,7 +194,10 @@ type accumulator struct {
 func (a *accumulator) hasOutput() bool { return a.text.Len() > 0 || len(a.order) > 0 }
 
 func (a *accumulator) add(ch *ChunkChoice) {
-	if ch.Delta.Content != nil {
+	if ch.Delta.Content != nil && *ch.Delta.Content != "" {
+		if a.text.Cap() == 0 {
+			a.text.Grow(AnswerTextSize)
+		}
 		a.text.WriteString(*ch.Delta.Content)
 	}
 	for _, d := range ch.Delta.ToolCalls {

@@ -11,13 +11,23 @@ import (
 // nil at io.EOF, with the error Recv returned, or with closeErr when the
 // caller closes the stream first. Close may come from another goroutine
 // while Recv runs (a client that went away), so onChunk and onEnd must
-// guard what they share.
+// guard what they share. hooks, when set, stands for onChunk and onEnd
+// (a type that embeds the watchedStream it watches is then one
+// allocation, without two method-value closures).
 type watchedStream struct {
 	next     ChatStream
 	onChunk  func(*ChatChunk)
 	onEnd    func(error)
+	hooks    streamHooks
 	closeErr error
 	once     sync.Once
+}
+
+// streamHooks is what a watchedStream calls when hooks is set: observe as
+// onChunk, finish as onEnd.
+type streamHooks interface {
+	observe(*ChatChunk)
+	finish(error)
 }
 
 func (s *watchedStream) Recv() (*ChatChunk, error) {
@@ -30,8 +40,12 @@ func (s *watchedStream) Recv() (*ChatChunk, error) {
 		}
 		return ch, err
 	}
-	if ch != nil && s.onChunk != nil {
-		s.onChunk(ch)
+	if ch != nil {
+		if s.hooks != nil {
+			s.hooks.observe(ch)
+		} else if s.onChunk != nil {
+			s.onChunk(ch)
+		}
 	}
 	return ch, nil
 }
@@ -42,5 +56,11 @@ func (s *watchedStream) Close() error {
 }
 
 func (s *watchedStream) end(err error) {
-	s.once.Do(func() { s.onEnd(err) })
+	s.once.Do(func() {
+		if s.hooks != nil {
+			s.hooks.finish(err)
+		} else {
+			s.onEnd(err)
+		}
+	})
 }

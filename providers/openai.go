@@ -257,10 +257,26 @@ func (o *OpenAI) ChatStream(ctx context.Context, req *engine.ChatRequest) (engin
 	if err != nil {
 		return nil, err
 	}
-	s := newSSEStream(o.host.name, call)
-	st := &oaiStreamState{}
-	s.translate = func(_, data []byte) error { return o.translate(s, st, data) }
-	return s, nil
+	x := &oaiStream{o: o}
+	x.sseStream = sseStream{provider: o.host.name, call: call, sse: &x.rd, queue: x.queueRoom[:0], tr: x}
+	x.rd.init(call.resp.Body, x.dataRoom[:0])
+	return &x.sseStream, nil
+}
+
+// oaiStream is one OpenAI stream in one allocation: the shared SSE
+// machinery, its reader, the first room of its queue and data buffer, and
+// the pass-through's state.
+type oaiStream struct {
+	sseStream
+	o         *OpenAI
+	st        oaiStreamState
+	rd        sseReader
+	queueRoom [1]*engine.ChatChunk
+	dataRoom  [sseDataSize]byte
+}
+
+func (x *oaiStream) translateEvent(_, data []byte) error {
+	return x.o.translate(&x.sseStream, &x.st, data)
 }
 
 // oaiStreamState keeps what the pass-through must repair: hosts that omit
@@ -332,7 +348,10 @@ func (o *OpenAI) translate(s *sseStream, st *oaiStreamState, data []byte) error 
 			}
 			st.roleSeen = true
 		}
-		if ch.Index == 0 && ch.Delta.Content != nil {
+		if ch.Index == 0 && ch.Delta.Content != nil && *ch.Delta.Content != "" {
+			if st.text.Cap() == 0 {
+				st.text.Grow(engine.AnswerTextSize)
+			}
 			st.text.WriteString(*ch.Delta.Content)
 		}
 		if ch.FinishReason != nil && *ch.FinishReason != "" {

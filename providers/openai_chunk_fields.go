@@ -125,7 +125,7 @@ func (p *chunkParser) delta(d *engine.Delta, first bool) bool {
 			}
 			b, ok := p.text()
 			if k == 1 {
-				d.Content = p.slot(&p.ev.content, first, string(b))
+				d.Content = p.slot(&p.ev.content, first, p.cs.str(b))
 			} else {
 				d.Refusal = p.slot(nil, false, string(b))
 			}

@@ -27,8 +27,9 @@ func TestDecodeChunkMatchesEncodingJSON(t *testing.T) {
 
 // TestDecodeChunkFastPath checks that the common events take the
 // hand-written path (an allocation count, not a timing): encoding/json
-// costs about 13 allocations an event, the fast path one for the event
-// and one for the text (a few more for usage and tool calls).
+// costs about 13 allocations an event, the fast path at most one for the
+// event and one for the text, shares of the stream's blocks (a few more
+// for usage and tool calls).
 func TestDecodeChunkFastPath(t *testing.T) {
 	lines := recordedChunks(t)
 	var cs chunkStrings

@@ -19,9 +19,19 @@ type sseReader struct {
 var bufioPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 16<<10) }}
 
 func newSSEReader(r io.Reader) *sseReader {
+	s := &sseReader{}
+	s.init(r, make([]byte, 0, sseDataSize))
+	return s
+}
+
+// sseDataSize is the first capacity of an event's data buffer.
+const sseDataSize = 1024
+
+// init readies a zero reader to read r, with data as its data buffer.
+func (s *sseReader) init(r io.Reader, data []byte) {
 	br := bufioPool.Get().(*bufio.Reader)
 	br.Reset(r)
-	return &sseReader{r: br, data: make([]byte, 0, 1024)}
+	s.r, s.data = br, data
 }
 
 // release returns the bufio.Reader to the pool.

@@ -22,6 +22,14 @@ type sseStream struct {
 	cleanEOF  bool // the end of the body is a normal end (a finish was seen)
 	err       error
 	translate func(event, data []byte) error
+	// tr, when set, stands for translate (a stream type that embeds its
+	// sseStream is then one allocation, without a closure).
+	tr eventTranslator
+}
+
+// eventTranslator is what an sseStream's tr does: translate one event.
+type eventTranslator interface {
+	translateEvent(event, data []byte) error
 }
 
 func newSSEStream(provider string, call *upstreamCall) *sseStream {
@@ -77,7 +85,12 @@ func (s *sseStream) step() {
 		s.Close()
 		return
 	}
-	if err := s.translate(event, data); err != nil {
+	if s.tr != nil {
+		err = s.tr.translateEvent(event, data)
+	} else {
+		err = s.translate(event, data)
+	}
+	if err != nil {
 		s.err = s.call.redact(err)
 		s.Close()
 	}

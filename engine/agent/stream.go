@@ -52,6 +52,10 @@ type AgentStream struct {
 	// span is the run's invoke_agent span, ended by Close (invoke_trace.go).
 	span *telemetry.Span
 
+	// chunks is the unused rest of the current block of chunks (chunk):
+	// each chunk gets its own element, never reused.
+	chunks []oneChoiceChunk
+
 	// per step
 	content strings.Builder
 	calls   map[int]*engine.ToolCall
@@ -117,17 +121,39 @@ func (s *AgentStream) Close(cause error) {
 	s.tb.close()
 }
 
-// oneChoiceChunk is a chunk and its one choice in one allocation.
+// oneChoiceChunk is a chunk, its one choice and the strings the choice
+// points to (the role chunk's empty text, a finish reason).
 type oneChoiceChunk struct {
 	chunk  engine.ChatChunk
 	choice [1]engine.ChunkChoice
+	text   string
+	finish string
 }
 
-func (s *AgentStream) chunk(d engine.Delta, finish *string) *engine.ChatChunk {
-	b := &oneChoiceChunk{choice: [1]engine.ChunkChoice{{Index: 0, Delta: d, FinishReason: finish}}}
+// oneChoiceBlock is how many chunks AgentStream allocates at a time.
+const oneChoiceBlock = 8
+
+// chunk returns a new chunk of delta d, with finish as its finish reason
+// unless it is empty.
+func (s *AgentStream) chunk(d engine.Delta, finish string) *engine.ChatChunk {
+	return &s.newChunk(d, finish).chunk
+}
+
+// newChunk is chunk, with the storage around the chunk.
+func (s *AgentStream) newChunk(d engine.Delta, finish string) *oneChoiceChunk {
+	if len(s.chunks) == 0 {
+		s.chunks = make([]oneChoiceChunk, oneChoiceBlock)
+	}
+	b := &s.chunks[0]
+	s.chunks = s.chunks[1:]
+	b.choice = [1]engine.ChunkChoice{{Index: 0, Delta: d}}
+	if finish != "" {
+		b.finish = finish
+		b.choice[0].FinishReason = &b.finish
+	}
 	b.chunk = engine.ChatChunk{ID: s.id, Object: "chat.completion.chunk", Created: s.created, Model: s.modelName,
 		SystemFingerprint: s.sysFP, Choices: b.choice[:]}
-	return &b.chunk
+	return b
 }
 
 // begin takes the completion's id, model and time from the first upstream
@@ -147,8 +173,9 @@ func (s *AgentStream) begin(c *engine.ChatChunk) {
 	if s.id == "" {
 		s.id = "chatcmpl-" + engine.NewID(s.ctx, 24)
 	}
-	empty := ""
-	s.queue = append(s.queue, s.chunk(engine.Delta{Role: "assistant", Content: &empty}, nil))
+	b := s.newChunk(engine.Delta{Role: "assistant"}, "")
+	b.choice[0].Delta.Content = &b.text // ""
+	s.queue = append(s.queue, &b.chunk)
 }
 
 // take absorbs one upstream chunk: text is forwarded, tool calls, finish
@@ -165,13 +192,16 @@ func (s *AgentStream) take(c *engine.ChatChunk) {
 		}
 		d := ch.Delta
 		if (d.Content != nil && *d.Content != "") || (d.Refusal != nil && *d.Refusal != "") || len(d.Annotations) > 0 {
-			if d.Content != nil {
+			if d.Content != nil && *d.Content != "" {
+				if s.content.Cap() == 0 {
+					s.content.Grow(engine.AnswerTextSize)
+				}
 				s.content.WriteString(*d.Content)
 			}
 			if s.first == 0 {
 				s.first = time.Since(s.start)
 			}
-			s.queue = append(s.queue, s.chunk(engine.Delta{Content: d.Content, Refusal: d.Refusal, Annotations: d.Annotations}, nil))
+			s.queue = append(s.queue, s.chunk(engine.Delta{Content: d.Content, Refusal: d.Refusal, Annotations: d.Annotations}, ""))
 		}
 		for i, tc := range d.ToolCalls {
 			idx := i
@@ -239,13 +269,19 @@ func (s *AgentStream) endStep() error {
 	return nil
 }
 
+// usageChunk is the final usage chunk and its usage in one allocation.
+type usageChunk struct {
+	chunk engine.ChatChunk
+	usage engine.Usage
+}
+
 // finishStream queues the caller-defined tool calls, the finish chunk and
 // the summed usage.
 func (s *AgentStream) finishStream(callerCalls []engine.ToolCall) {
 	for i, c := range callerCalls {
 		i := i
 		s.queue = append(s.queue, s.chunk(engine.Delta{ToolCalls: []engine.ToolCall{{Index: &i, ID: c.ID, Type: c.Type,
-			Function: engine.FunctionCall{Name: c.Function.Name, Arguments: c.Function.Arguments}, ExtraContent: c.ExtraContent}}}, nil))
+			Function: engine.FunctionCall{Name: c.Function.Name, Arguments: c.Function.Arguments}, ExtraContent: c.ExtraContent}}}, ""))
 	}
 	finish := s.finish
 	switch {
@@ -254,11 +290,12 @@ func (s *AgentStream) finishStream(callerCalls []engine.ToolCall) {
 	case finish == "" || finish == "tool_calls":
 		finish = "stop"
 	}
-	s.queue = append(s.queue, s.chunk(engine.Delta{}, &finish))
+	s.queue = append(s.queue, s.chunk(engine.Delta{}, finish))
 	if s.usageSeen {
-		u := s.usage
-		s.queue = append(s.queue, &engine.ChatChunk{ID: s.id, Object: "chat.completion.chunk", Created: s.created,
-			Model: s.modelName, SystemFingerprint: s.sysFP, Choices: []engine.ChunkChoice{}, Usage: &u})
+		b := &usageChunk{usage: s.usage}
+		b.chunk = engine.ChatChunk{ID: s.id, Object: "chat.completion.chunk", Created: s.created,
+			Model: s.modelName, SystemFingerprint: s.sysFP, Choices: []engine.ChunkChoice{}, Usage: &b.usage}
+		s.queue = append(s.queue, &b.chunk)
 	}
 	s.done = true
 }

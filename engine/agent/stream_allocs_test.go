@@ -10,9 +10,11 @@ import (
 )
 
 // TestAgentStreamAllocationsPerEvent: forwarding one upstream text event
-// costs the agent stream one allocation (the client's chunk with its
-// choice; the queue's array is reused), and the chunks are what the client
-// saw before: one id, the text in order, a finish reason last.
+// costs the agent stream an eighth of an allocation (the client's chunks
+// with their choice come a block of eight at a time; the queue's array is
+// reused), and the chunks are what the client saw before: one id, the text
+// in order, a finish reason last, each chunk its own (the first is intact
+// at the end).
 func TestAgentStreamAllocationsPerEvent(t *testing.T) {
 	const events = 200
 	words := make([]string, events)
@@ -48,7 +50,37 @@ func TestAgentStreamAllocationsPerEvent(t *testing.T) {
 	if last == nil || last.Choices[0].FinishReason == nil || *last.Choices[0].FinishReason != "stop" {
 		t.Fatalf("last chunk %+v", last)
 	}
-	if perEvent > 1 {
-		t.Fatalf("an event costs %.1f allocations, want 1 (3 before)", perEvent)
+	if d := first.Choices[0].Delta; d.Role != "assistant" || d.Content == nil || *d.Content != "" || first.Choices[0].FinishReason != nil {
+		t.Fatalf("the role chunk changed to %+v", first.Choices[0])
+	}
+	if perEvent > 0.3 {
+		t.Fatalf("an event costs %.2f allocations, want at most 0.3 (1 before, 3 before that)", perEvent)
+	}
+}
+
+// TestAgentStreamFinishAllocations: the end of a stream (the finish chunk
+// from the block, the usage chunk with its usage) is about one allocation,
+// not three, and the chunks carry the finish reason and the summed usage.
+func TestAgentStreamFinishAllocations(t *testing.T) {
+	run := &agentRun{ref: engine.ModelRef{Provider: "p", Model: "m"}, chat: &engine.ChatRequest{}}
+	s := newAgentStream(context.Background(), 10, &scriptModel{}, run, &toolbox{}, &chunks{})
+	s.started, s.id = true, "chatcmpl-1"
+	s.usage, s.usageSeen = engine.Usage{PromptTokens: 3, CompletionTokens: 4, TotalTokens: 7}, true
+	n := testing.AllocsPerRun(80, func() {
+		s.queue, s.head, s.finish = s.queue[:0], 0, "length"
+		s.finishStream(nil)
+	})
+	if len(s.queue) != 2 {
+		t.Fatalf("queued %d chunks, want 2", len(s.queue))
+	}
+	fin, use := s.queue[0], s.queue[1]
+	if fr := fin.Choices[0].FinishReason; fr == nil || *fr != "length" || fin.ID != "chatcmpl-1" {
+		t.Fatalf("finish chunk %+v", fin)
+	}
+	if use.Usage == nil || *use.Usage != s.usage || len(use.Choices) != 0 || use.Choices == nil {
+		t.Fatalf("usage chunk %+v", use)
+	}
+	if n > 1.2 {
+		t.Fatalf("the end of a stream allocates %.2f times, want about 1", n)
 	}
 }
