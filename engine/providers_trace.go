@@ -134,7 +134,7 @@ func (c *tracedChat) ChatStream(ctx context.Context, req *ChatRequest) (ChatStre
 		return nil, err
 	}
 	ts := &tracedStream{sp: sp, start: time.Now()}
-	return &watchedStream{next: st, onChunk: ts.observe, onEnd: ts.finish}, nil
+	return &watchedStream{next: st, hooks: ts}, nil
 }
 
 // tracedStream is what a chat stream's span learns from its chunks; the

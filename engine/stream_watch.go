@@ -11,20 +11,18 @@ import (
 // nil at io.EOF, with the error Recv returned, or with closeErr when the
 // caller closes the stream first. Close may come from another goroutine
 // while Recv runs (a client that went away), so onChunk and onEnd must
-// guard what they share. hooks, when set, stands for onChunk and onEnd
-// (a type that embeds the watchedStream it watches is then one
-// allocation, without two method-value closures).
+// guard what they share. They are hooks' observe and finish (a type that
+// embeds the watchedStream it watches is then one allocation, without
+// method-value closures).
 type watchedStream struct {
 	next     ChatStream
-	onChunk  func(*ChatChunk)
-	onEnd    func(error)
 	hooks    streamHooks
 	closeErr error
 	once     sync.Once
 }
 
-// streamHooks is what a watchedStream calls when hooks is set: observe as
-// onChunk, finish as onEnd.
+// streamHooks is what a watchedStream calls: observe for each chunk
+// (onChunk), finish once at the end (onEnd).
 type streamHooks interface {
 	observe(*ChatChunk)
 	finish(error)
@@ -41,11 +39,7 @@ func (s *watchedStream) Recv() (*ChatChunk, error) {
 		return ch, err
 	}
 	if ch != nil {
-		if s.hooks != nil {
-			s.hooks.observe(ch)
-		} else if s.onChunk != nil {
-			s.onChunk(ch)
-		}
+		s.hooks.observe(ch)
 	}
 	return ch, nil
 }
@@ -56,11 +50,5 @@ func (s *watchedStream) Close() error {
 }
 
 func (s *watchedStream) end(err error) {
-	s.once.Do(func() {
-		if s.hooks != nil {
-			s.hooks.finish(err)
-		} else {
-			s.onEnd(err)
-		}
-	})
+	s.once.Do(func() { s.hooks.finish(err) })
 }

@@ -48,9 +48,9 @@ func TestWatchedStream(t *testing.T) {
 			next := &sliceStream{chunks: []*ChatChunk{{ID: "a"}, {ID: "b"}}, err: tc.err}
 			var seen, ends []string
 			var got error
-			w := &watchedStream{next: next, closeErr: context.Canceled,
+			w := &watchedStream{next: next, closeErr: context.Canceled, hooks: funcHooks{
 				onChunk: func(ch *ChatChunk) { seen = append(seen, ch.ID) },
-				onEnd:   func(err error) { got = err; ends = append(ends, fmt.Sprint(err)) }}
+				onEnd:   func(err error) { got = err; ends = append(ends, fmt.Sprint(err)) }}}
 			for range tc.recvs {
 				w.Recv()
 			}
@@ -67,3 +67,12 @@ func TestWatchedStream(t *testing.T) {
 		})
 	}
 }
+
+// funcHooks are streamHooks made of two functions.
+type funcHooks struct {
+	onChunk func(*ChatChunk)
+	onEnd   func(error)
+}
+
+func (h funcHooks) observe(ch *ChatChunk) { h.onChunk(ch) }
+func (h funcHooks) finish(err error)      { h.onEnd(err) }
