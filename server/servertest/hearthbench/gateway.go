@@ -343,11 +343,11 @@ func procStatusMiB(field string) float64 {
 
 func printGateway(w io.Writer, rs []GatewayResult, cellSeconds float64) {
 	fmt.Fprintf(w, "\nGateway overhead: the real server in-process on loopback vs the same upstream request sent straight to an\n"+
-		"in-process fake OpenAI that answers at once; %.1f s per side per row. Added = Hearth minus direct; allocs and KB\n"+
-		"per request are the whole process's heap allocations (client, server, fake) minus those of the direct side,\n"+
-		"CPU µs per request the process's user+system CPU time likewise.\n", cellSeconds)
+		"in-process fake OpenAI that answers at once; %.1f s per side per row. Share = hearth rps / direct rps; added =\n"+
+		"Hearth minus direct; allocs and KB per request are the whole process's heap allocations (client, server, fake)\n"+
+		"minus those of the direct side, CPU µs per request the process's user+system CPU time likewise.\n", cellSeconds)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "run\tconc\tdirect rps\thearth rps\tdirect p50 ms\thearth p50 ms\tadded p50 ms\tadded p99 ms\tadded TTFT p50 ms\tallocs/req\tKB/req\tCPU µs/req\tthread writes/commit\truns/commit\tRSS MiB\terrors\t")
+	fmt.Fprintln(tw, "run\tconc\tdirect rps\thearth rps\tshare\tdirect p50 ms\thearth p50 ms\tadded p50 ms\tadded p99 ms\tadded TTFT p50 ms\tallocs/req\tKB/req\tCPU µs/req\tthread writes/commit\truns/commit\tRSS MiB\terrors\t")
 	for _, r := range rs {
 		ttft := "-"
 		if r.Hearth.TTFTP50ms > 0 {
@@ -357,10 +357,15 @@ func printGateway(w io.Writer, rs []GatewayResult, cellSeconds float64) {
 		if r.ThreadWritesPerCommit > 0 {
 			perCommit = fmt.Sprintf("%.1f", r.ThreadWritesPerCommit)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%.0f\t%.1f\t%.0f\t%s\t%.1f\t%.0f\t%d\t\n", r.Run, r.Concurrency,
-			r.Direct.RPS, r.Hearth.RPS, r.Direct.P50ms, r.Hearth.P50ms, r.AddedP50ms, r.AddedP99ms, ttft,
+		share := 0.0
+		if r.Direct.RPS > 0 {
+			share = r.Hearth.RPS / r.Direct.RPS
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%.0f\t%.1f\t%.0f\t%s\t%.1f\t%.0f\t%d\t\n", r.Run, r.Concurrency,
+			r.Direct.RPS, r.Hearth.RPS, share, r.Direct.P50ms, r.Hearth.P50ms, r.AddedP50ms, r.AddedP99ms, ttft,
 			r.AddedAllocsPerR, r.AddedBytesPerR/1024, r.AddedCPUusPerR, perCommit, r.RunsPerCommit, r.RSSMiB, r.Direct.Errors+r.Hearth.Errors)
 	}
 	tw.Flush()
+	printGoals(w, gatewayGoals(rs))
 	printPeer(w, rs)
 }

@@ -41,6 +41,7 @@ type Report struct {
 	Quick          bool               `json:"quick"`
 	GatewayCell    float64            `json:"gateway_cell_s,omitempty"`
 	Gateway        []GatewayResult    `json:"gateway,omitempty"`
+	GatewayGoals   []GoalCheck        `json:"gateway_goals,omitempty"`
 	Soak           []SoakResult       `json:"soak,omitempty"`
 	Ingest         []IngestResult     `json:"ingest,omitempty"`
 	IngestHTTP     []HTTPIngestResult `json:"ingest_http,omitempty"`
@@ -71,7 +72,7 @@ func main() {
 	cache := flag.String("cache", filepath.Join(cacheDef, "hearth-bench"), "where -glove auto keeps the converted vectors")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (server, fake upstream and clients share the process) to this file")
 	memProfile := flag.String("memprofile", "", "write an allocation profile (every allocation since start) to this file at the end")
-	conc := flag.String("conc", "1,8,32", "gateway: comma-separated client counts of each row")
+	conc := flag.String("conc", "1,8,16,32", "gateway: comma-separated client counts of each row")
 	store := flag.String("store", "badger", `gateway: the server's store: "badger" (embedded) or "postgres" (a throwaway PostgreSQL, one cluster node)`)
 	runKinds := flag.String("runs", "", `gateway: comma-separated run kinds to measure ("pipe", "pipe stream", "pipe nostore", "pipe nostore stream", "agent", "agent stream"; "" = all)`)
 	blockProfile := flag.String("blockprofile", "", "write a blocking profile (where goroutines waited on channels and locks) to this file at the end")
@@ -141,6 +142,7 @@ func main() {
 			fail("gateway", err)
 		}
 		rep.Gateway, rep.Soak = g, soaks
+		rep.GatewayGoals = gatewayGoals(g)
 	})
 	section("ingest", func() {
 		for _, c := range ingestCases(*quick) {
