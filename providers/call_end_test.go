@@ -19,10 +19,11 @@ import (
 
 // hungServer reads one request a connection, writes head (nothing when
 // empty) and then waits for the client to close the connection, counting
-// the connections it saw closed.
+// the requests it read and the connections it saw closed (one closed
+// before its request arrived counts too: the call ended that early).
 type hungServer struct {
-	ln     net.Listener
-	closed chan struct{}
+	ln               net.Listener
+	received, closed chan struct{}
 }
 
 func startHung(t *testing.T, head string) *hungServer {
@@ -31,7 +32,7 @@ func startHung(t *testing.T, head string) *hungServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &hungServer{ln: ln, closed: make(chan struct{}, 16)}
+	s := &hungServer{ln: ln, received: make(chan struct{}, 16), closed: make(chan struct{}, 16)}
 	t.Cleanup(func() { ln.Close() })
 	go func() {
 		for {
@@ -44,9 +45,11 @@ func startHung(t *testing.T, head string) *hungServer {
 				br := bufio.NewReader(c)
 				req, err := http.ReadRequest(br)
 				if err != nil {
+					s.closed <- struct{}{}
 					return
 				}
 				io.Copy(io.Discard, req.Body)
+				s.received <- struct{}{}
 				if head != "" {
 					c.Write([]byte(head))
 				}
@@ -96,8 +99,12 @@ func endedCall(t *testing.T, c caller, ctx context.Context, stream bool, end fun
 		}
 		errs <- err
 	}()
-	time.Sleep(30 * time.Millisecond) // the request is out, the call waits
 	if end != nil {
+		select { // the request is out, the call waits
+		case <-srv.received:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the request did not reach the server")
+		}
 		end()
 	}
 	var err error
@@ -142,7 +149,7 @@ func TestCallHangUpEndsCall(t *testing.T) {
 // in its chain, as net/http's error carries the call's cause too.
 func TestCallTimeoutEndsCall(t *testing.T) {
 	lean, std := h1Callers(t, 0)
-	lean.timeout, std.timeout = 80*time.Millisecond, 80*time.Millisecond
+	lean.timeout, std.timeout = 250*time.Millisecond, 250*time.Millisecond
 	for _, tc := range []struct {
 		name   string
 		c      caller
@@ -170,7 +177,7 @@ func TestCallParentDeadlineEndsCall(t *testing.T) {
 		c    caller
 	}{{"lean", lean}, {"net/http", std}} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 80*time.Millisecond)
+			ctx, cancel := context.WithTimeout(context.Background(), 250*time.Millisecond)
 			defer cancel()
 			err := endedCall(t, tc.c, ctx, false, nil)
 			var e *engine.Error
