@@ -366,6 +366,6 @@ func printGateway(w io.Writer, rs []GatewayResult, cellSeconds float64) {
 			r.AddedAllocsPerR, r.AddedBytesPerR/1024, r.AddedCPUusPerR, perCommit, r.RunsPerCommit, r.RSSMiB, r.Direct.Errors+r.Hearth.Errors)
 	}
 	tw.Flush()
-	printGoals(w, gatewayGoals(rs))
+	printGoals(w, gatewayGoals(rs), directSpeed(rs))
 	printPeer(w, rs)
 }

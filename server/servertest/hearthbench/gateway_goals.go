@@ -32,6 +32,10 @@ const (
 	goalAddedP50One   = 0.15 // ms, at 1 client
 	goalAddedTTFT     = 0.20 // ms, streams, at 1 client
 	goalAllocsPerReq  = 150  // at 16 clients, every route and its stream
+	// goalDirectRPS is the direct leg's requests a second at 16 clients in
+	// the run the goals were set from: the added p50, a time, is met or
+	// not at the machine's speed, which the direct leg shows.
+	goalDirectRPS = 33658
 )
 
 // gatewayGoals checks the goals against the rows there are; a goal whose
@@ -75,13 +79,36 @@ func gatewayGoals(rs []GatewayResult) []GoalCheck {
 	return out
 }
 
-// printGoals prints gatewayGoals under the gateway table.
-func printGoals(w io.Writer, gs []GoalCheck) {
+// directSpeed describes the direct leg's speed at 16 clients against the
+// run the goals were set from ("" without a 16-client row).
+func directSpeed(rs []GatewayResult) string {
+	var sum float64
+	n := 0
+	for _, r := range rs {
+		if r.Concurrency == 16 && r.Direct.RPS > 0 {
+			sum += r.Direct.RPS
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	avg := sum / float64(n)
+	return fmt.Sprintf("The direct leg ran %.0f rps at 16 clients, %.2f of the %d of the run the goals were set from.", avg, avg/goalDirectRPS, goalDirectRPS)
+}
+
+// printGoals prints gatewayGoals under the gateway table; speed is
+// directSpeed's line.
+func printGoals(w io.Writer, gs []GoalCheck, speed string) {
 	if len(gs) == 0 {
 		return
 	}
 	fmt.Fprintln(w, "\nGateway hot path goals (issue 22; pipe nostore = pipes.run with a pipe of store: false), read off the rows above.")
-	fmt.Fprintln(w, "Share and added p50 at 16 clients move with the machine's load: compare alternating runs, not one.")
+	fmt.Fprintln(w, "Share and added p50 at 16 clients move with the machine's load: compare alternating runs, not one. The added p50")
+	fmt.Fprintln(w, "is a time: on a machine slower than the one the goals were set on it grows while the share of direct holds.")
+	if speed != "" {
+		fmt.Fprintln(w, speed)
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "goal\trun\tconc\tmeasured\ttarget\tresult\t")
 	for _, g := range gs {

@@ -51,7 +51,8 @@ func TestGatewayGoals(t *testing.T) {
 	var out bytes.Buffer
 	printGateway(&out, rows, 1)
 	text := out.String()
-	for _, s := range []string{"Gateway hot path goals", "share of direct rps", "≥ 0.47", "≤ 150", "not met", " met"} {
+	for _, s := range []string{"Gateway hot path goals", "share of direct rps", "≥ 0.47", "≤ 150", "not met", " met",
+		"The direct leg ran 1000 rps at 16 clients, 0.03 of the 33658"} {
 		if !strings.Contains(text, s) {
 			t.Fatalf("report lacks %q:\n%s", s, text)
 		}
@@ -63,8 +64,11 @@ func TestGatewayGoals(t *testing.T) {
 	if gs := gatewayGoals([]GatewayResult{{Run: "pipe", Concurrency: 16}}); len(gs) != 0 {
 		t.Fatalf("goals from rows the goals do not name: %+v", gs)
 	}
+	if sp := directSpeed([]GatewayResult{{Run: "agent", Concurrency: 8, Direct: LoadFigures{RPS: 1000}}}); sp != "" {
+		t.Fatalf("direct speed without a 16-client row: %q", sp)
+	}
 	out.Reset()
-	printGoals(&out, nil)
+	printGoals(&out, nil, "")
 	if out.Len() != 0 {
 		t.Fatalf("no goals printed %q", out.String())
 	}
