@@ -1,12 +1,9 @@
 package providers
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"runtime"
 	"strings"
@@ -16,62 +13,6 @@ import (
 
 	"github.com/hearth-dev/hearth/engine"
 )
-
-// hungServer reads one request a connection, writes head (nothing when
-// empty) and then waits for the client to close the connection, counting
-// the requests it read and the connections it saw closed (one closed
-// before its request arrived counts too: the call ended that early).
-type hungServer struct {
-	ln               net.Listener
-	received, closed chan struct{}
-}
-
-func startHung(t *testing.T, head string) *hungServer {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &hungServer{ln: ln, received: make(chan struct{}, 16), closed: make(chan struct{}, 16)}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				req, err := http.ReadRequest(br)
-				if err != nil {
-					s.closed <- struct{}{}
-					return
-				}
-				io.Copy(io.Discard, req.Body)
-				s.received <- struct{}{}
-				if head != "" {
-					c.Write([]byte(head))
-				}
-				io.Copy(io.Discard, br) // until the client closes
-				s.closed <- struct{}{}
-			}()
-		}
-	}()
-	return s
-}
-
-func (s *hungServer) url() string { return "http://" + s.ln.Addr().String() + "/v1/chat/completions" }
-
-// waitClosed fails unless the server saw the call's connection closed.
-func (s *hungServer) waitClosed(t *testing.T, what string) {
-	t.Helper()
-	select {
-	case <-s.closed:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("%s: the upstream connection was not closed", what)
-	}
-}
 
 // streamHead is an SSE answer's head and first event; the body never ends.
 const streamHead = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n" +
@@ -117,6 +58,18 @@ func endedCall(t *testing.T, c caller, ctx context.Context, stream bool, end fun
 	return err
 }
 
+// callEndCase is one kind of call endedCall ends: on the lean client or
+// on net/http's, waiting for its answer's head or reading a stream.
+type callEndCase struct {
+	name   string
+	c      caller
+	stream bool
+}
+
+func callEndCases(lean, std caller) []callEndCase {
+	return []callEndCase{{"lean", lean, false}, {"lean stream", lean, true}, {"net/http", std, false}, {"net/http stream", std, true}}
+}
+
 // errHangUp is the cause a test's client hang-up cancels with.
 var errHangUp = errors.New("client hung up")
 
@@ -126,11 +79,7 @@ var errHangUp = errors.New("client hung up")
 // connection in use is closed and the error is worded from the cause.
 func TestCallHangUpEndsCall(t *testing.T) {
 	lean, std := h1Callers(t, 0)
-	for _, tc := range []struct {
-		name   string
-		c      caller
-		stream bool
-	}{{"lean", lean, false}, {"lean stream", lean, true}, {"net/http", std, false}, {"net/http stream", std, true}} {
+	for _, tc := range callEndCases(lean, std) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancelCause(context.Background())
 			defer cancel(nil)
@@ -150,11 +99,7 @@ func TestCallHangUpEndsCall(t *testing.T) {
 func TestCallTimeoutEndsCall(t *testing.T) {
 	lean, std := h1Callers(t, 0)
 	lean.timeout, std.timeout = 250*time.Millisecond, 250*time.Millisecond
-	for _, tc := range []struct {
-		name   string
-		c      caller
-		stream bool
-	}{{"lean", lean, false}, {"lean stream", lean, true}, {"net/http", std, false}, {"net/http stream", std, true}} {
+	for _, tc := range callEndCases(lean, std) {
 		t.Run(tc.name, func(t *testing.T) {
 			err := endedCall(t, tc.c, context.Background(), tc.stream, nil)
 			var e *engine.Error
@@ -215,15 +160,7 @@ func TestCallHangUpLeaksNoGoroutine(t *testing.T) {
 	run := func() {
 		for range 20 {
 			ctx, cancel := context.WithCancelCause(context.Background())
-			up, err := std.post(ctx, srv.url(), []byte(`{}`), false, func(http.Header) {})
-			if err != nil {
-				t.Fatal(err)
-			}
-			buf, err := readPooled("openai", up)
-			if err != nil {
-				t.Fatal(err)
-			}
-			releaseBody(buf)
+			postRead(t, std, ctx, srv.url())
 			cancel(errHangUp)
 		}
 	}

@@ -19,15 +19,7 @@ func TestH1EndedCallSparesItsConnection(t *testing.T) {
 	lean, _ := h1Callers(t, 0)
 	for range 3 {
 		ctx, cancel := context.WithCancel(context.Background())
-		up, err := lean.post(ctx, srv.url(), []byte(`{}`), false, func(http.Header) {})
-		if err != nil {
-			t.Fatal(err)
-		}
-		buf, err := readPooled("openai", up)
-		if err != nil {
-			t.Fatal(err)
-		}
-		releaseBody(buf)
+		postRead(t, lean, ctx, srv.url())
 		cancel()
 		time.Sleep(5 * time.Millisecond) // room for a wrongly kept abort to run
 	}

@@ -118,6 +118,22 @@ func callOnce(t testing.TB, c caller, method, url string, body []byte) exchange 
 	return x
 }
 
+// postRead makes one call of c in ctx (post, as the adapters call) and
+// reads its answer whole into a pooled buffer, failing the test on an
+// error.
+func postRead(t testing.TB, c caller, ctx context.Context, url string) {
+	t.Helper()
+	up, err := c.post(ctx, url, []byte(`{}`), false, func(http.Header) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf, err := readPooled("openai", up)
+	if err != nil {
+		t.Fatal(err)
+	}
+	releaseBody(buf)
+}
+
 // ctxRequest is st.newRequest (no URL cache) with ctx set on the request,
 // as a request handed to net/http carries it.
 func ctxRequest(st *callState, ctx context.Context, method, url string, attempt int) (*http.Request, error) {

@@ -100,15 +100,32 @@ func TestH1RetryNothingWritten(t *testing.T) {
 	}
 }
 
-// hangServer reads one request per connection, writes head (maybe
-// nothing) and then waits until the test ends.
-func hangServer(t *testing.T, head string) string {
+// hungServer reads one request a connection, writes head (nothing when
+// empty) and then holds the connection until the client closes it or the
+// test ends. It signals each request read (received) and each connection
+// the client closed (closed; one closed before its request arrived counts
+// too: the call ended that early). Signals past the channels' room are
+// dropped: tests wait for the first few.
+type hungServer struct {
+	ln               net.Listener
+	received, closed chan struct{}
+}
+
+func startHung(t *testing.T, head string) *hungServer {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	s := &hungServer{ln: ln, received: make(chan struct{}, 16), closed: make(chan struct{}, 16)}
 	done := make(chan struct{})
 	t.Cleanup(func() { close(done); ln.Close() })
+	signal := func(ch chan struct{}) {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -116,22 +133,44 @@ func hangServer(t *testing.T, head string) string {
 				return
 			}
 			go func() {
+				<-done // the test's end closes a connection its client kept
+				c.Close()
+			}()
+			go func() {
 				defer c.Close()
-				if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
+				br := bufio.NewReader(c)
+				req, err := http.ReadRequest(br)
+				if err != nil {
+					signal(s.closed)
 					return
 				}
+				io.Copy(io.Discard, req.Body)
+				signal(s.received)
 				io.WriteString(c, head)
-				<-done
+				io.Copy(io.Discard, br) // until the client closes
+				signal(s.closed)
 			}()
 		}
 	}()
-	return "http://" + ln.Addr().String() + "/v1/chat/completions"
+	return s
+}
+
+func (s *hungServer) url() string { return "http://" + s.ln.Addr().String() + "/v1/chat/completions" }
+
+// waitClosed fails unless the server saw the call's connection closed.
+func (s *hungServer) waitClosed(t *testing.T, what string) {
+	t.Helper()
+	select {
+	case <-s.closed:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s: the upstream connection was not closed", what)
+	}
 }
 
 // TestH1CancelWaitingForHeaders: cancelling the call while the upstream
 // has not answered ends it at once with the error net/http gives.
 func TestH1CancelWaitingForHeaders(t *testing.T) {
-	url := hangServer(t, "")
+	url := startHung(t, "").url()
 	lean, std := h1Callers(t, 0)
 	var msgs []string
 	for _, c := range []caller{std, lean} {
@@ -151,8 +190,8 @@ func TestH1CancelWaitingForHeaders(t *testing.T) {
 // TestH1CancelMidStream: cancelling a stream after its first event ends
 // the blocked read of the next at once with the context's error.
 func TestH1CancelMidStream(t *testing.T) {
-	url := hangServer(t, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"+
-		"f\r\ndata: {\"a\":1}\n\n\r\n")
+	url := startHung(t, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"+
+		"f\r\ndata: {\"a\":1}\n\n\r\n").url()
 	lean, std := h1Callers(t, 0)
 	for _, c := range []caller{std, lean} {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -177,7 +216,7 @@ func TestH1CancelMidStream(t *testing.T) {
 // TestH1HeaderTimeout: the transport's ResponseHeaderTimeout bounds the
 // wait for headers, worded as net/http words it.
 func TestH1HeaderTimeout(t *testing.T) {
-	url := hangServer(t, "")
+	url := startHung(t, "").url()
 	lean, std := h1Callers(t, 0)
 	std.client.Transport.(*http.Transport).ResponseHeaderTimeout = 50 * time.Millisecond
 	lean.lean.headerTimeout = 50 * time.Millisecond
@@ -250,7 +289,7 @@ func TestH1CloseAfterLastEvent(t *testing.T) {
 	if n := srv.accepts.Load(); n != 1 {
 		t.Fatalf("3 streams opened %d connections, want 1", n)
 	}
-	url := hangServer(t, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nf\r\ndata: {\"a\":1}\n\n\r\n")
+	url := startHung(t, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nf\r\ndata: {\"a\":1}\n\n\r\n").url()
 	call, err := lean.post(context.Background(), url, []byte(`{}`), true, func(http.Header) {})
 	if err != nil {
 		t.Fatal(err)
@@ -265,7 +304,7 @@ func TestH1CloseAfterLastEvent(t *testing.T) {
 // TestH1CallTimeout: the caller's per-call timeout ends a call whose
 // upstream does not answer, worded as on net/http's path.
 func TestH1CallTimeout(t *testing.T) {
-	url := hangServer(t, "")
+	url := startHung(t, "").url()
 	lean, std := h1Callers(t, 0)
 	var msgs []string
 	for _, c := range []caller{std, lean} {
