@@ -45,6 +45,15 @@ type GatewayResult struct {
 	RSSMiB float64      `json:"rss_mib"` // the benchmark process (server, fake and clients) after the Hearth cell
 }
 
+// share is f's requests a second over the direct side's (0 without a
+// direct figure).
+func (r GatewayResult) share(f LoadFigures) float64 {
+	if r.Direct.RPS == 0 {
+		return 0
+	}
+	return f.RPS / r.Direct.RPS
+}
+
 // LoadFigures is what one side of a cell measured.
 type LoadFigures struct {
 	Requests    int     `json:"requests"`
@@ -357,12 +366,8 @@ func printGateway(w io.Writer, rs []GatewayResult, cellSeconds float64) {
 		if r.ThreadWritesPerCommit > 0 {
 			perCommit = fmt.Sprintf("%.1f", r.ThreadWritesPerCommit)
 		}
-		share := 0.0
-		if r.Direct.RPS > 0 {
-			share = r.Hearth.RPS / r.Direct.RPS
-		}
 		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%.0f\t%.1f\t%.0f\t%s\t%.1f\t%.0f\t%d\t\n", r.Run, r.Concurrency,
-			r.Direct.RPS, r.Hearth.RPS, share, r.Direct.P50ms, r.Hearth.P50ms, r.AddedP50ms, r.AddedP99ms, ttft,
+			r.Direct.RPS, r.Hearth.RPS, r.share(r.Hearth), r.Direct.P50ms, r.Hearth.P50ms, r.AddedP50ms, r.AddedP99ms, ttft,
 			r.AddedAllocsPerR, r.AddedBytesPerR/1024, r.AddedCPUusPerR, perCommit, r.RunsPerCommit, r.RSSMiB, r.Direct.Errors+r.Hearth.Errors)
 	}
 	tw.Flush()

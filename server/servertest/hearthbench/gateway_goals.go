@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"text/tabwriter"
 )
 
@@ -59,7 +60,7 @@ func gatewayGoals(rs []GatewayResult) []GoalCheck {
 	}
 	for _, run := range goalRuns {
 		if r := row(run, 16); r != nil && r.Direct.RPS > 0 {
-			add("share of direct rps", run, 16, r.Hearth.RPS/r.Direct.RPS, goalShareOfDirect, true)
+			add("share of direct rps", run, 16, r.share(r.Hearth), goalShareOfDirect, true)
 			add("added p50 ms", run, 16, r.AddedP50ms, goalAddedP50Conc, false)
 		}
 		if r := row(run, 1); r != nil {
@@ -80,12 +81,13 @@ func gatewayGoals(rs []GatewayResult) []GoalCheck {
 }
 
 // directSpeed describes the direct leg's speed at 16 clients against the
-// run the goals were set from ("" without a 16-client row).
+// run the goals were set from: the mean of the goals' plain (not
+// streamed) rows, as the figure was ("" without such a row).
 func directSpeed(rs []GatewayResult) string {
 	var sum float64
 	n := 0
 	for _, r := range rs {
-		if r.Concurrency == 16 && r.Direct.RPS > 0 {
+		if r.Concurrency == 16 && r.Direct.RPS > 0 && slices.Contains(goalRuns, r.Run) {
 			sum += r.Direct.RPS
 			n++
 		}

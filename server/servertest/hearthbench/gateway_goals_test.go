@@ -19,7 +19,8 @@ func TestGatewayGoals(t *testing.T) {
 		{Run: "agent stream", Concurrency: 1, Hearth: LoadFigures{TTFTP50ms: 0.3}, AddedTTFTP50ms: 0.2},
 		{Run: "pipe nostore", Concurrency: 16, Direct: LoadFigures{RPS: 1000}, Hearth: LoadFigures{RPS: 469}, AddedP50ms: 0.41, AddedAllocsPerR: 151},
 		{Run: "pipe nostore", Concurrency: 8, Direct: LoadFigures{RPS: 1000}, Hearth: LoadFigures{RPS: 900}, AddedP50ms: 0.01},
-		{Run: "pipe", Concurrency: 16, Direct: LoadFigures{RPS: 1000}, Hearth: LoadFigures{RPS: 100}, AddedP50ms: 9},
+		{Run: "pipe", Concurrency: 16, Direct: LoadFigures{RPS: 7}, Hearth: LoadFigures{RPS: 1}, AddedP50ms: 9},
+		{Run: "agent stream", Concurrency: 16, Direct: LoadFigures{RPS: 5}, Hearth: LoadFigures{RPS: 3}, AddedAllocsPerR: 140},
 	}
 	got := map[string]bool{}
 	for _, g := range gatewayGoals(rows) {
@@ -38,6 +39,7 @@ func TestGatewayGoals(t *testing.T) {
 		"share of direct rps|pipe nostore|16":   false,
 		"added p50 ms|pipe nostore|16":          false,
 		"allocations a request|pipe nostore|16": false,
+		"allocations a request|agent stream|16": true,
 	}
 	if len(got) != len(want) {
 		t.Fatalf("goals %v, want %v", got, want)

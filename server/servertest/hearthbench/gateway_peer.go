@@ -157,14 +157,8 @@ func printPeer(w io.Writer, rs []GatewayResult) {
 		if r.Peer == nil {
 			continue
 		}
-		share := func(f LoadFigures) float64 {
-			if r.Direct.RPS == 0 {
-				return 0
-			}
-			return f.RPS / r.Direct.RPS
-		}
 		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t\n", r.Run, r.Concurrency, r.Direct.RPS, r.Peer.RPS,
-			r.Hearth.RPS, share(*r.Peer), share(r.Hearth), r.Peer.P50ms-r.Direct.P50ms, r.AddedP50ms, r.Peer.Errors)
+			r.Hearth.RPS, r.share(*r.Peer), r.share(r.Hearth), r.Peer.P50ms-r.Direct.P50ms, r.AddedP50ms, r.Peer.Errors)
 	}
 	tw.Flush()
 }
