@@ -30,6 +30,13 @@ func TestChoiceSet(t *testing.T) {
 	if !slices.Equal(got, []int{-1, 0, 5, 63, 64, 1000}) || c.empty() {
 		t.Fatalf("indexes %v", got)
 	}
+	var low choiceSet
+	for _, i := range []int{0, 1, 63} {
+		low.add(i)
+	}
+	if low.more != nil {
+		t.Fatal("indexes in the bit mask made a map")
+	}
 }
 
 // BenchmarkChoiceSetAllocs: the common choice 0 is a bit in the mask, no
