@@ -106,7 +106,8 @@ release:
 	  cat SHA256SUMS
 
 ## bench: the side-by-side tables of server/servertest/hearthbench (gateway
-## overhead, ingestion, retrieval, scaling, cluster; also written to bench.json), the
+## overhead, fairness between keys, ingestion, retrieval, scaling, cluster; also
+## written to bench.json), the
 ## Go micro-benchmarks (with the record store on Badger and on PostgreSQL,
 ## skipped without PostgreSQL's binaries), the allocation benchmarks
 ## (Benchmark*Allocs in every other package: allocs/op per route of
