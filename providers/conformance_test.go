@@ -34,7 +34,7 @@ func targets(t testing.TB) []target {
 		"groq":              {model: "llama-3.3-70b-versatile"},
 		"together":          {model: "meta-llama/Llama-3.3-70B-Instruct-Turbo", embedModel: "BAAI/bge-base-en-v1.5"},
 		"fireworks":         {model: "accounts/fireworks/models/llama-v3p3-70b-instruct", embedModel: "nomic-ai/nomic-embed-text-v1.5"},
-		"deepseek":          {model: "deepseek-chat"},
+		"deepseek":          {model: "deepseek-v4-flash"},
 		"mistral":           {model: "mistral-small-latest", embedModel: "mistral-embed"},
 		"xai":               {model: "grok-3"},
 		"perplexity":        {model: "sonar", noTools: true},
@@ -168,7 +168,7 @@ func TestConformance(t *testing.T) {
 					if *resp.Choices[0].Message.Content != "It is sunny." {
 						t.Errorf("content %q", *resp.Choices[0].Message.Content)
 					}
-					if b := string(f.LastRequest().Body); !strings.Contains(b, "call_1") && tg.provider != "google" || !strings.Contains(b, "21") {
+					if b := string(f.LastRequest().Body); !strings.Contains(b, "call_1") && tg.provider != "mistral" || !strings.Contains(b, "21") {
 						t.Errorf("tool result not sent upstream: %s", b)
 					}
 				})

@@ -126,6 +126,9 @@ type Server struct {
 	// signatures, reasoning texts) this server handed out, so a request
 	// echoing one back can be checked.
 	issued map[string]bool
+	// reasoning is the reasoning text a DeepSeek-mode server issued with
+	// the first tool call of an answer, by call id.
+	reasoning map[string]string
 }
 
 // issue records and returns a token the client must echo later.
