@@ -43,6 +43,16 @@ type dsReq struct {
 	} `json:"messages"`
 }
 
+// promptSays reports whether any message's content holds word, in any case.
+func (r dsReq) promptSays(word string) bool {
+	for _, m := range r.Messages {
+		if strings.Contains(strings.ToLower(string(m.Content)), word) {
+			return true
+		}
+	}
+	return false
+}
+
 func (r dsReq) thinking() bool {
 	return r.Thinking == nil || r.Thinking.Type != "disabled"
 }
@@ -67,7 +77,7 @@ func handleDeepSeek(s *Server, w http.ResponseWriter, r *http.Request, body []by
 		dsError(w, "Model Not Exist")
 		return
 	}
-	if req.ResponseFormat != nil && req.ResponseFormat.Type == "json_object" && !strings.Contains(strings.ToLower(string(body)), "json") {
+	if req.ResponseFormat != nil && req.ResponseFormat.Type == "json_object" && !req.promptSays("json") {
 		dsError(w, "Prompt must contain the word 'json' in some form to use 'response_format' of type 'json_object'.")
 		return
 	}
