@@ -8,8 +8,8 @@ import (
 	"github.com/hearth-dev/hearth/providers/fake"
 )
 
-// TestStrictFakesRefuse proves the Gemini, Cohere, Mistral and DeepSeek
-// fakes refuse what their real APIs refuse, at any depth of the body, so
+// TestStrictFakesRefuse proves the Gemini, Cohere, Mistral, Groq and
+// DeepSeek fakes refuse what their real APIs refuse, at any depth of the body, so
 // a test that passes through them means the request would pass upstream.
 func TestStrictFakesRefuse(t *testing.T) {
 	mistral := func() *fake.Server { return fake.NewOpenAIHost("mistral") }
@@ -48,6 +48,8 @@ func TestStrictFakesRefuse(t *testing.T) {
 		{"mistral id shape", mistral, "/chat/completions",
 			`{"model":"mistral-small-latest","messages":[` + user + `,{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"call_1","content":"r"}]}`,
 			400, `must be a-z, A-Z, 0-9, with a length of 9`},
+		{"groq nested field", func() *fake.Server { return fake.NewOpenAIHost("groq") }, "/chat/completions",
+			`{"model":"llama-3.3-70b-versatile","messages":[{"role":"user","content":"x","metadata":{}}]}`, 400, `property 'metadata' is unsupported`},
 		{"deepseek retired model", fake.NewDeepSeek, "/chat/completions", `{"model":"deepseek-chat","messages":[` + user + `]}`, 400, `Model Not Exist`},
 		{"deepseek parallel_tool_calls", fake.NewDeepSeek, "/chat/completions",
 			`{"model":"deepseek-v4-flash","messages":[` + user + `],"parallel_tool_calls":false}`, 422, `body.parallel_tool_calls`},

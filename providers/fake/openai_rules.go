@@ -81,6 +81,9 @@ func (s *Server) checkOpenAIChat(body []byte) *apiError {
 	}
 	if f := hostChatFields[s.host]; f != nil {
 		if p := f.unknownField("", body); p != "" {
+			if s.host == "groq" {
+				return &apiError{status: 400, param: p, msg: fmt.Sprintf("property '%s' is unsupported", p[strings.LastIndex(p, ".")+1:])}
+			}
 			return &apiError{status: 422, param: p, code: "extra_forbidden", msg: "Extra inputs are not permitted: body." + p}
 		}
 	}

@@ -102,5 +102,22 @@ var deepseekChatFields = fields{"model": any_, "frequency_penalty": any_, "max_t
 		"reasoning_content": any_, "content": {"type": any_, "text": any_}},
 }
 
+// groqChatFields is Groq's chat completion request
+// (https://console.groq.com/docs/api-reference#chat-create); Groq answers
+// "property 'x' is unsupported" to anything else.
+var groqChatFields = fields{"model": any_, "citation_options": any_, "compound_custom": any_, "disable_tool_validation": any_,
+	"documents": any_, "exclude_domains": any_, "include_domains": any_, "frequency_penalty": any_, "function_call": any_,
+	"functions": any_, "include_reasoning": any_, "logit_bias": any_, "logprobs": any_, "max_completion_tokens": any_,
+	"max_tokens": any_, "metadata": any_, "n": any_, "parallel_tool_calls": any_, "presence_penalty": any_,
+	"reasoning_effort": any_, "reasoning_format": any_, "search_settings": any_, "seed": any_, "service_tier": any_,
+	"stop": any_, "store": any_, "stream": any_, "temperature": any_, "top_logprobs": any_, "top_p": any_, "user": any_,
+	"tool_choice":     {"type": any_, "function": {"name": any_}},
+	"response_format": {"type": any_, "json_schema": {"name": any_, "description": any_, "schema": any_, "strict": any_}},
+	"stream_options":  {"include_usage": any_},
+	"tools":           oaiToolFields,
+	"messages": {"role": any_, "name": any_, "tool_call_id": any_, "tool_calls": oaiToolCallFields, "reasoning": any_,
+		"content": {"type": any_, "text": any_, "image_url": {"url": any_, "detail": any_}}},
+}
+
 // hostChatFields are the hosts whose fakes refuse unknown fields.
-var hostChatFields = map[string]fields{"mistral": mistralChatFields, "deepseek": deepseekChatFields}
+var hostChatFields = map[string]fields{"mistral": mistralChatFields, "deepseek": deepseekChatFields, "groq": groqChatFields}
