@@ -28,12 +28,12 @@ var cohereChatFields = map[string]bool{"model": true, "messages": true, "tools":
 // calls are {id, type, function{name, arguments}} and tools {type,
 // function{name, description, parameters}}; Cohere refuses others.
 var cohereNested = fields{
-	"messages": {"role": any_, "tool_call_id": any_, "tool_plan": any_, "citations": any_,
-		"content":    {"type": any_, "text": any_, "image_url": {"url": any_, "detail": any_}, "document": any_, "thinking": any_},
-		"tool_calls": {"id": any_, "type": any_, "function": {"name": any_, "arguments": any_}}},
-	"tools":           {"type": any_, "function": {"name": any_, "description": any_, "parameters": any_}},
-	"response_format": {"type": any_, "json_schema": any_},
-	"thinking":        {"type": any_, "token_budget": any_},
+	"messages": {"role": free, "tool_call_id": free, "tool_plan": free, "citations": free,
+		"content":    {"type": free, "text": free, "image_url": {"url": free, "detail": free}, "document": free, "thinking": free},
+		"tool_calls": {"id": free, "type": free, "function": {"name": free, "arguments": free}}},
+	"tools":           {"type": free, "function": {"name": free, "description": free, "parameters": free}},
+	"response_format": {"type": free, "json_schema": free},
+	"thinking":        {"type": free, "token_budget": free},
 }
 
 // checkCohereChat returns why Cohere would refuse a /chat body, or "".

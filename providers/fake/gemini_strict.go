@@ -7,29 +7,29 @@ import (
 )
 
 // gemPartFields is a Part (https://ai.google.dev/api/caching#Part).
-var gemPartFields = fields{"text": any_, "thought": any_, "thoughtSignature": any_, "partMetadata": any_,
-	"inlineData": {"mimeType": any_, "data": any_}, "fileData": {"mimeType": any_, "fileUri": any_},
-	"functionCall":     {"id": any_, "name": any_, "args": any_},
-	"functionResponse": {"id": any_, "name": any_, "response": any_, "parts": any_, "willContinue": any_, "scheduling": any_},
-	"executableCode":   any_, "codeExecutionResult": any_, "videoMetadata": any_, "mediaResolution": any_}
+var gemPartFields = fields{"text": free, "thought": free, "thoughtSignature": free, "partMetadata": free,
+	"inlineData": {"mimeType": free, "data": free}, "fileData": {"mimeType": free, "fileUri": free},
+	"functionCall":     {"id": free, "name": free, "args": free},
+	"functionResponse": {"id": free, "name": free, "response": free, "parts": free, "willContinue": free, "scheduling": free},
+	"executableCode":   free, "codeExecutionResult": free, "videoMetadata": free, "mediaResolution": free}
 
-var gemContentFields = fields{"role": any_, "parts": gemPartFields}
+var gemContentFields = fields{"role": free, "parts": gemPartFields}
 
 // gemRequestFields is GenerateContentRequest
 // (https://ai.google.dev/api/generate-content#request-body); Gemini
 // answers "Unknown name" for anything else.
-var gemRequestFields = fields{"model": any_, "contents": gemContentFields, "systemInstruction": gemContentFields,
-	"cachedContent": any_, "safetySettings": {"category": any_, "threshold": any_},
-	"tools": {"functionDeclarations": {"name": any_, "description": any_, "behavior": any_, "parameters": any_,
-		"parametersJsonSchema": any_, "response": any_, "responseJsonSchema": any_},
-		"googleSearch": any_, "googleSearchRetrieval": any_, "codeExecution": any_, "urlContext": any_, "fileSearch": any_,
-		"computerUse": any_, "googleMaps": any_},
-	"toolConfig": {"functionCallingConfig": {"mode": any_, "allowedFunctionNames": any_}, "retrievalConfig": any_},
-	"generationConfig": {"stopSequences": any_, "responseMimeType": any_, "responseSchema": any_, "responseJsonSchema": any_,
-		"responseModalities": any_, "candidateCount": any_, "maxOutputTokens": any_, "temperature": any_, "topP": any_,
-		"topK": any_, "seed": any_, "presencePenalty": any_, "frequencyPenalty": any_, "responseLogprobs": any_,
-		"logprobs": any_, "enableEnhancedCivicAnswers": any_, "speechConfig": any_, "imageConfig": any_, "mediaResolution": any_,
-		"thinkingConfig": {"includeThoughts": any_, "thinkingBudget": any_, "thinkingLevel": any_}},
+var gemRequestFields = fields{"model": free, "contents": gemContentFields, "systemInstruction": gemContentFields,
+	"cachedContent": free, "safetySettings": {"category": free, "threshold": free},
+	"tools": {"functionDeclarations": {"name": free, "description": free, "behavior": free, "parameters": free,
+		"parametersJsonSchema": free, "response": free, "responseJsonSchema": free},
+		"googleSearch": free, "googleSearchRetrieval": free, "codeExecution": free, "urlContext": free, "fileSearch": free,
+		"computerUse": free, "googleMaps": free},
+	"toolConfig": {"functionCallingConfig": {"mode": free, "allowedFunctionNames": free}, "retrievalConfig": free},
+	"generationConfig": {"stopSequences": free, "responseMimeType": free, "responseSchema": free, "responseJsonSchema": free,
+		"responseModalities": free, "candidateCount": free, "maxOutputTokens": free, "temperature": free, "topP": free,
+		"topK": free, "seed": free, "presencePenalty": free, "frequencyPenalty": free, "responseLogprobs": free,
+		"logprobs": free, "enableEnhancedCivicAnswers": free, "speechConfig": free, "imageConfig": free, "mediaResolution": free,
+		"thinkingConfig": {"includeThoughts": free, "thinkingBudget": free, "thinkingLevel": free}},
 }
 
 // checkGeminiFields returns Gemini's "Unknown name" message for a key the

@@ -65,58 +65,58 @@ func itoa(i int) string {
 	return string(b)
 }
 
-// any_ accepts any value under a key.
-var any_ fields
+// free accepts any value under a key (free-form JSON).
+var free fields
 
-// oaiFunctionCall is a tool call of an OpenAI-wire message.
-var oaiToolCallFields = fields{"id": any_, "type": any_, "index": any_,
-	"function": {"name": any_, "arguments": any_}}
+// oaiToolCallFields is a tool call of an OpenAI-wire message.
+var oaiToolCallFields = fields{"id": free, "type": free, "index": free,
+	"function": {"name": free, "arguments": free}}
 
 // oaiToolFields is a tool of an OpenAI-wire request.
-var oaiToolFields = fields{"type": any_,
-	"function": {"name": any_, "description": any_, "parameters": any_, "strict": any_}}
+var oaiToolFields = fields{"type": free,
+	"function": {"name": free, "description": free, "parameters": free, "strict": free}}
 
 // mistralChatFields is Mistral's chat completion request
 // (https://docs.mistral.ai/api/#tag/chat/operation/chat_completion_v1_chat_completions_post).
-var mistralChatFields = fields{"model": any_, "temperature": any_, "top_p": any_, "max_tokens": any_, "stream": any_,
-	"stop": any_, "random_seed": any_, "n": any_, "prediction": any_, "parallel_tool_calls": any_, "prompt_mode": any_,
-	"safe_prompt": any_, "presence_penalty": any_, "frequency_penalty": any_, "metadata": any_, "reasoning_effort": any_,
-	"tool_choice":     {"type": any_, "function": {"name": any_}},
-	"response_format": {"type": any_, "json_schema": {"name": any_, "description": any_, "schema": any_, "strict": any_}},
+var mistralChatFields = fields{"model": free, "temperature": free, "top_p": free, "max_tokens": free, "stream": free,
+	"stop": free, "random_seed": free, "n": free, "prediction": free, "parallel_tool_calls": free, "prompt_mode": free,
+	"safe_prompt": free, "presence_penalty": free, "frequency_penalty": free, "metadata": free, "reasoning_effort": free,
+	"tool_choice":     {"type": free, "function": {"name": free}},
+	"response_format": {"type": free, "json_schema": {"name": free, "description": free, "schema": free, "strict": free}},
 	"tools":           oaiToolFields,
-	"messages": {"role": any_, "name": any_, "prefix": any_, "tool_call_id": any_, "tool_calls": oaiToolCallFields,
-		"content": {"type": any_, "text": any_, "image_url": {"url": any_, "detail": any_}, "thinking": any_,
-			"document_url": any_, "reference_ids": any_}},
+	"messages": {"role": free, "name": free, "prefix": free, "tool_call_id": free, "tool_calls": oaiToolCallFields,
+		"content": {"type": free, "text": free, "image_url": {"url": free, "detail": free}, "thinking": free,
+			"document_url": free, "reference_ids": free}},
 }
 
 // deepseekChatFields is DeepSeek's chat completion request
 // (https://api-docs.deepseek.com/api/create-chat-completion).
-var deepseekChatFields = fields{"model": any_, "frequency_penalty": any_, "max_tokens": any_, "presence_penalty": any_,
-	"stop": any_, "stream": any_, "temperature": any_, "top_p": any_, "logprobs": any_, "top_logprobs": any_,
-	"reasoning_effort": any_, "tool_choice": {"type": any_, "function": {"name": any_}},
-	"thinking":        {"type": any_},
-	"response_format": {"type": any_},
-	"stream_options":  {"include_usage": any_},
+var deepseekChatFields = fields{"model": free, "frequency_penalty": free, "max_tokens": free, "presence_penalty": free,
+	"stop": free, "stream": free, "temperature": free, "top_p": free, "logprobs": free, "top_logprobs": free,
+	"reasoning_effort": free, "tool_choice": {"type": free, "function": {"name": free}},
+	"thinking":        {"type": free},
+	"response_format": {"type": free},
+	"stream_options":  {"include_usage": free},
 	"tools":           oaiToolFields,
-	"messages": {"role": any_, "name": any_, "prefix": any_, "tool_call_id": any_, "tool_calls": oaiToolCallFields,
-		"reasoning_content": any_, "content": {"type": any_, "text": any_}},
+	"messages": {"role": free, "name": free, "prefix": free, "tool_call_id": free, "tool_calls": oaiToolCallFields,
+		"reasoning_content": free, "content": {"type": free, "text": free}},
 }
 
 // groqChatFields is Groq's chat completion request
 // (https://console.groq.com/docs/api-reference#chat-create); Groq answers
 // "property 'x' is unsupported" to anything else.
-var groqChatFields = fields{"model": any_, "citation_options": any_, "compound_custom": any_, "disable_tool_validation": any_,
-	"documents": any_, "exclude_domains": any_, "include_domains": any_, "frequency_penalty": any_, "function_call": any_,
-	"functions": any_, "include_reasoning": any_, "logit_bias": any_, "logprobs": any_, "max_completion_tokens": any_,
-	"max_tokens": any_, "metadata": any_, "n": any_, "parallel_tool_calls": any_, "presence_penalty": any_,
-	"reasoning_effort": any_, "reasoning_format": any_, "search_settings": any_, "seed": any_, "service_tier": any_,
-	"stop": any_, "store": any_, "stream": any_, "temperature": any_, "top_logprobs": any_, "top_p": any_, "user": any_,
-	"tool_choice":     {"type": any_, "function": {"name": any_}},
-	"response_format": {"type": any_, "json_schema": {"name": any_, "description": any_, "schema": any_, "strict": any_}},
-	"stream_options":  {"include_usage": any_},
+var groqChatFields = fields{"model": free, "citation_options": free, "compound_custom": free, "disable_tool_validation": free,
+	"documents": free, "exclude_domains": free, "include_domains": free, "frequency_penalty": free, "function_call": free,
+	"functions": free, "include_reasoning": free, "logit_bias": free, "logprobs": free, "max_completion_tokens": free,
+	"max_tokens": free, "metadata": free, "n": free, "parallel_tool_calls": free, "presence_penalty": free,
+	"reasoning_effort": free, "reasoning_format": free, "search_settings": free, "seed": free, "service_tier": free,
+	"stop": free, "store": free, "stream": free, "temperature": free, "top_logprobs": free, "top_p": free, "user": free,
+	"tool_choice":     {"type": free, "function": {"name": free}},
+	"response_format": {"type": free, "json_schema": {"name": free, "description": free, "schema": free, "strict": free}},
+	"stream_options":  {"include_usage": free},
 	"tools":           oaiToolFields,
-	"messages": {"role": any_, "name": any_, "tool_call_id": any_, "tool_calls": oaiToolCallFields, "reasoning": any_,
-		"content": {"type": any_, "text": any_, "image_url": {"url": any_, "detail": any_}}},
+	"messages": {"role": free, "name": free, "tool_call_id": free, "tool_calls": oaiToolCallFields, "reasoning": free,
+		"content": {"type": free, "text": free, "image_url": {"url": free, "detail": free}}},
 }
 
 // hostChatFields are the hosts whose fakes refuse unknown fields.
