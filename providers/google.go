@@ -19,13 +19,15 @@ import (
 // messages are role "model"; tool calls become functionCall parts (with
 // their thoughtSignature, kept in the call's extra_content) and tool
 // messages functionResponse parts (the function name is looked up from the
-// earlier tool call); both carry the call's id, which Gemini 3 pairs
-// parallel calls and their responses by. Tool and response schemas are sent as full JSON
-// Schema (parametersJsonSchema, responseJsonSchema). tool_choice required
-// -> mode ANY, a forced function -> ANY with allowedFunctionNames.
-// json_object/json_schema set responseMimeType application/json.
-// Penalties and parallel_tool_calls are dropped; reasoning_effort and
-// temperature follow the model's rule in gemRules.
+// earlier tool call); both carry the call's id, by which Gemini 3 pairs
+// parallel calls and their responses. Tool and response schemas are sent
+// as full JSON Schema (parametersJsonSchema, responseJsonSchema).
+// tool_choice required -> mode ANY, a forced function -> ANY with
+// allowedFunctionNames. json_object/json_schema set responseMimeType
+// application/json. Penalties and parallel_tool_calls are dropped;
+// reasoning_effort, temperature and the output budget of thinking models
+// follow the model's rule in gemRules; a "seed" custom model parameter
+// goes into generationConfig.
 type Google struct {
 	baseURL string
 	c       caller
