@@ -119,8 +119,9 @@ func TestStrictFakeRejects(t *testing.T) {
 // (1000) would be spent on hidden reasoning, so reasoning models get a
 // larger budget; a value the caller chose is kept.
 func TestReasoningModelMaxTokensDefault(t *testing.T) {
-	f := fake.NewOpenAIHost("openai")
+	f, ds := fake.NewOpenAIHost("openai"), fake.NewDeepSeek()
 	defer f.Close()
+	defer ds.Close()
 	cases := []struct {
 		provider, model string
 		maxTokens       int
@@ -137,7 +138,11 @@ func TestReasoningModelMaxTokensDefault(t *testing.T) {
 	for _, c := range cases {
 		req := fullRequest(c.model)
 		req.MaxTokens = intp(c.maxTokens)
-		body := sentBody(t, c.provider, f, req)
+		up := f
+		if c.provider == "deepseek" {
+			up = ds
+		}
+		body := sentBody(t, c.provider, up, req)
 		if body[c.field] != c.want {
 			t.Errorf("%s %s max_tokens %d: sent %s=%v, want %v", c.provider, c.model, c.maxTokens, c.field, body[c.field], c.want)
 		}
