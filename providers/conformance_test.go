@@ -46,6 +46,9 @@ func targets(t testing.TB) []target {
 		if tg, ok := compat[p]; ok {
 			host := p
 			tg.provider, tg.newFake = p, func() *fake.Server { return fake.NewOpenAIHost(host) }
+			if p == "deepseek" {
+				tg.newFake = fake.NewDeepSeek
+			}
 			ts = append(ts, tg)
 		} else if !slices.ContainsFunc(ts, func(tg target) bool { return tg.provider == p }) {
 			t.Errorf("provider %q has no conformance target: add it to targets (to compat for an OpenAI-compatible host)", p)

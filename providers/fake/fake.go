@@ -190,10 +190,11 @@ func (s *Server) LastRequest() Request {
 // Count is the number of requests received.
 func (s *Server) Count() int { return int(s.n.Load()) }
 
-// Reset clears the queue, the default, the recordings and the counter.
+// Reset clears the queue, the default, the recordings, the counter and
+// the reasoning issued by call id (scripted replies reuse call ids).
 func (s *Server) Reset() {
 	s.mu.Lock()
-	s.queue, s.def, s.reqs = nil, Reply{}, nil
+	s.queue, s.def, s.reqs, s.reasoning = nil, Reply{}, nil, nil
 	s.mu.Unlock()
 	s.n.Store(0)
 }
