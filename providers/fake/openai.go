@@ -18,7 +18,10 @@ func NewOpenAI() *Server { return NewOpenAIHost("openai") }
 // NewOpenAIHost starts the fake as one OpenAI-compatible host ("openai",
 // "xai", "groq", "mistral", "perplexity"; any other name checks only what
 // every host checks): requests are checked against that host's rules and
-// errors come in its shape.
+// errors come in its shape. The mistral and groq hosts refuse unknown
+// fields at any depth (strict.go); mistral also checks tool call ids,
+// issues nine-character ones and answers reasoning as content chunks.
+// NewDeepSeek is the DeepSeek host.
 func NewOpenAIHost(host string) *Server {
 	s := newServer("openai", "/v1", handleOpenAI)
 	s.host = host
