@@ -126,6 +126,9 @@ type Server struct {
 	// signatures, reasoning texts) this server handed out, so a request
 	// echoing one back can be checked.
 	issued map[string]bool
+	// reasoning is the reasoning text a DeepSeek-mode server issued with
+	// the first tool call of an answer, by call id.
+	reasoning map[string]string
 }
 
 // issue records and returns a token the client must echo later.
@@ -187,10 +190,11 @@ func (s *Server) LastRequest() Request {
 // Count is the number of requests received.
 func (s *Server) Count() int { return int(s.n.Load()) }
 
-// Reset clears the queue, the default, the recordings and the counter.
+// Reset clears the queue, the default, the recordings, the counter and
+// the reasoning issued by call id (scripted replies reuse call ids).
 func (s *Server) Reset() {
 	s.mu.Lock()
-	s.queue, s.def, s.reqs = nil, Reply{}, nil
+	s.queue, s.def, s.reqs, s.reasoning = nil, Reply{}, nil, nil
 	s.mu.Unlock()
 	s.n.Store(0)
 }
