@@ -1,0 +1,136 @@
+package server_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hearth-dev/hearth/server/servertest"
+)
+
+// TestResponsesValidation: bad input is a 400 in OpenAI's error shape
+// whose param names the field in the Responses body's terms.
+func TestResponsesValidation(t *testing.T) {
+	ts := servertest.Start(t)
+	key := servertest.AdminKey
+	fn := map[string]any{"type": "function", "name": "f", "parameters": map[string]any{"type": "object"}}
+	cases := []struct {
+		name  string
+		body  map[string]any
+		param string
+		says  string
+	}{
+		{"no input", map[string]any{"model": "hearth:echo"}, "input", "is required"},
+		{"empty input", map[string]any{"model": "hearth:echo", "input": []any{}}, "input", "at least one item"},
+		{"no model", map[string]any{"input": "x"}, "model", ""},
+		{"temperature", map[string]any{"model": "hearth:echo", "input": "x", "temperature": 5}, "temperature", "between 0 and 2"},
+		{"top_p", map[string]any{"model": "hearth:echo", "input": "x", "top_p": 2}, "top_p", "between 0 and 1"},
+		{"max_output_tokens", map[string]any{"model": "hearth:echo", "input": "x", "max_output_tokens": 0}, "max_output_tokens", "positive integer"},
+		{"max_output_tokens type", map[string]any{"model": "hearth:echo", "input": "x", "max_output_tokens": "ten"}, "max_output_tokens", ""},
+		{"effort", map[string]any{"model": "hearth:echo", "input": "x", "reasoning": map[string]any{"effort": "extreme"}}, "reasoning.effort", "minimal"},
+		{"format type", map[string]any{"model": "hearth:echo", "input": "x", "text": map[string]any{"format": map[string]any{"type": "yaml"}}}, "text.format.type", "json_schema"},
+		{"format name", map[string]any{"model": "hearth:echo", "input": "x", "text": map[string]any{"format": map[string]any{"type": "json_schema", "name": "bad name!", "schema": map[string]any{}}}}, "text.format.name", ""},
+		{"tool name", map[string]any{"model": "hearth:echo", "input": "x", "tools": []any{map[string]any{"type": "function", "name": "bad name"}}}, "tools[0].name", ""},
+		{"tool parameters", map[string]any{"model": "hearth:echo", "input": "x", "tools": []any{map[string]any{"type": "function", "name": "f", "parameters": "x"}}}, "tools[0].parameters", ""},
+		{"built-in tool", map[string]any{"model": "hearth:echo", "input": "x", "tools": []any{fn, map[string]any{"type": "web_search"}}}, "tools[1].type", "file_search, code_interpreter, computer_use_preview"},
+		{"tool_choice name", map[string]any{"model": "hearth:echo", "input": "x", "tools": []any{fn}, "tool_choice": map[string]any{"type": "function"}}, "tool_choice.name", "is required"},
+		{"tool_choice unknown", map[string]any{"model": "hearth:echo", "input": "x", "tools": []any{fn}, "tool_choice": map[string]any{"type": "function", "name": "g"}}, "tool_choice", "not among the tools"},
+		{"tool_choice built-in", map[string]any{"model": "hearth:echo", "input": "x", "tool_choice": map[string]any{"type": "web_search_preview"}}, "tool_choice.type", ""},
+		{"item type", map[string]any{"model": "hearth:echo", "input": []any{map[string]any{"role": "user", "content": "x"}, map[string]any{"type": "computer_call"}}}, "input[1].type", "not supported"},
+		{"item role", map[string]any{"model": "hearth:echo", "input": []any{map[string]any{"role": "robot", "content": "x"}}}, "input[0].role", "developer"},
+		{"part type", map[string]any{"model": "hearth:echo", "input": []any{map[string]any{"role": "user", "content": []any{map[string]any{"type": "input_audio"}}}}}, "input[0].content[0].type", ""},
+		{"image file", map[string]any{"model": "hearth:echo", "input": []any{map[string]any{"role": "user", "content": []any{map[string]any{"type": "input_image", "file_id": "file_1"}}}}}, "input[0].content[0].file_id", "image_url"},
+		{"call without id", map[string]any{"model": "hearth:echo", "input": []any{map[string]any{"type": "function_call", "name": "f", "arguments": "{}"}}}, "input[0].call_id", "is required"},
+		{"output without result", map[string]any{"model": "hearth:echo", "input": []any{map[string]any{"type": "function_call_output", "call_id": "c"}}}, "input[0].output", "is required"},
+		{"item reference", map[string]any{"model": "hearth:echo", "input": []any{map[string]any{"type": "item_reference", "id": "msg_1"}}}, "input[0].type", "previous_response_id"},
+		{"metadata", map[string]any{"model": "hearth:echo", "input": "x", "metadata": map[string]any{"k": strings.Repeat("v", 513)}}, "metadata.k", "512"},
+		{"background", map[string]any{"model": "hearth:echo", "input": "x", "background": true}, "background", ""},
+		{"conversation", map[string]any{"model": "hearth:echo", "input": "x", "conversation": "conv_1"}, "conversation", "previous_response_id"},
+		{"pipe model", map[string]any{"model": "pipe:p", "input": "x"}, "model", "chat/completions"},
+		{"previous unknown", map[string]any{"model": "hearth:echo", "input": "x", "previous_response_id": "resp_nope"}, "previous_response_id", "not found"},
+	}
+	for _, c := range cases {
+		r := ts.Do("POST", "/openai/v1/responses", key, c.body)
+		var e struct {
+			Error struct {
+				Message string  `json:"message"`
+				Type    string  `json:"type"`
+				Param   *string `json:"param"`
+			} `json:"error"`
+		}
+		r.JSON(t, &e)
+		if r.Status/100 != 4 || e.Error.Param == nil || *e.Error.Param != c.param || !strings.Contains(e.Error.Message, c.says) || e.Error.Type == "" {
+			t.Errorf("%s: want a 4xx naming %q saying %q, got %d %s", c.name, c.param, c.says, r.Status, r.Body)
+		}
+	}
+}
+
+// TestResponsesAuthAndScopes: no key is a 401 in OpenAI's shape; a key
+// scoped to other models is refused; a read-only key may create
+// responses but not delete them; a pipe key is refused.
+func TestResponsesAuthAndScopes(t *testing.T) {
+	ts := servertest.Start(t)
+	body := map[string]any{"model": "hearth:echo", "input": "x"}
+	r := ts.Do("POST", "/openai/v1/responses", "", body)
+	if r.Status != 401 || !strings.Contains(string(r.Body), `"type":"authentication_error"`) {
+		t.Fatalf("no key: %d %s", r.Status, r.Body)
+	}
+	r = ts.Do("POST", "/openai/v1/responses", "hth_not_a_real_key_000000000000", body)
+	if r.Status != 401 {
+		t.Fatalf("bad key: %d %s", r.Status, r.Body)
+	}
+	other := scopedKey(t, ts, map[string]any{"models": []string{"openai"}})
+	r = ts.Do("POST", "/openai/v1/responses", other, body)
+	if r.Status != 403 || !strings.Contains(string(r.Body), `"type":"permission_error"`) || !strings.Contains(string(r.Body), "hearth:echo") {
+		t.Fatalf("model outside the scope: %d %s", r.Status, r.Body)
+	}
+	ro := scopedKey(t, ts, map[string]any{"read_only": true})
+	res, _ := createResponse(t, ts, ro, body)
+	mustStatus(t, ts.Do("GET", "/openai/v1/responses/"+res.ID, ro, nil), 200)
+	r = ts.Do("DELETE", "/openai/v1/responses/"+res.ID, ro, nil)
+	if r.Status != 403 || !strings.Contains(string(r.Body), "read_only") {
+		t.Fatalf("read-only delete: %d %s", r.Status, r.Body)
+	}
+	pk := pipeKeyOf(t, ts, map[string]any{"name": "p", "model": "hearth:echo"})
+	if pk == "" {
+		t.Fatal("no pipe key")
+	}
+	r = ts.Do("POST", "/openai/v1/responses", pk, body)
+	if r.Status != 403 || !strings.Contains(string(r.Body), "user or org key") {
+		t.Fatalf("pipe key: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestResponsesRunLogAndBudget: calls are run records under
+// /openai/v1/responses with their tokens (streamed ones too), and count
+// against budgets, which refuse the next call in OpenAI's error shape
+// before the model is called.
+func TestResponsesRunLogAndBudget(t *testing.T) {
+	now := time.Date(2026, 3, 15, 18, 0, 0, 0, time.UTC)
+	ts, up, _ := budgetServer(t, now)
+	body := map[string]any{"model": "openai:gpt-4o-mini", "input": "hi"}
+	createResponse(t, ts, admin, body)
+	streamResponseEvents(t, ts, admin, map[string]any{"model": "openai:gpt-4o-mini", "input": "hi"})
+	r := ts.Do("POST", "/openai/v1/responses", admin, map[string]any{"model": "openai:gpt-4o-mini", "input": "hi", "temperature": 9})
+	mustStatus(t, r, 400)
+	ts.RunLog.Flush()
+	page, err := ts.RunLog.List(context.Background(), "admin", "", 10, "")
+	if err != nil || len(page.Runs) != 2 {
+		t.Fatalf("runs (a refused request is none): %v %+v", err, page)
+	}
+	for _, run := range page.Runs {
+		if run.Endpoint != "/openai/v1/responses" || run.Model != "openai:gpt-4o-mini" || run.PromptTokens != 100000 || run.Status != "success" || run.Pipe != "" {
+			t.Fatalf("run %+v", run)
+		}
+	}
+	if !page.Runs[0].Stream && !page.Runs[1].Stream {
+		t.Fatalf("the streamed call is recorded as a stream: %+v", page.Runs)
+	}
+	allowed(t, "budget", ts.Do("POST", "/v1/budgets", admin, map[string]any{"period": "day", "limit_tokens": 150000}))
+	calls := up.Count()
+	r = ts.Do("POST", "/openai/v1/responses", admin, body)
+	if r.Status != 429 || !strings.Contains(string(r.Body), `"type":"rate_limit_error"`) || r.Header.Get("lb-budget-reset") == "" || up.Count() != calls {
+		t.Fatalf("over budget: %d %s (upstream calls %d -> %d)", r.Status, r.Body, calls, up.Count())
+	}
+}
