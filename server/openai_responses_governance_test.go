@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -132,5 +133,38 @@ func TestResponsesRunLogAndBudget(t *testing.T) {
 	r = ts.Do("POST", "/openai/v1/responses", admin, body)
 	if r.Status != 429 || !strings.Contains(string(r.Body), `"type":"rate_limit_error"`) || r.Header.Get("lb-budget-reset") == "" || up.Count() != calls {
 		t.Fatalf("over budget: %d %s (upstream calls %d -> %d)", r.Status, r.Body, calls, up.Count())
+	}
+}
+
+// TestResponsesOpenAPI: /openapi.json documents the Responses routes,
+// the create body's fields and its stream.
+func TestResponsesOpenAPI(t *testing.T) {
+	ts := servertest.Start(t)
+	var doc openapiDoc
+	ts.Do("GET", "/openapi.json", "", nil).JSON(t, &doc)
+	create := doc.Paths["/openai/v1/responses"]["post"]
+	if create.RequestBody == nil || create.Responses["200"] == nil {
+		t.Fatalf("create operation %+v", create)
+	}
+	schema := create.RequestBody.Content["application/json"].Schema
+	comp := doc.Components.Schemas[strings.TrimPrefix(schema["$ref"].(string), "#/components/schemas/")]
+	props := comp["properties"].(map[string]any)
+	for _, f := range []string{"model", "input", "instructions", "tools", "tool_choice", "parallel_tool_calls", "text", "reasoning",
+		"max_output_tokens", "temperature", "top_p", "metadata", "store", "previous_response_id", "stream"} {
+		if props[f] == nil {
+			t.Errorf("create body lacks %s: %v", f, props)
+		}
+	}
+	ok, _ := json.Marshal(create.Responses["200"])
+	if !strings.Contains(string(ok), "text/event-stream") {
+		t.Errorf("create does not document its stream: %s", ok)
+	}
+	for path, methods := range map[string][]string{"/openai/v1/responses/{id}": {"get", "delete"}, "/openai/v1/responses/{id}/input_items": {"get"}} {
+		for _, m := range methods {
+			op := doc.Paths[path][m]
+			if op.Summary == "" || len(op.Parameters) != 1 || op.Parameters[0].Name != "id" {
+				t.Errorf("%s %s: %+v", m, path, op)
+			}
+		}
 	}
 }
