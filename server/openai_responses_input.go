@@ -45,6 +45,21 @@ func decodeReasoning(s string) (map[string]json.RawMessage, bool) {
 	return m, true
 }
 
+// inputMessageItem is the input item a string input stands for.
+type inputMessageItem struct {
+	ID      string          `json:"id"`
+	Type    string          `json:"type"`
+	Role    string          `json:"role"`
+	Status  string          `json:"status"`
+	Content []inputTextPart `json:"content"`
+}
+
+// inputTextPart is an input_text content part.
+type inputTextPart struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
 // inputItem is the union of the input item fields Hearth reads.
 type inputItem struct {
 	Type             string          `json:"type"`
@@ -71,8 +86,8 @@ func readResponsesInput(ctx context.Context, raw json.RawMessage) (*responsesInp
 		var s string
 		json.Unmarshal(raw, &s)
 		in.msgs = []engine.Message{{Role: "user", Content: engine.TextContent(s)}}
-		item, _ := json.Marshal(map[string]any{"id": engine.NewPrefixedID(ctx, "msg_", 24), "type": "message", "role": "user", "status": "completed",
-			"content": []map[string]string{{"type": "input_text", "text": s}}})
+		item, _ := json.Marshal(inputMessageItem{ID: engine.NewPrefixedID(ctx, "msg_", 24), Type: "message", Role: "user", Status: "completed",
+			Content: []inputTextPart{{Type: "input_text", Text: s}}})
 		in.items = []json.RawMessage{item}
 		return in, nil
 	case "array":
