@@ -116,6 +116,18 @@ func (rs *Responses) History(ctx context.Context, owner, id, field string) (*Sto
 	return rec, msgs, nil
 }
 
+// CheckInput refuses, before the model is called, an input message too
+// large for a thread to store (ThreadLimits.MaxMessageBytes).
+func (rs *Responses) CheckInput(msgs []Message) error {
+	var buf [2048]byte
+	for i, m := range msgs {
+		if err := rs.threads.checkSize("input", i, "", ThreadMessageInput{Message: m}, buf[:0]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Save stores rec and appends msgs (the response's input, then its
 // output) to a thread: prev's thread when prev (the response it
 // continues, whose conversation is history) is still that thread's last

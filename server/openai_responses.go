@@ -137,6 +137,11 @@ func (s *Server) prepareResponse(c echo.Context, b *responsesBody) (*responsesCa
 			return nil, ref, nil, err
 		}
 	}
+	if rc.store() {
+		if err := s.responses().CheckInput(in.msgs); err != nil {
+			return nil, ref, nil, err
+		}
+	}
 	if b.Instructions != nil && *b.Instructions != "" {
 		chat.Messages = append(chat.Messages, engine.Message{Role: "system", Content: engine.TextContent(*b.Instructions)})
 	}

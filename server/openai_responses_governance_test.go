@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/server/app"
 	"github.com/hearth-dev/hearth/server/servertest"
 )
 
@@ -167,4 +169,39 @@ func TestResponsesOpenAPI(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestResponsesCluster: two nodes on one PostgreSQL database share
+// stored responses: one stores, the other reads, continues and lists
+// them, and a delete on one is seen by the other.
+func TestResponsesCluster(t *testing.T) {
+	nodes := servertest.StartCluster(t, 2)
+	a, b := nodes[0], nodes[1]
+	first, ra := createResponse(t, a, admin, map[string]any{"model": "hearth:echo", "input": "stored on a"})
+	if g := b.Do("GET", "/openai/v1/responses/"+first.ID, admin, nil); g.Status != 200 || !strings.Contains(string(g.Body), "stored on a") {
+		t.Fatalf("GET on b: %d %s", g.Status, g.Body)
+	}
+	second, rb := createResponse(t, b, admin, map[string]any{"model": "hearth:echo", "input": "continued on b", "previous_response_id": first.ID})
+	if rb.Header.Get("lb-thread-id") != ra.Header.Get("lb-thread-id") || second.Usage.InputTokens != 3+3+3 {
+		t.Fatalf("continuation on b: %s %s", rb.Header.Get("lb-thread-id"), rb.Body)
+	}
+	mustStatus(t, a.Do("DELETE", "/openai/v1/responses/"+second.ID, admin, nil), 200)
+	if g := b.Do("GET", "/openai/v1/responses/"+second.ID+"/input_items", admin, nil); g.Status != 404 {
+		t.Fatalf("deleted on a, read on b: %d %s", g.Status, g.Body)
+	}
+}
+
+// TestResponsesInputTooLarge: with store on, an input message larger
+// than a thread stores is refused before the model is called; with
+// store off it runs.
+func TestResponsesInputTooLarge(t *testing.T) {
+	ts := servertest.Start(t, servertest.WithServices(func(a *app.App) {
+		a.Deps.Threads.SetLimits(engine.ThreadLimits{MaxMessageBytes: 1000})
+	}))
+	big := strings.Repeat("word ", 400)
+	r := ts.Do("POST", "/openai/v1/responses", admin, map[string]any{"model": "hearth:echo", "input": big})
+	if r.Status != 413 || !strings.Contains(string(r.Body), `"param":"input[0]"`) {
+		t.Fatalf("too large to store: %d %s", r.Status, r.Body)
+	}
+	createResponse(t, ts, admin, map[string]any{"model": "hearth:echo", "input": big, "store": false})
 }
