@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -118,17 +117,24 @@ func TestResponsesRunLogAndBudget(t *testing.T) {
 	r := ts.Do("POST", "/openai/v1/responses", admin, map[string]any{"model": "openai:gpt-4o-mini", "input": "hi", "temperature": 9})
 	mustStatus(t, r, 400)
 	ts.RunLog.Flush()
-	page, err := ts.RunLog.List(context.Background(), "admin", "", 10, "")
-	if err != nil || len(page.Runs) != 2 {
-		t.Fatalf("runs (a refused request is none): %v %+v", err, page)
+	var runs struct {
+		Data []struct {
+			Endpoint     string `json:"endpoint"`
+			Model        string `json:"model"`
+			Pipe         string `json:"pipe"`
+			Status       string `json:"status"`
+			Stream       bool   `json:"stream"`
+			PromptTokens int    `json:"prompt_tokens"`
+		} `json:"data"`
 	}
-	for _, run := range page.Runs {
+	ts.Do("GET", "/v1/runs?limit=10", admin, nil).JSON(t, &runs)
+	if len(runs.Data) != 2 || runs.Data[0].Stream == runs.Data[1].Stream {
+		t.Fatalf("runs (one whole, one streamed; a refused request is none): %+v", runs.Data)
+	}
+	for _, run := range runs.Data {
 		if run.Endpoint != "/openai/v1/responses" || run.Model != "openai:gpt-4o-mini" || run.PromptTokens != 100000 || run.Status != "success" || run.Pipe != "" {
 			t.Fatalf("run %+v", run)
 		}
-	}
-	if !page.Runs[0].Stream && !page.Runs[1].Stream {
-		t.Fatalf("the streamed call is recorded as a stream: %+v", page.Runs)
 	}
 	allowed(t, "budget", ts.Do("POST", "/v1/budgets", admin, map[string]any{"period": "day", "limit_tokens": 150000}))
 	calls := up.Count()
@@ -204,4 +210,31 @@ func TestResponsesInputTooLarge(t *testing.T) {
 		t.Fatalf("too large to store: %d %s", r.Status, r.Body)
 	}
 	createResponse(t, ts, admin, map[string]any{"model": "hearth:echo", "input": big, "store": false})
+}
+
+// TestResponsesRunContent: once the owner opted in, a Responses call's
+// messages (instructions included) and answer are kept in the run log,
+// whole and streamed, with the caller's provider key redacted.
+func TestResponsesRunContent(t *testing.T) {
+	ts := servertest.Start(t)
+	mustStatus(t, ts.Do("PUT", "/v1/runs/settings", admin, map[string]any{"log_content": true}), 200)
+	const callerKey = "caller-key-42"
+	createResponse(t, ts, admin, map[string]any{"model": "hearth:echo", "instructions": "Be brief.", "input": "whole " + callerKey}, "LB-LLM-Key", callerKey)
+	streamResponseEvents(t, ts, admin, map[string]any{"model": "hearth:echo", "input": "streamed words"})
+	ts.RunLog.Flush()
+	var page struct {
+		Data []engine.RunRecord `json:"data"`
+	}
+	ts.Do("GET", "/v1/runs", admin, nil).JSON(t, &page)
+	if len(page.Data) != 2 {
+		t.Fatalf("runs: %+v", page.Data)
+	}
+	streamed, whole := getRun(t, ts, page.Data[0].ID), getRun(t, ts, page.Data[1].ID)
+	if streamed.Content == nil || streamed.Content.Completion != "streamed words" || len(streamed.Content.Messages) != 1 {
+		t.Fatalf("streamed content %+v", streamed.Content)
+	}
+	if c := whole.Content; c == nil || len(c.Messages) != 2 || c.Messages[0].Content.String() != "Be brief." ||
+		strings.Contains(c.Messages[1].Content.String()+c.Completion, callerKey) || !strings.Contains(c.Completion, "[REDACTED]") {
+		t.Fatalf("whole content %+v", whole.Content)
+	}
 }
