@@ -137,7 +137,8 @@ func finishStatus(finish string) (string, *incompleteDetails) {
 }
 
 // chatOutput builds the output items of a whole chat answer: the message
-// (when it has text or calls nothing), the function calls, and a
+// (when it has text or calls nothing, so there is always an item), the
+// function calls, and a
 // reasoning item with the calls' provider state when they carry any.
 func chatOutput(ctx context.Context, resp *engine.ChatResponse) (items []any, msg engine.Message, finish string) {
 	items = []any{}
@@ -147,10 +148,14 @@ func chatOutput(ctx context.Context, resp *engine.ChatResponse) (items []any, ms
 	}
 	ch := resp.Choices[0]
 	finish = ch.FinishReason
-	if c := ch.Message.Content; c != nil && (*c != "" || len(ch.Message.ToolCalls) == 0) {
-		msg.Content = engine.TextContent(*c)
+	if c := ch.Message.Content; (c != nil && *c != "") || len(ch.Message.ToolCalls) == 0 {
+		text := ""
+		if c != nil {
+			text = *c
+		}
+		msg.Content = engine.TextContent(text)
 		items = append(items, outputMessage{ID: engine.NewPrefixedID(ctx, "msg_", 24), Type: "message", Status: "completed", Role: "assistant",
-			Content: []outputText{newOutputText(*c)}})
+			Content: []outputText{newOutputText(text)}})
 	}
 	extra := map[string]json.RawMessage{}
 	for _, tc := range ch.Message.ToolCalls {
@@ -167,9 +172,6 @@ func chatOutput(ctx context.Context, resp *engine.ChatResponse) (items []any, ms
 	}
 	if len(extra) > 0 {
 		items = append(items, outputReasoning{ID: engine.NewPrefixedID(ctx, "rs_", 24), Type: "reasoning", Summary: []any{}, EncryptedContent: encodeReasoning(extra)})
-	}
-	if msg.Content.IsNull() && len(msg.ToolCalls) == 0 {
-		msg.Content = engine.TextContent("")
 	}
 	return items, msg, finish
 }
