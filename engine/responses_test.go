@@ -22,8 +22,12 @@ func TestResponsesConcurrentContinuations(t *testing.T) {
 	ctx := context.Background()
 	threads := engine.NewThreads(s)
 	rs := engine.NewResponses(threads)
-	user := func(text string) engine.Message { return engine.Message{Role: "user", Content: engine.TextContent(text)} }
-	answer := func(text string) engine.Message { return engine.Message{Role: "assistant", Content: engine.TextContent(text)} }
+	user := func(text string) engine.Message {
+		return engine.Message{Role: "user", Content: engine.TextContent(text)}
+	}
+	answer := func(text string) engine.Message {
+		return engine.Message{Role: "assistant", Content: engine.TextContent(text)}
+	}
 
 	first := &engine.StoredResponse{ID: "resp_1", Owner: "alice", Body: []byte(`{}`), Input: []byte(`[]`)}
 	if err := rs.Save(ctx, first, nil, nil, []engine.Message{user("q1"), answer("a1")}); err != nil {
