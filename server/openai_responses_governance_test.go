@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/providers/fake"
+	"github.com/hearth-dev/hearth/server"
 	"github.com/hearth-dev/hearth/server/app"
 	"github.com/hearth-dev/hearth/server/servertest"
 )
@@ -236,5 +238,24 @@ func TestResponsesRunContent(t *testing.T) {
 	if c := whole.Content; c == nil || len(c.Messages) != 2 || c.Messages[0].Content.String() != "Be brief." ||
 		strings.Contains(c.Messages[1].Content.String()+c.Completion, callerKey) || !strings.Contains(c.Completion, "[REDACTED]") {
 		t.Fatalf("whole content %+v", whole.Content)
+	}
+}
+
+// TestResponsesFallbackAndOTel: LB-Fallback-Models applies as on chat
+// completions (the answer and lb-model come from the fallback), and the
+// call is traced like one: a server span for the route with the failed
+// and the answering provider calls under it.
+func TestResponsesFallbackAndOTel(t *testing.T) {
+	ts, rec, up := startTraced(t)
+	up.Enqueue(fake.Reply{Status: 500, Message: "down"}, fake.Reply{Status: 500, Message: "down"}, fake.Reply{Text: "from the fallback"})
+	res, r := createResponse(t, ts, admin, map[string]any{"model": "openai:gpt-4o-mini", "input": "hi"}, server.HeaderFallbackModels, "openai/gpt-4o")
+	if res.text() != "from the fallback" || res.Model != "openai:gpt-4o" || r.Header.Get(server.HeaderModel) != "openai:gpt-4o" {
+		t.Fatalf("fallback: %v %s", r.Header, r.Body)
+	}
+	ts.FlushTraces()
+	trace := rec.Trace(r.Header.Get(server.HeaderTraceID))
+	one(t, trace, "POST /openai/v1/responses")
+	if failed, ok := one(t, trace, "chat gpt-4o-mini"), one(t, trace, "chat gpt-4o"); failed.StatusCode != 2 || ok.StatusCode == 2 {
+		t.Errorf("status: primary %d, fallback %d; want the primary failed only", failed.StatusCode, ok.StatusCode)
 	}
 }
