@@ -1,7 +1,9 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -257,5 +259,31 @@ func TestResponsesFallbackAndOTel(t *testing.T) {
 	one(t, trace, "POST /openai/v1/responses")
 	if failed, ok := one(t, trace, "chat gpt-4o-mini"), one(t, trace, "chat gpt-4o"); failed.StatusCode != 2 || ok.StatusCode == 2 {
 		t.Errorf("status: primary %d, fallback %d; want the primary failed only", failed.StatusCode, ok.StatusCode)
+	}
+}
+
+// TestResponsesRecordReplay: a session recorded against the upstream
+// replays with the upstream gone, and in deterministic mode the replayed
+// answers, whole and streamed, are byte for byte the recorded ones.
+func TestResponsesRecordReplay(t *testing.T) {
+	dir := t.TempDir()
+	up := fake.NewOpenAI()
+	up.SetDefault(fake.Reply{Text: "Recorded once, replayed forever."})
+	var answers [2][2]string
+	for i, opt := range []servertest.Option{servertest.WithRecord(dir), servertest.WithReplay(dir, "error")} {
+		ts := servertest.Start(t, servertest.WithProvider("openai", up.BaseURL(), "sk-test"), servertest.WithDeterministic(), opt)
+		r := ts.Do("POST", "/openai/v1/responses", admin, map[string]any{"model": "openai:gpt-4o-mini", "input": "hi"})
+		mustStatus(t, r, 200)
+		resp := postStream(t, context.Background(), ts.URL+"/openai/v1/responses", admin, map[string]any{"model": "openai:gpt-4o-mini", "input": "hi again", "stream": true})
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		answers[i] = [2]string{string(r.Body), string(b)}
+		up.Close() // the replay runs without it
+	}
+	if !strings.Contains(answers[1][0], "Recorded once, replayed forever.") || !strings.Contains(answers[1][1], "event: response.completed") {
+		t.Fatalf("replay: %q", answers[1])
+	}
+	if answers[0] != answers[1] {
+		t.Fatalf("replayed answers differ:\n%s\n%s", answers[0], answers[1])
 	}
 }
