@@ -90,6 +90,40 @@ func TestResponsesEveryProvider(t *testing.T) {
 			if !strings.Contains(string(tc.up.LastRequest().Body), "sunny, 21 C") {
 				t.Fatalf("the tool result did not reach the upstream: %s", tc.up.LastRequest().Body)
 			}
+			// The same turns, the first streamed: the provider state is in
+			// the completed response's reasoning item.
+			tc.up.Enqueue(fake.Reply{ToolCalls: []fake.ToolCall{{ID: "call_2", Name: "get_weather", Arguments: `{"city":"Rome"}`}}})
+			sbody := map[string]any{"model": model, "input": input[:1], "tools": tools, "store": false}
+			if tc.reasoning != nil {
+				sbody["reasoning"] = tc.reasoning
+			}
+			evs = streamResponseEvents(t, ts, key, sbody)
+			last := evs[len(evs)-1]
+			var sout []json.RawMessage
+			json.Unmarshal(last.Raw, &struct {
+				Response *struct {
+					Output *[]json.RawMessage `json:"output"`
+				} `json:"response"`
+			}{&struct {
+				Output *[]json.RawMessage `json:"output"`
+			}{&sout}})
+			hasReasoning := false
+			var scall *oaiItem
+			for i, it := range last.Resp.Output {
+				hasReasoning = hasReasoning || it.Type == "reasoning"
+				if it.Type == "function_call" {
+					scall = &last.Resp.Output[i]
+				}
+			}
+			if scall == nil || hasReasoning != tc.wantReasoning || len(sout) != len(last.Resp.Output) {
+				t.Fatalf("streamed call: %v %s", eventTypes(evs), last.Raw)
+			}
+			sinput := append([]any{input[0]}, anySlice(sout)...)
+			sinput = append(sinput, map[string]any{"type": "function_call_output", "call_id": scall.CallID, "output": "warm"})
+			tc.up.Enqueue(fake.Reply{Text: "It is warm."})
+			if three, r := createResponse(t, ts, key, map[string]any{"model": model, "input": sinput, "tools": tools, "store": false, "reasoning": tc.reasoning}); three.text() != "It is warm." {
+				t.Fatalf("turn two after a stream: %s", r.Body)
+			}
 			if tc.provider == "google" {
 				// The signature Gemini gave came back (the adapter sends
 				// Google's documented skip value when a call has none).
@@ -113,4 +147,13 @@ func TestResponsesEveryProvider(t *testing.T) {
 			}
 		})
 	}
+}
+
+// anySlice turns raw items into a list of input items.
+func anySlice(raws []json.RawMessage) []any {
+	out := make([]any, len(raws))
+	for i, r := range raws {
+		out[i] = r
+	}
+	return out
 }

@@ -31,12 +31,13 @@ type respEvent struct {
 	Logprobs       *[]any          `json:"logprobs,omitempty"`
 }
 
-// streamCall is a function call item being streamed.
+// streamCall is a function call item being streamed: index is its
+// output index, n its place among the answer's tool calls.
 type streamCall struct {
-	item  outputCall
-	index int
-	args  strings.Builder
-	done  bool
+	item     outputCall
+	index, n int
+	args     strings.Builder
+	done     bool
 }
 
 // responseStreamer turns chat chunks into the Responses event sequence:
@@ -45,7 +46,6 @@ type streamCall struct {
 type responseStreamer struct {
 	ctx   context.Context
 	w     *eventWriter
-	rc    *responsesCall
 	obj   *responseObject
 	seq   int
 	items []any
@@ -190,7 +190,7 @@ func (st *responseStreamer) callDelta(tc engine.ToolCall) error {
 		if err := st.closeCall(); err != nil {
 			return err
 		}
-		call = &streamCall{index: len(st.items), item: outputCall{ID: engine.NewPrefixedID(st.ctx, "fc_", 24), Type: "function_call",
+		call = &streamCall{index: len(st.items), n: len(st.answer.ToolCalls), item: outputCall{ID: engine.NewPrefixedID(st.ctx, "fc_", 24), Type: "function_call",
 			Status: "in_progress", CallID: tc.ID, Name: tc.Function.Name}}
 		st.calls[i], st.cur = call, call
 		st.items = append(st.items, call.item)
@@ -199,33 +199,20 @@ func (st *responseStreamer) callDelta(tc engine.ToolCall) error {
 			return err
 		}
 	}
-	n := slicesIndexCall(st.answer.ToolCalls, call.item.CallID)
-	if len(tc.ExtraContent) > 0 && n >= 0 {
-		st.answer.ToolCalls[n].ExtraContent = tc.ExtraContent
+	if len(tc.ExtraContent) > 0 {
+		st.answer.ToolCalls[call.n].ExtraContent = tc.ExtraContent
 		st.extra[call.item.CallID] = tc.ExtraContent
 	}
 	if tc.Function.Arguments == "" {
 		return nil
 	}
 	call.args.WriteString(tc.Function.Arguments)
-	if n >= 0 {
-		st.answer.ToolCalls[n].Function.Arguments = call.args.String()
-	}
+	st.answer.ToolCalls[call.n].Function.Arguments = call.args.String()
 	if call.done {
 		return nil
 	}
 	d := tc.Function.Arguments
 	return st.send(&respEvent{Type: "response.function_call_arguments.delta", ItemID: call.item.ID, OutputIndex: intp(call.index), Delta: &d}, false)
-}
-
-// slicesIndexCall is the index of the call with id in calls, or -1.
-func slicesIndexCall(calls []engine.ToolCall, id string) int {
-	for i := range calls {
-		if calls[i].ID == id {
-			return i
-		}
-	}
-	return -1
 }
 
 // closeCall ends the open function_call item.
@@ -257,11 +244,6 @@ func (st *responseStreamer) end() (*responseObject, error) {
 	}
 	if err := st.closeCall(); err != nil {
 		return nil, err
-	}
-	for id := range st.extra {
-		if slicesIndexCall(st.answer.ToolCalls, id) < 0 {
-			delete(st.extra, id)
-		}
 	}
 	if len(st.extra) > 0 {
 		r := outputReasoning{ID: engine.NewPrefixedID(st.ctx, "rs_", 24), Type: "reasoning", Summary: []any{}, EncryptedContent: encodeReasoning(st.extra)}
@@ -304,7 +286,7 @@ func (st *responseStreamer) fail(err error) {
 // response.completed is sent, so a GET right after it finds it.
 func (s *Server) streamResponse(c echo.Context, rc *responsesCall, rs chunkStream, model string) error {
 	ctx := c.Request().Context()
-	st := &responseStreamer{ctx: ctx, w: newSSEWriter(c), rc: rc, obj: rc.object(model, nil), items: []any{}, calls: map[int]*streamCall{},
+	st := &responseStreamer{ctx: ctx, w: newSSEWriter(c), obj: rc.object(model, nil), items: []any{}, calls: map[int]*streamCall{},
 		extra: map[string]json.RawMessage{}}
 	var out relayOutcome
 	gone := func(err error) error {
