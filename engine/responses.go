@@ -131,8 +131,9 @@ func (rs *Responses) CheckInput(msgs []Message) error {
 // Save stores rec and appends msgs (the response's input, then its
 // output) to a thread: prev's thread when prev (the response it
 // continues, whose conversation is history) is still that thread's last
-// message, else a new thread that starts with history. It sets rec's
-// ThreadID, Start and End.
+// message, else a new thread that starts with history. A new thread
+// takes rec.ThreadID when the caller chose one (to announce it before the
+// answer is complete). It sets rec's ThreadID, Start and End.
 func (rs *Responses) Save(ctx context.Context, rec *StoredResponse, prev *StoredResponse, history, msgs []Message) error {
 	ts := rs.threads
 	in := make([]ThreadMessageInput, len(msgs))
@@ -151,7 +152,11 @@ func (rs *Responses) Save(ctx context.Context, rec *StoredResponse, prev *Stored
 			}
 		}
 		if t == nil {
-			t = ts.newThread(ctx, rec.Owner, NewUUID(ctx), map[string]string{"openai_response_id": rec.ID})
+			id := rec.ThreadID
+			if id == "" || prev != nil {
+				id = NewUUID(ctx)
+			}
+			t = ts.newThread(ctx, rec.Owner, id, map[string]string{"openai_response_id": rec.ID})
 			if err := tx.Put(threadIdxKey(rec.Owner, t), ""); err != nil {
 				return err
 			}

@@ -56,6 +56,9 @@ type responsesCall struct {
 	// requestKey is the caller's provider key (LB-LLM-Key), kept out of
 	// the run log.
 	requestKey string
+	// threadID is the thread a stored response that starts a
+	// conversation goes to, chosen up front so a stream can name it.
+	threadID string
 }
 
 // store reports whether the response is kept (store defaults to true).
@@ -141,6 +144,9 @@ func (s *Server) prepareResponse(c echo.Context, b *responsesBody) (*responsesCa
 		if err := s.responses().CheckInput(in.msgs); err != nil {
 			return nil, ref, nil, err
 		}
+		if rc.prev == nil {
+			rc.threadID = engine.NewUUID(ctx)
+		}
 	}
 	if b.Instructions != nil && *b.Instructions != "" {
 		chat.Messages = append(chat.Messages, engine.Message{Role: "system", Content: engine.TextContent(*b.Instructions)})
@@ -200,7 +206,7 @@ func (s *Server) saveResponse(ctx context.Context, c echo.Context, rc *responses
 	if err != nil {
 		return err
 	}
-	rec := &engine.StoredResponse{ID: rc.id, Owner: rc.owner, Body: body, Input: items, CreatedAt: time.Unix(rc.created, 0).UTC()}
+	rec := &engine.StoredResponse{ID: rc.id, Owner: rc.owner, ThreadID: rc.threadID, Body: body, Input: items, CreatedAt: time.Unix(rc.created, 0).UTC()}
 	msgs := append(append([]engine.Message{}, rc.input.msgs...), answer)
 	if err := s.responses().Save(context.WithoutCancel(ctx), rec, rc.prev, rc.history, msgs); err != nil {
 		return err

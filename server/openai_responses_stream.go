@@ -295,6 +295,9 @@ func (s *Server) streamResponse(c echo.Context, rc *responsesCall, rs chunkStrea
 		s.recordResponse(ctx, rc, model, true, out, nil, nil)
 		return nil
 	}
+	if rc.threadID != "" {
+		setHeader(c.Response().Header(), HeaderThreadID, rc.threadID)
+	}
 	if err := st.begin(); err != nil {
 		return gone(err)
 	}

@@ -205,3 +205,27 @@ func TestResponsesStreamNotHeldBack(t *testing.T) {
 		t.Fatalf("events: %v", seen)
 	}
 }
+
+// TestResponsesStreamThreadHeader: a streamed response that starts a
+// conversation names its thread in lb-thread-id before the first event;
+// the stored response is in that thread.
+func TestResponsesStreamThreadHeader(t *testing.T) {
+	ts := servertest.Start(t)
+	resp := postStream(t, context.Background(), ts.URL+"/openai/v1/responses", servertest.AdminKey,
+		map[string]any{"model": "hearth:echo", "input": "thread me", "stream": true})
+	thread := resp.Header.Get("lb-thread-id")
+	events := readSSE(t, resp)
+	var done respStreamEvent
+	json.Unmarshal([]byte(events[len(events)-1].Data), &done)
+	g := ts.Do("GET", "/openai/v1/responses/"+done.Resp.ID, servertest.AdminKey, nil)
+	if thread == "" || g.Header.Get("lb-thread-id") != thread {
+		t.Fatalf("stream header %q, stored in %q", thread, g.Header.Get("lb-thread-id"))
+	}
+	var msgs []struct {
+		Content string `json:"content"`
+	}
+	ts.Do("GET", "/v1/threads/"+thread+"/messages", servertest.AdminKey, nil).JSON(t, &msgs)
+	if len(msgs) != 2 || msgs[0].Content != "thread me" {
+		t.Fatalf("thread: %+v", msgs)
+	}
+}
