@@ -89,6 +89,9 @@ func TestReadmeWalkthrough(t *testing.T) {
 		`"documentStatus":"queued"`,
 		`"documentName":"badgers.txt"`,
 		`"sources":[{"memory":"notes","document":"badgers.txt"`,
+		`"type":"output_text","text":"Hello from Responses"`,
+		"event: response.completed",
+		`"type":"input_text","text":"Second turn"`,
 	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("walkthrough output lacks %s", want)

@@ -19,8 +19,9 @@ import (
 )
 
 // TestOpenAIClientEndToEnd builds the real hearth binary and runs the
-// official openai npm client (pinned in testdata/openai-client/package-lock.json)
-// against /openai/v1 with `node --test`.
+// official openai npm client and the OpenAI Agents SDK (pinned in
+// testdata/openai-client/package-lock.json) against /openai/v1 with
+// `node --test`.
 //
 // It needs node and testdata/openai-client/node_modules (`make sdk-deps`).
 // Without them it skips, except under CI (env CI set), where it fails. It
@@ -46,7 +47,10 @@ func TestOpenAIClientEndToEnd(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	env := append(cleanEnv(), "HEARTH_URL="+serverURL, "HEARTH_KEY="+adminKey, "NO_COLOR=1")
+	// The OpenAI Agents SDK (agents.test.mjs) is set up as the README says:
+	// the base URL and a Hearth key in the environment, trace export off.
+	env := append(cleanEnv(), "HEARTH_URL="+serverURL, "HEARTH_KEY="+adminKey, "NO_COLOR=1",
+		"OPENAI_BASE_URL="+serverURL+"/openai/v1", "OPENAI_API_KEY="+adminKey, "OPENAI_AGENTS_DISABLE_TRACING=1")
 	runNodeTests(t, ctx, node, dir, env, logs.String)
 }
 
