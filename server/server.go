@@ -87,6 +87,10 @@ type Config struct {
 	// LeanOff serves every request with net/http alone, without the
 	// lean path for simple requests (lean.go).
 	LeanOff bool
+	// AnthropicModelAliases maps bare model names of the Messages API to
+	// provider:model or pipe:<name> ("*" for any other bare name); see
+	// HEARTH_ANTHROPIC_MODEL_ALIASES.
+	AnthropicModelAliases map[string]string
 }
 
 // Deps are the engine services the handlers call. Every field is
