@@ -43,22 +43,33 @@ type toolUseBlock struct {
 	Input json.RawMessage `json:"input"`
 }
 
-// usageOf turns canonical usage into Anthropic's.
+// usageOf turns canonical usage into Anthropic's: the prompt tokens less
+// those read from and written to the cache, which are counted apart.
 func usageOf(u *engine.Usage) messagesUsage {
 	if u == nil {
 		return messagesUsage{}
 	}
 	out := messagesUsage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
-	if d := u.PromptTokensDetails; d != nil && d.CachedTokens > 0 && d.CachedTokens <= u.PromptTokens {
+	if d := u.PromptTokensDetails; d != nil && d.CachedTokens > 0 && d.CachedTokens <= out.InputTokens {
 		out.CacheReadInputTokens = d.CachedTokens
 		out.InputTokens -= d.CachedTokens
+	}
+	if n := u.CacheCreationTokens; n > 0 && n <= out.InputTokens {
+		out.CacheCreationInputTokens = n
+		out.InputTokens -= n
 	}
 	return out
 }
 
-// stopReasonOf maps a finish_reason to a stop_reason.
-func stopReasonOf(finish string) string {
+// stopReasonOf maps a finish_reason (and the stop sequence that ended
+// the answer, when the provider said) to a stop_reason.
+func stopReasonOf(finish, stopSeq string) string {
 	switch finish {
+	case "stop":
+		if stopSeq != "" {
+			return "stop_sequence"
+		}
+		return "end_turn"
 	case "length":
 		return "max_tokens"
 	case "tool_calls", "function_call":
@@ -131,7 +142,14 @@ func messageOf(ctx context.Context, resp *engine.ChatResponse, model string) mes
 	reason := "end_turn"
 	if len(resp.Choices) > 0 {
 		ch := resp.Choices[0]
-		reason = stopReasonOf(ch.FinishReason)
+		reason = stopReasonOf(ch.FinishReason, ch.StopSequence)
+		if ch.StopSequence != "" {
+			seq := ch.StopSequence
+			out.StopSequence = &seq
+		}
+		for _, t := range ch.Message.Thinking {
+			out.Content = append(out.Content, t)
+		}
 		var tools []any
 		for i, tc := range ch.Message.ToolCalls {
 			thinking, rest := splitExtra(tc.ExtraContent)

@@ -27,9 +27,10 @@ type msgStream struct {
 	openText bool
 	next     int
 	// tools maps a chunk's tool-call index to its block index.
-	tools  map[int]int
-	finish string
-	usage  *engine.Usage
+	tools   map[int]int
+	finish  string
+	stopSeq string
+	usage   *engine.Usage
 }
 
 // event writes one named event without flushing it, its type first.
@@ -105,7 +106,7 @@ func (m *msgStream) chunk(c *engine.ChatChunk) error {
 	}
 	ch := c.Choices[0]
 	if ch.FinishReason != nil && *ch.FinishReason != "" {
-		m.finish = *ch.FinishReason
+		m.finish, m.stopSeq = *ch.FinishReason, ch.StopSequence
 	}
 	if t := ch.Delta.Content; t != nil && *t != "" {
 		if !m.openText {
@@ -119,6 +120,11 @@ func (m *msgStream) chunk(c *engine.ChatChunk) error {
 	}
 	for _, tc := range ch.Delta.ToolCalls {
 		if err := m.toolCall(tc); err != nil {
+			return err
+		}
+	}
+	for _, raw := range ch.Delta.Thinking {
+		if err := m.thinkingBlock(raw); err != nil {
 			return err
 		}
 	}
@@ -193,11 +199,15 @@ func (m *msgStream) end() error {
 	if err := m.closeBlock(); err != nil {
 		return err
 	}
-	reason := stopReasonOf(m.finish)
+	reason := stopReasonOf(m.finish, m.stopSeq)
 	if len(m.tools) > 0 && reason == "end_turn" {
 		reason = "tool_use"
 	}
-	if err := m.event("message_delta", map[string]any{"delta": map[string]any{"stop_reason": reason, "stop_sequence": nil},
+	var seq any
+	if reason == "stop_sequence" {
+		seq = m.stopSeq
+	}
+	if err := m.event("message_delta", map[string]any{"delta": map[string]any{"stop_reason": reason, "stop_sequence": seq},
 		"usage": usageOf(m.usage)}); err != nil {
 		return err
 	}
