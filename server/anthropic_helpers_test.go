@@ -94,18 +94,14 @@ func eventNames(evs []msgEvent) []string {
 	return out
 }
 
-// compact collapses runs of the same name into one ("a a b" -> "a+ b"),
-// so the expected sequence does not depend on how text is chunked.
+// compact collapses runs of the same name into one, so the expected
+// sequence does not depend on how text is chunked.
 func compact(names []string) string {
 	var out []string
 	for i, n := range names {
-		if i > 0 && names[i-1] == n {
-			if !strings.HasSuffix(out[len(out)-1], "+") {
-				out[len(out)-1] += "+"
-			}
-			continue
+		if i == 0 || names[i-1] != n {
+			out = append(out, n)
 		}
-		out = append(out, n)
 	}
 	return strings.Join(out, " ")
 }
