@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"net/http"
 	"regexp"
 	"strings"
@@ -57,11 +58,15 @@ type AnthropicErrorDetail struct {
 }
 
 // anthropicErrorBody words an engine error the way Anthropic does and
-// returns the status Anthropic would answer with: 503 (Hearth or the
-// upstream overloaded) is 529 overloaded_error, other 5xx but timeouts
-// are 500 api_error.
+// returns the status Anthropic would answer with: Hearth at capacity
+// (503) or an upstream answering 503 or 529 is 529 overloaded_error,
+// other 5xx but timeouts are 500 api_error.
 func anthropicErrorBody(ee *engine.Error, status int) (AnthropicError, int) {
 	typ := "invalid_request_error"
+	var up interface{ HTTPStatus() int }
+	if status >= 500 && errors.As(ee, &up) && (up.HTTPStatus() == 529 || up.HTTPStatus() == http.StatusServiceUnavailable) {
+		status = http.StatusServiceUnavailable
+	}
 	switch {
 	case status == http.StatusUnauthorized:
 		typ = "authentication_error"

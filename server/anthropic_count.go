@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
 
@@ -13,12 +12,6 @@ import (
 // countTokensResponse is the answer of POST /anthropic/v1/messages/count_tokens.
 type countTokensResponse struct {
 	InputTokens int `json:"input_tokens"`
-}
-
-// anthropicCounter is the provider registry's access to Anthropic's
-// count_tokens endpoint (providers.Registry has it).
-type anthropicCounter interface {
-	CountAnthropicTokens(ctx context.Context, apiKey string, body []byte, beta string) (int, error)
 }
 
 // countFields are the request fields Anthropic's count_tokens takes.
@@ -62,8 +55,7 @@ func (s *Server) handleCountTokens(c echo.Context) error {
 			return err
 		}
 	}
-	counter, ok := s.deps.Providers.(anthropicCounter)
-	if target.Pipe != "" || target.Ref.Provider != "anthropic" || !ok {
+	if target.Pipe != "" || target.Ref.Provider != "anthropic" || s.deps.CountAnthropicTokens == nil {
 		setHeader(c.Response().Header(), HeaderTokenCount, "estimate")
 		return c.JSON(http.StatusOK, countTokensResponse{InputTokens: estimateTokens(chat)})
 	}
@@ -79,7 +71,7 @@ func (s *Server) handleCountTokens(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	n, err := counter.CountAnthropicTokens(ctx, key, body, c.Request().Header.Get("anthropic-beta"))
+	n, err := s.deps.CountAnthropicTokens(ctx, key, body, c.Request().Header.Get("anthropic-beta"))
 	if err != nil {
 		return err
 	}

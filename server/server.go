@@ -132,6 +132,10 @@ type Deps struct {
 	// Budgets keeps spending limits (/v1/budgets) and refuses work past
 	// them; nil: no budgets.
 	Budgets *engine.Budgets
+	// CountAnthropicTokens asks Anthropic's count_tokens endpoint
+	// (providers.Registry.CountAnthropicTokens); nil: every count of
+	// /anthropic/v1/messages/count_tokens is an estimate.
+	CountAnthropicTokens func(ctx context.Context, apiKey string, body []byte, beta string) (int, error)
 }
 
 // missing names the Deps fields that are nil.
