@@ -234,3 +234,29 @@ func TestMessagesRunLogAndBudget(t *testing.T) {
 		t.Fatalf("spent budget: %d %s (upstream calls %d -> %d)", r.Status, r.Body, calls, up.Count())
 	}
 }
+
+// TestMessagesFallbacks: LB-Fallback-Models applies as on the OpenAI
+// surface: a Claude model whose upstream fails is answered by the
+// fallback, lb-model names it, and thinking is not sent to a chain that
+// may end on another provider (lb-warning says so).
+func TestMessagesFallbacks(t *testing.T) {
+	up := fake.NewAnthropic()
+	t.Cleanup(up.Close)
+	up.SetRecording(true)
+	ts := servertest.Start(t, servertest.WithProvider("anthropic", up.BaseURL(), "sk-ant"))
+	up.SetDefault(fake.Reply{Status: 500, Message: "down"})
+	r := postMessages(ts, admin, msgReq("claude-sonnet-4-5", "still there?", "thinking", map[string]any{"type": "enabled", "budget_tokens": 1024}, "max_tokens", 2048),
+		"LB-Fallback-Models", "hearth:echo")
+	mustStatus(t, r, 200)
+	var out msgResponse
+	r.JSON(t, &out)
+	if r.Header.Get(server.HeaderModel) != "hearth:echo" || out.Content[0]["text"] != "still there?" || !strings.Contains(r.Header.Get(server.HeaderWarning), "thinking") {
+		t.Fatalf("fallback answer: %v %s", r.Header, r.Body)
+	}
+	if up.Count() == 0 {
+		t.Fatal("the Claude model was not tried first")
+	}
+	if _, sent := up.LastRequest().JSON()["thinking"]; sent {
+		t.Fatalf("thinking sent to a mixed chain: %s", up.LastRequest().Body)
+	}
+}
