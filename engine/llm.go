@@ -21,11 +21,20 @@ type Message struct {
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
 }
 
-// ContentPart is one part of a multimodal message (type "text" or "image_url").
+// ContentPart is one part of a multimodal message (type "text",
+// "image_url" or "file").
 type ContentPart struct {
 	Type     string    `json:"type"`
 	Text     string    `json:"text,omitempty"`
 	ImageURL *ImageURL `json:"image_url,omitempty"`
+	File     *FilePart `json:"file,omitempty"`
+}
+
+// FilePart is the document of a "file" content part, in OpenAI's shape:
+// FileData is a data: URL (data:application/pdf;base64,...).
+type FilePart struct {
+	FileData string `json:"file_data,omitempty"`
+	Filename string `json:"filename,omitempty"`
 }
 
 // ImageURL is the image reference of an image_url content part.

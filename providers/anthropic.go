@@ -265,6 +265,10 @@ func antUserBlocks(c engine.Content) []antBlock {
 			} else {
 				out = append(out, antBlock{Type: "image", Source: &antSource{Type: "url", URL: p.ImageURL.URL}})
 			}
+		case p.Type == "file" && p.File != nil:
+			if mt, data, ok := parseDataURL(p.File.FileData); ok {
+				out = append(out, antBlock{Type: "document", Source: &antSource{Type: "base64", MediaType: mt, Data: data}})
+			}
 		}
 	}
 	return out

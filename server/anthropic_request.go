@@ -315,14 +315,26 @@ func imageURL(at string, src *msgSource) (string, error) {
 }
 
 // documentParts reads a document block: plain text and content sources
-// become text (the title first); PDFs are refused, as the canonical
-// model has no file part every provider reads.
+// become text (the title first), a base64 PDF a file part (an Anthropic
+// document, an OpenAI file, Gemini inline data); PDFs by URL are refused.
 func documentParts(at string, b msgBlock) ([]engine.ContentPart, error) {
 	if b.Source == nil {
 		return nil, engine.FieldError(at+".source", "is required")
 	}
 	var text string
 	switch b.Source.Type {
+	case "base64":
+		if b.Source.MediaType != "application/pdf" {
+			return nil, engine.FieldError(at+".source.media_type", "must be application/pdf, got %q", b.Source.MediaType)
+		}
+		if b.Source.Data == "" {
+			return nil, engine.FieldError(at+".source.data", "is required")
+		}
+		name := b.Title
+		if name == "" {
+			name = "document.pdf"
+		}
+		return []engine.ContentPart{{Type: "file", File: &engine.FilePart{FileData: "data:application/pdf;base64," + b.Source.Data, Filename: name}}}, nil
 	case "text":
 		text = b.Source.Data
 	case "content":
@@ -338,7 +350,7 @@ func documentParts(at string, b msgBlock) ([]engine.ContentPart, error) {
 		}
 		text = strings.Join(parts, "\n\n")
 	default:
-		return nil, engine.FieldError(at+".source.type", "Hearth reads text and content documents; %q documents (PDF) are not supported on this surface: send the text instead", b.Source.Type)
+		return nil, engine.FieldError(at+".source.type", "must be text, content or base64 (a PDF), got %q: send a PDF's bytes as base64", b.Source.Type)
 	}
 	if b.Title != "" {
 		text = b.Title + "\n\n" + text
@@ -346,9 +358,10 @@ func documentParts(at string, b msgBlock) ([]engine.ContentPart, error) {
 	return []engine.ContentPart{{Type: "text", Text: text}}, nil
 }
 
-// toolResultContent reads a tool_result's content: a string or text and
-// image blocks. The text is the tool message; images come back as parts
-// for the user message that follows the tool messages.
+// toolResultContent reads a tool_result's content: a string or text,
+// image and document blocks. The text is the tool message; images and
+// PDFs come back as parts for the user message that follows the tool
+// messages.
 func toolResultContent(at string, raw json.RawMessage) (string, []engine.ContentPart, error) {
 	if k := engine.JSONKind(raw); k == "" || k == "null" {
 		return "", nil, nil
@@ -375,7 +388,11 @@ func toolResultContent(at string, raw json.RawMessage) (string, []engine.Content
 			if err != nil {
 				return "", nil, err
 			}
-			texts = append(texts, p[0].Text)
+			if p[0].Type == "text" {
+				texts = append(texts, p[0].Text)
+			} else {
+				images = append(images, p...)
+			}
 		default:
 			return "", nil, engine.FieldError(bat+".type", "must be text, image or document, got %q", b.Type)
 		}

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -165,8 +166,8 @@ func TestMessagesAuthAndErrors(t *testing.T) {
 		{"temperature above 1", admin, msgReq("hearth:echo", "hi", "temperature", 1.5), nil, 400, "invalid_request_error", "temperature"},
 		{"tool_choice naming no tool", admin, msgReq("hearth:echo", "hi", "tools", []any{weatherTool}, "tool_choice", map[string]any{"type": "tool", "name": "nope"}), nil, 400, "invalid_request_error", "tool_choice.name"},
 		{"server tool", admin, msgReq("hearth:echo", "hi", "tools", []any{map[string]any{"type": "web_search_20250305", "name": "web_search"}}), nil, 400, "invalid_request_error", "tools[0].type"},
-		{"pdf document", admin, map[string]any{"model": "hearth:echo", "max_tokens": 5, "messages": []any{map[string]any{"role": "user", "content": []any{
-			map[string]any{"type": "document", "source": map[string]any{"type": "base64", "media_type": "application/pdf", "data": "JVBERi0="}}}}}}, nil, 400, "invalid_request_error", "messages[0].content[0].source.type"},
+		{"pdf by url", admin, map[string]any{"model": "hearth:echo", "max_tokens": 5, "messages": []any{map[string]any{"role": "user", "content": []any{
+			map[string]any{"type": "document", "source": map[string]any{"type": "url", "url": "https://example.com/a.pdf"}}}}}}, nil, 400, "invalid_request_error", "messages[0].content[0].source.type"},
 		{"unknown bare model", admin, msgReq("llama3", "hi"), nil, 404, "not_found_error", "llama3"},
 		{"unknown provider", admin, msgReq("nosuch:model", "hi"), nil, 400, "invalid_request_error", "nosuch"},
 		{"upstream rate limit", admin, msgReq("claude-sonnet-4-5", "hi"), &fake.Reply{Status: 429, Message: "slow down", RetryAfter: "0"}, 429, "rate_limit_error", ""},
@@ -258,5 +259,51 @@ func TestMessagesFallbacks(t *testing.T) {
 	}
 	if _, sent := up.LastRequest().JSON()["thinking"]; sent {
 		t.Fatalf("thinking sent to a mixed chain: %s", up.LastRequest().Body)
+	}
+}
+
+// TestMessagesPDFDocuments: a base64 PDF document block reaches Claude as
+// a document block and OpenAI as a file part (a data: URL with its
+// title as the file name); one inside a tool result follows the tool
+// message; a text document is text.
+func TestMessagesPDFDocuments(t *testing.T) {
+	ant := fake.NewAnthropic()
+	t.Cleanup(ant.Close)
+	ant.SetRecording(true)
+	oai := fake.NewOpenAI()
+	t.Cleanup(oai.Close)
+	oai.SetRecording(true)
+	ts := servertest.Start(t, servertest.WithProvider("anthropic", ant.BaseURL(), "sk-ant"), servertest.WithProvider("openai", oai.BaseURL(), "sk-oai"))
+	pdf := map[string]any{"type": "document", "title": "report.pdf", "source": map[string]any{"type": "base64", "media_type": "application/pdf", "data": "JVBERi0xLjQK"}}
+	note := map[string]any{"type": "document", "title": "Notes", "source": map[string]any{"type": "text", "media_type": "text/plain", "data": "Budget is 5k."}}
+	body := msgReq("claude-sonnet-4-5", "")
+	body["messages"] = []any{map[string]any{"role": "user", "content": []any{pdf, note, map[string]any{"type": "text", "text": "Summarize."}}}}
+	mustStatus(t, postMessages(ts, admin, body), 200)
+	got := string(ant.LastRequest().Body)
+	if !strings.Contains(got, `{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBERi0xLjQK"}}`) ||
+		!strings.Contains(got, `"text":"Notes\n\nBudget is 5k."`) {
+		t.Fatalf("anthropic request: %s", got)
+	}
+	body["model"] = "openai:gpt-4o-mini"
+	mustStatus(t, postMessages(ts, admin, body), 200)
+	if got := string(oai.LastRequest().Body); !strings.Contains(got, `{"type":"file","file":{"file_data":"data:application/pdf;base64,JVBERi0xLjQK","filename":"report.pdf"}}`) {
+		t.Fatalf("openai request: %s", got)
+	}
+	body["messages"] = []any{
+		map[string]any{"role": "user", "content": "read it"},
+		map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": "call_r", "name": "read", "input": map[string]any{}}}},
+		map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": "call_r", "content": []any{map[string]any{"type": "text", "text": "one page"}, pdf}}}},
+	}
+	mustStatus(t, postMessages(ts, admin, body), 200)
+	var turn struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	json.Unmarshal(oai.LastRequest().Body, &turn)
+	if n := len(turn.Messages); n != 4 || turn.Messages[2].Role != "tool" || string(turn.Messages[2].Content) != `"one page"` ||
+		turn.Messages[3].Role != "user" || !strings.Contains(string(turn.Messages[3].Content), `"type":"file"`) {
+		t.Fatalf("tool result with a PDF: %s", oai.LastRequest().Body)
 	}
 }
