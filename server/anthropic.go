@@ -109,19 +109,17 @@ var claudeModel = regexp.MustCompile(`^claude-[a-z0-9.-]+$`)
 // datedSuffix is the -YYYYMMDD snapshot date of a dated model id.
 var datedSuffix = regexp.MustCompile(`-\d{8}$`)
 
-// messagesTarget resolves a Messages request's model: an alias of the
-// table (the exact name, then the name without its -YYYYMMDD date, then
-// "*" for any other bare name), a bare Claude name (the anthropic
-// provider), else provider:model,
-// provider/model or pipe:<name> as on the OpenAI surface. aliased says
-// whether the alias table answered.
-func (s *Server) messagesTarget(model string) (t engine.ModelTarget, aliased bool, err error) {
+// messagesTarget resolves a Messages request's model. A bare name is
+// looked up in the alias table (the exact name, then the name without its
+// -YYYYMMDD date, then "*"), else a Claude name goes to the anthropic
+// provider; other names are provider:model, provider/model or
+// pipe:<name> as on the OpenAI surface.
+func (s *Server) messagesTarget(model string) (engine.ModelTarget, error) {
 	name := strings.TrimSpace(model)
 	if name == "" {
-		return t, false, engine.FieldError("model", "is required: a Claude model name, provider:model or pipe:<name>")
+		return engine.ModelTarget{}, engine.FieldError("model", "is required: a Claude model name, provider:model or pipe:<name>")
 	}
-	bare := !strings.ContainsAny(name, ":/")
-	if bare {
+	if !strings.ContainsAny(name, ":/") {
 		aliases := s.cfg.AnthropicModelAliases
 		target, ok := aliases[name]
 		if !ok {
@@ -131,15 +129,13 @@ func (s *Server) messagesTarget(model string) (t engine.ModelTarget, aliased boo
 			target, ok = aliases["*"]
 		}
 		if ok {
-			t, err = engine.ParseModelTarget("model", target)
-			return t, true, err
+			return engine.ParseModelTarget("model", target)
 		}
 		if claudeModel.MatchString(name) {
-			return engine.ModelTarget{Ref: engine.ModelRef{Provider: "anthropic", Model: name}}, false, nil
+			return engine.ModelTarget{Ref: engine.ModelRef{Provider: "anthropic", Model: name}}, nil
 		}
-		return t, false, &engine.Error{Code: engine.CodeNotFound, Field: "model",
+		return engine.ModelTarget{}, &engine.Error{Code: engine.CodeNotFound, Field: "model",
 			Message: "model: " + name + " is neither a Claude model nor an alias of HEARTH_ANTHROPIC_MODEL_ALIASES; name it provider:model (ollama:qwen3) or pipe:<name>"}
 	}
-	t, err = engine.ParseModelTarget("model", name)
-	return t, false, err
+	return engine.ParseModelTarget("model", name)
 }

@@ -31,6 +31,11 @@ func TestMessagesKeyHeaders(t *testing.T) {
 		t.Fatalf("read-only key created a pipe: %d", r.Status)
 	}
 	mustStatus(t, postMessages(ts, k.Key, msgReq("hearth:echo", "hi")), 200)
+	// Claude Code adds ?beta=true to its calls.
+	r = ts.Do("POST", "/anthropic/v1/messages?beta=true", "", msgReq("hearth:echo", "with a query"), "x-api-key", admin)
+	if mustStatus(t, r, 200); !strings.Contains(string(r.Body), `"text":"with a query"`) {
+		t.Fatalf("?beta=true: %s", r.Body)
+	}
 	mustStatus(t, ts.Do("POST", "/anthropic/v1/messages/count_tokens", "", map[string]any{"model": "hearth:echo", "messages": []any{user("hi")}}, "x-api-key", k.Key), 200)
 
 	asked := []string{"x-api-key", "anthropic-version", "anthropic-beta", "anthropic-dangerous-direct-browser-access", "content-type", "x-stainless-os"}

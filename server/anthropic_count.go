@@ -41,7 +41,7 @@ func (s *Server) handleCountTokens(c echo.Context) error {
 		one := 1.0
 		b.MaxTokens = &one
 	}
-	target, _, err := s.messagesTarget(b.Model)
+	target, err := s.messagesTarget(b.Model)
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ func (s *Server) handleMessages(c echo.Context) error {
 	if err := decodeJSON(c, &b); err != nil {
 		return err
 	}
-	target, _, err := s.messagesTarget(b.Model)
+	target, err := s.messagesTarget(b.Model)
 	if err != nil {
 		return err
 	}
