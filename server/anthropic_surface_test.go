@@ -263,9 +263,9 @@ func TestMessagesFallbacks(t *testing.T) {
 }
 
 // TestMessagesPDFDocuments: a base64 PDF document block reaches Claude as
-// a document block and OpenAI as a file part (a data: URL with its
-// title as the file name); one inside a tool result follows the tool
-// message; a text document is text.
+// a document block, OpenAI as a file part (a data: URL with its title as
+// the file name) and Gemini as inline data; one inside a tool result
+// follows the tool message; a text document is text.
 func TestMessagesPDFDocuments(t *testing.T) {
 	ant := fake.NewAnthropic()
 	t.Cleanup(ant.Close)
@@ -289,6 +289,16 @@ func TestMessagesPDFDocuments(t *testing.T) {
 	if got := string(oai.LastRequest().Body); !strings.Contains(got, `{"type":"file","file":{"file_data":"data:application/pdf;base64,JVBERi0xLjQK","filename":"report.pdf"}}`) {
 		t.Fatalf("openai request: %s", got)
 	}
+	gem := fake.NewGemini()
+	t.Cleanup(gem.Close)
+	gem.SetRecording(true)
+	gts := servertest.Start(t, servertest.WithProvider("google", gem.BaseURL(), "g-key"))
+	body["model"] = "google:gemini-2.5-flash"
+	mustStatus(t, postMessages(gts, admin, body), 200)
+	if got := string(gem.LastRequest().Body); !strings.Contains(got, `"inlineData":{"mimeType":"application/pdf","data":"JVBERi0xLjQK"}`) {
+		t.Fatalf("gemini request: %s", got)
+	}
+	body["model"] = "openai:gpt-4o-mini"
 	body["messages"] = []any{
 		map[string]any{"role": "user", "content": "read it"},
 		map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": "call_r", "name": "read", "input": map[string]any{}}}},
