@@ -23,7 +23,7 @@ run:
 ## the steps the race run cannot cover (test-norace).
 test: lint sdk-deps test-go test-norace
 
-## sdk-deps: install the pinned langbase SDK and openai client for the
+## sdk-deps: install the pinned langbase SDK, openai and anthropic clients for the
 ## end-to-end tests (once).
 sdk-deps:
 	@if [ -d testdata/sdk/node_modules ]; then :; \
@@ -32,6 +32,9 @@ sdk-deps:
 	@if [ -d testdata/openai-client/node_modules ]; then :; \
 	elif command -v npm >/dev/null 2>&1; then npm ci --prefix testdata/openai-client --no-audit --no-fund; \
 	else echo "npm not found: the openai client end-to-end test will be skipped (it fails under CI=1)"; fi
+	@if [ -d testdata/anthropic-client/node_modules ]; then :; \
+	elif command -v npm >/dev/null 2>&1; then npm ci --prefix testdata/anthropic-client --no-audit --no-fund; \
+	else echo "npm not found: the anthropic client end-to-end test will be skipped (it fails under CI=1)"; fi
 
 test-go:
 	$(GO) test -race -count=1 ./...

@@ -120,6 +120,8 @@ type Config struct {
 	ExtractorSettings
 	// PackSettings are the memory pack settings (config_packs.go).
 	PackSettings
+	// AnthropicSettings are the Anthropic surface's (config_anthropic.go).
+	AnthropicSettings
 }
 
 func defaultConfig() Config {
@@ -178,7 +180,7 @@ func (c *Config) vars() []configVar {
 	}, slices.Concat(
 		c.limitVars(), c.egressVars(), c.clusterVars(), c.defaultVars(), c.testkitVars(),
 		c.crawlVars(), c.otelVars(), c.extractorVars(), c.packVars(), c.runLogVars(),
-		c.upstreamVars(), c.serverHTTP1Vars(), c.storeVars(),
+		c.upstreamVars(), c.serverHTTP1Vars(), c.storeVars(), c.anthropicVars(),
 	)...)
 }
 
@@ -332,6 +334,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validatePacks()...)
 	errs = append(errs, c.validateRunLog()...)
 	errs = append(errs, c.validateUpstream()...)
+	errs = append(errs, c.validateAnthropic()...)
 	errs = append(errs, c.validateServerHTTP1()...)
 	errs = append(errs, c.validateStoreCompression()...)
 	for _, v := range []struct{ env, val string }{

@@ -183,6 +183,7 @@ func appConfig(cfg Config, secret []byte, log *slog.Logger) app.Config {
 			MetricsOff: cfg.Metrics == "off", MetricsToken: cfg.MetricsToken, MetricsAddr: cfg.MetricsAddr,
 			RateLimitPerKey: int(cfg.RateLimitPerKey), RateLimitPerPipe: int(cfg.RateLimitPerPipe), RateLimitBurst: int(cfg.RateLimitBurst),
 			MaxConcurrent: cfg.serverMaxConcurrent(), LeanOff: cfg.ServerHTTP1 == "stdlib",
+			AnthropicModelAliases: cfg.anthropicModelAliases(),
 		},
 		Providers:         providers.Config{Providers: cfg.Providers, HTTP1: cfg.UpstreamHTTP1},
 		Outbound:          cfg.Outbound,

@@ -21,11 +21,20 @@ type Message struct {
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
 }
 
-// ContentPart is one part of a multimodal message (type "text" or "image_url").
+// ContentPart is one part of a multimodal message (type "text",
+// "image_url" or "file").
 type ContentPart struct {
 	Type     string    `json:"type"`
 	Text     string    `json:"text,omitempty"`
 	ImageURL *ImageURL `json:"image_url,omitempty"`
+	File     *FilePart `json:"file,omitempty"`
+}
+
+// FilePart is the document of a "file" content part, in OpenAI's shape:
+// FileData is a data: URL (data:application/pdf;base64,...).
+type FilePart struct {
+	FileData string `json:"file_data,omitempty"`
+	Filename string `json:"filename,omitempty"`
 }
 
 // ImageURL is the image reference of an image_url content part.
@@ -228,6 +237,10 @@ type Usage struct {
 	TotalTokens             int                      `json:"total_tokens"`
 	PromptTokensDetails     *PromptTokensDetails     `json:"prompt_tokens_details,omitempty"`
 	CompletionTokensDetails *CompletionTokensDetails `json:"completion_tokens_details,omitempty"`
+	// CacheCreationTokens are the prompt tokens written to a provider's
+	// prompt cache (Anthropic's cache_creation_input_tokens), included in
+	// PromptTokens; OpenAI's wire format has no field for them.
+	CacheCreationTokens int `json:"-"`
 }
 
 // PromptTokensDetails breaks prompt tokens down.
@@ -251,6 +264,11 @@ type ResponseMessage struct {
 	Refusal     *string    `json:"refusal"`
 	ToolCalls   []ToolCall `json:"tool_calls,omitempty"`
 	Annotations []any      `json:"annotations"`
+	// Thinking holds the reasoning blocks (Anthropic thinking and
+	// redacted_thinking, raw) of an answer without tool calls, for the
+	// Messages surface; with tool calls they ride in the first call's
+	// ExtraContent instead. Not part of OpenAI's wire format.
+	Thinking []json.RawMessage `json:"-"`
 }
 
 // Choice is one non-stream completion choice.
@@ -259,6 +277,9 @@ type Choice struct {
 	Message      ResponseMessage `json:"message"`
 	Logprobs     any             `json:"logprobs"`
 	FinishReason string          `json:"finish_reason"`
+	// StopSequence is the stop sequence that ended the answer, when the
+	// provider says which (Anthropic's stop_sequence); not on the wire.
+	StopSequence string `json:"-"`
 }
 
 // ChatResponse is a non-stream chat completion.
@@ -281,6 +302,9 @@ type Delta struct {
 	// Annotations are the url_citation annotations of the answer (sent
 	// once, on one delta), as OpenAI streams them.
 	Annotations []any `json:"annotations,omitempty"`
+	// Thinking is ResponseMessage.Thinking of a stream, set on the chunk
+	// with the finish reason; not on the wire.
+	Thinking []json.RawMessage `json:"-"`
 }
 
 // ChunkChoice is one choice of a stream chunk.
@@ -289,6 +313,9 @@ type ChunkChoice struct {
 	Delta        Delta   `json:"delta"`
 	Logprobs     any     `json:"logprobs"`
 	FinishReason *string `json:"finish_reason"`
+	// StopSequence is Choice.StopSequence of a stream, on the chunk with
+	// the finish reason; not on the wire.
+	StopSequence string `json:"-"`
 }
 
 // ChatChunk is one streamed chunk, in the OpenAI chat.completion.chunk shape.

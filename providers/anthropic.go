@@ -265,6 +265,10 @@ func antUserBlocks(c engine.Content) []antBlock {
 			} else {
 				out = append(out, antBlock{Type: "image", Source: &antSource{Type: "url", URL: p.ImageURL.URL}})
 			}
+		case p.Type == "file" && p.File != nil:
+			if mt, data, ok := parseDataURL(p.File.FileData); ok {
+				out = append(out, antBlock{Type: "document", Source: &antSource{Type: "base64", MediaType: mt, Data: data}})
+			}
 		}
 	}
 	return out
@@ -288,7 +292,7 @@ type antUsage struct {
 
 func (u antUsage) canonical() engine.Usage {
 	p := u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
-	out := engine.Usage{PromptTokens: p, CompletionTokens: u.OutputTokens, TotalTokens: p + u.OutputTokens}
+	out := engine.Usage{PromptTokens: p, CompletionTokens: u.OutputTokens, TotalTokens: p + u.OutputTokens, CacheCreationTokens: u.CacheCreationInputTokens}
 	if u.CacheReadInputTokens > 0 {
 		out.PromptTokensDetails = &engine.PromptTokensDetails{CachedTokens: u.CacheReadInputTokens}
 	}
@@ -296,11 +300,12 @@ func (u antUsage) canonical() engine.Usage {
 }
 
 type antResponse struct {
-	ID         string            `json:"id"`
-	Model      string            `json:"model"`
-	Content    []json.RawMessage `json:"content"`
-	StopReason string            `json:"stop_reason"`
-	Usage      antUsage          `json:"usage"`
+	ID           string            `json:"id"`
+	Model        string            `json:"model"`
+	Content      []json.RawMessage `json:"content"`
+	StopReason   string            `json:"stop_reason"`
+	StopSequence string            `json:"stop_sequence"`
+	Usage        antUsage          `json:"usage"`
 }
 
 // antFinish maps a stop_reason to an OpenAI finish_reason.
@@ -355,16 +360,18 @@ func (a *Anthropic) Chat(ctx context.Context, req *engine.ChatRequest) (*engine.
 			calls = append(calls, engine.ToolCall{ID: b.ID, Type: "function", Function: engine.FunctionCall{Name: b.Name, Arguments: string(b.Input)}})
 		}
 	}
+	msg := engine.ResponseMessage{Role: "assistant", ToolCalls: calls, Annotations: []any{}}
 	if len(calls) > 0 && len(thinking) > 0 {
 		calls[0].ExtraContent = extraWith(calls[0].ExtraContent, "anthropic", antExtra{Thinking: thinking})
+	} else if len(thinking) > 0 {
+		msg.Thinking = thinking
 	}
-	msg := engine.ResponseMessage{Role: "assistant", ToolCalls: calls, Annotations: []any{}}
 	if text.Len() > 0 || len(calls) == 0 {
 		s := text.String()
 		msg.Content = &s
 	}
 	return &engine.ChatResponse{ID: resp.ID, Object: "chat.completion", Created: time.Now().Unix(), Model: resp.Model,
-		Choices: []engine.Choice{{Index: 0, Message: msg, FinishReason: finish}}, Usage: resp.Usage.canonical()}, nil
+		Choices: []engine.Choice{{Index: 0, Message: msg, FinishReason: finish, StopSequence: resp.StopSequence}}, Usage: resp.Usage.canonical()}, nil
 }
 
 // jsonObjectOr returns s as raw JSON when it is a JSON object, else {}.

@@ -38,6 +38,8 @@ type antStreamState struct {
 	tools  int
 	usage  antUsage
 	finish string
+	// stopSeq is the stop sequence that ended the answer, if one did.
+	stopSeq string
 	// thinking collects the turn's thinking blocks (index -> block being
 	// streamed; done holds the finished ones, raw) for the extra_content
 	// of the first tool call.
@@ -67,6 +69,7 @@ type antEvent struct {
 		Text        string `json:"text"`
 		PartialJSON string `json:"partial_json"`
 		StopReason  string `json:"stop_reason"`
+		StopSeq     string `json:"stop_sequence"`
 		Thinking    string `json:"thinking"`
 		Signature   string `json:"signature"`
 	} `json:"delta"`
@@ -154,6 +157,7 @@ func (t *antStreamState) translate(_, data []byte) error {
 	case "message_delta":
 		if ev.Delta != nil && ev.Delta.StopReason != "" {
 			t.finish = antFinish(ev.Delta.StopReason)
+			t.stopSeq = ev.Delta.StopSeq
 		}
 		if ev.Usage != nil {
 			t.usage.OutputTokens = ev.Usage.OutputTokens
@@ -174,7 +178,12 @@ func (t *antStreamState) translate(_, data []byte) error {
 			c.Choices[0].Delta.ToolCalls[0].ExtraContent = extraWith(nil, "anthropic", antExtra{Thinking: t.done})
 			t.s.emit(c)
 		}
-		t.s.emit(t.b.chunk(engine.Delta{}, finish))
+		last := t.b.chunk(engine.Delta{}, finish)
+		last.Choices[0].StopSequence = t.stopSeq
+		if t.tools == 0 && len(t.done) > 0 {
+			last.Choices[0].Delta.Thinking = t.done
+		}
+		t.s.emit(last)
 		t.s.emit(t.b.usage(t.usage.canonical()))
 		t.s.finished = true
 	case "error":

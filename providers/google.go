@@ -237,6 +237,10 @@ func gemUserParts(c engine.Content) []gemPart {
 			} else {
 				out = append(out, gemPart{FileData: &gemFile{MimeType: imageMime(p.ImageURL.URL), FileURI: p.ImageURL.URL}})
 			}
+		case p.Type == "file" && p.File != nil:
+			if mt, data, ok := parseDataURL(p.File.FileData); ok {
+				out = append(out, gemPart{InlineData: &gemBlob{MimeType: mt, Data: data}})
+			}
 		}
 	}
 	return out

@@ -222,6 +222,16 @@ func appendContent(b []byte, c *engine.Content) []byte {
 			b = jsonwrite.StringField(b, `,"detail":`, u.Detail, true)
 			b = append(b, '}')
 		}
+		if f := p.File; f != nil {
+			b = append(b, `,"file":{`...)
+			n := len(b)
+			b = jsonwrite.StringField(b, `,"file_data":`, f.FileData, true)
+			b = jsonwrite.StringField(b, `,"filename":`, f.Filename, true)
+			if len(b) > n {
+				b = append(b[:n], b[n+1:]...)
+			}
+			b = append(b, '}')
+		}
 		b = append(b, '}')
 	}
 	return append(b, ']')

@@ -82,6 +82,10 @@ func (e *HTTPError) Error() string {
 	return fmt.Sprintf("%s: HTTP %d: %s", e.Provider, e.Status, e.Message)
 }
 
+// HTTPStatus is the upstream status, for packages that may not import
+// this one (the server words an overloaded upstream its own way).
+func (e *HTTPError) HTTPStatus() int { return e.Status }
+
 // UpstreamStatus returns the upstream HTTP status behind err, or 0.
 func UpstreamStatus(err error) int {
 	var he *HTTPError

@@ -7,13 +7,14 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// bearer returns the key of an "Authorization: Bearer <key>" header.
+// bearer returns the key of an "Authorization: Bearer <key>" header, or
+// on the Anthropic surface of an x-api-key header.
 func bearer(c echo.Context) string {
 	h := c.Request().Header.Get("Authorization")
 	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
 		return strings.TrimSpace(h[7:])
 	}
-	return ""
+	return anthropicKey(c)
 }
 
 // authenticate resolves the bearer key and enforces the route's key kind.

@@ -123,6 +123,11 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if ee.RetryAfter > 0 {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(ee.RetryAfter))
 	}
+	if isAnthropicPath(c.Request().URL.Path) {
+		body, st := anthropicErrorBody(ee, status)
+		_ = c.JSON(st, body)
+		return
+	}
 	if isOpenAIPath(c.Request().URL.Path) {
 		_ = c.JSON(status, openAIErrorBody(ee, status))
 		return

@@ -155,12 +155,14 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 // openAIClientHeaders are the request headers the official openai SDKs
 // send from a browser (the openai npm package 6.x: its X-Stainless-*
 // platform and retry headers, and OpenAI-Organization / OpenAI-Project
-// when set), so a preflight for /openai/v1 lets them through. Hearth
-// ignores their values.
+// when set), and those the Anthropic SDKs send to /anthropic/v1 (x-api-key,
+// anthropic-version, anthropic-beta), so a preflight lets them through.
+// Hearth ignores the values of the platform headers.
 var openAIClientHeaders = []string{
 	"X-Stainless-Arch", "X-Stainless-Lang", "X-Stainless-OS", "X-Stainless-Package-Version",
 	"X-Stainless-Retry-Count", "X-Stainless-Runtime", "X-Stainless-Runtime-Version", "X-Stainless-Timeout",
 	"OpenAI-Organization", "OpenAI-Project",
+	"X-Api-Key", "Anthropic-Version", "Anthropic-Beta", "Anthropic-Dangerous-Direct-Browser-Access",
 }
 
 func cors() echo.MiddlewareFunc { return corsFast(corsConfig()) }
@@ -172,7 +174,7 @@ func corsConfig() middleware.CORSConfig {
 		AllowMethods: []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions},
 		AllowHeaders: append([]string{"Authorization", "Content-Type", "LB-LLM-Key", "LB-WEB-SEARCH-KEY", "LB-CRAWL-KEY",
 			HeaderFallbackModels, HeaderThreadRequest}, openAIClientHeaders...),
-		ExposeHeaders: []string{HeaderWarning, HeaderThreadID, HeaderRequestID, HeaderTraceID, HeaderRetrievalMode, HeaderNextCursor, HeaderModel, HeaderBudgetReset,
+		ExposeHeaders: []string{HeaderWarning, HeaderThreadID, HeaderRequestID, HeaderTraceID, HeaderRetrievalMode, HeaderNextCursor, HeaderModel, HeaderBudgetReset, HeaderTokenCount,
 			"Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"},
 		MaxAge: 600,
 	}

@@ -15,6 +15,7 @@ import (
 var readOnlyPosts = map[string]bool{
 	"/v1/pipes/run": true, "/beta/generate": true, "/beta/chat": true, "/beta/pipes/run": true,
 	"/v1/agent/run": true, openAIPrefix + "/chat/completions": true, responsesPath: true,
+	anthropicPrefix + "/messages": true, anthropicPrefix + "/messages/count_tokens": true,
 	"/v1/memory/retrieve": true, "/beta/memory/retrieve": true,
 	"/beta/memorysets/:ownerLogin/:memoryName/retrieve": true, "/v1/memory/:memoryName/eval": true,
 	"/v1/embed": true, "/v1/chunker": true, "/v1/parser": true, "/v1/images": true,

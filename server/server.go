@@ -92,6 +92,10 @@ type Config struct {
 	// LeanOff serves every request with net/http alone, without the
 	// lean path for simple requests (lean.go).
 	LeanOff bool
+	// AnthropicModelAliases maps bare model names of the Messages API to
+	// provider:model or pipe:<name> ("*" for any other bare name); see
+	// HEARTH_ANTHROPIC_MODEL_ALIASES.
+	AnthropicModelAliases map[string]string
 }
 
 // Deps are the engine services the handlers call. Every field is
@@ -133,6 +137,10 @@ type Deps struct {
 	// Budgets keeps spending limits (/v1/budgets) and refuses work past
 	// them; nil: no budgets.
 	Budgets *engine.Budgets
+	// CountAnthropicTokens asks Anthropic's count_tokens endpoint
+	// (providers.Registry.CountAnthropicTokens); nil: every count of
+	// /anthropic/v1/messages/count_tokens is an estimate.
+	CountAnthropicTokens func(ctx context.Context, apiKey string, body []byte, beta string) (int, error)
 }
 
 // missing names the Deps fields that are nil.

@@ -297,6 +297,7 @@ func addUsage(sum *engine.Usage, u engine.Usage) {
 	sum.PromptTokens += u.PromptTokens
 	sum.CompletionTokens += u.CompletionTokens
 	sum.TotalTokens += u.TotalTokens
+	sum.CacheCreationTokens += u.CacheCreationTokens
 	if u.PromptTokensDetails != nil {
 		if sum.PromptTokensDetails == nil {
 			sum.PromptTokensDetails = &engine.PromptTokensDetails{}

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"sort"
@@ -60,6 +61,10 @@ type AgentStream struct {
 	content strings.Builder
 	calls   map[int]*engine.ToolCall
 	finish  string
+	// stopSeq and thinking are the finish chunk's StopSequence and
+	// Delta.Thinking (fields off the OpenAI wire), passed on with it.
+	stopSeq  string
+	thinking []json.RawMessage
 }
 
 func newAgentStream(ctx context.Context, maxSteps int, model engine.ChatModel, run *agentRun, tb *toolbox, first engine.ChatStream) *AgentStream {
@@ -217,6 +222,7 @@ func (s *AgentStream) take(c *engine.ChatChunk) {
 		}
 		if ch.FinishReason != nil && *ch.FinishReason != "" {
 			s.finish = *ch.FinishReason
+			s.stopSeq, s.thinking = ch.StopSequence, d.Thinking
 		}
 	}
 }
@@ -260,7 +266,7 @@ func (s *AgentStream) endStep() error {
 	s.step++
 	s.content.Reset()
 	s.calls = map[int]*engine.ToolCall{}
-	s.finish = ""
+	s.finish, s.stopSeq, s.thinking = "", "", nil
 	next, err := s.model.ChatStream(s.ctx, s.chat)
 	if err != nil {
 		return err
@@ -290,7 +296,9 @@ func (s *AgentStream) finishStream(callerCalls []engine.ToolCall) {
 	case finish == "" || finish == "tool_calls":
 		finish = "stop"
 	}
-	s.queue = append(s.queue, s.chunk(engine.Delta{}, finish))
+	last := s.chunk(engine.Delta{Thinking: s.thinking}, finish)
+	last.Choices[0].StopSequence = s.stopSeq
+	s.queue = append(s.queue, last)
 	if s.usageSeen {
 		b := &usageChunk{usage: s.usage}
 		b.chunk = engine.ChatChunk{ID: s.id, Object: "chat.completion.chunk", Created: s.created,

@@ -16,13 +16,15 @@ import (
 // answers Reply.JSON as text. Requests are checked as the real API checks
 // them for the model named (anthropic_check.go); with thinking on, the
 // answer starts with a signed thinking block that must come back before
-// the tool calls it preceded. BaseURL ends in /v1.
+// the tool calls it preceded. /v1/messages/count_tokens answers too
+// (countAnthropicTokens). BaseURL ends in /v1.
 func NewAnthropic() *Server { return newServer("anthropic", "/v1", handleAnthropic) }
 
 type antReq struct {
-	Model      string `json:"model"`
-	Stream     bool   `json:"stream"`
-	ToolChoice *struct {
+	Model         string   `json:"model"`
+	Stream        bool     `json:"stream"`
+	StopSequences []string `json:"stop_sequences"`
+	ToolChoice    *struct {
 		Type string `json:"type"`
 		Name string `json:"name"`
 	} `json:"tool_choice"`
@@ -42,6 +44,10 @@ func handleAnthropic(s *Server, w http.ResponseWriter, r *http.Request, body []b
 			typ = "api_error"
 		}
 		writeError(w, rep, map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": errorMessage(rep)}})
+		return
+	}
+	if strings.HasSuffix(r.URL.Path, "/messages/count_tokens") {
+		countAnthropicTokens(w, body)
 		return
 	}
 	if !strings.HasSuffix(r.URL.Path, "/messages") {
@@ -79,6 +85,11 @@ func handleAnthropic(s *Server, w http.ResponseWriter, r *http.Request, body []b
 	if rep.Finish != "" {
 		stop = rep.Finish
 	}
+	// A stop_sequence finish names the request's first stop sequence.
+	var stopSeq any
+	if stop == "stop_sequence" && len(req.StopSequences) > 0 {
+		stopSeq = req.StopSequences[0]
+	}
 	u := rep.usage()
 	if !req.Stream {
 		var content []any
@@ -95,15 +106,17 @@ func handleAnthropic(s *Server, w http.ResponseWriter, r *http.Request, body []b
 			content = append(content, map[string]any{"type": "tool_use", "id": antID(c, i), "name": c.Name, "input": json.RawMessage(c.args())})
 		}
 		writeJSON(w, 200, map[string]any{"id": "msg_fake", "type": "message", "role": "assistant", "model": req.Model,
-			"content": content, "stop_reason": stop, "stop_sequence": nil,
-			"usage": map[string]int{"input_tokens": u.PromptTokens, "output_tokens": u.CompletionTokens}})
+			"content": content, "stop_reason": stop, "stop_sequence": stopSeq,
+			"usage": map[string]int{"input_tokens": u.PromptTokens, "output_tokens": u.CompletionTokens,
+				"cache_read_input_tokens": u.CacheReadTokens, "cache_creation_input_tokens": u.CacheCreationTokens}})
 		return
 	}
 	out := newSSE(w, r, rep, "\n\n")
 	send := func(event string, v map[string]any) bool { v["type"] = event; return out.send(event, v) }
 	if !send("message_start", map[string]any{"message": map[string]any{"id": "msg_fake", "type": "message", "role": "assistant",
 		"model": req.Model, "content": []any{}, "stop_reason": nil, "stop_sequence": nil,
-		"usage": map[string]int{"input_tokens": u.PromptTokens, "output_tokens": 1}}}) {
+		"usage": map[string]int{"input_tokens": u.PromptTokens, "output_tokens": 1,
+			"cache_read_input_tokens": u.CacheReadTokens, "cache_creation_input_tokens": u.CacheCreationTokens}}}) {
 		return
 	}
 	idx := 0
@@ -156,7 +169,7 @@ func handleAnthropic(s *Server, w http.ResponseWriter, r *http.Request, body []b
 	if rep.Truncate {
 		return
 	}
-	if !send("message_delta", map[string]any{"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
+	if !send("message_delta", map[string]any{"delta": map[string]any{"stop_reason": stop, "stop_sequence": stopSeq},
 		"usage": map[string]int{"output_tokens": u.CompletionTokens}}) {
 		return
 	}
@@ -178,4 +191,27 @@ func antID(c ToolCall, i int) string {
 		return c.ID
 	}
 	return "toolu_fake_" + string(rune('a'+i))
+}
+
+// countAnthropicTokens answers count_tokens as the real API does in shape:
+// a model and messages are required, max_tokens is refused (the endpoint
+// takes no extra fields), and input_tokens is the body's length in bytes,
+// so a test can tell the fake's count from an estimate.
+func countAnthropicTokens(w http.ResponseWriter, body []byte) {
+	var req map[string]json.RawMessage
+	if err := json.Unmarshal(body, &req); err != nil {
+		writeJSON(w, 400, map[string]any{"type": "error", "error": map[string]any{"type": "invalid_request_error", "message": "invalid JSON"}})
+		return
+	}
+	for _, k := range []string{"model", "messages"} {
+		if _, ok := req[k]; !ok {
+			writeJSON(w, 400, map[string]any{"type": "error", "error": map[string]any{"type": "invalid_request_error", "message": k + ": Field required"}})
+			return
+		}
+	}
+	if _, ok := req["max_tokens"]; ok {
+		writeJSON(w, 400, map[string]any{"type": "error", "error": map[string]any{"type": "invalid_request_error", "message": "max_tokens: Extra inputs are not permitted"}})
+		return
+	}
+	writeJSON(w, 200, map[string]any{"input_tokens": len(body)})
 }

@@ -27,9 +27,12 @@ type ToolCall struct {
 	Arguments string // JSON text
 }
 
-// Usage is the token usage a fake reply reports.
+// Usage is the token usage a fake reply reports. The cache counts are
+// sent by the Anthropic fake only (cache_read_input_tokens and
+// cache_creation_input_tokens, besides input_tokens).
 type Usage struct {
-	PromptTokens, CompletionTokens int
+	PromptTokens, CompletionTokens       int
+	CacheReadTokens, CacheCreationTokens int
 }
 
 // Reply scripts one answer. The zero value answers DefaultText with
