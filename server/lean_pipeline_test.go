@@ -47,6 +47,19 @@ func holdChan(key string) chan struct{} {
 	return ch
 }
 
+// signalHold closes key's channel, once: a raw request whose token was
+// changed may start a handler of the same key again.
+func signalHold(key string) {
+	ch := holdChan(key)
+	holds.Lock()
+	defer holds.Unlock()
+	select {
+	case <-ch:
+	default:
+		close(ch)
+	}
+}
+
 // forgetHolds drops an exchange's entries once its connection is closed
 // (no handler of it runs any more) and reports which holds saw a byte
 // read ahead.
@@ -81,7 +94,7 @@ func pipelineHandler(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	body, _ := io.ReadAll(r.Body)
 	key := q.Get("t") + "/" + q.Get("n")
-	close(holdChan(key))
+	signalHold(key)
 	if q.Has("ahead") && waitReadAhead(w, r, 5*time.Second) {
 		holds.Lock()
 		holds.ahead[key] = true
