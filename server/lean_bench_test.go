@@ -28,6 +28,12 @@ func leanBenchAnswer(w http.ResponseWriter, r *http.Request) {
 // benchServe serves leanBenchAnswer through net/http, with or without
 // the lean path, and returns its address and a stop function.
 func benchServe(b *testing.B, lean bool) (string, func()) {
+	return benchServeGuard(b, lean, false)
+}
+
+// benchServeGuard is benchServe with net/http's side guarded (RFC 9112
+// §6.1, framing.go) when guard is set, as Hearth serves it.
+func benchServeGuard(b *testing.B, lean, guard bool) (string, func()) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
@@ -38,6 +44,9 @@ func benchServe(b *testing.B, lean bool) (string, func()) {
 	if lean {
 		ll = NewLeanListener(ln, srv.Handler, LeanConfig{ReadHeaderTimeout: srv.ReadHeaderTimeout, IdleTimeout: srv.IdleTimeout})
 		l = ll
+	}
+	if guard {
+		l = guardFraming(l, srv)
 	}
 	go srv.Serve(l)
 	return ln.Addr().String(), func() {
@@ -53,13 +62,12 @@ func benchServe(b *testing.B, lean bool) (string, func()) {
 // from a raw client; the client's cost is the same on both sides, so
 // the difference is the server's.
 func BenchmarkServerSide(b *testing.B) {
-	for _, lean := range []bool{false, true} {
-		name := "net-http"
-		if lean {
-			name = "lean"
-		}
-		b.Run(name, func(b *testing.B) {
-			addr, stop := benchServe(b, lean)
+	for _, arm := range []struct {
+		name        string
+		lean, guard bool
+	}{{"net-http", false, false}, {"net-http-guarded", false, true}, {"lean", true, true}} {
+		b.Run(arm.name, func(b *testing.B) {
+			addr, stop := benchServeGuard(b, arm.lean, arm.guard)
 			defer stop()
 			body := `{"messages":[{"role":"user","content":"hi"}],"stream":false}`
 			req := []byte("POST /v1/pipes/run HTTP/1.1\r\nHost: " + addr + "\r\nUser-Agent: bench\r\nAuthorization: Bearer xyz\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body)
