@@ -38,23 +38,22 @@ type framingGuard struct {
 	left uint64
 
 	// The head being read.
-	first, http10, options, post bool
-	prevCLTE                     bool // the last header line was Content-Length or Transfer-Encoding
-	clN                          int
-	cl                           []byte
-	teN                          int
-	teChunked                    bool
+	first, http10, post bool
+	prevCLTE            bool // the last header line was Content-Length or Transfer-Encoding
+	clN                 int
+	cl                  []byte
+	teN                 int
+	teChunked           bool
 
-	// heads counts the heads whose request reaches the handler (all but
-	// OPTIONS *, which net/http answers itself), served those the
-	// handler took; flags are the heads §6.1 speaks of, by that count.
+	// heads counts the heads read (each reaches the handler, OPTIONS *
+	// included: guardFraming sends it there), served those the handler
+	// took; flags are the heads §6.1 speaks of, by that count.
 	heads, served int
 	flags         []framingFlag
 	// lostAt is the count from which the guard no longer knows where
 	// heads start (net/http refuses such a stream and closes; a request
 	// it serves past that point closes the connection): -1 while known.
-	lostAt         int
-	optionsHandled bool // the server answers OPTIONS * with its handler
+	lostAt int
 }
 
 type framingFlag struct {
@@ -77,8 +76,8 @@ const (
 // past MaxHeaderBytes (64 KiB here) and a chunk line past 4 KiB first.
 const maxFramingLine = 128 << 10
 
-func newFramingGuard(optionsHandled bool) *framingGuard {
-	return &framingGuard{first: true, lostAt: -1, optionsHandled: optionsHandled}
+func newFramingGuard() *framingGuard {
+	return &framingGuard{first: true, lostAt: -1}
 }
 
 // feed frames p, the next bytes net/http reads.
@@ -215,7 +214,7 @@ func (g *framingGuard) onLine(line []byte) {
 // requestLine reads a head's first line as net/http's parseRequestLine.
 func (g *framingGuard) requestLine(line []byte) {
 	method, rest, ok1 := bytes.Cut(line, []byte(" "))
-	uri, proto, ok2 := bytes.Cut(rest, []byte(" "))
+	_, proto, ok2 := bytes.Cut(rest, []byte(" "))
 	if !ok1 || !ok2 {
 		g.lose()
 		return
@@ -235,7 +234,6 @@ func (g *framingGuard) requestLine(line []byte) {
 	}
 	g.first = false
 	g.http10 = major < 1 || major == 1 && minor < 1
-	g.options = string(method) == "OPTIONS" && string(uri) == "*"
 	g.post = string(method) == "POST"
 	g.clN, g.teN, g.teChunked, g.prevCLTE = 0, 0, false, false
 }
@@ -243,12 +241,10 @@ func (g *framingGuard) requestLine(line []byte) {
 // endHead notes the verdict of the head read and starts its body, framed
 // as net/http's readTransfer does.
 func (g *framingGuard) endHead() {
-	if !g.options || g.optionsHandled {
-		if g.teN > 0 && (g.http10 || g.clN > 0) {
-			g.flags = append(g.flags, framingFlag{index: g.heads, reject: g.http10})
-		}
-		g.heads++
+	if g.teN > 0 && (g.http10 || g.clN > 0) {
+		g.flags = append(g.flags, framingFlag{index: g.heads, reject: g.http10})
 	}
+	g.heads++
 	var n uint64
 	if g.clN > 0 {
 		v, err := strconv.ParseUint(string(g.cl), 10, 63)
@@ -362,17 +358,14 @@ func (c framingConnRF) ReadFrom(r io.Reader) (int64, error) {
 	return c.Conn.(io.ReaderFrom).ReadFrom(r)
 }
 
-type framingListener struct {
-	net.Listener
-	optionsHandled bool
-}
+type framingListener struct{ net.Listener }
 
 func (l framingListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return nil, err
 	}
-	fc := &framingConn{Conn: c, g: newFramingGuard(l.optionsHandled)}
+	fc := &framingConn{Conn: c, g: newFramingGuard()}
 	if _, ok := c.(io.ReaderFrom); ok {
 		return framingConnRF{fc}, nil
 	}
@@ -396,9 +389,12 @@ func guardFraming(ln net.Listener, srv *http.Server) net.Listener {
 		return ctx
 	}
 	if _, ok := srv.Handler.(framingHandler); !ok {
-		srv.Handler = framingHandler{srv.Handler}
+		// OPTIONS * comes to the handler too, which answers it as
+		// net/http's own would, after the guard's verdict.
+		srv.Handler = framingHandler{h: srv.Handler, options: !srv.DisableGeneralOptionsHandler}
+		srv.DisableGeneralOptionsHandler = true
 	}
-	return framingListener{Listener: ln, optionsHandled: srv.DisableGeneralOptionsHandler}
+	return framingListener{ln}
 }
 
 // framingOf finds the guard of a connection net/http accepted.
@@ -421,7 +417,11 @@ func framingOf(c net.Conn) *framingGuard {
 // Connection: close after a request with both Content-Length and
 // Transfer-Encoding, and with a 400 and a close for Transfer-Encoding in
 // an HTTP/1.0 request.
-type framingHandler struct{ h http.Handler }
+type framingHandler struct {
+	h http.Handler
+	// options: answer OPTIONS * as net/http's general OPTIONS handler.
+	options bool
+}
 
 func (f framingHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if g, _ := r.Context().Value(framingKey{}).(*framingGuard); g != nil {
@@ -433,6 +433,15 @@ func (f framingHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeFramingError(w)
 			return
 		}
+	}
+	if f.options && r.RequestURI == "*" && r.Method == "OPTIONS" {
+		// net/http's globalOptionsHandler.
+		w.Header().Set("Content-Length", "0")
+		if r.ContentLength != 0 {
+			mb := http.MaxBytesReader(w, r.Body, 4<<10)
+			_, _ = io.Copy(io.Discard, mb)
+		}
+		return
 	}
 	f.h.ServeHTTP(w, r)
 }

@@ -27,7 +27,7 @@ var framingCases = []struct {
 	{"HTTP/1.0 chunked with length", "POST /echo HTTP/1.0\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\nConnection: keep-alive\r\n\r\nabc" + leanReq("GET /echo HTTP/1.1"), []string{"r", ""}},
 	{"chunked alone", post("/echo", "ab") + "\r\n" + leanReq("POST /echo HTTP/1.1", "Transfer-Encoding: chunked") + "2\r\nab\r\n0\r\n\r\n" + leanReq("GET /echo HTTP/1.1"), []string{"", "", ""}},
 	{"smuggled head in a chunk", leanReq("POST /echo HTTP/1.1", "Transfer-Encoding: chunked") + "100\r\n" + strings.Replace(smuggled, "X-Pad", "Transfer-Encoding: chunked\r\nContent-Length: 1\r\nX-Pa", 1)[:256] + "\r\n0\r\n\r\n" + leanReq("GET /echo HTTP/1.1"), []string{"", ""}},
-	{"OPTIONS *", leanReq("OPTIONS * HTTP/1.1", "Transfer-Encoding: chunked", "Content-Length: 1") + "0\r\n\r\n" + leanReq("GET /echo HTTP/1.1"), []string{""}},
+	{"OPTIONS *", leanReq("OPTIONS * HTTP/1.1", "Transfer-Encoding: chunked", "Content-Length: 1") + "0\r\n\r\n" + leanReq("GET /echo HTTP/1.1"), []string{"c", ""}},
 	{"folded", leanReq("GET /echo HTTP/1.1", "X-A: a", " b") + leanReq("POST /echo HTTP/1.1", "Transfer-Encoding: chunked", "Content-Length: 1") + "0\r\n\r\n", []string{"", "c"}},
 }
 
@@ -68,9 +68,7 @@ func serverVerdicts(raw []byte) []string {
 		case te && cl:
 			v = "c"
 		}
-		if req.Method != "OPTIONS" || req.RequestURI != "*" {
-			out = append(out, v)
-		}
+		out = append(out, v)
 		if _, err := io.Copy(io.Discard, req.Body); err != nil || req.Close {
 			return out
 		}
@@ -117,7 +115,7 @@ func (c *countReader) Read(p []byte) (int, error) {
 // guardVerdicts feeds raw to a guard in the pieces cuts gives and asks
 // it for n verdicts.
 func guardVerdicts(raw, cuts []byte, n int) []string {
-	g := newFramingGuard(false)
+	g := newFramingGuard()
 	for len(raw) > 0 {
 		k := len(raw)
 		if len(cuts) > 0 {
@@ -184,8 +182,14 @@ func TestFramingRFC9112(t *testing.T) {
 	after := leanReq("GET /echo?after HTTP/1.1")
 	both := leanReq("POST /echo HTTP/1.1", "Transfer-Encoding: chunked", "Content-Length: 3") + "3\r\nabc\r\n0\r\n\r\n" + after
 	old := "POST /echo HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\nabc" + after
+	options := leanReq("OPTIONS * HTTP/1.1", "Transfer-Encoding: chunked", "Content-Length: 1") + "0\r\n\r\n" + after
 	for _, addr := range []string{p.plain, p.lean} {
-		out := exchange(t, addr, both)
+		out := exchange(t, addr, options)
+		if !strings.HasPrefix(out, "HTTP/1.1 200 OK\r\n") || !strings.Contains(out, "Connection: close\r\n") ||
+			!strings.Contains(out, "Content-Length: 0\r\n") || strings.Contains(out, "after") {
+			t.Errorf("OPTIONS * length and chunked: %q", out)
+		}
+		out = exchange(t, addr, both)
 		if !strings.HasPrefix(out, "HTTP/1.1 200 OK\r\n") || !strings.Contains(out, "Connection: close\r\n") ||
 			!strings.Contains(out, `body="abc"`) || strings.Contains(out, "after") {
 			t.Errorf("length and chunked: %q", out)
