@@ -3,7 +3,7 @@ GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: run test test-go test-norace lint build release bench fuzz loadtest clean sdk-deps
+.PHONY: run test test-go test-norace test-fuzz lint build release bench fuzz loadtest clean sdk-deps
 
 ## FUZZTIME: how long make fuzz runs each fuzz target (go test -fuzztime).
 FUZZTIME ?= 30s
@@ -20,8 +20,9 @@ run:
 
 ## test: the whole suite: vet, Go tests with the race detector, the SDK
 ## end-to-end test (server/sdk_e2e_test.go, needs node and sdk-deps), then
-## the steps the race run cannot cover (test-norace).
-test: lint sdk-deps test-go test-norace
+## the steps the race run cannot cover (test-norace), then the
+## differential fuzz targets for a short time (test-fuzz).
+test: lint sdk-deps test-go test-norace test-fuzz
 
 ## sdk-deps: install the pinned langbase SDK, openai and anthropic clients for the
 ## end-to-end tests (once).
@@ -76,6 +77,21 @@ test-norace:
 	  done; \
 	  n=$$(echo "$$out" | grep -c '^--- '); \
 	  if [ "$$n" -ne $(words $(ALLOC_TESTS)) ]; then echo "test-norace: $$n allocation tests ran, want exactly $(words $(ALLOC_TESTS)) ($(ALLOC_TESTS))"; exit 1; fi
+
+## test-fuzz: the differential fuzz targets of the HTTP/1.1 paths, each
+## for its short time (package:target:time; make fuzz runs every target
+## for FUZZTIME): the lean server path against net/http with pipelined,
+## cut and paced requests and handler holds, the RFC 9112 framing guard
+## against net/http's own reading, and the lean upstream client against
+## net/http's transport with answers cut down to single bytes. Their seed
+## corpora also run in plain go test.
+SHORT_FUZZ ?= server:FuzzLeanPipeline:12s server:FuzzFramingGuard:6s providers:FuzzH1Segmented:8s
+test-fuzz:
+	@set -e; for f in $(SHORT_FUZZ); do \
+	  pkg=./$${f%%:*}; rest=$${f#*:}; t=$${rest%%:*}; d=$${rest#*:}; \
+	  echo "== $$pkg $$t ($$d)"; \
+	  $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $$d $$pkg; \
+	done
 
 lint:
 	$(GO) vet ./...

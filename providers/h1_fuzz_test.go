@@ -2,6 +2,7 @@ package providers
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"io"
 	"net"
@@ -26,6 +27,41 @@ func pipeDial(raw []byte) func(context.Context, string, string) (net.Conn, error
 			io.Copy(io.Discard, req.Body)
 			server.SetWriteDeadline(time.Now().Add(time.Second))
 			server.Write(raw)
+		}()
+		return client, nil
+	}
+}
+
+// pipeDialCut is pipeDial writing the answer in pieces: each byte of
+// cuts is one piece of (b&0x3f)+1 bytes, after a pause of 1 ms when its
+// high bit is set (the rest goes in one write). net.Pipe hands each write
+// over whole or in smaller reads, never joined with the next.
+func pipeDialCut(raw, cuts []byte) func(context.Context, string, string) (net.Conn, error) {
+	return func(context.Context, string, string) (net.Conn, error) {
+		client, server := net.Pipe()
+		go func() {
+			defer server.Close()
+			req, err := http.ReadRequest(bufio.NewReader(server))
+			if err != nil {
+				return
+			}
+			io.Copy(io.Discard, req.Body)
+			server.SetWriteDeadline(time.Now().Add(2 * time.Second))
+			rest, cuts := raw, cuts
+			for len(rest) > 0 {
+				n := len(rest)
+				if len(cuts) > 0 {
+					if cuts[0]&0x80 != 0 {
+						time.Sleep(time.Millisecond)
+					}
+					n = min(int(cuts[0]&0x3f)+1, n)
+					cuts = cuts[1:]
+				}
+				if _, err := server.Write(rest[:n]); err != nil {
+					return
+				}
+				rest = rest[n:]
+			}
 		}()
 		return client, nil
 	}
@@ -80,6 +116,40 @@ func FuzzH1Response(f *testing.F) {
 		}
 		if serr != nil && lerr == nil {
 			t.Fatalf("net/http refused the answer (%v); lean read %d %v %q", serr, ls, lh, lb)
+		}
+	})
+}
+
+// FuzzH1Segmented is FuzzH1Response with the answer arriving in pieces
+// down to single bytes, some after a pause: the lean client reads what
+// net/http's transport reads, however the upstream's writes are cut.
+func FuzzH1Segmented(f *testing.F) {
+	for _, tc := range h1Cases {
+		if tc.raw != "" {
+			f.Add([]byte(tc.raw), []byte{0, 0, 0x83, 5, 0, 0x80, 0x3f}, tc.method == "HEAD")
+		}
+	}
+	f.Add([]byte(h1GzipAnswer()), bytes.Repeat([]byte{0}, 64), false)
+	f.Fuzz(func(t *testing.T, raw, cuts []byte, head bool) {
+		if len(cuts) > 256 {
+			return
+		}
+		method := "POST"
+		if head {
+			method = "HEAD"
+		}
+		tr := &http.Transport{DialContext: pipeDialCut(raw, cuts), MaxResponseHeaderBytes: 4096, DisableCompression: true}
+		defer tr.CloseIdleConnections()
+		leanTr := &http.Transport{DialContext: pipeDialCut(raw, cuts), MaxResponseHeaderBytes: 4096, DisableCompression: true}
+		lean := newH1Client(leanTr)
+		defer lean.closeIdle()
+		ss, sh, sb, serr := readAnswerHeader(tr.RoundTrip, method)
+		ls, lh, lb, lerr := readAnswerHeader(func(r *http.Request) (*http.Response, error) { return lean.roundTrip(r.Context(), r, nil) }, method)
+		if serr == nil && (lerr != nil || ls != ss || lb != sb || !reflect.DeepEqual(sh, lh)) {
+			t.Fatalf("answer %q cuts %v: net/http read %d %v %q; lean %d %v %q %v", raw, cuts, ss, sh, sb, ls, lh, lb, lerr)
+		}
+		if serr != nil && lerr == nil {
+			t.Fatalf("answer %q cuts %v: net/http refused it (%v); lean read %d %v %q", raw, cuts, serr, ls, lh, lb)
 		}
 	})
 }

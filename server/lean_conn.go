@@ -262,12 +262,17 @@ type leanExchange struct {
 	url  url.URL
 }
 
-// handoff gives the connection to net/http with the bytes read so far.
+// handoff gives the connection to net/http with every byte read so far
+// in front, in the order they came: the buffer's, then the one the
+// hang-up watch read ahead (which follows them on the wire).
 func (c *leanConn) handoff() bool {
+	c.rd.disarm()
 	_ = c.rwc.SetReadDeadline(time.Time{})
 	c.clearLeftWriteDeadline()
 	buffered, _ := c.bufr.Peek(c.bufr.Buffered())
-	hc := newHandoffConn(c.rwc, append([]byte(nil), buffered...), c.readErr)
+	pending := make([]byte, 0, len(buffered)+1)
+	pending = c.rd.takeAhead(append(pending, buffered...))
+	hc := newHandoffConn(c.rwc, pending, c.readErr)
 	c.l.forget(c)
 	return c.l.offer(hc)
 }

@@ -237,6 +237,8 @@ func startLeanPair(t testing.TB, h http.Handler, cfg LeanConfig, leanSrv ...func
 			ll = NewLeanListener(ln, h, c)
 			l = ll
 		}
+		// Both sides are net/http as Hearth serves it (RFC 9112 §6.1).
+		l = guardFraming(l, srv)
 		go func() { _ = srv.Serve(l) }()
 		t.Cleanup(func() {
 			_ = srv.Close()

@@ -125,6 +125,18 @@ func (r *leanReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// takeAhead appends the byte the hang-up watch read ahead, if any, to
+// dst and forgets it; the watch must be stopped (disarm).
+func (r *leanReader) takeAhead(dst []byte) []byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.hasByte {
+		dst = append(dst, r.byteBuf[0])
+		r.hasByte = false
+	}
+	return dst
+}
+
 // startBackgroundRead watches for a hang-up once the request has run
 // leanWatchDelay and its body is read, on the calling goroutine.
 func (r *leanReader) startBackgroundRead() {

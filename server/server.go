@@ -276,9 +276,11 @@ func (s *Server) HTTPServer() *http.Server {
 // to be served by srv, an http.Server of the server's handler and
 // limits (HTTPServer, or one of httptest's): srv gets the connections
 // the lean path hands over. Close drains the lean connections too.
+// srv's ConnContext and Handler are wrapped so that the requests it
+// serves keep RFC 9112 §6.1 (framing.go).
 func (s *Server) Listen(ln net.Listener, srv *http.Server) net.Listener {
 	if s.cfg.LeanOff {
-		return ln
+		return guardFraming(ln, srv)
 	}
 	l := NewLeanListener(ln, s.handler, LeanConfig{ReadHeaderTimeout: srv.ReadHeaderTimeout,
 		IdleTimeout: srv.IdleTimeout, ErrorLog: srv.ErrorLog,
@@ -286,7 +288,7 @@ func (s *Server) Listen(ln net.Listener, srv *http.Server) net.Listener {
 	s.leanMu.Lock()
 	s.lean = append(s.lean, l)
 	s.leanMu.Unlock()
-	return l
+	return guardFraming(l, srv)
 }
 
 // CloseConnections cuts every connection the lean path serves (a
