@@ -160,7 +160,9 @@ func TestMessagesGeminiSignatureRoundTrip(t *testing.T) {
 	up.SetRecording(true)
 	ts := servertest.Start(t, servertest.WithProvider("google", up.BaseURL(), "g-test"))
 	up.Enqueue(fake.Reply{ToolCalls: []fake.ToolCall{{Name: "get_weather", Arguments: `{"city":"Rome"}`}}})
-	body := msgReq("google:gemini-3-flash-preview", "Weather in Rome?", "tools", []any{weatherTool})
+	// Gemini 3 thinks by default out of max_tokens (4096 at level high on
+	// the fake), so the call leaves room for the answer.
+	body := msgReq("google:gemini-3-flash-preview", "Weather in Rome?", "tools", []any{weatherTool}, "max_tokens", 8192)
 	r := postMessages(ts, admin, body)
 	mustStatus(t, r, 200)
 	var out msgResponse
