@@ -41,6 +41,14 @@ func TestMultiTurnToolConversation(t *testing.T) {
 		{"mistral", "mistral-large-latest", func() *fake.Server { return fake.NewOpenAIHost("mistral") }, true},
 		{"perplexity", "sonar-pro", func() *fake.Server { return fake.NewOpenAIHost("perplexity") }, false},
 		{"cohere", "command-a-03-2025", fake.NewCohere, true},
+		{"anthropic", "claude-haiku-4-5", fake.NewAnthropic, true},
+		{"anthropic", "claude-sonnet-4-6", fake.NewAnthropic, true},
+		{"anthropic", "claude-opus-4-7", fake.NewAnthropic, true},
+		{"anthropic", "claude-opus-5", fake.NewAnthropic, true},
+		{"anthropic", "claude-sonnet-5", fake.NewAnthropic, true},
+		{"anthropic", "claude-opus-5-5", fake.NewAnthropic, true},
+		{"anthropic", "claude-sonnet-5-5", fake.NewAnthropic, true},
+		{"anthropic", "claude-fable-5-1", fake.NewAnthropic, true},
 	}
 	for _, c := range cases {
 		t.Run(c.provider+"/"+c.model, func(t *testing.T) {
@@ -55,6 +63,11 @@ func TestMultiTurnToolConversation(t *testing.T) {
 			req := func(msgs []engine.Message) *engine.ChatRequest {
 				r := fullRequest(c.model)
 				r.ResponseFormat, r.Extra, r.ReasoningEffort = nil, nil, "none"
+				if c.provider == "anthropic" {
+					// A pipe's max_tokens default; Claude 5.x spends it on
+					// thinking unless Hearth gives thinking room.
+					r.ReasoningEffort, r.MaxTokens = "", intp(1000)
+				}
 				r.ToolChoice = &engine.ToolChoice{Mode: "auto"}
 				r.Messages = msgs
 				if !c.tools {

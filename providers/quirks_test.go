@@ -91,7 +91,7 @@ func TestAnthropicMapping(t *testing.T) {
 	f := fake.NewAnthropic()
 	defer f.Close()
 	req := fullRequest("claude-sonnet-4-5")
-	req.ResponseFormat = nil
+	req.ResponseFormat, req.Extra = nil, nil // Anthropic has no seed
 	req.Messages = append(req.Messages,
 		engine.Message{Role: "assistant", ToolCalls: []engine.ToolCall{{ID: "toolu_1", Type: "function", Function: engine.FunctionCall{Name: "get_weather", Arguments: `{"loc":"SF"}`}}}},
 		engine.Message{Role: "tool", ToolCallID: "toolu_1", Content: engine.TextContent("21C")},

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/hearth-dev/hearth/providers/fake"
@@ -35,5 +36,28 @@ func TestPipeToolsEffortRule(t *testing.T) {
 	body = up.LastRequest().JSON()
 	if body["model"] != "gpt-5.6-terra" || body["reasoning_effort"] != "none" {
 		t.Fatalf("fallback sent model %v reasoning_effort %v", body["model"], body["reasoning_effort"])
+	}
+}
+
+// TestAnthropicCachedCost: a pipe run whose Claude answer read most of
+// its prompt from the prompt cache is priced with those tokens at a
+// tenth of the input price, and the run record says how many they were.
+func TestAnthropicCachedCost(t *testing.T) {
+	up := fake.NewAnthropic()
+	t.Cleanup(up.Close)
+	up.SetDefault(fake.Reply{Text: "ok", Usage: fake.Usage{PromptTokens: 1000, CompletionTokens: 10, CachedTokens: 800}})
+	ts := servertest.Start(t, servertest.WithProvider("anthropic", up.BaseURL(), "sk-test"))
+	key := servertest.AdminKey
+	mustStatus(t, ts.Do("POST", "/v1/pipes", key, map[string]any{"name": "cached", "model": "anthropic:claude-sonnet-4-5"}), 200)
+	mustStatus(t, ts.Do("POST", "/v1/pipes/run", key, map[string]any{"name": "cached", "messages": userMsg("hi")}), 200)
+	ts.RunLog.Flush()
+	page, err := ts.RunLog.List(context.Background(), "admin", "", 10, "")
+	if err != nil || len(page.Runs) != 1 {
+		t.Fatalf("runs: %v %+v", err, page)
+	}
+	run := page.Runs[0]
+	want := (200*3 + 800*0.3 + 10*15.0) / 1e6
+	if run.CachedTokens != 800 || run.CostUSD == nil || *run.CostUSD-want > 1e-12 || want-*run.CostUSD > 1e-12 {
+		t.Fatalf("run cached_tokens %d cost %v, want 800 and %v", run.CachedTokens, run.CostUSD, want)
 	}
 }

@@ -30,6 +30,10 @@ type ToolCall struct {
 // Usage is the token usage a fake reply reports.
 type Usage struct {
 	PromptTokens, CompletionTokens int
+	// CachedTokens are the prompt tokens read from the prompt cache
+	// (Anthropic's cache_read_input_tokens, not counted in its
+	// input_tokens).
+	CachedTokens int
 }
 
 // Reply scripts one answer. The zero value answers DefaultText with
@@ -82,6 +86,9 @@ type Reply struct {
 	// ServerTool adds an Anthropic server tool use and its result (whose
 	// content is an array of blocks) before the answer, as web search does.
 	ServerTool bool
+	// Interleaved makes a thinking Anthropic answer think again before
+	// each tool call after the first (interleaved thinking).
+	Interleaved bool
 }
 
 // Defaults of a zero Reply.
@@ -123,27 +130,41 @@ type Server struct {
 	n         atomic.Int64
 	cancelled chan struct{}
 	// issued holds the opaque tokens (thought signatures, thinking
-	// signatures, reasoning texts) this server handed out, so a request
-	// echoing one back can be checked.
-	issued map[string]bool
+	// signatures, reasoning texts) this server handed out, each with the
+	// model that produced it, so a request echoing one back can be checked.
+	issued map[string]string
+	// turns holds, by the id of its first tool call, the model and block
+	// layout of each Anthropic answer that called tools.
+	turns map[string]antTurn
 }
 
 // issue records and returns a token the client must echo later.
-func (s *Server) issue(token string) string {
+func (s *Server) issue(token string) string { return s.issueFor(token, "") }
+
+// issueFor records and returns a token model produced.
+func (s *Server) issueFor(token, model string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.issued == nil {
-		s.issued = map[string]bool{}
+		s.issued = map[string]string{}
 	}
-	s.issued[token] = true
+	s.issued[token] = model
 	return token
 }
 
 // wasIssued reports whether token came from this server.
 func (s *Server) wasIssued(token string) bool {
+	_, ok := s.issuer(token)
+	return ok
+}
+
+// issuer returns the model that produced token; ok is false when this
+// server never issued it.
+func (s *Server) issuer(token string) (model string, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.issued[token]
+	model, ok = s.issued[token]
+	return model, ok
 }
 
 func newServer(kind, version string, handle func(*Server, http.ResponseWriter, *http.Request, []byte, Reply)) *Server {
