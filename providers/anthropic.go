@@ -14,14 +14,16 @@ import (
 //
 // Mapping: system/developer messages become the top-level system prompt;
 // tool calls become tool_use blocks and tool messages tool_result blocks;
-// tool_choice required -> {type:any}; parallel_tool_calls=false ->
+// tool_choice required -> {type:any} (auto plus a system instruction on
+// models that refuse forced tools); parallel_tool_calls=false ->
 // disable_parallel_tool_use. json_schema is output_config.format on models
 // that have it, else a forced tool whose input is the answer (sent back as
 // text content); json_object adds a system instruction. Penalties are
 // dropped; sampling parameters, reasoning_effort (thinking and
 // output_config.effort) follow the model's rule in antRules. Thinking
 // blocks that precede tool calls travel in the first call's extra_content
-// and are sent back on the next turn, as tool use with thinking requires.
+// and are sent back on the next turn, as tool use with thinking requires,
+// to the model that produced them only.
 type Anthropic struct {
 	baseURL string
 	c       caller

@@ -14,9 +14,13 @@ import (
 // that matches no scripted tool call gets a tool_use of that tool whose
 // input is Reply.JSON, as structured output does; output_config.format
 // answers Reply.JSON as text. Requests are checked as the real API checks
-// them for the model named (anthropic_check.go); with thinking on, the
-// answer starts with a signed thinking block that must come back before
-// the tool calls it preceded. BaseURL ends in /v1.
+// them for the model named (anthropic_check.go), unknown fields included;
+// Claude 5.x thinks by default. With thinking on, the answer starts with
+// a thinking block signed for its model, which must come back before the
+// tool calls it preceded (on the 5.5-era models: only to that model, in
+// its original place), and thinking spends output tokens first: a
+// max_tokens it exhausts leaves an empty answer cut at max_tokens.
+// BaseURL ends in /v1.
 func NewAnthropic() *Server { return newServer("anthropic", "/v1", handleAnthropic) }
 
 type antReq struct {
@@ -26,9 +30,6 @@ type antReq struct {
 		Type string `json:"type"`
 		Name string `json:"name"`
 	} `json:"tool_choice"`
-	Thinking *struct {
-		Type string `json:"type"`
-	} `json:"thinking"`
 	OutputConfig *struct {
 		Format json.RawMessage `json:"format"`
 	} `json:"output_config"`

@@ -118,7 +118,7 @@ func (s *Server) checkAnthropic(body []byte) string {
 	if err := json.Unmarshal(body, &r); err != nil {
 		return "invalid JSON: " + err.Error()
 	}
-	if p := unknownField(body, anthropicShape, ""); p != "" {
+	if p := s.unknownFieldOf(body, anthropicShape); p != "" {
 		return p + ": Extra inputs are not permitted"
 	}
 	switch {

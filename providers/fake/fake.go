@@ -136,6 +136,9 @@ type Server struct {
 	// turns holds, by the id of its first tool call, the model and block
 	// layout of each Anthropic answer that called tools.
 	turns map[string]antTurn
+	// strict remembers the unknown-field check of bodies seen (see
+	// unknownFieldOf).
+	strict map[string]string
 }
 
 // issue records and returns a token the client must echo later.

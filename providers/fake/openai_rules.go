@@ -98,7 +98,7 @@ func (s *Server) checkOpenAIChat(body []byte) *apiError {
 		return &apiError{status: 400, param: "model", msg: "you must provide a model parameter"}
 	}
 	if s.host == "openai" {
-		if p := unknownField(body, openAIChatShape, ""); p != "" {
+		if p := s.unknownFieldOf(body, openAIChatShape); p != "" {
 			return &apiError{status: 400, param: p, code: "unknown_parameter", msg: fmt.Sprintf("Unrecognized request argument supplied: %s", p)}
 		}
 	}
@@ -126,7 +126,9 @@ func (s *Server) checkOpenAIChat(body []byte) *apiError {
 		}
 		var effort string
 		raw, hasEffort := m["reasoning_effort"]
-		json.Unmarshal(raw, &effort)
+		if hasEffort {
+			json.Unmarshal(raw, &effort)
+		}
 		if tools := m["tools"]; c.tools != "" && len(tools) > 2 && string(tools) != "null" {
 			if (c.tools == "none" && effort != "none") || (c.tools == "none-or-unset" && hasEffort && effort != "none") {
 				return &apiError{status: 400, param: "reasoning_effort", code: "unsupported_value",
