@@ -62,6 +62,19 @@ func TestModelRulesAgainstStrictFakes(t *testing.T) {
 		// DeepSeek V4 takes reasoning_effort high (low and medium read as high).
 		{"deepseek", "deepseek-v4-pro", "low", map[string]any{"reasoning_effort": "high"}, nil},
 		{"deepseek", "deepseek-chat", "low", nil, []string{"reasoning_effort"}},
+		// Claude against the Anthropic fake (the request forces a tool):
+		// the 5.5-era models refuse forced tools and cannot stop thinking;
+		// Claude 5 thinks by default and takes a forced tool with thinking
+		// disabled.
+		{"anthropic", "claude-opus-5-5", "none", map[string]any{"tool_choice": map[string]any{"type": "auto", "disable_parallel_tool_use": true},
+			"output_config": nil, "max_tokens": 100.0}, []string{"thinking", "temperature", "top_p"}},
+		{"anthropic", "claude-sonnet-5-5", "high", map[string]any{"tool_choice": nil}, []string{"thinking", "temperature"}},
+		{"anthropic", "claude-fable-5-1", "low", map[string]any{"tool_choice": nil}, []string{"thinking", "stop"}},
+		{"anthropic", "claude-opus-5", "high", map[string]any{"thinking": map[string]any{"type": "disabled"},
+			"tool_choice": map[string]any{"type": "any", "disable_parallel_tool_use": true}}, []string{"temperature"}},
+		{"anthropic", "claude-sonnet-5", "none", map[string]any{"thinking": map[string]any{"type": "disabled"}}, []string{"top_p"}},
+		{"anthropic", "claude-opus-4-7", "medium", map[string]any{"tool_choice": nil}, []string{"thinking", "temperature"}},
+		{"anthropic", "claude-sonnet-4-5", "low", map[string]any{"temperature": 0.5}, []string{"thinking", "top_p"}},
 	}
 	fakes := map[string]*fake.Server{}
 	defer func() {
@@ -73,10 +86,16 @@ func TestModelRulesAgainstStrictFakes(t *testing.T) {
 		f := fakes[c.provider]
 		if f == nil {
 			f = fake.NewOpenAIHost(c.provider)
+			if c.provider == "anthropic" {
+				f = fake.NewAnthropic()
+			}
 			fakes[c.provider] = f
 		}
 		req := fullRequest(c.model)
 		req.ReasoningEffort = c.effort
+		if c.provider == "anthropic" {
+			req.Extra = nil // Anthropic has no seed
+		}
 		body := sentBody(t, c.provider, f, req)
 		for k, want := range c.present {
 			got, ok := body[k]
