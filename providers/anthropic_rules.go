@@ -75,6 +75,8 @@ const claudeThinkMaxTokens = 32000
 var antRules = []antRule{
 	{pattern: "claude-opus-5-[5-9]*", thinking: "adaptive", effort: true, format: true, byDefault: true, always: true, bound: true, thinkMaxTokens: claudeThinkMaxTokens},
 	{pattern: "claude-sonnet-5-[5-9]*", thinking: "adaptive", effort: true, format: true, byDefault: true, always: true, bound: true, thinkMaxTokens: claudeThinkMaxTokens},
+	{pattern: "claude-haiku-5-[5-9]*", thinking: "adaptive", effort: true, format: true, byDefault: true, always: true, bound: true, thinkMaxTokens: claudeThinkMaxTokens},
+	{pattern: "claude-mythos-5-[5-9]*", thinking: "adaptive", effort: true, format: true, byDefault: true, always: true, bound: true, thinkMaxTokens: claudeThinkMaxTokens},
 	{pattern: "claude-fable-5-[1-9]*", thinking: "adaptive", effort: true, format: true, byDefault: true, always: true, bound: true, thinkMaxTokens: claudeThinkMaxTokens},
 	{pattern: "claude-fable-*", thinking: "adaptive", effort: true, format: true, byDefault: true, always: true, thinkMaxTokens: claudeThinkMaxTokens},
 	{pattern: "claude-mythos-5*", thinking: "adaptive", effort: true, format: true, byDefault: true, always: true, thinkMaxTokens: claudeThinkMaxTokens},
