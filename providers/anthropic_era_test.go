@@ -275,3 +275,61 @@ func TestAnthropicBetaHeader(t *testing.T) {
 		t.Errorf("a malformed anthropic_beta: %v", err)
 	}
 }
+
+// TestAnthropicStrictFakeRejects proves the Anthropic fake strict: what
+// the real API refuses (unknown fields at any level, the 5.5-era rules,
+// an unanswered tool_use) it answers 400 with the API's message.
+func TestAnthropicStrictFakeRejects(t *testing.T) {
+	user := `{"role":"user","content":"x"}`
+	cases := []struct{ body, want string }{
+		{`{"model":"claude-sonnet-4-5","max_tokens":10,"messages":[` + user + `],"seed":7}`, `seed: Extra inputs are not permitted`},
+		{`{"model":"claude-sonnet-4-5","max_tokens":10,"messages":[{"role":"user","content":[{"type":"text","text":"x","extra_content":{}}]}]}`, `messages[0].content[0].extra_content: Extra inputs`},
+		{`{"model":"claude-sonnet-4-5","max_tokens":10,"messages":[` + user + `],"tools":[{"name":"f","input_schema":{},"parameters":{}}]}`, `tools[0].parameters: Extra inputs`},
+		{`{"model":"claude-sonnet-4-5","max_tokens":10,"messages":[` + user + `],"tools":[{"name":"f","input_schema":{}}],"tool_choice":{"type":"tool","function":{"name":"f"}}}`, `tool_choice.function: Extra inputs`},
+		{`{"model":"claude-opus-5-5","max_tokens":10,"messages":[` + user + `],"tools":[{"name":"f","input_schema":{}}],"tool_choice":{"type":"any"}}`, `forced tool use is not supported`},
+		{`{"model":"claude-fable-5-1","max_tokens":10,"messages":[` + user + `],"thinking":{"type":"disabled"}}`, `thinking.type.disabled\" is not supported for this model`},
+		{`{"model":"claude-opus-5","max_tokens":10,"messages":[` + user + `],"tools":[{"name":"f","input_schema":{}}],"tool_choice":{"type":"any"}}`, `Thinking may not be enabled when tool_choice forces tool use`},
+		{`{"model":"claude-opus-5","max_tokens":10,"messages":[` + user + `],"thinking":{"type":"disabled"},"output_config":{"effort":"max"}}`, `only supported at effort high or below`},
+		{`{"model":"claude-sonnet-4-5","max_tokens":10,"messages":[` + user + `,{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}}]},` + user + `]}`, "`tool_use` ids were found without `tool_result` blocks immediately after: t1"},
+		{`{"model":"claude-opus-5-5","max_tokens":10,"messages":[` + user + `,{"role":"assistant","content":[{"type":"thinking","thinking":"","signature":"forged"},{"type":"text","text":"hi"}]},` + user + `]}`, "Invalid `signature`"},
+	}
+	f := fake.NewAnthropic()
+	defer f.Close()
+	for _, c := range cases {
+		resp, err := f.Client().Post(f.BaseURL()+"/messages", "application/json", strings.NewReader(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := make([]byte, 4096)
+		n, _ := resp.Body.Read(b)
+		resp.Body.Close()
+		if resp.StatusCode != 400 || !strings.Contains(string(b[:n]), c.want) {
+			t.Errorf("%s: %d %s, want 400 with %q", c.body, resp.StatusCode, b[:n], c.want)
+		}
+	}
+	// A thinking block goes back to another 5.5-era model: refused.
+	f.Enqueue(fake.Reply{ToolCalls: []fake.ToolCall{{ID: "toolu_x", Name: "get_weather"}}})
+	resp, err := anthropicModel(t, f, "claude-opus-5-5").Chat(context.Background(), &engine.ChatRequest{Model: "claude-opus-5-5", APIKey: "k",
+		MaxTokens: intp(5000), Messages: []engine.Message{userMsg("w?")}, Tools: []engine.Tool{weatherTool}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x struct {
+		Anthropic struct {
+			Thinking []json.RawMessage `json:"thinking"`
+		} `json:"anthropic"`
+	}
+	json.Unmarshal(resp.Choices[0].Message.ToolCalls[0].ExtraContent, &x)
+	echo := `{"model":"claude-sonnet-5-5","max_tokens":5000,"messages":[` + user + `,{"role":"assistant","content":[` + string(x.Anthropic.Thinking[0]) +
+		`,{"type":"tool_use","id":"toolu_x","name":"get_weather","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_x","content":"21C"}]}]}`
+	r, err := f.Client().Post(f.BaseURL()+"/messages", "application/json", strings.NewReader(echo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 4096)
+	n, _ := r.Body.Read(b)
+	r.Body.Close()
+	if r.StatusCode != 400 || !strings.Contains(string(b[:n]), "thinking blocks can only be sent back to the model that produced them") {
+		t.Errorf("thinking of claude-opus-5-5 echoed to claude-sonnet-5-5: %d %s", r.StatusCode, b[:n])
+	}
+}

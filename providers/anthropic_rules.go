@@ -176,7 +176,8 @@ func antAssistantBlocks(m engine.Message, model string, rule antRule) []antBlock
 		uses[i] = antBlock{Type: "tool_use", ID: tc.ID, Name: tc.Function.Name, Input: jsonObjectOr(tc.Function.Arguments)}
 	}
 	x, ok := antTurnThinking(m.ToolCalls)
-	if ok && (x.Model != "" && x.Model != model || x.Model == "" && rule.bound) {
+	foreign := (x.Model != "" && x.Model != model) || (x.Model == "" && rule.bound)
+	if ok && foreign {
 		ok = false
 	}
 	var out []antBlock

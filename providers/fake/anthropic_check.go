@@ -37,7 +37,6 @@ type antCheckReq struct {
 	Thinking    *struct {
 		Type         string `json:"type"`
 		BudgetTokens *int   `json:"budget_tokens"`
-		Display      string `json:"display"`
 	} `json:"thinking"`
 	OutputConfig *struct {
 		Effort string          `json:"effort"`
