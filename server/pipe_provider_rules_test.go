@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/hearth-dev/hearth/providers/fake"
@@ -59,5 +60,42 @@ func TestAnthropicCachedCost(t *testing.T) {
 	want := (200*3 + 800*0.3 + 10*15.0) / 1e6
 	if run.CachedTokens != 800 || run.CostUSD == nil || *run.CostUSD-want > 1e-12 || want-*run.CostUSD > 1e-12 {
 		t.Fatalf("run cached_tokens %d cost %v, want 800 and %v", run.CachedTokens, run.CostUSD, want)
+	}
+}
+
+// TestClaudeFallbackMidToolLoop: a pipe on Claude Opus 5.5 calls a tool
+// (with thinking); when its tool result comes back the primary is down
+// and Sonnet 5.5 answers as the fallback. Opus's thinking, which the
+// 5.5-era models accept only from themselves, is not sent to Sonnet (the
+// strict fake refuses it), and the tool call and its result are.
+func TestClaudeFallbackMidToolLoop(t *testing.T) {
+	up := fake.NewAnthropic()
+	t.Cleanup(up.Close)
+	ts := servertest.Start(t, servertest.WithProvider("anthropic", up.BaseURL(), "sk-test"))
+	key := servertest.AdminKey
+	tools := []any{map[string]any{"type": "function", "function": map[string]any{"name": "get_weather",
+		"parameters": map[string]any{"type": "object", "properties": map[string]any{"loc": map[string]any{"type": "string"}}}}}}
+	mustStatus(t, ts.Do("POST", "/v1/pipes", key, map[string]any{"name": "claude", "model": "anthropic:claude-opus-5-5", "tools": tools,
+		"fallback_models": []string{"anthropic:claude-sonnet-5-5"}}), 200)
+
+	up.Enqueue(fake.Reply{Reasoning: "Need the weather.", ToolCalls: []fake.ToolCall{{ID: "toolu_1", Name: "get_weather", Arguments: `{"loc":"SF"}`}}})
+	r := ts.Do("POST", "/v1/pipes/run", key, map[string]any{"name": "claude", "messages": userMsg("Weather in SF?")})
+	mustStatus(t, r, 200)
+	thread := r.Header.Get("lb-thread-id")
+	if thread == "" || !strings.Contains(string(r.Body), "toolu_1") {
+		t.Fatalf("first run: %v %s", r.Header, r.Body)
+	}
+
+	up.Enqueue(fake.Reply{Status: 503}, fake.Reply{Status: 503}, fake.Reply{Status: 503}, fake.Reply{Text: "Sunny in SF."})
+	r = ts.Do("POST", "/v1/pipes/run", key, map[string]any{"name": "claude", "threadId": thread,
+		"messages": []any{map[string]any{"role": "tool", "tool_call_id": "toolu_1", "content": "21C"}}})
+	mustStatus(t, r, 200)
+	if !strings.Contains(string(r.Body), "Sunny in SF.") {
+		t.Fatalf("fallback answer: %s", r.Body)
+	}
+	last := up.LastRequest()
+	body := string(last.Body)
+	if last.JSON()["model"] != "claude-sonnet-5-5" || strings.Contains(body, `"type":"thinking"`) || !strings.Contains(body, `"tool_use_id":"toolu_1"`) {
+		t.Fatalf("fallback request: %s", body)
 	}
 }
