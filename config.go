@@ -87,7 +87,8 @@ type Config struct {
 	RateLimitBurst    int64 `json:"rate_limit_burst"`
 	QuotaMaxDocuments int64 `json:"quota_max_documents"`
 	QuotaMaxBytes     int64 `json:"quota_max_bytes"`
-	// MaxConcurrent bounds requests served at once (0 = no limit).
+	// MaxConcurrent bounds requests served at once on this node (0 = no
+	// limit); clients share the slots fairly (RequestLimits.MaxQueued).
 	MaxConcurrent int64 `json:"max_concurrent"`
 	// RequestLimits are the per-client and thread limits (config_limits.go).
 	RequestLimits
@@ -173,7 +174,7 @@ func (c *Config) vars() []configVar {
 		{env: "HEARTH_RATE_LIMIT_BURST", flag: "rate-limit-burst", usage: "requests allowed at once before the per-minute rate applies (0 = one minute's worth)", num: &c.RateLimitBurst},
 		{env: "HEARTH_QUOTA_MAX_DOCUMENTS", flag: "quota-max-documents", usage: "documents each user or org may store (0 = no limit)", num: &c.QuotaMaxDocuments},
 		{env: "HEARTH_QUOTA_MAX_BYTES", flag: "quota-max-bytes", usage: "document bytes each user or org may store (0 = no limit)", num: &c.QuotaMaxBytes},
-		{env: "HEARTH_MAX_CONCURRENT", flag: "max-concurrent", usage: "requests served at once; more get 503 (0 = no limit)", num: &c.MaxConcurrent},
+		{env: "HEARTH_MAX_CONCURRENT", flag: "max-concurrent", usage: "requests served at once, shared fairly between keys; more wait (HEARTH_MAX_QUEUED, HEARTH_QUEUE_TIMEOUT), then get 503 (0 = no limit)", num: &c.MaxConcurrent},
 	}, slices.Concat(
 		c.limitVars(), c.egressVars(), c.clusterVars(), c.defaultVars(), c.testkitVars(),
 		c.crawlVars(), c.otelVars(), c.extractorVars(), c.packVars(), c.runLogVars(),

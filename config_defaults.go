@@ -34,7 +34,7 @@ var usualModels = []struct{ provider, chat, embed string }{
 	{"cohere", "cohere:command-a-03-2025", "cohere:embed-v4.0"},
 	{"mistral", "mistral:mistral-small-latest", ""},
 	{"groq", "groq:llama-3.3-70b-versatile", ""},
-	{"deepseek", "deepseek:deepseek-chat", ""},
+	{"deepseek", "deepseek:deepseek-v4-flash", ""},
 	{"xai", "xai:grok-3-mini", ""},
 	{"together", "together:meta-llama/Llama-3.3-70B-Instruct-Turbo", ""},
 	{"openrouter", "openrouter:openai/gpt-4o-mini", ""},

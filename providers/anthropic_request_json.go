@@ -15,6 +15,7 @@ import (
 // encodeAnthropicRequest returns the body of r with extra merged in, as
 // marshalWithExtra(r, extra) returns it.
 func encodeAnthropicRequest(r *antRequest, extra map[string]json.RawMessage) ([]byte, error) {
+	extra = anthropicExtra(extra)
 	if len(extra) == 0 {
 		if b, ok := appendAnthropicRequest(make([]byte, 0, anthropicRequestSize(r)), r); ok {
 			return b, nil

@@ -33,6 +33,7 @@ type cohRequest struct {
 	Model            string         `json:"model"`
 	Messages         []cohMessage   `json:"messages"`
 	Tools            []engine.Tool  `json:"tools,omitempty"`
+	StrictTools      bool           `json:"strict_tools,omitempty"`
 	ToolChoice       string         `json:"tool_choice,omitempty"`
 	Temperature      *float64       `json:"temperature,omitempty"`
 	P                *float64       `json:"p,omitempty"`
@@ -78,6 +79,7 @@ func buildCohereRequest(req *engine.ChatRequest, stream bool) *cohRequest {
 			for _, tc := range m.ToolCalls {
 				tc.Index = nil
 				tc.Type = "function"
+				tc.ExtraContent = nil
 				cm.ToolCalls = append(cm.ToolCalls, tc)
 			}
 			r.Messages = append(r.Messages, cm)
@@ -88,12 +90,12 @@ func buildCohereRequest(req *engine.ChatRequest, stream bool) *cohRequest {
 		}
 	}
 	if len(req.Tools) > 0 {
-		r.Tools = req.Tools
+		r.Tools, r.StrictTools = cohTools(req.Tools)
 		if tc := req.ToolChoice; tc != nil {
 			switch {
 			case tc.Function != "":
 				r.ToolChoice = "REQUIRED"
-				for _, t := range req.Tools {
+				for _, t := range r.Tools {
 					if t.Function.Name == tc.Function {
 						r.Tools = []engine.Tool{t}
 					}
@@ -112,6 +114,22 @@ func buildCohereRequest(req *engine.ChatRequest, stream bool) *cohRequest {
 		}
 	}
 	return r
+}
+
+// cohTools are tools without the per-function "strict" flag, which
+// Cohere does not know (422 unknown field); strict is true when any tool
+// asked for it, sent as Cohere's request-wide strict_tools
+// (https://docs.cohere.com/reference/chat).
+func cohTools(tools []engine.Tool) (out []engine.Tool, strict bool) {
+	out = make([]engine.Tool, len(tools))
+	for i, t := range tools {
+		if t.Function.Strict != nil {
+			strict = strict || *t.Function.Strict
+			t.Function.Strict = nil
+		}
+		out[i] = t
+	}
+	return out, strict
 }
 
 // cohPenalty maps an OpenAI penalty (-2..2, 0 neutral) to Cohere's 0..1

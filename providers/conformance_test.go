@@ -34,7 +34,7 @@ func targets(t testing.TB) []target {
 		"groq":              {model: "llama-3.3-70b-versatile"},
 		"together":          {model: "meta-llama/Llama-3.3-70B-Instruct-Turbo", embedModel: "BAAI/bge-base-en-v1.5"},
 		"fireworks":         {model: "accounts/fireworks/models/llama-v3p3-70b-instruct", embedModel: "nomic-ai/nomic-embed-text-v1.5"},
-		"deepseek":          {model: "deepseek-chat"},
+		"deepseek":          {model: "deepseek-v4-flash"},
 		"mistral":           {model: "mistral-small-latest", embedModel: "mistral-embed"},
 		"xai":               {model: "grok-3"},
 		"perplexity":        {model: "sonar", noTools: true},
@@ -46,6 +46,9 @@ func targets(t testing.TB) []target {
 		if tg, ok := compat[p]; ok {
 			host := p
 			tg.provider, tg.newFake = p, func() *fake.Server { return fake.NewOpenAIHost(host) }
+			if p == "deepseek" {
+				tg.newFake = fake.NewDeepSeek
+			}
 			ts = append(ts, tg)
 		} else if !slices.ContainsFunc(ts, func(tg target) bool { return tg.provider == p }) {
 			t.Errorf("provider %q has no conformance target: add it to targets (to compat for an OpenAI-compatible host)", p)
@@ -168,7 +171,7 @@ func TestConformance(t *testing.T) {
 					if *resp.Choices[0].Message.Content != "It is sunny." {
 						t.Errorf("content %q", *resp.Choices[0].Message.Content)
 					}
-					if b := string(f.LastRequest().Body); !strings.Contains(b, "call_1") && tg.provider != "google" || !strings.Contains(b, "21") {
+					if b := string(f.LastRequest().Body); !strings.Contains(b, "call_1") && tg.provider != "mistral" || !strings.Contains(b, "21") {
 						t.Errorf("tool result not sent upstream: %s", b)
 					}
 				})

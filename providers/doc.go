@@ -59,12 +59,15 @@
 //     function tools gpt-5.2 to gpt-5.6 and gpt-6 get reasoning_effort
 //     "none"; the o-series gets no parallel_tool_calls.
 //   - mistral: tool_choice "required" is sent as "any"; no stream_options;
+//     tool call ids are mapped to nine letters and digits (mistral.go);
+//     content arrays of thinking and text chunks are read as the text;
 //     embeddings are sent in requests of at most 16384 estimated tokens.
 //   - perplexity: no tools/tool_choice/parallel_tool_calls; only one of the
 //     two penalties (presence wins); no json_object response format;
 //     citations and search_results come back as url_citation annotations.
-//   - deepseek: json_schema becomes json_object; deepseek-reasoner gets no
-//     sampling parameters; deepseek-v4 gets reasoning_effort "high";
+//   - deepseek: json_schema becomes json_object with the schema in the
+//     system prompt; no parallel_tool_calls; deepseek-v4 gets
+//     reasoning_effort low or high, and "none" as thinking disabled;
 //     reasoning_content of answers with tool calls is kept in the first
 //     call's extra_content and sent back (echoReasoning).
 //   - xai: reasoning models (grok-3-mini, grok-4*, grok-code, grok-build)
@@ -98,16 +101,19 @@
 //     response schemas go as full JSON Schema (parametersJsonSchema,
 //     responseJsonSchema); json modes set responseMimeType
 //     application/json; reasoning_effort and temperature follow the
-//     per-model table gemRules (google_rules.go); thought signatures
-//     travel in extra_content.
+//     per-model table gemRules (google_rules.go), and so does the larger
+//     maxOutputTokens of thinking models; thought signatures travel in
+//     extra_content; function calls and responses carry the call's id.
 //   - cohere: top_p -> p (clamped to 0.01..0.99), penalties halved into
 //     0..1 (negative -> 0), stop -> stop_sequences, tool_choice required ->
 //     "REQUIRED", a forced function -> "REQUIRED" with only that tool;
-//     parallel_tool_calls and reasoning_effort are dropped.
+//     a tool's strict -> strict_tools; tool calls go without
+//     extra_content; parallel_tool_calls and reasoning_effort are dropped.
 //
 // Custom model parameters (ChatRequest.Extra) are merged into the upstream
 // body unchanged and win over Hearth's own fields, except "model",
-// "messages", "contents" and "stream", which would break the call.
+// "messages", "contents" and "stream", which would break the call, and
+// "seed", which goes where each provider takes it (extra_params.go).
 //
 // # Reliability
 //

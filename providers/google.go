@@ -19,12 +19,15 @@ import (
 // messages are role "model"; tool calls become functionCall parts (with
 // their thoughtSignature, kept in the call's extra_content) and tool
 // messages functionResponse parts (the function name is looked up from the
-// earlier tool call). Tool and response schemas are sent as full JSON
-// Schema (parametersJsonSchema, responseJsonSchema). tool_choice required
-// -> mode ANY, a forced function -> ANY with allowedFunctionNames.
-// json_object/json_schema set responseMimeType application/json.
-// Penalties and parallel_tool_calls are dropped; reasoning_effort and
-// temperature follow the model's rule in gemRules.
+// earlier tool call); both carry the call's id, by which Gemini 3 pairs
+// parallel calls and their responses. Tool and response schemas are sent
+// as full JSON Schema (parametersJsonSchema, responseJsonSchema).
+// tool_choice required -> mode ANY, a forced function -> ANY with
+// allowedFunctionNames. json_object/json_schema set responseMimeType
+// application/json. Penalties and parallel_tool_calls are dropped;
+// reasoning_effort, temperature and the output budget of thinking models
+// follow the model's rule in gemRules; a "seed" custom model parameter
+// goes into generationConfig.
 type Google struct {
 	baseURL string
 	c       caller
@@ -104,6 +107,7 @@ type gemGenConfig struct {
 	TopP             *float64           `json:"topP,omitempty"`
 	MaxOutputTokens  *int               `json:"maxOutputTokens,omitempty"`
 	StopSequences    []string           `json:"stopSequences,omitempty"`
+	Seed             *int64             `json:"seed,omitempty"`
 	ResponseMimeType string             `json:"responseMimeType,omitempty"`
 	ResponseSchema   json.RawMessage    `json:"responseJsonSchema,omitempty"`
 	ThinkingConfig   *gemThinkingConfig `json:"thinkingConfig,omitempty"`
@@ -112,6 +116,20 @@ type gemGenConfig struct {
 type gemThinkingConfig struct {
 	ThinkingBudget *int   `json:"thinkingBudget,omitempty"`
 	ThinkingLevel  string `json:"thinkingLevel,omitempty"`
+}
+
+// encodeGeminiRequest is the body of a generateContent request for req,
+// custom model parameters merged in (the seed into generationConfig).
+func encodeGeminiRequest(req *engine.ChatRequest) ([]byte, error) {
+	r := buildGeminiRequest(req)
+	seed, extra := geminiSeed(req.Extra)
+	if seed != nil {
+		if r.GenerationConfig == nil {
+			r.GenerationConfig = &gemGenConfig{}
+		}
+		r.GenerationConfig.Seed = seed
+	}
+	return marshalWithExtra(r, extra)
 }
 
 func buildGeminiRequest(req *engine.ChatRequest) *gemRequest {
@@ -132,7 +150,7 @@ func buildGeminiRequest(req *engine.ChatRequest) *gemRequest {
 			}
 			for i, tc := range m.ToolCalls {
 				names[tc.ID] = tc.Function.Name
-				parts = append(parts, gemPart{FunctionCall: &gemFunctionCall{Name: tc.Function.Name, Args: jsonObjectOr(tc.Function.Arguments)},
+				parts = append(parts, gemPart{FunctionCall: &gemFunctionCall{ID: tc.ID, Name: tc.Function.Name, Args: jsonObjectOr(tc.Function.Arguments)},
 					ThoughtSignature: gemSignature(tc, i == 0 && rule.signatures)})
 			}
 			r.Contents = appendGemContent(r.Contents, "model", parts)
@@ -145,7 +163,7 @@ func buildGeminiRequest(req *engine.ChatRequest) *gemRequest {
 			if string(resp) == "{}" && strings.TrimSpace(m.Content.String()) != "{}" {
 				resp, _ = json.Marshal(map[string]string{"content": m.Content.String()})
 			}
-			r.Contents = appendGemContent(r.Contents, "user", []gemPart{{FunctionResponse: &gemFunctionResp{Name: name, Response: resp}}})
+			r.Contents = appendGemContent(r.Contents, "user", []gemPart{{FunctionResponse: &gemFunctionResp{ID: m.ToolCallID, Name: name, Response: resp}}})
 		default:
 			r.Contents = appendGemContent(r.Contents, "user", gemUserParts(m.Content))
 		}
@@ -173,7 +191,7 @@ func buildGeminiRequest(req *engine.ChatRequest) *gemRequest {
 			}
 		}
 	}
-	g := gemGenConfig{Temperature: req.Temperature, TopP: req.TopP, MaxOutputTokens: req.MaxTokens, StopSequences: req.Stop}
+	g := gemGenConfig{Temperature: req.Temperature, TopP: req.TopP, MaxOutputTokens: rule.maxTokens(req.MaxTokens), StopSequences: req.Stop}
 	if rule.defaultTemperature {
 		g.Temperature = nil
 	}
@@ -325,7 +343,7 @@ func gemArgs(fc *gemFunctionCall) string {
 
 // Chat sends generateContent.
 func (g *Google) Chat(ctx context.Context, req *engine.ChatRequest) (*engine.ChatResponse, error) {
-	body, err := marshalWithExtra(buildGeminiRequest(req), req.Extra)
+	body, err := encodeGeminiRequest(req)
 	if err != nil {
 		return nil, err
 	}

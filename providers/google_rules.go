@@ -30,18 +30,29 @@ type gemRule struct {
 	// calls back on the next step of the turn
 	// (https://ai.google.dev/gemini-api/docs/thought-signatures).
 	signatures bool
+	// reasoningMaxTokens replaces the pipe default max_tokens (1000):
+	// thinking tokens count toward maxOutputTokens, so on a model that
+	// thinks by default the default leaves an empty or cut answer
+	// (https://ai.google.dev/gemini-api/docs/thinking#pricing).
+	reasoningMaxTokens int
 }
+
+// gemThinkingMaxTokens is the output budget of thinking models when the
+// caller left max_tokens at the pipe default: half of the 65,536 output
+// tokens Gemini 2.5 and 3 allow, room for high-level thinking and an
+// answer.
+const gemThinkingMaxTokens = 32768
 
 // gemRules are checked in order; the first match wins. Unknown gemini-*
 // ids take the newest family's rules: new models follow the current API.
 var gemRules = []gemRule{
 	{pattern: "gemini-1*"},
 	{pattern: "gemini-2.0*"},
-	{pattern: "gemini-2.5-pro*", budget: true, minBudget: 128},
-	{pattern: "gemini-2.5*", budget: true},
-	{pattern: "gemini-3-pro*", levels: []string{"low", "high"}, defaultTemperature: true, signatures: true},
-	{pattern: "gemini-*-pro*", levels: []string{"low", "medium", "high"}, defaultTemperature: true, signatures: true},
-	{pattern: "gemini-*", levels: []string{"minimal", "low", "medium", "high"}, defaultTemperature: true, signatures: true},
+	{pattern: "gemini-2.5-pro*", budget: true, minBudget: 128, reasoningMaxTokens: gemThinkingMaxTokens},
+	{pattern: "gemini-2.5*", budget: true, reasoningMaxTokens: gemThinkingMaxTokens},
+	{pattern: "gemini-3-pro*", levels: []string{"low", "high"}, defaultTemperature: true, signatures: true, reasoningMaxTokens: gemThinkingMaxTokens},
+	{pattern: "gemini-*-pro*", levels: []string{"low", "medium", "high"}, defaultTemperature: true, signatures: true, reasoningMaxTokens: gemThinkingMaxTokens},
+	{pattern: "gemini-*", levels: []string{"minimal", "low", "medium", "high"}, defaultTemperature: true, signatures: true, reasoningMaxTokens: gemThinkingMaxTokens},
 }
 
 // gemRuleFor returns the rule of model (models/ prefix allowed); the zero
@@ -105,4 +116,13 @@ func (r gemRule) thinking(effort string) *gemThinkingConfig {
 		return &gemThinkingConfig{ThinkingLevel: r.levels[len(r.levels)-1]}
 	}
 	return nil
+}
+
+// maxTokens is the maxOutputTokens to send for the caller's max_tokens.
+func (r gemRule) maxTokens(n *int) *int {
+	if n == nil || r.reasoningMaxTokens == 0 || *n != langbaseDefaultMaxTokens {
+		return n
+	}
+	m := r.reasoningMaxTokens
+	return &m
 }

@@ -43,6 +43,12 @@ type host struct {
 	// (in the first call's extra_content) and sends it back on that
 	// assistant turn, as DeepSeek's thinking mode requires.
 	echoReasoning bool
+	// shortToolIDs maps tool call ids to the nine letters and digits
+	// Mistral requires (mistral.go).
+	shortToolIDs bool
+	// contentChunks reads answers whose content is an array of text and
+	// thinking chunks (Mistral's reasoning models; mistral.go).
+	contentChunks bool
 	// developerRole keeps role "developer"; otherwise it becomes "system".
 	developerRole bool
 	// embeddings says the host serves /embeddings; maxBatch bounds the
@@ -68,9 +74,10 @@ var hosts = map[string]*host{
 		maxTokensField: "max_tokens", embeddings: true, maxBatch: 128},
 	"deepseek": {name: "deepseek", baseURL: "https://api.deepseek.com/v1", needKey: true,
 		maxTokensField: "max_tokens", streamUsage: true, jsonSchema: "json_object", reasoningField: "reasoning_effort",
-		echoReasoning: true},
+		echoReasoning: true, noParallelToolCalls: true},
 	"mistral": {name: "mistral", baseURL: "https://api.mistral.ai/v1", needKey: true,
-		maxTokensField: "max_tokens", toolChoiceRequired: "any", embeddings: true, maxBatch: 128, maxBatchTokens: 16384},
+		maxTokensField: "max_tokens", toolChoiceRequired: "any", embeddings: true, maxBatch: 128, maxBatchTokens: 16384,
+		shortToolIDs: true, contentChunks: true},
 	"xai": {name: "xai", baseURL: "https://api.x.ai/v1", needKey: true,
 		maxTokensField: "max_tokens", streamUsage: true, reasoningField: "reasoning_effort"},
 	"perplexity": {name: "perplexity", baseURL: "https://api.perplexity.ai", needKey: true,

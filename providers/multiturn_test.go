@@ -13,7 +13,8 @@ import (
 // tool calls through each strict fake, with every canonical parameter set
 // and current (reasoning) models: the model calls two tools, the results
 // go back (streamed answer), and a follow-up question gets a final
-// answer. A parameter the model rejects, a tool result that answers no
+// answer. max_tokens is the pipe default, which thinking models must not
+// spend on thinking alone. A parameter the model rejects, a tool result that answers no
 // call, or a call left unanswered makes the fake answer 400.
 func TestMultiTurnToolConversation(t *testing.T) {
 	cases := []struct {
@@ -39,6 +40,11 @@ func TestMultiTurnToolConversation(t *testing.T) {
 		{"xai", "grok-4-1-fast-non-reasoning", func() *fake.Server { return fake.NewOpenAIHost("xai") }, true},
 		{"groq", "openai/gpt-oss-120b", func() *fake.Server { return fake.NewOpenAIHost("groq") }, true},
 		{"mistral", "mistral-large-latest", func() *fake.Server { return fake.NewOpenAIHost("mistral") }, true},
+		{"mistral", "magistral-medium-latest", func() *fake.Server { return fake.NewOpenAIHost("mistral") }, true},
+		{"google", "gemini-3-flash-preview", fake.NewGemini, true},
+		{"google", "gemini-3.1-pro-preview", fake.NewGemini, true},
+		{"deepseek", "deepseek-v4-flash", fake.NewDeepSeek, true},
+		{"deepseek", "deepseek-v4-pro", fake.NewDeepSeek, true},
 		{"perplexity", "sonar-pro", func() *fake.Server { return fake.NewOpenAIHost("perplexity") }, false},
 		{"cohere", "command-a-03-2025", fake.NewCohere, true},
 		{"anthropic", "claude-haiku-4-5", fake.NewAnthropic, true},
@@ -63,10 +69,12 @@ func TestMultiTurnToolConversation(t *testing.T) {
 			req := func(msgs []engine.Message) *engine.ChatRequest {
 				r := fullRequest(c.model)
 				r.ResponseFormat, r.Extra, r.ReasoningEffort = nil, nil, "none"
+				r.MaxTokens = intp(1000) // the pipe default
 				if c.provider == "anthropic" {
-					// A pipe's max_tokens default; Claude 5.x spends it on
-					// thinking unless Hearth gives thinking room.
-					r.ReasoningEffort, r.MaxTokens = "", intp(1000)
+					// No effort: Claude 5.x thinks by default and spends
+					// the pipe's max_tokens on thinking unless Hearth
+					// gives thinking room.
+					r.ReasoningEffort = ""
 				}
 				r.ToolChoice = &engine.ToolChoice{Mode: "auto"}
 				r.Messages = msgs

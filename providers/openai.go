@@ -80,7 +80,14 @@ func buildOpenAIRequest(h *host, req *engine.ChatRequest, stream bool) *oaiReque
 // buildOpenAIRequestIn is buildOpenAIRequest in room, a zero room.
 func buildOpenAIRequestIn(room *oaiRequestRoom, h *host, req *engine.ChatRequest, stream bool) *oaiRequest {
 	r := &room.r
-	*r = oaiRequest{Model: req.Model, Messages: openAIWireMessagesIn(h, openAIMessages(h, req.Messages), room.msgs[:]), Stop: req.Stop,
+	msgs := openAIMessages(h, req.Messages)
+	if rf := req.ResponseFormat; rf != nil && rf.Type == "json_schema" && h.jsonSchema == "json_object" {
+		msgs = withSchemaPrompt(msgs, rf)
+	}
+	if h.shortToolIDs {
+		msgs = mistralMessages(msgs)
+	}
+	*r = oaiRequest{Model: req.Model, Messages: openAIWireMessagesIn(h, msgs, room.msgs[:]), Stop: req.Stop,
 		Temperature: req.Temperature, TopP: req.TopP, Stream: stream}
 	if req.MaxTokens != nil {
 		if h.maxTokensField == "max_completion_tokens" {
@@ -310,6 +317,9 @@ func (o *OpenAI) translate(s *sseStream, st *oaiStreamState, data []byte) error 
 	if string(data) == "[DONE]" {
 		s.finished = true
 		return nil
+	}
+	if o.host.contentChunks {
+		data = flattenContent(data)
 	}
 	ev, err := decodeChunk(data, &st.strs)
 	if err != nil {

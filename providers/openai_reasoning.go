@@ -84,6 +84,9 @@ func decodeOpenAIResponse(h *host, call *upstreamCall) (*engine.ChatResponse, we
 	}
 	defer releaseBody(buf)
 	raw := buf.Bytes()
+	if h.contentChunks {
+		raw = flattenContent(raw)
+	}
 	resp, sources, err := decodeChatResponseSources(raw)
 	if err != nil {
 		return nil, src, call.redact(&engine.Error{Code: engine.CodeUpstream, Message: h.name + " sent a response Hearth could not read", Err: err})

@@ -28,7 +28,7 @@ var roomPool = sync.Pool{New: func() any { return new(oaiRequestRoom) }}
 // left to the collector, since an encoding error may point into it.
 func encodeOpenAIChat(h *host, req *engine.ChatRequest, stream bool) ([]byte, error) {
 	room := roomPool.Get().(*oaiRequestRoom)
-	body, err := encodeOpenAIRequest(buildOpenAIRequestIn(room, h, req, stream), req.Extra)
+	body, err := encodeOpenAIRequest(buildOpenAIRequestIn(room, h, req, stream), hostExtra(h, req.Extra, hostAdditions(h, req)))
 	if err != nil {
 		return nil, err
 	}

@@ -51,6 +51,10 @@ type modelRule struct {
 	toolsNoEffort bool
 	// noParallelToolCalls: the models refuse parallel_tool_calls.
 	noParallelToolCalls bool
+	// noneDisablesThinking sends reasoning_effort "none" as
+	// {"thinking":{"type":"disabled"}} (DeepSeek's switch), since the
+	// models think by default.
+	noneDisablesThinking bool
 	// source is the documentation the rule was checked against.
 	source string
 }
@@ -136,15 +140,15 @@ var modelRules = map[string][]modelRule{
 			source: "https://console.groq.com/docs/reasoning"},
 	},
 	"deepseek": {
-		// Thinking mode ignores sampling parameters; deepseek-reasoner
-		// always thinks. reasoning_effort is "high" or "max" (low and
-		// medium are read as high); "none" is not an effort, thinking is
-		// switched off with {"thinking":{"type":"disabled"}} in
-		// customModelParams: https://api-docs.deepseek.com/guides/thinking_mode
-		{pattern: "deepseek-reasoner*", reasoning: true, drop: samplingParams, reasoningMaxTokens: 32768,
-			source: "https://api-docs.deepseek.com/guides/reasoning_model"},
-		{pattern: "deepseek-v4*", reasoning: true, reasoningMaxTokens: 32768,
-			effort: map[string]string{"low": "high", "medium": "high", "high": "high"},
+		// Thinking mode (on by default, at effort high) ignores sampling
+		// parameters. reasoning_effort takes low, high and max (medium is
+		// read as high); "none" is not an effort: thinking is switched off
+		// with {"thinking":{"type":"disabled"}}:
+		// https://api-docs.deepseek.com/guides/thinking_mode
+		// deepseek-chat and deepseek-reasoner are retired; the V4 models
+		// replace them.
+		{pattern: "deepseek-v4*", reasoning: true, reasoningMaxTokens: 32768, noneDisablesThinking: true,
+			effort: map[string]string{"low": "low", "medium": "high", "high": "high"},
 			source: "https://api-docs.deepseek.com/guides/thinking_mode"},
 	},
 }

@@ -59,9 +59,14 @@ func TestModelRulesAgainstStrictFakes(t *testing.T) {
 		{"groq", "qwen/qwen3-32b", "high", map[string]any{"reasoning_effort": "default"}, nil},
 		{"groq", "qwen/qwen3-32b", "none", map[string]any{"reasoning_effort": "none"}, nil},
 		{"groq", "llama-3.3-70b-versatile", "high", map[string]any{"temperature": 0.5}, []string{"reasoning_effort"}},
-		// DeepSeek V4 takes reasoning_effort high (low and medium read as high).
-		{"deepseek", "deepseek-v4-pro", "low", map[string]any{"reasoning_effort": "high"}, nil},
-		{"deepseek", "deepseek-chat", "low", nil, []string{"reasoning_effort"}},
+		// DeepSeek V4 takes reasoning_effort low and high (medium is read
+		// as high); "none" switches thinking off. No seed, no
+		// parallel_tool_calls: its fake refuses unknown fields.
+		{"deepseek", "deepseek-v4-pro", "low", map[string]any{"reasoning_effort": "low"}, []string{"seed", "parallel_tool_calls"}},
+		{"deepseek", "deepseek-v4-pro", "medium", map[string]any{"reasoning_effort": "high"}, nil},
+		{"deepseek", "deepseek-v4-flash", "none", map[string]any{"thinking": map[string]any{"type": "disabled"}}, []string{"reasoning_effort"}},
+		// Mistral: the seed is random_seed; tool_choice required is "any".
+		{"mistral", "mistral-medium-latest", "low", map[string]any{"random_seed": 7.0, "tool_choice": "any"}, []string{"seed", "reasoning_effort"}},
 		// Claude against the Anthropic fake (the request forces a tool):
 		// the 5.5-era models refuse forced tools and cannot stop thinking;
 		// Claude 5 thinks by default and takes a forced tool with thinking
@@ -85,17 +90,18 @@ func TestModelRulesAgainstStrictFakes(t *testing.T) {
 	for _, c := range cases {
 		f := fakes[c.provider]
 		if f == nil {
-			f = fake.NewOpenAIHost(c.provider)
-			if c.provider == "anthropic" {
+			switch c.provider {
+			case "anthropic":
 				f = fake.NewAnthropic()
+			case "deepseek":
+				f = fake.NewDeepSeek()
+			default:
+				f = fake.NewOpenAIHost(c.provider)
 			}
 			fakes[c.provider] = f
 		}
 		req := fullRequest(c.model)
 		req.ReasoningEffort = c.effort
-		if c.provider == "anthropic" {
-			req.Extra = nil // Anthropic has no seed
-		}
 		body := sentBody(t, c.provider, f, req)
 		for k, want := range c.present {
 			got, ok := body[k]
@@ -158,8 +164,9 @@ func TestStrictFakeRejects(t *testing.T) {
 // (1000) would be spent on hidden reasoning, so reasoning models get a
 // larger budget; a value the caller chose is kept.
 func TestReasoningModelMaxTokensDefault(t *testing.T) {
-	f := fake.NewOpenAIHost("openai")
+	f, ds := fake.NewOpenAIHost("openai"), fake.NewDeepSeek()
 	defer f.Close()
+	defer ds.Close()
 	cases := []struct {
 		provider, model string
 		maxTokens       int
@@ -170,13 +177,17 @@ func TestReasoningModelMaxTokensDefault(t *testing.T) {
 		{"openai", "gpt-5-mini", 1000, "max_completion_tokens", 25000},
 		{"openai", "o3", 1200, "max_completion_tokens", 1200},
 		{"openai", "gpt-4o", 1000, "max_completion_tokens", 1000},
-		{"deepseek", "deepseek-reasoner", 1000, "max_tokens", 32768},
-		{"deepseek", "deepseek-chat", 1000, "max_tokens", 1000},
+		{"deepseek", "deepseek-v4-flash", 1000, "max_tokens", 32768},
+		{"deepseek", "deepseek-v4-pro", 2000, "max_tokens", 2000},
 	}
 	for _, c := range cases {
 		req := fullRequest(c.model)
 		req.MaxTokens = intp(c.maxTokens)
-		body := sentBody(t, c.provider, f, req)
+		up := f
+		if c.provider == "deepseek" {
+			up = ds
+		}
+		body := sentBody(t, c.provider, up, req)
 		if body[c.field] != c.want {
 			t.Errorf("%s %s max_tokens %d: sent %s=%v, want %v", c.provider, c.model, c.maxTokens, c.field, body[c.field], c.want)
 		}

@@ -52,8 +52,7 @@ func TestOpenAIHostQuirks(t *testing.T) {
 		{"openai", "o3-mini", map[string]any{"max_completion_tokens": 100.0, "reasoning_effort": "low"}, []string{"temperature", "top_p", "presence_penalty", "frequency_penalty"}},
 		{"mistral", "mistral-large-latest", map[string]any{"tool_choice": "any", "max_tokens": 100.0}, []string{"stream_options", "reasoning_effort"}},
 		{"perplexity", "sonar", map[string]any{"presence_penalty": 0.1}, []string{"tools", "tool_choice", "parallel_tool_calls", "frequency_penalty"}},
-		{"deepseek", "deepseek-chat", map[string]any{"response_format": map[string]any{"type": "json_object"}}, []string{"reasoning_effort"}},
-		{"deepseek", "deepseek-reasoner", nil, []string{"temperature", "top_p", "presence_penalty"}},
+		{"deepseek", "deepseek-v4-flash", map[string]any{"response_format": map[string]any{"type": "json_object"}, "reasoning_effort": "low"}, []string{"parallel_tool_calls"}},
 		{"groq", "llama-3.3-70b-versatile", map[string]any{"temperature": 0.5}, []string{"reasoning_effort"}},
 		{"groq", "openai/gpt-oss-20b", map[string]any{"reasoning_effort": "low"}, []string{"temperature"}},
 		{"ollama", "llama3.2", map[string]any{"tools": nil}, []string{"tool_choice"}},
@@ -76,8 +75,13 @@ func TestOpenAIHostQuirks(t *testing.T) {
 				t.Errorf("%s %s: %s sent (%v), should be dropped", c.provider, c.model, k, v)
 			}
 		}
-		if body["seed"] != 7.0 || body["stream"] == true {
-			t.Errorf("%s: custom params not merged as-is (seed=%v stream=%v)", c.provider, body["seed"], body["stream"])
+		// The seed is Mistral's random_seed; DeepSeek has none ("").
+		seedName, renamed := map[string]string{"mistral": "random_seed", "deepseek": ""}[c.provider]
+		if !renamed {
+			seedName = "seed"
+		}
+		if (seedName != "" && body[seedName] != 7.0) || (seedName != "seed" && body["seed"] != nil) || body["stream"] == true {
+			t.Errorf("%s: custom params not merged as the host takes them (%s=%v seed=%v stream=%v)", c.provider, seedName, body[seedName], body["seed"], body["stream"])
 		}
 		msgs := body["messages"].([]any)
 		role := msgs[0].(map[string]any)["role"]
@@ -103,7 +107,7 @@ func TestAnthropicMapping(t *testing.T) {
 	if body["system"] != "Be brief." || body["max_tokens"] != 100.0 || body["temperature"] != 0.5 || body["thinking"] != nil {
 		t.Errorf("system/max_tokens/temperature: %v", body)
 	}
-	for _, k := range []string{"top_p", "presence_penalty", "frequency_penalty", "reasoning_effort", "tool_choice_required", "response_format"} {
+	for _, k := range []string{"top_p", "presence_penalty", "frequency_penalty", "reasoning_effort", "tool_choice_required", "response_format", "seed"} {
 		if _, ok := body[k]; ok {
 			t.Errorf("%s sent to anthropic", k)
 		}
@@ -142,6 +146,9 @@ func TestGeminiMapping(t *testing.T) {
 	}
 	if _, ok := gc["presencePenalty"]; ok {
 		t.Error("penalties sent to gemini")
+	}
+	if _, top := body["seed"]; top || gc["seed"] != 7.0 {
+		t.Errorf("seed must go in generationConfig (Gemini has no top-level seed): %v", body)
 	}
 	if body["systemInstruction"] == nil || body["toolConfig"].(map[string]any)["functionCallingConfig"].(map[string]any)["mode"] != "ANY" {
 		t.Errorf("systemInstruction/toolConfig: %v", body)

@@ -19,7 +19,7 @@ import (
 // with no providers, for the tests of this package's internals. They
 // cannot use servertest (server/app imports this package); everything
 // else builds through server/app.
-func internalDeps(t *testing.T) Deps {
+func internalDeps(t testing.TB) Deps {
 	t.Helper()
 	ctx := context.Background()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))

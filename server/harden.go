@@ -24,10 +24,12 @@ import (
 //   - every response write gets WriteIdleTimeout to complete, re-armed per
 //     write, so a stream may last hours while a client that stops reading
 //     is dropped;
-//   - at most MaxConcurrent requests are served at once; more get 503 with
-//     Retry-After (health and metrics are exempt), and one API key (or one
-//     client address, without a key) may hold at most MaxInFlightPerKey
-//     (MaxInFlightPerIP) of them; more get 429 (inflight.go).
+//   - at most MaxConcurrent requests are served at once, shared fairly
+//     between API keys (client addresses, without a key); more wait up to
+//     QueueTimeout, at most MaxQueued of them, then get 503 with
+//     Retry-After (health and metrics are exempt); fixed caps per key and
+//     per address (MaxInFlightPerKey, MaxInFlightPerIP, off by default)
+//     answer 429 (admit.go, share.go).
 
 // Defaults of the hardening settings.
 const (
@@ -38,8 +40,8 @@ const (
 	DefaultWriteIdleTimeout  = 60 * time.Second
 	DefaultIdleTimeout       = 120 * time.Second
 	DefaultMaxConcurrent     = 512
-	DefaultMaxInFlightPerKey = 64
-	DefaultMaxInFlightPerIP  = 32
+	DefaultMaxQueued         = 1024
+	DefaultQueueTimeout      = 10 * time.Second
 	DefaultBodyTimeout       = 60 * time.Second
 	DefaultUploadBodyTimeout = 10 * time.Minute
 )
@@ -83,12 +85,10 @@ func (c *Config) hardenDefaults() {
 	if c.MaxConcurrent == 0 {
 		c.MaxConcurrent = DefaultMaxConcurrent
 	}
-	if c.MaxInFlightPerKey == 0 {
-		c.MaxInFlightPerKey = DefaultMaxInFlightPerKey
+	if c.MaxQueued == 0 {
+		c.MaxQueued = DefaultMaxQueued
 	}
-	if c.MaxInFlightPerIP == 0 {
-		c.MaxInFlightPerIP = DefaultMaxInFlightPerIP
-	}
+	def(&c.QueueTimeout, DefaultQueueTimeout)
 	def(&c.BodyTimeout, DefaultBodyTimeout)
 	def(&c.UploadBodyTimeout, DefaultUploadBodyTimeout)
 }
@@ -114,25 +114,6 @@ var (
 	apiCSP     = []string{"default-src 'none'; frame-ancestors 'none'"}
 	noReferrer = []string{"no-referrer"}
 )
-
-// limitConcurrency answers 503 when MaxConcurrent requests are in flight.
-func (s *Server) limitConcurrency(next echo.HandlerFunc) echo.HandlerFunc {
-	if s.slots == nil {
-		return next
-	}
-	return func(c echo.Context) error {
-		if p := c.Path(); p == "/health" || p == "/metrics" {
-			return next(c)
-		}
-		if !s.slots.acquire() {
-			s.metrics.Rejected("overload")
-			return &engine.Error{Code: engine.CodeUnavailable, RetryAfter: 1,
-				Message: "the server is at its limit of concurrent requests; retry shortly"}
-		}
-		defer s.slots.release()
-		return next(c)
-	}
-}
 
 // guardIO installs the slow-body guard and the per-write deadline. When
 // the guard cut a body off, the handler's error (whatever it made of the

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -170,46 +169,6 @@ func TestClientThatStopsReadingIsDropped(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("the write to a stalled client never timed out")
-	}
-}
-
-func TestConcurrencyLimit(t *testing.T) {
-	s, _ := hardened(t, func(c *Config) { c.MaxConcurrent = 2 })
-	release := make(chan struct{})
-	var entered sync.WaitGroup
-	entered.Add(2)
-	s.echo.GET("/t/block", func(c echo.Context) error {
-		entered.Done()
-		<-release
-		return c.String(200, "done")
-	})
-	var wg sync.WaitGroup
-	for range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if resp, err := http.Get(s.URL() + "/t/block"); err == nil {
-				resp.Body.Close()
-			}
-		}()
-	}
-	entered.Wait()
-	resp, err := http.Get(s.URL() + "/t/block")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") != "1" || !strings.Contains(string(b), "SERVICE_UNAVAILABLE") {
-		t.Fatalf("%d %v %s", resp.StatusCode, resp.Header, b)
-	}
-	if resp, err := http.Get(s.URL() + "/health"); err != nil || resp.StatusCode != 200 {
-		t.Fatalf("health during overload: %v %v", resp, err)
-	}
-	close(release)
-	wg.Wait()
-	if resp, err := http.Get(s.URL() + "/health"); err != nil || resp.StatusCode != 200 {
-		t.Fatal("not served after the load went away")
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 
 // startLean serves h behind a lean listener and net/http; it returns
 // the listener (not yet shut down).
-func startLean(t *testing.T, h http.Handler, cfg LeanConfig) (*LeanListener, string) {
+func startLean(t testing.TB, h http.Handler, cfg LeanConfig) (*LeanListener, string) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -56,8 +56,11 @@ type Config struct {
 	RateLimitPerKey  int
 	RateLimitPerPipe int
 	RateLimitBurst   int
-	// Slow-client protection and concurrency (harden.go); zero values take
-	// the Default* constants. MaxConcurrent < 0 means no limit.
+	// Slow-client protection and concurrency (harden.go, admit.go); zero
+	// values take the Default* constants. MaxConcurrent < 0 means no
+	// limit. MaxQueued requests may wait up to QueueTimeout for one of the
+	// MaxConcurrent slots, which go to the waiting clients holding fewest
+	// (MaxQueued < 0: none wait).
 	ReadHeaderTimeout time.Duration
 	BodyIdleTimeout   time.Duration
 	BodyGrace         time.Duration
@@ -65,10 +68,12 @@ type Config struct {
 	WriteIdleTimeout  time.Duration
 	IdleTimeout       time.Duration
 	MaxConcurrent     int
-	// Per-client caps and body deadlines (inflight.go, harden.go); zero
-	// values take the Default* constants, a negative cap means no cap.
-	// MaxInFlightPerKey bounds one API key's requests in flight,
-	// MaxInFlightPerIP those of one client address without a key.
+	MaxQueued         int
+	QueueTimeout      time.Duration
+	// Per-client caps and body deadlines (admit.go, harden.go); a cap of 0
+	// or less is off (the default). MaxInFlightPerKey bounds one API key's
+	// requests in flight, waiting ones included, MaxInFlightPerIP those of
+	// one client address without a key.
 	// BodyTimeout bounds the arrival of a whole request body;
 	// UploadBodyTimeout replaces it on routes whose body limit is above
 	// MaxBodyBytes (uploads, /v1/parser).
@@ -170,9 +175,7 @@ type Server struct {
 	keyLimits   *limiter
 	pipeLimits  *limiter
 	openapi     openapiCache
-	slots       *slots
-	keyInFlight *inflight
-	ipInFlight  *inflight
+	share       *share
 	// longBodyRoutes holds the routes whose body limit is above
 	// MaxBodyBytes (a few upload routes); they get UploadBodyTimeout.
 	longBodyRoutes []routeKey
@@ -200,14 +203,13 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	}
 	s.keyLimits = newLimiter(cfg.RateLimitPerKey, cfg.RateLimitBurst).withCluster(deps.Cluster, "rate/key/")
 	s.pipeLimits = newLimiter(cfg.RateLimitPerPipe, cfg.RateLimitBurst).withCluster(deps.Cluster, "rate/pipe/")
-	s.slots = newSlots(cfg.MaxConcurrent)
-	s.keyInFlight, s.ipInFlight = newInflight(cfg.MaxInFlightPerKey), newInflight(cfg.MaxInFlightPerIP)
+	s.share = newShare(cfg.MaxConcurrent, cfg.MaxQueued, cfg.QueueTimeout, cfg.MaxInFlightPerKey, cfg.MaxInFlightPerIP)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.JSONSerializer = plainJSON{}
 	e.HTTPErrorHandler = s.handleError
 	s.handler = newChain(e, normalizePath,
-		s.requestIDs, s.securityHeaders, s.observe, s.accessLog, s.recoverPanics, s.limitConcurrency, s.guardIO, s.faults, cors())
+		s.requestIDs, s.securityHeaders, s.observe, s.accessLog, s.recoverPanics, s.guardIO, s.faults, cors())
 	s.echo = e
 	s.routes = s.routeTable()
 	for _, r := range s.routes {
@@ -219,7 +221,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		if limit > cfg.MaxBodyBytes {
 			s.longBodyRoutes = append(s.longBodyRoutes, routeKey{r.Method, r.Path})
 		}
-		e.Add(r.Method, r.Path, routeHandler(r.Handler, bodyLimit(limit), s.authenticate(r.Auth), s.limitInFlight, s.rateLimit))
+		e.Add(r.Method, r.Path, routeHandler(r.Handler, bodyLimit(limit), s.authenticate(r.Auth), s.admit, s.rateLimit))
 	}
 	return s, nil
 }

@@ -14,7 +14,8 @@ import (
 // that matches no scripted tool call gets a tool_use of that tool whose
 // input is Reply.JSON, as structured output does; output_config.format
 // answers Reply.JSON as text. Requests are checked as the real API checks
-// them for the model named (anthropic_check.go), unknown fields included;
+// them for the model named (anthropic_check.go), unknown fields included
+// (anthropic_strict.go);
 // Claude 5.x thinks by default. With thinking on, the answer starts with
 // a thinking block signed for its model, which must come back before the
 // tool calls it preceded (on the 5.5-era models: only to that model, in
@@ -97,7 +98,7 @@ func handleAnthropic(s *Server, w http.ResponseWriter, r *http.Request, body []b
 		content = append(content, map[string]any{"type": "tool_use", "id": antID(c, i), "name": c.Name, "input": json.RawMessage(c.args())})
 	}
 	if len(calls) > 0 {
-		s.recordTurn(antID(calls[0], 0), antTurn{model: req.Model, layout: antLayout(content)})
+		s.recordTurn(antID(calls[0], 0), toolTurn{model: req.Model, layout: antLayout(content)})
 	}
 	if rep.Finish != "" {
 		stop = rep.Finish
@@ -160,7 +161,7 @@ func (s *Server) antThinkingBlock(model string, rep Reply, i int) map[string]any
 	return map[string]any{"type": "thinking", "thinking": reasoning, "signature": sig}
 }
 
-// antLayout is the layout of an answer's content (see antTurn).
+// antLayout is the layout of an answer's content (see toolTurn).
 func antLayout(content []map[string]any) []string {
 	var out []string
 	for _, b := range content {

@@ -117,7 +117,7 @@ func (s *Server) checkAnthropic(body []byte) string {
 	if err := json.Unmarshal(body, &r); err != nil {
 		return "invalid JSON: " + err.Error()
 	}
-	if p := s.unknownFieldOf(body, anthropicShape); p != "" {
+	if p := s.unknownFieldOf(body, antUnknownField); p != "" {
 		return p + ": Extra inputs are not permitted"
 	}
 	switch {
@@ -205,33 +205,9 @@ func (s *Server) checkAnthropic(body []byte) string {
 	return s.checkAntHistory(r, thinking)
 }
 
-// antTurn is the block layout of an answer that called tools: "thinking:<signature>", "text" and "tool_use:<id>" in order.
-type antTurn struct {
-	model  string
-	layout []string
-}
-
 // thought reports whether the turn started with thinking.
-func (t antTurn) thought() bool {
+func (t toolTurn) thought() bool {
 	return len(t.layout) > 0 && strings.HasPrefix(t.layout[0], "thinking:")
-}
-
-// recordTurn keeps the layout of an answer whose first tool call is id.
-func (s *Server) recordTurn(id string, t antTurn) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.turns == nil {
-		s.turns = map[string]antTurn{}
-	}
-	s.turns[id] = t
-}
-
-// turn returns the recorded layout of the answer whose first tool call is id.
-func (s *Server) turn(id string) (antTurn, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, ok := s.turns[id]
-	return t, ok
 }
 
 // layoutOf is the layout of an assistant turn as sent back.
@@ -330,7 +306,7 @@ func (s *Server) checkAntHistory(r antCheckReq, thinking bool) string {
 		if first == "" {
 			return ""
 		}
-		t, known := s.turn(first)
+		t, known := s.turnOf(first)
 		if known && (t.model != r.Model || !t.thought()) {
 			// Another model made this turn, or this one without thinking:
 			// there is no thinking of this model to send back.

@@ -23,6 +23,19 @@ var cohereChatFields = map[string]bool{"model": true, "messages": true, "tools":
 	"temperature": true, "seed": true, "frequency_penalty": true, "presence_penalty": true, "k": true, "p": true,
 	"logprobs": true, "tool_choice": true, "thinking": true, "stream": true, "priority": true}
 
+// cohereNested are the fields inside a v2 /chat body's messages, tools
+// and response format (https://docs.cohere.com/reference/chat): tool
+// calls are {id, type, function{name, arguments}} and tools {type,
+// function{name, description, parameters}}; Cohere refuses others.
+var cohereNested = fields{
+	"messages": {"role": free, "tool_call_id": free, "tool_plan": free, "citations": free,
+		"content":    {"type": free, "text": free, "image_url": {"url": free, "detail": free}, "document": free, "thinking": free},
+		"tool_calls": {"id": free, "type": free, "function": {"name": free, "arguments": free}}},
+	"tools":           {"type": free, "function": {"name": free, "description": free, "parameters": free}},
+	"response_format": {"type": free, "json_schema": free},
+	"thinking":        {"type": free, "token_budget": free},
+}
+
 // checkCohereChat returns why Cohere would refuse a /chat body, or "".
 func checkCohereChat(body []byte) string {
 	var m map[string]json.RawMessage
@@ -32,6 +45,11 @@ func checkCohereChat(body []byte) string {
 	for k := range m {
 		if !cohereChatFields[k] {
 			return "unknown field: parameter " + k + " is not a valid field"
+		}
+		if sub := cohereNested[k]; sub != nil {
+			if p := sub.unknownField(k, m[k]); p != "" {
+				return "unknown field: parameter " + p + " is not a valid field"
+			}
 		}
 	}
 	for _, k := range []string{"frequency_penalty", "presence_penalty"} {
@@ -106,7 +124,11 @@ func handleCohere(s *Server, w http.ResponseWriter, r *http.Request, body []byte
 		return
 	}
 	if msg := checkCohereChat(body); msg != "" {
-		writeJSON(w, 400, map[string]any{"id": "fake-error", "message": "invalid request: " + msg})
+		status := 400
+		if strings.HasPrefix(msg, "unknown field") {
+			status = 422
+		}
+		writeJSON(w, status, map[string]any{"id": "fake-error", "message": "invalid request: " + msg})
 		return
 	}
 	wantJSON := req.ResponseFormat != nil && req.ResponseFormat.Type == "json_object"

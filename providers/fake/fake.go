@@ -133,12 +133,40 @@ type Server struct {
 	// signatures, reasoning texts) this server handed out, each with the
 	// model that produced it, so a request echoing one back can be checked.
 	issued map[string]string
-	// turns holds, by the id of its first tool call, the model and block
-	// layout of each Anthropic answer that called tools.
-	turns map[string]antTurn
+	// turns holds each answer that called tools, by the id of its first
+	// tool call.
+	turns map[string]toolTurn
 	// strict remembers the unknown-field check of bodies seen (see
 	// unknownFieldOf).
 	strict map[string]string
+}
+
+// toolTurn is what a server remembers of an answer that called tools.
+type toolTurn struct {
+	model string
+	// layout is an Anthropic answer's blocks in order:
+	// "thinking:<signature>", "text" and "tool_use:<id>".
+	layout []string
+	// reasoning is the reasoning text a DeepSeek-mode answer carried.
+	reasoning string
+}
+
+// recordTurn keeps an answer whose first tool call is id.
+func (s *Server) recordTurn(id string, t toolTurn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.turns == nil {
+		s.turns = map[string]toolTurn{}
+	}
+	s.turns[id] = t
+}
+
+// turnOf returns the answer whose first tool call is id.
+func (s *Server) turnOf(id string) (toolTurn, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.turns[id]
+	return t, ok
 }
 
 // issue records and returns a token the client must echo later.
@@ -211,10 +239,11 @@ func (s *Server) LastRequest() Request {
 // Count is the number of requests received.
 func (s *Server) Count() int { return int(s.n.Load()) }
 
-// Reset clears the queue, the default, the recordings and the counter.
+// Reset clears the queue, the default, the recordings, the counter and
+// the answers remembered by tool call id (scripted replies reuse call ids).
 func (s *Server) Reset() {
 	s.mu.Lock()
-	s.queue, s.def, s.reqs = nil, Reply{}, nil
+	s.queue, s.def, s.reqs, s.turns = nil, Reply{}, nil, nil
 	s.mu.Unlock()
 	s.n.Store(0)
 }

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"crypto/rand"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -18,6 +19,11 @@ func NewGemini() *Server { return newServer("gemini", "/v1beta", handleGemini) }
 type gemReq struct {
 	GenerationConfig *struct {
 		ResponseMimeType string `json:"responseMimeType"`
+		MaxOutputTokens  *int   `json:"maxOutputTokens"`
+		ThinkingConfig   *struct {
+			ThinkingBudget *int   `json:"thinkingBudget"`
+			ThinkingLevel  string `json:"thinkingLevel"`
+		} `json:"thinkingConfig"`
 	} `json:"generationConfig"`
 	Requests []struct {
 		Content struct {
@@ -56,7 +62,14 @@ func handleGemini(s *Server, w http.ResponseWriter, r *http.Request, body []byte
 	model := path[strings.LastIndex(path, "/")+1:]
 	model, method, _ := strings.Cut(model, ":")
 	if method == "generateContent" || method == "streamGenerateContent" {
-		if msg := s.checkGemini(model, body); msg != "" {
+		msg := checkGeminiFields(body)
+		if msg == "" {
+			msg = s.checkGemini(model, body)
+		}
+		if msg == "" {
+			msg = checkFunctionResponses(model, body)
+		}
+		if msg != "" {
 			writeJSON(w, 400, map[string]any{"error": map[string]any{"code": 400, "message": msg, "status": "INVALID_ARGUMENT"}})
 			return
 		}
@@ -68,10 +81,22 @@ func handleGemini(s *Server, w http.ResponseWriter, r *http.Request, body []byte
 	if rep.Finish != "" {
 		finish = rep.Finish
 	}
+	starved := false
+	if thoughts, limit := req.thinking(model); thoughts > 0 && limit != nil && thoughts >= *limit {
+		starved = true
+		// The thinking spent the whole output budget: no answer is left.
+		rep = Reply{Text: "", ToolCalls: nil, Truncate: rep.Truncate}
+		finish = "MAX_TOKENS"
+		usage = map[string]int{"promptTokenCount": u.PromptTokens, "thoughtsTokenCount": *limit, "totalTokenCount": u.PromptTokens + *limit}
+	}
 	calls := func() []any {
 		var parts []any
 		for i, c := range rep.ToolCalls {
-			part := map[string]any{"functionCall": map[string]any{"name": c.Name, "args": json.RawMessage(c.args())}}
+			fc := map[string]any{"name": c.Name, "args": json.RawMessage(c.args())}
+			if gemini3(model) {
+				fc["id"] = gemCallID()
+			}
+			part := map[string]any{"functionCall": fc}
 			if i == 0 && gemini3(model) {
 				part["thoughtSignature"] = s.gemSignature(c.Name)
 			}
@@ -91,13 +116,19 @@ func handleGemini(s *Server, w http.ResponseWriter, r *http.Request, body []byte
 	switch method {
 	case "generateContent":
 		var parts []any
-		if t := rep.text(wantJSON); t != "" {
+		if starved {
+			parts = []any{}
+		} else if t := rep.text(wantJSON); t != "" {
 			parts = append(parts, map[string]any{"text": t})
 		}
 		writeJSON(w, 200, resp(append(parts, calls()...), true))
 	case "streamGenerateContent":
 		out := newSSE(w, r, rep, "\r\n\r\n")
-		for _, piece := range words(rep.text(wantJSON)) {
+		text := rep.text(wantJSON)
+		if starved {
+			text = ""
+		}
+		for _, piece := range words(text) {
 			if !out.send("", resp([]any{map[string]any{"text": piece}}, false)) {
 				return
 			}
@@ -122,4 +153,30 @@ func handleGemini(s *Server, w http.ResponseWriter, r *http.Request, body []byte
 	default:
 		writeJSON(w, 404, map[string]any{"error": map[string]any{"code": 404, "message": "method not found", "status": "NOT_FOUND"}})
 	}
+}
+
+// thinking is how many thinking tokens the request spends and its
+// maxOutputTokens (nil when unset).
+func (r gemReq) thinking(model string) (int, *int) {
+	g := r.GenerationConfig
+	if g == nil {
+		return gemThoughtTokens(model, nil, ""), nil
+	}
+	var budget *int
+	level := ""
+	if tc := g.ThinkingConfig; tc != nil {
+		budget, level = tc.ThinkingBudget, tc.ThinkingLevel
+	}
+	return gemThoughtTokens(model, budget, level), g.MaxOutputTokens
+}
+
+// gemCallID is a Gemini 3 function call id: eight random letters and digits.
+func gemCallID() string {
+	const abc = "abcdefghijklmnopqrstuvwxyz0123456789"
+	b := make([]byte, 8)
+	rand.Read(b)
+	for i := range b {
+		b[i] = abc[int(b[i])%len(abc)]
+	}
+	return string(b)
 }

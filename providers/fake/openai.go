@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"crypto/rand"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -17,7 +18,10 @@ func NewOpenAI() *Server { return NewOpenAIHost("openai") }
 // NewOpenAIHost starts the fake as one OpenAI-compatible host ("openai",
 // "xai", "groq", "mistral", "perplexity"; any other name checks only what
 // every host checks): requests are checked against that host's rules and
-// errors come in its shape.
+// errors come in its shape. The openai, mistral and groq hosts refuse unknown
+// fields at any depth (strict.go); mistral also checks tool call ids,
+// issues nine-character ones and answers reasoning as content chunks.
+// NewDeepSeek is the DeepSeek host.
 func NewOpenAIHost(host string) *Server {
 	s := newServer("openai", "/v1", handleOpenAI)
 	s.host = host
@@ -147,10 +151,14 @@ func openAIChat(w http.ResponseWriter, req oaiReq, rep Reply, wantJSON bool, hos
 	if rep.Reasoning != "" {
 		msg["reasoning_content"] = rep.Reasoning
 	}
+	if chunked(host, req.Model, &rep) {
+		delete(msg, "reasoning_content")
+		msg["content"] = append(thinkingChunk(rep.Reasoning), textChunks(rep.text(wantJSON))...)
+	}
 	if len(rep.ToolCalls) > 0 {
 		calls := make([]map[string]any, len(rep.ToolCalls))
 		for i, tc := range rep.ToolCalls {
-			calls[i] = map[string]any{"id": tc.id(i), "type": "function", "function": map[string]any{"name": tc.Name, "arguments": tc.args()}}
+			calls[i] = map[string]any{"id": hostCallID(host, tc, i), "type": "function", "function": map[string]any{"name": tc.Name, "arguments": tc.args()}}
 		}
 		msg["tool_calls"] = calls
 	}
@@ -170,18 +178,27 @@ func openAIStream(w http.ResponseWriter, r *http.Request, req oaiReq, rep Reply,
 	if !out.send("", chunk(map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil)) {
 		return
 	}
+	arrays := chunked(host, req.Model, &rep)
 	for _, piece := range words(rep.Reasoning) {
-		if !out.send("", chunk(map[string]any{"reasoning_content": piece}, nil)) {
+		d := map[string]any{"reasoning_content": piece}
+		if arrays {
+			d = map[string]any{"content": thinkingChunk(piece)}
+		}
+		if !out.send("", chunk(d, nil)) {
 			return
 		}
 	}
 	for _, piece := range words(rep.text(wantJSON)) {
-		if !out.send("", chunk(map[string]any{"content": piece}, nil)) {
+		d := map[string]any{"content": piece}
+		if arrays {
+			d = map[string]any{"content": textChunks(piece)}
+		}
+		if !out.send("", chunk(d, nil)) {
 			return
 		}
 	}
 	for i, tc := range rep.ToolCalls {
-		first := map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": tc.id(i), "type": "function",
+		first := map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": hostCallID(host, tc, i), "type": "function",
 			"function": map[string]any{"name": tc.Name, "arguments": ""}}}}
 		if !out.send("", chunk(first, nil)) {
 			return
@@ -207,4 +224,50 @@ func openAIStream(w http.ResponseWriter, r *http.Request, req oaiReq, rep Reply,
 		}
 	}
 	out.send("", "[DONE]")
+}
+
+// chunked reports whether a Mistral-mode answer comes as content chunks:
+// magistral models always reason, and the reasoning modes of the other
+// models (a Reply with Reasoning) answer the same way. A magistral reply
+// without Reasoning gets a default one.
+func chunked(host, model string, rep *Reply) bool {
+	if host != "mistral" {
+		return false
+	}
+	if strings.HasPrefix(model, "magistral") && rep.Reasoning == "" {
+		rep.Reasoning = "Let me think this through."
+	}
+	return rep.Reasoning != ""
+}
+
+// thinkingChunk is Mistral's thinking chunk of text.
+func thinkingChunk(text string) []any {
+	if text == "" {
+		return []any{}
+	}
+	return []any{map[string]any{"type": "thinking", "thinking": []any{map[string]any{"type": "text", "text": text}}}}
+}
+
+// textChunks is Mistral's text chunk of text.
+func textChunks(text string) []any {
+	if text == "" {
+		return []any{}
+	}
+	return []any{map[string]any{"type": "text", "text": text}}
+}
+
+// hostCallID is the id of the reply's i-th tool call: the Reply's, or
+// call_<letter>; a Mistral-mode server issues nine random letters and
+// digits unless the Reply's id has that shape.
+func hostCallID(host string, tc ToolCall, i int) string {
+	if host != "mistral" || mistralID.MatchString(tc.ID) {
+		return tc.id(i)
+	}
+	const abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	b := make([]byte, 9)
+	rand.Read(b)
+	for j := range b {
+		b[j] = abc[int(b[j])%len(abc)]
+	}
+	return string(b)
 }

@@ -74,6 +74,10 @@ var oaiChecks = []oaiCheck{
 	{host: "groq", model: regexp.MustCompile(`^openai/gpt-oss`), efforts: []string{"low", "medium", "high"}},
 	{host: "groq", model: regexp.MustCompile(`^qwen/qwen3`), efforts: []string{"none", "default"}},
 	{host: "groq", model: regexp.MustCompile(`.`), efforts: nil},
+	// https://api-docs.deepseek.com/guides/thinking_mode: the requested
+	// effort is mapped (minimal and low to low, medium to high, ...);
+	// "none" is no effort (thinking is switched off with thinking.type).
+	{host: "deepseek", model: regexp.MustCompile(`^deepseek-v4`), efforts: []string{"minimal", "low", "medium", "high", "xhigh", "max", "ultra"}},
 	// Perplexity has no function calling.
 	{host: "perplexity", model: regexp.MustCompile(`.`), efforts: nil, rejects: []string{"tools", "tool_choice"}},
 }
@@ -97,13 +101,24 @@ func (s *Server) checkOpenAIChat(body []byte) *apiError {
 	if model == "" {
 		return &apiError{status: 400, param: "model", msg: "you must provide a model parameter"}
 	}
-	if s.host == "openai" {
-		if p := s.unknownFieldOf(body, openAIChatShape); p != "" {
-			return &apiError{status: 400, param: p, code: "unknown_parameter", msg: fmt.Sprintf("Unrecognized request argument supplied: %s", p)}
+	if f := hostChatFields[s.host]; f != nil {
+		if p := s.unknownFieldOf(body, func(b []byte) string { return f.unknownField("", b) }); p != "" {
+			switch s.host {
+			case "openai":
+				return &apiError{status: 400, param: p, code: "unknown_parameter", msg: fmt.Sprintf("Unrecognized request argument supplied: %s", p)}
+			case "groq":
+				return &apiError{status: 400, param: p, msg: fmt.Sprintf("property '%s' is unsupported", p[strings.LastIndex(p, ".")+1:])}
+			}
+			return &apiError{status: 422, param: p, code: "extra_forbidden", msg: "Extra inputs are not permitted: body." + p}
 		}
 	}
 	if e := checkMessages(m["messages"]); e != nil {
 		return e
+	}
+	if s.host == "mistral" {
+		if e := checkMistralIDs(m["messages"]); e != nil {
+			return e
+		}
 	}
 	if _, ok := m["stream_options"]; ok && string(m["stream"]) != "true" {
 		return &apiError{status: 400, param: "stream_options", msg: "The 'stream_options' parameter is only allowed when 'stream' is enabled."}
@@ -270,4 +285,34 @@ func countTokens(s string) int {
 		inWord = word
 	}
 	return n
+}
+
+// mistralID is the shape of a tool call id Mistral accepts.
+var mistralID = regexp.MustCompile(`^[a-zA-Z0-9]{9}$`)
+
+// checkMistralIDs refuses tool call ids Mistral does not accept, with its
+// message.
+func checkMistralIDs(raw json.RawMessage) *apiError {
+	var msgs []struct {
+		ToolCallID *string `json:"tool_call_id"`
+		ToolCalls  []struct {
+			ID string `json:"id"`
+		} `json:"tool_calls"`
+	}
+	json.Unmarshal(raw, &msgs)
+	for _, m := range msgs {
+		ids := []string{}
+		if m.ToolCallID != nil {
+			ids = append(ids, *m.ToolCallID)
+		}
+		for _, tc := range m.ToolCalls {
+			ids = append(ids, tc.ID)
+		}
+		for _, id := range ids {
+			if !mistralID.MatchString(id) {
+				return &apiError{status: 400, code: "3230", msg: fmt.Sprintf("Tool call id was %s but must be a-z, A-Z, 0-9, with a length of 9.", id)}
+			}
+		}
+	}
+	return nil
 }

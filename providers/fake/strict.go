@@ -1,45 +1,41 @@
 package fake
 
 import (
+	"bytes"
 	"encoding/json"
-	"fmt"
 	"sort"
+	"strconv"
 )
 
-// The real OpenAI and Anthropic APIs refuse a field they do not know at
-// any level of a request body ("Unrecognized request argument supplied",
-// "Extra inputs are not permitted"). The shapes below list the fields each
-// API documents; unknownField walks a body against one.
+// fields is the set of keys a JSON object of a request may hold, as the
+// real API's schema defines it; APIs built on strict schemas (Gemini's
+// protobuf JSON, Mistral's and Cohere's validators, DeepSeek's, OpenAI's
+// "Unrecognized request argument", Anthropic's "Extra inputs are not
+// permitted") refuse any other key at any depth. A key's value describes its value: nil accepts
+// anything (free-form JSON such as a schema or arguments); a non-nil
+// fields is checked against an object, or against each object of an
+// array. Strings, numbers and booleans pass.
+type fields map[string]fields
 
-// shape is what a JSON value may hold: nil accepts anything; an obj lists
-// an object's fields; an arrayOf is an array of one shape; a choice picks
-// the shape from the value itself (a string or an object, a content block
-// by its type).
-type (
-	obj     map[string]any
-	arrayOf struct{ of any }
-	choice  func(raw json.RawMessage) any
-)
-
-// unknownField returns the path of the first field raw holds that spec
-// does not list ("messages[1].tool_calls[0].extra_content"), or "".
-func unknownField(raw json.RawMessage, spec any, path string) string {
-	switch s := spec.(type) {
-	case nil:
+// unknownField returns the path of the first key f does not define in raw
+// ("messages[1].tool_calls[0].extra_content"), or "".
+func (f fields) unknownField(at string, raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || f == nil {
 		return ""
-	case choice:
-		return unknownField(raw, s(raw), path)
-	case arrayOf:
+	}
+	switch raw[0] {
+	case '[':
 		var items []json.RawMessage
 		if json.Unmarshal(raw, &items) != nil {
 			return ""
 		}
 		for i, it := range items {
-			if p := unknownField(it, s.of, fmt.Sprintf("%s[%d]", path, i)); p != "" {
+			if p := f.unknownField(at+"["+strconv.Itoa(i)+"]", it); p != "" {
 				return p
 			}
 		}
-	case obj:
+	case '{':
 		var m map[string]json.RawMessage
 		if json.Unmarshal(raw, &m) != nil {
 			return ""
@@ -50,34 +46,34 @@ func unknownField(raw json.RawMessage, spec any, path string) string {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			sub, ok := s[k]
-			p := k
-			if path != "" {
-				p = path + "." + k
+			sub, ok := f[k]
+			path := k
+			if at != "" {
+				path = at + "." + k
 			}
 			if !ok {
-				return p
+				return path
 			}
-			if q := unknownField(m[k], sub, p); q != "" {
-				return q
+			if p := sub.unknownField(path, m[k]); p != "" {
+				return p
 			}
 		}
 	}
 	return ""
 }
 
-// unknownFieldOf is unknownField(body, spec, "") for s, remembered per
-// body: a body already checked is not walked again, so the allocation
-// tests, which send one body many times and count the fake's allocations
-// with Hearth's, count the check once. At most strictMemo bodies are kept.
-func (s *Server) unknownFieldOf(body []byte, spec any) string {
+// unknownFieldOf is check(body), remembered per body: a body already
+// checked is not walked again, so the benchmarks, which send one body many
+// times and count the fake's allocations with Hearth's, count the check
+// once. At most strictMemo bodies are kept.
+func (s *Server) unknownFieldOf(body []byte, check func([]byte) string) string {
 	s.mu.Lock()
 	p, ok := s.strict[string(body)]
 	s.mu.Unlock()
 	if ok {
 		return p
 	}
-	p = unknownField(body, spec, "")
+	p = check(body)
 	s.mu.Lock()
 	if s.strict == nil || len(s.strict) >= strictMemo {
 		s.strict = map[string]string{}
@@ -90,89 +86,77 @@ func (s *Server) unknownFieldOf(body []byte, spec any) string {
 // strictMemo bounds the bodies unknownFieldOf remembers.
 const strictMemo = 256
 
-// typeOf is the "type" field of an object ("" for anything else).
-func typeOf(raw json.RawMessage) string {
-	var v struct {
-		Type string `json:"type"`
-	}
-	json.Unmarshal(raw, &v)
-	return v.Type
+// free accepts any value under a key (free-form JSON).
+var free fields
+
+// oaiToolCallFields is a tool call of an OpenAI-wire message.
+var oaiToolCallFields = fields{"id": free, "type": free, "index": free,
+	"function": {"name": free, "arguments": free}}
+
+// oaiToolFields is a tool of an OpenAI-wire request.
+var oaiToolFields = fields{"type": free,
+	"function": {"name": free, "description": free, "parameters": free, "strict": free}}
+
+// mistralChatFields is Mistral's chat completion request
+// (https://docs.mistral.ai/api/#tag/chat/operation/chat_completion_v1_chat_completions_post).
+var mistralChatFields = fields{"model": free, "temperature": free, "top_p": free, "max_tokens": free, "stream": free,
+	"stop": free, "random_seed": free, "n": free, "prediction": free, "parallel_tool_calls": free, "prompt_mode": free,
+	"safe_prompt": free, "presence_penalty": free, "frequency_penalty": free, "metadata": free, "reasoning_effort": free,
+	"tool_choice":     {"type": free, "function": {"name": free}},
+	"response_format": {"type": free, "json_schema": {"name": free, "description": free, "schema": free, "strict": free}},
+	"tools":           oaiToolFields,
+	"messages": {"role": free, "name": free, "prefix": free, "tool_call_id": free, "tool_calls": oaiToolCallFields,
+		"content": {"type": free, "text": free, "image_url": {"url": free, "detail": free}, "thinking": free,
+			"document_url": free, "reference_ids": free}},
 }
 
-// isObject reports whether raw is a JSON object.
-func isObject(raw json.RawMessage) bool {
-	for _, c := range raw {
-		switch c {
-		case ' ', '\t', '\n', '\r':
-			continue
-		}
-		return c == '{'
-	}
-	return false
+// deepseekChatFields is DeepSeek's chat completion request
+// (https://api-docs.deepseek.com/api/create-chat-completion).
+var deepseekChatFields = fields{"model": free, "frequency_penalty": free, "max_tokens": free, "presence_penalty": free,
+	"stop": free, "stream": free, "temperature": free, "top_p": free, "logprobs": free, "top_logprobs": free,
+	"reasoning_effort": free, "tool_choice": {"type": free, "function": {"name": free}},
+	"thinking":        {"type": free},
+	"response_format": {"type": free},
+	"stream_options":  {"include_usage": free},
+	"tools":           oaiToolFields,
+	"messages": {"role": free, "name": free, "prefix": free, "tool_call_id": free, "tool_calls": oaiToolCallFields,
+		"reasoning_content": free, "content": {"type": free, "text": free}},
 }
 
-// openAIChatShape is the chat completions request body
+// groqChatFields is Groq's chat completion request
+// (https://console.groq.com/docs/api-reference#chat-create); Groq answers
+// "property 'x' is unsupported" to anything else.
+var groqChatFields = fields{"model": free, "citation_options": free, "compound_custom": free, "disable_tool_validation": free,
+	"documents": free, "exclude_domains": free, "include_domains": free, "frequency_penalty": free, "function_call": free,
+	"functions": free, "include_reasoning": free, "logit_bias": free, "logprobs": free, "max_completion_tokens": free,
+	"max_tokens": free, "metadata": free, "n": free, "parallel_tool_calls": free, "presence_penalty": free,
+	"reasoning_effort": free, "reasoning_format": free, "search_settings": free, "seed": free, "service_tier": free,
+	"stop": free, "store": free, "stream": free, "temperature": free, "top_logprobs": free, "top_p": free, "user": free,
+	"tool_choice":     {"type": free, "function": {"name": free}},
+	"response_format": {"type": free, "json_schema": {"name": free, "description": free, "schema": free, "strict": free}},
+	"stream_options":  {"include_usage": free},
+	"tools":           oaiToolFields,
+	"messages": {"role": free, "name": free, "tool_call_id": free, "tool_calls": oaiToolCallFields, "reasoning": free,
+		"content": {"type": free, "text": free, "image_url": {"url": free, "detail": free}}},
+}
+
+// openAIChatFields is OpenAI's chat completions request
 // (https://platform.openai.com/docs/api-reference/chat/create).
-var openAIChatShape = obj{
-	"model": nil, "messages": arrayOf{openAIMessageShape}, "tools": arrayOf{obj{"type": nil, "function": obj{
-		"name": nil, "description": nil, "parameters": nil, "strict": nil}}},
-	"tool_choice": choice(func(raw json.RawMessage) any {
-		if isObject(raw) {
-			return obj{"type": nil, "function": obj{"name": nil}}
-		}
-		return nil
-	}),
-	"parallel_tool_calls": nil, "temperature": nil, "top_p": nil, "max_tokens": nil, "max_completion_tokens": nil,
-	"presence_penalty": nil, "frequency_penalty": nil, "stop": nil, "seed": nil, "n": nil, "user": nil, "logprobs": nil,
-	"top_logprobs": nil, "logit_bias": nil, "metadata": nil, "store": nil, "service_tier": nil, "modalities": nil,
-	"prediction": nil, "audio": nil, "verbosity": nil, "prompt_cache_key": nil, "safety_identifier": nil,
-	"web_search_options": nil, "reasoning_effort": nil, "stream": nil,
-	"stream_options":  obj{"include_usage": nil, "include_obfuscation": nil},
-	"response_format": obj{"type": nil, "json_schema": obj{"name": nil, "description": nil, "schema": nil, "strict": nil}},
+var openAIChatFields = fields{"model": free, "parallel_tool_calls": free, "temperature": free, "top_p": free,
+	"max_tokens": free, "max_completion_tokens": free, "presence_penalty": free, "frequency_penalty": free, "stop": free,
+	"seed": free, "n": free, "user": free, "logprobs": free, "top_logprobs": free, "logit_bias": free, "metadata": free,
+	"store": free, "service_tier": free, "modalities": free, "prediction": free, "audio": free, "verbosity": free,
+	"prompt_cache_key": free, "safety_identifier": free, "web_search_options": free, "reasoning_effort": free, "stream": free,
+	"tool_choice":     {"type": free, "function": {"name": free}},
+	"stream_options":  {"include_usage": free, "include_obfuscation": free},
+	"response_format": {"type": free, "json_schema": {"name": free, "description": free, "schema": free, "strict": free}},
+	"tools":           oaiToolFields,
+	"messages": {"role": free, "name": free, "tool_call_id": free, "refusal": free, "audio": free,
+		"tool_calls": {"id": free, "type": free, "function": {"name": free, "arguments": free}},
+		"content": {"type": free, "text": free, "image_url": {"url": free, "detail": free}, "input_audio": free, "file": free,
+			"refusal": free}},
 }
 
-var openAIMessageShape = obj{
-	"role": nil, "name": nil, "tool_call_id": nil, "refusal": nil, "audio": nil,
-	"content": choice(func(raw json.RawMessage) any {
-		return arrayOf{obj{"type": nil, "text": nil, "image_url": obj{"url": nil, "detail": nil},
-			"input_audio": nil, "file": nil, "refusal": nil}}
-	}),
-	"tool_calls": arrayOf{obj{"id": nil, "type": nil, "function": obj{"name": nil, "arguments": nil}}},
-}
-
-// anthropicShape is the Messages request body
-// (https://platform.claude.com/docs/en/api/messages).
-var anthropicShape = obj{
-	"model": nil, "max_tokens": nil, "metadata": nil, "service_tier": nil, "stop_sequences": nil, "stream": nil,
-	"temperature": nil, "top_p": nil, "top_k": nil, "container": nil, "mcp_servers": nil, "context_management": nil,
-	"system":   choice(func(raw json.RawMessage) any { return arrayOf{antBlockShape} }),
-	"messages": arrayOf{obj{"role": nil, "content": choice(func(raw json.RawMessage) any { return arrayOf{antBlockShape} })}},
-	"tools": arrayOf{obj{"type": nil, "name": nil, "description": nil, "input_schema": nil, "cache_control": nil,
-		"strict": nil, "max_uses": nil, "allowed_domains": nil, "blocked_domains": nil, "user_location": nil}},
-	"tool_choice":   obj{"type": nil, "name": nil, "disable_parallel_tool_use": nil},
-	"thinking":      obj{"type": nil, "budget_tokens": nil, "display": nil},
-	"output_config": obj{"effort": nil, "format": obj{"type": nil, "schema": nil}},
-}
-
-// antBlockShape is a content block, by its type.
-var antBlockShape = choice(func(raw json.RawMessage) any {
-	cc := "cache_control"
-	switch typeOf(raw) {
-	case "text":
-		return obj{"type": nil, "text": nil, "citations": nil, cc: nil}
-	case "image", "document":
-		return obj{"type": nil, "source": obj{"type": nil, "media_type": nil, "data": nil, "url": nil, "file_id": nil},
-			"title": nil, "context": nil, "citations": nil, cc: nil}
-	case "tool_use", "server_tool_use":
-		return obj{"type": nil, "id": nil, "name": nil, "input": nil, cc: nil}
-	case "tool_result":
-		return obj{"type": nil, "tool_use_id": nil, "content": nil, "is_error": nil, cc: nil}
-	case "web_search_tool_result":
-		return obj{"type": nil, "tool_use_id": nil, "content": nil, cc: nil}
-	case "thinking":
-		return obj{"type": nil, "thinking": nil, "signature": nil}
-	case "redacted_thinking":
-		return obj{"type": nil, "data": nil}
-	}
-	return nil
-})
+// hostChatFields are the OpenAI-wire hosts whose fakes refuse unknown fields.
+var hostChatFields = map[string]fields{"openai": openAIChatFields, "mistral": mistralChatFields,
+	"deepseek": deepseekChatFields, "groq": groqChatFields}

@@ -170,8 +170,8 @@ type App struct {
 // the embedded Badger store in Config.Data with engine.Local, or in cluster
 // mode (Config.DatabaseURL) the PostgreSQL database several nodes share
 // with its postgres.Cluster. Everything New builds over it runs per node:
-// search indexes are local replicas, in-flight caps count this process's
-// requests, and rate limits count through the Cluster.
+// search indexes are local replicas, the concurrency slots and caps count
+// this process's requests, and rate limits count through the Cluster.
 func openStore(cfg Config) (Store, engine.Cluster, error) {
 	if cfg.DatabaseURL != "" {
 		return openCluster(cfg)

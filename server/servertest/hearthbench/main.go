@@ -10,7 +10,9 @@
 //	go run ./server/servertest/hearthbench -sections ingest-http -cpuprofile cpu.out -blockprofile block.out -mutexprofile mutex.out
 //
 // Sections: gateway (overhead of the real server in-process against an
-// instant fake upstream), ingest (upload to completed through the memory
+// instant fake upstream), fairness (one key flooding from 256 clients
+// while another runs at low concurrency: the flood's 429s and the quiet
+// key's p99 alone and loaded, at each -fair-max), ingest (upload to completed through the memory
 // engine), ingest-http (the same through the public upload API of a real
 // server on loopback, 4 parallel clients), retrieval (exact search, our HNSW through index.Manager and
 // coder/hnsw v0.6.1; BM25 and hybrid; reopen time; GloVe vectors), and the
@@ -43,6 +45,8 @@ type Report struct {
 	Gateway        []GatewayResult    `json:"gateway,omitempty"`
 	GatewayGoals   []GoalCheck        `json:"gateway_goals,omitempty"`
 	Soak           []SoakResult       `json:"soak,omitempty"`
+	Fairness       []FairnessResult   `json:"fairness,omitempty"`
+	FairnessCell   float64            `json:"fairness_cell_s,omitempty"`
 	Ingest         []IngestResult     `json:"ingest,omitempty"`
 	IngestHTTP     []HTTPIngestResult `json:"ingest_http,omitempty"`
 	Retrieval      []RetrievalResult  `json:"retrieval,omitempty"`
@@ -58,7 +62,12 @@ type Report struct {
 
 func main() {
 	quick := flag.Bool("quick", false, "small sizes only (a quick look)")
-	sections := flag.String("sections", "gateway,ingest,ingest-http,retrieval,cluster", "comma-separated sections to run: gateway, ingest, ingest-http, retrieval, cluster")
+	sections := flag.String("sections", "gateway,fairness,ingest,ingest-http,retrieval,cluster", "comma-separated sections to run: gateway, fairness, ingest, ingest-http, retrieval, cluster")
+	fairMax := flag.String("fair-max", fmt.Sprintf("%d,512", 2*runtime.GOMAXPROCS(0)), "fairness: comma-separated HEARTH_MAX_CONCURRENT of each row")
+	fairFlood := flag.Int("fair-flood", 256, "fairness: clients of the flooding key")
+	fairQuiet := flag.Int("fair-quiet", 2, "fairness: clients of the quiet key")
+	fairCell := flag.Duration("fair-cell", 2*time.Second, "fairness: measuring time of the quiet key alone and under the flood, each")
+	fairCap := flag.Int("fair-cap", 64, "fairness: add a row at the last -fair-max with this fixed HEARTH_MAX_INFLIGHT_PER_KEY (the earlier default), for comparison; 0 leaves it out")
 	ingestWorkers := flag.Int("ingest-workers", 0, "ingest-http: the server's ingestion workers (0: its default)")
 	jsonOut := flag.String("json", "", "also write the report as JSON to this file")
 	queries := flag.Int("queries", 200, "queries per retrieval case")
@@ -143,6 +152,16 @@ func main() {
 		}
 		rep.Gateway, rep.Soak = g, soaks
 		rep.GatewayGoals = gatewayGoals(g)
+	})
+	section("fairness", func() {
+		mc, err := parseConc(*fairMax)
+		if err != nil {
+			fail("fairness", fmt.Errorf("-fair-max: %w", err))
+		}
+		rep.FairnessCell = fairCell.Seconds()
+		if rep.Fairness, err = runFairness(fairnessOptions{Cell: *fairCell, MaxConcurrent: mc, Flood: *fairFlood, Quiet: *fairQuiet, CapPerKey: *fairCap}, logf); err != nil {
+			fail("fairness", err)
+		}
 	})
 	section("ingest", func() {
 		for _, c := range ingestCases(*quick) {
@@ -300,7 +319,7 @@ func printReport(w io.Writer, rep *Report) {
 		fmt.Fprint(w, " (-quick)")
 	}
 	fmt.Fprintf(w, "\nmachine: %s\ntotal: %.0f s, load average at end %s", rep.Machine, rep.Seconds, rep.LoadAtEnd)
-	for _, s := range []string{"gateway", "ingest", "ingest-http", "retrieval", "cluster"} {
+	for _, s := range []string{"gateway", "fairness", "ingest", "ingest-http", "retrieval", "cluster"} {
 		if t, ok := rep.Sections[s]; ok {
 			fmt.Fprintf(w, " (%s %.0f s)", s, t)
 		}
@@ -310,6 +329,9 @@ func printReport(w io.Writer, rep *Report) {
 		printGateway(w, rep.Gateway, rep.GatewayCell)
 	}
 	printSoak(w, rep.Soak)
+	if len(rep.Fairness) > 0 {
+		printFairness(w, rep.Fairness, rep.FairnessCell)
+	}
 	if len(rep.Ingest) > 0 {
 		printIngest(w, rep.Ingest)
 	}

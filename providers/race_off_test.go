@@ -1,6 +1,0 @@
-//go:build !race
-
-package providers
-
-// raceAllocs is the allocation the race detector adds to a decoded chunk.
-const raceAllocs = 0
