@@ -243,6 +243,15 @@ type Usage struct {
 	CacheCreationTokens int `json:"-"`
 }
 
+// CachedTokens is the prompt tokens read from a prompt cache (0 when the
+// provider said nothing).
+func (u *Usage) CachedTokens() int {
+	if u.PromptTokensDetails == nil {
+		return 0
+	}
+	return u.PromptTokensDetails.CachedTokens
+}
+
 // PromptTokensDetails breaks prompt tokens down.
 type PromptTokensDetails struct {
 	CachedTokens int `json:"cached_tokens"`
@@ -430,4 +439,21 @@ type Providers interface {
 	// model has no price in the catalogue.
 	Cost(ref ModelRef, promptTokens, completionTokens int) (usd float64, ok bool)
 	Catalogue() map[string][]ModelInfo
+}
+
+// UsageCoster is a Providers that prices a call's whole usage, cached
+// prompt tokens at the provider's cache-read price; costOf asks it
+// instead of Cost.
+type UsageCoster interface {
+	CostOf(ref ModelRef, u *Usage) (usd float64, ok bool)
+}
+
+// costOf prices u with p, through CostOf when p has it and u has cached
+// tokens (a copy of u goes to CostOf, so u itself never escapes).
+func costOf(p Providers, ref ModelRef, u *Usage) (float64, bool) {
+	if uc, ok := p.(UsageCoster); ok && u.CachedTokens() > 0 {
+		v := *u
+		return uc.CostOf(ref, &v)
+	}
+	return p.Cost(ref, u.PromptTokens, u.CompletionTokens)
 }

@@ -22,6 +22,11 @@ type instrumented struct {
 	m Metrics
 }
 
+// CostOf prices u with the wrapped providers.
+func (ip *instrumented) CostOf(ref ModelRef, u *Usage) (float64, bool) {
+	return costOf(ip.Providers, ref, u)
+}
+
 func (ip *instrumented) ChatModel(ref ModelRef) (ChatModel, error) {
 	cm, err := ip.Providers.ChatModel(ref)
 	if err != nil {
@@ -51,7 +56,7 @@ func (ip *instrumented) usage(ref ModelRef, u *Usage) {
 	if u == nil || (u.PromptTokens == 0 && u.CompletionTokens == 0) {
 		return
 	}
-	cost, _ := ip.Providers.Cost(ref, u.PromptTokens, u.CompletionTokens)
+	cost, _ := costOf(ip.Providers, ref, u)
 	ip.m.ModelUsage(ref.Provider, ref.Model, u.PromptTokens, u.CompletionTokens, cost)
 }
 

@@ -25,20 +25,23 @@ type RunRecord struct {
 	Pipe   string `json:"pipe"`
 	// PipeVersion is the pipe version the run used (0: a pipe not changed
 	// since versions began).
-	PipeVersion      int       `json:"pipe_version,omitempty"`
-	Model            string    `json:"model"`
-	ThreadID         string    `json:"thread_id"`
-	Endpoint         string    `json:"endpoint"`
-	Stream           bool      `json:"stream"`
-	Status           string    `json:"status"`
-	Error            string    `json:"error,omitempty"`
-	PromptTokens     int       `json:"prompt_tokens"`
-	CompletionTokens int       `json:"completion_tokens"`
-	TotalTokens      int       `json:"total_tokens"`
-	LatencyMs        int64     `json:"latency_ms"`
-	FirstTokenMs     *int64    `json:"first_token_ms,omitempty"`
-	CostUSD          *float64  `json:"cost_usd"`
-	CreatedAt        time.Time `json:"created_at"`
+	PipeVersion      int    `json:"pipe_version,omitempty"`
+	Model            string `json:"model"`
+	ThreadID         string `json:"thread_id"`
+	Endpoint         string `json:"endpoint"`
+	Stream           bool   `json:"stream"`
+	Status           string `json:"status"`
+	Error            string `json:"error,omitempty"`
+	PromptTokens     int    `json:"prompt_tokens"`
+	CompletionTokens int    `json:"completion_tokens"`
+	TotalTokens      int    `json:"total_tokens"`
+	// CachedTokens are the prompt tokens read from the provider's prompt
+	// cache (priced at its cache-read price).
+	CachedTokens int       `json:"cached_tokens,omitempty"`
+	LatencyMs    int64     `json:"latency_ms"`
+	FirstTokenMs *int64    `json:"first_token_ms,omitempty"`
+	CostUSD      *float64  `json:"cost_usd"`
+	CreatedAt    time.Time `json:"created_at"`
 
 	// KeyID is the API key the run was made with (budgets count per key).
 	KeyID string `json:"key_id,omitempty"`
@@ -279,7 +282,12 @@ func (l *RunLog) cost(r RunRecord) (float64, bool) {
 	if r.Kind == RunKindImage {
 		return imageCost(l.providers, ModelRef{Provider: provider, Model: model}, r.Images)
 	}
-	return l.providers.Cost(ModelRef{Provider: provider, Model: model}, r.PromptTokens, r.CompletionTokens)
+	ref := ModelRef{Provider: provider, Model: model}
+	if r.CachedTokens <= 0 {
+		return l.providers.Cost(ref, r.PromptTokens, r.CompletionTokens)
+	}
+	return costOf(l.providers, ref, &Usage{PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens,
+		PromptTokensDetails: &PromptTokensDetails{CachedTokens: r.CachedTokens}})
 }
 
 // RunPage is one page of run records, newest first; Next is the cursor of

@@ -58,6 +58,10 @@ func (r *RunRecord) appendJSON(b []byte) ([]byte, error) {
 	b = strconv.AppendInt(b, int64(r.CompletionTokens), 10)
 	b = append(b, `,"total_tokens":`...)
 	b = strconv.AppendInt(b, int64(r.TotalTokens), 10)
+	if r.CachedTokens != 0 {
+		b = append(b, `,"cached_tokens":`...)
+		b = strconv.AppendInt(b, int64(r.CachedTokens), 10)
+	}
 	b = append(b, `,"latency_ms":`...)
 	b = strconv.AppendInt(b, r.LatencyMs, 10)
 	if r.FirstTokenMs != nil {

@@ -14,14 +14,16 @@ import (
 //
 // Mapping: system/developer messages become the top-level system prompt;
 // tool calls become tool_use blocks and tool messages tool_result blocks;
-// tool_choice required -> {type:any}; parallel_tool_calls=false ->
+// tool_choice required -> {type:any} (auto plus a system instruction on
+// models that refuse forced tools); parallel_tool_calls=false ->
 // disable_parallel_tool_use. json_schema is output_config.format on models
 // that have it, else a forced tool whose input is the answer (sent back as
 // text content); json_object adds a system instruction. Penalties are
 // dropped; sampling parameters, reasoning_effort (thinking and
 // output_config.effort) follow the model's rule in antRules. Thinking
 // blocks that precede tool calls travel in the first call's extra_content
-// and are sent back on the next turn, as tool use with thinking requires.
+// and are sent back on the next turn, as tool use with thinking requires,
+// to the model that produced them only.
 type Anthropic struct {
 	baseURL string
 	c       caller
@@ -121,6 +123,7 @@ var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 const jsonObjectInstruction = "Respond only with a single valid JSON object, without any text before or after it."
 
 func buildAnthropicRequest(req *engine.ChatRequest, stream bool) *antRequest {
+	rule := antRuleFor(req.Model)
 	r := &antRequest{Model: req.Model, MaxTokens: anthropicDefaultMaxTokens, Temperature: req.Temperature,
 		TopP: req.TopP, StopSequences: req.Stop, Stream: stream}
 	if req.MaxTokens != nil {
@@ -134,14 +137,7 @@ func buildAnthropicRequest(req *engine.ChatRequest, stream bool) *antRequest {
 				system = append(system, s)
 			}
 		case "assistant":
-			blocks := antEchoedThinking(m.ToolCalls)
-			if s := m.Content.String(); s != "" {
-				blocks = append(blocks, antBlock{Type: "text", Text: s})
-			}
-			for _, tc := range m.ToolCalls {
-				blocks = append(blocks, antBlock{Type: "tool_use", ID: tc.ID, Name: tc.Function.Name, Input: jsonObjectOr(tc.Function.Arguments)})
-			}
-			r.Messages = appendAntMessage(r.Messages, "assistant", blocks)
+			r.Messages = appendAntMessage(r.Messages, "assistant", antAssistantBlocks(m, req.Model, rule))
 		case "tool":
 			text, _ := json.Marshal(m.Content.String())
 			r.Messages = appendAntMessage(r.Messages, "user", []antBlock{{Type: "tool_result", ToolUseID: m.ToolCallID, Content: text}})
@@ -172,7 +168,6 @@ func buildAnthropicRequest(req *engine.ChatRequest, stream bool) *antRequest {
 			r.ToolChoice.DisableParallelToolUse = true
 		}
 	}
-	rule := antRuleFor(req.Model)
 	if rf := req.ResponseFormat; rf != nil {
 		switch {
 		case rf.Type == "json_schema" && rf.JSONSchema != nil && rule.format && len(rf.JSONSchema.Schema) > 0 && string(rf.JSONSchema.Schema) != "null":
@@ -193,9 +188,22 @@ func buildAnthropicRequest(req *engine.ChatRequest, stream bool) *antRequest {
 			system = append(system, jsonObjectInstruction)
 		}
 	}
+	if tc := r.ToolChoice; rule.always && tc != nil && (tc.Type == "any" || tc.Type == "tool") {
+		system = append(system, forcedToolInstruction(tc))
+		tc.Type, tc.Name = "auto", ""
+	}
 	r.System = strings.Join(system, "\n\n")
 	applyAntRule(r, rule, req.ReasoningEffort)
 	return r
+}
+
+// forcedToolInstruction asks in words for the tool use tc forces, for
+// models that refuse forced tool use.
+func forcedToolInstruction(tc *antToolChoice) string {
+	if tc.Type == "tool" {
+		return "You must call the tool `" + tc.Name + "` in this turn; do not answer in text instead."
+	}
+	return "You must call one of the provided tools in this turn; do not answer in text instead."
 }
 
 // applyAntRule sets thinking and effort from reasoning_effort and drops
@@ -204,8 +212,21 @@ func buildAnthropicRequest(req *engine.ChatRequest, stream bool) *antRequest {
 // only tool_choice auto or none
 // (https://platform.claude.com/docs/en/build-with-claude/extended-thinking),
 // so a forced tool (or the forced json_schema tool) keeps thinking off.
+// Models that think by default get thinking disabled for effort "none"
+// and forced tools, or, when they always think, the lowest effort; while
+// they think, the pipe default max_tokens becomes rule.thinkMaxTokens.
 func applyAntRule(r *antRequest, rule antRule, effort string) {
 	forced := r.ToolChoice != nil && (r.ToolChoice.Type == "any" || r.ToolChoice.Type == "tool")
+	thinks := rule.byDefault
+	switch {
+	case rule.always:
+		if effort == "none" {
+			effort = "low"
+		}
+	case rule.byDefault && (effort == "none" || forced):
+		r.Thinking = &antThinking{Type: "disabled"}
+		thinks = false
+	}
 	if effort != "" && effort != "none" {
 		if rule.effort {
 			if r.OutputConfig == nil {
@@ -214,20 +235,25 @@ func applyAntRule(r *antRequest, rule antRule, effort string) {
 			r.OutputConfig.Effort = effort
 		}
 		switch {
-		case forced:
+		case forced || rule.byDefault:
 		case rule.thinking == "adaptive":
 			r.Thinking = &antThinking{Type: "adaptive"}
+			thinks = true
 		case rule.thinking == "budget":
 			if b, ok := antBudgets[effort]; ok {
 				r.Thinking = &antThinking{Type: "enabled", BudgetTokens: b}
+				thinks = true
 				if r.MaxTokens <= b {
 					r.MaxTokens += b
 				}
 			}
 		}
 	}
+	if thinks && rule.thinkMaxTokens > 0 && r.MaxTokens == langbaseDefaultMaxTokens {
+		r.MaxTokens = rule.thinkMaxTokens
+	}
 	switch {
-	case !rule.sampling || r.Thinking != nil:
+	case !rule.sampling || thinks:
 		r.Temperature, r.TopP = nil, nil
 	case rule.oneSampler && r.Temperature != nil:
 		r.TopP = nil
@@ -274,13 +300,52 @@ func antUserBlocks(c engine.Content) []antBlock {
 	return out
 }
 
-func (a *Anthropic) headers(apiKey string) func(http.Header) {
+func (a *Anthropic) headers(apiKey, beta string) func(http.Header) {
 	return func(h http.Header) {
 		if apiKey != "" {
 			h.Set("x-api-key", apiKey)
 		}
 		h.Set("anthropic-version", AnthropicVersion)
+		if beta != "" {
+			h.Set("anthropic-beta", beta)
+		}
 	}
+}
+
+// antBetaParam is the custom model parameter sent as the anthropic-beta
+// header (1M context, mid-conversation tool changes and other betas).
+const antBetaParam = "anthropic_beta"
+
+// antBetaHeader takes anthropic_beta (a string or an array of strings)
+// out of the custom model parameters: it returns the others and the
+// header value, comma-separated.
+func antBetaHeader(extra map[string]json.RawMessage) (map[string]json.RawMessage, string, error) {
+	raw, ok := extra[antBetaParam]
+	if !ok {
+		return extra, "", nil
+	}
+	var list []string
+	var one string
+	switch {
+	case json.Unmarshal(raw, &one) == nil:
+		list = strings.Split(one, ",")
+	case json.Unmarshal(raw, &list) == nil:
+	default:
+		return nil, "", engine.FieldError(antBetaParam, "must be a string or an array of strings naming Anthropic betas, got %s", raw)
+	}
+	names := make([]string, 0, len(list))
+	for _, b := range list {
+		if b = strings.TrimSpace(b); b != "" {
+			names = append(names, b)
+		}
+	}
+	rest := make(map[string]json.RawMessage, len(extra)-1)
+	for k, v := range extra {
+		if k != antBetaParam {
+			rest[k] = v
+		}
+	}
+	return rest, strings.Join(names, ","), nil
 }
 
 type antUsage struct {
@@ -290,13 +355,32 @@ type antUsage struct {
 	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
 }
 
-func (u antUsage) canonical() engine.Usage {
+// canonical is u in OpenAI's shape. Cache reads are cached prompt tokens.
+// Anthropic counts thinking in output_tokens without a breakdown, so when
+// the answer thought, its reasoning tokens are the output beyond the
+// visible answer (seen bytes of text and tool calls, at about four bytes a
+// token): an estimate, exact only in its total.
+func (u antUsage) canonical(thought bool, seen int) engine.Usage {
 	p := u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
 	out := engine.Usage{PromptTokens: p, CompletionTokens: u.OutputTokens, TotalTokens: p + u.OutputTokens, CacheCreationTokens: u.CacheCreationInputTokens}
 	if u.CacheReadInputTokens > 0 {
 		out.PromptTokensDetails = &engine.PromptTokensDetails{CachedTokens: u.CacheReadInputTokens}
 	}
+	if thought {
+		if r := u.OutputTokens - (seen+3)/4; r > 0 {
+			out.CompletionTokensDetails = &engine.CompletionTokensDetails{ReasoningTokens: r}
+		}
+	}
 	return out
+}
+
+// visible is the size in bytes of an answer's visible output.
+func visible(text string, calls []engine.ToolCall) int {
+	n := len(text)
+	for _, c := range calls {
+		n += len(c.Function.Name) + len(c.Function.Arguments)
+	}
+	return n
 }
 
 type antResponse struct {
@@ -325,11 +409,15 @@ func antFinish(reason string) string {
 // Chat sends a non-stream Messages request.
 func (a *Anthropic) Chat(ctx context.Context, req *engine.ChatRequest) (*engine.ChatResponse, error) {
 	ar := buildAnthropicRequest(req, false)
-	body, err := encodeAnthropicRequest(ar, req.Extra)
+	extra, beta, err := antBetaHeader(req.Extra)
 	if err != nil {
 		return nil, err
 	}
-	call, err := a.c.post(ctx, a.baseURL+"/messages", body, false, a.headers(req.APIKey))
+	body, err := encodeAnthropicRequest(ar, extra)
+	if err != nil {
+		return nil, err
+	}
+	call, err := a.c.post(ctx, a.baseURL+"/messages", body, false, a.headers(req.APIKey, beta))
 	if err != nil {
 		return nil, err
 	}
@@ -341,10 +429,14 @@ func (a *Anthropic) Chat(ctx context.Context, req *engine.ChatRequest) (*engine.
 	var calls []engine.ToolCall
 	finish := antFinish(resp.StopReason)
 	var thinking []json.RawMessage
+	var types, ids []string
 	for _, raw := range resp.Content {
 		var b antBlock
 		if json.Unmarshal(raw, &b) != nil {
 			continue
+		}
+		if b.Type != "text" || b.Text != "" {
+			types, ids = append(types, b.Type), append(ids, b.ID)
 		}
 		switch b.Type {
 		case "thinking", "redacted_thinking":
@@ -362,7 +454,7 @@ func (a *Anthropic) Chat(ctx context.Context, req *engine.ChatRequest) (*engine.
 	}
 	msg := engine.ResponseMessage{Role: "assistant", ToolCalls: calls, Annotations: []any{}}
 	if len(calls) > 0 && len(thinking) > 0 {
-		calls[0].ExtraContent = extraWith(calls[0].ExtraContent, "anthropic", antExtra{Thinking: thinking})
+		calls[0].ExtraContent = extraWith(calls[0].ExtraContent, "anthropic", antExtra{Thinking: thinking, Model: req.Model, Layout: antLayoutOf(types, ids)})
 	} else if len(thinking) > 0 {
 		msg.Thinking = thinking
 	}
@@ -371,7 +463,7 @@ func (a *Anthropic) Chat(ctx context.Context, req *engine.ChatRequest) (*engine.
 		msg.Content = &s
 	}
 	return &engine.ChatResponse{ID: resp.ID, Object: "chat.completion", Created: time.Now().Unix(), Model: resp.Model,
-		Choices: []engine.Choice{{Index: 0, Message: msg, FinishReason: finish, StopSequence: resp.StopSequence}}, Usage: resp.Usage.canonical()}, nil
+		Choices: []engine.Choice{{Index: 0, Message: msg, FinishReason: finish, StopSequence: resp.StopSequence}}, Usage: resp.Usage.canonical(len(thinking) > 0, visible(text.String(), calls))}, nil
 }
 
 // jsonObjectOr returns s as raw JSON when it is a JSON object, else {}.

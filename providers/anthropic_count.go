@@ -2,7 +2,6 @@ package providers
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/hearth-dev/hearth/engine"
 )
@@ -15,12 +14,7 @@ func (a *Anthropic) CountTokens(ctx context.Context, apiKey string, body []byte,
 	if keys := SplitKeys(apiKey); len(keys) > 0 {
 		apiKey = keys[0]
 	}
-	call, err := a.c.post(ctx, a.baseURL+"/messages/count_tokens", body, false, func(h http.Header) {
-		a.headers(apiKey)(h)
-		if beta != "" {
-			h.Set("anthropic-beta", beta)
-		}
-	})
+	call, err := a.c.post(ctx, a.baseURL+"/messages/count_tokens", body, false, a.headers(apiKey, beta))
 	if err != nil {
 		return 0, err
 	}

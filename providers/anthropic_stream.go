@@ -14,16 +14,20 @@ import (
 // complete only at message_stop.
 func (a *Anthropic) ChatStream(ctx context.Context, req *engine.ChatRequest) (engine.ChatStream, error) {
 	ar := buildAnthropicRequest(req, true)
-	body, err := encodeAnthropicRequest(ar, req.Extra)
+	extra, beta, err := antBetaHeader(req.Extra)
 	if err != nil {
 		return nil, err
 	}
-	call, err := a.c.post(ctx, a.baseURL+"/messages", body, true, a.headers(req.APIKey))
+	body, err := encodeAnthropicRequest(ar, extra)
+	if err != nil {
+		return nil, err
+	}
+	call, err := a.c.post(ctx, a.baseURL+"/messages", body, true, a.headers(req.APIKey, beta))
 	if err != nil {
 		return nil, err
 	}
 	s := newSSEStream("anthropic", call)
-	t := &antStreamState{s: s, jsonTool: ar.jsonTool, blocks: map[int]int{}}
+	t := &antStreamState{s: s, jsonTool: ar.jsonTool, blocks: map[int]int{}, model: req.Model}
 	s.translate = t.translate
 	return s, nil
 }
@@ -45,6 +49,12 @@ type antStreamState struct {
 	// of the first tool call.
 	thinking map[int]*antThinkingBlock
 	done     []json.RawMessage
+	// model is the model asked; types and ids are the answer's blocks in
+	// order, for the layout kept with its thinking; seen counts the
+	// visible answer's bytes (text and tool calls), for reasoning tokens.
+	model      string
+	types, ids []string
+	seen       int
 }
 
 // antThinkingBlock is a thinking or redacted_thinking block rebuilt from
@@ -53,6 +63,15 @@ type antThinkingBlock struct {
 	Type      string `json:"type"`
 	Thinking  string `json:"thinking"`
 	Signature string `json:"signature"`
+}
+
+// text emits answer text, noting the text block's place in the layout.
+func (t *antStreamState) text(s string) {
+	if n := len(t.types); n == 0 || t.types[n-1] != "text" {
+		t.types, t.ids = append(t.types, "text"), append(t.ids, "")
+	}
+	t.seen += len(s)
+	t.s.emit(t.b.text(s))
 }
 
 type antEvent struct {
@@ -100,6 +119,9 @@ func (t *antStreamState) translate(_, data []byte) error {
 				return badStreamData("anthropic", err)
 			}
 		}
+		if cb != nil && cb.Type != "text" {
+			t.types, t.ids = append(t.types, cb.Type), append(t.ids, cb.ID)
+		}
 		switch {
 		case cb == nil:
 		case cb.Type == "thinking":
@@ -116,10 +138,11 @@ func (t *antStreamState) translate(_, data []byte) error {
 				return nil
 			}
 			t.blocks[ev.Index] = t.tools
+			t.seen += len(cb.Name)
 			t.s.emit(t.b.toolStart(t.tools, cb.ID, cb.Name, ""))
 			t.tools++
 		} else if cb != nil && cb.Type == "text" && cb.Text != "" {
-			t.s.emit(t.b.text(cb.Text))
+			t.text(cb.Text)
 		}
 	case "content_block_delta":
 		if ev.Delta == nil {
@@ -128,7 +151,7 @@ func (t *antStreamState) translate(_, data []byte) error {
 		switch ev.Delta.Type {
 		case "text_delta":
 			if ev.Delta.Text != "" {
-				t.s.emit(t.b.text(ev.Delta.Text))
+				t.text(ev.Delta.Text)
 			}
 		case "thinking_delta", "signature_delta":
 			if b := t.thinking[ev.Index]; b != nil {
@@ -143,8 +166,9 @@ func (t *antStreamState) translate(_, data []byte) error {
 			switch {
 			case !ok:
 			case idx < 0:
-				t.s.emit(t.b.text(ev.Delta.PartialJSON))
+				t.text(ev.Delta.PartialJSON)
 			default:
+				t.seen += len(ev.Delta.PartialJSON)
 				t.s.emit(t.b.toolArgs(idx, ev.Delta.PartialJSON))
 			}
 		}
@@ -175,7 +199,7 @@ func (t *antStreamState) translate(_, data []byte) error {
 		}
 		if t.tools > 0 && len(t.done) > 0 {
 			c := t.b.toolArgs(0, "")
-			c.Choices[0].Delta.ToolCalls[0].ExtraContent = extraWith(nil, "anthropic", antExtra{Thinking: t.done})
+			c.Choices[0].Delta.ToolCalls[0].ExtraContent = extraWith(nil, "anthropic", antExtra{Thinking: t.done, Model: t.model, Layout: antLayoutOf(t.types, t.ids)})
 			t.s.emit(c)
 		}
 		last := t.b.chunk(engine.Delta{}, finish)
@@ -184,7 +208,7 @@ func (t *antStreamState) translate(_, data []byte) error {
 			last.Choices[0].Delta.Thinking = t.done
 		}
 		t.s.emit(last)
-		t.s.emit(t.b.usage(t.usage.canonical()))
+		t.s.emit(t.b.usage(t.usage.canonical(len(t.done) > 0, t.seen)))
 		t.s.finished = true
 	case "error":
 		if ev.Error != nil {

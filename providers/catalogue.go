@@ -143,3 +143,23 @@ func ImageModels(provider string) []string {
 	}
 	return out
 }
+
+// cacheReadPrice is the share of the input price a provider bills for
+// prompt tokens read from its prompt cache (Anthropic: a tenth,
+// https://platform.claude.com/docs/en/build-with-claude/prompt-caching#pricing).
+// Providers not listed are priced at the full input price.
+var cacheReadPrice = map[string]float64{"anthropic": 0.1}
+
+// CostOf returns the USD cost of a text call's usage from the catalogue's
+// list prices, cached prompt tokens at the provider's cache-read price; ok
+// is false when the model is not in the catalogue.
+func CostOf(ref engine.ModelRef, u *engine.Usage) (usd float64, ok bool) {
+	usd, ok = Cost(ref, u.PromptTokens, u.CompletionTokens)
+	share, discounted := cacheReadPrice[ref.Provider]
+	if !ok || !discounted || u.PromptTokensDetails == nil || u.PromptTokensDetails.CachedTokens <= 0 {
+		return usd, ok
+	}
+	cached := min(u.PromptTokensDetails.CachedTokens, u.PromptTokens)
+	full, _ := Cost(ref, cached, 0)
+	return usd - full*(1-share), true
+}

@@ -53,9 +53,11 @@
 // reasoning):
 //
 //   - openai: max_tokens is sent as max_completion_tokens; reasoning models
-//     (o-series, gpt-5 but gpt-5-chat) get no temperature, top_p,
+//     (o-series, gpt-5 but gpt-5-chat, gpt-6) get no temperature, top_p,
 //     penalties or stop, and reasoning_effort mapped to what they take
-//     ("none" is "minimal" before gpt-5.1, "low" on the o-series).
+//     ("none" is "minimal" before gpt-5.1, "low" on the o-series); with
+//     function tools gpt-5.2 to gpt-5.6 and gpt-6 get reasoning_effort
+//     "none"; the o-series gets no parallel_tool_calls.
 //   - mistral: tool_choice "required" is sent as "any"; no stream_options;
 //     tool call ids are mapped to nine letters and digits (mistral.go);
 //     content arrays of thinking and text chunks are read as the text;
@@ -68,8 +70,9 @@
 //     reasoning_effort low or high, and "none" as thinking disabled;
 //     reasoning_content of answers with tool calls is kept in the first
 //     call's extra_content and sent back (echoReasoning).
-//   - xai: reasoning models (grok-3-mini, grok-4*, grok-code) get no
-//     penalties or stop; reasoning_effort only for grok-3-mini and grok-4.3.
+//   - xai: reasoning models (grok-3-mini, grok-4*, grok-code, grok-build)
+//     get no penalties or stop; reasoning_effort only for grok-3-mini,
+//     grok-4.3 and grok-4.5 and later ("none" is "low" there).
 //   - groq: reasoning_effort only for openai/gpt-oss (low|medium|high,
 //     "none" is "low") and qwen/qwen3 (none|default).
 //   - reasoning models with a hidden-reasoning budget: a max_tokens equal
@@ -86,11 +89,14 @@
 //     max_tokens defaults to 4096; penalties are dropped; sampling
 //     parameters, thinking/effort and native structured output follow the
 //     per-model table antRules (anthropic_rules.go); tool_choice required
-//     -> {type:any}, parallel_tool_calls=false -> disable_parallel_tool_use;
+//     -> {type:any} (on models that refuse forced tools: auto plus a system
+//     instruction), parallel_tool_calls=false -> disable_parallel_tool_use;
+//     the custom parameter anthropic_beta is the anthropic-beta header;
 //     json_schema is output_config.format, or on older models a forced
 //     tool whose input becomes the text content (finish_reason "stop");
 //     json_object adds a system instruction; thinking blocks travel with
-//     the tool calls they preceded (extra_content).
+//     the tool calls they preceded (extra_content, with their model and
+//     layout) and go back only to the model that produced them.
 //   - google: penalties and parallel_tool_calls are dropped; tool and
 //     response schemas go as full JSON Schema (parametersJsonSchema,
 //     responseJsonSchema); json modes set responseMimeType

@@ -23,9 +23,21 @@ func TestMultiTurnToolConversation(t *testing.T) {
 		tools           bool
 	}{
 		{"openai", "o3", fake.NewOpenAI, true},
+		{"openai", "o4-mini", fake.NewOpenAI, true},
+		{"openai", "o3-mini", fake.NewOpenAI, true},
 		{"openai", "gpt-5-mini", fake.NewOpenAI, true},
+		{"openai", "gpt-5.1", fake.NewOpenAI, true},
+		{"openai", "gpt-5.4", fake.NewOpenAI, true},
+		{"openai", "gpt-5.5", fake.NewOpenAI, true},
+		{"openai", "gpt-5.6-terra", fake.NewOpenAI, true},
+		{"openai", "gpt-6-sol", fake.NewOpenAI, true},
+		{"openai", "gpt-6-luna", fake.NewOpenAI, true},
+		{"openai", "gpt-4.1", fake.NewOpenAI, true},
 		{"xai", "grok-4", func() *fake.Server { return fake.NewOpenAIHost("xai") }, true},
 		{"xai", "grok-4.3", func() *fake.Server { return fake.NewOpenAIHost("xai") }, true},
+		{"xai", "grok-4.5", func() *fake.Server { return fake.NewOpenAIHost("xai") }, true},
+		{"xai", "grok-build-0.1", func() *fake.Server { return fake.NewOpenAIHost("xai") }, true},
+		{"xai", "grok-4-1-fast-non-reasoning", func() *fake.Server { return fake.NewOpenAIHost("xai") }, true},
 		{"groq", "openai/gpt-oss-120b", func() *fake.Server { return fake.NewOpenAIHost("groq") }, true},
 		{"mistral", "mistral-large-latest", func() *fake.Server { return fake.NewOpenAIHost("mistral") }, true},
 		{"mistral", "magistral-medium-latest", func() *fake.Server { return fake.NewOpenAIHost("mistral") }, true},
@@ -35,6 +47,14 @@ func TestMultiTurnToolConversation(t *testing.T) {
 		{"deepseek", "deepseek-v4-pro", fake.NewDeepSeek, true},
 		{"perplexity", "sonar-pro", func() *fake.Server { return fake.NewOpenAIHost("perplexity") }, false},
 		{"cohere", "command-a-03-2025", fake.NewCohere, true},
+		{"anthropic", "claude-haiku-4-5", fake.NewAnthropic, true},
+		{"anthropic", "claude-sonnet-4-6", fake.NewAnthropic, true},
+		{"anthropic", "claude-opus-4-7", fake.NewAnthropic, true},
+		{"anthropic", "claude-opus-5", fake.NewAnthropic, true},
+		{"anthropic", "claude-sonnet-5", fake.NewAnthropic, true},
+		{"anthropic", "claude-opus-5-5", fake.NewAnthropic, true},
+		{"anthropic", "claude-sonnet-5-5", fake.NewAnthropic, true},
+		{"anthropic", "claude-fable-5-1", fake.NewAnthropic, true},
 	}
 	for _, c := range cases {
 		t.Run(c.provider+"/"+c.model, func(t *testing.T) {
@@ -50,6 +70,12 @@ func TestMultiTurnToolConversation(t *testing.T) {
 				r := fullRequest(c.model)
 				r.ResponseFormat, r.Extra, r.ReasoningEffort = nil, nil, "none"
 				r.MaxTokens = intp(1000) // the pipe default
+				if c.provider == "anthropic" {
+					// No effort: Claude 5.x thinks by default and spends
+					// the pipe's max_tokens on thinking unless Hearth
+					// gives thinking room.
+					r.ReasoningEffort = ""
+				}
 				r.ToolChoice = &engine.ToolChoice{Mode: "auto"}
 				r.Messages = msgs
 				if !c.tools {

@@ -133,7 +133,7 @@ func buildOpenAIRequestIn(room *oaiRequestRoom, h *host, req *engine.ChatRequest
 	}
 	rule := ruleFor(h.name, req.Model)
 	applyRule(r, rule)
-	if e := effortFor(h, rule, req.ReasoningEffort); e != "" {
+	if e := effortFor(h, rule, req.ReasoningEffort, len(r.Tools) > 0); e != "" {
 		switch h.reasoningField {
 		case "reasoning_effort":
 			r.ReasoningEffort = e
@@ -167,6 +167,9 @@ func applyRule(r *oaiRequest, rule *modelRule) {
 	}
 	if rule.drops(pStop) {
 		r.Stop = nil
+	}
+	if rule.noParallelToolCalls {
+		r.ParallelToolCalls = nil
 	}
 	if rule.reasoningMaxTokens > 0 {
 		for _, p := range []**int{&r.MaxTokens, &r.MaxCompletionTokens} {

@@ -45,6 +45,12 @@ type modelRule struct {
 	effort map[string]string
 	// reasoningMaxTokens replaces langbaseDefaultMaxTokens (0 keeps it).
 	reasoningMaxTokens int
+	// toolsNoEffort: with function tools the models take reasoning_effort
+	// "none" only, so a request offering tools sends "none" whatever it
+	// asked for (or when it asked for nothing).
+	toolsNoEffort bool
+	// noParallelToolCalls: the models refuse parallel_tool_calls.
+	noParallelToolCalls bool
 	// noneDisablesThinking sends reasoning_effort "none" as
 	// {"thinking":{"type":"disabled"}} (DeepSeek's switch), since the
 	// models think by default.
@@ -62,19 +68,34 @@ var modelRules = map[string][]modelRule{
 	"openai": {
 		// gpt-5-chat is the non-reasoning chat model of the gpt-5 family.
 		{pattern: "gpt-5-chat*", source: "https://platform.openai.com/docs/models/gpt-5-chat-latest"},
+		// GPT-6 (gpt-6-astra, -sol, -luna, gpt-6.1-*) rejects sampling
+		// parameters and stop like gpt-5.x, and takes function tools on chat
+		// completions only with reasoning_effort "none" ("Function tools
+		// with reasoning_effort are not supported for <model> in
+		// /v1/chat/completions"), as gpt-5.2 to gpt-5.6 do:
+		// https://developers.openai.com/api/docs/guides/deployment-checklist
+		{pattern: "gpt-6*", reasoning: true, drop: append(samplingParams, pStop), effort: sameEffort, reasoningMaxTokens: 25000, toolsNoEffort: true,
+			source: "https://developers.openai.com/api/docs/guides/deployment-checklist"},
+		// gpt-5.1 takes tools at every effort.
+		{pattern: "gpt-5.1*", reasoning: true, drop: append(samplingParams, pStop), effort: sameEffort, reasoningMaxTokens: 25000,
+			source: "https://platform.openai.com/docs/api-reference/chat/create#chat-create-reasoning_effort"},
 		// gpt-5.1 and later take "none" (no reasoning); gpt-5 itself
 		// starts at "minimal". Sampling parameters and stop are rejected
 		// ("Unsupported parameter: 'stop' is not supported with this
 		// model", https://github.com/crewAIInc/crewAI/issues/2738).
 		// OpenAI recommends reserving at least 25,000 tokens for reasoning
 		// and output: https://platform.openai.com/docs/guides/reasoning
-		{pattern: "gpt-5.*", reasoning: true, drop: append(samplingParams, pStop), effort: sameEffort, reasoningMaxTokens: 25000,
+		// gpt-5.2 and gpt-5.4 refuse an explicit effort with tools; gpt-5.5
+		// and gpt-5.6 refuse tools unless the effort is "none"
+		// (https://community.openai.com/t/gpt-5-6-chat-completion-reasoning-effort-bug-behavior-change/1386454).
+		{pattern: "gpt-5.*", reasoning: true, drop: append(samplingParams, pStop), effort: sameEffort, reasoningMaxTokens: 25000, toolsNoEffort: true,
 			source: "https://platform.openai.com/docs/api-reference/chat/create#chat-create-reasoning_effort"},
 		{pattern: "gpt-5*", reasoning: true, drop: append(samplingParams, pStop), reasoningMaxTokens: 25000,
 			effort: map[string]string{"none": "minimal", "low": "low", "medium": "medium", "high": "high"},
 			source: "https://platform.openai.com/docs/guides/reasoning"},
-		// The o-series takes low, medium and high; "none" is its lowest.
-		{pattern: "o[1-9]*", reasoning: true, drop: append(samplingParams, pStop), reasoningMaxTokens: 25000,
+		// The o-series takes low, medium and high; "none" is its lowest. It
+		// refuses parallel_tool_calls ("Unsupported parameter").
+		{pattern: "o[1-9]*", reasoning: true, drop: append(samplingParams, pStop), reasoningMaxTokens: 25000, noParallelToolCalls: true,
 			effort: map[string]string{"none": "low", "low": "low", "medium": "medium", "high": "high"},
 			source: "https://platform.openai.com/docs/guides/reasoning"},
 	},
@@ -90,6 +111,12 @@ var modelRules = map[string][]modelRule{
 		// https://docs.x.ai/developers/model-capabilities/text/reasoning#effort-levels
 		{pattern: "grok-4.3*", reasoning: true, drop: []string{pPresencePenalty, pFrequencyPenalty, pStop}, effort: sameEffort,
 			source: "https://docs.x.ai/developers/model-capabilities/text/reasoning"},
+		// grok-4.5 and later take low, medium and high; their reasoning
+		// cannot be switched off, so "none" is sent as "low":
+		// https://docs.x.ai/developers/grok-4-5
+		{pattern: "grok-4.[5-9]*", reasoning: true, drop: []string{pPresencePenalty, pFrequencyPenalty, pStop},
+			effort: map[string]string{"none": "low", "low": "low", "medium": "medium", "high": "high"},
+			source: "https://docs.x.ai/developers/model-capabilities/text/reasoning"},
 		// grok-4, grok-4-fast, grok-4-1-fast, grok-4.20 and grok-code
 		// reason without an effort dial (grok-4.20-multi-agent's
 		// reasoning.effort picks an agent count, not an effort).
@@ -97,6 +124,9 @@ var modelRules = map[string][]modelRule{
 			source: "https://docs.x.ai/docs/guides/reasoning"},
 		{pattern: "grok-code*", reasoning: true, drop: []string{pPresencePenalty, pFrequencyPenalty, pStop},
 			source: "https://docs.x.ai/docs/guides/reasoning"},
+		// grok-build, the coding-agent model, reasons without an effort dial.
+		{pattern: "grok-build*", reasoning: true, drop: []string{pPresencePenalty, pFrequencyPenalty, pStop},
+			source: "https://docs.x.ai/docs/models"},
 	},
 	"groq": {
 		// gpt-oss takes low, medium and high (its Harmony format has no
@@ -177,8 +207,12 @@ func globMatch(pattern, s string) bool {
 }
 
 // effortFor returns the reasoning_effort to send for a requested effort
-// ("" when none is sent).
-func effortFor(h *host, r *modelRule, want string) string {
+// ("" when none is sent); tools reports whether the request offers
+// function tools.
+func effortFor(h *host, r *modelRule, want string, tools bool) string {
+	if tools && r != nil && r.toolsNoEffort {
+		want = "none"
+	}
 	if want == "" || h.reasoningField == "" {
 		return ""
 	}

@@ -21,8 +21,19 @@ func TestModelRulesAgainstStrictFakes(t *testing.T) {
 		absent                  []string
 	}{
 		// OpenAI reasoning models: no stop, no sampling parameters.
-		{"openai", "o3", "low", map[string]any{"reasoning_effort": "low", "max_completion_tokens": 100.0}, []string{"stop", "temperature", "max_tokens"}},
-		{"openai", "o4-mini", "none", map[string]any{"reasoning_effort": "low"}, []string{"stop", "top_p"}},
+		// The o-series also refuses parallel_tool_calls.
+		{"openai", "o3", "low", map[string]any{"reasoning_effort": "low", "max_completion_tokens": 100.0}, []string{"stop", "temperature", "max_tokens", "parallel_tool_calls"}},
+		{"openai", "o4-mini", "none", map[string]any{"reasoning_effort": "low"}, []string{"stop", "top_p", "parallel_tool_calls"}},
+		{"openai", "o3-mini", "high", map[string]any{"reasoning_effort": "high", "tools": nil}, []string{"parallel_tool_calls"}},
+		// GPT-6 rejects sampling parameters and stop; it, gpt-5.5 and
+		// gpt-5.6 take function tools only at effort "none" (the request
+		// offers a tool), gpt-5.2 and gpt-5.4 no other explicit effort.
+		{"openai", "gpt-6-sol", "high", map[string]any{"reasoning_effort": "none", "max_completion_tokens": 100.0, "parallel_tool_calls": false},
+			[]string{"stop", "temperature", "top_p", "presence_penalty", "frequency_penalty", "max_tokens"}},
+		{"openai", "gpt-6-luna", "", map[string]any{"reasoning_effort": "none"}, []string{"temperature"}},
+		{"openai", "gpt-5.5", "medium", map[string]any{"reasoning_effort": "none"}, []string{"stop"}},
+		{"openai", "gpt-5.6-terra", "", map[string]any{"reasoning_effort": "none"}, []string{"stop"}},
+		{"openai", "gpt-5.4", "high", map[string]any{"reasoning_effort": "none"}, []string{"stop"}},
 		{"openai", "gpt-5", "none", map[string]any{"reasoning_effort": "minimal"}, []string{"stop", "presence_penalty"}},
 		{"openai", "gpt-5-mini", "high", map[string]any{"reasoning_effort": "high"}, []string{"stop"}},
 		{"openai", "gpt-5.1", "none", map[string]any{"reasoning_effort": "none"}, []string{"stop"}},
@@ -33,6 +44,11 @@ func TestModelRulesAgainstStrictFakes(t *testing.T) {
 		{"xai", "grok-4-fast-reasoning", "low", nil, []string{"presence_penalty", "stop", "reasoning_effort"}},
 		{"xai", "grok-4.20-0309-reasoning", "low", nil, []string{"frequency_penalty", "stop", "reasoning_effort"}},
 		{"xai", "grok-4.3", "medium", map[string]any{"reasoning_effort": "medium"}, []string{"presence_penalty", "stop"}},
+		// grok-4.5 takes low, medium and high (it cannot stop reasoning);
+		// grok-build reasons without an effort dial.
+		{"xai", "grok-4.5", "medium", map[string]any{"reasoning_effort": "medium"}, []string{"presence_penalty", "frequency_penalty", "stop"}},
+		{"xai", "grok-4.5", "none", map[string]any{"reasoning_effort": "low"}, []string{"stop"}},
+		{"xai", "grok-build-0.1", "high", nil, []string{"presence_penalty", "frequency_penalty", "stop", "reasoning_effort"}},
 		{"xai", "grok-3-mini", "medium", map[string]any{"reasoning_effort": "high"}, []string{"stop"}},
 		{"xai", "grok-code-fast-1", "low", nil, []string{"stop", "reasoning_effort"}},
 		{"xai", "grok-4-1-fast-non-reasoning", "low", map[string]any{"stop": nil, "presence_penalty": 0.1}, []string{"reasoning_effort"}},
@@ -51,6 +67,19 @@ func TestModelRulesAgainstStrictFakes(t *testing.T) {
 		{"deepseek", "deepseek-v4-flash", "none", map[string]any{"thinking": map[string]any{"type": "disabled"}}, []string{"reasoning_effort"}},
 		// Mistral: the seed is random_seed; tool_choice required is "any".
 		{"mistral", "mistral-medium-latest", "low", map[string]any{"random_seed": 7.0, "tool_choice": "any"}, []string{"seed", "reasoning_effort"}},
+		// Claude against the Anthropic fake (the request forces a tool):
+		// the 5.5-era models refuse forced tools and cannot stop thinking;
+		// Claude 5 thinks by default and takes a forced tool with thinking
+		// disabled.
+		{"anthropic", "claude-opus-5-5", "none", map[string]any{"tool_choice": map[string]any{"type": "auto", "disable_parallel_tool_use": true},
+			"output_config": nil, "max_tokens": 100.0}, []string{"thinking", "temperature", "top_p"}},
+		{"anthropic", "claude-sonnet-5-5", "high", map[string]any{"tool_choice": nil}, []string{"thinking", "temperature"}},
+		{"anthropic", "claude-fable-5-1", "low", map[string]any{"tool_choice": nil}, []string{"thinking", "stop"}},
+		{"anthropic", "claude-opus-5", "high", map[string]any{"thinking": map[string]any{"type": "disabled"},
+			"tool_choice": map[string]any{"type": "any", "disable_parallel_tool_use": true}}, []string{"temperature"}},
+		{"anthropic", "claude-sonnet-5", "none", map[string]any{"thinking": map[string]any{"type": "disabled"}}, []string{"top_p"}},
+		{"anthropic", "claude-opus-4-7", "medium", map[string]any{"tool_choice": nil}, []string{"thinking", "temperature"}},
+		{"anthropic", "claude-sonnet-4-5", "low", map[string]any{"temperature": 0.5}, []string{"thinking", "top_p"}},
 	}
 	fakes := map[string]*fake.Server{}
 	defer func() {
@@ -61,9 +90,13 @@ func TestModelRulesAgainstStrictFakes(t *testing.T) {
 	for _, c := range cases {
 		f := fakes[c.provider]
 		if f == nil {
-			f = fake.NewOpenAIHost(c.provider)
-			if c.provider == "deepseek" {
+			switch c.provider {
+			case "anthropic":
+				f = fake.NewAnthropic()
+			case "deepseek":
 				f = fake.NewDeepSeek()
+			default:
+				f = fake.NewOpenAIHost(c.provider)
 			}
 			fakes[c.provider] = f
 		}
@@ -97,6 +130,18 @@ func TestStrictFakeRejects(t *testing.T) {
 		{"xai", `{"model":"grok-4","messages":[{"role":"user","content":"x"}],"reasoning_effort":"low"}`, `does not support parameter reasoningEffort`},
 		{"groq", `{"model":"openai/gpt-oss-20b","messages":[{"role":"user","content":"x"}],"reasoning_effort":"none"}`, `does not support 'none'`},
 		{"openai", `{"model":"gpt-4o","messages":[{"role":"user","content":"x"},{"role":"tool","tool_call_id":"c1","content":"r"}]}`, `must be a response to a preceeding message`},
+		{"openai", `{"model":"gpt-6-sol","messages":[{"role":"user","content":"x"}],"temperature":0.7}`, `"param":"temperature"`},
+		{"openai", `{"model":"o3","messages":[{"role":"user","content":"x"}],"tools":[{"type":"function","function":{"name":"f"}}],"parallel_tool_calls":true}`, `"param":"parallel_tool_calls"`},
+		{"openai", `{"model":"gpt-5.6-sol","messages":[{"role":"user","content":"x"}],"tools":[{"type":"function","function":{"name":"f"}}],"reasoning_effort":"low"}`, `Function tools with reasoning_effort are not supported`},
+		{"openai", `{"model":"gpt-6-luna","messages":[{"role":"user","content":"x"}],"tools":[{"type":"function","function":{"name":"f"}}]}`, `Function tools with reasoning_effort are not supported`},
+		{"openai", `{"model":"gpt-5.4","messages":[{"role":"user","content":"x"}],"tools":[{"type":"function","function":{"name":"f"}}],"reasoning_effort":"high"}`, `Function tools with reasoning_effort are not supported`},
+		{"openai", `{"model":"gpt-4o","messages":[{"role":"user","content":"x"}],"foo":1}`, `Unrecognized request argument supplied: foo`},
+		{"openai", `{"model":"gpt-4o","messages":[{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"},"extra_content":{}}]},{"role":"tool","tool_call_id":"c1","content":"r"}]}`, `messages[0].tool_calls[0].extra_content`},
+		{"openai", `{"model":"gpt-4o","messages":[{"role":"user","content":[{"type":"text","text":"x","cache_control":{}}]}]}`, `messages[0].content[0].cache_control`},
+		{"openai", `{"model":"gpt-4o","messages":[{"role":"user","content":"x"}],"tools":[{"type":"function","function":{"name":"f","input_schema":{}}}]}`, `tools[0].function.input_schema`},
+		{"openai", `{"model":"gpt-4o","messages":[{"role":"user","content":"x"}],"tools":[{"type":"function","function":{"name":"f"}}],"tool_choice":{"type":"function","name":"f"}}`, `tool_choice.name`},
+		{"xai", `{"model":"grok-build-0.1","messages":[{"role":"user","content":"x"}],"stop":["END"]}`, `"error":"Unsupported parameter`},
+		{"xai", `{"model":"grok-4.5","messages":[{"role":"user","content":"x"}],"reasoning_effort":"none"}`, `does not support 'none'`},
 		{"openai", `{"model":"gpt-4o","messages":[{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"user","content":"x"}]}`, `must be followed by tool messages`},
 	}
 	for _, c := range cases {

@@ -43,8 +43,6 @@ func sentBody(t *testing.T, provider string, f *fake.Server, req *engine.ChatReq
 }
 
 func TestOpenAIHostQuirks(t *testing.T) {
-	f := fake.NewOpenAI()
-	defer f.Close()
 	cases := []struct {
 		provider, model string
 		present         map[string]any // key -> expected value (nil: only presence)
@@ -61,6 +59,10 @@ func TestOpenAIHostQuirks(t *testing.T) {
 		{"openrouter", "openai/gpt-4o-mini", map[string]any{"reasoning": map[string]any{"effort": "low"}}, []string{"reasoning_effort"}},
 	}
 	for _, c := range cases {
+		// Each host's own fake: the OpenAI one refuses fields OpenAI does
+		// not know (OpenRouter's "reasoning").
+		f := fake.NewOpenAIHost(c.provider)
+		defer f.Close()
 		body := sentBody(t, c.provider, f, fullRequest(c.model))
 		for k, want := range c.present {
 			got, ok := body[k]
@@ -93,7 +95,7 @@ func TestAnthropicMapping(t *testing.T) {
 	f := fake.NewAnthropic()
 	defer f.Close()
 	req := fullRequest("claude-sonnet-4-5")
-	req.ResponseFormat = nil
+	req.ResponseFormat, req.Extra = nil, nil // Anthropic has no seed
 	req.Messages = append(req.Messages,
 		engine.Message{Role: "assistant", ToolCalls: []engine.ToolCall{{ID: "toolu_1", Type: "function", Function: engine.FunctionCall{Name: "get_weather", Arguments: `{"loc":"SF"}`}}}},
 		engine.Message{Role: "tool", ToolCallID: "toolu_1", Content: engine.TextContent("21C")},

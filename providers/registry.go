@@ -215,6 +215,12 @@ func (r *Registry) Known(provider string) bool {
 	return ok
 }
 
+// CostOf returns the list-price USD cost of a call's usage, cached prompt
+// tokens at the provider's cache-read price (see the package CostOf).
+func (r *Registry) CostOf(ref engine.ModelRef, u *engine.Usage) (float64, bool) {
+	return CostOf(ref, u)
+}
+
 // Cost returns the list-price USD cost of a text call (see the package Cost).
 func (r *Registry) Cost(ref engine.ModelRef, promptTokens, completionTokens int) (float64, bool) {
 	return Cost(ref, promptTokens, completionTokens)

@@ -163,9 +163,6 @@ func (a *Agent) start(ctx context.Context, owner, requestKey string, run *agentR
 		chain = engine.NewFallbackChat(a.providers, a.keysets, engine.KeyScope{RequestKey: requestKey, Owner: owner}, nil, run.ref, model, fallbacks)
 		model = chain
 	}
-	if len(run.chat.Tools) > 0 && toolsNeedNoReasoning(run.ref) {
-		run.chat.ReasoningEffort = "none"
-	}
 	if run.stream {
 		first, err := model.ChatStream(ctx, run.chat)
 		if err != nil {

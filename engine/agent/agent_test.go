@@ -52,18 +52,6 @@ func TestOfferedName(t *testing.T) {
 	}
 }
 
-func TestToolsNeedNoReasoning(t *testing.T) {
-	for model, want := range map[string]bool{
-		"openai:gpt-5.2": true, "openai:gpt-5.4-mini": true, "openai:gpt-5.5": true, "openai:gpt-5.6-terra": true,
-		"openai:gpt-5.1": false, "openai:gpt-5": false, "openai:gpt-4o": false, "openrouter:gpt-5.4": false,
-	} {
-		ref, _ := engine.ParseModelID("model", model)
-		if got := toolsNeedNoReasoning(ref); got != want {
-			t.Errorf("%s: %v, want %v", model, got, want)
-		}
-	}
-}
-
 // scriptModel streams prepared steps, one per call, and records requests.
 type scriptModel struct {
 	mu    sync.Mutex

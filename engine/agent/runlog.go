@@ -81,6 +81,7 @@ func (r *runRecorder) finish(o runOutcome) {
 			KeyID: r.keyID, Stream: r.stream, Status: engine.RunSuccess, LatencyMs: time.Since(r.start).Milliseconds(), CreatedAt: r.created.UTC()}
 		if o.usage != nil {
 			rec.PromptTokens, rec.CompletionTokens, rec.TotalTokens = o.usage.PromptTokens, o.usage.CompletionTokens, o.usage.TotalTokens
+			rec.CachedTokens = o.usage.CachedTokens()
 		}
 		if r.stream && o.first > 0 {
 			ms := o.first.Milliseconds()

@@ -90,7 +90,7 @@ func handleDeepSeek(s *Server, w http.ResponseWriter, r *http.Request, body []by
 				dsError(w, "The `reasoning_content` in the thinking mode must be passed back to the API.")
 				return
 			}
-			if want, ok := s.reasoningOf(m.ToolCalls[0].ID); (ok && *m.ReasoningContent != want) || (!ok && *m.ReasoningContent != "" && !s.wasIssued(*m.ReasoningContent)) {
+			if t, ok := s.turnOf(m.ToolCalls[0].ID); (ok && *m.ReasoningContent != t.reasoning) || (!ok && *m.ReasoningContent != "" && !s.wasIssued(*m.ReasoningContent)) {
 				dsError(w, "The `reasoning_content` of an assistant message with tool calls does not match the one the API returned.")
 				return
 			}
@@ -101,29 +101,11 @@ func handleDeepSeek(s *Server, w http.ResponseWriter, r *http.Request, body []by
 		s.issue(rep.Reasoning)
 		for i, tc := range rep.ToolCalls {
 			if i == 0 {
-				s.setReasoning(tc.id(i), rep.Reasoning)
+				s.recordTurn(tc.id(i), toolTurn{model: req.Model, reasoning: rep.Reasoning})
 			}
 		}
 	} else {
 		rep.Reasoning = ""
 	}
 	handleOpenAI(s, w, r, body, rep)
-}
-
-// setReasoning records the reasoning issued with the tool call id.
-func (s *Server) setReasoning(callID, text string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.reasoning == nil {
-		s.reasoning = map[string]string{}
-	}
-	s.reasoning[callID] = text
-}
-
-// reasoningOf is the reasoning issued with the tool call id.
-func (s *Server) reasoningOf(callID string) (string, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, ok := s.reasoning[callID]
-	return t, ok
 }

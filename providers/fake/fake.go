@@ -85,6 +85,9 @@ type Reply struct {
 	// ServerTool adds an Anthropic server tool use and its result (whose
 	// content is an array of blocks) before the answer, as web search does.
 	ServerTool bool
+	// Interleaved makes a thinking Anthropic answer think again before
+	// each tool call after the first (interleaved thinking).
+	Interleaved bool
 }
 
 // Defaults of a zero Reply.
@@ -126,30 +129,72 @@ type Server struct {
 	n         atomic.Int64
 	cancelled chan struct{}
 	// issued holds the opaque tokens (thought signatures, thinking
-	// signatures, reasoning texts) this server handed out, so a request
-	// echoing one back can be checked.
-	issued map[string]bool
-	// reasoning is the reasoning text a DeepSeek-mode server issued with
-	// the first tool call of an answer, by call id.
-	reasoning map[string]string
+	// signatures, reasoning texts) this server handed out, each with the
+	// model that produced it, so a request echoing one back can be checked.
+	issued map[string]string
+	// turns holds each answer that called tools, by the id of its first
+	// tool call.
+	turns map[string]toolTurn
+	// strict remembers the unknown-field check of bodies seen (see
+	// unknownFieldOf).
+	strict map[string]string
+}
+
+// toolTurn is what a server remembers of an answer that called tools.
+type toolTurn struct {
+	model string
+	// layout is an Anthropic answer's blocks in order:
+	// "thinking:<signature>", "text" and "tool_use:<id>".
+	layout []string
+	// reasoning is the reasoning text a DeepSeek-mode answer carried.
+	reasoning string
+}
+
+// recordTurn keeps an answer whose first tool call is id.
+func (s *Server) recordTurn(id string, t toolTurn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.turns == nil {
+		s.turns = map[string]toolTurn{}
+	}
+	s.turns[id] = t
+}
+
+// turnOf returns the answer whose first tool call is id.
+func (s *Server) turnOf(id string) (toolTurn, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.turns[id]
+	return t, ok
 }
 
 // issue records and returns a token the client must echo later.
-func (s *Server) issue(token string) string {
+func (s *Server) issue(token string) string { return s.issueFor(token, "") }
+
+// issueFor records and returns a token model produced.
+func (s *Server) issueFor(token, model string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.issued == nil {
-		s.issued = map[string]bool{}
+		s.issued = map[string]string{}
 	}
-	s.issued[token] = true
+	s.issued[token] = model
 	return token
 }
 
 // wasIssued reports whether token came from this server.
 func (s *Server) wasIssued(token string) bool {
+	_, ok := s.issuer(token)
+	return ok
+}
+
+// issuer returns the model that produced token; ok is false when this
+// server never issued it.
+func (s *Server) issuer(token string) (model string, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.issued[token]
+	model, ok = s.issued[token]
+	return model, ok
 }
 
 func newServer(kind, version string, handle func(*Server, http.ResponseWriter, *http.Request, []byte, Reply)) *Server {
@@ -194,10 +239,10 @@ func (s *Server) LastRequest() Request {
 func (s *Server) Count() int { return int(s.n.Load()) }
 
 // Reset clears the queue, the default, the recordings, the counter and
-// the reasoning issued by call id (scripted replies reuse call ids).
+// the answers remembered by tool call id (scripted replies reuse call ids).
 func (s *Server) Reset() {
 	s.mu.Lock()
-	s.queue, s.def, s.reqs, s.reasoning = nil, Reply{}, nil, nil
+	s.queue, s.def, s.reqs, s.turns = nil, Reply{}, nil, nil
 	s.mu.Unlock()
 	s.n.Store(0)
 }

@@ -18,7 +18,7 @@ func NewOpenAI() *Server { return NewOpenAIHost("openai") }
 // NewOpenAIHost starts the fake as one OpenAI-compatible host ("openai",
 // "xai", "groq", "mistral", "perplexity"; any other name checks only what
 // every host checks): requests are checked against that host's rules and
-// errors come in its shape. The mistral and groq hosts refuse unknown
+// errors come in its shape. The openai, mistral and groq hosts refuse unknown
 // fields at any depth (strict.go); mistral also checks tool call ids,
 // issues nine-character ones and answers reasoning as content chunks.
 // NewDeepSeek is the DeepSeek host.

@@ -26,27 +26,49 @@ type oaiCheck struct {
 	// maxTokensName, when set, is the only output-limit field accepted
 	// (OpenAI reasoning models refuse max_tokens).
 	maxTokensName string
+	// tools says which reasoning_effort function tools allow: "none" (only
+	// an explicit "none"), "none-or-unset" (no effort, or "none"), or ""
+	// (any).
+	tools string
 }
+
+var (
+	oaiReasoningRejects = []string{"temperature", "top_p", "presence_penalty", "frequency_penalty", "stop"}
+	xaiReasoningRejects = []string{"presence_penalty", "frequency_penalty", "stop"}
+)
 
 var oaiChecks = []oaiCheck{
 	// https://platform.openai.com/docs/guides/reasoning: reasoning models
 	// take max_completion_tokens and no sampling parameters or stop.
 	{host: "openai", model: regexp.MustCompile(`^gpt-5-chat`), efforts: nil},
+	// GPT-6 (September 2026) and gpt-5.5/5.6 take function tools on chat
+	// completions only with reasoning_effort "none"; gpt-5.2 and gpt-5.4
+	// refuse any other explicit effort with tools ("Function tools with
+	// reasoning_effort are not supported for <model> in
+	// /v1/chat/completions").
+	{host: "openai", model: regexp.MustCompile(`^gpt-6`), efforts: []string{"none", "low", "medium", "high", "xhigh"},
+		rejects: oaiReasoningRejects, maxTokensName: "max_completion_tokens", tools: "none"},
+	{host: "openai", model: regexp.MustCompile(`^gpt-5\.[56]`), efforts: []string{"none", "low", "medium", "high", "xhigh"},
+		rejects: oaiReasoningRejects, maxTokensName: "max_completion_tokens", tools: "none"},
+	{host: "openai", model: regexp.MustCompile(`^gpt-5\.[24]`), efforts: []string{"none", "low", "medium", "high", "xhigh"},
+		rejects: oaiReasoningRejects, maxTokensName: "max_completion_tokens", tools: "none-or-unset"},
 	{host: "openai", model: regexp.MustCompile(`^gpt-5\.\d`), efforts: []string{"none", "low", "medium", "high", "xhigh"},
-		rejects: []string{"temperature", "top_p", "presence_penalty", "frequency_penalty", "stop"}, maxTokensName: "max_completion_tokens"},
+		rejects: oaiReasoningRejects, maxTokensName: "max_completion_tokens"},
 	{host: "openai", model: regexp.MustCompile(`^gpt-5`), efforts: []string{"minimal", "low", "medium", "high"},
-		rejects: []string{"temperature", "top_p", "presence_penalty", "frequency_penalty", "stop"}, maxTokensName: "max_completion_tokens"},
+		rejects: oaiReasoningRejects, maxTokensName: "max_completion_tokens"},
+	// The o-series refuses parallel_tool_calls ("Unsupported parameter:
+	// 'parallel_tool_calls' is not supported with this model").
 	{host: "openai", model: regexp.MustCompile(`^o[134](-|$)`), efforts: []string{"low", "medium", "high"},
-		rejects: []string{"temperature", "top_p", "presence_penalty", "frequency_penalty", "stop"}, maxTokensName: "max_completion_tokens"},
+		rejects: append(append([]string(nil), oaiReasoningRejects...), "parallel_tool_calls"), maxTokensName: "max_completion_tokens"},
 	{host: "openai", model: regexp.MustCompile(`^gpt-`), efforts: nil},
 	// https://docs.x.ai/docs/guides/reasoning
 	{host: "xai", model: regexp.MustCompile(`non-reasoning`), efforts: nil},
-	{host: "xai", model: regexp.MustCompile(`^grok-3-mini`), efforts: []string{"low", "high"},
-		rejects: []string{"presence_penalty", "frequency_penalty", "stop"}},
-	{host: "xai", model: regexp.MustCompile(`^grok-4\.3`), efforts: []string{"none", "low", "medium", "high"},
-		rejects: []string{"presence_penalty", "frequency_penalty", "stop"}},
-	{host: "xai", model: regexp.MustCompile(`^grok-(4|code)`), efforts: nil,
-		rejects: []string{"presence_penalty", "frequency_penalty", "stop"}},
+	{host: "xai", model: regexp.MustCompile(`^grok-3-mini`), efforts: []string{"low", "high"}, rejects: xaiReasoningRejects},
+	{host: "xai", model: regexp.MustCompile(`^grok-4\.3`), efforts: []string{"none", "low", "medium", "high"}, rejects: xaiReasoningRejects},
+	// grok-4.5 and later take low, medium and high; their reasoning cannot
+	// be switched off (https://docs.x.ai/developers/grok-4-5).
+	{host: "xai", model: regexp.MustCompile(`^grok-4\.[5-9]`), efforts: []string{"low", "medium", "high"}, rejects: xaiReasoningRejects},
+	{host: "xai", model: regexp.MustCompile(`^grok-(4|code|build)`), efforts: nil, rejects: xaiReasoningRejects},
 	{host: "xai", model: regexp.MustCompile(`^grok-3`), efforts: nil},
 	// https://console.groq.com/docs/reasoning
 	{host: "groq", model: regexp.MustCompile(`^openai/gpt-oss`), efforts: []string{"low", "medium", "high"}},
@@ -80,8 +102,11 @@ func (s *Server) checkOpenAIChat(body []byte) *apiError {
 		return &apiError{status: 400, param: "model", msg: "you must provide a model parameter"}
 	}
 	if f := hostChatFields[s.host]; f != nil {
-		if p := f.unknownField("", body); p != "" {
-			if s.host == "groq" {
+		if p := s.unknownFieldOf(body, func(b []byte) string { return f.unknownField("", b) }); p != "" {
+			switch s.host {
+			case "openai":
+				return &apiError{status: 400, param: p, code: "unknown_parameter", msg: fmt.Sprintf("Unrecognized request argument supplied: %s", p)}
+			case "groq":
 				return &apiError{status: 400, param: p, msg: fmt.Sprintf("property '%s' is unsupported", p[strings.LastIndex(p, ".")+1:])}
 			}
 			return &apiError{status: 422, param: p, code: "extra_forbidden", msg: "Extra inputs are not permitted: body." + p}
@@ -114,9 +139,19 @@ func (s *Server) checkOpenAIChat(body []byte) *apiError {
 					msg: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."}
 			}
 		}
-		if raw, ok := m["reasoning_effort"]; ok {
-			var e string
-			json.Unmarshal(raw, &e)
+		var effort string
+		raw, hasEffort := m["reasoning_effort"]
+		if hasEffort {
+			json.Unmarshal(raw, &effort)
+		}
+		if tools := m["tools"]; c.tools != "" && len(tools) > 2 && string(tools) != "null" {
+			if (c.tools == "none" && effort != "none") || (c.tools == "none-or-unset" && hasEffort && effort != "none") {
+				return &apiError{status: 400, param: "reasoning_effort", code: "unsupported_value",
+					msg: fmt.Sprintf("Function tools with reasoning_effort are not supported for %s in /v1/chat/completions. To use function tools, use /v1/responses or set reasoning_effort to 'none'.", model)}
+			}
+		}
+		if hasEffort {
+			e := effort
 			if c.efforts == nil {
 				return &apiError{status: 400, param: "reasoning_effort", code: "unsupported_parameter",
 					msg: fmt.Sprintf("Model %s does not support parameter reasoningEffort.", model)}
