@@ -120,6 +120,8 @@ type Config struct {
 	ExtractorSettings
 	// PackSettings are the memory pack settings (config_packs.go).
 	PackSettings
+	// ModelsSettings name the operator's models file (config_models.go).
+	ModelsSettings
 }
 
 func defaultConfig() Config {
@@ -178,7 +180,7 @@ func (c *Config) vars() []configVar {
 	}, slices.Concat(
 		c.limitVars(), c.egressVars(), c.clusterVars(), c.defaultVars(), c.testkitVars(),
 		c.crawlVars(), c.otelVars(), c.extractorVars(), c.packVars(), c.runLogVars(),
-		c.upstreamVars(), c.serverHTTP1Vars(), c.storeVars(),
+		c.upstreamVars(), c.serverHTTP1Vars(), c.storeVars(), c.modelsVars(),
 	)...)
 }
 
@@ -330,6 +332,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateTestkit()...)
 	errs = append(errs, c.validateExtractor()...)
 	errs = append(errs, c.validatePacks()...)
+	errs = append(errs, c.validateModels()...)
 	errs = append(errs, c.validateRunLog()...)
 	errs = append(errs, c.validateUpstream()...)
 	errs = append(errs, c.validateServerHTTP1()...)

@@ -182,7 +182,7 @@ func effortFor(h *host, r *modelRule, want string) string {
 	if want == "" || h.reasoningField == "" {
 		return ""
 	}
-	if _, ruled := modelRules[h.name]; !ruled {
+	if _, ruled := modelRules[h.name]; !ruled && r == nil {
 		return want
 	}
 	if r == nil || r.effort == nil {

@@ -31,7 +31,8 @@ type openAIList[T any] struct {
 	Data   []T    `json:"data"`
 }
 
-// runnableModels lists the models a key can run here: catalogue models of
+// runnableModels lists the models a key can run here: catalogue models (not
+// retired ones) of
 // providers that are configured (a base URL) and have a key for this
 // caller (or need none), with local servers (Ollama, vLLM, the extra
 // providers) listed by the models they really have, as GET /v1/models
@@ -63,7 +64,7 @@ func (s *Server) runnableModels(c echo.Context) ([]openAIModel, error) {
 				if err != nil {
 					continue
 				}
-				if !s.canRun(ref, m.Type) {
+				if m.Retired != nil || !s.canRun(ref, m.Type) {
 					continue
 				}
 				out = append(out, openAIModel{ID: m.ID, Object: "model", OwnedBy: p})
