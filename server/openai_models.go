@@ -31,10 +31,9 @@ type openAIList[T any] struct {
 	Data   []T    `json:"data"`
 }
 
-// runnableModels lists the models a key can run here: catalogue models (not
-// retired ones) of
-// providers that are configured (a base URL) and have a key for this
-// caller (or need none), with local servers (Ollama, vLLM, the extra
+// runnableModels lists the models a key can run here: catalogue models
+// (retired ones left out) of providers that are configured (a base URL)
+// and have a key for this caller (or need none), with local servers (Ollama, vLLM, the extra
 // providers) listed by the models they really have, as GET /v1/models
 // asks them (withLocalModels: a server that cannot be asked lists none);
 // chat, embedding and image models each checked against the adapter that

@@ -129,6 +129,9 @@ type Server struct {
 	// reasoning is the reasoning text a DeepSeek-mode server issued with
 	// the first tool call of an answer, by call id.
 	reasoning map[string]string
+	// modelChecks are a test's checks for models the built-in checks do
+	// not know (AddModelCheck), consulted first.
+	modelChecks []oaiCheck
 }
 
 // issue records and returns a token the client must echo later.

@@ -98,7 +98,10 @@ func (s *Server) checkOpenAIChat(body []byte) *apiError {
 	if _, ok := m["stream_options"]; ok && string(m["stream"]) != "true" {
 		return &apiError{status: 400, param: "stream_options", msg: "The 'stream_options' parameter is only allowed when 'stream' is enabled."}
 	}
-	for _, c := range oaiChecks {
+	s.mu.Lock()
+	checks := append(append([]oaiCheck(nil), s.modelChecks...), oaiChecks...)
+	s.mu.Unlock()
+	for _, c := range checks {
 		if c.host != s.host || !c.model.MatchString(model) {
 			continue
 		}
