@@ -242,3 +242,29 @@ func TestOperatorRuleAgainstStrictFake(t *testing.T) {
 		}
 	}
 }
+
+// TestModelsFileReadmeExample: the example file of the README's "Model
+// rules and prices from a file" loads and builds a registry.
+func TestModelsFileReadmeExample(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "### Model rules and prices from a file")
+	_, block, ok2 := strings.Cut(section, "```yaml\n")
+	block, _, ok3 := strings.Cut(block, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("README has no example models file")
+	}
+	m := loadModels(t, block)
+	reg, err := providers.New(providers.Config{Models: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reg.ChatModel(engine.ModelRef{Provider: "groq", Model: "llama-3.1-8b-instant"}); err == nil {
+		t.Error("the example's retired model is not refused")
+	}
+	if usd, ok := reg.Cost(engine.ModelRef{Provider: "openai", Model: "gpt-7-preview"}, 300_000, 0); !ok || math.Abs(usd-1.5) > 1e-9 {
+		t.Errorf("gpt-7-preview long prompt cost = %v %v, want the tier's 300k × $5/M", usd, ok)
+	}
+}
