@@ -70,8 +70,9 @@ type catalogueFile struct {
 	AsOf      string `json:"as_of"`
 	Note      string `json:"note"`
 	Providers map[string]struct {
-		Source string           `json:"source"`
-		Models []catalogueModel `json:"models"`
+		Checked string           `json:"checked"`
+		Source  string           `json:"source"`
+		Models  []catalogueModel `json:"models"`
 	} `json:"providers"`
 }
 

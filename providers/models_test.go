@@ -268,3 +268,33 @@ func TestModelsFileReadmeExample(t *testing.T) {
 		t.Errorf("gpt-7-preview long prompt cost = %v %v, want the tier's 300k × $5/M", usd, ok)
 	}
 }
+
+// TestBuiltinRetirementsNameLiveReplacements: every retired catalogue
+// model names a replacement, and a listed replacement is not retired too.
+func TestBuiltinRetirementsNameLiveReplacements(t *testing.T) {
+	reg, err := providers.New(providers.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for p, models := range reg.Catalogue() {
+		byID := map[string]engine.ModelInfo{}
+		for _, mi := range models {
+			byID[mi.ID] = mi
+		}
+		for _, mi := range models {
+			if mi.Retired == nil {
+				continue
+			}
+			n++
+			if mi.Retired.Replacement == "" {
+				t.Errorf("%s: retired without a replacement", mi.ID)
+			} else if r, ok := byID[p+":"+mi.Retired.Replacement]; ok && r.Retired != nil {
+				t.Errorf("%s: its replacement %s is retired too", mi.ID, r.ID)
+			}
+		}
+	}
+	if n < 7 {
+		t.Errorf("%d retired catalogue models, want at least the 7 of the December 2026 refresh", n)
+	}
+}
