@@ -145,3 +145,29 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// TestStoredPipeOnLaterRetiredModel: a pipe created before its model was
+// retired (here by the operator's file, at the next start) fails its runs
+// with the retirement, without calling the provider.
+func TestStoredPipeOnLaterRetiredModel(t *testing.T) {
+	up := newDownUpstream(t)
+	up.up.Store(true)
+	dir := t.TempDir()
+	ts := servertest.StartDir(t, dir, servertest.WithProvider("openai", up.URL+"/v1", "sk-test"))
+	key := servertest.AdminKey
+	mustStatus(t, ts.Do("POST", "/v1/pipes", key, map[string]any{"name": "aging", "model": "openai:gpt-4o-mini"}), 200)
+	mustStatus(t, ts.Do("POST", "/v1/pipes/run", key, map[string]any{"name": "aging", "messages": userMsg("hi")}), 200)
+	ts.Stop()
+
+	calls := up.calls.Load()
+	ts = servertest.StartDir(t, dir, servertest.WithProvider("openai", up.URL+"/v1", "sk-test"),
+		withModelsFile(t, "models:\n- {provider: openai, model: gpt-4o-mini, retired: {date: '2026-12-03', replacement: gpt-4.1-mini}}\n"))
+	r := ts.Do("POST", "/v1/pipes/run", key, map[string]any{"name": "aging", "messages": userMsg("hi")})
+	if r.Status != 400 || !strings.Contains(string(r.Body), `"code":"BAD_REQUEST"`) ||
+		!strings.Contains(string(r.Body), `model \"openai:gpt-4o-mini\" was retired by openai on 2026-12-03; use \"openai:gpt-4.1-mini\" instead`) {
+		t.Fatalf("run: %d %s", r.Status, r.Body)
+	}
+	if up.calls.Load() != calls {
+		t.Error("the provider was called for a retired model")
+	}
+}
