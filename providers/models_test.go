@@ -298,3 +298,24 @@ func TestBuiltinRetirementsNameLiveReplacements(t *testing.T) {
 		t.Errorf("%d retired catalogue models, want at least the 7 of the December 2026 refresh", n)
 	}
 }
+
+// TestDeepSeekFlashRules: deepseek-flash, the current name of DeepSeek's
+// Flash model, thinks by default like the V4 models: its effort is
+// mapped, "none" switches thinking off and the default max_tokens is
+// raised, and DeepSeek's strict fake accepts the call.
+func TestDeepSeekFlashRules(t *testing.T) {
+	f := fake.NewDeepSeek()
+	defer f.Close()
+	req := fullRequest("deepseek-flash")
+	req.ReasoningEffort, req.MaxTokens = "medium", intp(1000)
+	body := sentBody(t, "deepseek", f, req)
+	if body["reasoning_effort"] != "high" || body["max_tokens"] != 32768.0 {
+		t.Errorf("medium: %v", body)
+	}
+	req = fullRequest("deepseek-flash")
+	req.ReasoningEffort = "none"
+	body = sentBody(t, "deepseek", f, req)
+	if th, _ := body["thinking"].(map[string]any); th["type"] != "disabled" || body["reasoning_effort"] != nil {
+		t.Errorf("none: %v", body)
+	}
+}

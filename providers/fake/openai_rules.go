@@ -55,7 +55,7 @@ var oaiChecks = []oaiCheck{
 	// https://api-docs.deepseek.com/guides/thinking_mode: the requested
 	// effort is mapped (minimal and low to low, medium to high, ...);
 	// "none" is no effort (thinking is switched off with thinking.type).
-	{host: "deepseek", model: regexp.MustCompile(`^deepseek-v4`), efforts: []string{"minimal", "low", "medium", "high", "xhigh", "max", "ultra"}},
+	{host: "deepseek", model: regexp.MustCompile(`^deepseek-(v4|flash)`), efforts: []string{"minimal", "low", "medium", "high", "xhigh", "max", "ultra"}},
 	// Perplexity has no function calling.
 	{host: "perplexity", model: regexp.MustCompile(`.`), efforts: nil, rejects: []string{"tools", "tool_choice"}},
 }
