@@ -135,10 +135,33 @@ func (h *host) rule(model string) *modelRule {
 }
 
 // retirement returns the retirement of a model (operator first), or nil.
+// It runs on every chat call, so the built-in retirements are a map.
 func (m *Models) retirement(provider, model string) *Retirement {
-	e, _ := m.entry(provider, model)
-	return e.retired
+	if m != nil {
+		for _, e := range m.matching(provider, model) {
+			if e.retired != nil {
+				return e.retired
+			}
+		}
+	}
+	return builtinRetired[modelKey{provider, model}]
 }
+
+// modelKey names a model of a provider.
+type modelKey struct{ provider, model string }
+
+// builtinRetired are the built-in catalogue's retired models.
+var builtinRetired = func() map[modelKey]*Retirement {
+	out := map[modelKey]*Retirement{}
+	for p, entries := range catalogue {
+		for _, e := range entries {
+			if e.retired != nil {
+				out[modelKey{p, e.model}] = e.retired
+			}
+		}
+	}
+	return out
+}()
 
 // cost is the USD cost of a text call at the model's prices in force.
 func (m *Models) cost(ref engine.ModelRef, promptTokens, completionTokens int) (float64, bool) {
