@@ -122,6 +122,8 @@ type Config struct {
 	PackSettings
 	// AnthropicSettings are the Anthropic surface's (config_anthropic.go).
 	AnthropicSettings
+	// ModelsSettings name the operator's models file (config_models.go).
+	ModelsSettings
 }
 
 func defaultConfig() Config {
@@ -180,7 +182,7 @@ func (c *Config) vars() []configVar {
 	}, slices.Concat(
 		c.limitVars(), c.egressVars(), c.clusterVars(), c.defaultVars(), c.testkitVars(),
 		c.crawlVars(), c.otelVars(), c.extractorVars(), c.packVars(), c.runLogVars(),
-		c.upstreamVars(), c.serverHTTP1Vars(), c.storeVars(), c.anthropicVars(),
+		c.upstreamVars(), c.serverHTTP1Vars(), c.storeVars(), c.anthropicVars(), c.modelsVars(),
 	)...)
 }
 
@@ -332,6 +334,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateTestkit()...)
 	errs = append(errs, c.validateExtractor()...)
 	errs = append(errs, c.validatePacks()...)
+	errs = append(errs, c.validateModels()...)
 	errs = append(errs, c.validateRunLog()...)
 	errs = append(errs, c.validateUpstream()...)
 	errs = append(errs, c.validateAnthropic()...)

@@ -30,7 +30,7 @@ type ModelDefaults struct {
 var usualModels = []struct{ provider, chat, embed string }{
 	{"openai", "openai:gpt-4o-mini", "openai:text-embedding-3-large"},
 	{"anthropic", "anthropic:claude-sonnet-4-5", ""},
-	{"google", "google:gemini-2.5-flash", "google:gemini-embedding-001"},
+	{"google", "google:gemini-3.5-flash", "google:gemini-embedding-001"},
 	{"cohere", "cohere:command-a-03-2025", "cohere:embed-v4.0"},
 	{"mistral", "mistral:mistral-small-latest", ""},
 	{"groq", "groq:llama-3.3-70b-versatile", ""},

@@ -403,6 +403,31 @@ type ModelInfo struct {
 	BasePrice          *float64 `json:"basePrice,omitempty"`
 	SupportedSizes     []string `json:"supportedSizes,omitempty"`
 	SupportedQualities []string `json:"supportedQualities,omitempty"`
+	// PriceTiers are the prices that replace PromptCost and CompletionCost
+	// when a call's prompt is longer than their threshold.
+	PriceTiers []ModelPriceTier `json:"priceTiers,omitempty"`
+	// ContextWindow is the model's context size in tokens (0: not known).
+	ContextWindow int `json:"contextWindow,omitempty"`
+	// Retired is set when the provider no longer serves the model.
+	Retired *ModelRetirement `json:"retired,omitempty"`
+	// Source is where the entry comes from: "builtin" (the catalogue
+	// compiled into Hearth) or "operator" (the HEARTH_MODELS_FILE).
+	Source string `json:"source,omitempty"`
+}
+
+// ModelPriceTier is the USD price per million tokens of calls whose
+// prompt is longer than AbovePromptTokens tokens.
+type ModelPriceTier struct {
+	AbovePromptTokens int     `json:"abovePromptTokens"`
+	PromptCost        float64 `json:"promptCost"`
+	CompletionCost    float64 `json:"completionCost"`
+}
+
+// ModelRetirement says when a provider stopped serving a model and which
+// model it suggests instead.
+type ModelRetirement struct {
+	Date        string `json:"date"`
+	Replacement string `json:"replacement,omitempty"`
 }
 
 // ModelRef is a parsed "provider:model_id".

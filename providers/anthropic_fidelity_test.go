@@ -33,7 +33,6 @@ func TestAnthropicSamplingRules(t *testing.T) {
 		{"claude-mythos-preview", false, false},
 		{"claude-sonnet-4-6", true, false},
 		{"claude-sonnet-4-5-20250929", true, false},
-		{"claude-opus-4-1", true, false},
 		{"claude-3-5-haiku-20241022", true, true},
 	}
 	for _, c := range cases {
@@ -202,10 +201,10 @@ func TestGeminiThreadMovesToAnthropic(t *testing.T) {
 	g := fake.NewGemini()
 	defer g.Close()
 	g.SetDefault(fake.Reply{ToolCalls: []fake.ToolCall{{Name: "get_weather", Arguments: `{"loc":"SF"}`}}})
-	gm := geminiModel(t, g, "gemini-2.5-flash", nil)
+	gm := geminiModel(t, g, "gemini-2.5-flash-lite", nil)
 	msgs := []engine.Message{userMsg("Weather?")}
 	for i := 0; i < 2; i++ {
-		resp, err := gm.Chat(context.Background(), &engine.ChatRequest{Model: "gemini-2.5-flash", Messages: msgs, Tools: []engine.Tool{weatherTool}})
+		resp, err := gm.Chat(context.Background(), &engine.ChatRequest{Model: "gemini-2.5-flash-lite", Messages: msgs, Tools: []engine.Tool{weatherTool}})
 		if err != nil {
 			t.Fatal(err)
 		}

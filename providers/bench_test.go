@@ -70,7 +70,7 @@ func BenchmarkAnthropicStream(b *testing.B) {
 	benchChat(b, "anthropic", "claude-haiku-4-5", fake.NewAnthropic, true)
 }
 func BenchmarkGeminiStream(b *testing.B) {
-	benchChat(b, "google", "gemini-2.5-flash", fake.NewGemini, true)
+	benchChat(b, "google", "gemini-2.5-flash-lite", fake.NewGemini, true)
 }
 func BenchmarkCohereStream(b *testing.B) {
 	benchChat(b, "cohere", "command-a-03-2025", fake.NewCohere, true)

@@ -45,6 +45,9 @@ type Config struct {
 	// built in (see KnownProviders) becomes an extra OpenAI-compatible
 	// provider and must carry a BaseURL.
 	Providers map[string]ProviderConfig
+	// Models are the operator's model entries (HEARTH_MODELS_FILE) laid
+	// over the built-in catalogue and rules; nil means the built-in data.
+	Models *Models
 	// HTTPClient is shared by every adapter; nil means one over
 	// Egress.Transport. Its Timeout should be 0: streams may last minutes, and
 	// Config.Timeout bounds each call instead.

@@ -27,7 +27,7 @@ func targets(t testing.TB) []target {
 	ts := []target{
 		{provider: "openai", model: "gpt-4o-mini", embedModel: "text-embedding-3-small", newFake: fake.NewOpenAI},
 		{provider: "anthropic", model: "claude-sonnet-4-5", newFake: fake.NewAnthropic},
-		{provider: "google", model: "gemini-2.5-flash", embedModel: "text-embedding-004", newFake: fake.NewGemini},
+		{provider: "google", model: "gemini-2.5-flash-lite", embedModel: "text-embedding-004", newFake: fake.NewGemini},
 		{provider: "cohere", model: "command-a-03-2025", embedModel: "embed-v4.0", newFake: fake.NewCohere},
 	}
 	compat := map[string]target{

@@ -19,7 +19,7 @@ func hostAdditions(h *host, req *engine.ChatRequest) map[string]json.RawMessage 
 	if !strings.EqualFold(req.ReasoningEffort, "none") {
 		return nil
 	}
-	if r := ruleFor(h.name, req.Model); r != nil && r.noneDisablesThinking {
+	if r := h.rule(req.Model); r != nil && r.noneDisablesThinking {
 		return map[string]json.RawMessage{"thinking": thinkingDisabled}
 	}
 	return nil

@@ -64,8 +64,7 @@ func TestGeminiThinkingBudgetDefault(t *testing.T) {
 	}{
 		{"gemini-3-flash-preview", 1000, 32768},
 		{"gemini-3.1-pro-preview", 1000, 32768},
-		{"gemini-2.5-flash", 1000, 32768},
-		{"gemini-2.0-flash", 1000, 1000},
+		{"gemini-2.5-flash-lite", 1000, 32768},
 		{"gemini-3-flash-preview", 8000, 8000},
 	}
 	for _, c := range cases {

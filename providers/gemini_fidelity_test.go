@@ -88,8 +88,8 @@ func TestGeminiSignatureFromOtherProvider(t *testing.T) {
 	f := fake.NewGemini()
 	defer f.Close()
 	f.SetDefault(fake.Reply{Text: "ok"})
-	m := geminiModel(t, f, "gemini-3-pro-preview", nil)
-	req := &engine.ChatRequest{Model: "gemini-3-pro-preview", APIKey: "k", Tools: []engine.Tool{weatherTool}, Messages: []engine.Message{
+	m := geminiModel(t, f, "gemini-3.1-pro-preview", nil)
+	req := &engine.ChatRequest{Model: "gemini-3.1-pro-preview", APIKey: "k", Tools: []engine.Tool{weatherTool}, Messages: []engine.Message{
 		userMsg("Weather?"),
 		{Role: "assistant", ToolCalls: []engine.ToolCall{{ID: "toolu_1", Type: "function", Function: engine.FunctionCall{Name: "get_weather", Arguments: `{"loc":"SF"}`}}}},
 		{Role: "tool", ToolCallID: "toolu_1", Content: engine.TextContent("21C")}}}
@@ -113,9 +113,9 @@ func TestGeminiToolSchemas(t *testing.T) {
 	f := fake.NewGemini()
 	defer f.Close()
 	f.SetDefault(fake.Reply{Text: "ok", JSON: `{"a":{"n":1}}`})
-	m := geminiModel(t, f, "gemini-2.5-flash", nil)
+	m := geminiModel(t, f, "gemini-2.5-flash-lite", nil)
 	refSchema := json.RawMessage(`{"type":"object","$defs":{"pt":{"type":"object","properties":{"n":{"type":"integer"}}}},"properties":{"a":{"$ref":"#/$defs/pt"}},"required":["a"],"additionalProperties":false}`)
-	req := &engine.ChatRequest{Model: "gemini-2.5-flash", APIKey: "k", Messages: []engine.Message{userMsg("hi")},
+	req := &engine.ChatRequest{Model: "gemini-2.5-flash-lite", APIKey: "k", Messages: []engine.Message{userMsg("hi")},
 		Tools: []engine.Tool{
 			{Type: "function", Function: engine.ToolFunction{Name: "now"}},
 			{Type: "function", Function: engine.ToolFunction{Name: "empty", Parameters: json.RawMessage(`{"type":"object","properties":{}}`)}},
@@ -151,14 +151,11 @@ func TestGeminiReasoningAndTemperature(t *testing.T) {
 		want          map[string]any // thinkingConfig, nil when absent
 		temperature   bool
 	}{
-		{"gemini-2.5-flash", "none", map[string]any{"thinkingBudget": 0.0}, true},
-		{"gemini-2.5-pro", "none", map[string]any{"thinkingBudget": 128.0}, true},
-		{"gemini-2.5-flash", "medium", map[string]any{"thinkingBudget": 8192.0}, true},
-		{"gemini-2.0-flash", "high", nil, true},
+		{"gemini-2.5-flash-lite", "none", map[string]any{"thinkingBudget": 0.0}, true},
+		{"gemini-2.5-flash-lite", "medium", map[string]any{"thinkingBudget": 8192.0}, true},
 		{"gemini-3-flash-preview", "none", map[string]any{"thinkingLevel": "minimal"}, false},
 		{"gemini-3-flash-preview", "medium", map[string]any{"thinkingLevel": "medium"}, false},
-		{"gemini-3-pro-preview", "none", map[string]any{"thinkingLevel": "low"}, false},
-		{"gemini-3-pro-preview", "medium", map[string]any{"thinkingLevel": "high"}, false},
+		{"gemini-3.1-pro-preview", "none", map[string]any{"thinkingLevel": "low"}, false},
 		{"gemini-3.1-pro-preview", "medium", map[string]any{"thinkingLevel": "medium"}, false},
 		{"gemini-3.5-flash", "low", map[string]any{"thinkingLevel": "low"}, false},
 	}
@@ -183,9 +180,9 @@ func TestGeminiBodyRetryDelayAndDailyQuota(t *testing.T) {
 	f := fake.NewGemini()
 	defer f.Close()
 	sl := &sleeps{}
-	m := geminiModel(t, f, "gemini-2.5-flash", sl)
+	m := geminiModel(t, f, "gemini-2.5-flash-lite", sl)
 	f.Enqueue(fake.Reply{Status: 429, RetryDelay: "3s", QuotaID: "GenerateRequestsPerMinutePerProjectPerModel-FreeTier"}, fake.Reply{Text: "ok"})
-	if _, err := m.Chat(context.Background(), &engine.ChatRequest{Model: "gemini-2.5-flash", Messages: []engine.Message{userMsg("hi")}}); err != nil {
+	if _, err := m.Chat(context.Background(), &engine.ChatRequest{Model: "gemini-2.5-flash-lite", Messages: []engine.Message{userMsg("hi")}}); err != nil {
 		t.Fatal(err)
 	}
 	if d := sl.list(); len(d) != 1 || d[0] != 3*time.Second {
@@ -193,7 +190,7 @@ func TestGeminiBodyRetryDelayAndDailyQuota(t *testing.T) {
 	}
 	f.Reset()
 	f.SetDefault(fake.Reply{Status: 429, RetryDelay: "40s", QuotaID: "GenerateRequestsPerDayPerProjectPerModel-FreeTier"})
-	_, err := m.Chat(context.Background(), &engine.ChatRequest{Model: "gemini-2.5-flash", Messages: []engine.Message{userMsg("hi")}})
+	_, err := m.Chat(context.Background(), &engine.ChatRequest{Model: "gemini-2.5-flash-lite", Messages: []engine.Message{userMsg("hi")}})
 	e := asEngine(t, err)
 	if e.Code != engine.CodeRateLimited || e.RetryAfter != 40 || !strings.Contains(e.Message, "PerDay") || f.Count() != 1 {
 		t.Errorf("daily quota: %v (retry after %d) after %d requests, want one request", err, e.RetryAfter, f.Count())
@@ -204,10 +201,10 @@ func TestGeminiCallIDsAreUnique(t *testing.T) {
 	f := fake.NewGemini()
 	defer f.Close()
 	f.SetDefault(fake.Reply{ToolCalls: []fake.ToolCall{{Name: "get_weather", Arguments: `{}`}, {Name: "t2"}}})
-	m := geminiModel(t, f, "gemini-2.5-flash", nil)
+	m := geminiModel(t, f, "gemini-2.5-flash-lite", nil)
 	seen := map[string]bool{}
 	for i := 0; i < 3; i++ {
-		resp, err := m.Chat(context.Background(), &engine.ChatRequest{Model: "gemini-2.5-flash", Messages: []engine.Message{userMsg("hi")}, Tools: []engine.Tool{weatherTool}})
+		resp, err := m.Chat(context.Background(), &engine.ChatRequest{Model: "gemini-2.5-flash-lite", Messages: []engine.Message{userMsg("hi")}, Tools: []engine.Tool{weatherTool}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -223,11 +220,11 @@ func TestGeminiCallIDsAreUnique(t *testing.T) {
 func TestGeminiToolFinishReasonsAreErrors(t *testing.T) {
 	f := fake.NewGemini()
 	defer f.Close()
-	m := geminiModel(t, f, "gemini-2.5-flash", nil)
+	m := geminiModel(t, f, "gemini-2.5-flash-lite", nil)
 	for _, reason := range []string{"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS"} {
 		f.Reset()
 		f.SetDefault(fake.Reply{Text: " ", Finish: reason})
-		req := &engine.ChatRequest{Model: "gemini-2.5-flash", Messages: []engine.Message{userMsg("hi")}, Tools: []engine.Tool{weatherTool}}
+		req := &engine.ChatRequest{Model: "gemini-2.5-flash-lite", Messages: []engine.Message{userMsg("hi")}, Tools: []engine.Tool{weatherTool}}
 		_, err := m.Chat(context.Background(), req)
 		if code(err) != engine.CodeUpstream || !strings.Contains(err.Error(), reason) {
 			t.Errorf("%s: %v", reason, err)

@@ -5,7 +5,10 @@ package providers
 // adapter drops or maps those parts instead of sending them to fail
 // upstream. Quirks are data; openai.go applies them.
 type host struct {
-	name    string
+	name string
+	// models are the operator's rules, checked before modelRules (nil:
+	// built-in rules only).
+	models  *Models
 	baseURL string
 	needKey bool
 	// maxTokensField is the wire name of ChatRequest.MaxTokens.

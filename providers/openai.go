@@ -131,7 +131,7 @@ func buildOpenAIRequestIn(room *oaiRequestRoom, h *host, req *engine.ChatRequest
 			r.ResponseFormat = rf
 		}
 	}
-	rule := ruleFor(h.name, req.Model)
+	rule := h.rule(req.Model)
 	applyRule(r, rule)
 	if e := effortFor(h, rule, req.ReasoningEffort, len(r.Tools) > 0); e != "" {
 		switch h.reasoningField {

@@ -150,6 +150,12 @@ var modelRules = map[string][]modelRule{
 		{pattern: "deepseek-v4*", reasoning: true, reasoningMaxTokens: 32768, noneDisablesThinking: true,
 			effort: map[string]string{"low": "low", "medium": "high", "high": "high"},
 			source: "https://api-docs.deepseek.com/guides/thinking_mode"},
+		// deepseek-flash (DeepSeek-V4.1-Flash) is the current name of the
+		// Flash model, with the same thinking mode:
+		// https://api-docs.deepseek.com/quick_start/pricing
+		{pattern: "deepseek-flash*", reasoning: true, reasoningMaxTokens: 32768, noneDisablesThinking: true,
+			effort: map[string]string{"low": "low", "medium": "high", "high": "high"},
+			source: "https://api-docs.deepseek.com/guides/thinking_mode"},
 	},
 }
 
@@ -216,7 +222,7 @@ func effortFor(h *host, r *modelRule, want string, tools bool) string {
 	if want == "" || h.reasoningField == "" {
 		return ""
 	}
-	if _, ruled := modelRules[h.name]; !ruled {
+	if _, ruled := modelRules[h.name]; !ruled && r == nil {
 		return want
 	}
 	if r == nil || r.effort == nil {

@@ -132,12 +132,12 @@ func TestAnthropicMapping(t *testing.T) {
 func TestGeminiMapping(t *testing.T) {
 	f := fake.NewGemini()
 	defer f.Close()
-	req := fullRequest("gemini-2.5-flash")
+	req := fullRequest("gemini-2.5-flash-lite")
 	req.Messages = append(req.Messages,
 		engine.Message{Role: "assistant", ToolCalls: []engine.ToolCall{{ID: "c1", Type: "function", Function: engine.FunctionCall{Name: "get_weather", Arguments: `{"loc":"SF"}`}}}},
 		engine.Message{Role: "tool", ToolCallID: "c1", Content: engine.TextContent("sunny")})
 	body := sentBody(t, "google", f, req)
-	if f.LastRequest().Path != "/v1beta/models/gemini-2.5-flash:generateContent" {
+	if f.LastRequest().Path != "/v1beta/models/gemini-2.5-flash-lite:generateContent" {
 		t.Errorf("path %s", f.LastRequest().Path)
 	}
 	gc := body["generationConfig"].(map[string]any)

@@ -64,6 +64,8 @@ type Registry struct {
 	// upstream is a caller over the registry's shared client, kept for
 	// CloseIdleConnections (h1_close.go).
 	upstream caller
+	// models are the catalogue and rules in force (nil: built-in only).
+	models *Models
 }
 
 var _ engine.Providers = (*Registry)(nil)
@@ -73,7 +75,7 @@ func New(cfg Config) (*Registry, error) {
 	mk := cfg.callers()
 	r := &Registry{chat: map[string]engine.ChatModel{}, embed: map[string]engine.Embedder{},
 		moderate: map[string]engine.Moderator{}, keys: map[string]string{}, needKey: map[string]bool{}, noURL: map[string]bool{},
-		pool: newKeyPool(), upstream: mk("")}
+		pool: newKeyPool(), upstream: mk(""), models: cfg.Models}
 	baseURL := cfg.BaseURL
 	for name, pc := range cfg.Providers {
 		name = strings.ToLower(name)
@@ -88,6 +90,11 @@ func New(cfg Config) (*Registry, error) {
 			return err
 		}
 		r.needKey[name] = h.needKey
+		if cfg.Models != nil {
+			hc := *h
+			hc.models = cfg.Models
+			h = &hc
+		}
 		if u == "" {
 			r.noURL[name] = true
 			return nil
@@ -147,6 +154,9 @@ func New(cfg Config) (*Registry, error) {
 	}
 	r.providers = append(r.providers, HearthProvider)
 	sort.Strings(r.providers)
+	if err := cfg.Models.CheckProviders(r.Known); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
@@ -160,6 +170,9 @@ func (r *Registry) unknown(ref engine.ModelRef) error {
 
 // ChatModel returns the chat adapter of ref's provider.
 func (r *Registry) ChatModel(ref engine.ModelRef) (engine.ChatModel, error) {
+	if ret := r.models.retirement(ref.Provider, ref.Model); ret != nil {
+		return nil, retiredError(ref, ret)
+	}
 	if m, ok := r.pooledChat[ref.Provider]; ok {
 		if ref.Provider == HearthProvider {
 			if err := checkEchoModel(ref.Model); err != nil {
@@ -200,8 +213,9 @@ func (r *Registry) ServerKey(provider string) string { return r.keys[provider] }
 // ollama, openai-compatible (and extra compatible providers) and hearth.
 func (r *Registry) NeedsKey(provider string) bool { return r.needKey[provider] }
 
-// Catalogue returns the /v1/models catalogue of every provider.
-func (r *Registry) Catalogue() map[string][]engine.ModelInfo { return buildCatalogue(r.providers) }
+// Catalogue returns the /v1/models catalogue of every provider, with the
+// operator's entries (HEARTH_MODELS_FILE) laid over the built-in ones.
+func (r *Registry) Catalogue() map[string][]engine.ModelInfo { return r.models.catalogue(r.providers) }
 
 // Providers lists the registry's provider names, sorted.
 func (r *Registry) Providers() []string { return append([]string(nil), r.providers...) }
@@ -215,13 +229,14 @@ func (r *Registry) Known(provider string) bool {
 	return ok
 }
 
-// CostOf returns the list-price USD cost of a call's usage, cached prompt
-// tokens at the provider's cache-read price (see the package CostOf).
+// CostOf returns the USD cost of a call's usage at the prices in force,
+// cached prompt tokens at the provider's cache-read price (see CostOf).
 func (r *Registry) CostOf(ref engine.ModelRef, u *engine.Usage) (float64, bool) {
-	return CostOf(ref, u)
+	return r.models.costOf(ref, u)
 }
 
-// Cost returns the list-price USD cost of a text call (see the package Cost).
+// Cost returns the USD cost of a text call at the prices in force (the
+// operator's over the built-in list prices), tiered by prompt size.
 func (r *Registry) Cost(ref engine.ModelRef, promptTokens, completionTokens int) (float64, bool) {
-	return Cost(ref, promptTokens, completionTokens)
+	return r.models.cost(ref, promptTokens, completionTokens)
 }

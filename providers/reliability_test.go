@@ -165,16 +165,16 @@ func TestTimeout(t *testing.T) {
 	defer f.Close()
 	reg, _ := providers.New(providers.Config{Providers: map[string]providers.ProviderConfig{"google": {BaseURL: f.BaseURL(), APIKey: "k"}},
 		Retry: testRetry, Timeout: 20 * time.Millisecond})
-	m, _ := reg.ChatModel(engine.ModelRef{Provider: "google", Model: "gemini-2.5-flash"})
+	m, _ := reg.ChatModel(engine.ModelRef{Provider: "google", Model: "gemini-2.5-flash-lite"})
 	f.SetDefault(fake.Reply{FirstByteDelay: 5 * time.Second})
-	_, err := m.Chat(context.Background(), chatReq("gemini-2.5-flash"))
+	_, err := m.Chat(context.Background(), chatReq("gemini-2.5-flash-lite"))
 	if code(err) != engine.CodeUpstreamTimeout || f.Count() != 1 {
 		t.Errorf("slow upstream: %v after %d requests", err, f.Count())
 	}
 	// A stream whose events stop coming times out too.
 	f.Reset()
 	f.SetDefault(fake.Reply{Text: "a b c", ChunkDelay: 5 * time.Second})
-	s, err := m.ChatStream(context.Background(), chatReq("gemini-2.5-flash"))
+	s, err := m.ChatStream(context.Background(), chatReq("gemini-2.5-flash-lite"))
 	if err != nil {
 		t.Fatal(err)
 	}

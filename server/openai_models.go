@@ -31,9 +31,9 @@ type openAIList[T any] struct {
 	Data   []T    `json:"data"`
 }
 
-// runnableModels lists the models a key can run here: catalogue models of
-// providers that are configured (a base URL) and have a key for this
-// caller (or need none), with local servers (Ollama, vLLM, the extra
+// runnableModels lists the models a key can run here: catalogue models
+// (retired ones left out) of providers that are configured (a base URL)
+// and have a key for this caller (or need none), with local servers (Ollama, vLLM, the extra
 // providers) listed by the models they really have, as GET /v1/models
 // asks them (withLocalModels: a server that cannot be asked lists none);
 // chat, embedding and image models each checked against the adapter that
@@ -63,7 +63,7 @@ func (s *Server) runnableModels(c echo.Context) ([]openAIModel, error) {
 				if err != nil {
 					continue
 				}
-				if !s.canRun(ref, m.Type) {
+				if m.Retired != nil || !s.canRun(ref, m.Type) {
 					continue
 				}
 				out = append(out, openAIModel{ID: m.ID, Object: "model", OwnedBy: p})

@@ -107,6 +107,12 @@ func createPipe(t *testing.T, b *browser) {
 	if model != "hearth:echo" {
 		t.Fatalf("the model picker lacks hearth:echo (value %q)", model)
 	}
+	// A retired catalogue model is listed with its retirement and cannot be picked.
+	retired := eval[string](b, `(() => { const o = document.querySelector('#pipe-form select[name=model] option[value="google:gemini-2.5-pro"]');
+		return o ? (o.disabled ? 'disabled ' : '') + o.textContent : 'missing'; })()`)
+	if !strings.HasPrefix(retired, "disabled ") || !strings.Contains(retired, "retired 2026-12-01: use gemini-3.8-flash") {
+		t.Errorf("the retired google:gemini-2.5-pro shows as %q", retired)
+	}
 
 	// Invalid tools JSON is flagged before anything is sent.
 	b.js("clear tools", `document.querySelector('#pipe-form textarea[name=tools]').value = ''`)

@@ -138,6 +138,9 @@ type Server struct {
 	// strict remembers the unknown-field check of bodies seen (see
 	// unknownFieldOf).
 	strict map[string]string
+	// modelChecks are a test's checks for models the built-in checks do
+	// not know (AddModelCheck), consulted first.
+	modelChecks []oaiCheck
 }
 
 // toolTurn is what a server remembers of an answer that called tools.

@@ -77,7 +77,7 @@ var oaiChecks = []oaiCheck{
 	// https://api-docs.deepseek.com/guides/thinking_mode: the requested
 	// effort is mapped (minimal and low to low, medium to high, ...);
 	// "none" is no effort (thinking is switched off with thinking.type).
-	{host: "deepseek", model: regexp.MustCompile(`^deepseek-v4`), efforts: []string{"minimal", "low", "medium", "high", "xhigh", "max", "ultra"}},
+	{host: "deepseek", model: regexp.MustCompile(`^deepseek-(v4|flash)`), efforts: []string{"minimal", "low", "medium", "high", "xhigh", "max", "ultra"}},
 	// Perplexity has no function calling.
 	{host: "perplexity", model: regexp.MustCompile(`.`), efforts: nil, rejects: []string{"tools", "tool_choice"}},
 }
@@ -123,7 +123,10 @@ func (s *Server) checkOpenAIChat(body []byte) *apiError {
 	if _, ok := m["stream_options"]; ok && string(m["stream"]) != "true" {
 		return &apiError{status: 400, param: "stream_options", msg: "The 'stream_options' parameter is only allowed when 'stream' is enabled."}
 	}
-	for _, c := range oaiChecks {
+	s.mu.Lock()
+	checks := append(append([]oaiCheck(nil), s.modelChecks...), oaiChecks...)
+	s.mu.Unlock()
+	for _, c := range checks {
 		if c.host != s.host || !c.model.MatchString(model) {
 			continue
 		}

@@ -315,6 +315,17 @@ export function providerOrder(catalogue, status) {
   });
 }
 
+// modelLabel is a catalogue entry's label in the model picker: its id and
+// list price, "(operator)" for an entry of HEARTH_MODELS_FILE, and the
+// retirement date and replacement of a retired model.
+export function modelLabel(m) {
+  let label = m.id;
+  if (typeof m.promptCost === 'number') label += ` ($${m.promptCost} / $${m.completionCost} per 1M tokens)`;
+  if (m.source === 'operator') label += ' (operator)';
+  if (m.retired) label += ` (retired ${m.retired.date}${m.retired.replacement ? `: use ${m.retired.replacement}` : ''})`;
+  return label;
+}
+
 function modelPicker(catalogue, current, status) {
   const sel = h('select', { name: 'model' });
   let found = false;
@@ -323,8 +334,8 @@ function modelPicker(catalogue, current, status) {
     if (!models.length) continue;
     sel.append(h('optgroup', { label }, models.map((m) => {
       if (m.id === current) found = true;
-      const cost = typeof m.promptCost === 'number' ? ` ($${m.promptCost} / $${m.completionCost} per 1M tokens)` : '';
-      return h('option', { value: m.id }, m.id + cost);
+      // A retired model cannot be picked, but a pipe already on one shows it.
+      return h('option', { value: m.id, disabled: !!m.retired && m.id !== current }, modelLabel(m));
     })));
   }
   const custom = h('input', { type: 'text', name: 'model-custom', autocomplete: 'off', spellcheck: 'false', placeholder: 'provider:model_id',
