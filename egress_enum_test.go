@@ -23,6 +23,7 @@ var outboundExempt = map[string]string{
 	"server/servertest/loadtest/client.go":     "load test client of the server under test",
 	"server/servertest/hearthbench/gateway.go": "benchmark client of the server under test",
 	"server/servertest/hearthbench/cluster.go": "benchmark client of the servers under test",
+	"server/servertest/hearthbench/fairness.go": "benchmark clients of the server under test",
 }
 
 // outboundPatterns are the ways Go code opens a connection or builds a
