@@ -293,7 +293,7 @@ func TestMessagesPDFDocuments(t *testing.T) {
 	t.Cleanup(gem.Close)
 	gem.SetRecording(true)
 	gts := servertest.Start(t, servertest.WithProvider("google", gem.BaseURL(), "g-key"))
-	body["model"] = "google:gemini-2.5-flash"
+	body["model"] = "google:gemini-3.5-flash"
 	mustStatus(t, postMessages(gts, admin, body), 200)
 	if got := string(gem.LastRequest().Body); !strings.Contains(got, `"inlineData":{"mimeType":"application/pdf","data":"JVBERi0xLjQK"}`) {
 		t.Fatalf("gemini request: %s", got)
