@@ -116,6 +116,11 @@ type FollowOptions struct {
 	// Pending is how soon Follow reads again while committed changes wait
 	// behind an older running transaction (0: 10ms).
 	Pending time.Duration
+	// OnRead, when set, is called after each read of the feed that
+	// succeeded (and after fn handled what it returned), with the time the
+	// read started: every change of a transaction that had ended by then
+	// and was not behind an older running one has been handed to fn.
+	OnRead func(started time.Time)
 }
 
 // Follow reads the feed from `from` until ctx ends or fn fails, calling fn
@@ -140,6 +145,7 @@ func (s *Store) Follow(ctx context.Context, from Position, opts FollowOptions, f
 	defer conn.Close(context.WithoutCancel(ctx))
 	pos := from
 	for {
+		started := time.Now()
 		changes, next, pending, err := s.Changes(ctx, pos, opts.Batch)
 		if err != nil {
 			return err
@@ -149,6 +155,9 @@ func (s *Store) Follow(ctx context.Context, from Position, opts FollowOptions, f
 				return err
 			}
 			pos = next
+		}
+		if opts.OnRead != nil {
+			opts.OnRead(started)
 		}
 		if len(changes) == opts.Batch {
 			continue
