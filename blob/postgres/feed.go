@@ -44,14 +44,11 @@ func Publish(t engine.Tx, topic, key string) error {
 	if !ok {
 		return fmt.Errorf("postgres.Publish: %T is not a transaction of this store", t)
 	}
-	if pt.readOnly {
-		return errReadOnly
+	err := pt.exec(len(key), `INSERT INTO hearth_changes (xid, topic, key) VALUES (pg_current_xact_id()::text::bigint, $1, $2)`, topic, []byte(key))
+	if err != nil {
+		return err
 	}
-	_, err := pt.q.Exec(pt.ctx, `INSERT INTO hearth_changes (xid, topic, key) VALUES (pg_current_xact_id()::text::bigint, $1, $2)`, topic, []byte(key))
-	if err == nil {
-		_, err = pt.q.Exec(pt.ctx, `SELECT pg_notify($1, '')`, feedChannel)
-	}
-	return pt.check(err)
+	return pt.exec(0, `SELECT pg_notify($1, '')`, feedChannel)
 }
 
 // Changes returns up to limit changes after from, in (Xid, Seq) order, and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/jackc/pgx/v5"
@@ -17,13 +18,68 @@ const (
 	scanPageBytes = 4 << 20
 )
 
+// A transaction of Update queues its writes and sends them together, in
+// one round trip, before its next read, before it commits, or once it has
+// queued pendingRows rows or pendingBytes of values. A write's error (a
+// serialization failure, a lost connection) then surfaces at that point
+// instead of at the Put; Update fails or retries the transaction as a
+// whole either way.
+const (
+	pendingRows  = 512
+	pendingBytes = 4 << 20
+)
+
 var errReadOnly = errors.New("postgres store: write inside a read-only transaction (View)")
 
 type tx struct {
 	ctx      context.Context
 	q        pgx.Tx
+	trips    *atomic.Uint64 // the store's round trip count
 	readOnly bool
 	conflict error // the first serialization failure seen
+
+	batch pgx.Batch // queued writes, in order
+	bytes int       // the size of their values
+}
+
+// exec queues a write statement, sending the queue when it is full.
+func (t *tx) exec(size int, sql string, args ...any) error {
+	if t.readOnly {
+		return errReadOnly
+	}
+	t.batch.Queue(sql, args...)
+	t.bytes += size
+	if t.batch.Len() >= pendingRows || t.bytes >= pendingBytes {
+		return t.flush()
+	}
+	return nil
+}
+
+// flush sends the queued writes in one round trip and returns the first
+// error among them (the statements after a failed one fail too: the
+// transaction is aborted).
+func (t *tx) flush() error {
+	n := t.batch.Len()
+	if n == 0 {
+		return nil
+	}
+	b := t.batch
+	t.batch, t.bytes = pgx.Batch{}, 0
+	t.trips.Add(1)
+	br := t.q.SendBatch(t.ctx, &b)
+	var first error
+	for range n {
+		if _, err := br.Exec(); err != nil && first == nil {
+			first = err
+		}
+	}
+	if err := br.Close(); err != nil && first == nil {
+		first = err
+	}
+	if first == nil {
+		return nil
+	}
+	return t.check(first)
 }
 
 // check records a serialization failure (Update retries the transaction
@@ -36,7 +92,11 @@ func (t *tx) check(err error) error {
 }
 
 func (t *tx) GetRaw(key string) ([]byte, error) {
+	if err := t.flush(); err != nil {
+		return nil, err
+	}
 	var v []byte
+	t.trips.Add(1)
 	err := t.q.QueryRow(t.ctx, `SELECT v FROM hearth_kv WHERE k = $1`, []byte(key)).Scan(&v)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, engine.ErrNotFound
@@ -70,26 +130,22 @@ func (t *tx) Put(key string, v any) error {
 }
 
 func (t *tx) PutRaw(key string, b []byte) error {
-	if t.readOnly {
-		return errReadOnly
-	}
-	if b == nil {
-		b = []byte{} // pgx sends a nil slice as NULL
-	}
-	_, err := t.q.Exec(t.ctx, `INSERT INTO hearth_kv (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v`, []byte(key), b)
-	return t.check(err)
+	// The write is sent later and the caller may reuse b: queue a copy
+	// (never nil: pgx sends a nil slice as NULL).
+	return t.exec(len(b), `INSERT INTO hearth_kv (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v`,
+		[]byte(key), append(make([]byte, 0, len(b)), b...))
 }
 
 func (t *tx) Delete(key string) error {
-	if t.readOnly {
-		return errReadOnly
-	}
-	_, err := t.q.Exec(t.ctx, `DELETE FROM hearth_kv WHERE k = $1`, []byte(key))
-	return t.check(err)
+	return t.exec(0, `DELETE FROM hearth_kv WHERE k = $1`, []byte(key))
 }
 
 func (t *tx) Exists(key string) (bool, error) {
+	if err := t.flush(); err != nil {
+		return false, err
+	}
 	var ok bool
+	t.trips.Add(1)
 	err := t.q.QueryRow(t.ctx, `SELECT EXISTS (SELECT 1 FROM hearth_kv WHERE k = $1)`, []byte(key)).Scan(&ok)
 	return ok, t.check(err)
 }
@@ -130,12 +186,16 @@ func (t *tx) page(lo []byte, inclusive bool, hi []byte) (rows []row, more bool, 
 	if inclusive {
 		op = ">="
 	}
+	if err := t.flush(); err != nil {
+		return nil, false, err
+	}
 	args := []any{lo, scanPageRows}
 	q := `SELECT k, v FROM hearth_kv WHERE k ` + op + ` $1 ORDER BY k LIMIT $2`
 	if hi != nil {
 		q = `SELECT k, v FROM hearth_kv WHERE k ` + op + ` $1 AND k < $3 ORDER BY k LIMIT $2`
 		args = append(args, hi)
 	}
+	t.trips.Add(1)
 	rs, err := t.q.Query(t.ctx, q, args...)
 	if err != nil {
 		return nil, false, t.check(err)
