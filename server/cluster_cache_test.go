@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/hearth-dev/hearth/providers/fake"
+	"github.com/hearth-dev/hearth/server/app"
 	"github.com/hearth-dev/hearth/server/servertest"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // feedBound is how long a test waits for a node to apply another node's
@@ -173,5 +175,25 @@ func TestClusterFeedGapDropsCaches(t *testing.T) {
 	waitFresh(t, b)
 	if r := b.Do("GET", "/v1/pipes", user, nil); r.Status != 401 {
 		t.Fatalf("B served a key from before its feed reconnected: %d", r.Status)
+	}
+}
+
+// TestClusterPoolSize: a node's pool of connections is DatabaseMaxConns
+// (HEARTH_DATABASE_MAX_CONNS) when set, else the default.
+func TestClusterPoolSize(t *testing.T) {
+	url := servertest.DatabaseURL(t)
+	plain := servertest.StartNodes(t, url, 1)[0]
+	sized := servertest.StartNodes(t, url, 1, func(c *app.Config) { c.DatabaseMaxConns = 3 })[0]
+	for _, c := range []struct {
+		n    *servertest.Server
+		want int32
+	}{{plain, app.DefaultPoolConns}, {sized, 3}} {
+		p, ok := c.n.App.Store.(interface{ Pool() *pgxpool.Pool })
+		if !ok {
+			t.Fatalf("store %T has no pool", c.n.App.Store)
+		}
+		if got := p.Pool().Config().MaxConns; got != c.want {
+			t.Errorf("MaxConns %d, want %d", got, c.want)
+		}
 	}
 }
