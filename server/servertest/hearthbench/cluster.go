@@ -39,6 +39,12 @@ type ClusterLag struct {
 	P50ms   float64 `json:"p50_ms"`
 	P99ms   float64 `json:"p99_ms"`
 	PollMs  float64 `json:"poll_ms"`
+	// KeySamples keys were revoked through node A; KeyP50ms and KeyP99ms
+	// are from the revoke's answer to the first request B refused (B
+	// had the key cached), polled every millisecond.
+	KeySamples int     `json:"key_samples,omitempty"`
+	KeyP50ms   float64 `json:"key_p50_ms,omitempty"`
+	KeyP99ms   float64 `json:"key_p99_ms,omitempty"`
 }
 
 // clusterPoll is how often the lag probe polls both nodes; it bounds the
@@ -107,6 +113,12 @@ func runCluster(quick bool, cell time.Duration, logf func(string, ...any)) ([]Cl
 				return nil, nil, "", fmt.Errorf("lag: %w", err)
 			}
 			logf("cluster: change-feed lag p50 %.1f ms, p99 %.1f ms", lag.P50ms, lag.P99ms)
+			keys := 4 * samples
+			if lag.KeyP50ms, lag.KeyP99ms, err = measureKeyLag(nodes[0], nodes[1], keys); err != nil {
+				return nil, nil, "", fmt.Errorf("key lag: %w", err)
+			}
+			lag.KeySamples = keys
+			logf("cluster: revoked key refused on the other node after p50 %.1f ms, p99 %.1f ms", lag.KeyP50ms, lag.KeyP99ms)
 		}
 		for _, n := range nodes {
 			n.Stop()
@@ -286,6 +298,10 @@ func printCluster(w io.Writer, rep *Report) {
 	if l := rep.ClusterLag; l != nil {
 		fmt.Fprintf(w, "change-feed lag between two nodes: p50 %.1f ms, p99 %.1f ms over %d documents (polled every %.0f ms)\n",
 			l.P50ms, l.P99ms, l.Samples, l.PollMs)
+		if l.KeySamples > 0 {
+			fmt.Fprintf(w, "key revoked through node A, first refusal on node B (which had it cached): p50 %.1f ms, p99 %.1f ms over %d keys\n",
+				l.KeyP50ms, l.KeyP99ms, l.KeySamples)
+		}
 	}
 }
 
