@@ -18,17 +18,6 @@ const (
 	scanPageBytes = 4 << 20
 )
 
-// A transaction of Update queues its writes and sends them together, in
-// one round trip, before its next read, before it commits, or once it has
-// queued pendingRows rows or pendingBytes of values. A write's error (a
-// serialization failure, a lost connection) then surfaces at that point
-// instead of at the Put; Update fails or retries the transaction as a
-// whole either way.
-const (
-	pendingRows  = 512
-	pendingBytes = 4 << 20
-)
-
 var errReadOnly = errors.New("postgres store: write inside a read-only transaction (View)")
 
 type tx struct {
@@ -38,48 +27,11 @@ type tx struct {
 	readOnly bool
 	conflict error // the first serialization failure seen
 
-	batch pgx.Batch // queued writes, in order
+	// The queue of writes not sent yet (tx_queue.go).
+	batch pgx.Batch // statements, in order
+	run   upserts   // puts after the last statement, not yet in batch
+	rows  int       // rows queued in batch and run
 	bytes int       // the size of their values
-}
-
-// exec queues a write statement, sending the queue when it is full.
-func (t *tx) exec(size int, sql string, args ...any) error {
-	if t.readOnly {
-		return errReadOnly
-	}
-	t.batch.Queue(sql, args...)
-	t.bytes += size
-	if t.batch.Len() >= pendingRows || t.bytes >= pendingBytes {
-		return t.flush()
-	}
-	return nil
-}
-
-// flush sends the queued writes in one round trip and returns the first
-// error among them (the statements after a failed one fail too: the
-// transaction is aborted).
-func (t *tx) flush() error {
-	n := t.batch.Len()
-	if n == 0 {
-		return nil
-	}
-	b := t.batch
-	t.batch, t.bytes = pgx.Batch{}, 0
-	t.trips.Add(1)
-	br := t.q.SendBatch(t.ctx, &b)
-	var first error
-	for range n {
-		if _, err := br.Exec(); err != nil && first == nil {
-			first = err
-		}
-	}
-	if err := br.Close(); err != nil && first == nil {
-		first = err
-	}
-	if first == nil {
-		return nil
-	}
-	return t.check(first)
 }
 
 // check records a serialization failure (Update retries the transaction
@@ -126,14 +78,12 @@ func (t *tx) Put(key string, v any) error {
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", key, err)
 	}
-	return t.PutRaw(key, b)
+	return t.put(key, b) // b is this call's own
 }
 
 func (t *tx) PutRaw(key string, b []byte) error {
-	// The write is sent later and the caller may reuse b: queue a copy
-	// (never nil: pgx sends a nil slice as NULL).
-	return t.exec(len(b), `INSERT INTO hearth_kv (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v`,
-		[]byte(key), append(make([]byte, 0, len(b)), b...))
+	// The write is sent later and the caller may reuse b: queue a copy.
+	return t.put(key, append(make([]byte, 0, len(b)), b...))
 }
 
 func (t *tx) Delete(key string) error {
