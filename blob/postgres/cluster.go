@@ -188,11 +188,11 @@ func (c *Cluster) Subscribe(topic string, fn func(key string)) {
 	c.subs[topic] = append(c.subs[topic], fn)
 }
 
-// Fresh reports whether every change other nodes committed up to at most
-// StaleAfter ago has been handed to the subscribers, with nothing missed
-// since they were last told to reload: the feed is connected and its last
-// read started less than StaleAfter ago. The gateway's caches serve only
-// while it is true.
+// Fresh reports whether the feed is connected, has missed nothing since
+// the subscribers were last told to reload, and last read less than
+// StaleAfter ago (that read handed over every change of the transactions
+// that had ended by then, unless an older one was still running). The
+// gateway's caches serve only while it is true.
 func (c *Cluster) Fresh() bool {
 	return c.up.Load() && time.Since(c.epoch)-time.Duration(c.readAt.Load()) < c.opts.StaleAfter
 }
