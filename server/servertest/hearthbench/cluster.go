@@ -30,6 +30,32 @@ type ClusterResult struct {
 	RetrP99ms   float64 `json:"retrieve_p99_ms"`
 	Errors      int     `json:"errors"`
 	Concurrency int     `json:"concurrency"`
+	// RunTrips and RetrTrips are the store's round trips to PostgreSQL
+	// per request, over all nodes (0 for the embedded store).
+	RunTrips  float64 `json:"pipes_run_round_trips,omitempty"`
+	RetrTrips float64 `json:"retrieve_round_trips,omitempty"`
+}
+
+// nodesTrips sums the store round trips of nodes (-1 when not on
+// PostgreSQL).
+func nodesTrips(nodes []*servertest.Server) int64 {
+	var sum int64
+	for _, n := range nodes {
+		t := storeTrips(n)
+		if t < 0 {
+			return -1
+		}
+		sum += t
+	}
+	return sum
+}
+
+// perReq is the trips from t0 to t1 per request of f (0 when unknown).
+func perReq(t0, t1 int64, f LoadFigures) float64 {
+	if t0 < 0 || f.Requests == 0 {
+		return 0
+	}
+	return float64(t1-t0) / float64(f.Requests)
 }
 
 // ClusterLag is the change-feed lag between two nodes: from a document
@@ -94,13 +120,16 @@ func runCluster(quick bool, cell time.Duration, logf func(string, ...any)) ([]Cl
 				return nil, nil, "", fmt.Errorf("%s: %w", s.name, err)
 			}
 		}
+		t0 := nodesTrips(nodes)
 		run := spreadLoad(nodes, "/v1/pipes/run", map[string]any{"name": "bench", "stream": false,
 			"messages": []map[string]string{{"role": "user", "content": "Say something about foxes."}}}, conc, cell)
+		t1 := nodesTrips(nodes)
 		retr := spreadLoad(nodes, "/v1/memory/retrieve", map[string]any{"query": "fox river " + clusterToken(7),
 			"memory": []map[string]string{{"name": "kb"}}}, conc, cell)
+		t2 := nodesTrips(nodes)
 		r := ClusterResult{Setup: s.name, Nodes: len(nodes), Concurrency: conc,
 			RunRPS: run.RPS, RunP50ms: run.P50ms, RunP99ms: run.P99ms, RetrRPS: retr.RPS, RetrP50ms: retr.P50ms, RetrP99ms: retr.P99ms,
-			Errors: run.Errors + retr.Errors}
+			Errors: run.Errors + retr.Errors, RunTrips: perReq(t0, t1, run), RetrTrips: perReq(t1, t2, retr)}
 		logf("cluster: %s: pipes.run %.0f/s, retrieve %.0f/s", s.name, r.RunRPS, r.RetrRPS)
 		out = append(out, r)
 		if len(nodes) == 2 {
@@ -289,10 +318,16 @@ func printCluster(w io.Writer, rep *Report) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "setup\tnodes\tpipes.run /s\tp50 ms\tp99 ms\tretrieve /s\tp50 ms\tp99 ms\terrors\t")
+	fmt.Fprintln(tw, "setup\tnodes\tpipes.run /s\tp50 ms\tp99 ms\tdb trips/run\tretrieve /s\tp50 ms\tp99 ms\tdb trips/retrieve\terrors\t")
+	trips := func(f float64) string {
+		if f == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.2f", f)
+	}
 	for _, r := range rep.Cluster {
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.1f\t%.1f\t%.0f\t%.1f\t%.1f\t%d\t\n", r.Setup, r.Nodes, r.RunRPS, r.RunP50ms, r.RunP99ms,
-			r.RetrRPS, r.RetrP50ms, r.RetrP99ms, r.Errors)
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.1f\t%.1f\t%s\t%.0f\t%.1f\t%.1f\t%s\t%d\t\n", r.Setup, r.Nodes, r.RunRPS, r.RunP50ms, r.RunP99ms,
+			trips(r.RunTrips), r.RetrRPS, r.RetrP50ms, r.RetrP99ms, trips(r.RetrTrips), r.Errors)
 	}
 	tw.Flush()
 	if l := rep.ClusterLag; l != nil {
