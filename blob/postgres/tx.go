@@ -181,3 +181,41 @@ func successor(prefix []byte) []byte {
 	}
 	return nil
 }
+
+// GetRawMany reads keys in one round trip (engine.ManyGetter).
+func (t *tx) GetRawMany(keys []string) ([][]byte, error) {
+	if err := t.flush(); err != nil {
+		return nil, err
+	}
+	ks := make([][]byte, len(keys))
+	for i, k := range keys {
+		ks[i] = []byte(k)
+	}
+	t.trips.Add(1)
+	rs, err := t.q.Query(t.ctx, `SELECT k, v FROM hearth_kv WHERE k = ANY($1::bytea[])`, ks)
+	if err != nil {
+		return nil, t.check(err)
+	}
+	defer rs.Close()
+	got := make(map[string][]byte, len(keys))
+	for rs.Next() {
+		var k, v []byte
+		if err := rs.Scan(&k, &v); err != nil {
+			return nil, t.check(err)
+		}
+		if v == nil {
+			v = []byte{}
+		}
+		got[string(k)] = v
+	}
+	if err := rs.Err(); err != nil {
+		return nil, t.check(err)
+	}
+	out := make([][]byte, len(keys))
+	for i, k := range keys {
+		out[i] = got[k]
+	}
+	return out, nil
+}
+
+var _ engine.ManyGetter = (*tx)(nil)

@@ -78,3 +78,33 @@ func TestQueuedWritesKeepOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestGetRawMany: several keys in one round trip, in order, nil for a
+// missing key and non-nil for an empty value, seeing the transaction's
+// own queued writes.
+func TestGetRawMany(t *testing.T) {
+	s := openURL(t, pgtest.URL(t), Options{})
+	err := s.Update(context.Background(), func(tx engine.Tx) error {
+		if err := tx.PutRaw("a", []byte("1")); err != nil {
+			return err
+		}
+		if err := tx.PutRaw("e", nil); err != nil {
+			return err
+		}
+		before := s.RoundTrips()
+		got, err := engine.GetRawMany(tx, []string{"a", "missing", "e", "a"})
+		if err != nil {
+			return err
+		}
+		if n := s.RoundTrips() - before; n != 2 {
+			return fmt.Errorf("%d round trips, want 2 (send the writes, read)", n)
+		}
+		if len(got) != 4 || string(got[0]) != "1" || got[1] != nil || got[2] == nil || len(got[2]) != 0 || string(got[3]) != "1" {
+			return fmt.Errorf("got %q", got)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
