@@ -108,6 +108,9 @@ type Config struct {
 	// JobLease (a Go duration) is how long a claimed ingestion job stays
 	// held without a heartbeat (config_cluster.go).
 	JobLease string `json:"job_lease"`
+	// DatabaseMaxConns caps this node's pool of PostgreSQL connections
+	// (config_cluster.go; 0: the default).
+	DatabaseMaxConns int64 `json:"database_max_conns"`
 	// ModelDefaults are the default chat and embedding models (config_defaults.go).
 	ModelDefaults
 	// TestkitSettings are the settings for test suites (config_testkit.go).

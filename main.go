@@ -174,7 +174,7 @@ func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.W
 // appConfig maps the validated configuration onto the application's.
 func appConfig(cfg Config, secret []byte, log *slog.Logger) app.Config {
 	ac := app.Config{
-		Data: cfg.Data, DatabaseURL: cfg.DatabaseURL, Version: version, Logger: log, StoreSnappy: cfg.StoreCompression == "snappy",
+		Data: cfg.Data, DatabaseURL: cfg.DatabaseURL, DatabaseMaxConns: int32(cfg.DatabaseMaxConns), Version: version, Logger: log, StoreSnappy: cfg.StoreCompression == "snappy",
 		Secret: secret, UploadSecret: deriveKey(secret, "hearth upload URL signing v1"),
 		AdminLogin: cfg.AdminLogin, AdminKey: cfg.AdminKey,
 		HTTP: server.Config{

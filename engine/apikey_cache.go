@@ -6,20 +6,18 @@ package engine
 // pipe keys (Pipes.Delete, Pipes.RotateKey) drop the entries after they
 // commit, so a revoked key is refused on the very next request on this
 // node, and publish TopicKey with the key id in their transaction. In
-// cluster mode the cache is off (see gateCache): every node reads the
-// shared store, so a key revoked on one node is refused on the next request
-// to any node.
+// cluster mode every node keeps its own cache and drops a key when the
+// change feed delivers its revoke, so a key revoked on one node is refused
+// on the others within the feed's lag (see gateCache).
 
-// UseCluster turns the key cache on unless c is shared, and makes revokes
-// publish to c's change feed. Call it once, before serving.
+// UseCluster turns the key cache on (following c's change feed when c is
+// shared), and makes revokes publish to c's change feed. Call it once, before serving.
 func (a *Accounts) UseCluster(c Cluster) {
 	a.cluster = c
 	if c == nil {
 		return
 	}
-	if !c.Shared() {
-		a.keys = newGateCache[Principal]()
-	}
+	a.keys = newGateCache[Principal](c)
 	c.Subscribe(TopicKey, func(id string) { a.keys.drop(id) })
 }
 

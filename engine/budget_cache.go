@@ -12,20 +12,20 @@ const TopicBudget = "budget"
 // one that applies to its key, reads nothing. Set and Delete drop the
 // owner's entry after they commit, so a new budget refuses the very next
 // request on this node, and publish TopicBudget with the owner in their
-// transaction. In cluster mode the cache is off (see gateCache): every
-// node reads the shared store, so a budget set on one node applies on the
-// next request to any node.
+// transaction. In cluster mode each node drops an owner's list when the
+// change feed delivers its change, so a budget set on one node applies on
+// the others within the feed's lag (see gateCache); the spend is a shared
+// record that every node reads and writes in the store, never cached.
 
-// UseCluster turns the budget-list cache on unless c is shared, and makes
+// UseCluster turns the budget-list cache on (following c's change feed
+// when c is shared), and makes
 // budget writes publish to c's change feed. Call it once, before serving.
 func (b *Budgets) UseCluster(c Cluster) {
 	b.cluster = c
 	if c == nil {
 		return
 	}
-	if !c.Shared() {
-		b.lists = newGateCache[[]Budget]()
-	}
+	b.lists = newGateCache[[]Budget](c)
 	c.Subscribe(TopicBudget, func(owner string) { b.lists.drop(owner) })
 }
 

@@ -39,6 +39,12 @@ type Cluster interface {
 	// key of "" means changes may have been missed (the feed reconnected
 	// or fell too far behind): drop or re-read everything of the topic.
 	Subscribe(topic string, fn func(key string))
+	// Fresh reports whether this node's subscribers are in step with the
+	// other nodes' writes: the feed is connected, has missed nothing since
+	// it last told them to reload, and has read recently. Caches of store
+	// records serve and fill only while it is true, so a node whose feed
+	// fails or stalls reads the store instead of serving what it missed.
+	Fresh() bool
 	// Count adds n to the counter key for the current window (windows are
 	// aligned to multiples of window since the Unix epoch) and returns the
 	// window's total over every node.
@@ -93,6 +99,9 @@ func (l *Local) Publish(Tx, string, string) error { return nil }
 
 // Subscribe never calls fn: no other node writes the store.
 func (l *Local) Subscribe(string, func(string)) {}
+
+// Fresh reports true: this process sees its own writes as it makes them.
+func (l *Local) Fresh() bool { return true }
 
 // Count keeps the counter in memory. Expired windows are dropped when the
 // map grows past 4096 counters, so its size follows the live keys.

@@ -22,24 +22,35 @@ const gateCacheMax = 16384
 // invalidation finds the generation changed and does not insert what it
 // read, so a stale record never outlives the write that replaced it.
 //
-// In cluster mode (Cluster.Shared) the feed delivers other nodes' writes
-// asynchronously, so a cache there could serve a revoked key for the
-// feed's delay: the services do not cache at all in shared mode (every
-// request reads the shared store), and their writes still publish to the
-// feed so that a later design can cache there too.
+// In cluster mode (Cluster.Shared) the change feed delivers other nodes'
+// writes after they commit, so a node serves what another node changed
+// until the feed's event arrives (the feed's lag, milliseconds). live is
+// then Cluster.Fresh: while the feed is down, has missed events or has not
+// read for a while, the cache neither serves nor fills, and the cluster
+// drops every entry (key "") before it reports fresh again.
 type gateCache[V any] struct {
-	mu  sync.Mutex
-	gen uint64
-	m   map[string]V
+	mu   sync.Mutex
+	gen  uint64
+	m    map[string]V
+	live func() bool // nil: always (one process owns the store)
 	// tag indexes entries by a second key (a key id, a pipe id) for
 	// invalidation; tags[t] lists the map keys tagged t.
 	tags  map[string][]string
 	ntags int
 }
 
-func newGateCache[V any]() *gateCache[V] {
-	return &gateCache[V]{m: map[string]V{}, tags: map[string][]string{}}
+// newGateCache returns a cache for c's mode: always live for one process,
+// live while c is fresh when other nodes share the store.
+func newGateCache[V any](c Cluster) *gateCache[V] {
+	g := &gateCache[V]{m: map[string]V{}, tags: map[string][]string{}}
+	if c != nil && c.Shared() {
+		g.live = c.Fresh
+	}
+	return g
 }
+
+// stale reports that the cache must not serve or fill now.
+func (c *gateCache[V]) stale() bool { return c.live != nil && !c.live() }
 
 // get returns the cached value of k, or the current generation to hand to
 // put after reading the store.
@@ -49,6 +60,9 @@ func (c *gateCache[V]) get(k string) (v V, ok bool, gen uint64) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.stale() {
+		return v, false, c.gen
+	}
 	v, ok = c.m[k]
 	return v, ok, c.gen
 }
@@ -60,7 +74,9 @@ func (c *gateCache[V]) getBytes(k []byte) (v V, ok bool, gen uint64) {
 		return v, false, 0
 	}
 	c.mu.Lock()
-	v, ok = c.m[string(k)]
+	if !c.stale() {
+		v, ok = c.m[string(k)]
+	}
 	gen = c.gen
 	c.mu.Unlock()
 	return v, ok, gen
@@ -74,7 +90,7 @@ func (c *gateCache[V]) put(gen uint64, k string, v V, tags ...string) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if gen != c.gen {
+	if gen != c.gen || c.stale() {
 		return
 	}
 	if len(c.m) >= gateCacheMax || c.ntags >= 4*gateCacheMax {

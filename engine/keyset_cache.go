@@ -15,9 +15,9 @@ import (
 // in their transaction. DeleteScopeTx runs inside another write (a pipe's
 // deletion) and drops the scope before that commits: a run racing it may
 // cache the old record again, for a pipe id that no run can name once the
-// deletion commits. In cluster mode the cache is off (see gateCache):
-// every run reads the shared store, and a key changed on one node is used
-// by the next run on any node.
+// deletion commits. In cluster mode each node drops a scope when the
+// change feed delivers its change, so a key changed on one node is used by
+// the others within the feed's lag (see gateCache).
 
 // TopicKeyset carries the scope ("owner:<login>", "pipe:<id>") whose
 // provider keys changed.
@@ -30,16 +30,15 @@ type keysetHit struct {
 	rec   keysetRecord
 }
 
-// UseCluster turns the key cache on unless c is shared, and makes key
+// UseCluster turns the key cache on (following c's change feed when c is
+// shared), and makes key
 // writes publish to c's change feed. Call it once, before serving.
 func (k *Keysets) UseCluster(c Cluster) {
 	k.cluster = c
 	if c == nil {
 		return
 	}
-	if !c.Shared() {
-		k.cache = newGateCache[keysetHit]()
-	}
+	k.cache = newGateCache[keysetHit](c)
 	c.Subscribe(TopicKeyset, func(scope string) { k.cache.drop(scope) })
 }
 

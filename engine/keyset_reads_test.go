@@ -49,15 +49,20 @@ func TestKeysetResolveReadsOnce(t *testing.T) {
 }
 
 // sharedCluster is a Local that says it shares its store, as a cluster
-// node does.
-type sharedCluster struct{ engine.Local }
+// node does; stale makes its feed report not Fresh.
+type sharedCluster struct {
+	engine.Local
+	stale atomic.Bool
+}
 
-func (*sharedCluster) Shared() bool { return true }
+func (*sharedCluster) Shared() bool  { return true }
+func (c *sharedCluster) Fresh() bool { return !c.stale.Load() }
 
 // TestKeysetCacheInvalidation: with the cache on (one node), repeated
 // runs read no store, and a key set, replaced or deleted is what the very
-// next Resolve returns; in cluster mode (shared store) every Resolve
-// reads the store.
+// next Resolve returns; in cluster mode (shared store) the cache serves
+// while the node's feed is fresh, and every Resolve reads the store while
+// it is not.
 func TestKeysetCacheInvalidation(t *testing.T) {
 	_, base := newAccounts(t)
 	store := &viewCounter{Store: base}
@@ -113,14 +118,22 @@ func TestKeysetCacheInvalidation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shared.UseCluster(&sharedCluster{})
-	before := store.views.Load()
-	for range 3 {
-		if k, err := shared.Resolve(ctx, "openai", "", "pipe_1", "alice"); err != nil || k != "owner-key" {
-			t.Fatalf("shared: %q %v", k, err)
+	cl := &sharedCluster{}
+	shared.UseCluster(cl)
+	for _, stale := range []bool{false, true} {
+		cl.stale.Store(stale)
+		before := store.views.Load()
+		for range 3 {
+			if k, err := shared.Resolve(ctx, "openai", "", "pipe_1", "alice"); err != nil || k != "owner-key" {
+				t.Fatalf("shared: %q %v", k, err)
+			}
 		}
-	}
-	if n := store.views.Load() - before; n != 3 {
-		t.Fatalf("cluster mode: 3 Resolves read the store %d times, want 3 (no cache)", n)
+		want := int64(1)
+		if stale {
+			want = 3
+		}
+		if n := store.views.Load() - before; int64(n) != want {
+			t.Fatalf("cluster mode, feed stale %v: 3 Resolves read the store %d times, want %d", stale, n, want)
+		}
 	}
 }

@@ -10,19 +10,19 @@ import (
 // their pipe by id, user and org keys by owner and name). Only GetByID and
 // Lookup use the cache; Get, List and the writes read the store. Writes
 // that change a pipe drop its entries after they commit (dropPipe) and
-// publish TopicPipe with its id in their transaction. In cluster mode the
-// cache is off (see gateCache): every run reads the shared store.
+// publish TopicPipe with its id in their transaction. In cluster mode each
+// node drops a pipe when the change feed delivers its change, so a pipe
+// changed on one node is used by the others within the feed's lag (see
+// gateCache).
 
-// enableCache turns the pipe cache on unless c is shared, and follows
+// enableCache turns the pipe cache on, and follows
 // other nodes' changes when c delivers them.
 func (ps *Pipes) enableCache(c Cluster) {
 	ps.cluster = c
 	if c == nil {
 		return
 	}
-	if !c.Shared() {
-		ps.cache = newGateCache[*Pipe]()
-	}
+	ps.cache = newGateCache[*Pipe](c)
 	c.Subscribe(TopicPipe, func(id string) { ps.cache.drop(id) })
 }
 

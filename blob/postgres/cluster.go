@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
@@ -26,7 +27,11 @@ type ClusterOptions struct {
 	// Maintain is how often a node tries to trim the feed and delete
 	// expired counters, one node at a time under a cluster lock (0: 1 minute).
 	Maintain time.Duration
-	Logger   *slog.Logger
+	// StaleAfter is how long after its last successful read of the feed a
+	// node stops reporting Fresh (0: three times Follow.Poll, so 3s), so
+	// that its caches stop serving when the feed stalls without an error.
+	StaleAfter time.Duration
+	Logger     *slog.Logger
 }
 
 // Cluster is the engine.Cluster of the nodes that share one PostgreSQL
@@ -41,6 +46,15 @@ type Cluster struct {
 
 	mu   sync.Mutex
 	subs map[string][]func(string)
+
+	// up is true from the first successful read of the feed until an
+	// error; gap is set by an error and cleared, after every subscriber
+	// was told to reload, by the next successful read. readAt is when the
+	// last successful read started, as time since epoch (monotonic).
+	up     atomic.Bool
+	gap    bool // only the follow goroutine uses it
+	readAt atomic.Int64
+	epoch  time.Time
 
 	cancel context.CancelFunc
 	done   sync.WaitGroup
@@ -65,6 +79,13 @@ func NewCluster(ctx context.Context, s *Store, opts ClusterOptions) (*Cluster, e
 	if opts.Maintain <= 0 {
 		opts.Maintain = time.Minute
 	}
+	if opts.StaleAfter <= 0 {
+		poll := opts.Follow.Poll
+		if poll <= 0 {
+			poll = time.Second
+		}
+		opts.StaleAfter = 3 * poll
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
@@ -73,7 +94,7 @@ func NewCluster(ctx context.Context, s *Store, opts ClusterOptions) (*Cluster, e
 	if err := s.pool.QueryRow(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint`).Scan(&from.Xid); err != nil {
 		return nil, mapErr(err)
 	}
-	c := &Cluster{s: s, node: nodeName(), opts: opts, log: log, subs: map[string][]func(string){}}
+	c := &Cluster{s: s, node: nodeName(), opts: opts, log: log, subs: map[string][]func(string){}, epoch: time.Now()}
 	runCtx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
 	c.done.Add(2)
@@ -167,6 +188,33 @@ func (c *Cluster) Subscribe(topic string, fn func(key string)) {
 	c.subs[topic] = append(c.subs[topic], fn)
 }
 
+// Fresh reports whether the feed is connected, has missed nothing since
+// the subscribers were last told to reload, and last read less than
+// StaleAfter ago (that read handed over every change of the transactions
+// that had ended by then, unless an older one was still running). The
+// gateway's caches serve only while it is true.
+func (c *Cluster) Fresh() bool {
+	return c.up.Load() && time.Since(c.epoch)-time.Duration(c.readAt.Load()) < c.opts.StaleAfter
+}
+
+// read records a successful read of the feed that started at started; the
+// first one after an error tells every subscriber to reload first.
+func (c *Cluster) read(started time.Time) {
+	if c.gap {
+		c.reloadAll()
+		c.gap = false
+	}
+	c.readAt.Store(int64(started.Sub(c.epoch)))
+	c.up.Store(true)
+}
+
+// lost records that the feed failed: changes may be missed from now until
+// the next successful read, so Fresh is false until then.
+func (c *Cluster) lost() {
+	c.up.Store(false)
+	c.gap = true
+}
+
 // dispatch hands a change to the subscribers of its topic.
 func (c *Cluster) dispatch(topic, key string) {
 	c.mu.Lock()
@@ -190,15 +238,18 @@ func (c *Cluster) reloadAll() {
 	}
 }
 
-// follow reads the feed until ctx ends. After an error it waits, tells every
-// subscriber to reload (changes may have been trimmed meanwhile) and
-// resumes from the last position it dispatched.
+// follow reads the feed until ctx ends. After an error it stops reporting
+// Fresh at once, waits, and resumes from the last position it dispatched;
+// its first successful read then tells every subscriber to reload (changes
+// may have been trimmed meanwhile) before Fresh is true again.
 func (c *Cluster) follow(ctx context.Context, from Position) {
 	defer c.done.Done()
 	pos := from
 	wait := 100 * time.Millisecond
+	opts := c.opts.Follow
+	opts.OnRead = c.read
 	for {
-		err := c.s.Follow(ctx, pos, c.opts.Follow, func(changes []Change, next Position) error {
+		err := c.s.Follow(ctx, pos, opts, func(changes []Change, next Position) error {
 			for _, ch := range changes {
 				c.dispatch(ch.Topic, ch.Key)
 			}
@@ -206,6 +257,7 @@ func (c *Cluster) follow(ctx context.Context, from Position) {
 			wait = 100 * time.Millisecond
 			return nil
 		})
+		c.lost()
 		if ctx.Err() != nil {
 			return
 		}
@@ -214,7 +266,6 @@ func (c *Cluster) follow(ctx context.Context, from Position) {
 			return
 		}
 		wait = min(2*wait, 5*time.Second)
-		c.reloadAll()
 	}
 }
 

@@ -199,15 +199,25 @@ func TestClusterCount(t *testing.T) {
 	}
 }
 
-// TestClusterFeedReconnect: when the feed connection drops, subscribers are
-// told to reload (key "") and later changes still arrive.
+// TestClusterFeedReconnect: when the feed connection drops, the node stops
+// reporting Fresh, subscribers are told to reload (key "") before it is
+// fresh again, and later changes still arrive.
 func TestClusterFeedReconnect(t *testing.T) {
 	url := pgtest.URL(t)
 	as := openURL(t, url, Options{})
-	a := openCluster(t, as, ClusterOptions{Follow: FollowOptions{Poll: 50 * time.Millisecond}})
-	got := make(chan string, 16)
-	a.Subscribe("pipe", func(k string) { got <- k })
+	a := openCluster(t, as, ClusterOptions{Follow: FollowOptions{Poll: 50 * time.Millisecond}, StaleAfter: time.Hour})
+	type call struct {
+		key   string
+		fresh bool
+	}
+	got := make(chan call, 16)
+	a.Subscribe("pipe", func(k string) { got <- call{k, a.Fresh()} })
 	ctx := context.Background()
+	for deadline := time.Now().Add(10 * time.Second); !a.Fresh(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("not fresh 10s after start")
+		}
+	}
 	// The feed reader connects in the background: wait for its LISTEN.
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		var killed int
@@ -225,9 +235,12 @@ func TestClusterFeedReconnect(t *testing.T) {
 	wait := func(want string) {
 		t.Helper()
 		select {
-		case k := <-got:
-			if k != want {
-				t.Fatalf("got %q, want %q", k, want)
+		case c := <-got:
+			if c.key != want {
+				t.Fatalf("got %q, want %q", c.key, want)
+			}
+			if c.key == "" && c.fresh {
+				t.Fatal("told to reload while reporting Fresh: a cache could serve what the feed missed")
 			}
 		case <-time.After(10 * time.Second):
 			t.Fatalf("no %q within 10s", want)
@@ -238,6 +251,9 @@ func TestClusterFeedReconnect(t *testing.T) {
 		t.Fatal(err)
 	}
 	wait("alice/p")
+	if !a.Fresh() {
+		t.Fatal("not fresh after the feed delivered again")
+	}
 }
 
 // TestCloseReleasesHeldLocks: a node shutting down while singleton work

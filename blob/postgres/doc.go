@@ -24,8 +24,11 @@
 // again from the start, up to Options.MaxAttempts times with a jittered
 // backoff growing from a few milliseconds to 100 ms, then fails with
 // SERVICE_UNAVAILABLE. fn must therefore have no side effect outside the
-// transaction. Retries are counted (Store.Retries, Options.OnRetry). Each Tx
-// call is one round trip on the transaction's connection.
+// transaction. Retries are counted (Store.Retries, Options.OnRetry). Each
+// read is one round trip on the transaction's connection; an Update's
+// writes (Put, PutRaw, Delete, Publish) are queued and sent together before
+// its next read or its commit, consecutive puts as one multi-row upsert
+// (tx_queue.go), so their errors surface there.
 //
 // # Blobs
 //

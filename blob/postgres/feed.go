@@ -44,14 +44,11 @@ func Publish(t engine.Tx, topic, key string) error {
 	if !ok {
 		return fmt.Errorf("postgres.Publish: %T is not a transaction of this store", t)
 	}
-	if pt.readOnly {
-		return errReadOnly
+	err := pt.exec(len(key), `INSERT INTO hearth_changes (xid, topic, key) VALUES (pg_current_xact_id()::text::bigint, $1, $2)`, topic, []byte(key))
+	if err != nil {
+		return err
 	}
-	_, err := pt.q.Exec(pt.ctx, `INSERT INTO hearth_changes (xid, topic, key) VALUES (pg_current_xact_id()::text::bigint, $1, $2)`, topic, []byte(key))
-	if err == nil {
-		_, err = pt.q.Exec(pt.ctx, `SELECT pg_notify($1, '')`, feedChannel)
-	}
-	return pt.check(err)
+	return pt.exec(0, `SELECT pg_notify($1, '')`, feedChannel)
 }
 
 // Changes returns up to limit changes after from, in (Xid, Seq) order, and
@@ -116,6 +113,11 @@ type FollowOptions struct {
 	// Pending is how soon Follow reads again while committed changes wait
 	// behind an older running transaction (0: 10ms).
 	Pending time.Duration
+	// OnRead, when set, is called after each read of the feed that
+	// succeeded (and after fn handled what it returned), with the time the
+	// read started: every change of a transaction that had ended by then
+	// and was not behind an older running one has been handed to fn.
+	OnRead func(started time.Time)
 }
 
 // Follow reads the feed from `from` until ctx ends or fn fails, calling fn
@@ -140,6 +142,7 @@ func (s *Store) Follow(ctx context.Context, from Position, opts FollowOptions, f
 	defer conn.Close(context.WithoutCancel(ctx))
 	pos := from
 	for {
+		started := time.Now()
 		changes, next, pending, err := s.Changes(ctx, pos, opts.Batch)
 		if err != nil {
 			return err
@@ -149,6 +152,9 @@ func (s *Store) Follow(ctx context.Context, from Position, opts FollowOptions, f
 				return err
 			}
 			pos = next
+		}
+		if opts.OnRead != nil {
+			opts.OnRead(started)
 		}
 		if len(changes) == opts.Batch {
 			continue

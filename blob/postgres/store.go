@@ -39,6 +39,7 @@ type Store struct {
 	enc     *zstd.Encoder
 	dec     *zstd.Decoder
 	retries atomic.Uint64
+	trips   atomic.Uint64
 	once    sync.Once
 
 	heldMu sync.Mutex
@@ -148,6 +149,12 @@ func (s *Store) Close() error {
 // database, each node reports its retries and a dashboard sums them.
 func (s *Store) Retries() uint64 { return s.retries.Load() }
 
+// RoundTrips returns how many round trips to PostgreSQL the transactions
+// of View and Update have made since Open (this process's count; feed
+// reads, locks, counters and blobs are not in it). Benchmarks divide it
+// by requests.
+func (s *Store) RoundTrips() uint64 { return s.trips.Load() }
+
 // View runs fn in a read-only REPEATABLE READ transaction: every read sees
 // the snapshot taken at its first statement.
 func (s *Store) View(ctx context.Context, fn func(engine.Tx) error) error {
@@ -158,8 +165,9 @@ func (s *Store) View(ctx context.Context, fn func(engine.Tx) error) error {
 	if err != nil {
 		return mapErr(err)
 	}
+	s.trips.Add(2) // BEGIN, ROLLBACK
 	defer ptx.Rollback(context.WithoutCancel(ctx))
-	return fn(&tx{ctx: ctx, q: ptx, readOnly: true})
+	return fn(&tx{ctx: ctx, q: ptx, trips: &s.trips, readOnly: true})
 }
 
 // Update runs fn in a SERIALIZABLE transaction and commits it when fn
@@ -201,8 +209,12 @@ func (s *Store) updateOnce(ctx context.Context, fn func(engine.Tx) error) (err e
 	if err != nil {
 		return mapErr(err), false
 	}
-	t := &tx{ctx: ctx, q: ptx}
+	s.trips.Add(2) // BEGIN, then COMMIT or ROLLBACK
+	t := &tx{ctx: ctx, q: ptx, trips: &s.trips}
 	ferr := fn(t)
+	if ferr == nil {
+		ferr = t.flush()
+	}
 	// fn may have swallowed the statement error of a conflict; the
 	// transaction is aborted either way.
 	if t.conflict != nil || isRetryable(ferr) {

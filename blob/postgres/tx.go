@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/jackc/pgx/v5"
@@ -22,8 +23,15 @@ var errReadOnly = errors.New("postgres store: write inside a read-only transacti
 type tx struct {
 	ctx      context.Context
 	q        pgx.Tx
+	trips    *atomic.Uint64 // the store's round trip count
 	readOnly bool
 	conflict error // the first serialization failure seen
+
+	// The queue of writes not sent yet (tx_queue.go).
+	batch pgx.Batch // statements, in order
+	run   upserts   // puts after the last statement, not yet in batch
+	rows  int       // rows queued in batch and run
+	bytes int       // the size of their values
 }
 
 // check records a serialization failure (Update retries the transaction
@@ -36,7 +44,11 @@ func (t *tx) check(err error) error {
 }
 
 func (t *tx) GetRaw(key string) ([]byte, error) {
+	if err := t.flush(); err != nil {
+		return nil, err
+	}
 	var v []byte
+	t.trips.Add(1)
 	err := t.q.QueryRow(t.ctx, `SELECT v FROM hearth_kv WHERE k = $1`, []byte(key)).Scan(&v)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, engine.ErrNotFound
@@ -66,30 +78,24 @@ func (t *tx) Put(key string, v any) error {
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", key, err)
 	}
-	return t.PutRaw(key, b)
+	return t.put(key, b) // b is this call's own
 }
 
 func (t *tx) PutRaw(key string, b []byte) error {
-	if t.readOnly {
-		return errReadOnly
-	}
-	if b == nil {
-		b = []byte{} // pgx sends a nil slice as NULL
-	}
-	_, err := t.q.Exec(t.ctx, `INSERT INTO hearth_kv (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v`, []byte(key), b)
-	return t.check(err)
+	// The write is sent later and the caller may reuse b: queue a copy.
+	return t.put(key, append(make([]byte, 0, len(b)), b...))
 }
 
 func (t *tx) Delete(key string) error {
-	if t.readOnly {
-		return errReadOnly
-	}
-	_, err := t.q.Exec(t.ctx, `DELETE FROM hearth_kv WHERE k = $1`, []byte(key))
-	return t.check(err)
+	return t.exec(0, `DELETE FROM hearth_kv WHERE k = $1`, []byte(key))
 }
 
 func (t *tx) Exists(key string) (bool, error) {
+	if err := t.flush(); err != nil {
+		return false, err
+	}
 	var ok bool
+	t.trips.Add(1)
 	err := t.q.QueryRow(t.ctx, `SELECT EXISTS (SELECT 1 FROM hearth_kv WHERE k = $1)`, []byte(key)).Scan(&ok)
 	return ok, t.check(err)
 }
@@ -130,12 +136,16 @@ func (t *tx) page(lo []byte, inclusive bool, hi []byte) (rows []row, more bool, 
 	if inclusive {
 		op = ">="
 	}
+	if err := t.flush(); err != nil {
+		return nil, false, err
+	}
 	args := []any{lo, scanPageRows}
 	q := `SELECT k, v FROM hearth_kv WHERE k ` + op + ` $1 ORDER BY k LIMIT $2`
 	if hi != nil {
 		q = `SELECT k, v FROM hearth_kv WHERE k ` + op + ` $1 AND k < $3 ORDER BY k LIMIT $2`
 		args = append(args, hi)
 	}
+	t.trips.Add(1)
 	rs, err := t.q.Query(t.ctx, q, args...)
 	if err != nil {
 		return nil, false, t.check(err)
@@ -171,3 +181,41 @@ func successor(prefix []byte) []byte {
 	}
 	return nil
 }
+
+// GetRawMany reads keys in one round trip (engine.ManyGetter).
+func (t *tx) GetRawMany(keys []string) ([][]byte, error) {
+	if err := t.flush(); err != nil {
+		return nil, err
+	}
+	ks := make([][]byte, len(keys))
+	for i, k := range keys {
+		ks[i] = []byte(k)
+	}
+	t.trips.Add(1)
+	rs, err := t.q.Query(t.ctx, `SELECT k, v FROM hearth_kv WHERE k = ANY($1::bytea[])`, ks)
+	if err != nil {
+		return nil, t.check(err)
+	}
+	defer rs.Close()
+	got := make(map[string][]byte, len(keys))
+	for rs.Next() {
+		var k, v []byte
+		if err := rs.Scan(&k, &v); err != nil {
+			return nil, t.check(err)
+		}
+		if v == nil {
+			v = []byte{}
+		}
+		got[string(k)] = v
+	}
+	if err := rs.Err(); err != nil {
+		return nil, t.check(err)
+	}
+	out := make([][]byte, len(keys))
+	for i, k := range keys {
+		out[i] = got[k]
+	}
+	return out, nil
+}
+
+var _ engine.ManyGetter = (*tx)(nil)

@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -356,33 +357,61 @@ func (s *Service) searchMemory(ctx context.Context, m *Memory, f filter.Filter, 
 	return out, nil
 }
 
-// fillTexts loads the text of every result in one snapshot.
+// fillTexts loads the text of every result in one snapshot: the chunks in
+// one read, then the parents the chunks name in another (each one round
+// trip on PostgreSQL).
 func (s *Service) fillTexts(ctx context.Context, mems []Memory, results []Result) error {
 	ids := map[string]string{}
 	for _, m := range mems {
 		ids[m.Name] = m.ID
 	}
 	return s.store.View(ctx, func(tx engine.Tx) error {
+		var idx []int
+		var keys []string
 		for i := range results {
 			if results[i].Text != "" {
 				continue // loaded for reranking
 			}
+			idx = append(idx, i)
+			keys = append(keys, chunkKey(ids[results[i].Memory], results[i].ChunkID))
+		}
+		if len(keys) == 0 {
+			return nil
+		}
+		vals, err := engine.GetRawMany(tx, keys)
+		if err != nil {
+			return err
+		}
+		var pidx []int
+		var pkeys []string
+		for j, i := range idx {
+			if vals[j] == nil {
+				continue
+			}
 			var r chunkRecord
-			memID := ids[results[i].Memory]
-			if err := tx.Get(chunkKey(memID, results[i].ChunkID), &r); err != nil {
-				if engine.IsNotFound(err) {
-					continue
-				}
-				return err
+			if err := engine.DecodeValue(vals[j], &r); err != nil {
+				return fmt.Errorf("decode %s: %w", keys[j], err)
 			}
 			results[i].Text, results[i].Heading, results[i].Section = r.Text, r.Heading, r.Parent
 			if r.ParentChunk != "" && r.ParentChunk != results[i].ChunkID {
-				var p chunkRecord
-				if err := tx.Get(chunkKey(memID, r.ParentChunk), &p); err != nil && !engine.IsNotFound(err) {
-					return err
-				}
-				results[i].Section = p.Parent
+				pidx = append(pidx, i)
+				pkeys = append(pkeys, chunkKey(ids[results[i].Memory], r.ParentChunk))
 			}
+		}
+		if len(pkeys) == 0 {
+			return nil
+		}
+		if vals, err = engine.GetRawMany(tx, pkeys); err != nil {
+			return err
+		}
+		for j, i := range pidx {
+			var p chunkRecord
+			if vals[j] != nil {
+				if err := engine.DecodeValue(vals[j], &p); err != nil {
+					return fmt.Errorf("decode %s: %w", pkeys[j], err)
+				}
+			}
+			results[i].Section = p.Parent
 		}
 		return nil
 	})

@@ -37,6 +37,10 @@ type Config struct {
 	// DatabaseURL, when set, selects cluster mode: the store is this
 	// PostgreSQL database, shared with the other nodes.
 	DatabaseURL string
+	// DatabaseMaxConns caps the node's pool of PostgreSQL connections in
+	// cluster mode (0: pool_max_conns of DatabaseURL, else
+	// DefaultPoolConns).
+	DatabaseMaxConns int32
 	// StoreSnappy opens the embedded store with the options of earlier
 	// versions (blob.Options.Snappy; HEARTH_STORE_COMPRESSION=snappy).
 	StoreSnappy bool

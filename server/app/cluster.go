@@ -27,10 +27,13 @@ type pgStore struct{ *postgres.Store }
 // Backup refuses with a pointer to pg_dump.
 func (pgStore) Backup(context.Context, io.Writer) error { return ErrBackupCluster }
 
-// DefaultPoolConns is each node's pool of PostgreSQL connections when the
-// database URL does not set pool_max_conns: every request holds one for
-// the length of a transaction, so pgx's default (4 on a small machine)
-// would queue requests long before the node is busy.
+// DefaultPoolConns is each node's pool of PostgreSQL connections when
+// neither HEARTH_DATABASE_MAX_CONNS nor the URL's pool_max_conns sets it:
+// a request holds one only for the length of a transaction (group commit
+// batches the writes of many), but pgx's default (4 on a small machine)
+// would still queue requests long before the node is busy; 16 per node
+// leaves room for several nodes within PostgreSQL's default
+// max_connections of 100.
 const DefaultPoolConns = 16
 
 // openCluster opens the shared PostgreSQL store and this node's Cluster
@@ -38,7 +41,10 @@ const DefaultPoolConns = 16
 func openCluster(cfg Config) (Store, engine.Cluster, error) {
 	ctx := context.Background()
 	opts := postgres.Options{URL: cfg.DatabaseURL, Logger: cfg.Logger}
-	if !strings.Contains(cfg.DatabaseURL, "pool_max_conns=") {
+	switch {
+	case cfg.DatabaseMaxConns > 0:
+		opts.MaxConns = cfg.DatabaseMaxConns
+	case !strings.Contains(cfg.DatabaseURL, "pool_max_conns="):
 		opts.MaxConns = DefaultPoolConns
 	}
 	s := postgres.New(opts)

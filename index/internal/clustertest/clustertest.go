@@ -74,6 +74,9 @@ func (n *Node) Leave() {
 // Shared reports true.
 func (n *Node) Shared() bool { return true }
 
+// Fresh reports true: the hub delivers every change.
+func (n *Node) Fresh() bool { return true }
+
 // Node returns the node's name.
 func (n *Node) Node() string { return n.name }
 

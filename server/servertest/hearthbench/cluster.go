@@ -30,6 +30,32 @@ type ClusterResult struct {
 	RetrP99ms   float64 `json:"retrieve_p99_ms"`
 	Errors      int     `json:"errors"`
 	Concurrency int     `json:"concurrency"`
+	// RunTrips and RetrTrips are the store's round trips to PostgreSQL
+	// per request, over all nodes (0 for the embedded store).
+	RunTrips  float64 `json:"pipes_run_round_trips,omitempty"`
+	RetrTrips float64 `json:"retrieve_round_trips,omitempty"`
+}
+
+// nodesTrips sums the store round trips of nodes (-1 when not on
+// PostgreSQL).
+func nodesTrips(nodes []*servertest.Server) int64 {
+	var sum int64
+	for _, n := range nodes {
+		t := storeTrips(n)
+		if t < 0 {
+			return -1
+		}
+		sum += t
+	}
+	return sum
+}
+
+// perReq is the trips from t0 to t1 per request of f (0 when unknown).
+func perReq(t0, t1 int64, f LoadFigures) float64 {
+	if t0 < 0 || f.Requests == 0 {
+		return 0
+	}
+	return float64(t1-t0) / float64(f.Requests)
 }
 
 // ClusterLag is the change-feed lag between two nodes: from a document
@@ -39,6 +65,12 @@ type ClusterLag struct {
 	P50ms   float64 `json:"p50_ms"`
 	P99ms   float64 `json:"p99_ms"`
 	PollMs  float64 `json:"poll_ms"`
+	// KeySamples keys were revoked through node A; KeyP50ms and KeyP99ms
+	// are from the revoke's answer to the first request B refused (B
+	// had the key cached), polled every millisecond.
+	KeySamples int     `json:"key_samples,omitempty"`
+	KeyP50ms   float64 `json:"key_p50_ms,omitempty"`
+	KeyP99ms   float64 `json:"key_p99_ms,omitempty"`
 }
 
 // clusterPoll is how often the lag probe polls both nodes; it bounds the
@@ -88,13 +120,16 @@ func runCluster(quick bool, cell time.Duration, logf func(string, ...any)) ([]Cl
 				return nil, nil, "", fmt.Errorf("%s: %w", s.name, err)
 			}
 		}
+		t0 := nodesTrips(nodes)
 		run := spreadLoad(nodes, "/v1/pipes/run", map[string]any{"name": "bench", "stream": false,
 			"messages": []map[string]string{{"role": "user", "content": "Say something about foxes."}}}, conc, cell)
+		t1 := nodesTrips(nodes)
 		retr := spreadLoad(nodes, "/v1/memory/retrieve", map[string]any{"query": "fox river " + clusterToken(7),
 			"memory": []map[string]string{{"name": "kb"}}}, conc, cell)
+		t2 := nodesTrips(nodes)
 		r := ClusterResult{Setup: s.name, Nodes: len(nodes), Concurrency: conc,
 			RunRPS: run.RPS, RunP50ms: run.P50ms, RunP99ms: run.P99ms, RetrRPS: retr.RPS, RetrP50ms: retr.P50ms, RetrP99ms: retr.P99ms,
-			Errors: run.Errors + retr.Errors}
+			Errors: run.Errors + retr.Errors, RunTrips: perReq(t0, t1, run), RetrTrips: perReq(t1, t2, retr)}
 		logf("cluster: %s: pipes.run %.0f/s, retrieve %.0f/s", s.name, r.RunRPS, r.RetrRPS)
 		out = append(out, r)
 		if len(nodes) == 2 {
@@ -107,6 +142,12 @@ func runCluster(quick bool, cell time.Duration, logf func(string, ...any)) ([]Cl
 				return nil, nil, "", fmt.Errorf("lag: %w", err)
 			}
 			logf("cluster: change-feed lag p50 %.1f ms, p99 %.1f ms", lag.P50ms, lag.P99ms)
+			keys := 4 * samples
+			if lag.KeyP50ms, lag.KeyP99ms, err = measureKeyLag(nodes[0], nodes[1], keys); err != nil {
+				return nil, nil, "", fmt.Errorf("key lag: %w", err)
+			}
+			lag.KeySamples = keys
+			logf("cluster: revoked key refused on the other node after p50 %.1f ms, p99 %.1f ms", lag.KeyP50ms, lag.KeyP99ms)
 		}
 		for _, n := range nodes {
 			n.Stop()
@@ -277,15 +318,25 @@ func printCluster(w io.Writer, rep *Report) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "setup\tnodes\tpipes.run /s\tp50 ms\tp99 ms\tretrieve /s\tp50 ms\tp99 ms\terrors\t")
+	fmt.Fprintln(tw, "setup\tnodes\tpipes.run /s\tp50 ms\tp99 ms\tdb trips/run\tretrieve /s\tp50 ms\tp99 ms\tdb trips/retrieve\terrors\t")
+	trips := func(f float64) string {
+		if f == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.2f", f)
+	}
 	for _, r := range rep.Cluster {
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.1f\t%.1f\t%.0f\t%.1f\t%.1f\t%d\t\n", r.Setup, r.Nodes, r.RunRPS, r.RunP50ms, r.RunP99ms,
-			r.RetrRPS, r.RetrP50ms, r.RetrP99ms, r.Errors)
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.1f\t%.1f\t%s\t%.0f\t%.1f\t%.1f\t%s\t%d\t\n", r.Setup, r.Nodes, r.RunRPS, r.RunP50ms, r.RunP99ms,
+			trips(r.RunTrips), r.RetrRPS, r.RetrP50ms, r.RetrP99ms, trips(r.RetrTrips), r.Errors)
 	}
 	tw.Flush()
 	if l := rep.ClusterLag; l != nil {
 		fmt.Fprintf(w, "change-feed lag between two nodes: p50 %.1f ms, p99 %.1f ms over %d documents (polled every %.0f ms)\n",
 			l.P50ms, l.P99ms, l.Samples, l.PollMs)
+		if l.KeySamples > 0 {
+			fmt.Fprintf(w, "key revoked through node A, first refusal on node B (which had it cached): p50 %.1f ms, p99 %.1f ms over %d keys\n",
+				l.KeyP50ms, l.KeyP99ms, l.KeySamples)
+		}
 	}
 }
 

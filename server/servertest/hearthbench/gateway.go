@@ -40,6 +40,13 @@ type GatewayResult struct {
 	// RunsPerCommit is how many run records shared each run-log
 	// transaction during the Hearth cell.
 	RunsPerCommit float64 `json:"runs_per_commit,omitempty"`
+	// DBStatementsPerReq is how many statements the database ran per
+	// Hearth request during the cell (-store postgres with
+	// pg_stat_statements; 0 otherwise).
+	DBStatementsPerReq float64 `json:"db_statements_per_req,omitempty"`
+	// DBTripsPerReq is how many round trips the store's transactions made
+	// per Hearth request during the cell (-store postgres; 0 otherwise).
+	DBTripsPerReq float64 `json:"db_round_trips_per_req,omitempty"`
 	// Peer is the peer gateway's side (HEARTH_BENCH_PEER_URL), when set.
 	Peer   *LoadFigures `json:"peer,omitempty"`
 	RSSMiB float64      `json:"rss_mib"` // the benchmark process (server, fake and clients) after the Hearth cell
@@ -188,7 +195,14 @@ func measureGateway(opts gatewayOptions, logf func(string, ...any), ts *serverte
 			}
 			w0, c0 := ts.App.ThreadWrites.Stats()
 			r0, rc0 := ts.App.RunLog.Stats()
+			s0, t0 := dbStatements(ts), storeTrips(ts)
 			res.Hearth = load(client, hearth, c, opts.Cell)
+			if s1 := dbStatements(ts); s0 >= 0 && s1 > s0 && res.Hearth.Requests > 0 {
+				res.DBStatementsPerReq = float64(s1-s0) / float64(res.Hearth.Requests)
+			}
+			if t1 := storeTrips(ts); t0 >= 0 && t1 > t0 && res.Hearth.Requests > 0 {
+				res.DBTripsPerReq = float64(t1-t0) / float64(res.Hearth.Requests)
+			}
 			if w1, c1 := ts.App.ThreadWrites.Stats(); c1 > c0 {
 				res.ThreadWritesPerCommit = float64(w1-w0) / float64(c1-c0)
 			}
@@ -356,7 +370,7 @@ func printGateway(w io.Writer, rs []GatewayResult, cellSeconds float64) {
 		"Hearth minus direct; allocs and KB per request are the whole process's heap allocations (client, server, fake)\n"+
 		"minus those of the direct side, CPU µs per request the process's user+system CPU time likewise.\n", cellSeconds)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "run\tconc\tdirect rps\thearth rps\tshare\tdirect p50 ms\thearth p50 ms\tadded p50 ms\tadded p99 ms\tadded TTFT p50 ms\tallocs/req\tKB/req\tCPU µs/req\tthread writes/commit\truns/commit\tRSS MiB\terrors\t")
+	fmt.Fprintln(tw, "run\tconc\tdirect rps\thearth rps\tshare\tdirect p50 ms\thearth p50 ms\tadded p50 ms\tadded p99 ms\tadded TTFT p50 ms\tallocs/req\tKB/req\tCPU µs/req\tthread writes/commit\truns/commit\tdb stmts/req\tdb trips/req\tRSS MiB\terrors\t")
 	for _, r := range rs {
 		ttft := "-"
 		if r.Hearth.TTFTP50ms > 0 {
@@ -366,9 +380,16 @@ func printGateway(w io.Writer, rs []GatewayResult, cellSeconds float64) {
 		if r.ThreadWritesPerCommit > 0 {
 			perCommit = fmt.Sprintf("%.1f", r.ThreadWritesPerCommit)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%.0f\t%.1f\t%.0f\t%s\t%.1f\t%.0f\t%d\t\n", r.Run, r.Concurrency,
+		stmts, trips := "-", "-"
+		if r.DBStatementsPerReq > 0 {
+			stmts = fmt.Sprintf("%.2f", r.DBStatementsPerReq)
+		}
+		if r.DBTripsPerReq > 0 {
+			trips = fmt.Sprintf("%.2f", r.DBTripsPerReq)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%.0f\t%.1f\t%.0f\t%s\t%.1f\t%s\t%s\t%.0f\t%d\t\n", r.Run, r.Concurrency,
 			r.Direct.RPS, r.Hearth.RPS, r.share(r.Hearth), r.Direct.P50ms, r.Hearth.P50ms, r.AddedP50ms, r.AddedP99ms, ttft,
-			r.AddedAllocsPerR, r.AddedBytesPerR/1024, r.AddedCPUusPerR, perCommit, r.RunsPerCommit, r.RSSMiB, r.Direct.Errors+r.Hearth.Errors)
+			r.AddedAllocsPerR, r.AddedBytesPerR/1024, r.AddedCPUusPerR, perCommit, r.RunsPerCommit, stmts, trips, r.RSSMiB, r.Direct.Errors+r.Hearth.Errors)
 	}
 	tw.Flush()
 	printGoals(w, gatewayGoals(rs), directSpeed(rs))
