@@ -92,6 +92,11 @@ func TestReadmeWalkthrough(t *testing.T) {
 		`"type":"output_text","text":"Hello from Responses"`,
 		"event: response.completed",
 		`"type":"input_text","text":"Second turn"`,
+		`"content":[{"type":"text","text":"Hello from Messages"}]`,
+		`"delta":{"text":"Streamed ","type":"text_delta"}`,
+		"event: message_stop",
+		`{"input_tokens":8}`,
+		"lb-token-count: estimate",
 	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("walkthrough output lacks %s", want)
