@@ -188,7 +188,7 @@ func TestBudgetRoutes(t *testing.T) {
 
 // TestBudgetCluster: two nodes on one PostgreSQL database share the
 // counters: runs recorded on both at once are all counted, and spend
-// recorded on A refuses the next run on B.
+// recorded on B refuses the next run on A.
 func TestBudgetCluster(t *testing.T) {
 	up := fake.NewOpenAI()
 	t.Cleanup(up.Close)
@@ -217,7 +217,12 @@ func TestBudgetCluster(t *testing.T) {
 	}
 	a.RunLog.Flush()
 	b.RunLog.Flush()
-	r := b.Do("POST", "/v1/budgets", admin, map[string]any{"period": "day", "limit_tokens": 2*each*100000 + 100000})
+	// The budget is set on A, the node that must refuse: a node's own
+	// budget write applies to its next request at once, while B's would
+	// reach A's budget-list cache within the change feed's lag
+	// (TestClusterCachesFollowFeed). The spend recorded on B is a shared
+	// record and is never cached.
+	r := a.Do("POST", "/v1/budgets", admin, map[string]any{"period": "day", "limit_tokens": 2*each*100000 + 100000})
 	mustStatus(t, r, 200)
 	var st engine.BudgetStatus
 	r.JSON(t, &st)
