@@ -40,6 +40,7 @@ type framingGuard struct {
 	// The head being read.
 	first, http10, post bool
 	prevCLTE            bool // the last header line was Content-Length or Transfer-Encoding
+	prevTE              bool // the last header line was Transfer-Encoding
 	clN                 int
 	cl                  []byte
 	teN                 int
@@ -181,8 +182,16 @@ func (g *framingGuard) onLine(line []byte) {
 		return
 	}
 	if line[0] == ' ' || line[0] == '\t' {
-		// A folded line continues the header before it.
-		if g.prevCLTE {
+		// A folded line continues the header before it: net/http joins
+		// it to a Transfer-Encoding value, which is then no longer
+		// exactly "chunked" unless the continuation is blank; a folded
+		// Content-Length is not a number.
+		switch {
+		case g.prevTE:
+			if len(bytes.Trim(line, " \t")) > 0 {
+				g.teChunked = false
+			}
+		case g.prevCLTE:
 			g.lose()
 		}
 		return
@@ -193,7 +202,7 @@ func (g *framingGuard) onLine(line []byte) {
 		return
 	}
 	value = bytes.Trim(value, " \t")
-	g.prevCLTE = false
+	g.prevCLTE, g.prevTE = false, false
 	switch {
 	case len(name) == len("Content-Length") && asciiEqualFold(name, "content-length"):
 		g.prevCLTE = true
@@ -205,7 +214,7 @@ func (g *framingGuard) onLine(line []byte) {
 		}
 		g.clN++
 	case len(name) == len("Transfer-Encoding") && asciiEqualFold(name, "transfer-encoding"):
-		g.prevCLTE = true
+		g.prevCLTE, g.prevTE = true, true
 		g.teN++
 		g.teChunked = asciiEqualFold(value, "chunked")
 	}
@@ -235,7 +244,7 @@ func (g *framingGuard) requestLine(line []byte) {
 	g.first = false
 	g.http10 = major < 1 || major == 1 && minor < 1
 	g.post = string(method) == "POST"
-	g.clN, g.teN, g.teChunked, g.prevCLTE = 0, 0, false, false
+	g.clN, g.teN, g.teChunked, g.prevCLTE, g.prevTE = 0, 0, false, false, false
 }
 
 // endHead notes the verdict of the head read and starts its body, framed
