@@ -149,7 +149,7 @@ func (g *framingGuard) onLine(line []byte) {
 	case fsChunkLine:
 		// net/http: CRLF exactly, trailing blanks and an extension
 		// dropped, 1 to 16 hex digits.
-		if bytes.IndexByte(line, '\r') != len(line)-2 {
+		if len(line) < 2 || bytes.IndexByte(line, '\r') != len(line)-2 {
 			g.lose()
 			return
 		}
