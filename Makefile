@@ -37,8 +37,12 @@ sdk-deps:
 	elif command -v npm >/dev/null 2>&1; then npm ci --prefix testdata/anthropic-client --no-audit --no-fund; \
 	else echo "npm not found: the anthropic client end-to-end test will be skipped (it fails under CI=1)"; fi
 
+## test-go: every package under the race detector. The per-package
+## timeout is a hang guard, not a speed check: the server package takes
+## about 3 minutes on a quiet 2-core machine and over 10 when the machine
+## is shared, so the default 10m would fail a slow but correct run.
 test-go:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
 
 ## test-norace: without the race detector, the full-size HNSW recall
 ## tests (20k vectors; -race shrinks them to 3-4k), then every test in a
