@@ -162,11 +162,7 @@ func toolResult(res *mcpToolResult, err error) (*mcpToolResult, error) {
 	if status >= 500 && ee.Code == engine.CodeInternal {
 		msg = "internal server error"
 	}
-	prefix := ee.Code
-	if ee.Field != "" {
-		prefix += " (" + ee.Field + ")"
-	}
-	return &mcpToolResult{IsError: true, Content: []mcpContent{{Type: "text", Text: prefix + ": " + msg}}}, nil
+	return &mcpToolResult{IsError: true, Content: []mcpContent{{Type: "text", Text: ee.Code + ": " + msg}}}, nil
 }
 
 // jsonResult is a tool result carrying v as structured content and as its
