@@ -80,15 +80,17 @@ type mcpRunOutput struct {
 
 // mcpRunPipe is the run_pipe tool: the pipe run API's engine call (scope,
 // rate limit, budgets, run log and metering included), recorded with
-// endpoint /mcp.
-func (s *Server) mcpRunPipe(c echo.Context, args json.RawMessage) (*mcpToolResult, error) {
+// endpoint /mcp. recorded reports that the engine wrote the run record:
+// every run it accepted, not one refused before (bad arguments, a pipe
+// not found or outside the scope, a rate limit).
+func (s *Server) mcpRunPipe(c echo.Context, args json.RawMessage) (res *mcpToolResult, recorded bool, err error) {
 	var a mcpRunArgs
 	if err := toolArgs(args, &a); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	p := principal(c)
 	if a.Name == "" && p.Kind != engine.KeyPipe {
-		return nil, engine.FieldError("name", "is required: list_pipes names the pipes this key may run")
+		return nil, false, engine.FieldError("name", "is required: list_pipes names the pipes this key may run")
 	}
 	req := &engine.RunRequest{Principal: p, Name: a.Name, ThreadID: a.ThreadID, Endpoint: mcpPath,
 		LLMKey: llmKey(c.Request().Header), Admit: s.admitPipe(c, nil)}
@@ -108,26 +110,27 @@ func (s *Server) mcpRunPipe(c echo.Context, args json.RawMessage) (*mcpToolResul
 		return 0
 	})
 	ctx := c.Request().Context()
-	pr, err := s.deps.Runner.Prepare(ctx, req)
+	prep := new(engine.PreparedRun)
+	pr, err := s.deps.Runner.PrepareIn(ctx, req, prep)
 	if err != nil {
-		return nil, err
+		return nil, prep.Pipe != nil, err
 	}
 	resp, err := pr.Complete(ctx)
 	if err != nil {
-		return nil, err
+		return nil, true, err
 	}
 	out := mcpRunOutput{Completion: engine.Completion(resp), ThreadID: pr.ThreadID, Model: pr.ModelID()}
 	if a.IncludeSources {
 		src := sourcesOf(pr.Sources)
 		out.Sources = &src
 	}
-	res := &mcpToolResult{Content: []mcpContent{{Type: "text", Text: out.Completion}}, StructuredContent: out}
+	res = &mcpToolResult{Content: []mcpContent{{Type: "text", Text: out.Completion}}, StructuredContent: out}
 	if a.IncludeSources && len(pr.Sources) > 0 {
 		b, err := json.Marshal(map[string]any{"sources": out.Sources})
 		if err != nil {
-			return nil, err
+			return nil, true, err
 		}
 		res.Content = append(res.Content, mcpContent{Type: "text", Text: string(b)})
 	}
-	return res, nil
+	return res, true, nil
 }

@@ -113,8 +113,8 @@ type mcpCallParams struct {
 // mcpToolsCall answers tools/call. An unknown tool is a JSON-RPC error;
 // a refusal or failure of a known tool (a scope, a missing memory, bad
 // arguments, an upstream error) is a tool result with isError, so the
-// model can read it. Every call but run_pipe (recorded as the pipe run it
-// is) goes into the run log as an "mcp" record.
+// model can read it. Every call goes into the run log: a run_pipe the
+// engine accepted as the pipe run it is, any other call as an "mcp" record.
 func (s *Server) mcpToolsCall(c echo.Context, params json.RawMessage) (any, error) {
 	var cp mcpCallParams
 	if err := unmarshalParams(params, &cp); err != nil {
@@ -127,7 +127,11 @@ func (s *Server) mcpToolsCall(c echo.Context, params json.RawMessage) (any, erro
 	server := "hearth"
 	switch name := cp.Name; {
 	case name == mcpToolRunPipe:
-		return toolResult(s.mcpRunPipe(c, cp.Arguments))
+		var recorded bool
+		res, recorded, err = s.mcpRunPipe(c, cp.Arguments)
+		if recorded {
+			return toolResult(res, err)
+		}
 	case name == mcpToolListPipes:
 		res, err = s.mcpListPipes(c.Request().Context(), p)
 	case p.IsOwnerKey() && name == mcpToolListMemories:
