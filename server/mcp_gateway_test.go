@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -91,4 +92,35 @@ func TestMCPGatewayEgress(t *testing.T) {
 	if n := trap.count.Load(); n != 0 {
 		t.Fatalf("%d connections reached the upstream outside the allow list", n)
 	}
+}
+
+// TestMCPCluster: /mcp keeps no session, so a client that initialized on
+// one node goes on on another: node B lists and runs the pipe created on
+// A, and the run is in the log A reads.
+func TestMCPCluster(t *testing.T) {
+	nodes := servertest.StartCluster(t, 2)
+	a, b := nodes[0], nodes[1]
+	mustStatus(t, a.Do("POST", "/v1/pipes", admin, map[string]any{"name": "echo", "model": "hearth:echo"}), 200)
+	if out := rpc(t, a, admin, "initialize", map[string]any{"protocolVersion": mcpVersion}); out.Error != nil {
+		t.Fatalf("initialize on A: %+v", out.Error)
+	}
+	var pipes struct {
+		Pipes []struct{ Name string } `json:"pipes"`
+	}
+	res := callTool(t, b, admin, "list_pipes", nil)
+	if json.Unmarshal(res.StructuredContent, &pipes) != nil || len(pipes.Pipes) != 1 {
+		t.Fatalf("list_pipes on B: %s", res.StructuredContent)
+	}
+	if res := callTool(t, b, admin, "run_pipe", map[string]any{"name": "echo", "message": "from B"}); res.IsError || res.Content[0].Text != "from B" {
+		t.Fatalf("run_pipe on B: %+v", res)
+	}
+	b.RunLog.Flush()
+	waitRuns(t, a, func(runs []runRec) bool {
+		for _, r := range runs {
+			if r.Endpoint == "/mcp" && r.Kind == "pipe" {
+				return true
+			}
+		}
+		return false
+	})
 }
