@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 
 	"github.com/hearth-dev/hearth/engine"
 )
@@ -27,17 +28,29 @@ func (s *Server) mcpGatewayTools(ctx context.Context, p *engine.Principal) []mcp
 	if !s.mcpGatewayOpen(p) {
 		return nil
 	}
-	var out []mcpTool
-	for _, up := range s.cfg.MCPUpstreams {
+	// The servers are asked at once, so one slow server costs its own
+	// connect timeout, not the sum of all of them.
+	lists := make([][]engine.RemoteTool, len(s.cfg.MCPUpstreams))
+	var wg sync.WaitGroup
+	for i, up := range s.cfg.MCPUpstreams {
 		if !up.Enabled() {
 			continue
 		}
-		tools, err := s.upstreamTools(ctx, up)
-		if err != nil {
-			s.log.Warn("mcp gateway: upstream server not listed", "server", up.Name, "err", err)
-			continue
-		}
-		for _, t := range tools {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tools, err := s.upstreamTools(ctx, up)
+			if err != nil {
+				s.log.Warn("mcp gateway: upstream server not listed", "server", up.Name, "err", err)
+				return
+			}
+			lists[i] = tools
+		}()
+	}
+	wg.Wait()
+	var out []mcpTool
+	for i, up := range s.cfg.MCPUpstreams {
+		for _, t := range lists[i] {
 			if !up.Allows(t.Name) {
 				continue
 			}

@@ -24,7 +24,8 @@ func withUpstreams(ups ...engine.MCPServer) servertest.Option {
 func TestMCPGateway(t *testing.T) {
 	up := mcptest.Start(t, mcptest.Options{})
 	ts := servertest.Start(t, withUpstreams(engine.MCPServer{Name: "calc", URL: up.URL, CustomHeaders: map[string]string{"X-Team": "blue"},
-		ToolConfiguration: &engine.MCPToolConfig{AllowedTools: []string{"add", "fail"}}}))
+		ToolConfiguration: &engine.MCPToolConfig{AllowedTools: []string{"add", "fail"}}},
+		engine.MCPServer{Name: "down", URL: "http://127.0.0.1:1/mcp"}))
 	got := toolNames(t, ts, admin)
 	if !slices.Equal(got, []string{"list_memories", "retrieve", "list_pipes", "run_pipe", "calc__add", "calc__fail"}) {
 		t.Fatalf("tools %v", got)
@@ -49,6 +50,10 @@ func TestMCPGateway(t *testing.T) {
 	}
 	if res := callTool(t, ts, admin, "calc__fail", nil); !res.IsError || !strings.Contains(res.Content[0].Text, "boom") {
 		t.Fatalf("calc__fail: %+v", res)
+	}
+	// A server that cannot be reached lists nothing; a call to it is a tool error.
+	if res := callTool(t, ts, admin, "down__anything", nil); !res.IsError || !strings.Contains(res.Content[0].Text, "down") {
+		t.Fatalf("down__anything: %+v", res)
 	}
 	if out := rpc(t, ts, admin, "tools/call", map[string]any{"name": "calc__echo", "arguments": map[string]any{"text": "x"}}); out.Error == nil || out.Error.Code != -32602 {
 		t.Fatalf("a tool outside the allow list: %+v", out)
