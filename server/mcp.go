@@ -184,7 +184,7 @@ func (s *Server) mcpDispatch(c echo.Context, req *mcpRequest) (any, error) {
 	case "tools/call":
 		return s.mcpToolsCall(c, req.Params)
 	case "resources/list":
-		return s.mcpResourcesList(c)
+		return s.mcpResourcesList(c, req.Params)
 	case "resources/templates/list":
 		return mcpTemplates(), nil
 	case "resources/read":

@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -60,13 +61,61 @@ func mcpTemplates() map[string]any {
 		Title: "Memory document", MimeType: "text/plain", Description: "The indexed text of a document of a memory this key may read."}}}
 }
 
+// mcpResourcePage is the most resources one resources/list page holds.
+const mcpResourcePage = 500
+
+type mcpListParams struct {
+	Cursor string `json:"cursor"`
+}
+
 // mcpResourcesList answers resources/list: every document of every
-// memory the key may read (none for a pipe key).
-func (s *Server) mcpResourcesList(c echo.Context) (any, error) {
+// memory the key may read (none for a pipe key), mcpResourcePage at a
+// time; nextCursor is the position of the next page.
+func (s *Server) mcpResourcesList(c echo.Context, params json.RawMessage) (any, error) {
+	var lp mcpListParams
+	if err := unmarshalParams(params, &lp); err != nil {
+		return nil, err
+	}
+	all, err := s.documentResources(c)
+	if err != nil {
+		return nil, err
+	}
+	page, next, err := pageOf(all, lp.Cursor, mcpResourcePage)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{"resources": page}
+	if next != "" {
+		out["nextCursor"] = next
+	}
+	return out, nil
+}
+
+// pageOf returns the page of list starting at cursor (a position, "" for
+// the first page) and the cursor of the next page ("" after the last).
+func pageOf[T any](list []T, cursor string, size int) ([]T, string, error) {
+	start := 0
+	if cursor != "" {
+		n, err := strconv.Atoi(cursor)
+		if err != nil || n < 0 || n > len(list) {
+			return nil, "", &rpcError{Code: rpcInvalidParams, Message: "cursor is not one this server gave", Data: &rpcErrorData{Code: engine.CodeBadRequest, Field: "cursor"}}
+		}
+		start = n
+	}
+	end := min(start+size, len(list))
+	next := ""
+	if end < len(list) {
+		next = strconv.Itoa(end)
+	}
+	return list[start:end], next, nil
+}
+
+// documentResources lists the documents of the memories the key may read.
+func (s *Server) documentResources(c echo.Context) ([]mcpResource, error) {
 	ctx, p := c.Request().Context(), principal(c)
 	out := []mcpResource{}
 	if !p.IsOwnerKey() {
-		return map[string]any{"resources": out}, nil
+		return out, nil
 	}
 	mems, err := s.readableMemories(ctx, p)
 	if err != nil {
@@ -82,7 +131,7 @@ func (s *Server) mcpResourcesList(c echo.Context) (any, error) {
 				MimeType: "text/plain", Description: "Document " + d.Name + " of memory " + m.Name + " (" + d.Status + ")"})
 		}
 	}
-	return map[string]any{"resources": out}, nil
+	return out, nil
 }
 
 type mcpReadParams struct {

@@ -135,6 +135,9 @@ func TestMCPResources(t *testing.T) {
 	if len(all.Resources) != 6 {
 		t.Fatalf("resources %+v", all)
 	}
+	if out := rpc(t, ts, admin, "resources/list", map[string]any{"cursor": "not-a-cursor"}); out.Error == nil || out.Error.Code != -32602 || out.Error.Data.Field != "cursor" {
+		t.Fatalf("bad cursor: %+v", out.Error)
+	}
 	key := scopedKey(t, ts, map[string]any{"memories": []string{"plants"}})
 	var scoped list
 	rpcResult(t, ts, key, "resources/list", nil, &scoped)
