@@ -157,7 +157,7 @@ func (s *Server) handleMCP(c echo.Context) error {
 	}
 	if req.Method != "initialize" {
 		if v := r.Header.Get("MCP-Protocol-Version"); v != "" && !slices.Contains(mcpVersions, v) {
-			e := rpcErr(rpcInvalidRequest, "unsupported MCP-Protocol-Version "+quoteVersion(v))
+			e := rpcErr(rpcInvalidRequest, "unsupported MCP-Protocol-Version "+quoteShort(v))
 			e.Data = &rpcErrorData{Supported: mcpVersions, Requested: v}
 			return mcpHTTPError(c, http.StatusBadRequest, e)
 		}
@@ -249,7 +249,8 @@ func acceptsJSON(accept string) bool {
 	return false
 }
 
-func quoteVersion(v string) string {
+// quoteShort quotes a client-supplied value, cut to 40 bytes.
+func quoteShort(v string) string {
 	if len(v) > 40 {
 		v = v[:40]
 	}

@@ -19,7 +19,9 @@ func (s *Server) mcpRecord(ctx context.Context, p *engine.Principal, start time.
 	call := engine.RunToolCall{Name: name, Server: server, DurationMs: d.Milliseconds()}
 	rec := engine.RunRecord{ID: engine.NewRunID(ctx, start), Owner: p.Owner, Endpoint: mcpPath, Kind: engine.RunKindMCP,
 		KeyID: engine.KeyIDOf(ctx), Status: engine.RunSuccess, LatencyMs: d.Milliseconds(), CreatedAt: start.UTC()}
-	if res != nil && res.IsError {
+	if res == nil {
+		rec.Status, rec.Error, call.Error = engine.RunError, "invalid params", "invalid params"
+	} else if res.IsError {
 		rec.Status = engine.RunError
 		if len(res.Content) > 0 {
 			call.Error = res.Content[0].Text

@@ -141,7 +141,7 @@ func (s *Server) mcpToolsCall(c echo.Context, params json.RawMessage) (any, erro
 	default:
 		up, tool, ok := s.mcpGatewayTool(p, name)
 		if !ok {
-			return nil, rpcErr(rpcInvalidParams, "unknown tool "+quoteVersion(name)+": tools/list names the tools this key may call")
+			return nil, rpcErr(rpcInvalidParams, "unknown tool "+quoteShort(name)+": tools/list names the tools this key may call")
 		}
 		server = up.Name
 		res, err = s.mcpGatewayCall(c.Request().Context(), up, tool, cp.Arguments)
