@@ -23,7 +23,9 @@ const mcpPath = "/mcp"
 
 // mcpVersions are the protocol revisions /mcp speaks, newest first. A
 // client asking for another one gets the newest (the specification's
-// version negotiation).
+// version negotiation). 2025-11-25 is the newest the official TypeScript
+// client speaks; a 2026-07-28 client first tries server/discover, gets
+// "method not found" and falls back to initialize, as that revision says.
 var mcpVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
 // JSON-RPC and MCP error codes.
