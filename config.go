@@ -127,6 +127,8 @@ type Config struct {
 	AnthropicSettings
 	// ModelsSettings name the operator's models file (config_models.go).
 	ModelsSettings
+	// MCPSettings are the MCP endpoint's (config_mcp.go).
+	MCPSettings
 }
 
 func defaultConfig() Config {
@@ -185,7 +187,7 @@ func (c *Config) vars() []configVar {
 	}, slices.Concat(
 		c.limitVars(), c.egressVars(), c.clusterVars(), c.defaultVars(), c.testkitVars(),
 		c.crawlVars(), c.otelVars(), c.extractorVars(), c.packVars(), c.runLogVars(),
-		c.upstreamVars(), c.serverHTTP1Vars(), c.storeVars(), c.anthropicVars(), c.modelsVars(),
+		c.upstreamVars(), c.serverHTTP1Vars(), c.storeVars(), c.anthropicVars(), c.modelsVars(), c.mcpVars(),
 	)...)
 }
 
@@ -341,6 +343,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateRunLog()...)
 	errs = append(errs, c.validateUpstream()...)
 	errs = append(errs, c.validateAnthropic()...)
+	errs = append(errs, c.validateMCP()...)
 	errs = append(errs, c.validateServerHTTP1()...)
 	errs = append(errs, c.validateStoreCompression()...)
 	for _, v := range []struct{ env, val string }{

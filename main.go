@@ -184,6 +184,7 @@ func appConfig(cfg Config, secret []byte, log *slog.Logger) app.Config {
 			RateLimitPerKey: int(cfg.RateLimitPerKey), RateLimitPerPipe: int(cfg.RateLimitPerPipe), RateLimitBurst: int(cfg.RateLimitBurst),
 			MaxConcurrent: cfg.serverMaxConcurrent(), LeanOff: cfg.ServerHTTP1 == "stdlib",
 			AnthropicModelAliases: cfg.anthropicModelAliases(),
+			MCPUpstreams:          cfg.mcpUpstreams(),
 		},
 		Providers:         providers.Config{Providers: cfg.Providers, HTTP1: cfg.UpstreamHTTP1, Models: cfg.models},
 		Outbound:          cfg.Outbound,

@@ -35,6 +35,9 @@ const (
 	RunKindAgent      = "agent"
 	RunKindCompletion = "completion"
 	RunKindImage      = "image"
+	// RunKindMCP is a tool call or resource read on the MCP endpoint
+	// (a run_pipe call is recorded as the pipe run it is).
+	RunKindMCP = "mcp"
 )
 
 // RunKindOf is a record's kind; records written before kinds existed are

@@ -96,6 +96,9 @@ type Config struct {
 	// provider:model or pipe:<name> ("*" for any other bare name); see
 	// HEARTH_ANTHROPIC_MODEL_ALIASES.
 	AnthropicModelAliases map[string]string
+	// MCPUpstreams are the upstream MCP servers whose tools /mcp offers
+	// (the MCP gateway), each with its allowed tools; see HEARTH_MCP_UPSTREAMS.
+	MCPUpstreams []engine.MCPServer
 }
 
 // Deps are the engine services the handlers call. Every field is
@@ -141,6 +144,9 @@ type Deps struct {
 	// (providers.Registry.CountAnthropicTokens); nil: every count of
 	// /anthropic/v1/messages/count_tokens is an estimate.
 	CountAnthropicTokens func(ctx context.Context, apiKey string, body []byte, beta string) (int, error)
+	// ToolServers connects to upstream MCP servers for the /mcp gateway
+	// (the agent's connector); nil offers no upstream tools.
+	ToolServers engine.ToolServers
 }
 
 // missing names the Deps fields that are nil.

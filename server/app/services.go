@@ -146,6 +146,7 @@ func (a *App) buildTools(cfg Config) error {
 		}, a.Metrics))
 	a.note("tools: search exa, crawl firecrawl hearth spider, instrumented")
 	mcpTools := engine.InstrumentToolServers(mcp.New(mcp.Config{Policy: withFeature(cfg.Outbound, "mcp"), Version: cfg.Version}), a.Metrics)
+	d.ToolServers = mcpTools
 	d.Agent = agent.NewAgent(agent.AgentOptions{Providers: d.Providers, Keysets: d.Keysets, MaxSteps: cfg.AgentMaxSteps, Tools: mcpTools, RunLog: a.RunLog})
 	a.note("agent: MCP tools, instrumented")
 	return nil
