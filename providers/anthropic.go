@@ -353,6 +353,10 @@ type antUsage struct {
 	OutputTokens             int `json:"output_tokens"`
 	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
 	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+	// CacheCreation splits the cache writes by lifetime.
+	CacheCreation *struct {
+		Ephemeral1h int `json:"ephemeral_1h_input_tokens"`
+	} `json:"cache_creation"`
 }
 
 // canonical is u in OpenAI's shape. Cache reads are cached prompt tokens.
@@ -363,6 +367,9 @@ type antUsage struct {
 func (u antUsage) canonical(thought bool, seen int) engine.Usage {
 	p := u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
 	out := engine.Usage{PromptTokens: p, CompletionTokens: u.OutputTokens, TotalTokens: p + u.OutputTokens, CacheCreationTokens: u.CacheCreationInputTokens}
+	if u.CacheCreation != nil {
+		out.CacheCreation1hTokens = min(u.CacheCreation.Ephemeral1h, u.CacheCreationInputTokens)
+	}
 	if u.CacheReadInputTokens > 0 {
 		out.PromptTokensDetails = &engine.PromptTokensDetails{CachedTokens: u.CacheReadInputTokens}
 	}

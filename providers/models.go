@@ -31,6 +31,8 @@ type modelEntry struct {
 	rule             *modelRule
 	image            *float64
 	sizes, qualities []string
+	cache            *CachePricing
+	estimated        *bool
 }
 
 // name is how errors name the entry.
@@ -89,6 +91,9 @@ func (m *Models) entry(provider, model string) (price, bool) {
 		return e, ok
 	}
 	e.model = model
+	if !ok {
+		e.cache = catalogueCache[provider]
+	}
 	// Each field comes from the most specific entry that sets it, so
 	// walk from the least specific and let later ones win.
 	for i := len(ops) - 1; i >= 0; i-- {
@@ -107,6 +112,12 @@ func (m *Models) entry(provider, model string) (price, bool) {
 		}
 		if o.retired != nil {
 			e.retired, touched = o.retired, true
+		}
+		if o.cache != nil {
+			e.cache, touched = o.cache, true
+		}
+		if o.estimated != nil {
+			e.estimated, touched = *o.estimated, true
 		}
 		if touched {
 			e.operator, ok = true, ok || o.prompt != nil || o.image != nil

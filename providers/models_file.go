@@ -20,18 +20,20 @@ type modelsFile struct {
 // or a family (pattern) of one provider, with any of prices, context
 // window, retirement and parameter rules.
 type modelsFileEntry struct {
-	Provider      string      `json:"provider"`
-	Model         string      `json:"model"`
-	Pattern       string      `json:"pattern"`
-	Prompt        *float64    `json:"prompt"`
-	Completion    *float64    `json:"completion"`
-	Tiers         []PriceTier `json:"tiers"`
-	Image         *float64    `json:"image"`
-	Sizes         []string    `json:"sizes"`
-	Qualities     []string    `json:"qualities"`
-	ContextWindow *int        `json:"context_window"`
-	Retired       *Retirement `json:"retired"`
-	Rules         *ruleSpec   `json:"rules"`
+	Provider      string        `json:"provider"`
+	Model         string        `json:"model"`
+	Pattern       string        `json:"pattern"`
+	Prompt        *float64      `json:"prompt"`
+	Completion    *float64      `json:"completion"`
+	Tiers         []PriceTier   `json:"tiers"`
+	Image         *float64      `json:"image"`
+	Sizes         []string      `json:"sizes"`
+	Qualities     []string      `json:"qualities"`
+	ContextWindow *int          `json:"context_window"`
+	Retired       *Retirement   `json:"retired"`
+	Cache         *CachePricing `json:"cache"`
+	Estimated     *bool         `json:"estimated"`
+	Rules         *ruleSpec     `json:"rules"`
 }
 
 // ruleSpec is the data form of a modelRule (params.go).
@@ -122,7 +124,7 @@ func strictJSON(b []byte, v any) error {
 func (fe *modelsFileEntry) validate(i int) (modelEntry, error) {
 	e := modelEntry{index: i, provider: fe.Provider, model: fe.Model, pattern: fe.Pattern,
 		prompt: fe.Prompt, completion: fe.Completion, tiers: fe.Tiers, image: fe.Image, sizes: fe.Sizes,
-		qualities: fe.Qualities, contextWindow: fe.ContextWindow, retired: fe.Retired}
+		qualities: fe.Qualities, contextWindow: fe.ContextWindow, retired: fe.Retired, cache: fe.Cache, estimated: fe.Estimated}
 	switch {
 	case fe.Provider == "":
 		return e, fmt.Errorf("provider: required")
@@ -148,6 +150,8 @@ func (fe *modelsFileEntry) validate(i int) (modelEntry, error) {
 		return e, fmt.Errorf("image: must not be negative")
 	case fe.Image == nil && (fe.Sizes != nil || fe.Qualities != nil):
 		return e, fmt.Errorf("sizes, qualities: only for an image model (with an image price)")
+	case fe.Image != nil && fe.Cache != nil:
+		return e, fmt.Errorf("cache: only for a text model (an image model has no prompt cache)")
 	case fe.ContextWindow != nil && *fe.ContextWindow <= 0:
 		return e, fmt.Errorf("context_window: must be a positive number of tokens")
 	case fe.Retired != nil && fe.Retired.Replacement == fe.Model && fe.Model != "":
@@ -157,6 +161,9 @@ func (fe *modelsFileEntry) validate(i int) (modelEntry, error) {
 		return e, err
 	}
 	if err := checkRetirement(fe.Retired); err != nil {
+		return e, err
+	}
+	if err := fe.Cache.check(); err != nil {
 		return e, err
 	}
 	if fe.Rules != nil {
