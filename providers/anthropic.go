@@ -27,6 +27,16 @@ import (
 type Anthropic struct {
 	baseURL string
 	c       caller
+	// models holds the operator's rules (nil: the built-in ones only).
+	models *Models
+}
+
+// rule is the rule of a Claude model: the operator's, else the built-in.
+func (a *Anthropic) rule(model string) antRule {
+	if r := a.models.antRule(model); r != nil {
+		return *r
+	}
+	return antRuleFor(model)
 }
 
 var _ engine.ChatModel = (*Anthropic)(nil)
@@ -123,7 +133,11 @@ var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 const jsonObjectInstruction = "Respond only with a single valid JSON object, without any text before or after it."
 
 func buildAnthropicRequest(req *engine.ChatRequest, stream bool) *antRequest {
-	rule := antRuleFor(req.Model)
+	return buildAnthropicRequestRule(req, stream, antRuleFor(req.Model))
+}
+
+// buildAnthropicRequestRule is the Messages request of req under rule.
+func buildAnthropicRequestRule(req *engine.ChatRequest, stream bool, rule antRule) *antRequest {
 	r := &antRequest{Model: req.Model, MaxTokens: anthropicDefaultMaxTokens, Temperature: req.Temperature,
 		TopP: req.TopP, StopSequences: req.Stop, Stream: stream}
 	if req.MaxTokens != nil {
@@ -415,7 +429,7 @@ func antFinish(reason string) string {
 
 // Chat sends a non-stream Messages request.
 func (a *Anthropic) Chat(ctx context.Context, req *engine.ChatRequest) (*engine.ChatResponse, error) {
-	ar := buildAnthropicRequest(req, false)
+	ar := buildAnthropicRequestRule(req, false, a.rule(req.Model))
 	extra, beta, err := antBetaHeader(req.Extra)
 	if err != nil {
 		return nil, err

@@ -29,6 +29,9 @@ type modelEntry struct {
 	contextWindow    *int
 	retired          *Retirement
 	rule             *modelRule
+	ant              *antRule
+	gem              *gemRule
+	cohDrop          []string
 	image            *float64
 	sizes, qualities []string
 	cache            *CachePricing

@@ -20,29 +20,32 @@ type modelsFile struct {
 // or a family (pattern) of one provider, with any of prices, context
 // window, retirement and parameter rules.
 type modelsFileEntry struct {
-	Provider      string        `json:"provider"`
-	Model         string        `json:"model"`
-	Pattern       string        `json:"pattern"`
-	Prompt        *float64      `json:"prompt"`
-	Completion    *float64      `json:"completion"`
-	Tiers         []PriceTier   `json:"tiers"`
-	Image         *float64      `json:"image"`
-	Sizes         []string      `json:"sizes"`
-	Qualities     []string      `json:"qualities"`
-	ContextWindow *int          `json:"context_window"`
-	Retired       *Retirement   `json:"retired"`
-	Cache         *CachePricing `json:"cache"`
-	Estimated     *bool         `json:"estimated"`
-	Rules         *ruleSpec     `json:"rules"`
+	Provider      string          `json:"provider"`
+	Model         string          `json:"model"`
+	Pattern       string          `json:"pattern"`
+	Prompt        *float64        `json:"prompt"`
+	Completion    *float64        `json:"completion"`
+	Tiers         []PriceTier     `json:"tiers"`
+	Image         *float64        `json:"image"`
+	Sizes         []string        `json:"sizes"`
+	Qualities     []string        `json:"qualities"`
+	ContextWindow *int            `json:"context_window"`
+	Retired       *Retirement     `json:"retired"`
+	Cache         *CachePricing   `json:"cache"`
+	Estimated     *bool           `json:"estimated"`
+	Rules         json.RawMessage `json:"rules"`
 }
 
-// ruleSpec is the data form of a modelRule (params.go).
+// ruleSpec is the data form of a modelRule (params.go), the rules of the
+// OpenAI-wire providers; fields left out keep the value of the built-in
+// rule of Like (default: no rule).
 type ruleSpec struct {
-	Reasoning            bool              `json:"reasoning"`
+	Like                 string            `json:"like"`
+	Reasoning            *bool             `json:"reasoning"`
 	Drop                 []string          `json:"drop"`
 	ReasoningEffort      map[string]string `json:"reasoning_effort"`
-	ReasoningMaxTokens   int               `json:"reasoning_max_tokens"`
-	NoneDisablesThinking bool              `json:"none_disables_thinking"`
+	ReasoningMaxTokens   *int              `json:"reasoning_max_tokens"`
+	NoneDisablesThinking *bool             `json:"none_disables_thinking"`
 }
 
 // ruleParams are the parameters a rule can drop.
@@ -167,24 +170,25 @@ func (fe *modelsFileEntry) validate(i int) (modelEntry, error) {
 		return e, err
 	}
 	if fe.Rules != nil {
-		r, err := fe.Rules.rule(fe.Provider, fe.Model+fe.Pattern)
-		if err != nil {
+		if err := parseRule(&e, fe.Rules); err != nil {
 			return e, err
 		}
-		e.rule = r
 	}
 	return e, nil
 }
 
 // rule checks a rule spec and converts it to a modelRule.
 func (rs *ruleSpec) rule(provider, pattern string) (*modelRule, error) {
-	if _, native := nativeURLs[provider]; native || provider == HearthProvider {
-		return nil, fmt.Errorf("rules: parameter rules apply to the OpenAI-wire providers only, not to %s", provider)
-	}
-	for j, d := range rs.Drop {
-		if !contains(ruleParams, d) {
-			return nil, fmt.Errorf("rules.drop[%d]: %q is not a parameter a rule can drop (%s)", j, d, strings.Join(ruleParams, ", "))
+	var r modelRule
+	if rs.Like != "" {
+		base := ruleFor(provider, rs.Like)
+		if base == nil {
+			return nil, fmt.Errorf("rules.like: no built-in rule of %s matches %q", provider, rs.Like)
 		}
+		r = *base
+	}
+	if err := checkDrop(rs.Drop); err != nil {
+		return nil, err
 	}
 	for k, v := range rs.ReasoningEffort {
 		if !contains(hearthEfforts, k) {
@@ -194,12 +198,26 @@ func (rs *ruleSpec) rule(provider, pattern string) (*modelRule, error) {
 			return nil, fmt.Errorf("rules.reasoning_effort.%s: empty (leave the effort out to send none)", k)
 		}
 	}
-	if rs.ReasoningMaxTokens < 0 {
+	if rs.ReasoningMaxTokens != nil && *rs.ReasoningMaxTokens < 0 {
 		return nil, fmt.Errorf("rules.reasoning_max_tokens: must not be negative")
 	}
-	r := &modelRule{pattern: pattern, reasoning: rs.Reasoning, drop: rs.Drop, effort: rs.ReasoningEffort,
-		reasoningMaxTokens: rs.ReasoningMaxTokens, noneDisablesThinking: rs.NoneDisablesThinking, source: "HEARTH_MODELS_FILE"}
-	return r, nil
+	r.pattern, r.source = pattern, "operator"
+	if rs.Reasoning != nil {
+		r.reasoning = *rs.Reasoning
+	}
+	if rs.Drop != nil {
+		r.drop = rs.Drop
+	}
+	if rs.ReasoningEffort != nil {
+		r.effort = rs.ReasoningEffort
+	}
+	if rs.ReasoningMaxTokens != nil {
+		r.reasoningMaxTokens = *rs.ReasoningMaxTokens
+	}
+	if rs.NoneDisablesThinking != nil {
+		r.noneDisablesThinking = *rs.NoneDisablesThinking
+	}
+	return &r, nil
 }
 
 // CheckProviders reports the first entry whose provider is not one of

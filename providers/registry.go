@@ -133,12 +133,12 @@ func New(cfg Config) (*Registry, error) {
 		r.needKey[name] = true
 		switch name {
 		case "anthropic":
-			r.chat[name] = &Anthropic{baseURL: u, c: mk(name)}
+			r.chat[name] = &Anthropic{baseURL: u, c: mk(name), models: cfg.Models}
 		case "google":
-			g := &Google{baseURL: u, c: mk(name)}
+			g := &Google{baseURL: u, c: mk(name), models: cfg.Models}
 			r.chat[name], r.embed[name] = g, g
 		case "cohere":
-			c := &Cohere{baseURL: u, c: mk(name)}
+			c := &Cohere{baseURL: u, c: mk(name), models: cfg.Models}
 			r.chat[name], r.embed[name] = c, c
 		}
 	}
