@@ -3,19 +3,26 @@ package providers
 import (
 	"fmt"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
 )
 
-// Models is the model data in force: the operator's entries (from
-// HEARTH_MODELS_FILE, see LoadModelsFile) over the built-in catalogue and
-// parameter rules. A nil *Models is the built-in data alone. It is read
-// only after loading; every node of a cluster loads its own file at
-// start, so nodes agree when they are given the same file.
+// Models is the model data in force, in three layers: the entries of
+// HEARTH_MODELS_FILE (LoadModelsFile) over the entries `hearth apply`
+// stored (ParseModelEntries, swapped in by Registry.SetApplied) over the
+// built-in catalogue and rules. A field of a model comes from the highest
+// layer that sets it, and within a layer from its most specific entry. A
+// nil *Models is the built-in data alone. Every node of a cluster loads
+// its own file at start, so nodes agree when they are given the same
+// file; the applied entries live in the shared store and reach every
+// node through the change feed.
 type Models struct {
 	file    string
 	entries []modelEntry
+	// applied is the layer under this one (nil: none).
+	applied atomic.Pointer[Models]
 }
 
 // modelEntry is one validated entry of the operator's file.
@@ -57,6 +64,14 @@ func (e *modelEntry) matches(provider, model string) bool {
 	return globMatch(e.pattern, model)
 }
 
+// layers are this layer and the applied one under it.
+func (m *Models) layers() []*Models {
+	if below := m.applied.Load(); below != nil {
+		return []*Models{m, below}
+	}
+	return []*Models{m}
+}
+
 // File is the path the operator's entries were read from ("" for none).
 func (m *Models) File() string {
 	if m == nil {
@@ -71,6 +86,16 @@ func (m *Models) matching(provider, model string) []*modelEntry {
 	if m == nil {
 		return nil
 	}
+	own := m.own(provider, model)
+	if below := m.applied.Load(); below != nil {
+		return append(own, below.own(provider, model)...)
+	}
+	return own
+}
+
+// own returns the entries of this layer that apply to a model, the most
+// specific first.
+func (m *Models) own(provider, model string) []*modelEntry {
 	var exact, patterns []*modelEntry
 	for i := range m.entries {
 		e := &m.entries[i]
@@ -202,10 +227,12 @@ func (m *Models) catalogue(providers []string) map[string][]engine.ModelInfo {
 			continue
 		}
 		var added []string
-		for _, o := range m.entries {
-			if o.provider == p && o.model != "" && !seen[o.model] && (o.prompt != nil || o.image != nil) {
-				added = append(added, o.model)
-				seen[o.model] = true
+		for _, layer := range m.layers() {
+			for _, o := range layer.entries {
+				if o.provider == p && o.model != "" && !seen[o.model] && (o.prompt != nil || o.image != nil) {
+					added = append(added, o.model)
+					seen[o.model] = true
+				}
 			}
 		}
 		sort.Strings(added)

@@ -89,9 +89,16 @@ func parseModels(raw []byte) (*Models, error) {
 	if f.Models == nil {
 		return nil, fmt.Errorf("models: the file declares no models (a top-level \"models\" list)")
 	}
+	return ParseModelEntries(f.Models)
+}
+
+// ParseModelEntries validates model entries in the shape of the models
+// file's "models" list (the "models" of a `hearth apply` file). Every
+// error names the entry (models[i] and its id) and the field.
+func ParseModelEntries(entries []json.RawMessage) (*Models, error) {
 	m := &Models{}
 	seen := map[string]int{}
-	for i, rawEntry := range f.Models {
+	for i, rawEntry := range entries {
 		var fe modelsFileEntry
 		if err := strictJSON(rawEntry, &fe); err != nil {
 			return nil, fmt.Errorf("models[%d]: %w", i, err)
@@ -228,7 +235,11 @@ func (m *Models) CheckProviders(known func(string) bool) error {
 	}
 	for _, e := range m.entries {
 		if !known(e.provider) {
-			return fmt.Errorf("%s: models[%d] (%s): provider: %q is not a built-in or configured provider", m.file, e.index, e.name(), e.provider)
+			err := fmt.Errorf("models[%d] (%s): provider: %q is not a built-in or configured provider", e.index, e.name(), e.provider)
+			if m.file != "" {
+				err = fmt.Errorf("%s: %w", m.file, err)
+			}
+			return err
 		}
 	}
 	return nil
