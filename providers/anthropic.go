@@ -207,7 +207,11 @@ func buildAnthropicRequestRule(req *engine.ChatRequest, stream bool, rule antRul
 		tc.Type, tc.Name = "auto", ""
 	}
 	r.System = strings.Join(system, "\n\n")
-	applyAntRule(r, rule, req.ReasoningEffort)
+	foreign := antForeignToolTurn(r.Messages)
+	if foreign >= 0 && rule.always {
+		antToolTurnAsText(r.Messages, foreign)
+	}
+	applyAntRule(r, rule, req.ReasoningEffort, foreign >= 0 && !rule.always)
 	return r
 }
 
@@ -229,8 +233,11 @@ func forcedToolInstruction(tc *antToolChoice) string {
 // Models that think by default get thinking disabled for effort "none"
 // and forced tools, or, when they always think, the lowest effort; while
 // they think, the pipe default max_tokens becomes rule.thinkMaxTokens.
-func applyAntRule(r *antRequest, rule antRule, effort string) {
+// unthinking keeps thinking off: the request answers tool calls made
+// without this model's thinking (anthropic_foreign.go).
+func applyAntRule(r *antRequest, rule antRule, effort string, unthinking bool) {
 	forced := r.ToolChoice != nil && (r.ToolChoice.Type == "any" || r.ToolChoice.Type == "tool")
+	forced = forced || unthinking
 	thinks := rule.byDefault
 	switch {
 	case rule.always:
