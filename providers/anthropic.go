@@ -207,7 +207,7 @@ func buildAnthropicRequestRule(req *engine.ChatRequest, stream bool, rule antRul
 		tc.Type, tc.Name = "auto", ""
 	}
 	r.System = strings.Join(system, "\n\n")
-	foreign := antForeignToolTurn(r.Messages)
+	foreign := antForeignToolTurn(r.Messages, req.Messages)
 	if foreign >= 0 && rule.always {
 		antToolTurnAsText(r.Messages, foreign)
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/hearth-dev/hearth/engine"
 )
 
 // With thinking on, the Messages API wants the assistant turn whose tool
@@ -11,16 +13,27 @@ import (
 // ("When thinking is enabled, a final assistant message must start with a
 // thinking block",
 // https://platform.claude.com/docs/en/build-with-claude/extended-thinking#preserving-thinking-blocks).
-// A thread that moved to Claude mid tool loop has no such block: the calls
-// came from another provider or model. Such a request runs without
+// A thread that moved to Claude mid tool loop has no such block when the
+// calls came from another provider (or from a Claude turn that recorded no
+// thinking). Such a request runs without
 // thinking when the model can turn it off; a model that always thinks gets
 // that last tool exchange as text instead of tool_use and tool_result
 // blocks, which it takes without thinking blocks.
 
 // antForeignToolTurn returns the index of the assistant turn whose tool
-// calls the last user turn answers when it does not start with thinking,
-// or -1.
-func antForeignToolTurn(msgs []antMessage) int {
+// calls the last user turn answers when it does not start with thinking
+// and no Claude model thought when making it (its thinking, recorded with
+// the model that produced it, rides on the calls), or -1. A turn of
+// another Claude model keeps its tool blocks.
+func antForeignToolTurn(msgs []antMessage, history []engine.Message) int {
+	for i := len(history) - 1; i >= 0; i-- {
+		if history[i].Role == "assistant" {
+			if _, claude := antTurnThinking(history[i].ToolCalls); claude {
+				return -1
+			}
+			break
+		}
+	}
 	n := len(msgs)
 	if n < 2 || msgs[n-1].Role != "user" || msgs[n-2].Role != "assistant" {
 		return -1
