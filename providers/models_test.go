@@ -267,6 +267,19 @@ func TestModelsFileReadmeExample(t *testing.T) {
 	if usd, ok := reg.Cost(engine.ModelRef{Provider: "openai", Model: "gpt-7-preview"}, 300_000, 0); !ok || math.Abs(usd-1.5) > 1e-9 {
 		t.Errorf("gpt-7-preview long prompt cost = %v %v, want the tier's 300k × $5/M", usd, ok)
 	}
+	// Every other example of the section (rules per family, hearth apply)
+	// loads and builds a registry too.
+	section, _, _ = strings.Cut(section, "\n### Failures")
+	blocks := strings.Split(section, "```yaml\n")[1:]
+	if len(blocks) < 3 {
+		t.Fatalf("want the section's three examples, found %d", len(blocks))
+	}
+	for i, b := range blocks {
+		b, _, _ = strings.Cut(b, "```")
+		if _, err := providers.New(providers.Config{Models: loadModels(t, b)}); err != nil {
+			t.Errorf("example %d: %v", i, err)
+		}
+	}
 }
 
 // TestBuiltinRetirementsNameLiveReplacements: every retired catalogue
