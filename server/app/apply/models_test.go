@@ -2,6 +2,7 @@ package apply_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -202,5 +203,31 @@ func TestApplyModelsCluster(t *testing.T) {
 	late := servertest.StartNodes(t, url, 1, servertest.WithProvider("openai", f.BaseURL(), "sk-test"))[0]
 	if mi := modelInfo(t, late, "openai:gpt-7-preview"); mi == nil || mi["promptCost"] != 3.0 {
 		t.Errorf("a node started after the apply: %v", mi)
+	}
+}
+
+// TestAppliedModelsSurviveRestart: the stored entries are read again when
+// a server starts on the same data; a stored list the node cannot use (a
+// provider it does not configure) is left out without stopping it.
+func TestAppliedModelsSurviveRestart(t *testing.T) {
+	dir := t.TempDir()
+	ts := servertest.StartDir(t, dir)
+	run(t, ts, writeDecl(t, map[string]string{"m.yaml": gpt7Models}), apply.Options{})
+	ts.Stop()
+	ts = servertest.StartDir(t, dir)
+	if mi := modelInfo(t, ts, "openai:gpt-7-preview"); mi == nil || mi["promptCost"] != 3.0 {
+		t.Fatalf("after a restart: %v", mi)
+	}
+	bad := []json.RawMessage{json.RawMessage(`{"provider":"acme","model":"x","prompt":1,"completion":2}`)}
+	if err := ts.App.AppliedModels.Set(context.Background(), bad); err != nil {
+		t.Fatal(err)
+	}
+	if mi := modelInfo(t, ts, "openai:gpt-7-preview"); mi == nil {
+		t.Error("a stored list the node cannot use replaced the one in force")
+	}
+	ts.Stop()
+	ts = servertest.StartDir(t, dir)
+	if r := ts.Do("GET", "/v1/models", servertest.AdminKey, nil); r.Status != 200 || modelInfo(t, ts, "acme:x") != nil {
+		t.Errorf("restart with an unusable stored list: %d %s", r.Status, r.Body)
 	}
 }
