@@ -148,3 +148,39 @@ func TestOperatorRuleLike(t *testing.T) {
 		t.Errorf("body %v: want gpt-6's tools rule (effort none) and the operator's 40000 tokens", body)
 	}
 }
+
+// TestOperatorRuleEveryOpenAIWireHost: an operator rule reaches each
+// OpenAI-wire host's requests (Mistral and DeepSeek included): a new model
+// that refuses sampling parameters fails on the host's strict fake until
+// the rule drops them.
+func TestOperatorRuleEveryOpenAIWireHost(t *testing.T) {
+	for _, c := range []struct {
+		provider string
+		newFake  func() *fake.Server
+	}{
+		{"xai", func() *fake.Server { return fake.NewOpenAIHost("xai") }},
+		{"groq", func() *fake.Server { return fake.NewOpenAIHost("groq") }},
+		{"mistral", func() *fake.Server { return fake.NewOpenAIHost("mistral") }},
+		{"deepseek", fake.NewDeepSeek},
+	} {
+		f := c.newFake()
+		f.SetDefault(fake.Reply{Text: "ok"})
+		f.AddModelCheck(`nova-`, []string{"temperature", "top_p", "presence_penalty", "frequency_penalty"}, nil, "")
+		model := "nova-2"
+		if c.provider == "deepseek" {
+			model = "deepseek-nova-2" // the DeepSeek fake serves deepseek-* models only
+		}
+		req := func() *engine.ChatRequest {
+			return &engine.ChatRequest{Model: model, APIKey: "k", Temperature: f64(0.7), TopP: f64(1), MaxTokens: intp(100),
+				Messages: []engine.Message{userMsg("hi")}}
+		}
+		if _, err := modelWith(t, c.provider, f, nil, model).Chat(context.Background(), req()); err == nil {
+			t.Errorf("%s: the fake accepted sampling parameters without a rule", c.provider)
+		}
+		m := loadModels(t, "models:\n- {provider: "+c.provider+", pattern: '*nova-*', rules: {drop: [temperature, top_p, presence_penalty, frequency_penalty]}}\n")
+		if _, err := modelWith(t, c.provider, f, m, model).Chat(context.Background(), req()); err != nil {
+			t.Errorf("%s with the operator rule: %v", c.provider, err)
+		}
+		f.Close()
+	}
+}
