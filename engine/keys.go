@@ -9,7 +9,8 @@ package engine
 //	apikeyhash/<sha256 hex>       -> key id (lookup index; removed on revoke)
 //	apikeyowner/<login>/<id>      -> "" (list index)
 //	meta/<name>                   server metadata (meta/format: data format, engine/format.go;
-//	                              meta/thread-id-key: key of signed thread ids, threads_signed_key.go)
+//	                              meta/thread-id-key: key of signed thread ids, threads_signed_key.go;
+//	                              meta/models: model entries of hearth apply, models_applied.go)
 //
 // Pipes, threads and runs (pipes.go, threads.go, runlog.go):
 //

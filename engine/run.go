@@ -625,6 +625,7 @@ func (pr *PreparedRun) record(res runResult, status string, persistErr error) {
 	if res.usage != nil {
 		rec.PromptTokens, rec.CompletionTokens, rec.TotalTokens = res.usage.PromptTokens, res.usage.CompletionTokens, res.usage.TotalTokens
 		rec.CachedTokens = res.usage.CachedTokens()
+		rec.CacheWriteTokens, rec.CacheWrite1hTokens = res.usage.CacheCreationTokens, res.usage.CacheCreation1hTokens
 	}
 	if res.streamed && res.firstToken > 0 {
 		ms := res.firstToken.Milliseconds()

@@ -37,11 +37,16 @@ type RunRecord struct {
 	TotalTokens      int    `json:"total_tokens"`
 	// CachedTokens are the prompt tokens read from the provider's prompt
 	// cache (priced at its cache-read price).
-	CachedTokens int       `json:"cached_tokens,omitempty"`
-	LatencyMs    int64     `json:"latency_ms"`
-	FirstTokenMs *int64    `json:"first_token_ms,omitempty"`
-	CostUSD      *float64  `json:"cost_usd"`
-	CreatedAt    time.Time `json:"created_at"`
+	CachedTokens int `json:"cached_tokens,omitempty"`
+	// CacheWriteTokens are the prompt tokens written to the provider's
+	// prompt cache, CacheWrite1hTokens the part of them written for one
+	// hour (each priced at its cache-write price).
+	CacheWriteTokens   int       `json:"cache_write_tokens,omitempty"`
+	CacheWrite1hTokens int       `json:"cache_write_1h_tokens,omitempty"`
+	LatencyMs          int64     `json:"latency_ms"`
+	FirstTokenMs       *int64    `json:"first_token_ms,omitempty"`
+	CostUSD            *float64  `json:"cost_usd"`
+	CreatedAt          time.Time `json:"created_at"`
 
 	// KeyID is the API key the run was made with (budgets count per key).
 	KeyID string `json:"key_id,omitempty"`
@@ -283,11 +288,12 @@ func (l *RunLog) cost(r RunRecord) (float64, bool) {
 		return imageCost(l.providers, ModelRef{Provider: provider, Model: model}, r.Images)
 	}
 	ref := ModelRef{Provider: provider, Model: model}
-	if r.CachedTokens <= 0 {
+	if r.CachedTokens <= 0 && r.CacheWriteTokens <= 0 {
 		return l.providers.Cost(ref, r.PromptTokens, r.CompletionTokens)
 	}
 	return costOf(l.providers, ref, &Usage{PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens,
-		PromptTokensDetails: &PromptTokensDetails{CachedTokens: r.CachedTokens}})
+		PromptTokensDetails: &PromptTokensDetails{CachedTokens: r.CachedTokens},
+		CacheCreationTokens: r.CacheWriteTokens, CacheCreation1hTokens: r.CacheWrite1hTokens})
 }
 
 // RunPage is one page of run records, newest first; Next is the cursor of

@@ -62,6 +62,14 @@ func (r *RunRecord) appendJSON(b []byte) ([]byte, error) {
 		b = append(b, `,"cached_tokens":`...)
 		b = strconv.AppendInt(b, int64(r.CachedTokens), 10)
 	}
+	if r.CacheWriteTokens != 0 {
+		b = append(b, `,"cache_write_tokens":`...)
+		b = strconv.AppendInt(b, int64(r.CacheWriteTokens), 10)
+	}
+	if r.CacheWrite1hTokens != 0 {
+		b = append(b, `,"cache_write_1h_tokens":`...)
+		b = strconv.AppendInt(b, int64(r.CacheWrite1hTokens), 10)
+	}
 	b = append(b, `,"latency_ms":`...)
 	b = strconv.AppendInt(b, r.LatencyMs, 10)
 	if r.FirstTokenMs != nil {

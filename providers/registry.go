@@ -76,6 +76,9 @@ func New(cfg Config) (*Registry, error) {
 	r := &Registry{chat: map[string]engine.ChatModel{}, embed: map[string]engine.Embedder{},
 		moderate: map[string]engine.Moderator{}, keys: map[string]string{}, needKey: map[string]bool{}, noURL: map[string]bool{},
 		pool: newKeyPool(), upstream: mk(""), models: cfg.Models}
+	if r.models == nil {
+		r.models = &Models{}
+	}
 	baseURL := cfg.BaseURL
 	for name, pc := range cfg.Providers {
 		name = strings.ToLower(name)
@@ -90,11 +93,9 @@ func New(cfg Config) (*Registry, error) {
 			return err
 		}
 		r.needKey[name] = h.needKey
-		if cfg.Models != nil {
-			hc := *h
-			hc.models = cfg.Models
-			h = &hc
-		}
+		hc := *h
+		hc.models = r.models
+		h = &hc
 		if u == "" {
 			r.noURL[name] = true
 			return nil
@@ -133,12 +134,12 @@ func New(cfg Config) (*Registry, error) {
 		r.needKey[name] = true
 		switch name {
 		case "anthropic":
-			r.chat[name] = &Anthropic{baseURL: u, c: mk(name)}
+			r.chat[name] = &Anthropic{baseURL: u, c: mk(name), models: r.models}
 		case "google":
-			g := &Google{baseURL: u, c: mk(name)}
+			g := &Google{baseURL: u, c: mk(name), models: r.models}
 			r.chat[name], r.embed[name] = g, g
 		case "cohere":
-			c := &Cohere{baseURL: u, c: mk(name)}
+			c := &Cohere{baseURL: u, c: mk(name), models: r.models}
 			r.chat[name], r.embed[name] = c, c
 		}
 	}
@@ -239,4 +240,15 @@ func (r *Registry) CostOf(ref engine.ModelRef, u *engine.Usage) (float64, bool) 
 // operator's over the built-in list prices), tiered by prompt size.
 func (r *Registry) Cost(ref engine.ModelRef, promptTokens, completionTokens int) (float64, bool) {
 	return r.models.cost(ref, promptTokens, completionTokens)
+}
+
+// SetApplied puts the entries `hearth apply` stored (nil: none) under the
+// HEARTH_MODELS_FILE entries, for every call from now on. It refuses
+// entries naming a provider the registry does not know.
+func (r *Registry) SetApplied(m *Models) error {
+	if err := m.CheckProviders(r.Known); err != nil {
+		return err
+	}
+	r.models.applied.Store(m)
+	return nil
 }

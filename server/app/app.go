@@ -7,6 +7,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -154,6 +155,12 @@ type App struct {
 	Egress *netguard.Egress
 	// Tracer exports traces (nil: tracing off).
 	Tracer *telemetry.Tracer
+	// AppliedModels are the model entries `hearth apply` stored, laid
+	// under HEARTH_MODELS_FILE in the provider registry.
+	AppliedModels *engine.AppliedModels
+	// CheckModels validates model entries against the provider registry
+	// (their shape, and that each names a known provider).
+	CheckModels func(entries []json.RawMessage) error
 	// FirstKey is the generated API key of the first user when this start
 	// created it without Config.AdminKey ("" otherwise); Created reports
 	// whether the first user was created.

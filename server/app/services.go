@@ -39,6 +39,9 @@ func (a *App) buildProviders(cfg Config) error {
 		return err
 	}
 	keysets.UseCluster(a.Cluster)
+	if err := a.buildAppliedModels(registry); err != nil {
+		return err
+	}
 	a.Deps.Providers, a.Deps.Keysets = engine.InstrumentProviders(a.traceProviders(provs), a.Metrics), keysets
 	a.Deps.LocalModels = server.CacheLocalModels(registry, localModelsTTL)
 	a.Deps.CountAnthropicTokens = registry.CountAnthropicTokens

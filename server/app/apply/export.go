@@ -37,6 +37,9 @@ func Export(ctx context.Context, svc Services, dir string) (*Spec, error) {
 			return nil, err
 		}
 	}
+	if err := exportModels(ctx, svc, out); err != nil {
+		return nil, err
+	}
 	b, err := yaml.Marshal(out)
 	if err != nil {
 		return nil, err
