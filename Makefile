@@ -24,7 +24,7 @@ run:
 ## differential fuzz targets for a short time (test-fuzz).
 test: lint sdk-deps test-go test-norace test-fuzz
 
-## sdk-deps: install the pinned langbase SDK, openai and anthropic clients for the
+## sdk-deps: install the pinned langbase SDK, openai and anthropic clients and Codex CLI for the
 ## end-to-end tests (once).
 sdk-deps:
 	@if [ -d testdata/sdk/node_modules ]; then :; \
@@ -36,6 +36,9 @@ sdk-deps:
 	@if [ -d testdata/anthropic-client/node_modules ]; then :; \
 	elif command -v npm >/dev/null 2>&1; then npm ci --prefix testdata/anthropic-client --no-audit --no-fund; \
 	else echo "npm not found: the anthropic client end-to-end test will be skipped (it fails under CI=1)"; fi
+	@if [ -d testdata/codex/node_modules ]; then :; \
+	elif command -v npm >/dev/null 2>&1; then npm ci --prefix testdata/codex --no-audit --no-fund; \
+	else echo "npm not found: the Codex CLI end-to-end test will be skipped (it fails under CI=1)"; fi
 
 test-go:
 	$(GO) test -race -count=1 ./...

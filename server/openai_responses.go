@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
@@ -50,6 +51,7 @@ type responsesCall struct {
 	created int64
 	chat    *engine.ChatRequest
 	input   *responsesInput
+	tools   *toolMap
 	prev    *engine.StoredResponse
 	history []engine.Message
 	start   time.Time
@@ -91,7 +93,7 @@ func (s *Server) handleResponsesCreate(c echo.Context) error {
 	if res.Stream != nil {
 		return s.streamResponse(c, rc, res.Stream, model)
 	}
-	items, msg, finish := chatOutput(ctx, res.Response)
+	items, msg, finish := chatOutput(ctx, rc.tools, res.Response)
 	obj := rc.object(model, items)
 	obj.Status, obj.IncompleteDetails = finishStatus(finish)
 	obj.Usage = responsesUsage(&res.Response.Usage)
@@ -113,7 +115,7 @@ func (s *Server) prepareResponse(c echo.Context, b *responsesBody) (*responsesCa
 	if target.Pipe != "" {
 		return nil, ref, nil, engine.FieldError("model", "the Responses API runs provider models (provider:model); run pipe:%s through /openai/v1/chat/completions", target.Pipe)
 	}
-	chat, err := b.translate()
+	chat, tools, err := b.translate()
 	if err != nil {
 		return nil, ref, nil, err
 	}
@@ -133,7 +135,7 @@ func (s *Server) prepareResponse(c echo.Context, b *responsesBody) (*responsesCa
 	if s.deps.Providers == nil {
 		return nil, ref, nil, engine.Errorf(engine.CodeUnavailable, "no model providers are configured on this server")
 	}
-	rc := &responsesCall{body: b, owner: who.Owner, chat: chat, input: in,
+	rc := &responsesCall{body: b, owner: who.Owner, chat: chat, input: in, tools: tools,
 		id: engine.NewPrefixedID(ctx, "resp_", 32), created: engine.NowFrom(ctx, time.Now).Unix(), requestKey: llmKey(c.Request().Header)}
 	if b.PreviousResponseID != nil && *b.PreviousResponseID != "" {
 		if rc.prev, rc.history, err = s.responses().History(ctx, who.Owner, *b.PreviousResponseID, "previous_response_id"); err != nil {
@@ -154,6 +156,9 @@ func (s *Server) prepareResponse(c echo.Context, b *responsesBody) (*responsesCa
 	chat.Messages = append(append(chat.Messages, rc.history...), in.msgs...)
 	if err := s.checkBudget(c, who.Owner); err != nil {
 		return nil, ref, nil, err
+	}
+	if len(tools.dropped) > 0 {
+		setHeader(c.Response().Header(), HeaderWarning, strings.Join(tools.dropped, " and ")+" left out: Hearth runs no hosted tools")
 	}
 	rc.start = time.Now()
 	return rc, target.Ref, fallbacks, nil

@@ -113,6 +113,8 @@ type outputCall struct {
 	CallID    string `json:"call_id"`
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
+	// Namespace names the namespace tool the function belongs to.
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // outputReasoning is a reasoning output item; Hearth writes one to carry
@@ -140,7 +142,7 @@ func finishStatus(finish string) (string, *incompleteDetails) {
 // (when it has text or calls nothing, so there is always an item), the
 // function calls, and a
 // reasoning item with the calls' provider state when they carry any.
-func chatOutput(ctx context.Context, resp *engine.ChatResponse) (items []any, msg engine.Message, finish string) {
+func chatOutput(ctx context.Context, tm *toolMap, resp *engine.ChatResponse) (items []any, msg engine.Message, finish string) {
 	items = []any{}
 	msg = engine.Message{Role: "assistant"}
 	if len(resp.Choices) == 0 {
@@ -164,8 +166,7 @@ func chatOutput(ctx context.Context, resp *engine.ChatResponse) (items []any, ms
 			tc.Type = "function"
 		}
 		msg.ToolCalls = append(msg.ToolCalls, tc)
-		items = append(items, outputCall{ID: engine.NewPrefixedID(ctx, "fc_", 24), Type: "function_call", Status: "completed",
-			CallID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+		items = append(items, tm.callItem(ctx, "", "completed", &tc))
 		if len(tc.ExtraContent) > 0 {
 			extra[tc.ID] = tc.ExtraContent
 		}

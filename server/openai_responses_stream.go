@@ -28,6 +28,7 @@ type respEvent struct {
 	Text           *string         `json:"text,omitempty"`
 	Name           string          `json:"name,omitempty"`
 	Arguments      *string         `json:"arguments,omitempty"`
+	Input          *string         `json:"input,omitempty"`
 	Logprobs       *[]any          `json:"logprobs,omitempty"`
 }
 
@@ -38,6 +39,9 @@ type streamCall struct {
 	index, n int
 	args     strings.Builder
 	done     bool
+	// custom marks a custom tool's call: its free text is sent whole
+	// when it ends, as it is streamed inside the JSON arguments.
+	custom bool
 }
 
 // responseStreamer turns chat chunks into the Responses event sequence:
@@ -55,6 +59,7 @@ type responseStreamer struct {
 	textBuf strings.Builder
 	calls   map[int]*streamCall
 	cur     *streamCall
+	tools   *toolMap
 	answer  engine.Message
 	all     strings.Builder
 	extra   map[string]json.RawMessage
@@ -190,12 +195,18 @@ func (st *responseStreamer) callDelta(tc engine.ToolCall) error {
 		if err := st.closeCall(); err != nil {
 			return err
 		}
-		call = &streamCall{index: len(st.items), n: len(st.answer.ToolCalls), item: outputCall{ID: engine.NewPrefixedID(st.ctx, "fc_", 24), Type: "function_call",
-			Status: "in_progress", CallID: tc.ID, Name: tc.Function.Name}}
+		call = &streamCall{index: len(st.items), n: len(st.answer.ToolCalls), custom: st.tools.isCustom(tc.Function.Name)}
 		st.calls[i], st.cur = call, call
-		st.items = append(st.items, call.item)
 		st.answer.ToolCalls = append(st.answer.ToolCalls, engine.ToolCall{ID: tc.ID, Type: "function", Function: engine.FunctionCall{Name: tc.Function.Name}})
-		if err := st.send(&respEvent{Type: "response.output_item.added", OutputIndex: intp(call.index), Item: call.item}, false); err != nil {
+		added := st.tools.callItem(st.ctx, "", "in_progress", &st.answer.ToolCalls[call.n])
+		switch it := added.(type) {
+		case outputCall:
+			call.item = it
+		case outputCustomCall:
+			call.item = outputCall{ID: it.ID, CallID: it.CallID, Name: it.Name}
+		}
+		st.items = append(st.items, added)
+		if err := st.send(&respEvent{Type: "response.output_item.added", OutputIndex: intp(call.index), Item: added}, false); err != nil {
 			return err
 		}
 	}
@@ -208,7 +219,7 @@ func (st *responseStreamer) callDelta(tc engine.ToolCall) error {
 	}
 	call.args.WriteString(tc.Function.Arguments)
 	st.answer.ToolCalls[call.n].Function.Arguments = call.args.String()
-	if call.done {
+	if call.done || call.custom {
 		return nil
 	}
 	d := tc.Function.Arguments
@@ -223,12 +234,18 @@ func (st *responseStreamer) closeCall() error {
 	}
 	st.cur, call.done = nil, true
 	args := call.args.String()
-	call.item.Arguments, call.item.Status = args, "completed"
-	st.items[call.index] = call.item
-	if err := st.send(&respEvent{Type: "response.function_call_arguments.done", ItemID: call.item.ID, OutputIndex: intp(call.index), Name: call.item.Name, Arguments: &args}, false); err != nil {
+	tc := st.answer.ToolCalls[call.n]
+	tc.Function.Arguments = args
+	done := st.tools.callItem(st.ctx, call.item.ID, "completed", &tc)
+	st.items[call.index] = done
+	ev := &respEvent{Type: "response.function_call_arguments.done", ItemID: call.item.ID, OutputIndex: intp(call.index), Name: call.item.Name, Arguments: &args}
+	if c, ok := done.(outputCustomCall); ok {
+		ev = &respEvent{Type: "response.custom_tool_call_input.done", ItemID: c.ID, OutputIndex: intp(call.index), Input: &c.Input}
+	}
+	if err := st.send(ev, false); err != nil {
 		return err
 	}
-	return st.send(&respEvent{Type: "response.output_item.done", OutputIndex: intp(call.index), Item: call.item}, false)
+	return st.send(&respEvent{Type: "response.output_item.done", OutputIndex: intp(call.index), Item: done}, false)
 }
 
 // end closes the open items, adds the reasoning item that carries the
@@ -286,7 +303,7 @@ func (st *responseStreamer) fail(err error) {
 // response.completed is sent, so a GET right after it finds it.
 func (s *Server) streamResponse(c echo.Context, rc *responsesCall, rs chunkStream, model string) error {
 	ctx := c.Request().Context()
-	st := &responseStreamer{ctx: ctx, w: newSSEWriter(c), obj: rc.object(model, nil), items: []any{}, calls: map[int]*streamCall{},
+	st := &responseStreamer{ctx: ctx, w: newSSEWriter(c), obj: rc.object(model, nil), items: []any{}, calls: map[int]*streamCall{}, tools: rc.tools,
 		extra: map[string]json.RawMessage{}}
 	var out relayOutcome
 	gone := func(err error) error {
