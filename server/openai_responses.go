@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/agent"
 	"github.com/labstack/echo/v4"
 )
 
@@ -80,7 +81,12 @@ func (s *Server) handleResponsesCreate(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	res, err := s.deps.Agent.Complete(ctx, rc.owner, llmKey(c.Request().Header), ref, fallbacks, rc.chat, b.Stream)
+	var res *agent.AgentResult
+	if b.Stream {
+		res, err = s.deps.Agent.CompleteLive(ctx, rc.owner, llmKey(c.Request().Header), ref, fallbacks, rc.chat)
+	} else {
+		res, err = s.deps.Agent.Complete(ctx, rc.owner, llmKey(c.Request().Header), ref, fallbacks, rc.chat, false)
+	}
 	if err != nil {
 		var ee *engine.Error
 		if !errors.As(err, &ee) || ee.Field == "" {
