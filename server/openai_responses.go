@@ -26,7 +26,7 @@ const responsesPath = openAIPrefix + "/responses"
 func (s *Server) openAIResponsesRoutes() []Route {
 	return []Route{
 		{Method: http.MethodPost, Path: responsesPath, Auth: AuthRun, Handler: s.handleResponsesCreate, BodyLimit: maxImageBody,
-			Doc: RouteDoc{Summary: "OpenAI Responses API: a provider model (provider:model), translated to a chat completion; store keeps it as a thread",
+			Doc: RouteDoc{Summary: "OpenAI Responses API: a provider model (provider:model) or a pipe (pipe:<name>), translated to a chat completion; store keeps it as a thread",
 				Request: responsesBody{}, Response: responseObject{}, Stream: true}},
 		{Method: http.MethodGet, Path: responsesPath + "/:id", Auth: AuthRun, Handler: s.handleResponsesGet,
 			Doc: RouteDoc{Summary: "A stored response", Response: responseObject{}}},
@@ -62,6 +62,9 @@ type responsesCall struct {
 	// threadID is the thread a stored response that starts a
 	// conversation goes to, chosen up front so a stream can name it.
 	threadID string
+	// pipe marks a pipe run, which records its own run and keeps its own
+	// thread (responsesPipeRun).
+	pipe bool
 }
 
 // store reports whether the response is kept (store defaults to true).
@@ -75,6 +78,9 @@ func (s *Server) handleResponsesCreate(c echo.Context) error {
 	var b responsesBody
 	if err := decodeJSON(c, &b); err != nil {
 		return err
+	}
+	if target, err := engine.ParseModelTarget("model", b.Model); err == nil && target.Pipe != "" {
+		return s.responsesPipeRun(c, &b, target)
 	}
 	rc, ref, fallbacks, err := s.prepareResponse(c, &b)
 	if err != nil {
@@ -118,9 +124,6 @@ func (s *Server) prepareResponse(c echo.Context, b *responsesBody) (*responsesCa
 	if err != nil {
 		return nil, ref, nil, err
 	}
-	if target.Pipe != "" {
-		return nil, ref, nil, engine.FieldError("model", "the Responses API runs provider models (provider:model); run pipe:%s through /openai/v1/chat/completions", target.Pipe)
-	}
 	chat, tools, err := b.translate()
 	if err != nil {
 		return nil, ref, nil, err
@@ -136,7 +139,7 @@ func (s *Server) prepareResponse(c echo.Context, b *responsesBody) (*responsesCa
 	}
 	who := principal(c)
 	if !who.IsOwnerKey() {
-		return nil, ref, nil, engine.Errorf(engine.CodeForbidden, "a pipe key runs its own pipe only: use a user or org key for the Responses API")
+		return nil, ref, nil, engine.Errorf(engine.CodeForbidden, "a pipe key runs its own pipe only: use the model pipe:<name> (or a user or org key for provider models)")
 	}
 	if s.deps.Providers == nil {
 		return nil, ref, nil, engine.Errorf(engine.CodeUnavailable, "no model providers are configured on this server")
@@ -232,7 +235,7 @@ func (s *Server) saveResponse(ctx context.Context, c echo.Context, rc *responses
 // of /openai/v1/chat/completions but under the Responses endpoint; a
 // whole answer offers its text to the run log's content keeping.
 func (s *Server) recordResponse(ctx context.Context, rc *responsesCall, model string, stream bool, out relayOutcome, resp *engine.ChatResponse, answer *engine.Message) {
-	if s.deps.Runner == nil || s.deps.Runner.RunLog() == nil {
+	if rc.pipe || s.deps.Runner == nil || s.deps.Runner.RunLog() == nil {
 		return
 	}
 	rec := completionRecord(ctx, rc.owner, rc.start, model, stream, out)

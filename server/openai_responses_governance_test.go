@@ -55,7 +55,8 @@ func TestResponsesValidation(t *testing.T) {
 		{"metadata", map[string]any{"model": "hearth:echo", "input": "x", "metadata": map[string]any{"k": strings.Repeat("v", 513)}}, "metadata.k", "512"},
 		{"background", map[string]any{"model": "hearth:echo", "input": "x", "background": true}, "background", ""},
 		{"conversation", map[string]any{"model": "hearth:echo", "input": "x", "conversation": "conv_1"}, "conversation", "previous_response_id"},
-		{"pipe model", map[string]any{"model": "pipe:p", "input": "x"}, "model", "chat/completions"},
+		{"pipe model", map[string]any{"model": "pipe:p", "input": "x"}, "model", "pipe:p not found"},
+		{"pipe previous", map[string]any{"model": "pipe:p", "input": "x", "previous_response_id": "resp_1"}, "previous_response_id", "lb-thread-id"},
 		{"previous unknown", map[string]any{"model": "hearth:echo", "input": "x", "previous_response_id": "resp_nope"}, "previous_response_id", "not found"},
 	}
 	for _, c := range cases {

@@ -35,8 +35,15 @@ type respStreamEvent struct {
 // that sequence numbers count from 0.
 func streamResponseEvents(t *testing.T, ts *servertest.Server, key string, body map[string]any) []respStreamEvent {
 	t.Helper()
+	return streamResponseEventsWith(t, ts, key, body)
+}
+
+// streamResponseEventsWith is streamResponseEvents with request headers
+// (name, value pairs).
+func streamResponseEventsWith(t *testing.T, ts *servertest.Server, key string, body map[string]any, headers ...string) []respStreamEvent {
+	t.Helper()
 	body["stream"] = true
-	resp := postStream(t, context.Background(), ts.URL+"/openai/v1/responses", key, body)
+	resp := postStream(t, context.Background(), ts.URL+"/openai/v1/responses", key, body, headers...)
 	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
 		t.Fatalf("content type %q", ct)
 	}
