@@ -25,9 +25,10 @@ type responsesInput struct {
 const reasoningPrefix = "hearth.v1:"
 
 // encodeReasoning is the encrypted_content carrying the calls' extra content.
-func encodeReasoning(extra map[string]json.RawMessage) string {
+func encodeReasoning(extra map[string]json.RawMessage) *string {
 	b, _ := json.Marshal(extra)
-	return reasoningPrefix + base64.StdEncoding.EncodeToString(b)
+	s := reasoningPrefix + base64.StdEncoding.EncodeToString(b)
+	return &s
 }
 
 // decodeReasoning reads encodeReasoning's text; ok is false for content

@@ -23,7 +23,8 @@ type respEvent struct {
 	ItemID         string          `json:"item_id,omitempty"`
 	ContentIndex   *int            `json:"content_index,omitempty"`
 	Item           any             `json:"item,omitempty"`
-	Part           *outputText     `json:"part,omitempty"`
+	SummaryIndex   *int            `json:"summary_index,omitempty"`
+	Part           any             `json:"part,omitempty"`
 	Delta          *string         `json:"delta,omitempty"`
 	Text           *string         `json:"text,omitempty"`
 	Name           string          `json:"name,omitempty"`
@@ -60,11 +61,16 @@ type responseStreamer struct {
 	calls   map[int]*streamCall
 	cur     *streamCall
 	tools   *toolMap
-	answer  engine.Message
-	all     strings.Builder
-	extra   map[string]json.RawMessage
-	finish  string
-	usage   *engine.Usage
+	// think is the open reasoning item (nil when none is open) and its
+	// summary text so far.
+	think    *outputReasoning
+	thinkIdx int
+	thinkBuf strings.Builder
+	answer   engine.Message
+	all      strings.Builder
+	extra    map[string]json.RawMessage
+	finish   string
+	usage    *engine.Usage
 }
 
 // intp is a pointer to n, for the index fields events always carry.
@@ -114,6 +120,11 @@ func (st *responseStreamer) chunk(ch *engine.ChatChunk) error {
 		return nil
 	}
 	c := ch.Choices[0]
+	if c.Delta.Reasoning != "" {
+		if err := st.reasoningDelta(c.Delta.Reasoning); err != nil {
+			return err
+		}
+	}
 	if d := c.Delta.Content; d != nil && *d != "" {
 		if err := st.textDelta(*d); err != nil {
 			return err
@@ -142,8 +153,59 @@ func (st *responseStreamer) textDelta(d string) error {
 	return st.send(&respEvent{Type: "response.output_text.delta", ItemID: st.text.ID, OutputIndex: intp(st.textIdx), ContentIndex: intp(0), Delta: &d, Logprobs: &[]any{}}, false)
 }
 
+// reasoningDelta streams the model's reasoning as the summary text of a
+// reasoning item, opening one when none is open.
+func (st *responseStreamer) reasoningDelta(d string) error {
+	if st.think == nil {
+		if err := st.closeText(); err != nil {
+			return err
+		}
+		if err := st.closeCall(); err != nil {
+			return err
+		}
+		st.think = &outputReasoning{ID: engine.NewPrefixedID(st.ctx, "rs_", 24), Type: "reasoning", Summary: []any{}}
+		st.thinkIdx = len(st.items)
+		st.items = append(st.items, *st.think)
+		st.thinkBuf.Reset()
+		if err := st.send(&respEvent{Type: "response.output_item.added", OutputIndex: intp(st.thinkIdx), Item: *st.think}, false); err != nil {
+			return err
+		}
+		part := summaryText{Type: "summary_text", Text: ""}
+		if err := st.send(&respEvent{Type: "response.reasoning_summary_part.added", ItemID: st.think.ID, OutputIndex: intp(st.thinkIdx), SummaryIndex: intp(0), Part: part}, false); err != nil {
+			return err
+		}
+	}
+	st.thinkBuf.WriteString(d)
+	return st.send(&respEvent{Type: "response.reasoning_summary_text.delta", ItemID: st.think.ID, OutputIndex: intp(st.thinkIdx), SummaryIndex: intp(0), Delta: &d}, false)
+}
+
+// closeReasoning ends the open reasoning item.
+func (st *responseStreamer) closeReasoning() error {
+	r, idx := st.think, st.thinkIdx
+	if r == nil {
+		return nil
+	}
+	st.think = nil
+	text := st.thinkBuf.String()
+	part := summaryText{Type: "summary_text", Text: text}
+	for _, ev := range []*respEvent{
+		{Type: "response.reasoning_summary_text.done", ItemID: r.ID, OutputIndex: intp(idx), SummaryIndex: intp(0), Text: &text},
+		{Type: "response.reasoning_summary_part.done", ItemID: r.ID, OutputIndex: intp(idx), SummaryIndex: intp(0), Part: part},
+	} {
+		if err := st.send(ev, false); err != nil {
+			return err
+		}
+	}
+	r.Summary = []any{part}
+	st.items[idx] = *r
+	return st.send(&respEvent{Type: "response.output_item.done", OutputIndex: intp(idx), Item: *r}, false)
+}
+
 // openText adds a message item and its output_text part.
 func (st *responseStreamer) openText() error {
+	if err := st.closeReasoning(); err != nil {
+		return err
+	}
 	if err := st.closeCall(); err != nil {
 		return err
 	}
@@ -155,7 +217,7 @@ func (st *responseStreamer) openText() error {
 		return err
 	}
 	part := newOutputText("")
-	return st.send(&respEvent{Type: "response.content_part.added", ItemID: st.text.ID, OutputIndex: intp(st.textIdx), ContentIndex: intp(0), Part: &part}, false)
+	return st.send(&respEvent{Type: "response.content_part.added", ItemID: st.text.ID, OutputIndex: intp(st.textIdx), ContentIndex: intp(0), Part: part}, false)
 }
 
 // closeText ends the open message item.
@@ -168,7 +230,7 @@ func (st *responseStreamer) closeText() error {
 	part := newOutputText(text)
 	for _, ev := range []*respEvent{
 		{Type: "response.output_text.done", ItemID: m.ID, OutputIndex: intp(idx), ContentIndex: intp(0), Text: &text, Logprobs: &[]any{}},
-		{Type: "response.content_part.done", ItemID: m.ID, OutputIndex: intp(idx), ContentIndex: intp(0), Part: &part},
+		{Type: "response.content_part.done", ItemID: m.ID, OutputIndex: intp(idx), ContentIndex: intp(0), Part: part},
 	} {
 		if err := st.send(ev, false); err != nil {
 			return err
@@ -189,6 +251,9 @@ func (st *responseStreamer) callDelta(tc engine.ToolCall) error {
 	}
 	call, ok := st.calls[i]
 	if !ok {
+		if err := st.closeReasoning(); err != nil {
+			return err
+		}
 		if err := st.closeText(); err != nil {
 			return err
 		}
@@ -251,7 +316,10 @@ func (st *responseStreamer) closeCall() error {
 // end closes the open items, adds the reasoning item that carries the
 // calls' provider state, and returns the finished response.
 func (st *responseStreamer) end() (*responseObject, error) {
-	if len(st.items) == 0 {
+	if err := st.closeReasoning(); err != nil {
+		return nil, err
+	}
+	if len(st.items) == 0 || (st.text == nil && st.all.Len() == 0 && len(st.answer.ToolCalls) == 0) {
 		if err := st.openText(); err != nil {
 			return nil, err
 		}

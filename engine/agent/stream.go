@@ -213,6 +213,9 @@ func (s *AgentStream) take(c *engine.ChatChunk) {
 			}
 			s.queue = append(s.queue, s.chunk(engine.Delta{Content: d.Content, Refusal: d.Refusal, Annotations: d.Annotations}, ""))
 		}
+		if s.live && d.Reasoning != "" {
+			s.queue = append(s.queue, s.chunk(engine.Delta{Reasoning: d.Reasoning}, ""))
+		}
 		for i, tc := range d.ToolCalls {
 			idx := i
 			if tc.Index != nil {
