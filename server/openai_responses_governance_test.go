@@ -40,6 +40,7 @@ func TestResponsesValidation(t *testing.T) {
 		{"tool name", map[string]any{"model": "hearth:echo", "input": "x", "tools": []any{map[string]any{"type": "function", "name": "bad name"}}}, "tools[0].name", ""},
 		{"tool parameters", map[string]any{"model": "hearth:echo", "input": "x", "tools": []any{map[string]any{"type": "function", "name": "f", "parameters": "x"}}}, "tools[0].parameters", ""},
 		{"built-in tool", map[string]any{"model": "hearth:echo", "input": "x", "tools": []any{fn, map[string]any{"type": "file_search"}}}, "tools[1].type", "file_search, code_interpreter, computer_use_preview"},
+		{"tool name after a namespace", map[string]any{"model": "hearth:echo", "input": "x", "tools": []any{map[string]any{"type": "namespace", "name": "ns", "tools": []any{fn, fn}}}}, "tools[0].tools[1].name", "duplicates"},
 		{"namespace member", map[string]any{"model": "hearth:echo", "input": "x", "tools": []any{map[string]any{"type": "namespace", "name": "ns", "tools": []any{map[string]any{"type": "custom", "name": "c"}}}}}, "tools[0].tools[0].type", "inside a namespace"},
 		{"custom call input", map[string]any{"model": "hearth:echo", "input": []any{map[string]any{"type": "custom_tool_call", "call_id": "c", "name": "apply_patch"}}}, "input[0].input", "free-text"},
 		{"tool_choice name", map[string]any{"model": "hearth:echo", "input": "x", "tools": []any{fn}, "tool_choice": map[string]any{"type": "function"}}, "tool_choice.name", "is required"},

@@ -99,7 +99,7 @@ func (b *responsesBody) translate() (*engine.ChatRequest, *toolMap, error) {
 		return nil, nil, engine.FieldError("conversation", "conversations are not supported: continue a stored response with previous_response_id")
 	}
 	if engine.JSONKind(b.Prompt) != "null" {
-		return nil, nil, engine.FieldError("prompt", "prompt templates are not supported: send instructions and input (or run a Hearth pipe through /openai/v1/chat/completions)")
+		return nil, nil, engine.FieldError("prompt", "prompt templates are not supported: send instructions and input (or run a Hearth pipe with the model pipe:<name>)")
 	}
 	if b.Truncation != nil && *b.Truncation != "disabled" && *b.Truncation != "auto" {
 		return nil, nil, engine.FieldError("truncation", "must be auto or disabled, got %q", *b.Truncation)
@@ -117,9 +117,6 @@ func (b *responsesBody) translate() (*engine.ChatRequest, *toolMap, error) {
 		return nil, nil, err
 	}
 	cr.Tools = tm.chat
-	if err != nil {
-		return nil, nil, err
-	}
 	if cr.ToolChoice, err = responsesToolChoice(b.ToolChoice); err != nil {
 		return nil, nil, err
 	}

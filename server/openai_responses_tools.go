@@ -34,6 +34,7 @@ type toolMap struct {
 	ns map[string][2]string
 	// dropped names the hosted tools left out, for the lb-warning header.
 	dropped []string
+	seen    map[string]bool
 }
 
 // responsesTool is the union of the tool fields Hearth reads.
@@ -53,7 +54,7 @@ type responsesTool struct {
 // the functions of a namespace tool as "<namespace>__<name>". Hosted web
 // search is dropped; the other built-in tools are refused by name.
 func responsesTools(raws []json.RawMessage) (*toolMap, error) {
-	tm := &toolMap{chat: make([]json.RawMessage, 0, len(raws)), custom: map[string]bool{}, ns: map[string][2]string{}}
+	tm := &toolMap{chat: make([]json.RawMessage, 0, len(raws)), custom: map[string]bool{}, ns: map[string][2]string{}, seen: map[string]bool{}}
 	for i, raw := range raws {
 		if err := tm.add(elemName("tools", i), raw, ""); err != nil {
 			return nil, err
@@ -109,6 +110,14 @@ func (tm *toolMap) add(f string, raw json.RawMessage, ns string) error {
 		tm.ns[full] = [2]string{ns, name}
 		name = full
 	}
+	// Names are checked here, where the field path is the request's own.
+	if !engine.ValidToolName(name) {
+		return engine.FieldError(f+".name", "must be 1-64 characters of a-z, A-Z, 0-9, '_' or '-' (a namespace function's as <namespace>__<name>), got %q", name)
+	}
+	if tm.seen[name] {
+		return engine.FieldError(f+".name", "duplicates the tool name %q", name)
+	}
+	tm.seen[name] = true
 	fn["name"], _ = json.Marshal(name)
 	b, _ := json.Marshal(map[string]any{"type": "function", "function": fn})
 	tm.chat = append(tm.chat, b)
