@@ -46,6 +46,10 @@ func TestCodexCLIEndToEnd(t *testing.T) {
 	config := `model = "openai:gpt-4o-mini"
 model_provider = "hearth"
 model_catalog_json = "` + filepath.Join(home, "catalog.json") + `"
+check_for_update_on_startup = false
+
+[analytics]
+enabled = false
 
 [model_providers.hearth]
 name = "Hearth"
@@ -73,7 +77,13 @@ stream_max_retries = 0
 	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "node_modules", "@openai", "codex", "bin", "codex.js"),
 		"exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "-C", work, "Say hello in a file")
 	cmd.Dir = work
-	cmd.Env = append(cleanEnv(), "HOME="+home, "CODEX_HOME="+home, "HEARTH_KEY="+servertest.AdminKey, "NO_COLOR=1", "RUST_LOG=error")
+	// Update checks and analytics are off; anything else Codex would
+	// fetch from the internet goes to a dead proxy on loopback, so the
+	// test stays offline (Hearth itself is on loopback, not proxied).
+	cmd.Env = append(cleanEnv(), "HOME="+home, "CODEX_HOME="+home, "HEARTH_KEY="+servertest.AdminKey, "NO_COLOR=1", "RUST_LOG=error",
+		"HTTPS_PROXY=http://127.0.0.1:9", "HTTP_PROXY=http://127.0.0.1:9", "ALL_PROXY=http://127.0.0.1:9",
+		"https_proxy=http://127.0.0.1:9", "http_proxy=http://127.0.0.1:9", "all_proxy=http://127.0.0.1:9",
+		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost")
 	cmd.Stdin = strings.NewReader("")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
