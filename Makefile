@@ -24,21 +24,17 @@ run:
 ## differential fuzz targets for a short time (test-fuzz).
 test: lint sdk-deps test-go test-norace test-fuzz
 
-## sdk-deps: install the pinned langbase SDK, openai, anthropic and MCP clients for the
-## end-to-end tests (once).
+## sdk-deps: install the pinned npm clients of the end-to-end tests
+## (every testdata folder with a package-lock.json: the langbase SDK,
+## openai, @anthropic-ai/sdk, @modelcontextprotocol/sdk, the Codex CLI),
+## each once. Without npm those tests skip, and fail under CI=1.
+NPM_DIRS := $(patsubst %/package-lock.json,%,$(wildcard testdata/*/package-lock.json))
 sdk-deps:
-	@if [ -d testdata/sdk/node_modules ]; then :; \
-	elif command -v npm >/dev/null 2>&1; then npm ci --prefix testdata/sdk --no-audit --no-fund; \
-	else echo "npm not found: the SDK end-to-end test will be skipped (it fails under CI=1)"; fi
-	@if [ -d testdata/openai-client/node_modules ]; then :; \
-	elif command -v npm >/dev/null 2>&1; then npm ci --prefix testdata/openai-client --no-audit --no-fund; \
-	else echo "npm not found: the openai client end-to-end test will be skipped (it fails under CI=1)"; fi
-	@if [ -d testdata/anthropic-client/node_modules ]; then :; \
-	elif command -v npm >/dev/null 2>&1; then npm ci --prefix testdata/anthropic-client --no-audit --no-fund; \
-	else echo "npm not found: the anthropic client end-to-end test will be skipped (it fails under CI=1)"; fi
-	@if [ -d testdata/mcp-client/node_modules ]; then :; \
-	elif command -v npm >/dev/null 2>&1; then npm ci --prefix testdata/mcp-client --no-audit --no-fund; \
-	else echo "npm not found: the MCP client end-to-end test will be skipped (it fails under CI=1)"; fi
+	@for d in $(NPM_DIRS); do \
+	  if [ -d $$d/node_modules ]; then :; \
+	  elif command -v npm >/dev/null 2>&1; then npm ci --prefix $$d --no-audit --no-fund; \
+	  else echo "npm not found: the end-to-end test using $$d will be skipped (it fails under CI=1)"; fi; \
+	done
 
 ## test-go: every package under the race detector. The per-package
 ## timeout is a hang guard, not a speed check: the server package takes

@@ -318,6 +318,10 @@ type Delta struct {
 	// Thinking is ResponseMessage.Thinking of a stream, set on the chunk
 	// with the finish reason; not on the wire.
 	Thinking []json.RawMessage `json:"-"`
+	// Reasoning is a piece of the model's reasoning text as it streams
+	// (Anthropic thinking, DeepSeek reasoning_content), for the surfaces
+	// that show it; not on the chat wire.
+	Reasoning string `json:"-"`
 }
 
 // ChunkChoice is one choice of a stream chunk.

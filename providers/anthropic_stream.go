@@ -158,6 +158,9 @@ func (t *antStreamState) translate(_, data []byte) error {
 				b.Thinking += ev.Delta.Thinking
 				b.Signature += ev.Delta.Signature
 			}
+			if ev.Delta.Thinking != "" {
+				t.s.emit(t.b.chunk(engine.Delta{Reasoning: ev.Delta.Thinking}, ""))
+			}
 		case "input_json_delta":
 			if ev.Delta.PartialJSON == "" {
 				return nil

@@ -171,6 +171,11 @@ func (r *oaiReasoningState) take(data []byte, c *engine.ChatChunk, key string) {
 	for _, ch := range d.Choices {
 		if ch.Index == 0 {
 			r.text.WriteString(ch.Delta.ReasoningContent)
+			for i := range c.Choices {
+				if c.Choices[i].Index == 0 {
+					c.Choices[i].Delta.Reasoning = ch.Delta.ReasoningContent
+				}
+			}
 		}
 	}
 	if r.attached || r.text.Len() == 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"sort"
 	"strings"
@@ -52,6 +53,9 @@ type AgentStream struct {
 	held error
 	// span is the run's invoke_agent span, ended by Close (invoke_trace.go).
 	span *telemetry.Span
+	// live passes tool-call deltas on as they arrive: set by CompleteLive
+	// when the run has no MCP tools, so every call is the caller's.
+	live bool
 
 	// chunks is the unused rest of the current block of chunks (chunk):
 	// each chunk gets its own element, never reused.
@@ -71,7 +75,8 @@ func newAgentStream(ctx context.Context, maxSteps int, model engine.ChatModel, r
 	run.secrets = [2]string{run.chat.APIKey, run.apiKey}
 	return &AgentStream{ctx: ctx, maxSteps: maxSteps, model: model, chat: run.chat, tb: tb, cur: first, step: 1,
 		rec: run.rec, secrets: run.secrets[:], start: runStart(run), ref: run.ref,
-		modelName: run.ref.Model, created: engine.NowFrom(ctx, time.Now).Unix(), calls: map[int]*engine.ToolCall{}}
+		modelName: run.ref.Model, created: engine.NowFrom(ctx, time.Now).Unix(), calls: map[int]*engine.ToolCall{},
+		live: run.liveCalls && (tb == nil || len(tb.tools) == 0)}
 }
 
 // Recv returns the next chunk for the client; io.EOF after the last.
@@ -208,23 +213,49 @@ func (s *AgentStream) take(c *engine.ChatChunk) {
 			}
 			s.queue = append(s.queue, s.chunk(engine.Delta{Content: d.Content, Refusal: d.Refusal, Annotations: d.Annotations}, ""))
 		}
+		if s.live && d.Reasoning != "" {
+			s.queue = append(s.queue, s.chunk(engine.Delta{Reasoning: d.Reasoning}, ""))
+		}
 		for i, tc := range d.ToolCalls {
 			idx := i
 			if tc.Index != nil {
 				idx = *tc.Index
 			}
 			acc := s.calls[idx]
-			if acc == nil {
+			fresh := acc == nil
+			if fresh {
 				acc = &engine.ToolCall{}
 				s.calls[idx] = acc
 			}
 			acc.Merge(tc)
+			if s.live {
+				s.passCall(idx, fresh, acc, tc)
+			}
 		}
 		if ch.FinishReason != nil && *ch.FinishReason != "" {
 			s.finish = *ch.FinishReason
 			s.stopSeq, s.thinking = ch.StopSequence, d.Thinking
 		}
 	}
+}
+
+// passCall queues one tool-call delta as it came; a call's first delta
+// gets an id and type when the model sent none (as fillCallIDs would).
+func (s *AgentStream) passCall(idx int, fresh bool, acc *engine.ToolCall, tc engine.ToolCall) {
+	if fresh {
+		if acc.ID == "" {
+			acc.ID = fmt.Sprintf("call_hearth_%d_%d", s.step, len(s.calls)-1)
+		}
+		if acc.Type == "" {
+			acc.Type = "function"
+		}
+		tc.ID, tc.Type = acc.ID, acc.Type
+	}
+	if s.first == 0 {
+		s.first = time.Since(s.start)
+	}
+	tc.Index = &idx
+	s.queue = append(s.queue, s.chunk(engine.Delta{ToolCalls: []engine.ToolCall{tc}}, ""))
 }
 
 // stepCalls returns the step's tool calls in index order.
@@ -285,6 +316,9 @@ type usageChunk struct {
 // the summed usage.
 func (s *AgentStream) finishStream(callerCalls []engine.ToolCall) {
 	for i, c := range callerCalls {
+		if s.live {
+			break // already passed on
+		}
 		i := i
 		s.queue = append(s.queue, s.chunk(engine.Delta{ToolCalls: []engine.ToolCall{{Index: &i, ID: c.ID, Type: c.Type,
 			Function: engine.FunctionCall{Name: c.Function.Name, Arguments: c.Function.Arguments}, ExtraContent: c.ExtraContent}}}, ""))
