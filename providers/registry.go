@@ -66,6 +66,8 @@ type Registry struct {
 	upstream caller
 	// models are the catalogue and rules in force (nil: built-in only).
 	models *Models
+	// deployed routes the models with deployments, by model id (deploy.go).
+	deployed map[string]*deployedModel
 }
 
 var _ engine.Providers = (*Registry)(nil)
@@ -154,6 +156,9 @@ func New(cfg Config) (*Registry, error) {
 	}
 	r.providers = append(r.providers, HearthProvider)
 	sort.Strings(r.providers)
+	if err := r.buildDeployments(cfg, mk); err != nil {
+		return nil, err
+	}
 	if err := cfg.Models.CheckProviders(r.Known); err != nil {
 		return nil, err
 	}
@@ -172,6 +177,9 @@ func (r *Registry) unknown(ref engine.ModelRef) error {
 func (r *Registry) ChatModel(ref engine.ModelRef) (engine.ChatModel, error) {
 	if ret := r.models.retirement(ref.Provider, ref.Model); ret != nil {
 		return nil, retiredError(ref, ret)
+	}
+	if m, ok := r.deployedChatModel(ref); ok {
+		return m, nil
 	}
 	if m, ok := r.pooledChat[ref.Provider]; ok {
 		if ref.Provider == HearthProvider {

@@ -1,0 +1,111 @@
+package providers
+
+import (
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hearth-dev/hearth/engine"
+)
+
+// buildDeployments makes the router of every model with deployments
+// (Config.Deployments). A deployment's adapter speaks its provider's wire
+// format to its own base URL; with more than one deployment its calls are
+// not retried on the same server (the next deployment is tried instead).
+func (r *Registry) buildDeployments(cfg Config, mk func(string) caller) error {
+	if len(cfg.Deployments) == 0 {
+		return nil
+	}
+	if err := ValidateDeployments("deployments", cfg.Deployments); err != nil {
+		return err
+	}
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	r.deployed = map[string]*deployedModel{}
+	for _, md := range cfg.Deployments {
+		ref, _ := engine.ParseModelID("model", strings.TrimSpace(md.Model))
+		ref.Provider = strings.ToLower(ref.Provider)
+		if !r.Known(ref.Provider) {
+			// An alias provider: OpenAI-compatible, served by its
+			// deployments only, keyless unless a deployment has a key.
+			r.needKey[ref.Provider] = false
+			r.providers = append(r.providers, ref.Provider)
+			sort.Strings(r.providers)
+		}
+		m := &deployedModel{id: ref.String(), strategy: md.Strategy, now: now, counter: cfg.Counter, probeDone: cfg.probeDone}
+		if m.strategy == "" {
+			m.strategy = StrategyRoundRobin
+		}
+		for _, d := range md.Servers {
+			c := mk(ref.Provider)
+			c.provider = ref.Provider + " deployment " + d.Name
+			if len(md.Servers) > 1 {
+				c.retry.MaxAttempts = 1
+			}
+			base := strings.TrimRight(d.BaseURL, "/")
+			dep := &deployment{Deployment: d, model: d.UpstreamModel, probe: probeModels(c, base),
+				tpmKey: "deployment-tpm/" + ref.String() + "/" + d.Name}
+			dep.chat = pooledChat{inner: r.adapterAt(ref.Provider, base, c, cfg.Models), pool: r.pool, provider: c.provider}
+			m.deps = append(m.deps, dep)
+		}
+		r.deployed[m.id] = m
+	}
+	return nil
+}
+
+// adapterAt is the chat adapter of provider's wire format at base.
+func (r *Registry) adapterAt(provider, base string, c caller, models *Models) engine.ChatModel {
+	switch provider {
+	case "anthropic":
+		return &Anthropic{baseURL: base, c: c}
+	case "google":
+		return &Google{baseURL: base, c: c}
+	case "cohere":
+		return &Cohere{baseURL: base, c: c}
+	}
+	h, ok := hosts[provider]
+	if !ok {
+		hc := *hosts["openai-compatible"]
+		hc.name = provider
+		h = &hc
+	}
+	if models != nil {
+		hc := *h
+		hc.models = models
+		h = &hc
+	}
+	return &OpenAI{host: h, baseURL: base, chatURL: base + "/chat/completions", c: c}
+}
+
+// deployedChatModel returns the router of ref when it has deployments.
+func (r *Registry) deployedChatModel(ref engine.ModelRef) (engine.ChatModel, bool) {
+	if len(r.deployed) == 0 {
+		return nil, false
+	}
+	m, ok := r.deployed[ref.String()]
+	if !ok {
+		return nil, false
+	}
+	return deployedChat{m}, true
+}
+
+// HasDeployments reports whether some model is served by deployments.
+func (r *Registry) HasDeployments() bool { return len(r.deployed) > 0 }
+
+// Deployments returns the state of every deployment on this node, by
+// model id then in declared order.
+func (r *Registry) Deployments() []engine.DeploymentStatus {
+	ids := make([]string, 0, len(r.deployed))
+	for id := range r.deployed {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	var out []engine.DeploymentStatus
+	for _, id := range ids {
+		out = append(out, r.deployed[id].status()...)
+	}
+	return out
+}
