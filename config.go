@@ -127,6 +127,8 @@ type Config struct {
 	AnthropicSettings
 	// ModelsSettings name the operator's models file (config_models.go).
 	ModelsSettings
+	// DeploymentSettings are the models served by several servers (config_deployments.go).
+	DeploymentSettings
 }
 
 func defaultConfig() Config {
@@ -185,7 +187,7 @@ func (c *Config) vars() []configVar {
 	}, slices.Concat(
 		c.limitVars(), c.egressVars(), c.clusterVars(), c.defaultVars(), c.testkitVars(),
 		c.crawlVars(), c.otelVars(), c.extractorVars(), c.packVars(), c.runLogVars(),
-		c.upstreamVars(), c.serverHTTP1Vars(), c.storeVars(), c.anthropicVars(), c.modelsVars(),
+		c.upstreamVars(), c.serverHTTP1Vars(), c.storeVars(), c.anthropicVars(), c.modelsVars(), c.deploymentVars(),
 	)...)
 }
 
@@ -333,6 +335,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateCrawl()...)
 	errs = append(errs, c.validateCluster()...)
 	errs = append(errs, c.validateOTel()...)
+	errs = append(errs, c.validateDeployments()...)
 	errs = append(errs, c.validateDefaults()...)
 	errs = append(errs, c.validateTestkit()...)
 	errs = append(errs, c.validateExtractor()...)

@@ -62,6 +62,15 @@ func NoteDeployment(ctx context.Context, name string) {
 	}
 }
 
+// DeploymentOf is the deployment noted in ctx ("" without a note).
+func DeploymentOf(ctx context.Context) string { return DeploymentNoteOf(ctx).Name() }
+
+// DeploymentNoteOf is the note ctx carries (nil: none).
+func DeploymentNoteOf(ctx context.Context) *DeploymentNote {
+	n, _ := ctx.Value(deploymentNoteKey{}).(*DeploymentNote)
+	return n
+}
+
 // Name is the deployment noted last ("" when none served, or n is nil).
 func (n *DeploymentNote) Name() string {
 	if n == nil {

@@ -77,6 +77,7 @@ func (s *Server) handleResponsesCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	s.noteDeployment(c)
 	ctx := c.Request().Context()
 	res, err := s.deps.Agent.Complete(ctx, rc.owner, llmKey(c.Request().Header), ref, fallbacks, rc.chat, b.Stream)
 	if err != nil {

@@ -141,6 +141,9 @@ type Deps struct {
 	// (providers.Registry.CountAnthropicTokens); nil: every count of
 	// /anthropic/v1/messages/count_tokens is an estimate.
 	CountAnthropicTokens func(ctx context.Context, apiKey string, body []byte, beta string) (int, error)
+	// Deployments reports this node's view of the models served by several
+	// servers (providers.Registry.Deployments); nil: none are declared.
+	Deployments func() []engine.DeploymentStatus
 }
 
 // missing names the Deps fields that are nil.
