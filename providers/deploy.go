@@ -9,6 +9,10 @@ import (
 	"github.com/hearth-dev/hearth/engine"
 )
 
+// deploymentInfix joins a provider and a deployment name in the name its
+// errors give it ("local deployment gpu1").
+const deploymentInfix = " deployment "
+
 // buildDeployments makes the router of every model with deployments
 // (Config.Deployments). A deployment's adapter speaks its provider's wire
 // format to its own base URL; with more than one deployment its calls are
@@ -41,7 +45,7 @@ func (r *Registry) buildDeployments(cfg Config, mk func(string) caller) error {
 		}
 		for _, d := range md.Servers {
 			c := mk(ref.Provider)
-			c.provider = ref.Provider + " deployment " + d.Name
+			c.provider = ref.Provider + deploymentInfix + d.Name
 			if len(md.Servers) > 1 {
 				c.retry.MaxAttempts = 1
 			}
