@@ -54,3 +54,30 @@ func TestDeploymentsConfig(t *testing.T) {
 		t.Fatalf("file: %v", err)
 	}
 }
+
+// TestDeploymentsReadmeConfig: the config file of the README's
+// deployments section loads and validates as it is.
+func TestDeploymentsReadmeConfig(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(readme), "### Deployments: one model on several servers\n")
+	_, block, ok2 := strings.Cut(sec, "```json\n")
+	block, _, ok3 := strings.Cut(block, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("README: no JSON block in the deployments section")
+	}
+	file := filepath.Join(t.TempDir(), "hearth.json")
+	os.WriteFile(file, []byte(block), 0o600)
+	cfg, _, err := loadConfig("serve", []string{"-config", file}, envMap(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Deployments) != 2 || len(cfg.Deployments[0].Servers) != 3 {
+		t.Fatalf("README deployments: %+v", cfg.Deployments)
+	}
+}
