@@ -38,6 +38,7 @@ func (r *Registry) buildDeployments(cfg Config, mk func(string) caller) error {
 			r.needKey[ref.Provider] = false
 			r.providers = append(r.providers, ref.Provider)
 			sort.Strings(r.providers)
+			r.aliases = append(r.aliases, ref.Provider)
 		}
 		m := &deployedModel{id: ref.String(), strategy: md.Strategy, now: now, counter: cfg.Counter, probeDone: cfg.probeDone}
 		if m.strategy == "" {
@@ -94,6 +95,34 @@ func (r *Registry) deployedChatModel(ref engine.ModelRef) (engine.ChatModel, boo
 		return nil, false
 	}
 	return deployedChat{m}, true
+}
+
+// aliasError is the error of a model of an alias provider (one declared
+// by deployments only) that has no deployments; nil for other providers.
+func (r *Registry) aliasError(ref engine.ModelRef) error {
+	if !slices.Contains(r.aliases, ref.Provider) {
+		return nil
+	}
+	var ids []string
+	for id := range r.deployed {
+		if strings.HasPrefix(id, ref.Provider+":") {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return engine.FieldError("model", "model %q has no deployments (provider %s serves %s)", ref.String(), ref.Provider, strings.Join(ids, ", "))
+}
+
+// withDeployed adds to a catalogue the deployed models it lacks, as text
+// models from the operator.
+func (r *Registry) withDeployed(cat map[string][]engine.ModelInfo) map[string][]engine.ModelInfo {
+	for id := range r.deployed {
+		p, _, _ := strings.Cut(id, ":")
+		if !slices.ContainsFunc(cat[p], func(m engine.ModelInfo) bool { return m.ID == id }) {
+			cat[p] = append(cat[p], engine.ModelInfo{ID: id, Provider: p, Type: "text", Source: "operator"})
+		}
+	}
+	return cat
 }
 
 // HasDeployments reports whether some model is served by deployments.

@@ -317,6 +317,13 @@ func TestValidateDeployments(t *testing.T) {
 			t.Errorf("missing %q in:\n%v", want, err)
 		}
 	}
+	r, err := New(Config{Deployments: []ModelDeployments{{Model: "local:x", Servers: []Deployment{{Name: "a", BaseURL: "http://h/v1"}}}}})
+	if err != nil || !r.Known("local") || r.NeedsKey("local") || len(r.Catalogue()["local"]) != 1 || r.Catalogue()["local"][0].ID != "local:x" {
+		t.Fatalf("alias provider: %v %+v", err, r.Catalogue()["local"])
+	}
+	if _, err := r.ChatModel(engine.ModelRef{Provider: "local", Model: "other"}); !strings.Contains(publicMsg(err), `model "local:other" has no deployments (provider local serves local:x)`) {
+		t.Fatalf("an alias provider serves only its deployed models: %v", err)
+	}
 	if _, err := New(Config{Deployments: []ModelDeployments{{Model: "local:x"}}}); err == nil {
 		t.Fatal("New accepted an invalid deployment")
 	}

@@ -2,6 +2,7 @@ package providers
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -68,6 +69,8 @@ type Registry struct {
 	models *Models
 	// deployed routes the models with deployments, by model id (deploy.go).
 	deployed map[string]*deployedModel
+	// aliases are the providers declared by deployments only.
+	aliases []string
 }
 
 var _ engine.Providers = (*Registry)(nil)
@@ -166,6 +169,9 @@ func New(cfg Config) (*Registry, error) {
 }
 
 func (r *Registry) unknown(ref engine.ModelRef) error {
+	if err := r.aliasError(ref); err != nil {
+		return err
+	}
 	if r.noURL[ref.Provider] {
 		env, _ := EnvNames(ref.Provider)
 		return engine.FieldError("model", "provider %q of model %q has no base URL configured (set %s)", ref.Provider, ref.String(), env)
@@ -200,7 +206,7 @@ func (r *Registry) Embedder(ref engine.ModelRef) (engine.Embedder, error) {
 		}
 		return pooledEmbedder{inner: e, pool: r.pool, provider: ref.Provider}, nil
 	}
-	if _, ok := r.chat[ref.Provider]; ok {
+	if _, ok := r.chat[ref.Provider]; ok || slices.Contains(r.aliases, ref.Provider) {
 		return nil, engine.FieldError("embedding_model", "provider %q of model %q has no embedding models", ref.Provider, ref.String())
 	}
 	return nil, r.unknown(ref)
@@ -223,7 +229,9 @@ func (r *Registry) NeedsKey(provider string) bool { return r.needKey[provider] }
 
 // Catalogue returns the /v1/models catalogue of every provider, with the
 // operator's entries (HEARTH_MODELS_FILE) laid over the built-in ones.
-func (r *Registry) Catalogue() map[string][]engine.ModelInfo { return r.models.catalogue(r.providers) }
+func (r *Registry) Catalogue() map[string][]engine.ModelInfo {
+	return r.withDeployed(r.models.catalogue(r.providers))
+}
 
 // Providers lists the registry's provider names, sorted.
 func (r *Registry) Providers() []string { return append([]string(nil), r.providers...) }
