@@ -28,7 +28,7 @@ func (r *Registry) buildDeployments(cfg Config, mk func(string) caller) error {
 	if now == nil {
 		now = time.Now
 	}
-	r.deployed = map[string]*deployedModel{}
+	r.deployed = map[engine.ModelRef]*deployedModel{}
 	for _, md := range cfg.Deployments {
 		ref, _ := engine.ParseModelID("model", strings.TrimSpace(md.Model))
 		ref.Provider = strings.ToLower(ref.Provider)
@@ -56,7 +56,7 @@ func (r *Registry) buildDeployments(cfg Config, mk func(string) caller) error {
 			dep.chat = pooledChat{inner: r.adapterAt(ref.Provider, base, c, cfg.Models), pool: r.pool, provider: c.provider}
 			m.deps = append(m.deps, dep)
 		}
-		r.deployed[m.id] = m
+		r.deployed[ref] = m
 	}
 	return nil
 }
@@ -90,7 +90,7 @@ func (r *Registry) deployedChatModel(ref engine.ModelRef) (engine.ChatModel, boo
 	if len(r.deployed) == 0 {
 		return nil, false
 	}
-	m, ok := r.deployed[ref.String()]
+	m, ok := r.deployed[ref]
 	if !ok {
 		return nil, false
 	}
@@ -104,9 +104,9 @@ func (r *Registry) aliasError(ref engine.ModelRef) error {
 		return nil
 	}
 	var ids []string
-	for id := range r.deployed {
-		if strings.HasPrefix(id, ref.Provider+":") {
-			ids = append(ids, id)
+	for dr := range r.deployed {
+		if dr.Provider == ref.Provider {
+			ids = append(ids, dr.String())
 		}
 	}
 	slices.Sort(ids)
@@ -116,8 +116,8 @@ func (r *Registry) aliasError(ref engine.ModelRef) error {
 // withDeployed adds to a catalogue the deployed models it lacks, as text
 // models from the operator.
 func (r *Registry) withDeployed(cat map[string][]engine.ModelInfo) map[string][]engine.ModelInfo {
-	for id := range r.deployed {
-		p, _, _ := strings.Cut(id, ":")
+	for dr := range r.deployed {
+		p, id := dr.Provider, dr.String()
 		if !slices.ContainsFunc(cat[p], func(m engine.ModelInfo) bool { return m.ID == id }) {
 			cat[p] = append(cat[p], engine.ModelInfo{ID: id, Provider: p, Type: "text", Source: "operator"})
 		}
@@ -131,14 +131,14 @@ func (r *Registry) HasDeployments() bool { return len(r.deployed) > 0 }
 // Deployments returns the state of every deployment on this node, by
 // model id then in declared order.
 func (r *Registry) Deployments() []engine.DeploymentStatus {
-	ids := make([]string, 0, len(r.deployed))
-	for id := range r.deployed {
-		ids = append(ids, id)
+	models := make([]*deployedModel, 0, len(r.deployed))
+	for _, m := range r.deployed {
+		models = append(models, m)
 	}
-	slices.Sort(ids)
+	slices.SortFunc(models, func(a, b *deployedModel) int { return strings.Compare(a.id, b.id) })
 	var out []engine.DeploymentStatus
-	for _, id := range ids {
-		out = append(out, r.deployed[id].status()...)
+	for _, m := range models {
+		out = append(out, m.status()...)
 	}
 	return out
 }

@@ -44,7 +44,9 @@ func (c deployedChat) ChatStream(ctx context.Context, req *engine.ChatRequest) (
 	})
 }
 
-// route runs call on the deployments in the order pick gives them.
+// route runs call on the deployments in the order pick gives them; when
+// none is left but one is being probed, it waits for that probe (once per
+// deployment at most).
 // call releases the deployment's slot itself on success (done), so a
 // stream keeps it until it ends; route releases it on failure.
 func route[T any](ctx context.Context, m *deployedModel, req *engine.ChatRequest, call func(context.Context, *deployment, *engine.ChatRequest) (T, error)) (T, error) {
@@ -52,8 +54,19 @@ func route[T any](ctx context.Context, m *deployedModel, req *engine.ChatRequest
 	var tried []*deployment
 	var why []skip
 	var last error
+	waits := 0
 	for {
-		d, skips := m.pick(ctx, tried)
+		d, skips, probed := m.pick(ctx, tried)
+		if d == nil && probed != nil && waits < len(m.deps) {
+			// Nothing else can take the call: wait for the probe (at most
+			// probeTimeout), then pick again.
+			waits++
+			select {
+			case <-probed:
+				continue
+			case <-ctx.Done():
+			}
+		}
 		if d == nil {
 			why = append(why, skips...)
 			return zero, allFailed(m.id, why, last)

@@ -43,13 +43,15 @@ type deployment struct {
 	fails     int // failures in a row
 	coolUntil time.Time
 	probing   bool
-	lastErr   string
-	ewma      float64 // ms; 0: not measured
-	lat       [latencyRing]float64
-	latN      int
-	requests  int64
-	errors    int64
-	current   int // smooth weighted round-robin
+	// probed is closed when the running probe ends.
+	probed   chan struct{}
+	lastErr  string
+	ewma     float64 // ms; 0: not measured
+	lat      [latencyRing]float64
+	latN     int
+	requests int64
+	errors   int64
+	current  int // smooth weighted round-robin
 }
 
 // deployedModel routes the calls of one model id over its deployments.
@@ -72,26 +74,30 @@ type skip struct {
 
 // pick chooses the deployment for the next try among those not in tried,
 // reserving a slot in flight on it; nil when none can take the call, with
-// why each was passed over. Cooled-down deployments whose time is up get
-// a health probe started here.
-func (m *deployedModel) pick(ctx context.Context, tried []*deployment) (*deployment, []skip) {
+// why each was passed over and, when one is being probed, the channel
+// closed when its probe ends. Cooled-down deployments whose time is up
+// get a health probe started here.
+func (m *deployedModel) pick(ctx context.Context, tried []*deployment) (*deployment, []skip, <-chan struct{}) {
 	full := m.tpmFull(ctx, tried)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
 	var cands []*deployment
 	var skips []skip
+	var probed <-chan struct{}
 	for _, d := range m.deps {
 		if slices.Contains(tried, d) {
 			continue
 		}
 		switch {
 		case d.probing:
+			probed = d.probed
 			skips = append(skips, skip{d.Name, "being probed after: " + d.lastErr})
 		case d.fails > 0 && now.Before(d.coolUntil):
 			skips = append(skips, skip{d.Name, fmt.Sprintf("cooling down for %s after: %s", d.coolUntil.Sub(now).Round(time.Second), d.lastErr)})
 		case d.fails > 0:
-			d.probing = true
+			d.probing, d.probed = true, make(chan struct{})
+			probed = d.probed
 			go m.runProbe(d)
 			skips = append(skips, skip{d.Name, "being probed after: " + d.lastErr})
 		case d.MaxConcurrency > 0 && d.inFlight >= d.MaxConcurrency:
@@ -103,12 +109,12 @@ func (m *deployedModel) pick(ctx context.Context, tried []*deployment) (*deploym
 		}
 	}
 	if len(cands) == 0 {
-		return nil, skips
+		return nil, skips, probed
 	}
 	d := m.choose(cands)
 	d.inFlight++
 	d.requests++
-	return d, skips
+	return d, skips, nil
 }
 
 // choose applies the strategy to the candidates (under mu).
@@ -229,6 +235,7 @@ func (m *deployedModel) runProbe(d *deployment) {
 	} else {
 		d.fails = 0
 	}
+	close(d.probed)
 	m.mu.Unlock()
 	if m.probeDone != nil {
 		m.probeDone(d.Name, err)

@@ -104,21 +104,40 @@ func TestDeploymentsAllDown(t *testing.T) {
 		t.Fatalf("a was called while cooling")
 	}
 	clock.add(coolBase)
-	_, err = depChat(t, r)
-	if !strings.Contains(publicMsg(err), "being probed") {
-		t.Fatalf("while probing: %v", err)
+	if _, err = depChat(t, r); err == nil {
+		t.Fatal("a call succeeded with a answering 503 and b dead")
 	}
 	got := []string{<-probes, <-probes}
-	if !strings.Contains(strings.Join(got, ","), "b health probe failed") {
-		t.Fatalf("probes: %v", got)
-	}
-	for _, p := range got {
-		if strings.HasPrefix(p, "a ") && p != "a <nil>" {
-			t.Fatalf("a's probe: %s", p) // a answers /models: it is up, its chat failed
-		}
+	if !strings.Contains(strings.Join(got, ","), "b health probe failed") || !strings.Contains(strings.Join(got, ","), "a <nil>") {
+		t.Fatalf("probes: %v", got) // a answers /models: it is up, its chat failed
 	}
 	if st := depState(r, "b"); st.State != "cooling" || !st.CoolingUntil.Equal(clock.now().Add(2*coolBase)) {
 		t.Fatalf("b after a failed probe: %+v", st)
+	}
+}
+
+// TestDeploymentsProbeWait: a call that finds no deployment but one whose
+// cool-down just ended waits for its probe and is served by it, rather
+// than failing while the server is back.
+func TestDeploymentsProbeWait(t *testing.T) {
+	clock := &depClock{t: time.Unix(1_700_000_000, 0)}
+	a, b := newDepUpstream(t, "a"), newDepUpstream(t, "b")
+	a.status.Store(503)
+	b.status.Store(503)
+	r, probes := depRegistry(t, "", clock, a, b)
+	if _, err := depChat(t, r); err == nil {
+		t.Fatal("both answer 503")
+	}
+	a.status.Store(0)
+	clock.add(coolBase)
+	name, err := depChat(t, r)
+	if err != nil || name != "a" {
+		t.Fatalf("after the cool-down: %q %v", name, err)
+	}
+	<-probes
+	<-probes
+	if a.calls.Load() < 2 {
+		t.Fatalf("a got %d calls", a.calls.Load())
 	}
 }
 

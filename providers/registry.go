@@ -68,7 +68,7 @@ type Registry struct {
 	// models are the catalogue and rules in force (nil: built-in only).
 	models *Models
 	// deployed routes the models with deployments, by model id (deploy.go).
-	deployed map[string]*deployedModel
+	deployed map[engine.ModelRef]*deployedModel
 	// aliases are the providers declared by deployments only.
 	aliases []string
 }
