@@ -401,3 +401,25 @@ func publicMsg(err error) string {
 	}
 	return err.Error()
 }
+
+// TestDeploymentsTimeout: a deployment that does not answer within the
+// call timeout counts as failed and the call is served by the next one.
+func TestDeploymentsTimeout(t *testing.T) {
+	clock := &depClock{t: time.Unix(1_700_000_000, 0)}
+	a, b := newDepUpstream(t, "a"), newDepUpstream(t, "b")
+	hold := make(chan struct{})
+	a.hold = hold
+	t.Cleanup(func() { close(hold) })
+	md := ModelDeployments{Model: "local:llama", Servers: []Deployment{{Name: "a", BaseURL: a.url()}, {Name: "b", BaseURL: b.url()}}}
+	r, err := New(Config{Deployments: []ModelDeployments{md}, Now: clock.now, Timeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, err := depChatAny(r)
+	if err != nil || name != "b" {
+		t.Fatalf("call: %q %v", name, err)
+	}
+	if st := depState(r, "a"); st.State != "cooling" || !strings.Contains(st.LastError, "timed out") && !strings.Contains(st.LastError, "in time") {
+		t.Fatalf("a after timing out: %+v", st)
+	}
+}

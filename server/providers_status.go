@@ -34,7 +34,7 @@ type providerStatus struct {
 func (s *Server) providerRoutes() []Route {
 	return []Route{
 		{Method: http.MethodGet, Path: "/v1/providers", Auth: AuthOwner, Handler: s.handleProviders,
-			Doc: RouteDoc{Summary: "Default models and each provider's key status for the caller, ready ones first", Response: providersView{}}},
+			Doc: RouteDoc{Summary: "Default models and each provider's key status for the caller, ready ones first, with the state of its deployments", Response: providersView{}}},
 	}
 }
 
