@@ -34,6 +34,8 @@ type depUpstream struct {
 	hold        chan struct{}
 	arrived     chan string
 	breakStream bool
+	// stall, when set, holds a stream after its first chunk until closed.
+	stall chan struct{}
 }
 
 func newDepUpstream(t *testing.T, name string) *depUpstream {
@@ -82,7 +84,7 @@ func (u *depUpstream) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	u.calls.Add(1)
 	u.mu.Lock()
-	delay, hold, arrived, brk := u.delay, u.hold, u.arrived, u.breakStream
+	delay, hold, arrived, brk, stall := u.delay, u.hold, u.arrived, u.breakStream, u.stall
 	u.mu.Unlock()
 	if arrived != nil {
 		arrived <- u.name
@@ -109,6 +111,12 @@ func (u *depUpstream) serve(w http.ResponseWriter, r *http.Request) {
 		w.(http.Flusher).Flush()
 		if brk {
 			panic(http.ErrAbortHandler) // the connection drops after the first chunk
+		}
+		if stall != nil {
+			select {
+			case <-stall:
+			case <-r.Context().Done():
+			}
 		}
 		fmt.Fprintf(w, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":%q,\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2,\"total_tokens\":5}}\n\ndata: [DONE]\n\n", model)
 		return

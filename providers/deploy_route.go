@@ -40,7 +40,7 @@ func (c deployedChat) ChatStream(ctx context.Context, req *engine.ChatRequest) (
 		if err != nil {
 			return nil, err
 		}
-		return &deployedStream{next: st, m: c.m, d: d, start: start}, nil
+		return &deployedStream{next: st, m: c.m, d: d, start: start, ctx: ctx}, nil
 	})
 }
 
@@ -152,6 +152,9 @@ type deployedStream struct {
 	m     *deployedModel
 	d     *deployment
 	start time.Time
+	// ctx is the call's: a stream the caller gave up is not the
+	// deployment's failure.
+	ctx context.Context
 
 	mu    sync.Mutex
 	first time.Duration
@@ -195,7 +198,7 @@ func (s *deployedStream) end(err error) {
 	first, usage := s.first, s.usage
 	s.mu.Unlock()
 	var failed error
-	if err != nil && !errors.Is(err, io.EOF) && deploymentFault(err, s.d) {
+	if err != nil && !errors.Is(err, io.EOF) && s.ctx.Err() == nil && deploymentFault(err, s.d) {
 		failed = err
 	}
 	s.m.done(s.d, first, failed)

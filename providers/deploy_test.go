@@ -423,3 +423,30 @@ func TestDeploymentsTimeout(t *testing.T) {
 		t.Fatalf("a after timing out: %+v", st)
 	}
 }
+
+// TestDeploymentsCallerGone: a stream its caller cancels after the first
+// chunk does not count against the deployment.
+func TestDeploymentsCallerGone(t *testing.T) {
+	clock := &depClock{t: time.Unix(1_700_000_000, 0)}
+	a, b := newDepUpstream(t, "a"), newDepUpstream(t, "b")
+	stall := make(chan struct{})
+	defer close(stall)
+	a.stall = stall
+	r, _ := depRegistry(t, "", clock, a, b)
+	ctx, cancel := context.WithCancel(context.Background())
+	st, err := mustModel(t, r).ChatStream(ctx, &engine.ChatRequest{Model: "llama", Messages: []engine.Message{{Role: "user", Content: engine.TextContent("hi")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Recv(); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	for err == nil {
+		_, err = st.Recv()
+	}
+	st.Close()
+	if s := depState(r, "a"); s.State != "healthy" || s.Errors != 0 || s.InFlight != 0 {
+		t.Fatalf("a after its caller left: %+v (%v)", s, err)
+	}
+}
