@@ -99,6 +99,10 @@ func TestDeploymentsEndToEnd(t *testing.T) {
 		t.Fatalf("runs by kind: %v", kinds)
 	}
 
+	if r := ts.Do("GET", "/v1/models", admin, nil); r.Status != 200 || !strings.Contains(string(r.Body), `"local:llama"`) {
+		t.Fatalf("/v1/models: %d %s", r.Status, r.Body)
+	}
+
 	m := ts.Do("GET", "/metrics", admin, nil)
 	mustStatus(t, m, 200)
 	for _, want := range []string{
