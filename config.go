@@ -129,6 +129,8 @@ type Config struct {
 	ModelsSettings
 	// MCPSettings are the MCP endpoint's (config_mcp.go).
 	MCPSettings
+	// DeploymentSettings are the models served by several servers (config_deployments.go).
+	DeploymentSettings
 }
 
 func defaultConfig() Config {
@@ -187,7 +189,7 @@ func (c *Config) vars() []configVar {
 	}, slices.Concat(
 		c.limitVars(), c.egressVars(), c.clusterVars(), c.defaultVars(), c.testkitVars(),
 		c.crawlVars(), c.otelVars(), c.extractorVars(), c.packVars(), c.runLogVars(),
-		c.upstreamVars(), c.serverHTTP1Vars(), c.storeVars(), c.anthropicVars(), c.modelsVars(), c.mcpVars(),
+		c.upstreamVars(), c.serverHTTP1Vars(), c.storeVars(), c.anthropicVars(), c.modelsVars(), c.mcpVars(), c.deploymentVars(),
 	)...)
 }
 
@@ -335,6 +337,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateCrawl()...)
 	errs = append(errs, c.validateCluster()...)
 	errs = append(errs, c.validateOTel()...)
+	errs = append(errs, c.validateDeployments()...)
 	errs = append(errs, c.validateDefaults()...)
 	errs = append(errs, c.validateTestkit()...)
 	errs = append(errs, c.validateExtractor()...)

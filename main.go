@@ -186,7 +186,7 @@ func appConfig(cfg Config, secret []byte, log *slog.Logger) app.Config {
 			AnthropicModelAliases: cfg.anthropicModelAliases(),
 			MCPUpstreams:          cfg.mcpUpstreams(),
 		},
-		Providers:         providers.Config{Providers: cfg.Providers, HTTP1: cfg.UpstreamHTTP1, Models: cfg.models},
+		Providers:         providers.Config{Providers: cfg.Providers, HTTP1: cfg.UpstreamHTTP1, Models: cfg.models, Deployments: cfg.Deployments},
 		Outbound:          cfg.Outbound,
 		Memory:            cfg.memoryConfig(),
 		Parser:            sandbox.Config{Timeout: cfg.parseTimeout(), MemoryLimit: cfg.ParseMemoryLimit, MaxOutput: int(cfg.ParseMaxOutput)},

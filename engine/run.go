@@ -136,6 +136,9 @@ type PreparedRun struct {
 	// idRoom holds runID's bytes, and threadRoom a new signed ThreadID's.
 	idRoom     RunIDRoom
 	threadRoom threadIDRoom
+	// note receives the deployment that served the run, when its model
+	// may be served by several (deployment.go).
+	note *DeploymentNote
 }
 
 const maxRunMessages = MaxRunMessages
@@ -450,6 +453,7 @@ func HasToolNamed(tools []Tool, name string) bool {
 // thread and records the run. The response is normalised to the OpenAI
 // chat.completion shape.
 func (pr *PreparedRun) Complete(ctx context.Context) (*ChatResponse, error) {
+	ctx = pr.noteDeployment(ctx)
 	resp, err := pr.chat.Chat(ctx, pr.Request)
 	pr.Ref = pr.answered()
 	if err != nil {
@@ -601,6 +605,16 @@ func (pr *PreparedRun) persist(ctx context.Context, res runResult, status string
 	})
 }
 
+// noteDeployment returns ctx with a note of the serving deployment when
+// the registry has deployments (ctx itself otherwise: no allocation).
+func (pr *PreparedRun) noteDeployment(ctx context.Context) context.Context {
+	if !HasDeployments(pr.r.providers) {
+		return ctx
+	}
+	ctx, pr.note = WithDeploymentNote(ctx)
+	return ctx
+}
+
 // publicMessage is an error's caller-safe message.
 func publicMessage(err error) string {
 	var e *Error
@@ -619,7 +633,7 @@ func (pr *PreparedRun) record(res runResult, status string, persistErr error) {
 	}
 	rec := RunRecord{
 		ID: pr.runID, Owner: pr.Pipe.Owner, PipeID: pr.Pipe.ID, Pipe: pr.Pipe.Name, PipeVersion: pr.Pipe.Version,
-		Model: pr.ModelID(), ThreadID: pr.ThreadID, Endpoint: pr.endpoint, Stream: pr.stream, Kind: RunKindPipe,
+		Model: pr.ModelID(), Deployment: pr.note.Name(), ThreadID: pr.ThreadID, Endpoint: pr.endpoint, Stream: pr.stream, Kind: RunKindPipe,
 		Status: status, LatencyMs: pr.r.now().Sub(pr.start).Milliseconds(), CreatedAt: pr.created.UTC(), KeyID: pr.keyID,
 	}
 	if res.usage != nil {

@@ -25,8 +25,11 @@ type RunRecord struct {
 	Pipe   string `json:"pipe"`
 	// PipeVersion is the pipe version the run used (0: a pipe not changed
 	// since versions began).
-	PipeVersion      int    `json:"pipe_version,omitempty"`
-	Model            string `json:"model"`
+	PipeVersion int    `json:"pipe_version,omitempty"`
+	Model       string `json:"model"`
+	// Deployment names the deployment that served the run when its model
+	// is served by several servers (README "Deployments").
+	Deployment       string `json:"deployment,omitempty"`
 	ThreadID         string `json:"thread_id"`
 	Endpoint         string `json:"endpoint"`
 	Stream           bool   `json:"stream"`

@@ -40,6 +40,10 @@ func (r *RunRecord) appendJSON(b []byte) ([]byte, error) {
 	}
 	b = append(b, `,"model":`...)
 	b = appendJSONString(b, r.Model)
+	if r.Deployment != "" {
+		b = append(b, `,"deployment":`...)
+		b = appendJSONString(b, r.Deployment)
+	}
 	b = append(b, `,"thread_id":`...)
 	b = appendJSONString(b, r.ThreadID)
 	b = append(b, `,"endpoint":`...)

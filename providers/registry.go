@@ -2,6 +2,7 @@ package providers
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -66,6 +67,10 @@ type Registry struct {
 	upstream caller
 	// models are the catalogue and rules in force (nil: built-in only).
 	models *Models
+	// deployed routes the models with deployments, by model id (deploy.go).
+	deployed map[engine.ModelRef]*deployedModel
+	// aliases are the providers declared by deployments only.
+	aliases []string
 }
 
 var _ engine.Providers = (*Registry)(nil)
@@ -155,6 +160,9 @@ func New(cfg Config) (*Registry, error) {
 	}
 	r.providers = append(r.providers, HearthProvider)
 	sort.Strings(r.providers)
+	if err := r.buildDeployments(cfg, mk); err != nil {
+		return nil, err
+	}
 	if err := cfg.Models.CheckProviders(r.Known); err != nil {
 		return nil, err
 	}
@@ -162,6 +170,9 @@ func New(cfg Config) (*Registry, error) {
 }
 
 func (r *Registry) unknown(ref engine.ModelRef) error {
+	if err := r.aliasError(ref); err != nil {
+		return err
+	}
 	if r.noURL[ref.Provider] {
 		env, _ := EnvNames(ref.Provider)
 		return engine.FieldError("model", "provider %q of model %q has no base URL configured (set %s)", ref.Provider, ref.String(), env)
@@ -173,6 +184,9 @@ func (r *Registry) unknown(ref engine.ModelRef) error {
 func (r *Registry) ChatModel(ref engine.ModelRef) (engine.ChatModel, error) {
 	if ret := r.models.retirement(ref.Provider, ref.Model); ret != nil {
 		return nil, retiredError(ref, ret)
+	}
+	if m, ok := r.deployedChatModel(ref); ok {
+		return m, nil
 	}
 	if m, ok := r.pooledChat[ref.Provider]; ok {
 		if ref.Provider == HearthProvider {
@@ -193,7 +207,7 @@ func (r *Registry) Embedder(ref engine.ModelRef) (engine.Embedder, error) {
 		}
 		return pooledEmbedder{inner: e, pool: r.pool, provider: ref.Provider}, nil
 	}
-	if _, ok := r.chat[ref.Provider]; ok {
+	if _, ok := r.chat[ref.Provider]; ok || slices.Contains(r.aliases, ref.Provider) {
 		return nil, engine.FieldError("embedding_model", "provider %q of model %q has no embedding models", ref.Provider, ref.String())
 	}
 	return nil, r.unknown(ref)
@@ -216,7 +230,9 @@ func (r *Registry) NeedsKey(provider string) bool { return r.needKey[provider] }
 
 // Catalogue returns the /v1/models catalogue of every provider, with the
 // operator's entries (HEARTH_MODELS_FILE) laid over the built-in ones.
-func (r *Registry) Catalogue() map[string][]engine.ModelInfo { return r.models.catalogue(r.providers) }
+func (r *Registry) Catalogue() map[string][]engine.ModelInfo {
+	return r.withDeployed(r.models.catalogue(r.providers))
+}
 
 // Providers lists the registry's provider names, sorted.
 func (r *Registry) Providers() []string { return append([]string(nil), r.providers...) }

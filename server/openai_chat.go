@@ -47,6 +47,7 @@ func (s *Server) handleOpenAIChat(c echo.Context) error {
 	if err := s.checkBudget(c, who.Owner); err != nil {
 		return err
 	}
+	s.noteDeployment(c)
 	start := time.Now()
 	res, err := s.deps.Agent.Complete(c.Request().Context(), who.Owner, llmKey(c.Request().Header), target.Ref, fallbacks, chat, b.Stream)
 	if err != nil {

@@ -86,6 +86,7 @@ func (s *Server) handleResponsesCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	s.noteDeployment(c)
 	ctx := c.Request().Context()
 	var res *agent.AgentResult
 	if b.Stream {

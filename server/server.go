@@ -147,6 +147,9 @@ type Deps struct {
 	// ToolServers connects to upstream MCP servers for the /mcp gateway
 	// (the agent's connector); nil offers no upstream tools.
 	ToolServers engine.ToolServers
+	// Deployments reports this node's view of the models served by several
+	// servers (providers.Registry.Deployments); nil: none are declared.
+	Deployments func() []engine.DeploymentStatus
 }
 
 // missing names the Deps fields that are nil.

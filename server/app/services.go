@@ -25,7 +25,11 @@ const localModelsTTL = 30 * time.Second
 // buildProviders builds the provider registry (or its test override), the
 // instrumented view every service calls, and the keysets over it.
 func (a *App) buildProviders(cfg Config) error {
-	registry, err := providers.New(cfg.Providers)
+	pcfg := cfg.Providers
+	if pcfg.Counter == nil {
+		pcfg.Counter = a.Cluster // deployments' tpm limits count across the cluster
+	}
+	registry, err := providers.New(pcfg)
 	if err != nil {
 		return err
 	}
@@ -44,6 +48,10 @@ func (a *App) buildProviders(cfg Config) error {
 	}
 	a.Deps.Providers, a.Deps.Keysets = engine.InstrumentProviders(a.traceProviders(provs), a.Metrics), keysets
 	a.Deps.LocalModels = server.CacheLocalModels(registry, localModelsTTL)
+	if registry.HasDeployments() {
+		a.Deps.Deployments = registry.Deployments
+		a.Metrics.WatchDeployments(registry.Deployments)
+	}
 	a.Deps.CountAnthropicTokens = registry.CountAnthropicTokens
 	a.pool = registry.PoolImages
 	a.closeUpstream = registry.CloseIdleConnections
