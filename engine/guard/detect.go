@@ -35,15 +35,18 @@ const KeyShapes = `\b(?:hth_[a-z]+_[A-Za-z0-9]{16,}|sk-[A-Za-z0-9_\-]{16,}|gsk_[
 // AWS access key ids, GitHub tokens, Slack tokens and PEM private keys.
 const secretShapes = KeyShapes + `|\b(?:AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,}|xox[abprs]-[A-Za-z0-9\-]{10,})\b|-----BEGIN [A-Z ]{0,20}PRIVATE KEY-----`
 
-// detector finds one PII kind. re finds candidates; check, when set,
-// validates a candidate (and may narrow it to a sub-span); pre, when set,
-// is a cheap test a text must pass before re runs. partial is the most
-// bytes of text that may still become a match when more text follows:
-// the hold-back a stream needs for this kind.
+// detector finds one PII kind. scan (or re, on the windows need allows,
+// or on the whole text) finds candidates; check, when set, validates a
+// candidate (and may narrow it to a sub-span); pre, when set, is a cheap
+// test a text must pass first. partial is the most bytes of text that may
+// still become a match when more text follows: the hold-back a stream
+// needs for this kind.
 type detector struct {
 	kind    string
 	label   string
+	scan    func(text string, fn func(s, e int))
 	re      *regexp.Regexp
+	need    *[256]bool
 	check   func(text string, s, e int) (int, int, bool)
 	pre     func(string) bool
 	partial int
@@ -56,24 +59,20 @@ type span struct {
 }
 
 var (
-	emailRe  = regexp.MustCompile(`[A-Za-z0-9._%+\-]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.){1,4}[A-Za-z]{2,24}\b`)
 	phoneRe  = regexp.MustCompile(`\+[1-9][0-9]{0,3}(?:[ .\-]?\(?[0-9]{1,5}\)?){1,5}[0-9]|\(?\b[0-9]{3}\)?[ \-]?[0-9]{3}-[0-9]{4}\b|\b[0-9]{3}\.[0-9]{3}\.[0-9]{4}\b`)
-	cardRe   = regexp.MustCompile(`\b[0-9]{2,19}(?:[ \-][0-9]{2,19}){0,6}\b`)
-	ibanRe   = regexp.MustCompile(`\b[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{1,4}){3,9}\b`)
-	ipv4Re   = regexp.MustCompile(`\b(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\b`)
-	ipv6Re   = regexp.MustCompile(`(?:[0-9A-Fa-f]{1,4}|:)?(?::[0-9A-Fa-f]{0,4}){2,7}`)
+	ibanRe   = regexp.MustCompile(`^[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{1,4}){3,9}\b`)
 	secretRe = regexp.MustCompile(secretShapes)
 )
 
 // builtin are the detectors of every kind but national ids, which come
 // from the policy's patterns.
 var builtin = map[string][]*detector{
-	KindEmail:  {{kind: KindEmail, label: "[EMAIL]", re: emailRe, pre: hasByte('@'), partial: 128}},
-	KindPhone:  {{kind: KindPhone, label: "[PHONE]", re: phoneRe, check: checkPhone, pre: hasDigitRun(3), partial: 32}},
-	KindCard:   {{kind: KindCard, label: "[CREDIT_CARD]", re: cardRe, check: checkCard, pre: hasDigitRun(2), partial: 32}},
-	KindIBAN:   {{kind: KindIBAN, label: "[IBAN]", re: ibanRe, check: checkIBAN, pre: hasDigitRun(2), partial: 4 + 9*5}},
-	KindIP:     {{kind: KindIP, label: "[IP]", re: ipv4Re, check: checkIPv4, pre: hasByte('.'), partial: 15}, {kind: KindIP, label: "[IP]", re: ipv6Re, check: checkIPv6, pre: hasByte(':'), partial: 45}},
-	KindSecret: {{kind: KindSecret, label: "[SECRET]", re: secretRe, pre: maySecret, partial: 64}},
+	KindEmail:  {{kind: KindEmail, label: "[EMAIL]", scan: scanEmail, pre: hasByte('@'), partial: 128}},
+	KindPhone:  {{kind: KindPhone, label: "[PHONE]", scan: scanPhone, check: checkPhone, pre: hasDigitRun(3), partial: 32}},
+	KindCard:   {{kind: KindCard, label: "[CREDIT_CARD]", scan: scanCard, check: checkCard, pre: hasDigitRun(2), partial: 32}},
+	KindIBAN:   {{kind: KindIBAN, label: "[IBAN]", scan: scanIBAN, check: checkIBAN, pre: hasDigitRun(2), partial: 4 + 9*5}},
+	KindIP:     {{kind: KindIP, label: "[IP]", scan: scanIPv6, check: checkIPv6, pre: hasByte(':'), partial: 45}, {kind: KindIP, label: "[IP]", scan: scanIPv4, check: checkIPv4, pre: hasByte('.'), partial: 15}},
+	KindSecret: {{kind: KindSecret, label: "[SECRET]", scan: scanSecret, pre: maySecret, partial: 64}},
 }
 
 func hasByte(b byte) func(string) bool {
@@ -98,7 +97,7 @@ func hasDigitRun(n int) func(string) bool {
 }
 
 // secretHints are substrings every secret shape contains.
-var secretHints = []string{"hth_", "sk-", "gsk_", "xai-", "AIza", "earer", "EARER", "AKIA", "gh", "github_pat_", "xox", "PRIVATE KEY"}
+var secretHints = []string{"hth_", "sk-", "gsk_", "xai-", "AIza", "Bearer", "bearer", "BEARER", "AKIA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "-----BEGIN"}
 
 func maySecret(s string) bool {
 	for _, h := range secretHints {

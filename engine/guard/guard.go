@@ -28,9 +28,10 @@ type compiledStage struct {
 }
 
 type rule struct {
-	name  string
-	re    *regexp.Regexp
-	score float64
+	name     string
+	re       *regexp.Regexp
+	score    float64
+	triggers []string
 }
 
 // Classifier scores a text's likelihood of being a prompt injection or a
@@ -79,7 +80,8 @@ func Compile(p *Policy, c Classifier) (*Guard, error) {
 	var national []*detector
 	for _, pt := range p.NationalIDs {
 		re := regexp.MustCompile(pt.Pattern)
-		national = append(national, &detector{kind: KindNationalID + "." + pt.Name, label: "[NATIONAL_ID]", re: re, partial: maxLen(pt.Pattern)})
+		n, need := patternShape(pt.Pattern)
+		national = append(national, &detector{kind: KindNationalID + "." + pt.Name, label: "[NATIONAL_ID]", re: re, need: need, partial: n})
 	}
 	for i, s := range []*Stage{p.Input, p.Context, p.Output} {
 		cs := compiledStage{name: []string{StageInput, StageContext, StageOutput}[i]}
@@ -105,7 +107,7 @@ func Compile(p *Policy, c Classifier) (*Guard, error) {
 		g.hold = max(g.hold, d.partial)
 	}
 	for _, r := range builtinRules {
-		g.rules = append(g.rules, rule{name: r.Name, re: regexp.MustCompile(r.Pattern), score: r.Score})
+		g.rules = append(g.rules, rule{name: r.Name, re: regexp.MustCompile(r.Pattern), score: r.Score, triggers: triggers[r.Name]})
 	}
 	for _, r := range p.InjectionRules {
 		g.rules = slicesDeleteRule(g.rules, r.Name)
@@ -137,15 +139,81 @@ func contains(list []string, s string) bool {
 // an upper bound on its length.
 const unboundedLen = 64
 
-// maxLen returns the most bytes a pattern can match, capped at 256.
-func maxLen(src string) int {
+// patternShape returns the most bytes an operator pattern can match
+// (capped at 256, unboundedLen when it has no bound) and, when the
+// pattern is bounded and every match must contain a byte of a known set,
+// that set: the pattern then runs only on windows around those bytes.
+func patternShape(src string) (int, *[256]bool) {
 	re, err := syntax.Parse(src, syntax.Perl)
 	if err != nil {
-		return unboundedLen
+		return unboundedLen, nil
 	}
-	n := syntaxMax(re.Simplify())
+	re = re.Simplify()
+	n := syntaxMax(re)
 	if n < 0 || n > 256 {
-		return unboundedLen
+		return unboundedLen, nil
+	}
+	return n, required(re)
+}
+
+// required returns a set of bytes every match of re contains one of (nil:
+// none is known). Only ASCII classes count.
+func required(re *syntax.Regexp) *[256]bool {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if len(re.Rune) == 0 || re.Rune[0] > 127 || re.Flags&syntax.FoldCase != 0 {
+			return nil
+		}
+		var t [256]bool
+		t[re.Rune[0]] = true
+		return &t
+	case syntax.OpCharClass:
+		var t [256]bool
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			if re.Rune[i+1] > 127 {
+				return nil
+			}
+			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+				t[r] = true
+			}
+		}
+		return &t
+	case syntax.OpCapture, syntax.OpPlus:
+		return required(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min > 0 {
+			return required(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		var best *[256]bool
+		for _, s := range re.Sub {
+			if t := required(s); t != nil && (best == nil || count(t) < count(best)) {
+				best = t
+			}
+		}
+		return best
+	case syntax.OpAlternate:
+		var t [256]bool
+		for _, s := range re.Sub {
+			st := required(s)
+			if st == nil {
+				return nil
+			}
+			for i, v := range st {
+				t[i] = t[i] || v
+			}
+		}
+		return &t
+	}
+	return nil
+}
+
+func count(t *[256]bool) int {
+	n := 0
+	for _, v := range t {
+		if v {
+			n++
+		}
 	}
 	return n
 }
@@ -303,25 +371,21 @@ func find(dets []*detector, text string, limit int) []span {
 func findAll(dets []*detector, text string, limit int, cands [][2]int) ([]span, [][2]int) {
 	var spans []span
 	for _, d := range dets {
-		if d.pre != nil && !d.pre(text) {
-			continue
-		}
-		for _, m := range d.re.FindAllStringIndex(text, -1) {
-			s, e := m[0], m[1]
+		d.candidates(text, func(s, e int) {
 			if s >= limit {
-				break
+				return
 			}
 			cands = append(cands, [2]int{s, e})
 			if d.check != nil {
 				var ok bool
 				if s, e, ok = d.check(text, s, e); !ok {
-					continue
+					return
 				}
 			}
 			if !overlaps(spans, s, e) {
 				spans = append(spans, span{s: s, e: e, d: d})
 			}
-		}
+		})
 	}
 	sort.Slice(spans, func(i, j int) bool { return spans[i].s < spans[j].s })
 	return spans, cands

@@ -18,13 +18,68 @@ var builtinRules = []Rule{
 	{Name: "new_instructions", Score: 0.4, Pattern: `(?i)\b(?:new|updated|real|actual) (?:system )?instructions\s*:`},
 }
 
+// triggers are lower-case words each match of a built-in rule contains:
+// the rule's expression runs only on a window around one of them.
+var triggers = map[string][]string{
+	"ignore_instructions": {"ignore", "disregard", "forget", "override"},
+	"reveal_prompt":       {"prompt", "instructions"},
+	"role_override":       {"you are", "from now on", "pretend", "act as"},
+	"jailbreak_mode":      {" mode", "anything now", "jailbreak"},
+	"bypass_safety":       {"bypass", "disable", "ignore", "turn off", "remove"},
+	"fake_turn":           {"<|", "[system", "[inst", "[/", "system", "assistant"},
+	"new_instructions":    {"instructions"},
+}
+
+// triggerReach is how far from its trigger a built-in rule's match can
+// reach.
+const triggerReach = 160
+
+// matches reports whether a rule matches text (lower is its ASCII
+// lower-case copy).
+func (r *rule) matches(text, lower string) bool {
+	if r.triggers == nil {
+		return r.re.MatchString(text)
+	}
+	for _, t := range r.triggers {
+		for at := 0; ; {
+			k := strings.Index(lower[at:], t)
+			if k < 0 {
+				break
+			}
+			p := at + k
+			if r.re.MatchString(text[max(0, p-triggerReach):min(len(text), p+len(t)+triggerReach)]) {
+				return true
+			}
+			at = min(len(text), p+len(t)+triggerReach)
+		}
+	}
+	return false
+}
+
+// asciiLower returns s with ASCII letters in lower case (same length).
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if c := b[j]; c >= 'A' && c <= 'Z' {
+					b[j] = c + 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
 // injection scores text against the rules (and the classifier) and acts.
 func (g *Guard) injection(ctx context.Context, s *compiledStage, text string, rep *Report) (string, bool, error) {
 	score, hits := 0.0, []rule(nil)
-	for _, r := range g.rules {
-		if r.re.MatchString(text) {
+	lower := asciiLower(text)
+	for i := range g.rules {
+		if r := &g.rules[i]; r.matches(text, lower) {
 			score += r.score
-			hits = append(hits, r)
+			hits = append(hits, *r)
 		}
 	}
 	name := ""

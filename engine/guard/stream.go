@@ -12,9 +12,9 @@ import (
 // starts before the hold-back and ends inside it. Joined, its output
 // equals Check on the whole answer.
 type StreamRedactor struct {
-	g     *Guard
-	s     *compiledStage
-	rep   *Report
+	g   *Guard
+	s   *compiledStage
+	rep *Report
 	// ctx is sent text kept in front of carry, the held tail.
 	ctx, carry string
 }
