@@ -127,6 +127,8 @@ type Config struct {
 	AnthropicSettings
 	// ModelsSettings name the operator's models file (config_models.go).
 	ModelsSettings
+	// GuardSettings are the server-wide guardrails (config_guard.go).
+	GuardSettings
 }
 
 func defaultConfig() Config {
@@ -185,7 +187,7 @@ func (c *Config) vars() []configVar {
 	}, slices.Concat(
 		c.limitVars(), c.egressVars(), c.clusterVars(), c.defaultVars(), c.testkitVars(),
 		c.crawlVars(), c.otelVars(), c.extractorVars(), c.packVars(), c.runLogVars(),
-		c.upstreamVars(), c.serverHTTP1Vars(), c.storeVars(), c.anthropicVars(), c.modelsVars(),
+		c.upstreamVars(), c.serverHTTP1Vars(), c.storeVars(), c.anthropicVars(), c.modelsVars(), c.guardVars(),
 	)...)
 }
 
@@ -339,6 +341,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validatePacks()...)
 	errs = append(errs, c.validateModels()...)
 	errs = append(errs, c.validateRunLog()...)
+	errs = append(errs, c.validateGuard()...)
 	errs = append(errs, c.validateUpstream()...)
 	errs = append(errs, c.validateAnthropic()...)
 	errs = append(errs, c.validateServerHTTP1()...)

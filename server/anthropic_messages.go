@@ -44,7 +44,7 @@ func (s *Server) handleMessages(c echo.Context) error {
 	if err := s.checkBudget(c, who.Owner); err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
+	ctx := s.guardContext(c)
 	start := time.Now()
 	res, err := s.deps.Agent.Complete(ctx, who.Owner, llmKey(c.Request().Header), target.Ref, fallbacks, chat, b.Stream)
 	if err != nil {

@@ -77,7 +77,7 @@ func (s *Server) handleResponsesCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
+	ctx := s.guardContext(c)
 	res, err := s.deps.Agent.Complete(ctx, rc.owner, llmKey(c.Request().Header), ref, fallbacks, rc.chat, b.Stream)
 	if err != nil {
 		var ee *engine.Error

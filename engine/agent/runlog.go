@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/guard"
 )
 
 // runRecorder writes one agent run to the run log (README "Run log"):
@@ -34,6 +35,8 @@ type runRecorder struct {
 	// idRoom the run id's bytes (engine.NewRunIDIn).
 	content engine.RunContentSlot
 	idRoom  engine.RunIDRoom
+	// guard is the request's guardrail report (engine.WithGuardReport).
+	guard *guard.Report
 }
 
 // recorder sets up r (the run's own, kept with it) as the recorder of a
@@ -46,6 +49,7 @@ func (a *Agent) recorder(ctx context.Context, r *runRecorder, owner, model strin
 	created := engine.NowFrom(ctx, func() time.Time { return start })
 	r.log, r.owner, r.keyID, r.id = a.runs, owner, engine.KeyIDOf(ctx), engine.NewRunIDIn(ctx, created, &r.idRoom)
 	r.start, r.created, r.stream, r.requested = start, created, stream, model
+	r.guard = engine.GuardReportOf(ctx)
 	return r
 }
 
@@ -100,6 +104,7 @@ func (r *runRecorder) finish(o runOutcome) {
 		if o.messages != nil {
 			rec.WithContentIn(&r.content, o.messages, o.completion, o.toolCalls, false, o.secrets...)
 		}
+		rec.Guard = r.guard.Events()
 		r.log.Record(rec)
 	})
 }

@@ -260,6 +260,19 @@ func syntaxMax(re *syntax.Regexp) int {
 	return 0
 }
 
+// Sink receives the events of checks: a Report, or a recorder that also
+// counts them.
+type Sink interface {
+	Add(stage, rule, action string, n int)
+}
+
+// add records an event in s, when there is one.
+func add(s Sink, stage, rule, action string, n int) {
+	if s != nil {
+		s.Add(stage, rule, action, n)
+	}
+}
+
 // Report collects the events of one request; it is safe for concurrent
 // use (a stream ends on another goroutine than the one that started it).
 type Report struct {
@@ -324,7 +337,7 @@ func (g *Guard) Checks(stage string) bool {
 // (redacted, or with injections stripped). drop is true when an injection
 // is to be stripped from retrieved context: the caller leaves the whole
 // chunk out. A refuse action returns a *Refusal.
-func (g *Guard) Check(ctx context.Context, stage, text string, rep *Report) (out string, drop bool, err error) {
+func (g *Guard) Check(ctx context.Context, stage, text string, rep Sink) (out string, drop bool, err error) {
 	if g == nil || text == "" {
 		return text, false, nil
 	}
@@ -341,17 +354,17 @@ func (g *Guard) Check(ctx context.Context, stage, text string, rep *Report) (out
 }
 
 // pii finds every kind of the stage in text and acts on the matches.
-func (s *compiledStage) pii(text string, rep *Report) (string, error) {
+func (s *compiledStage) pii(text string, rep Sink) (string, error) {
 	spans := find(s.dets, text, len(text))
 	if len(spans) == 0 {
 		return text, nil
 	}
 	if s.piiAction == ActionRefuse {
-		rep.Add(s.name, "pii."+spans[0].d.kind, ActionRefuse, 1)
+		add(rep, s.name, "pii."+spans[0].d.kind, ActionRefuse, 1)
 		return "", &Refusal{Stage: s.name, Rule: "pii." + spans[0].d.kind}
 	}
 	for _, sp := range spans {
-		rep.Add(s.name, "pii."+sp.d.kind, s.piiAction, 1)
+		add(rep, s.name, "pii."+sp.d.kind, s.piiAction, 1)
 	}
 	if s.piiAction == ActionAnnotate {
 		return text, nil

@@ -73,7 +73,7 @@ func asciiLower(s string) string {
 }
 
 // injection scores text against the rules (and the classifier) and acts.
-func (g *Guard) injection(ctx context.Context, s *compiledStage, text string, rep *Report) (string, bool, error) {
+func (g *Guard) injection(ctx context.Context, s *compiledStage, text string, rep Sink) (string, bool, error) {
 	score, hits := 0.0, []rule(nil)
 	lower := asciiLower(text)
 	for i := range g.rules {
@@ -98,7 +98,7 @@ func (g *Guard) injection(ctx context.Context, s *compiledStage, text string, re
 	if name == "" {
 		return text, false, nil
 	}
-	rep.Add(s.name, name, s.injection, 1)
+	add(rep, s.name, name, s.injection, 1)
 	switch s.injection {
 	case ActionRefuse:
 		return "", false, &Refusal{Stage: s.name, Rule: name}

@@ -14,7 +14,7 @@ import (
 type StreamRedactor struct {
 	g   *Guard
 	s   *compiledStage
-	rep *Report
+	rep Sink
 	// ctx is sent text kept in front of carry, the held tail.
 	ctx, carry string
 }
@@ -30,7 +30,7 @@ func (g *Guard) Hold() int {
 
 // Stream returns a redactor for one streamed answer (nil when the guard
 // checks no PII on output: the stream then passes unchanged).
-func (g *Guard) Stream(rep *Report) *StreamRedactor {
+func (g *Guard) Stream(rep Sink) *StreamRedactor {
 	if g == nil || len(g.stages[2].dets) == 0 {
 		return nil
 	}
@@ -130,11 +130,11 @@ func (r *StreamRedactor) act(buf string, from, to int, spans []span) (string, er
 		return buf[from:to], nil
 	}
 	if r.s.piiAction == ActionRefuse {
-		r.rep.Add(r.s.name, "pii."+spans[0].d.kind, ActionRefuse, 1)
+		add(r.rep, r.s.name, "pii."+spans[0].d.kind, ActionRefuse, 1)
 		return "", &Refusal{Stage: r.s.name, Rule: "pii." + spans[0].d.kind}
 	}
 	for _, sp := range spans {
-		r.rep.Add(r.s.name, "pii."+sp.d.kind, r.s.piiAction, 1)
+		add(r.rep, r.s.name, "pii."+sp.d.kind, r.s.piiAction, 1)
 	}
 	if r.s.piiAction == ActionAnnotate {
 		return buf[from:to], nil
