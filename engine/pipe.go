@@ -322,7 +322,7 @@ func (in *PipeInput) apply(p *Pipe) {
 	if in.Guard != nil {
 		g := *in.Guard
 		p.Guard = &g
-		if g.Empty() && len(g.NationalIDs) == 0 && len(g.InjectionRules) == 0 {
+		if g.Input == nil && g.Context == nil && g.Output == nil && len(g.NationalIDs) == 0 && len(g.InjectionRules) == 0 && g.InjectionThreshold == 0 {
 			p.Guard = nil
 		}
 	}
