@@ -122,14 +122,31 @@ func emailDomain(d string) bool {
 	return true
 }
 
+// byteClass is a set of bytes.
+type byteClass [256]bool
+
+func classOf(f func(byte) bool) *byteClass {
+	var c byteClass
+	for i := range c {
+		c[i] = f(byte(i))
+	}
+	return &c
+}
+
+var (
+	ipv4Bytes  = classOf(func(c byte) bool { return isDigit(c) || c == '.' })
+	ipv6Bytes  = classOf(func(c byte) bool { return isHexByte(c) || c == ':' || c == '.' })
+	phoneBytes = classOf(isPhoneByte)
+)
+
 // runs calls fn with each maximal run of bytes in class.
-func runs(text string, class func(byte) bool, fn func(s, e int)) {
+func runs(text string, class *byteClass, fn func(s, e int)) {
 	for i := 0; i < len(text); i++ {
-		if !class(text[i]) {
+		if !class[text[i]] {
 			continue
 		}
-		j := i
-		for j < len(text) && class(text[j]) {
+		j := i + 1
+		for j < len(text) && class[text[j]] {
 			j++
 		}
 		fn(i, j)
@@ -140,24 +157,40 @@ func runs(text string, class func(byte) bool, fn func(s, e int)) {
 // scanIPv4 finds dotted quads: runs of digits and dots of exactly four
 // numbers of 0 to 255 (a trailing full stop aside), not after a word byte.
 func scanIPv4(text string, fn func(s, e int)) {
-	runs(text, func(c byte) bool { return isDigit(c) || c == '.' }, func(s, e int) {
-		if e < len(text) && isWordByte(text[e]) || s > 0 && isWordByte(text[s-1]) {
+	runs(text, ipv4Bytes, func(s, e int) {
+		if e-s < 7 || e < len(text) && isWordByte(text[e]) || s > 0 && isWordByte(text[s-1]) {
 			return
 		}
-		if e-s > 1 && text[e-1] == '.' {
+		if text[e-1] == '.' {
 			e--
 		}
-		parts := strings.Split(text[s:e], ".")
-		if len(parts) != 4 {
-			return
+		if dottedQuad(text[s:e]) {
+			fn(s, e)
 		}
-		for _, p := range parts {
-			if p == "" || len(p) > 3 || (len(p) > 1 && p[0] == '0') || (len(p) == 3 && p > "255") {
-				return
-			}
-		}
-		fn(s, e)
 	})
+}
+
+// dottedQuad reports whether s is four numbers of 0 to 255 (no leading
+// zeros) joined by dots.
+func dottedQuad(s string) bool {
+	parts := 0
+	for len(s) > 0 {
+		i := strings.IndexByte(s, '.')
+		p := s
+		if i >= 0 {
+			p, s = s[:i], s[i+1:]
+			if s == "" {
+				return false
+			}
+		} else {
+			s = ""
+		}
+		if p == "" || len(p) > 3 || (len(p) > 1 && p[0] == '0') || (len(p) == 3 && p > "255") {
+			return false
+		}
+		parts++
+	}
+	return parts == 4
 }
 
 func isHexByte(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
@@ -165,7 +198,7 @@ func isHexByte(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 
 // scanIPv6 finds runs of hex digits, colons and dots with two colons or
 // more; checkIPv6 validates them.
 func scanIPv6(text string, fn func(s, e int)) {
-	runs(text, func(c byte) bool { return isHexByte(c) || c == ':' || c == '.' }, func(s, e int) {
+	runs(text, ipv6Bytes, func(s, e int) {
 		for e > s && text[e-1] == '.' {
 			e--
 		}
@@ -269,17 +302,38 @@ func isPhoneByte(c byte) bool {
 	return isDigit(c) || c == ' ' || c == '+' || c == '(' || c == ')' || c == '.' || c == '-'
 }
 
+// phoneShape reports whether a run may hold a phone number: 7 digits or
+// more, and a '+', a '(' or digit groups of 3, 3 and 4 in a row (dates
+// and versions have neither).
+func phoneShape(run string) bool {
+	digits, group := 0, 0
+	var last [3]int
+	shaped := false
+	for i := 0; i <= len(run); i++ {
+		if i < len(run) && isDigit(run[i]) {
+			digits++
+			group++
+			continue
+		}
+		if group > 0 {
+			last = [3]int{last[1], last[2], group}
+			if last == [3]int{3, 3, 4} {
+				shaped = true
+			}
+			group = 0
+		}
+		if i < len(run) && (run[i] == '+' || run[i] == '(') {
+			shaped = true
+		}
+	}
+	return digits >= 7 && shaped
+}
+
 // scanPhone runs the phone expression on runs of digits and phone
 // punctuation that hold 7 digits or more, with a byte of context.
 func scanPhone(text string, fn func(s, e int)) {
-	runs(text, isPhoneByte, func(s, e int) {
-		n := 0
-		for i := s; i < e; i++ {
-			if isDigit(text[i]) {
-				n++
-			}
-		}
-		if n < 7 {
+	runs(text, phoneBytes, func(s, e int) {
+		if !phoneShape(text[s:e]) {
 			return
 		}
 		ws, we := max(0, s-1), min(len(text), e+1)
