@@ -33,6 +33,23 @@ func (d *detector) candidates(text string, fn func(s, e int)) {
 // side; a match touching a window's cut edge is dropped, as the edge may
 // have faked a word boundary.
 func windowed(re *regexp.Regexp, need *[256]bool, maxLen int, text string, fn func(s, e int)) {
+	// Each window costs a regexp call: where needed bytes are dense (one
+	// per windowDensity bytes or more), one pass over the text is cheaper.
+	n := 0
+	for i := 0; i < len(text); i++ {
+		if need[text[i]] {
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	if n*windowDensity >= len(text) {
+		for _, m := range re.FindAllStringIndex(text, -1) {
+			fn(m[0], m[1])
+		}
+		return
+	}
 	last := -1
 	for i := 0; i < len(text); i++ {
 		if !need[text[i]] {
@@ -58,6 +75,10 @@ func windowed(re *regexp.Regexp, need *[256]bool, maxLen int, text string, fn fu
 		last, i = we, we-1
 	}
 }
+
+// windowDensity is the spacing of needed bytes below which windowed
+// runs its expression on the whole text.
+const windowDensity = 64
 
 func isLocalByte(c byte) bool {
 	return isWordByte(c) || c == '.' || c == '%' || c == '+' || c == '-'
