@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"slices"
 	"context"
 	"fmt"
 	"regexp"
@@ -400,7 +401,9 @@ func findAll(dets []*detector, text string, limit int, cands [][2]int) ([]span, 
 			}
 		})
 	}
-	sort.Slice(spans, func(i, j int) bool { return spans[i].s < spans[j].s })
+	if len(spans) > 1 {
+		slices.SortFunc(spans, func(a, b span) int { return a.s - b.s })
+	}
 	return spans, cands
 }
 

@@ -6,15 +6,22 @@ import (
 	"testing"
 )
 
-// benchPolicy turns every check on, on every stage.
-func benchPolicy() *Policy {
-	kinds := []string{KindEmail, KindPhone, KindCard, KindIBAN, KindIP, KindSecret, KindNationalID}
-	return &Policy{
-		Input:       &Stage{PII: kinds, PIIAction: ActionRedact, Injection: ActionFlag},
-		Context:     &Stage{PII: kinds, PIIAction: ActionRedact, Injection: ActionStrip},
-		Output:      &Stage{PII: kinds, PIIAction: ActionRedact},
-		NationalIDs: []Pattern{{Name: "us_ssn", Pattern: `\b[0-9]{3}-[0-9]{2}-[0-9]{4}\b`}},
+// benchPolicy turns every built-in check on, on every stage (and, with
+// national, a national-id pattern too).
+func benchPolicy(national bool) *Policy {
+	kinds := []string{KindEmail, KindPhone, KindCard, KindIBAN, KindIP, KindSecret}
+	p := &Policy{
+		Input:   &Stage{PII: kinds, PIIAction: ActionRedact, Injection: ActionFlag},
+		Context: &Stage{PII: kinds, PIIAction: ActionRedact, Injection: ActionStrip},
+		Output:  &Stage{PII: kinds, PIIAction: ActionRedact},
 	}
+	if national {
+		for _, s := range []*Stage{p.Input, p.Context, p.Output} {
+			s.PII = append(s.PII, KindNationalID)
+		}
+		p.NationalIDs = []Pattern{{Name: "us_ssn", Pattern: `\b[0-9]{3}-[0-9]{2}-[0-9]{4}\b`}}
+	}
+	return p
 }
 
 // benchTexts is a typical RAG request: a 500-byte question, three 1 KB
@@ -29,10 +36,17 @@ func benchTexts() (input string, chunks []string, answer string) {
 	return
 }
 
-// BenchmarkGuardRequest is the cost a request pays with every check on:
-// input, three retrieved chunks and a whole (non-streamed) answer.
-func BenchmarkGuardRequest(b *testing.B) {
-	g, err := Compile(benchPolicy(), nil)
+// BenchmarkGuardRequest is the cost a request pays with every built-in
+// check on: input, three retrieved chunks and a whole (non-streamed)
+// answer.
+func BenchmarkGuardRequest(b *testing.B) { benchRequest(b, false) }
+
+// BenchmarkGuardRequestNationalID adds one national-id pattern (Go's
+// regexp over the text) to BenchmarkGuardRequest.
+func BenchmarkGuardRequestNationalID(b *testing.B) { benchRequest(b, true) }
+
+func benchRequest(b *testing.B, national bool) {
+	g, err := Compile(benchPolicy(national), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -53,7 +67,7 @@ func BenchmarkGuardRequest(b *testing.B) {
 // BenchmarkGuardStream is the cost of redacting a streamed 1 KB answer
 // that arrives 4 bytes (about a token) at a time.
 func BenchmarkGuardStream(b *testing.B) {
-	g, _ := Compile(benchPolicy(), nil)
+	g, _ := Compile(benchPolicy(false), nil)
 	_, _, answer := benchTexts()
 	b.SetBytes(int64(len(answer)))
 	b.ReportAllocs()
@@ -69,7 +83,7 @@ func BenchmarkGuardStream(b *testing.B) {
 // BenchmarkGuardClean is BenchmarkGuardRequest on text with no PII and
 // no digits, where the cheap pre-checks skip most detectors.
 func BenchmarkGuardClean(b *testing.B) {
-	g, _ := Compile(benchPolicy(), nil)
+	g, _ := Compile(benchPolicy(false), nil)
 	text := strings.Repeat("Plain prose about the weather and the garden, nothing else. ", 70)
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
