@@ -1,11 +1,11 @@
 package guard
 
 import (
-	"slices"
 	"context"
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
