@@ -126,4 +126,3 @@ func syntaxMax(re *syntax.Regexp) int {
 	}
 	return 0
 }
-

@@ -57,4 +57,3 @@ func (r *Report) Events() []Event {
 	})
 	return out
 }
-
