@@ -136,7 +136,8 @@ release:
 ## bench: the side-by-side tables of server/servertest/hearthbench (gateway
 ## overhead, fairness between keys, ingestion, retrieval, scaling, cluster; also
 ## written to bench.json), the
-## Go micro-benchmarks (with the record store on Badger and on PostgreSQL,
+## Go micro-benchmarks (the guardrails' cost per request among them; with
+## the record store on Badger and on PostgreSQL,
 ## skipped without PostgreSQL's binaries), the allocation benchmarks
 ## (Benchmark*Allocs in every other package: allocs/op per route of
 ## BenchmarkRunAllocs and per code path), then the wall time. The GloVe case
@@ -155,6 +156,7 @@ bench:
 	$(GO) run ./server/servertest/hearthbench -glove auto -cache $(BENCH_CACHE) -json bench.json $(BENCH_FLAGS) && \
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 200x ./providers/ ./engine/parse/ && \
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 20x ./engine/chunk/ && \
+	$(GO) test -run '^$$' -bench Guard -benchmem -benchtime 2000x ./engine/guard/ && \
 	$(GO) test -run '^$$' -bench Store -benchmem -benchtime 300x ./blob/postgres/ && \
 	$(GO) test -run '^$$' -bench 'Allocs$$' -benchmem -benchtime 200x $(ALLOC_BENCH_PKGS) && \
 	echo "make bench: $$(( $$(date +%s) - start )) s wall"

@@ -131,6 +131,8 @@ type Config struct {
 	MCPSettings
 	// DeploymentSettings are the models served by several servers (config_deployments.go).
 	DeploymentSettings
+	// GuardSettings are the server-wide guardrails (config_guard.go).
+	GuardSettings
 }
 
 func defaultConfig() Config {
@@ -189,7 +191,7 @@ func (c *Config) vars() []configVar {
 	}, slices.Concat(
 		c.limitVars(), c.egressVars(), c.clusterVars(), c.defaultVars(), c.testkitVars(),
 		c.crawlVars(), c.otelVars(), c.extractorVars(), c.packVars(), c.runLogVars(),
-		c.upstreamVars(), c.serverHTTP1Vars(), c.storeVars(), c.anthropicVars(), c.modelsVars(), c.mcpVars(), c.deploymentVars(),
+		c.upstreamVars(), c.serverHTTP1Vars(), c.storeVars(), c.anthropicVars(), c.modelsVars(), c.mcpVars(), c.deploymentVars(), c.guardVars(),
 	)...)
 }
 
@@ -344,6 +346,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validatePacks()...)
 	errs = append(errs, c.validateModels()...)
 	errs = append(errs, c.validateRunLog()...)
+	errs = append(errs, c.validateGuard()...)
 	errs = append(errs, c.validateUpstream()...)
 	errs = append(errs, c.validateAnthropic()...)
 	errs = append(errs, c.validateMCP()...)

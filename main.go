@@ -194,6 +194,7 @@ func appConfig(cfg Config, secret []byte, log *slog.Logger) app.Config {
 		AgentMaxSteps: int(cfg.AgentMaxSteps), RunContentRetention: cfg.runContentRetention(),
 		ExaBaseURL: cfg.ExaBaseURL, SpiderBaseURL: cfg.SpiderBaseURL, FirecrawlBaseURL: cfg.FirecrawlBaseURL,
 		ThreadLimits: cfg.threadLimits(),
+		Guard:        cfg.guard, GuardClassifierModel: cfg.GuardClassifierModel, GuardClassifierThreshold: cfg.guardThreshold(),
 		DefaultModel: cfg.DefaultModel, DefaultEmbeddingModel: cfg.DefaultEmbeddingModel,
 	}
 	cfg.applyRequestLimits(&ac.HTTP)

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/hearth-dev/hearth/engine/guard"
 )
 
 // Scope limits what a user or org key may do (README "Scoped keys"). The
@@ -25,11 +27,14 @@ type Scope struct {
 	Memories []string `json:"memories,omitempty"`
 	// ReadOnly keys read and run but change nothing (README "Scoped keys").
 	ReadOnly bool `json:"read_only,omitempty"`
+	// Guard is the key's guardrail policy, merged with the server's and
+	// the pipe's on every call the key makes (README "Guardrails").
+	Guard *guard.Policy `json:"guard,omitempty"`
 }
 
 // Empty reports whether the scope limits nothing.
 func (s *Scope) Empty() bool {
-	return s == nil || (s.ExpiresAt == nil && len(s.Models) == 0 && len(s.Pipes) == 0 && len(s.Memories) == 0 && !s.ReadOnly)
+	return s == nil || (s.ExpiresAt == nil && len(s.Models) == 0 && len(s.Pipes) == 0 && len(s.Memories) == 0 && !s.ReadOnly && s.Guard.Empty())
 }
 
 // Validate checks a scope sent at key creation; now is the creation time.
@@ -60,7 +65,7 @@ func (s *Scope) Validate(now time.Time) error {
 			return err
 		}
 	}
-	return nil
+	return validateGuard("guard", s.Guard)
 }
 
 // CheckExpiry refuses a key whose scope expired by now.

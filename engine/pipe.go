@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"github.com/hearth-dev/hearth/engine/guard"
+
 	"bytes"
 	"encoding/json"
 	"sort"
@@ -53,6 +55,9 @@ type Pipe struct {
 	// LogContent keeps the prompt and completion text of each run for
 	// debugging (README "Run log").
 	LogContent bool `json:"log_content,omitempty"`
+	// Guard is the pipe's guardrail policy, merged with the server's and
+	// the key's on every run (README "Guardrails").
+	Guard *guard.Policy `json:"guard,omitempty"`
 }
 
 // Pipe statuses and types.
@@ -218,6 +223,9 @@ type PipeInput struct {
 	Memory            *[]MemoryRef
 	ResponseFormat    *ResponseFormat
 	FallbackModels    *[]string
+	// Guard, when set, replaces the pipe's guardrail policy; an empty
+	// policy ({}) removes it.
+	Guard *guard.Policy
 	// Field maps a v1 field name to the name the caller used (beta bodies
 	// nest fields under config); nil means the v1 names.
 	Field func(string) string
@@ -309,6 +317,13 @@ func (in *PipeInput) apply(p *Pipe) {
 		p.ResponseFormat = &rf
 		if rf.Type == "text" && rf.JSONSchema == nil {
 			p.ResponseFormat = nil
+		}
+	}
+	if in.Guard != nil {
+		g := *in.Guard
+		p.Guard = &g
+		if g.Input == nil && g.Context == nil && g.Output == nil && len(g.NationalIDs) == 0 && len(g.InjectionRules) == 0 && g.InjectionThreshold == 0 {
+			p.Guard = nil
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"github.com/hearth-dev/hearth/engine/guard"
+
 	"context"
 	"errors"
 	"log/slog"
@@ -21,6 +23,7 @@ type Runner struct {
 	memories  MemoryLookup
 	retriever Retriever
 	runs      *RunLog
+	guards    *Guards
 	log       *slog.Logger
 	now       func() time.Time
 }
@@ -37,12 +40,15 @@ type RunnerConfig struct {
 	Retriever Retriever
 	RunLog    *RunLog
 	Logger    *slog.Logger
+	// Guards, when set, applies the guardrails to runs (the server's
+	// policy merged with the key's and the pipe's).
+	Guards *Guards
 }
 
 // NewRunner returns the pipe runner.
 func NewRunner(cfg RunnerConfig) *Runner {
 	r := &Runner{pipes: cfg.Pipes, threads: cfg.Threads, keysets: cfg.Keysets, providers: cfg.Providers,
-		memories: cfg.Memories, retriever: cfg.Retriever, runs: cfg.RunLog, log: cfg.Logger, now: time.Now}
+		memories: cfg.Memories, retriever: cfg.Retriever, runs: cfg.RunLog, guards: cfg.Guards, log: cfg.Logger, now: time.Now}
 	if r.memories == nil && cfg.Pipes != nil {
 		r.memories = cfg.Pipes.memories
 	}
@@ -139,6 +145,10 @@ type PreparedRun struct {
 	// note receives the deployment that served the run, when its model
 	// may be served by several (deployment.go).
 	note *DeploymentNote
+	// guard is the run's compiled guardrail policy (nil: none) and
+	// guardRep the actions it took (run_guard.go).
+	guard    *guard.Guard
+	guardRep guard.Report
 }
 
 const maxRunMessages = MaxRunMessages
@@ -226,6 +236,10 @@ func (pr *PreparedRun) prepare(ctx context.Context, in *RunRequest) error {
 	if err := in.Principal.Scope.CheckMemories(memories); err != nil {
 		return err
 	}
+	in, err = pr.guardInput(ctx, in)
+	if err != nil {
+		return err
+	}
 	var chunks []RAGChunk
 	noMatch := false
 	if r.retriever != nil && len(memories) > 0 {
@@ -235,6 +249,9 @@ func (pr *PreparedRun) prepare(ctx context.Context, in *RunRequest) error {
 			}
 			noMatch = len(chunks) == 0 && hasMinScore(memories)
 		}
+	}
+	if chunks, err = pr.guardChunks(ctx, chunks); err != nil {
+		return err
 	}
 	pr.Sources = chunks
 	jsonMode := p.JSON
@@ -454,6 +471,7 @@ func HasToolNamed(tools []Tool, name string) bool {
 // chat.completion shape.
 func (pr *PreparedRun) Complete(ctx context.Context) (*ChatResponse, error) {
 	ctx = pr.noteDeployment(ctx)
+	ctx = pr.guardCtx(ctx)
 	resp, err := pr.chat.Chat(ctx, pr.Request)
 	pr.Ref = pr.answered()
 	if err != nil {
@@ -655,5 +673,6 @@ func (pr *PreparedRun) record(res runResult, status string, persistErr error) {
 		pr.secret[0] = pr.Request.APIKey
 		rec.WithContentIn(&pr.content, pr.Request.Messages, res.text, res.toolCalls, pr.Pipe.LogContent, pr.secret[:]...)
 	}
+	rec.Guard = pr.guardRep.Events()
 	pr.r.runs.Record(rec)
 }

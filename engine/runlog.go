@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"github.com/hearth-dev/hearth/engine/guard"
+
 	"context"
 	"log/slog"
 	"math"
@@ -63,6 +65,9 @@ type RunRecord struct {
 	// ContentStored reports that the run's messages and completion were
 	// kept (README "Run log"); GET /v1/runs/{id} returns them.
 	ContentStored bool `json:"content_stored,omitempty"`
+	// Guard are the guardrail actions taken on the run (README
+	// "Guardrails"); they name rules, never the matched text.
+	Guard []guard.Event `json:"guard,omitempty"`
 	// content is the text to keep when the pipe or the owner opted in.
 	content *runContentItem
 }

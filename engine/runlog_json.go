@@ -125,5 +125,12 @@ func (r *RunRecord) appendJSON(b []byte) ([]byte, error) {
 	if r.ContentStored {
 		b = append(b, `,"content_stored":true`...)
 	}
+	if len(r.Guard) > 0 {
+		g, err := json.Marshal(r.Guard)
+		if err != nil {
+			return b, err
+		}
+		b = append(append(b, `,"guard":`...), g...)
+	}
 	return append(b, '}'), nil
 }

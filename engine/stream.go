@@ -34,6 +34,7 @@ type RunStream struct {
 func (pr *PreparedRun) Stream(ctx context.Context) (*RunStream, error) {
 	pr.stream = true
 	ctx = pr.noteDeployment(ctx)
+	ctx = pr.guardCtx(ctx)
 	up, err := pr.chat.ChatStream(ctx, pr.Request)
 	pr.Ref = pr.answered()
 	if err != nil {

@@ -52,7 +52,7 @@ func (s *Server) handleAgentRun(c echo.Context) error {
 		return err
 	}
 	s.noteDeployment(c)
-	res, err := s.deps.Agent.RunIn(c.Request().Context(), principal(c).Owner, llmKey(c.Request().Header), req, &run.state)
+	res, err := s.deps.Agent.RunIn(s.guardContext(c), principal(c).Owner, llmKey(c.Request().Header), req, &run.state)
 	if err != nil {
 		return err
 	}

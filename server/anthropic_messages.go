@@ -45,7 +45,7 @@ func (s *Server) handleMessages(c echo.Context) error {
 		return err
 	}
 	s.noteDeployment(c)
-	ctx := c.Request().Context()
+	ctx := s.guardContext(c)
 	start := time.Now()
 	res, err := s.deps.Agent.Complete(ctx, who.Owner, llmKey(c.Request().Header), target.Ref, fallbacks, chat, b.Stream)
 	if err != nil {

@@ -87,7 +87,7 @@ func (s *Server) handleResponsesCreate(c echo.Context) error {
 		return err
 	}
 	s.noteDeployment(c)
-	ctx := c.Request().Context()
+	ctx := s.guardContext(c)
 	var res *agent.AgentResult
 	if b.Stream {
 		res, err = s.deps.Agent.CompleteLive(ctx, rc.owner, llmKey(c.Request().Header), ref, fallbacks, rc.chat)

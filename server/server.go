@@ -114,6 +114,8 @@ type Deps struct {
 	Threads *engine.Threads
 	Runner  *engine.Runner
 	Traces  *engine.Traces
+	// Guards applies the guardrails (optional: nil checks nothing).
+	Guards *engine.Guards
 	// Memory serves memories, documents, uploads, retrieval and the
 	// embed/chunker/parser primitives.
 	Memory *memory.Service

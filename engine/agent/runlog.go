@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/guard"
 )
 
 // runRecorder writes one agent run to the run log (README "Run log"):
@@ -36,6 +37,8 @@ type runRecorder struct {
 	idRoom  engine.RunIDRoom
 	// note names the deployment that served the run (nil: no deployments).
 	note *engine.DeploymentNote
+	// guard is the request's guardrail report (engine.WithGuardReport).
+	guard *guard.Report
 }
 
 // recorder sets up r (the run's own, kept with it) as the recorder of a
@@ -49,6 +52,7 @@ func (a *Agent) recorder(ctx context.Context, r *runRecorder, owner, model strin
 	r.log, r.owner, r.keyID, r.id = a.runs, owner, engine.KeyIDOf(ctx), engine.NewRunIDIn(ctx, created, &r.idRoom)
 	r.start, r.created, r.stream, r.requested = start, created, stream, model
 	r.note = engine.DeploymentNoteOf(ctx)
+	r.guard = engine.GuardReportOf(ctx)
 	return r
 }
 
@@ -103,6 +107,7 @@ func (r *runRecorder) finish(o runOutcome) {
 		if o.messages != nil {
 			rec.WithContentIn(&r.content, o.messages, o.completion, o.toolCalls, false, o.secrets...)
 		}
+		rec.Guard = r.guard.Events()
 		r.log.Record(rec)
 	})
 }

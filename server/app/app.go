@@ -6,6 +6,8 @@
 package app
 
 import (
+	"github.com/hearth-dev/hearth/engine/guard"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -83,6 +85,13 @@ type Config struct {
 	// ThreadLimits bound thread sizes and the history a run reads (zero
 	// fields take the engine's defaults).
 	ThreadLimits engine.ThreadLimits
+	// Guard is the server-wide guardrail policy (nil: none); a
+	// GuardClassifierModel ("provider:model"), when set, also scores
+	// injection checks, a text at GuardClassifierThreshold or above
+	// counting as one.
+	Guard                    *guard.Policy
+	GuardClassifierModel     string
+	GuardClassifierThreshold float64
 	// AgentMaxSteps bounds the model calls of one agent run (0 = default).
 	AgentMaxSteps int
 	// RunContentRetention is how long stored run content is kept unless

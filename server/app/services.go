@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/hearth-dev/hearth/engine/guard"
+
 	"context"
 	"fmt"
 	"time"
@@ -46,7 +48,19 @@ func (a *App) buildProviders(cfg Config) error {
 	if err := a.buildAppliedModels(registry); err != nil {
 		return err
 	}
-	a.Deps.Providers, a.Deps.Keysets = engine.InstrumentProviders(a.traceProviders(provs), a.Metrics), keysets
+	var cls guard.Classifier
+	if cfg.GuardClassifierModel != "" {
+		if cls, err = engine.NewGuardClassifier(provs, cfg.GuardClassifierModel, cfg.GuardClassifierThreshold); err != nil {
+			return fmt.Errorf("guard classifier: %w", err)
+		}
+	}
+	guards, err := engine.NewGuards(cfg.Guard, cls, a.Metrics)
+	if err != nil {
+		return fmt.Errorf("guard policy: %w", err)
+	}
+	a.Deps.Guards = guards
+	a.Deps.Providers = engine.InstrumentProviders(engine.GuardProviders(a.traceProviders(provs), guards), a.Metrics)
+	a.Deps.Keysets = keysets
 	a.Deps.LocalModels = server.CacheLocalModels(registry, localModelsTTL)
 	if registry.HasDeployments() {
 		a.Deps.Deployments = registry.Deployments
@@ -124,7 +138,7 @@ func (a *App) buildRuns(cfg Config) {
 	a.RunLog.SetContentRetention(cfg.RunContentRetention, nil)
 	a.RunLog.StartContentSweeps(a.Cluster, engine.RunContentSweepInterval)
 	d.Runner = engine.NewRunner(engine.RunnerConfig{Pipes: d.Pipes, Threads: d.Threads, Keysets: d.Keysets,
-		Providers: d.Providers, Memories: d.Memory, Retriever: d.Memory, RunLog: a.RunLog, Logger: a.log})
+		Providers: d.Providers, Memories: d.Memory, Retriever: d.Memory, RunLog: a.RunLog, Logger: a.log, Guards: d.Guards})
 	d.Traces = engine.NewTraces(a.Store)
 	a.note("runner: run log")
 	a.note("traces")

@@ -48,6 +48,8 @@ type Metrics struct {
 
 	jobs        *prometheus.CounterVec
 	jobDuration *prometheus.HistogramVec
+	// guardActions counts guardrail actions (guard.go).
+	guardActions *guardCounter
 
 	// The children of the vectors recorded on every request
 	// (children.go).
@@ -64,6 +66,7 @@ type Metrics struct {
 }
 
 var _ engine.Metrics = (*Metrics)(nil)
+var _ engine.GuardMetrics = (*Metrics)(nil)
 
 // New returns metrics on a fresh registry, with the Go runtime and process
 // collectors and a hearth_build_info series carrying version.
@@ -80,6 +83,7 @@ func New(version string) *Metrics {
 	m.tokens = f.counter("hearth_model_tokens_total", "Tokens used by model calls, by provider, model and type (prompt, completion).", "provider", "model", "type")
 	m.cost = f.counter("hearth_model_cost_usd_total", "List-price cost in USD of model calls, by provider and model (0 for unpriced models).", "provider", "model")
 	m.jobs = f.counter("hearth_ingestion_jobs_total", "Ingestion job attempts that ended, by outcome (completed, failed, requeued).", "outcome")
+	m.guardActions = newGuardCounter(f)
 	m.jobDuration = f.histogram("hearth_ingestion_job_duration_seconds", "Duration of ingestion job attempts, by outcome.", "outcome")
 	m.requestsC, m.reqDurationC = newChildCache[prometheus.Counter](m.requests, 3), newChildCache[prometheus.Observer](m.reqDuration, 2)
 	m.upstreamC, m.upstreamDurationC = newChildCache[prometheus.Counter](m.upstream, 3), newChildCache[prometheus.Observer](m.upstreamDuration, 2)

@@ -125,6 +125,7 @@ func pipeSpec(owner string, p *engine.Pipe) PipeSpec {
 	if p.LogContent {
 		s.LogContent = &p.LogContent
 	}
+	s.Guard = p.Guard
 	for _, m := range p.Messages {
 		s.Messages = append(s.Messages, MessageSpec{Message: m})
 	}

@@ -1,6 +1,8 @@
 package apply
 
 import (
+	"github.com/hearth-dev/hearth/engine/guard"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -73,6 +75,10 @@ func (s PipeSpec) desired() *engine.Pipe {
 			}
 		}
 	}
+	if s.Guard != nil {
+		g := *s.Guard
+		p.Guard = &g
+	}
 	if s.ResponseFormat != nil && (s.ResponseFormat.Type != "text" || s.ResponseFormat.JSONSchema != nil) {
 		rf := *s.ResponseFormat
 		p.ResponseFormat = &rf
@@ -103,6 +109,10 @@ func input(p *engine.Pipe) *engine.PipeInput {
 	if rf == nil {
 		rf = &engine.ResponseFormat{Type: "text"}
 	}
+	g := p.Guard
+	if g == nil {
+		g = &guard.Policy{}
+	}
 	fallbacks := p.FallbackModels
 	if fallbacks == nil {
 		fallbacks = []string{}
@@ -113,7 +123,7 @@ func input(p *engine.Pipe) *engine.PipeInput {
 		MaxTokens: &maxTokens, Temperature: &p.Temperature, PresencePenalty: &p.PresencePenalty,
 		FrequencyPenalty: &p.FrequencyPenalty, Stop: &p.Stop, ToolChoice: &p.ToolChoice,
 		ParallelToolCalls: &p.ParallelToolCalls, Messages: &p.Messages, Variables: &vars, Tools: &p.Tools,
-		Memory: &p.Memory, ResponseFormat: rf, FallbackModels: &fallbacks,
+		Memory: &p.Memory, ResponseFormat: rf, FallbackModels: &fallbacks, Guard: g,
 	}
 }
 

@@ -8,6 +8,8 @@
 package apply
 
 import (
+	"github.com/hearth-dev/hearth/engine/guard"
+
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -69,6 +71,7 @@ type PipeSpec struct {
 	Store             *bool                  `json:"store,omitempty"`
 	Moderate          *bool                  `json:"moderate,omitempty"`
 	LogContent        *bool                  `json:"log_content,omitempty"`
+	Guard             *guard.Policy          `json:"guard,omitempty"`
 	TopP              *float64               `json:"top_p,omitempty"`
 	MaxTokens         *float64               `json:"max_tokens,omitempty"`
 	Temperature       *float64               `json:"temperature,omitempty"`
