@@ -136,6 +136,8 @@ type PreparedRun struct {
 	// idRoom holds runID's bytes, and threadRoom a new signed ThreadID's.
 	idRoom     RunIDRoom
 	threadRoom threadIDRoom
+	// cache is the request's response cache ticket (nil without one).
+	cache *CacheTicket
 }
 
 const maxRunMessages = MaxRunMessages
@@ -179,6 +181,7 @@ func (r *Runner) PrepareIn(ctx context.Context, in *RunRequest, pr *PreparedRun)
 	*pr = PreparedRun{r: r, Pipe: p, start: start, created: created,
 		endpoint: in.Endpoint, stream: in.Stream, keyID: in.Principal.KeyID}
 	pr.runID = NewRunIDIn(ctx, created, &pr.idRoom)
+	pr.cache = CacheTicketFrom(ctx)
 	if err := pr.prepare(ctx, in); err != nil {
 		pr.recordRejected(err)
 		return nil, err
@@ -621,6 +624,7 @@ func (pr *PreparedRun) record(res runResult, status string, persistErr error) {
 		ID: pr.runID, Owner: pr.Pipe.Owner, PipeID: pr.Pipe.ID, Pipe: pr.Pipe.Name, PipeVersion: pr.Pipe.Version,
 		Model: pr.ModelID(), ThreadID: pr.ThreadID, Endpoint: pr.endpoint, Stream: pr.stream, Kind: RunKindPipe,
 		Status: status, LatencyMs: pr.r.now().Sub(pr.start).Milliseconds(), CreatedAt: pr.created.UTC(), KeyID: pr.keyID,
+		Cache: pr.cache.Outcome(),
 	}
 	if res.usage != nil {
 		rec.PromptTokens, rec.CompletionTokens, rec.TotalTokens = res.usage.PromptTokens, res.usage.CompletionTokens, res.usage.TotalTokens

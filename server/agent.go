@@ -51,6 +51,9 @@ func (s *Server) handleAgentRun(c echo.Context) error {
 	if err := s.checkBudget(c, principal(c).Owner); err != nil {
 		return err
 	}
+	if _, err := s.useCache(c, principal(c).Owner, "cache", ""); err != nil {
+		return err
+	}
 	res, err := s.deps.Agent.RunIn(c.Request().Context(), principal(c).Owner, llmKey(c.Request().Header), req, &run.state)
 	if err != nil {
 		return err

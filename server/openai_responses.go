@@ -73,6 +73,9 @@ func (s *Server) handleResponsesCreate(c echo.Context) error {
 	if err := decodeJSON(c, &b); err != nil {
 		return err
 	}
+	if _, err := s.useCache(c, principal(c).Owner, "cache", b.Cache); err != nil {
+		return err
+	}
 	rc, ref, fallbacks, err := s.prepareResponse(c, &b)
 	if err != nil {
 		return err

@@ -141,6 +141,10 @@ type Deps struct {
 	// (providers.Registry.CountAnthropicTokens); nil: every count of
 	// /anthropic/v1/messages/count_tokens is an estimate.
 	CountAnthropicTokens func(ctx context.Context, apiKey string, body []byte, beta string) (int, error)
+	// Cache is the response cache the providers were wrapped with
+	// (engine.CacheProviders); nil: the cache is off and LB-Cache is
+	// checked but has no effect.
+	Cache *engine.ResponseCache
 }
 
 // missing names the Deps fields that are nil.

@@ -40,6 +40,7 @@ func (a *App) buildProviders(cfg Config) error {
 	}
 	keysets.UseCluster(a.Cluster)
 	a.Deps.Providers, a.Deps.Keysets = engine.InstrumentProviders(a.traceProviders(provs), a.Metrics), keysets
+	a.buildCache(cfg)
 	a.Deps.LocalModels = server.CacheLocalModels(registry, localModelsTTL)
 	a.Deps.CountAnthropicTokens = registry.CountAnthropicTokens
 	a.pool = registry.PoolImages
