@@ -53,6 +53,9 @@ type Pipe struct {
 	// LogContent keeps the prompt and completion text of each run for
 	// debugging (README "Run log").
 	LogContent bool `json:"log_content,omitempty"`
+	// Cache answers the pipe's runs from the response cache when the
+	// server has one and the request does not say LB-Cache: off.
+	Cache bool `json:"cache,omitempty"`
 }
 
 // Pipe statuses and types.
@@ -204,6 +207,7 @@ type PipeInput struct {
 	Store             *bool
 	Moderate          *bool
 	LogContent        *bool
+	Cache             *bool
 	TopP              *float64
 	MaxTokens         *float64
 	Temperature       *float64
@@ -269,6 +273,7 @@ func (in *PipeInput) apply(p *Pipe) {
 	setB(&p.Store, in.Store)
 	setB(&p.Moderate, in.Moderate)
 	setB(&p.LogContent, in.LogContent)
+	setB(&p.Cache, in.Cache)
 	setF(&p.TopP, in.TopP)
 	setF(&p.Temperature, in.Temperature)
 	setF(&p.PresencePenalty, in.PresencePenalty)

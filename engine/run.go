@@ -182,6 +182,9 @@ func (r *Runner) PrepareIn(ctx context.Context, in *RunRequest, pr *PreparedRun)
 		endpoint: in.Endpoint, stream: in.Stream, keyID: in.Principal.KeyID}
 	pr.runID = NewRunIDIn(ctx, created, &pr.idRoom)
 	pr.cache = CacheTicketFrom(ctx)
+	if p.Cache {
+		pr.cache.Default(CacheOn)
+	}
 	if err := pr.prepare(ctx, in); err != nil {
 		pr.recordRejected(err)
 		return nil, err

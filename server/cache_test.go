@@ -246,3 +246,35 @@ func TestCacheOffIgnoresHeader(t *testing.T) {
 		t.Fatalf("cache off: %d upstream calls, want 2", up.Count())
 	}
 }
+
+// TestCachePipeSetting: a pipe with cache on answers repeated runs from the
+// cache without any header; LB-Cache: off still bypasses it; GET shows it.
+func TestCachePipeSetting(t *testing.T) {
+	ts, up := startCache(t)
+	r := ts.Do("POST", "/v1/pipes/cached", servertest.AdminKey, map[string]any{"cache": true})
+	if r.Status != 200 {
+		t.Fatalf("update pipe: %d %s", r.Status, r.Body)
+	}
+	var view struct {
+		Cache bool `json:"cache"`
+	}
+	ts.Do("GET", "/v1/pipes/cached", servertest.AdminKey, nil).JSON(t, &view)
+	if !view.Cache {
+		t.Fatal("GET /v1/pipes/cached does not show cache: true")
+	}
+	pipe := cacheSurfaces()[1]
+	first := pipe.call(ts, servertest.AdminKey, "q", false)
+	second := pipe.call(ts, servertest.AdminKey, "q", false)
+	if first.Header.Get("lb-cache") != "miss" || second.Header.Get("lb-cache") != "hit" || up.Count() != 1 {
+		t.Fatalf("pipe with cache on: %q then %q, %d upstream calls", first.Header.Get("lb-cache"), second.Header.Get("lb-cache"), up.Count())
+	}
+	if r := pipe.call(ts, servertest.AdminKey, "q", false, "LB-Cache", "off"); r.Header.Get("lb-cache") != "" || up.Count() != 2 {
+		t.Fatalf("LB-Cache: off on a caching pipe: %q, %d upstream calls", r.Header.Get("lb-cache"), up.Count())
+	}
+	// The same question through the OpenAI surface's pipe: model is a hit too.
+	r = ts.Do("POST", "/openai/v1/chat/completions", servertest.AdminKey, map[string]any{"model": "pipe:cached",
+		"messages": []any{map[string]any{"role": "user", "content": "q"}}})
+	if r.Status != 200 || r.Header.Get("lb-cache") != "hit" || up.Count() != 2 {
+		t.Fatalf("pipe:cached on the OpenAI surface: %d %q, %d upstream calls: %s", r.Status, r.Header.Get("lb-cache"), up.Count(), r.Body)
+	}
+}

@@ -122,6 +122,9 @@ func pipeSpec(owner string, p *engine.Pipe) PipeSpec {
 	if p.LogContent {
 		s.LogContent = &p.LogContent
 	}
+	if p.Cache {
+		s.Cache = &p.Cache
+	}
 	for _, m := range p.Messages {
 		s.Messages = append(s.Messages, MessageSpec{Message: m})
 	}
