@@ -112,7 +112,7 @@ func newCacheRig(t *testing.T, cfg engine.ResponseCacheConfig) *cacheRig {
 	return newCacheRigOn(t, s, cfg)
 }
 
-func newCacheRigOn(t *testing.T, s *blob.Store, cfg engine.ResponseCacheConfig) *cacheRig {
+func newCacheRigOn(t testing.TB, s *blob.Store, cfg engine.ResponseCacheConfig) *cacheRig {
 	t.Helper()
 	r := &cacheRig{store: s, up: &countingChat{}, clock: &testClock{now: time.Unix(1_800_000_000, 0)}}
 	if cfg.Clock == nil {
