@@ -16,8 +16,9 @@ const (
 
 // useCache gives the request a response cache ticket for owner when the
 // server has a cache: its mode is the LB-Cache header's, else bodyMode
-// (the request body's cache field, named field in errors), else the
-// pipe's or the key's setting applied later. The lb-cache header is set
+// (the request body's cache field, named field in errors), else the key's
+// cache setting, else the pipe's (applied when the run is prepared). The
+// lb-cache header is set
 // from the ticket's outcome just before the response is written. It
 // returns nil when the server has no cache.
 func (s *Server) useCache(c echo.Context, owner, field, bodyMode string) (*engine.CacheTicket, error) {
@@ -35,6 +36,9 @@ func (s *Server) useCache(c echo.Context, owner, field, bodyMode string) (*engin
 	}
 	if mode == "" {
 		mode = body
+	}
+	if mode == "" {
+		mode = principal(c).Scope.CacheMode()
 	}
 	req := c.Request()
 	ctx, t := engine.WithCacheTicket(req.Context(), owner, mode)

@@ -278,3 +278,52 @@ func TestCachePipeSetting(t *testing.T) {
 		t.Fatalf("pipe:cached on the OpenAI surface: %d %q, %d upstream calls: %s", r.Status, r.Header.Get("lb-cache"), up.Count(), r.Body)
 	}
 }
+
+// TestCacheKeySetting: a key created with cache "on" caches its requests
+// without a header; a key with cache "off" is not cached even by a
+// caching pipe; the request's header still wins; a bad value is a 400.
+func TestCacheKeySetting(t *testing.T) {
+	ts, up := startCache(t)
+	newKey := func(mode string) string {
+		r := ts.Do("POST", "/v1/keys", servertest.AdminKey, map[string]any{"name": "cache-" + mode, "cache": mode})
+		if r.Status != 200 {
+			t.Fatalf("create key with cache %q: %d %s", mode, r.Status, r.Body)
+		}
+		var k struct {
+			Key  string `json:"key"`
+			Info struct {
+				Scope struct {
+					Cache string `json:"cache"`
+				} `json:"scope"`
+			} `json:"info"`
+		}
+		r.JSON(t, &k)
+		if k.Key == "" || k.Info.Scope.Cache != mode {
+			t.Fatalf("created key: %s", r.Body)
+		}
+		return k.Key
+	}
+	on, off := newKey("on"), newKey("off")
+	chat := cacheSurfaces()[0]
+	first, second := chat.call(ts, on, "q", false), chat.call(ts, on, "q", false)
+	if first.Header.Get("lb-cache") != "miss" || second.Header.Get("lb-cache") != "hit" || up.Count() != 1 {
+		t.Fatalf("key with cache on: %q then %q, %d upstream calls", first.Header.Get("lb-cache"), second.Header.Get("lb-cache"), up.Count())
+	}
+	if r := chat.call(ts, on, "q", false, "LB-Cache", "refresh"); r.Header.Get("lb-cache") != "refresh" || up.Count() != 2 {
+		t.Fatalf("header over the key: %q, %d upstream calls", r.Header.Get("lb-cache"), up.Count())
+	}
+	mustStatus(t, ts.Do("POST", "/v1/pipes/cached", servertest.AdminKey, map[string]any{"cache": true}), 200)
+	pipe := cacheSurfaces()[1]
+	for i := 0; i < 2; i++ {
+		if r := pipe.call(ts, off, "q", false); r.Status != 200 || r.Header.Get("lb-cache") != "" {
+			t.Fatalf("key with cache off on a caching pipe: %d %q %s", r.Status, r.Header.Get("lb-cache"), r.Body)
+		}
+	}
+	if up.Count() != 4 {
+		t.Fatalf("key with cache off: %d upstream calls, want 4", up.Count())
+	}
+	r := ts.Do("POST", "/v1/keys", servertest.AdminKey, map[string]any{"name": "bad", "cache": "refresh"})
+	if r.Status != 400 || !strings.Contains(string(r.Body), "cache") {
+		t.Fatalf("key with cache refresh: %d %s", r.Status, r.Body)
+	}
+}
