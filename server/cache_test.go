@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -325,5 +326,26 @@ func TestCacheKeySetting(t *testing.T) {
 	r := ts.Do("POST", "/v1/keys", servertest.AdminKey, map[string]any{"name": "bad", "cache": "refresh"})
 	if r.Status != 400 || !strings.Contains(string(r.Body), "cache") {
 		t.Fatalf("key with cache refresh: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestCacheCORS: a browser may send LB-Cache and read lb-cache.
+func TestCacheCORS(t *testing.T) {
+	ts, _ := startCache(t)
+	req, _ := http.NewRequest(http.MethodOptions, ts.URL+"/openai/v1/chat/completions", nil)
+	req.Header.Set("Origin", "http://app.example")
+	req.Header.Set("Access-Control-Request-Method", "POST")
+	req.Header.Set("Access-Control-Request-Headers", "authorization,content-type,lb-cache")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if !strings.Contains(strings.ToLower(resp.Header.Get("Access-Control-Allow-Headers")), "lb-cache") {
+		t.Fatalf("preflight does not allow LB-Cache: %q", resp.Header.Get("Access-Control-Allow-Headers"))
+	}
+	r := cacheSurfaces()[0].call(ts, servertest.AdminKey, "q", false, "LB-Cache", "on", "Origin", "http://app.example")
+	if !strings.Contains(strings.ToLower(r.Header.Get("Access-Control-Expose-Headers")), "lb-cache") {
+		t.Fatalf("lb-cache is not exposed: %q", r.Header.Get("Access-Control-Expose-Headers"))
 	}
 }
