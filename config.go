@@ -92,6 +92,8 @@ type Config struct {
 	MaxConcurrent int64 `json:"max_concurrent"`
 	// RequestLimits are the per-client and thread limits (config_limits.go).
 	RequestLimits
+	// CacheSettings configure the response cache (config_cache.go).
+	CacheSettings
 	// EgressSettings are the egress policy and apply settings (config_egress.go).
 	EgressSettings
 	// RunContentRetention is the default retention of stored run content
@@ -144,6 +146,7 @@ func defaultConfig() Config {
 		Metrics: "on", MaxConcurrent: 512, RequestLimits: defaultRequestLimits(), JobLease: "30s", RunContentRetention: "7d",
 		ExtractorSettings: defaultExtractorSettings(),
 		PackSettings:      defaultPackSettings(),
+		CacheSettings:     defaultCacheSettings(),
 	}
 }
 
@@ -190,7 +193,7 @@ func (c *Config) vars() []configVar {
 		{env: "HEARTH_MAX_CONCURRENT", flag: "max-concurrent", usage: "requests served at once, shared fairly between keys; more wait (HEARTH_MAX_QUEUED, HEARTH_QUEUE_TIMEOUT), then get 503 (0 = no limit)", num: &c.MaxConcurrent},
 	}, slices.Concat(
 		c.limitVars(), c.egressVars(), c.clusterVars(), c.defaultVars(), c.testkitVars(),
-		c.crawlVars(), c.otelVars(), c.extractorVars(), c.packVars(), c.runLogVars(),
+		c.crawlVars(), c.otelVars(), c.extractorVars(), c.packVars(), c.runLogVars(), c.cacheVars(),
 		c.upstreamVars(), c.serverHTTP1Vars(), c.storeVars(), c.anthropicVars(), c.modelsVars(), c.mcpVars(), c.deploymentVars(), c.guardVars(),
 	)...)
 }
@@ -347,6 +350,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateModels()...)
 	errs = append(errs, c.validateRunLog()...)
 	errs = append(errs, c.validateGuard()...)
+	errs = append(errs, c.validateCache()...)
 	errs = append(errs, c.validateUpstream()...)
 	errs = append(errs, c.validateAnthropic()...)
 	errs = append(errs, c.validateMCP()...)

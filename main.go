@@ -191,7 +191,7 @@ func appConfig(cfg Config, secret []byte, log *slog.Logger) app.Config {
 		Memory:            cfg.memoryConfig(),
 		Parser:            sandbox.Config{Timeout: cfg.parseTimeout(), MemoryLimit: cfg.ParseMemoryLimit, MaxOutput: int(cfg.ParseMaxOutput)},
 		QuotaMaxDocuments: cfg.QuotaMaxDocuments, QuotaMaxBytes: cfg.QuotaMaxBytes,
-		AgentMaxSteps: int(cfg.AgentMaxSteps), RunContentRetention: cfg.runContentRetention(),
+		AgentMaxSteps: int(cfg.AgentMaxSteps), RunContentRetention: cfg.runContentRetention(), Cache: cfg.responseCache(),
 		ExaBaseURL: cfg.ExaBaseURL, SpiderBaseURL: cfg.SpiderBaseURL, FirecrawlBaseURL: cfg.FirecrawlBaseURL,
 		ThreadLimits: cfg.threadLimits(),
 		Guard:        cfg.guard, GuardClassifierModel: cfg.GuardClassifierModel, GuardClassifierThreshold: cfg.guardThreshold(),

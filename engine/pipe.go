@@ -58,6 +58,9 @@ type Pipe struct {
 	// Guard is the pipe's guardrail policy, merged with the server's and
 	// the key's on every run (README "Guardrails").
 	Guard *guard.Policy `json:"guard,omitempty"`
+	// Cache answers the pipe's runs from the response cache when the
+	// server has one and the request does not say LB-Cache: off.
+	Cache bool `json:"cache,omitempty"`
 }
 
 // Pipe statuses and types.
@@ -209,6 +212,7 @@ type PipeInput struct {
 	Store             *bool
 	Moderate          *bool
 	LogContent        *bool
+	Cache             *bool
 	TopP              *float64
 	MaxTokens         *float64
 	Temperature       *float64
@@ -277,6 +281,7 @@ func (in *PipeInput) apply(p *Pipe) {
 	setB(&p.Store, in.Store)
 	setB(&p.Moderate, in.Moderate)
 	setB(&p.LogContent, in.LogContent)
+	setB(&p.Cache, in.Cache)
 	setF(&p.TopP, in.TopP)
 	setF(&p.Temperature, in.Temperature)
 	setF(&p.PresencePenalty, in.PresencePenalty)

@@ -149,6 +149,8 @@ type PreparedRun struct {
 	// guardRep the actions it took (run_guard.go).
 	guard    *guard.Guard
 	guardRep guard.Report
+	// cache is the request's response cache ticket (nil without one).
+	cache *CacheTicket
 }
 
 const maxRunMessages = MaxRunMessages
@@ -192,6 +194,10 @@ func (r *Runner) PrepareIn(ctx context.Context, in *RunRequest, pr *PreparedRun)
 	*pr = PreparedRun{r: r, Pipe: p, start: start, created: created,
 		endpoint: in.Endpoint, stream: in.Stream, keyID: in.Principal.KeyID}
 	pr.runID = NewRunIDIn(ctx, created, &pr.idRoom)
+	pr.cache = CacheTicketFrom(ctx)
+	if p.Cache {
+		pr.cache.Default(CacheOn)
+	}
 	if err := pr.prepare(ctx, in); err != nil {
 		pr.recordRejected(err)
 		return nil, err
@@ -653,6 +659,7 @@ func (pr *PreparedRun) record(res runResult, status string, persistErr error) {
 		ID: pr.runID, Owner: pr.Pipe.Owner, PipeID: pr.Pipe.ID, Pipe: pr.Pipe.Name, PipeVersion: pr.Pipe.Version,
 		Model: pr.ModelID(), Deployment: pr.note.Name(), ThreadID: pr.ThreadID, Endpoint: pr.endpoint, Stream: pr.stream, Kind: RunKindPipe,
 		Status: status, LatencyMs: pr.r.now().Sub(pr.start).Milliseconds(), CreatedAt: pr.created.UTC(), KeyID: pr.keyID,
+		Cache: pr.cache.Outcome(),
 	}
 	if res.usage != nil {
 		rec.PromptTokens, rec.CompletionTokens, rec.TotalTokens = res.usage.PromptTokens, res.usage.CompletionTokens, res.usage.TotalTokens

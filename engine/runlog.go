@@ -52,6 +52,10 @@ type RunRecord struct {
 	FirstTokenMs       *int64    `json:"first_token_ms,omitempty"`
 	CostUSD            *float64  `json:"cost_usd"`
 	CreatedAt          time.Time `json:"created_at"`
+	// Cache is how the response cache served the run (hit, miss, refresh,
+	// bypass; empty when the run did not ask for it). A hit called no
+	// model: it has no tokens and costs nothing.
+	Cache string `json:"cache,omitempty"`
 
 	// KeyID is the API key the run was made with (budgets count per key).
 	KeyID string `json:"key_id,omitempty"`

@@ -90,6 +90,10 @@ func (r *RunRecord) appendJSON(b []byte) ([]byte, error) {
 	if b, err = appendJSONTime(b, r.CreatedAt); err != nil {
 		return b, err
 	}
+	if r.Cache != "" {
+		b = append(b, `,"cache":`...)
+		b = appendJSONString(b, r.Cache)
+	}
 	if r.KeyID != "" {
 		b = append(b, `,"key_id":`...)
 		b = appendJSONString(b, r.KeyID)

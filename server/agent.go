@@ -52,6 +52,9 @@ func (s *Server) handleAgentRun(c echo.Context) error {
 		return err
 	}
 	s.noteDeployment(c)
+	if _, err := s.useCache(c, principal(c).Owner, "cache", ""); err != nil {
+		return err
+	}
 	res, err := s.deps.Agent.RunIn(s.guardContext(c), principal(c).Owner, llmKey(c.Request().Header), req, &run.state)
 	if err != nil {
 		return err

@@ -25,6 +25,9 @@ func (s *Server) handleMessages(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if _, err := s.useCache(c, principal(c).Owner, "cache", b.Cache); err != nil {
+		return err
+	}
 	chat, only, err := b.chat()
 	if err != nil {
 		return err

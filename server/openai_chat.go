@@ -25,6 +25,9 @@ func (s *Server) handleOpenAIChat(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if _, err := s.useCache(c, principal(c).Owner, "cache", b.Cache); err != nil {
+		return err
+	}
 	chat, err := b.Validate()
 	if err != nil {
 		return err

@@ -79,6 +79,9 @@ func (s *Server) handleResponsesCreate(c echo.Context) error {
 	if err := decodeJSON(c, &b); err != nil {
 		return err
 	}
+	if _, err := s.useCache(c, principal(c).Owner, "cache", b.Cache); err != nil {
+		return err
+	}
 	if target, err := engine.ParseModelTarget("model", b.Model); err == nil && target.Pipe != "" {
 		return s.responsesPipeRun(c, &b, target)
 	}

@@ -37,6 +37,9 @@ type responsesBody struct {
 	Background         bool                `json:"background"`
 	Conversation       json.RawMessage     `json:"conversation"`
 	Prompt             json.RawMessage     `json:"prompt"`
+	// Cache is Hearth's response cache mode (on, off, refresh), sent in
+	// the SDK's extra body; the LB-Cache header wins over it.
+	Cache string `json:"cache"`
 }
 
 // responsesText is the text field: the output format.

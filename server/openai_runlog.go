@@ -66,7 +66,7 @@ func completionRecord(ctx context.Context, owner string, start time.Time, model 
 		ID: engine.NewRunID(ctx, start), Owner: owner, Model: model, Endpoint: openAIPrefix + "/chat/completions", Kind: engine.RunKindCompletion,
 		Stream: stream, Status: engine.RunSuccess, LatencyMs: time.Since(start).Milliseconds(), CreatedAt: start.UTC(),
 		KeyID: engine.KeyIDOf(ctx), Deployment: engine.DeploymentOf(ctx),
-		Guard: engine.GuardReportOf(ctx).Events(),
+		Guard: engine.GuardReportOf(ctx).Events(), Cache: engine.CacheOutcomeOf(ctx),
 	}
 	if out.usage != nil {
 		rec.PromptTokens, rec.CompletionTokens, rec.TotalTokens = out.usage.PromptTokens, out.usage.CompletionTokens, out.usage.TotalTokens

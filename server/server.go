@@ -152,6 +152,10 @@ type Deps struct {
 	// Deployments reports this node's view of the models served by several
 	// servers (providers.Registry.Deployments); nil: none are declared.
 	Deployments func() []engine.DeploymentStatus
+	// Cache is the response cache the providers were wrapped with
+	// (engine.CacheProviders); nil: the cache is off and LB-Cache is
+	// checked but has no effect.
+	Cache *engine.ResponseCache
 }
 
 // missing names the Deps fields that are nil.

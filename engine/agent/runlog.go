@@ -39,6 +39,8 @@ type runRecorder struct {
 	note *engine.DeploymentNote
 	// guard is the request's guardrail report (engine.WithGuardReport).
 	guard *guard.Report
+	// cache is the request's response cache ticket (nil without one).
+	cache *engine.CacheTicket
 }
 
 // recorder sets up r (the run's own, kept with it) as the recorder of a
@@ -53,6 +55,7 @@ func (a *Agent) recorder(ctx context.Context, r *runRecorder, owner, model strin
 	r.start, r.created, r.stream, r.requested = start, created, stream, model
 	r.note = engine.DeploymentNoteOf(ctx)
 	r.guard = engine.GuardReportOf(ctx)
+	r.cache = engine.CacheTicketFrom(ctx)
 	return r
 }
 
@@ -85,7 +88,8 @@ func (r *runRecorder) finish(o runOutcome) {
 	}
 	r.once.Do(func() {
 		rec := engine.RunRecord{ID: r.id, Owner: r.owner, Model: engine.ModelIDOf(o.ref, r.requested), Endpoint: "/v1/agent/run", Kind: engine.RunKindAgent,
-			Deployment: r.note.Name(), KeyID: r.keyID, Stream: r.stream, Status: engine.RunSuccess, LatencyMs: time.Since(r.start).Milliseconds(), CreatedAt: r.created.UTC()}
+			Deployment: r.note.Name(), KeyID: r.keyID, Stream: r.stream, Status: engine.RunSuccess, LatencyMs: time.Since(r.start).Milliseconds(), CreatedAt: r.created.UTC(),
+			Cache: r.cache.Outcome()}
 		if o.usage != nil {
 			rec.PromptTokens, rec.CompletionTokens, rec.TotalTokens = o.usage.PromptTokens, o.usage.CompletionTokens, o.usage.TotalTokens
 			rec.CachedTokens = o.usage.CachedTokens()

@@ -97,6 +97,8 @@ type Config struct {
 	// RunContentRetention is how long stored run content is kept unless
 	// the owner sets a period (0 = engine.DefaultRunContentRetention).
 	RunContentRetention time.Duration
+	// Cache configures the response cache; nil turns it off (cache.go).
+	Cache *engine.ResponseCacheConfig
 	// Base URLs of the web search and crawl services; empty means the
 	// service's public API.
 	ExaBaseURL       string
@@ -157,6 +159,8 @@ type App struct {
 	Cluster engine.Cluster
 	RunLog  *engine.RunLog
 	Quotas  *engine.Quotas
+	// Cache is the response cache (nil: off).
+	Cache *engine.ResponseCache
 	// ThreadWrites group-commits thread writes (engine.GroupStore).
 	ThreadWrites *engine.GroupStore
 	// Egress is the dialer every outbound connection goes through, with
@@ -291,6 +295,9 @@ func (a *App) Close(ctx context.Context) error {
 	}
 	if a.RunLog != nil {
 		errs = append(errs, a.RunLog.Close())
+	}
+	if a.Cache != nil {
+		errs = append(errs, a.Cache.Close())
 	}
 	if c, ok := a.Cluster.(io.Closer); ok {
 		errs = append(errs, c.Close())

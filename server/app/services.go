@@ -59,7 +59,13 @@ func (a *App) buildProviders(cfg Config) error {
 		return fmt.Errorf("guard policy: %w", err)
 	}
 	a.Deps.Guards = guards
-	a.Deps.Providers = engine.InstrumentProviders(engine.GuardProviders(a.traceProviders(provs), guards), a.Metrics)
+	// Guardrails outermost, so every call is checked, answered from the
+	// response cache or not (the cache keys on the checked request and
+	// keeps the model's answer, which output checks see on every hit);
+	// the cache in front of the metrics, so a hit calls no upstream.
+	a.Deps.Providers = engine.InstrumentProviders(a.traceProviders(provs), a.Metrics)
+	a.buildCache(cfg)
+	a.Deps.Providers = engine.GuardProviders(a.Deps.Providers, guards)
 	a.Deps.Keysets = keysets
 	a.Deps.LocalModels = server.CacheLocalModels(registry, localModelsTTL)
 	if registry.HasDeployments() {

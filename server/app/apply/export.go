@@ -126,6 +126,9 @@ func pipeSpec(owner string, p *engine.Pipe) PipeSpec {
 		s.LogContent = &p.LogContent
 	}
 	s.Guard = p.Guard
+	if p.Cache {
+		s.Cache = &p.Cache
+	}
 	for _, m := range p.Messages {
 		s.Messages = append(s.Messages, MessageSpec{Message: m})
 	}

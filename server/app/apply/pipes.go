@@ -41,6 +41,7 @@ func (s PipeSpec) desired() *engine.Pipe {
 	setB(&p.Store, s.Store)
 	setB(&p.Moderate, s.Moderate)
 	setB(&p.LogContent, s.LogContent)
+	setB(&p.Cache, s.Cache)
 	setF(&p.TopP, s.TopP)
 	setF(&p.Temperature, s.Temperature)
 	setF(&p.PresencePenalty, s.PresencePenalty)
@@ -119,7 +120,7 @@ func input(p *engine.Pipe) *engine.PipeInput {
 	}
 	return &engine.PipeInput{
 		Name: &p.Name, Description: &p.Description, Status: &p.Status, Type: &p.Type, Model: &p.Model,
-		Stream: &p.Stream, JSON: &p.JSON, Store: &p.Store, Moderate: &p.Moderate, LogContent: &p.LogContent, TopP: &p.TopP,
+		Stream: &p.Stream, JSON: &p.JSON, Store: &p.Store, Moderate: &p.Moderate, LogContent: &p.LogContent, Cache: &p.Cache, TopP: &p.TopP,
 		MaxTokens: &maxTokens, Temperature: &p.Temperature, PresencePenalty: &p.PresencePenalty,
 		FrequencyPenalty: &p.FrequencyPenalty, Stop: &p.Stop, ToolChoice: &p.ToolChoice,
 		ParallelToolCalls: &p.ParallelToolCalls, Messages: &p.Messages, Variables: &vars, Tools: &p.Tools,

@@ -72,6 +72,7 @@ type PipeSpec struct {
 	Moderate          *bool                  `json:"moderate,omitempty"`
 	LogContent        *bool                  `json:"log_content,omitempty"`
 	Guard             *guard.Policy          `json:"guard,omitempty"`
+	Cache             *bool                  `json:"cache,omitempty"`
 	TopP              *float64               `json:"top_p,omitempty"`
 	MaxTokens         *float64               `json:"max_tokens,omitempty"`
 	Temperature       *float64               `json:"temperature,omitempty"`
