@@ -1,0 +1,83 @@
+package memory
+
+import (
+	"context"
+	"testing"
+
+	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/chunk"
+)
+
+// TestMemoryCacheAcrossNodes: node B serves retrieval's memory records
+// from its cache, and drops one another node changed once the change feed
+// tells it: a memory whose settings change, then deleted and created again
+// through node A, is read afresh on B (B answers NOT_FOUND for the deleted
+// memory and finds the new memory's document), never from the stale entry.
+func TestMemoryCacheAcrossNodes(t *testing.T) { onStores(t, testMemoryCacheAcrossNodes) }
+
+func testMemoryCacheAcrossNodes(t *testing.T, c *testCluster) {
+	a := c.node(t, "a", nil)
+	b := c.node(t, "b", nil)
+	ctx := context.Background()
+	create := func(word string) *Memory {
+		m, err := a.Create(ctx, "ann", CreateRequest{Name: "kb", EmbeddingModel: KeywordOnlyModel})
+		if err != nil {
+			t.Fatal(err)
+		}
+		upload(t, a, "kb", word+".txt", "The "+word+" document. "+synthText(3, 600))
+		waitFor(t, "the document to complete", func() bool {
+			return docStatus(t, a, "kb", word+".txt").Status == StatusCompleted
+		})
+		return m
+	}
+	retrieve := func(s *Service, q string) ([]Result, error) {
+		return s.Retrieve(ctx, "ann", RetrieveRequest{Query: q, Memories: []MemoryQuery{{Name: "kb"}}, TopK: 3})
+	}
+	cached := func(s *Service) []byte {
+		s.memcache.mu.Lock()
+		defer s.memcache.mu.Unlock()
+		return s.memcache.recs[memoryKey("ann", "kb")]
+	}
+
+	first := create("alpha")
+	waitFor(t, "node B to find the first document", func() bool {
+		res, err := retrieve(b, "alpha")
+		return err == nil && len(res) > 0 && res[0].Document == "alpha.txt"
+	})
+	if cached(b) == nil {
+		t.Fatal("node B did not cache the memory record it searched")
+	}
+
+	// A settings change through A drops B's entry; B reads the new record.
+	if _, err := a.SetChunking(ctx, "ann", "kb", &chunk.Settings{Mode: chunk.ModeSize}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "node B to drop the changed memory record", func() bool { return cached(b) == nil })
+	if _, err := retrieve(b, "alpha"); err != nil {
+		t.Fatal(err)
+	}
+	var m Memory
+	if err := engine.DecodeValue(cached(b), &m); err != nil || m.Chunking == nil {
+		t.Fatalf("node B cached %+v (%v), want the record with the new chunking", m, err)
+	}
+
+	// Deleted through A: B refuses it, then finds the memory created anew.
+	if err := a.Delete(ctx, "ann", "kb"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "node B to answer NOT_FOUND for the deleted memory", func() bool {
+		_, err := retrieve(b, "alpha")
+		return engine.IsNotFound(err)
+	})
+	second := create("bravo")
+	if second.ID == first.ID {
+		t.Fatal("the memory created again kept its id")
+	}
+	waitFor(t, "node B to find the new memory's document", func() bool {
+		res, err := retrieve(b, "bravo")
+		return err == nil && len(res) > 0 && res[0].Document == "bravo.txt"
+	})
+	if err := engine.DecodeValue(cached(b), &m); err != nil || m.ID != second.ID {
+		t.Fatalf("node B cached memory %q (%v), want %q", m.ID, err, second.ID)
+	}
+}
