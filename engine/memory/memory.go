@@ -160,10 +160,10 @@ type Service struct {
 	docsets docsetCache
 	// memcache holds the memory records retrieval reads (memcache.go).
 	memcache memCache
-	ingest  *ingester
-	cluster engine.Cluster
-	metrics engine.Metrics
-	quotas  *engine.Quotas
+	ingest   *ingester
+	cluster  engine.Cluster
+	metrics  engine.Metrics
+	quotas   *engine.Quotas
 }
 
 var (
