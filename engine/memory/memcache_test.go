@@ -12,7 +12,9 @@ import (
 // from its cache, and drops one another node changed once the change feed
 // tells it: a memory whose settings change, then deleted and created again
 // through node A, is read afresh on B (B answers NOT_FOUND for the deleted
-// memory and finds the new memory's document), never from the stale entry.
+// memory and finds the new memory's document), never from the stale entry;
+// a document deleted through A stops being returned by B, which cached its
+// chunk.
 func TestMemoryCacheAcrossNodes(t *testing.T) { onStores(t, testMemoryCacheAcrossNodes) }
 
 func testMemoryCacheAcrossNodes(t *testing.T, c *testCluster) {
@@ -47,6 +49,29 @@ func testMemoryCacheAcrossNodes(t *testing.T, c *testCluster) {
 	if cached(b) == nil {
 		t.Fatal("node B did not cache the memory record it searched")
 	}
+
+	// A document B returned (its chunk record cached on B) and then
+	// deleted through A is no longer returned by B.
+	upload(t, a, "kb", "charlie.txt", "The charlie document. "+synthText(4, 600))
+	waitFor(t, "node B to find the charlie document", func() bool {
+		res, err := retrieve(b, "charlie")
+		return err == nil && len(res) > 0 && res[0].Document == "charlie.txt"
+	})
+	if err := a.DeleteDocument(ctx, "ann", "kb", "charlie.txt"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "node B to stop returning the deleted document", func() bool {
+		res, err := retrieve(b, "charlie")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res {
+			if r.Document == "charlie.txt" {
+				return false
+			}
+		}
+		return true
+	})
 
 	// A settings change through A drops B's entry; B reads the new record.
 	if _, err := a.SetChunking(ctx, "ann", "kb", &chunk.Settings{Mode: chunk.ModeSize}); err != nil {

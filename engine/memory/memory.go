@@ -160,10 +160,13 @@ type Service struct {
 	docsets docsetCache
 	// memcache holds the memory records retrieval reads (memcache.go).
 	memcache memCache
-	ingest   *ingester
-	cluster  engine.Cluster
-	metrics  engine.Metrics
-	quotas   *engine.Quotas
+	// chunks holds chunk records retrieval read, in cluster mode
+	// (chunkcache.go).
+	chunks  chunkCache
+	ingest  *ingester
+	cluster engine.Cluster
+	metrics engine.Metrics
+	quotas  *engine.Quotas
 }
 
 var (

@@ -377,7 +377,8 @@ func (s *Service) readMemories(ctx context.Context, owner string, qs []MemoryQue
 
 // fillTexts loads the text of every result: the chunks in one read, then
 // the parents the chunks name in another (each one round trip on
-// PostgreSQL, outside any transaction). A chunk and its parent belong to
+// PostgreSQL, outside any transaction, for the chunks a cluster node has
+// not cached: chunkcache.go). A chunk and its parent belong to
 // one document version and are written and purged together, so the two
 // reads need no common snapshot: a parent purged between them leaves the
 // chunk's section empty, as a missing parent always has.
@@ -398,7 +399,7 @@ func (s *Service) fillTexts(ctx context.Context, mems []Memory, results []Result
 	if len(keys) == 0 {
 		return nil
 	}
-	vals, err := engine.ReadRawMany(ctx, s.store, keys)
+	vals, err := s.readChunkRecords(ctx, keys)
 	if err != nil {
 		return err
 	}
@@ -421,7 +422,7 @@ func (s *Service) fillTexts(ctx context.Context, mems []Memory, results []Result
 	if len(pkeys) == 0 {
 		return nil
 	}
-	if vals, err = engine.ReadRawMany(ctx, s.store, pkeys); err != nil {
+	if vals, err = s.readChunkRecords(ctx, pkeys); err != nil {
 		return err
 	}
 	for j, i := range pidx {

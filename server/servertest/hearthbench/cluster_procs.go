@@ -39,7 +39,14 @@ type ProcsResult struct {
 	// (pg_stat_statements, every statement of the database: the node's
 	// reads and writes, BEGIN and COMMIT, its feed reads), -1 when unknown.
 	Statements float64 `json:"db_statements_per_request"`
-	Errors     int     `json:"errors"`
+	// EmbeddedCPU, ClusterCPU and DatabaseCPU are CPU milliseconds per
+	// request (medians over the rounds) of the embedded process, the
+	// cluster node's process and PostgreSQL (its server and backends);
+	// -1 when /proc cannot tell.
+	EmbeddedCPU float64 `json:"embedded_cpu_ms_per_request"`
+	ClusterCPU  float64 `json:"cluster_cpu_ms_per_request"`
+	DatabaseCPU float64 `json:"database_cpu_ms_per_request"`
+	Errors      int     `json:"errors"`
 }
 
 // procsRoute is one request kind the section measures.
@@ -185,25 +192,40 @@ func runClusterProcs(quick bool, cell time.Duration, rounds, conc int, logf func
 		}
 	}
 	stmts := func() int64 { return pgStatements(url) }
+	// perReqMs is CPU milliseconds per request between two readings.
+	perReqMs := func(c0, c1 float64, f LoadFigures) float64 {
+		if c0 < 0 || c1 < 0 || f.Requests == 0 {
+			return -1
+		}
+		return 1000 * (c1 - c0) / float64(f.Requests)
+	}
 	var out []ProcsResult
 	for _, rt := range procsRoutes() {
+		// A short cell each, not counted, warms both up.
+		spreadURLs([]string{emb.URL}, rt.path, rt.body, conc, cell/4)
+		spreadURLs([]string{clu.URL}, rt.path, rt.body, conc, cell/4)
 		var e, c []LoadFigures
-		var st []float64
+		var st, ecpu, ccpu, dcpu []float64
 		for i := range rounds {
 			for j := range 2 {
 				if (i+j)%2 == 0 {
-					e = append(e, spreadURLs([]string{emb.URL}, rt.path, rt.body, conc, cell))
+					c0 := procCPU(emb.cmd.Process.Pid)
+					f := spreadURLs([]string{emb.URL}, rt.path, rt.body, conc, cell)
+					ecpu = append(ecpu, perReqMs(c0, procCPU(emb.cmd.Process.Pid), f))
+					e = append(e, f)
 					continue
 				}
-				s0 := stmts()
+				s0, c0, d0 := stmts(), procCPU(clu.cmd.Process.Pid), ownPostgresCPU()
 				f := spreadURLs([]string{clu.URL}, rt.path, rt.body, conc, cell)
+				c1, d1 := procCPU(clu.cmd.Process.Pid), ownPostgresCPU()
 				if s1 := stmts(); s0 >= 0 && s1 >= 0 && f.Requests > 0 {
 					st = append(st, float64(s1-s0)/float64(f.Requests))
 				}
+				ccpu, dcpu = append(ccpu, perReqMs(c0, c1, f)), append(dcpu, perReqMs(d0, d1, f))
 				c = append(c, f)
 			}
 		}
-		r := ProcsResult{Route: rt.name, Statements: -1}
+		r := ProcsResult{Route: rt.name, Statements: -1, EmbeddedCPU: median(ecpu), ClusterCPU: median(ccpu), DatabaseCPU: median(dcpu)}
 		for i := range e {
 			r.Ratios = append(r.Ratios, c[i].RPS/max(e[i].RPS, 1e-9))
 			r.Errors += e[i].Errors + c[i].Errors
@@ -265,14 +287,15 @@ func median(xs []float64) float64 {
 func printClusterProcs(w io.Writer, rep *Report) {
 	fmt.Fprintln(w, "\nCluster node vs embedded, as separate processes: hearth serve built from this tree, the embedded default and one")
 	fmt.Fprintln(w, "cluster node on a throwaway PostgreSQL (fsync off), on this machine's cores alike, an instant fake upstream; each")
-	fmt.Fprintf(w, "route measured in %d rounds of alternating cells (%d clients), medians; ratio = cluster ÷ embedded req/s.\n",
+	fmt.Fprintf(w, "route measured in %d rounds of alternating cells (%d clients), medians; ratio = cluster ÷ embedded req/s;\n",
 		rep.ProcsRounds, rep.ProcsConc)
+	fmt.Fprintln(w, "CPU ms/req: of the embedded process, of the cluster node's process and of PostgreSQL (server and backends).")
 	if rep.ProcsSkipped != "" {
 		fmt.Fprintf(w, "skipped: %s\n", rep.ProcsSkipped)
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "route\tembedded /s\tp50 ms\tp99 ms\tcluster /s\tp50 ms\tp99 ms\tratio\tratio per round\tdb statements/req\terrors\t")
+	fmt.Fprintln(tw, "route\tembedded /s\tp50 ms\tp99 ms\tcluster /s\tp50 ms\tp99 ms\tratio\tratio per round\tdb statements/req\tCPU ms/req: embedded\tnode\tdb\terrors\t")
 	for _, r := range rep.ClusterProcs {
 		st := "-"
 		if r.Statements >= 0 {
@@ -285,8 +308,14 @@ func printClusterProcs(w io.Writer, rep *Report) {
 			}
 			rs += fmt.Sprintf("%.2f", x)
 		}
-		fmt.Fprintf(tw, "%s\t%.0f\t%.1f\t%.1f\t%.0f\t%.1f\t%.1f\t%.2f\t%s\t%s\t%d\t\n", r.Route, r.EmbeddedRPS, r.EmbeddedP50, r.EmbeddedP99,
-			r.ClusterRPS, r.ClusterP50, r.ClusterP99, r.Ratio, rs, st, r.Errors)
+		ms := func(x float64) string {
+			if x < 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%.3f", x)
+		}
+		fmt.Fprintf(tw, "%s\t%.0f\t%.1f\t%.1f\t%.0f\t%.1f\t%.1f\t%.2f\t%s\t%s\t%s\t%s\t%s\t%d\t\n", r.Route, r.EmbeddedRPS, r.EmbeddedP50, r.EmbeddedP99,
+			r.ClusterRPS, r.ClusterP50, r.ClusterP99, r.Ratio, rs, st, ms(r.EmbeddedCPU), ms(r.ClusterCPU), ms(r.DatabaseCPU), r.Errors)
 	}
 	tw.Flush()
 }
