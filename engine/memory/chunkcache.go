@@ -2,12 +2,13 @@ package memory
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/hearth-dev/hearth/engine"
 )
 
-// chunkCache keeps the stored records of the chunks retrieval returned, by
+// chunkCache keeps the decoded records of the chunks retrieval returned, by
 // store key, on a node in cluster mode, so a search reads only the chunks
 // it has not returned before from PostgreSQL. A chunk record is written
 // once, by the ingestion of its document version (a resumed ingestion
@@ -21,27 +22,26 @@ import (
 // it is off.
 type chunkCache struct {
 	mu    sync.Mutex
-	recs  map[string][]byte
+	recs  map[string]*chunkRecord
 	bytes int
 }
 
-// maxChunkCacheBytes bounds the cache's values.
+// maxChunkCacheBytes bounds the cache's texts.
 const maxChunkCacheBytes = 32 << 20
 
-// readChunkRecords returns the stored record of each chunk key (nil: gone):
-// from the cache in cluster mode, the others in one read.
-func (s *Service) readChunkRecords(ctx context.Context, keys []string) ([][]byte, error) {
-	if !s.shared() {
-		return engine.ReadRawMany(ctx, s.store, keys)
-	}
+// readChunkRecords returns the decoded record of each chunk key (nil:
+// gone): from the cache in cluster mode, the others in one read. The
+// records are shared: callers must not change them.
+func (s *Service) readChunkRecords(ctx context.Context, keys []string) ([]*chunkRecord, error) {
+	out := make([]*chunkRecord, len(keys))
 	c := &s.chunks
-	out := make([][]byte, len(keys))
+	shared := s.shared()
 	var miss []string
 	var at []int
 	c.mu.Lock()
 	for i, k := range keys {
-		if b, ok := c.recs[k]; ok {
-			out[i] = b
+		if r, ok := c.recs[k]; ok && shared {
+			out[i] = r
 			continue
 		}
 		miss, at = append(miss, k), append(at, i)
@@ -54,18 +54,32 @@ func (s *Service) readChunkRecords(ctx context.Context, keys []string) ([][]byte
 	if err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
 	for j, v := range vals {
-		out[at[j]] = v
 		if v == nil {
 			continue
 		}
-		if c.recs == nil || c.bytes+len(v) > maxChunkCacheBytes {
-			c.recs, c.bytes = map[string][]byte{}, 0
+		r := new(chunkRecord)
+		if err := engine.DecodeValue(v, r); err != nil {
+			return nil, fmt.Errorf("decode %s: %w", miss[j], err)
 		}
-		if _, ok := c.recs[miss[j]]; !ok {
-			c.recs[miss[j]] = v
-			c.bytes += len(v) + len(miss[j])
+		out[at[j]] = r
+	}
+	if !shared {
+		return out, nil
+	}
+	c.mu.Lock()
+	for j, k := range miss {
+		r := out[at[j]]
+		if r == nil {
+			continue
+		}
+		size := len(k) + len(r.Doc) + len(r.Text) + len(r.Heading) + len(r.Parent) + len(r.ParentChunk) + 64
+		if c.recs == nil || c.bytes+size > maxChunkCacheBytes {
+			c.recs, c.bytes = map[string]*chunkRecord{}, 0
+		}
+		if _, ok := c.recs[k]; !ok {
+			c.recs[k] = r
+			c.bytes += size
 		}
 	}
 	c.mu.Unlock()

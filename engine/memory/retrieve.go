@@ -406,12 +406,9 @@ func (s *Service) fillTexts(ctx context.Context, mems []Memory, results []Result
 	var pidx []int
 	var pkeys []string
 	for j, i := range idx {
-		if vals[j] == nil {
+		r := vals[j]
+		if r == nil {
 			continue
-		}
-		var r chunkRecord
-		if err := engine.DecodeValue(vals[j], &r); err != nil {
-			return fmt.Errorf("decode %s: %w", keys[j], err)
 		}
 		results[i].Text, results[i].Heading, results[i].Section = r.Text, r.Heading, r.Parent
 		if r.ParentChunk != "" && r.ParentChunk != results[i].ChunkID {
@@ -426,13 +423,10 @@ func (s *Service) fillTexts(ctx context.Context, mems []Memory, results []Result
 		return err
 	}
 	for j, i := range pidx {
-		var p chunkRecord
-		if vals[j] != nil {
-			if err := engine.DecodeValue(vals[j], &p); err != nil {
-				return fmt.Errorf("decode %s: %w", pkeys[j], err)
-			}
+		results[i].Section = ""
+		if p := vals[j]; p != nil {
+			results[i].Section = p.Parent
 		}
-		results[i].Section = p.Parent
 	}
 	return nil
 }
