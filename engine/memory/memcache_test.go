@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hearth-dev/hearth/engine"
@@ -105,4 +106,63 @@ func testMemoryCacheAcrossNodes(t *testing.T, c *testCluster) {
 	if err := engine.DecodeValue(cached(b), &m); err != nil || m.ID != second.ID {
 		t.Fatalf("node B cached memory %q (%v), want %q", m.ID, err, second.ID)
 	}
+}
+
+// staleNode is a testNode whose change feed is not fresh (failed or
+// stalled), or is and then reconnects after a gap.
+type staleNode struct {
+	*testNode
+	fresh atomic.Bool
+}
+
+func (n *staleNode) Fresh() bool { return n.fresh.Load() }
+
+// TestRetrievalCachesNeedFreshFeed: a node whose feed is not fresh serves
+// retrieval from the store and caches neither memory records nor docsets;
+// once fresh it caches them, and a feed gap ("" key) drops them.
+func TestRetrievalCachesNeedFreshFeed(t *testing.T) {
+	c := newTestCluster(t)
+	a := c.node(t, "a", nil)
+	node := &staleNode{testNode: c.cluster("b")}
+	b := c.node(t, "b", func(cfg *Config) { cfg.Cluster = node })
+	ctx := context.Background()
+	m, err := a.Create(ctx, "ann", CreateRequest{Name: "kb", EmbeddingModel: KeywordOnlyModel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	upload(t, a, "kb", "one.txt", "The alpha document. "+synthText(5, 600))
+	waitFor(t, "the document to complete", func() bool {
+		return docStatus(t, a, "kb", "one.txt").Status == StatusCompleted
+	})
+	cached := func() (mem, docs bool) {
+		b.memcache.mu.Lock()
+		_, mem = b.memcache.recs[memoryKey("ann", "kb")]
+		b.memcache.mu.Unlock()
+		b.docsets.mu.Lock()
+		_, docs = b.docsets.sets[m.ID]
+		b.docsets.mu.Unlock()
+		return mem, docs
+	}
+	search := func() {
+		t.Helper()
+		res, err := b.Retrieve(ctx, "ann", RetrieveRequest{Query: "alpha", Memories: []MemoryQuery{{Name: "kb"}}, TopK: 3})
+		if err != nil || len(res) == 0 {
+			t.Fatalf("retrieve on B: %v %v", res, err)
+		}
+	}
+	search()
+	if mem, docs := cached(); mem || docs {
+		t.Fatalf("a node with a stale feed cached the memory record (%v) or its docset (%v)", mem, docs)
+	}
+	node.fresh.Store(true)
+	search()
+	if mem, docs := cached(); !mem || !docs {
+		t.Fatalf("a fresh node did not cache the memory record (%v) or its docset (%v)", mem, docs)
+	}
+	for _, topic := range []string{TopicMemory, TopicDocs} {
+		if err := c.cluster("a").Publish(nil, topic, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "a feed gap to drop B's caches", func() bool { mem, docs := cached(); return !mem && !docs })
 }
