@@ -134,7 +134,9 @@ release:
 	  cat SHA256SUMS
 
 ## bench: the side-by-side tables of server/servertest/hearthbench (gateway
-## overhead, fairness between keys, ingestion, retrieval, scaling, cluster; also
+## overhead, fairness between keys, ingestion, retrieval, scaling, cluster,
+## cluster-procs: one cluster node against the embedded default as separate
+## hearth serve processes, with the ratios; also
 ## written to bench.json), the
 ## Go micro-benchmarks (the guardrails' cost per request among them; with
 ## the record store on Badger and on PostgreSQL,
