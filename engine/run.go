@@ -148,7 +148,7 @@ type PreparedRun struct {
 	// guard is the run's compiled guardrail policy (nil: none) and
 	// guardRep the actions it took (run_guard.go).
 	guard    *guard.Guard
-	guardRep guard.Report
+	guardRep *guard.Report
 	// cache is the request's response cache ticket (nil without one).
 	cache *CacheTicket
 }

@@ -16,12 +16,14 @@ func (pr *PreparedRun) guardInput(ctx context.Context, in *RunRequest) (*RunRequ
 		keyPolicy = in.Principal.Scope.Guard
 	}
 	if pr.guard = pr.r.guards.For(keyPolicy, pr.Pipe.Guard); pr.guard == nil {
+		pr.guardRep = nil
 		return in, nil
 	}
+	pr.guardRep = new(guard.Report) // only guarded runs pay for a report
 	if !pr.guard.Checks(guard.StageInput) && !pr.guard.Checks(guard.StageContext) {
 		return in, nil
 	}
-	sink := pr.r.guards.sink(&pr.guardRep)
+	sink := pr.r.guards.sink(pr.guardRep)
 	msgs, err := guardMessages(ctx, pr.guard, sink, in.Messages)
 	if err != nil {
 		return nil, err
@@ -46,7 +48,7 @@ func (pr *PreparedRun) guardChunks(ctx context.Context, chunks []RAGChunk) ([]RA
 	if len(chunks) == 0 || !pr.guard.Checks(guard.StageContext) {
 		return chunks, nil
 	}
-	sink := pr.r.guards.sink(&pr.guardRep)
+	sink := pr.r.guards.sink(pr.guardRep)
 	out := make([]RAGChunk, 0, len(chunks))
 	for _, c := range chunks {
 		text, drop, err := pr.guard.Check(ctx, guard.StageContext, c.Text, sink)
@@ -77,5 +79,5 @@ func (pr *PreparedRun) guardCtx(ctx context.Context) context.Context {
 	if pr.guard == nil {
 		return ctx
 	}
-	return &guardRunCtx{Context: ctx, run: guardRun{g: pr.guard, rep: &pr.guardRep}}
+	return &guardRunCtx{Context: ctx, run: guardRun{g: pr.guard, rep: pr.guardRep}}
 }
