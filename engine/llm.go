@@ -19,6 +19,11 @@ type Message struct {
 	Name       string     `json:"name,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	// CacheControl is an Anthropic prompt-cache breakpoint
+	// ({"type":"ephemeral"}) on the message's last block: its string
+	// content, its tool result or its last tool call. Only the anthropic
+	// adapter sends it; not on the OpenAI wire.
+	CacheControl json.RawMessage `json:"-"`
 }
 
 // ContentPart is one part of a multimodal message (type "text",
@@ -28,6 +33,9 @@ type ContentPart struct {
 	Text     string    `json:"text,omitempty"`
 	ImageURL *ImageURL `json:"image_url,omitempty"`
 	File     *FilePart `json:"file,omitempty"`
+	// CacheControl is an Anthropic prompt-cache breakpoint on this part;
+	// only the anthropic adapter sends it.
+	CacheControl json.RawMessage `json:"-"`
 }
 
 // FilePart is the document of a "file" content part, in OpenAI's shape:
@@ -143,6 +151,9 @@ type FunctionCall struct {
 type Tool struct {
 	Type     string       `json:"type"`
 	Function ToolFunction `json:"function"`
+	// CacheControl is an Anthropic prompt-cache breakpoint on this tool;
+	// only the anthropic adapter sends it.
+	CacheControl json.RawMessage `json:"-"`
 }
 
 // ToolFunction describes a callable function.

@@ -35,6 +35,10 @@ func userMessages(at string, blocks []msgBlock) ([]engine.Message, error) {
 	var parts []engine.ContentPart
 	for j, b := range blocks {
 		bat := fmt.Sprintf("%s.content[%d]", at, j)
+		cc, err := cacheControl(bat, b.CacheControl)
+		if err != nil {
+			return nil, err
+		}
 		if b.Type == "tool_result" {
 			if b.ToolUseID == "" {
 				return nil, engine.FieldError(bat+".tool_use_id", "is required")
@@ -46,13 +50,16 @@ func userMessages(at string, blocks []msgBlock) ([]engine.Message, error) {
 			if b.IsError {
 				text = "Error: " + text
 			}
-			out = append(out, engine.Message{Role: "tool", ToolCallID: toolCallID(b.ToolUseID), Content: engine.TextContent(text)})
+			out = append(out, engine.Message{Role: "tool", ToolCallID: toolCallID(b.ToolUseID), Content: engine.TextContent(text), CacheControl: cc})
 			parts = append(parts, extra...)
 			continue
 		}
 		p, err := userParts(bat, b)
 		if err != nil {
 			return nil, err
+		}
+		if len(p) > 0 {
+			p[len(p)-1].CacheControl = cc
 		}
 		parts = append(parts, p...)
 	}
@@ -62,11 +69,12 @@ func userMessages(at string, blocks []msgBlock) ([]engine.Message, error) {
 	return out, nil
 }
 
-// partsContent is a string content for text alone, else parts.
+// partsContent is a string content for text alone without cache_control
+// breakpoints, else parts.
 func partsContent(parts []engine.ContentPart) engine.Content {
 	var b strings.Builder
 	for i, p := range parts {
-		if p.Type != "text" {
+		if p.Type != "text" || len(p.CacheControl) > 0 {
 			return engine.Content{Parts: parts, Set: true}
 		}
 		if i > 0 {
@@ -214,6 +222,13 @@ func assistantMessage(at string, blocks []msgBlock) (engine.Message, error) {
 	var thinking []json.RawMessage
 	for j, b := range blocks {
 		bat := fmt.Sprintf("%s.content[%d]", at, j)
+		cc, err := cacheControl(bat, b.CacheControl)
+		if err != nil {
+			return m, err
+		}
+		if cc != nil {
+			m.CacheControl = cc
+		}
 		switch b.Type {
 		case "text":
 			text = append(text, b.Text)

@@ -76,6 +76,7 @@ func (s *Server) messagesPipeRun(c echo.Context, t engine.ModelTarget, chat *eng
 	if err != nil {
 		return err
 	}
+	dropCacheControl(chat)
 	pr, err := s.deps.Runner.Prepare(ctx, &engine.RunRequest{
 		Principal: who, Name: t.Pipe, Messages: chat.Messages, ThreadID: c.Request().Header.Get(headerThreadRequest),
 		Tools: chat.Tools, LLMKey: llmKey(c.Request().Header), FallbackModels: fallbacks,
@@ -110,14 +111,18 @@ func (s *Server) messagesPipeRun(c echo.Context, t engine.ModelTarget, chat *eng
 	return s.messagesRelay(c, rs, b.Model).answer()
 }
 
-// applyAntOnly sends thinking, top_k and metadata on when every model
-// that may answer (the model and its fallbacks) is Anthropic's; other
-// providers do not take them, so they are left out and, for thinking and
-// top_k, named in the lb-warning header.
+// applyAntOnly sends thinking, top_k, metadata and cache_control
+// breakpoints on when every model that may answer (the model and its
+// fallbacks) is Anthropic's; other providers do not take them, so they
+// are left out and, for thinking and top_k, named in the lb-warning
+// header.
 func applyAntOnly(c echo.Context, chat *engine.ChatRequest, only antOnly, refs []engine.ModelRef) {
 	allAnt := len(refs) > 0
 	for _, r := range refs {
 		allAnt = allAnt && r.Provider == "anthropic"
+	}
+	if !allAnt {
+		dropCacheControl(chat)
 	}
 	fields := map[string]json.RawMessage{"thinking": only.thinking, "top_k": only.topK, "metadata": only.metadata}
 	var dropped []string
@@ -137,5 +142,27 @@ func applyAntOnly(c echo.Context, chat *engine.ChatRequest, only antOnly, refs [
 	}
 	if len(dropped) > 0 {
 		setHeader(c.Response().Header(), HeaderWarning, strings.Join(dropped, " and ")+" ignored: only Anthropic models take them")
+	}
+}
+
+// dropCacheControl removes the request's cache_control breakpoints, for
+// providers without Anthropic's prompt cache: text parts go back to
+// plain text, joined by blank lines, as they would without breakpoints.
+func dropCacheControl(chat *engine.ChatRequest) {
+	for i := range chat.Tools {
+		chat.Tools[i].CacheControl = nil
+	}
+	for i := range chat.Messages {
+		m := &chat.Messages[i]
+		m.CacheControl = nil
+		if m.Content.Parts == nil {
+			continue
+		}
+		parts := make([]engine.ContentPart, len(m.Content.Parts))
+		for j, p := range m.Content.Parts {
+			p.CacheControl = nil
+			parts[j] = p
+		}
+		m.Content = partsContent(parts)
 	}
 }
