@@ -325,6 +325,21 @@ type Delta struct {
 	// Thinking is ResponseMessage.Thinking of a stream, set on the chunk
 	// with the finish reason; not on the wire.
 	Thinking []json.RawMessage `json:"-"`
+	// Reasoning is a piece of the answer's reasoning as the provider
+	// streams it (Anthropic thinking, DeepSeek reasoning_content), for
+	// surfaces that stream reasoning; not on the wire.
+	Reasoning *ReasoningDelta `json:"-"`
+}
+
+// ReasoningDelta is a streamed piece of one reasoning block. Block numbers
+// the answer's reasoning blocks from 0; Text and Signature are appended
+// to the block's thinking and signature; Redacted is a whole
+// redacted_thinking block, raw.
+type ReasoningDelta struct {
+	Block     int
+	Text      string
+	Signature string
+	Redacted  json.RawMessage
 }
 
 // ChunkChoice is one choice of a stream chunk.

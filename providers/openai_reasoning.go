@@ -118,7 +118,8 @@ func decodeOpenAIResponse(h *host, call *upstreamCall) (*engine.ChatResponse, we
 
 // oaiReasoningState collects a stream's reasoning_content deltas (choice
 // 0) and puts them on the first tool call's first delta: DeepSeek streams
-// all reasoning before the answer and its tool calls.
+// all reasoning before the answer and its tool calls. Each piece also goes
+// on its own chunk as Delta.Reasoning, for surfaces that stream reasoning.
 type oaiReasoningState struct {
 	text     strings.Builder
 	attached bool
@@ -135,8 +136,13 @@ func (r *oaiReasoningState) take(data []byte, c *engine.ChatChunk) {
 	}
 	json.Unmarshal(data, &d)
 	for _, ch := range d.Choices {
-		if ch.Index == 0 {
+		if ch.Index == 0 && ch.Delta.ReasoningContent != "" {
 			r.text.WriteString(ch.Delta.ReasoningContent)
+			for i := range c.Choices {
+				if c.Choices[i].Index == 0 {
+					c.Choices[i].Delta.Reasoning = &engine.ReasoningDelta{Text: ch.Delta.ReasoningContent}
+				}
+			}
 		}
 	}
 	if r.attached || r.text.Len() == 0 {

@@ -58,6 +58,7 @@ func (s *Server) handleMessages(c echo.Context) error {
 	}
 	setHeader(c.Response().Header(), HeaderModel, res.Model.String())
 	if res.Stream != nil {
+		res.Stream.StreamDeltas()
 		out := s.messagesRelay(c, res.Stream, b.Model)
 		s.recordMessages(ctx, who.Owner, start, res.Model.String(), true, out)
 		return out.answer()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"sort"
 	"strings"
@@ -60,6 +61,12 @@ type AgentStream struct {
 	// per step
 	content strings.Builder
 	calls   map[int]*engine.ToolCall
+	// passed maps the upstream index of a call to a tool the caller
+	// runs (not an MCP tool) to its index in the stream sent on: such
+	// calls go out delta by delta as they arrive.
+	passed map[int]int
+	// deltas is set by StreamDeltas.
+	deltas bool
 	finish  string
 	// stopSeq and thinking are the finish chunk's StopSequence and
 	// Delta.Thinking (fields off the OpenAI wire), passed on with it.
@@ -208,6 +215,9 @@ func (s *AgentStream) take(c *engine.ChatChunk) {
 			}
 			s.queue = append(s.queue, s.chunk(engine.Delta{Content: d.Content, Refusal: d.Refusal, Annotations: d.Annotations}, ""))
 		}
+		if d.Reasoning != nil && s.deltas {
+			s.queue = append(s.queue, s.chunk(engine.Delta{Reasoning: d.Reasoning}, ""))
+		}
 		for i, tc := range d.ToolCalls {
 			idx := i
 			if tc.Index != nil {
@@ -219,12 +229,53 @@ func (s *AgentStream) take(c *engine.ChatChunk) {
 				s.calls[idx] = acc
 			}
 			acc.Merge(tc)
+			s.pass(idx, acc, tc)
 		}
 		if ch.FinishReason != nil && *ch.FinishReason != "" {
 			s.finish = *ch.FinishReason
 			s.stopSeq, s.thinking = ch.StopSequence, d.Thinking
 		}
 	}
+}
+
+// StreamDeltas makes the stream send on, as they arrive, the deltas of
+// calls to tools the caller runs (MCP tool calls stay held for the end of
+// their step) and the pieces of the model's reasoning (Delta.Reasoning);
+// by default calls go out whole at the end of the step and reasoning
+// only as whole blocks. Call it before the first Recv.
+func (s *AgentStream) StreamDeltas() { s.deltas = true }
+
+// pass sends on the delta tc of the call at upstream index idx (acc so
+// far) when the caller runs that tool: the call's first delta, once its
+// name is known, carries everything so far (an id is given to calls
+// without one, as fillCallIDs would), later ones their own arguments.
+// Calls to MCP tools stay held for the end of the step.
+func (s *AgentStream) pass(idx int, acc *engine.ToolCall, tc engine.ToolCall) {
+	out, ok := s.passed[idx]
+	if !ok {
+		if !s.deltas || acc.Function.Name == "" || s.tb.isMCP(acc.Function.Name) {
+			return
+		}
+		if s.passed == nil {
+			s.passed = map[int]int{}
+		}
+		out = len(s.passed)
+		s.passed[idx] = out
+		if acc.ID == "" {
+			acc.ID = fmt.Sprintf("call_hearth_%d_%d", s.step, idx)
+		}
+		if acc.Type == "" {
+			acc.Type = "function"
+		}
+		s.queue = append(s.queue, s.chunk(engine.Delta{ToolCalls: []engine.ToolCall{{Index: &out, ID: acc.ID, Type: acc.Type,
+			Function: engine.FunctionCall{Name: acc.Function.Name, Arguments: acc.Function.Arguments}, ExtraContent: acc.ExtraContent}}}, ""))
+		return
+	}
+	if tc.Function.Arguments == "" && len(tc.ExtraContent) == 0 {
+		return
+	}
+	s.queue = append(s.queue, s.chunk(engine.Delta{ToolCalls: []engine.ToolCall{{Index: &out,
+		Function: engine.FunctionCall{Arguments: tc.Function.Arguments}, ExtraContent: tc.ExtraContent}}}, ""))
 }
 
 // stepCalls returns the step's tool calls in index order.
@@ -267,6 +318,7 @@ func (s *AgentStream) endStep() error {
 	s.content.Reset()
 	s.calls = map[int]*engine.ToolCall{}
 	s.finish, s.stopSeq, s.thinking = "", "", nil
+
 	next, err := s.model.ChatStream(s.ctx, s.chat)
 	if err != nil {
 		return err
@@ -284,14 +336,19 @@ type usageChunk struct {
 // finishStream queues the caller-defined tool calls, the finish chunk and
 // the summed usage.
 func (s *AgentStream) finishStream(callerCalls []engine.ToolCall) {
-	for i, c := range callerCalls {
-		i := i
+	n := len(s.passed)
+	for _, c := range callerCalls {
+		if s.wasPassed(c.ID) {
+			continue
+		}
+		i := n
+		n++
 		s.queue = append(s.queue, s.chunk(engine.Delta{ToolCalls: []engine.ToolCall{{Index: &i, ID: c.ID, Type: c.Type,
 			Function: engine.FunctionCall{Name: c.Function.Name, Arguments: c.Function.Arguments}, ExtraContent: c.ExtraContent}}}, ""))
 	}
 	finish := s.finish
 	switch {
-	case len(callerCalls) > 0:
+	case n > 0:
 		finish = "tool_calls"
 	case finish == "" || finish == "tool_calls":
 		finish = "stop"
@@ -306,4 +363,14 @@ func (s *AgentStream) finishStream(callerCalls []engine.ToolCall) {
 		s.queue = append(s.queue, &b.chunk)
 	}
 	s.done = true
+}
+
+// wasPassed reports whether the call with id went out delta by delta.
+func (s *AgentStream) wasPassed(id string) bool {
+	for idx := range s.passed {
+		if c := s.calls[idx]; c != nil && c.ID == id {
+			return true
+		}
+	}
+	return false
 }
