@@ -67,7 +67,7 @@ type AgentStream struct {
 	passed map[int]int
 	// deltas is set by StreamDeltas.
 	deltas bool
-	finish  string
+	finish string
 	// stopSeq and thinking are the finish chunk's StopSequence and
 	// Delta.Thinking (fields off the OpenAI wire), passed on with it.
 	stopSeq  string
