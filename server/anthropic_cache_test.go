@@ -114,3 +114,34 @@ func TestMessagesCacheControlDroppedElsewhere(t *testing.T) {
 		t.Fatalf("user content %s", got)
 	}
 }
+
+// TestMessagesBetaHeader: the anthropic-beta header reaches an Anthropic
+// model's upstream as sent (both lines of a repeated header); another
+// provider does not get it.
+func TestMessagesBetaHeader(t *testing.T) {
+	ant := fake.NewAnthropic()
+	t.Cleanup(ant.Close)
+	oai := fake.NewOpenAI()
+	t.Cleanup(oai.Close)
+	ts := servertest.Start(t, servertest.WithProvider("anthropic", ant.BaseURL(), "sk-ant"), servertest.WithProvider("openai", oai.BaseURL(), "sk-oai"))
+	r := postMessages(ts, admin, msgReq("claude-sonnet-4-5", "hi"), "anthropic-beta", "context-1m-2025-08-07, interleaved-thinking-2025-05-14")
+	mustStatus(t, r, 200)
+	if got := ant.LastRequest().Header.Get("anthropic-beta"); got != "context-1m-2025-08-07,interleaved-thinking-2025-05-14" {
+		t.Fatalf("anthropic-beta upstream %q", got)
+	}
+	r = postMessages(ts, admin, msgReq("claude-sonnet-4-5", "hi", "stream", true), "anthropic-beta", "context-1m-2025-08-07")
+	mustStatus(t, r, 200)
+	if got := ant.LastRequest().Header.Get("anthropic-beta"); got != "context-1m-2025-08-07" {
+		t.Fatalf("anthropic-beta upstream (stream) %q", got)
+	}
+	r = postMessages(ts, admin, msgReq("claude-sonnet-4-5", "hi"))
+	mustStatus(t, r, 200)
+	if got := ant.LastRequest().Header.Values("anthropic-beta"); len(got) != 0 {
+		t.Fatalf("anthropic-beta without one asked: %q", got)
+	}
+	r = postMessages(ts, admin, msgReq("openai:gpt-4o-mini", "hi"), "anthropic-beta", "context-1m-2025-08-07")
+	mustStatus(t, r, 200)
+	if req := oai.LastRequest(); req.Header.Get("anthropic-beta") != "" || strings.Contains(string(req.Body), "anthropic_beta") {
+		t.Fatalf("anthropic-beta sent to openai: %v %s", req.Header, req.Body)
+	}
+}

@@ -112,8 +112,8 @@ func (s *Server) messagesPipeRun(c echo.Context, t engine.ModelTarget, chat *eng
 	return s.messagesRelay(c, rs, b.Model).answer()
 }
 
-// applyAntOnly sends thinking, top_k, metadata and cache_control
-// breakpoints on when every model that may answer (the model and its
+// applyAntOnly sends thinking, top_k, metadata, cache_control
+// breakpoints and the anthropic-beta header on when every model that may answer (the model and its
 // fallbacks) is Anthropic's; other providers do not take them, so they
 // are left out and, for thinking and top_k, named in the lb-warning
 // header.
@@ -124,6 +124,8 @@ func applyAntOnly(c echo.Context, chat *engine.ChatRequest, only antOnly, refs [
 	}
 	if !allAnt {
 		dropCacheControl(chat)
+	} else if beta := betaHeader(c.Request().Header); beta != "" {
+		addAntBeta(chat, beta)
 	}
 	fields := map[string]json.RawMessage{"thinking": only.thinking, "top_k": only.topK, "metadata": only.metadata}
 	var dropped []string
@@ -166,4 +168,38 @@ func dropCacheControl(chat *engine.ChatRequest) {
 		}
 		m.Content = partsContent(parts)
 	}
+}
+
+// betaHeader is the request's anthropic-beta betas, comma-separated (the
+// header may come more than once).
+func betaHeader(h http.Header) string {
+	var names []string
+	for _, v := range h.Values("anthropic-beta") {
+		for _, b := range strings.Split(v, ",") {
+			if b = strings.TrimSpace(b); b != "" {
+				names = append(names, b)
+			}
+		}
+	}
+	return strings.Join(names, ",")
+}
+
+// addAntBeta adds betas to the anthropic_beta model parameter the
+// anthropic adapter sends as its anthropic-beta header, after those a
+// pipe or the request already set there.
+func addAntBeta(chat *engine.ChatRequest, betas string) {
+	if chat.Extra == nil {
+		chat.Extra = map[string]json.RawMessage{}
+	}
+	var list []string
+	var one string
+	switch raw := chat.Extra["anthropic_beta"]; {
+	case len(raw) == 0:
+	case json.Unmarshal(raw, &one) == nil:
+		list = append(list, one)
+	case json.Unmarshal(raw, &list) == nil:
+	default:
+		return
+	}
+	chat.Extra["anthropic_beta"], _ = json.Marshal(strings.Join(append(list, betas), ","))
 }
