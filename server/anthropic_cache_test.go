@@ -145,3 +145,28 @@ func TestMessagesBetaHeader(t *testing.T) {
 		t.Fatalf("anthropic-beta sent to openai: %v %s", req.Header, req.Body)
 	}
 }
+
+// TestMessagesSystemRoleMessage: a system message among the messages (as
+// Claude Code sends one) joins the system prompt of an Anthropic model,
+// with its breakpoint, and stays a system message for other providers.
+func TestMessagesSystemRoleMessage(t *testing.T) {
+	ant := fake.NewAnthropic()
+	t.Cleanup(ant.Close)
+	oai := fake.NewOpenAI()
+	t.Cleanup(oai.Close)
+	ts := servertest.Start(t, servertest.WithProvider("anthropic", ant.BaseURL(), "sk-ant"), servertest.WithProvider("openai", oai.BaseURL(), "sk-oai"))
+	msgs := []any{map[string]any{"role": "user", "content": "hi"},
+		map[string]any{"role": "system", "content": []any{map[string]any{"type": "text", "text": "Context.", "cache_control": map[string]any{"type": "ephemeral"}}}}}
+	r := postMessages(ts, admin, map[string]any{"model": "claude-sonnet-4-5", "max_tokens": 64, "system": "Be brief.", "messages": msgs})
+	mustStatus(t, r, 200)
+	if got := mustJSON(t, ant.LastRequest().JSON()["system"]); got != `[{"text":"Be brief.","type":"text"},{"cache_control":{"type":"ephemeral"},"text":"Context.","type":"text"}]` {
+		t.Fatalf("system %s", got)
+	}
+	r = postMessages(ts, admin, map[string]any{"model": "openai:gpt-4o-mini", "max_tokens": 64, "messages": msgs})
+	mustStatus(t, r, 200)
+	if got := mustJSON(t, oai.LastRequest().JSON()["messages"]); got != `[{"content":"hi","role":"user"},{"content":"Context.","role":"system"}]` {
+		t.Fatalf("messages %s", got)
+	}
+	r = postMessages(ts, admin, map[string]any{"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": []any{map[string]any{"role": "tool", "content": "x"}}})
+	mustStatus(t, r, 400)
+}

@@ -193,7 +193,9 @@ func cacheControl(at string, raw json.RawMessage) (json.RawMessage, error) {
 }
 
 // canonicalMessages reads messages: user and assistant turns whose content
-// is a string or an array of blocks. A user turn's tool_result blocks
+// is a string or an array of blocks, and system messages of text blocks
+// (Claude Code sends them mid-conversation; the anthropic adapter joins
+// them to the system prompt). A user turn's tool_result blocks
 // become tool messages (first, as their calls precede them); an assistant
 // turn's thinking blocks ride on its first tool call's extra_content, the
 // way the anthropic adapter sends them back.
@@ -229,8 +231,13 @@ func canonicalMessages(raw json.RawMessage) ([]engine.Message, error) {
 			var a engine.Message
 			a, err = assistantMessage(at, blocks)
 			msgs = []engine.Message{a}
+		case "system":
+			var sys engine.Content
+			if sys, err = systemContent(m.Content); err == nil && sys.Set {
+				msgs = []engine.Message{{Role: "system", Content: sys}}
+			}
 		default:
-			return nil, engine.FieldError(at+".role", "must be user or assistant, got %q", m.Role)
+			return nil, engine.FieldError(at+".role", "must be user, assistant or system, got %q", m.Role)
 		}
 		if err != nil {
 			return nil, err
