@@ -124,8 +124,11 @@ func applyAntOnly(c echo.Context, chat *engine.ChatRequest, only antOnly, refs [
 	}
 	if !allAnt {
 		dropCacheControl(chat)
-	} else if beta := betaHeader(c.Request().Header); beta != "" {
-		addAntBeta(chat, beta)
+	} else {
+		thinkingFrom(chat, refs[0].Model)
+		if beta := betaHeader(c.Request().Header); beta != "" {
+			addAntBeta(chat, beta)
+		}
 	}
 	fields := map[string]json.RawMessage{"thinking": only.thinking, "top_k": only.topK, "metadata": only.metadata}
 	var dropped []string

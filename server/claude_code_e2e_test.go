@@ -57,13 +57,29 @@ func TestClaudeCodeEndToEnd(t *testing.T) {
 	if err := os.WriteFile(note, []byte(claudeCodeNote+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	up := fake.NewOpenAIHost("ollama")
+	for _, family := range []string{"ollama", "anthropic"} {
+		t.Run(family, func(t *testing.T) { runClaudeCode(t, claude, work, note, family) })
+	}
+}
+
+// runClaudeCode runs Claude Code in work against Hearth whose upstream is
+// a fake of family: ollama (every model aliased to it) or Anthropic (the
+// Claude models Claude Code asks for, as they are).
+func runClaudeCode(t *testing.T, claude, work, note, family string) {
+	up := fake.NewAnthropic()
+	if family == "ollama" {
+		up.Close()
+		up = fake.NewOpenAIHost("ollama")
+	}
 	t.Cleanup(up.Close)
 	seen := &claudeCodeRequests{}
 	proxy := httptest.NewServer(claudeCodeUpstream(up, note, seen))
 	t.Cleanup(proxy.Close)
-	ts := servertest.Start(t, servertest.WithProvider("ollama", proxy.URL+"/v1", ""),
-		servertest.WithConfig(func(c *server.Config) { c.AnthropicModelAliases = map[string]string{"*": "ollama:qwen3-coder"} }))
+	opts := []servertest.Option{servertest.WithProvider(family, proxy.URL+"/v1", "sk-upstream")}
+	if family == "ollama" {
+		opts = append(opts, servertest.WithConfig(func(c *server.Config) { c.AnthropicModelAliases = map[string]string{"*": "ollama:qwen3-coder"} }))
+	}
+	ts := servertest.Start(t, opts...)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -128,17 +144,11 @@ func claudeCodeUpstream(up *fake.Server, note string, seen *claudeCodeRequests) 
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		var req struct {
-			Model    string `json:"model"`
-			Messages []struct {
-				Role    string          `json:"role"`
-				Content json.RawMessage `json:"content"`
-			} `json:"messages"`
+			Model string `json:"model"`
 		}
 		json.Unmarshal(body, &req)
-		result := false
-		for _, m := range req.Messages {
-			result = result || (m.Role == "tool" && strings.Contains(string(m.Content), claudeCodeNote))
-		}
+		// Only the Read tool's result carries the note's text.
+		result := strings.Contains(string(body), claudeCodeNote)
 		seen.mu.Lock()
 		seen.models = append(seen.models, req.Model)
 		seen.toolResult = seen.toolResult || result
