@@ -36,6 +36,9 @@ sdk-deps:
 	@if [ -d testdata/anthropic-client/node_modules ]; then :; \
 	elif command -v npm >/dev/null 2>&1; then npm ci --prefix testdata/anthropic-client --no-audit --no-fund; \
 	else echo "npm not found: the anthropic client end-to-end test will be skipped (it fails under CI=1)"; fi
+	@if [ -d testdata/claude-code/node_modules ]; then :; \
+	elif command -v npm >/dev/null 2>&1; then npm ci --prefix testdata/claude-code --no-audit --no-fund; \
+	else echo "npm not found: the Claude Code end-to-end test will be skipped (it fails under CI=1)"; fi
 
 test-go:
 	$(GO) test -race -count=1 ./...

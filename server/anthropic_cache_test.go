@@ -167,6 +167,12 @@ func TestMessagesSystemRoleMessage(t *testing.T) {
 	if got := mustJSON(t, oai.LastRequest().JSON()["messages"]); got != `[{"content":"hi","role":"user"},{"content":"Context.","role":"system"}]` {
 		t.Fatalf("messages %s", got)
 	}
-	r = postMessages(ts, admin, map[string]any{"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": []any{map[string]any{"role": "tool", "content": "x"}}})
+	r = postMessages(ts, admin, map[string]any{"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": []any{map[string]any{"role": "system",
+		"content": []any{map[string]any{"type": "image", "source": map[string]any{"type": "url", "url": "https://example.com/a.png"}}}}}})
 	mustStatus(t, r, 400)
+	var e msgError
+	r.JSON(t, &e)
+	if !strings.Contains(e.Error.Message, "messages[0].content[0].type") {
+		t.Fatalf("image in a system message: %+v", e)
+	}
 }

@@ -79,7 +79,7 @@ func (r *messagesRequest) chat() (*engine.ChatRequest, antOnly, error) {
 	}
 	max := int(*r.MaxTokens)
 	chat := &engine.ChatRequest{MaxTokens: &max, Stop: r.StopSequences}
-	system, err := systemContent(r.System)
+	system, err := systemContent("system", r.System)
 	if err != nil {
 		return nil, only, err
 	}
@@ -137,7 +137,7 @@ func (r *messagesRequest) chat() (*engine.ChatRequest, antOnly, error) {
 // systemContent reads system: a string or an array of text blocks, which
 // stay text parts when one carries a cache_control breakpoint and are
 // joined by blank lines otherwise. An empty system is no content.
-func systemContent(raw json.RawMessage) (engine.Content, error) {
+func systemContent(field string, raw json.RawMessage) (engine.Content, error) {
 	switch engine.JSONKind(raw) {
 	case "", "null":
 		return engine.Content{}, nil
@@ -151,11 +151,11 @@ func systemContent(raw json.RawMessage) (engine.Content, error) {
 	case "array":
 		var blocks []msgBlock
 		if err := json.Unmarshal(raw, &blocks); err != nil {
-			return engine.Content{}, engine.FieldError("system", "must be a string or an array of text blocks")
+			return engine.Content{}, engine.FieldError(field, "must be a string or an array of text blocks")
 		}
 		var parts []engine.ContentPart
 		for i, b := range blocks {
-			at := fmt.Sprintf("system[%d]", i)
+			at := fmt.Sprintf("%s[%d]", field, i)
 			if b.Type != "text" {
 				return engine.Content{}, engine.FieldError(at+".type", "must be text, got %q", b.Type)
 			}
@@ -170,7 +170,7 @@ func systemContent(raw json.RawMessage) (engine.Content, error) {
 		}
 		return engine.Content{}, nil
 	}
-	return engine.Content{}, engine.FieldError("system", "must be a string or an array of text blocks, got %s", engine.JSONKind(raw))
+	return engine.Content{}, engine.FieldError(field, "must be a string or an array of text blocks, got %s", engine.JSONKind(raw))
 }
 
 // cacheControl checks a block's cache_control: absent, or
@@ -233,7 +233,7 @@ func canonicalMessages(raw json.RawMessage) ([]engine.Message, error) {
 			msgs = []engine.Message{a}
 		case "system":
 			var sys engine.Content
-			if sys, err = systemContent(m.Content); err == nil && sys.Set {
+			if sys, err = systemContent(at+".content", m.Content); err == nil && sys.Set {
 				msgs = []engine.Message{{Role: "system", Content: sys}}
 			}
 		default:
