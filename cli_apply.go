@@ -15,8 +15,8 @@ import (
 // They build the application on the data dir without serving it, so
 // every change goes through the engine services.
 var declarativeCommands = []command{
-	{"apply", "<dir> [--prune] [--dry-run]", "Make the server's users, orgs, pipes, memories and keysets match the YAML/JSON files in <dir>", applyCmd},
-	{"export", "<dir>", "Write the server's users, orgs, pipes, memories (with documents) and keysets (without keys) to <dir>", exportCmd},
+	{"apply", "<dir> [--prune] [--dry-run]", "Make the server's users, orgs, pipes, memories, keysets and model entries match the YAML/JSON files in <dir>", applyCmd},
+	{"export", "<dir>", "Write the server's users, orgs, pipes, memories (with documents), keysets (without keys) and model entries to <dir>", exportCmd},
 }
 
 func applyCmd(fs *flag.FlagSet, c cliIO) func([]string) error {
@@ -69,8 +69,8 @@ func exportCmd(fs *flag.FlagSet, c cliIO) func([]string) error {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(c.stdout, "wrote %d users, %d orgs, %d pipes, %d memories, %d keysets (keys not included: set the key_env variables before applying) to %s\n",
-				len(spec.Users), len(spec.Orgs), len(spec.Pipes), len(spec.Memories), len(spec.Keysets), pos[0])
+			fmt.Fprintf(c.stdout, "wrote %d users, %d orgs, %d pipes, %d memories, %d keysets (keys not included: set the key_env variables before applying), %d model entries to %s\n",
+				len(spec.Users), len(spec.Orgs), len(spec.Pipes), len(spec.Memories), len(spec.Keysets), len(spec.Models), pos[0])
 			return nil
 		})
 	}

@@ -1,19 +1,21 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/guard"
 )
 
 // scopeFlags are the flags of `keys create` that scope the new key
 // (README "Scoped keys").
 type scopeFlags struct {
-	expires, models, pipes, memories *string
-	readOnly                         *bool
+	expires, models, pipes, memories, guard *string
+	readOnly                                *bool
 }
 
 func defineScope(fs *flag.FlagSet) *scopeFlags {
@@ -23,6 +25,7 @@ func defineScope(fs *flag.FlagSet) *scopeFlags {
 		pipes:    fs.String("pipes", "", "comma-separated pipe names the key may use"),
 		memories: fs.String("memories", "", "comma-separated memory names the key may use"),
 		readOnly: fs.Bool("read-only", false, "the key reads and runs but changes nothing"),
+		guard:    fs.String("guard", "", "guardrail policy of the key as JSON (README \"Guardrails\")"),
 	}
 }
 
@@ -39,6 +42,18 @@ func (f *scopeFlags) scope(now time.Time) (*engine.Scope, error) {
 			t = now.Add(d)
 		}
 		s.ExpiresAt = &t
+	}
+	if *f.guard != "" {
+		var p guard.Policy
+		dec := json.NewDecoder(strings.NewReader(*f.guard))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&p); err != nil {
+			return nil, fmt.Errorf("keys create: --guard is not a guardrail policy: %v", err)
+		}
+		if err := p.Validate("guard"); err != nil {
+			return nil, fmt.Errorf("keys create: --guard: %v", err)
+		}
+		s.Guard = &p
 	}
 	if s.Empty() {
 		return nil, nil
@@ -75,6 +90,9 @@ func scopeSummary(s *engine.Scope) string {
 	}
 	if s.ReadOnly {
 		parts = append(parts, "read_only")
+	}
+	if !s.Guard.Empty() {
+		parts = append(parts, "guard")
 	}
 	return strings.Join(parts, " ")
 }

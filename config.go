@@ -92,6 +92,8 @@ type Config struct {
 	MaxConcurrent int64 `json:"max_concurrent"`
 	// RequestLimits are the per-client and thread limits (config_limits.go).
 	RequestLimits
+	// CacheSettings configure the response cache (config_cache.go).
+	CacheSettings
 	// EgressSettings are the egress policy and apply settings (config_egress.go).
 	EgressSettings
 	// RunContentRetention is the default retention of stored run content
@@ -127,6 +129,12 @@ type Config struct {
 	AnthropicSettings
 	// ModelsSettings name the operator's models file (config_models.go).
 	ModelsSettings
+	// MCPSettings are the MCP endpoint's (config_mcp.go).
+	MCPSettings
+	// DeploymentSettings are the models served by several servers (config_deployments.go).
+	DeploymentSettings
+	// GuardSettings are the server-wide guardrails (config_guard.go).
+	GuardSettings
 }
 
 func defaultConfig() Config {
@@ -138,6 +146,7 @@ func defaultConfig() Config {
 		Metrics: "on", MaxConcurrent: 512, RequestLimits: defaultRequestLimits(), JobLease: "30s", RunContentRetention: "7d",
 		ExtractorSettings: defaultExtractorSettings(),
 		PackSettings:      defaultPackSettings(),
+		CacheSettings:     defaultCacheSettings(),
 	}
 }
 
@@ -184,8 +193,8 @@ func (c *Config) vars() []configVar {
 		{env: "HEARTH_MAX_CONCURRENT", flag: "max-concurrent", usage: "requests served at once, shared fairly between keys; more wait (HEARTH_MAX_QUEUED, HEARTH_QUEUE_TIMEOUT), then get 503 (0 = no limit)", num: &c.MaxConcurrent},
 	}, slices.Concat(
 		c.limitVars(), c.egressVars(), c.clusterVars(), c.defaultVars(), c.testkitVars(),
-		c.crawlVars(), c.otelVars(), c.extractorVars(), c.packVars(), c.runLogVars(),
-		c.upstreamVars(), c.serverHTTP1Vars(), c.storeVars(), c.anthropicVars(), c.modelsVars(),
+		c.crawlVars(), c.otelVars(), c.extractorVars(), c.packVars(), c.runLogVars(), c.cacheVars(),
+		c.upstreamVars(), c.serverHTTP1Vars(), c.storeVars(), c.anthropicVars(), c.modelsVars(), c.mcpVars(), c.deploymentVars(), c.guardVars(),
 	)...)
 }
 
@@ -333,14 +342,18 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateCrawl()...)
 	errs = append(errs, c.validateCluster()...)
 	errs = append(errs, c.validateOTel()...)
+	errs = append(errs, c.validateDeployments()...)
 	errs = append(errs, c.validateDefaults()...)
 	errs = append(errs, c.validateTestkit()...)
 	errs = append(errs, c.validateExtractor()...)
 	errs = append(errs, c.validatePacks()...)
 	errs = append(errs, c.validateModels()...)
 	errs = append(errs, c.validateRunLog()...)
+	errs = append(errs, c.validateGuard()...)
+	errs = append(errs, c.validateCache()...)
 	errs = append(errs, c.validateUpstream()...)
 	errs = append(errs, c.validateAnthropic()...)
+	errs = append(errs, c.validateMCP()...)
 	errs = append(errs, c.validateServerHTTP1()...)
 	errs = append(errs, c.validateStoreCompression()...)
 	for _, v := range []struct{ env, val string }{

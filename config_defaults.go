@@ -70,7 +70,7 @@ func (c *Config) validateDefaults() []error {
 			errs = append(errs, fmt.Errorf("%s %q: want provider:model, such as openai:gpt-4o-mini", v.env, v.val))
 			continue
 		}
-		if _, extra := c.Providers[ref.Provider]; !extra && ref.Provider != providers.HearthProvider && !slices.Contains(providers.KnownProviders(), ref.Provider) {
+		if _, extra := c.Providers[ref.Provider]; !extra && ref.Provider != providers.HearthProvider && !slices.Contains(providers.KnownProviders(), ref.Provider) && !c.deploymentProvider(ref.Provider) {
 			errs = append(errs, fmt.Errorf("%s %q: unknown provider %q (built in: %s, hearth; others need HEARTH_PROVIDERS)", v.env, v.val, ref.Provider, strings.Join(providers.KnownProviders(), ", ")))
 		}
 	}

@@ -99,7 +99,7 @@ func (a *Accounts) CreateScopedKey(ctx context.Context, owner, name string, scop
 	if err := scope.Validate(a.now()); err != nil {
 		return nil, "", err
 	}
-	if scope.Empty() {
+	if scope.unset() {
 		scope = nil
 	}
 	return a.ownerKey(ctx, owner, name, "", scope)

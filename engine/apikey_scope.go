@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/hearth-dev/hearth/engine/guard"
 )
 
 // Scope limits what a user or org key may do (README "Scoped keys"). The
@@ -25,17 +27,41 @@ type Scope struct {
 	Memories []string `json:"memories,omitempty"`
 	// ReadOnly keys read and run but change nothing (README "Scoped keys").
 	ReadOnly bool `json:"read_only,omitempty"`
+	// Guard is the key's guardrail policy, merged with the server's and
+	// the pipe's on every call the key makes (README "Guardrails").
+	Guard *guard.Policy `json:"guard,omitempty"`
+	// Cache is the response cache mode ("on" or "off") of the key's
+	// requests that choose none (README "Response cache"). It limits
+	// nothing, so a scope with only Cache is Empty.
+	Cache string `json:"cache,omitempty"`
 }
 
 // Empty reports whether the scope limits nothing.
 func (s *Scope) Empty() bool {
-	return s == nil || (s.ExpiresAt == nil && len(s.Models) == 0 && len(s.Pipes) == 0 && len(s.Memories) == 0 && !s.ReadOnly)
+	return s == nil || (s.ExpiresAt == nil && len(s.Models) == 0 && len(s.Pipes) == 0 && len(s.Memories) == 0 && !s.ReadOnly && s.Guard.Empty())
+}
+
+// unset reports whether the scope limits nothing and sets nothing, so the
+// key is stored without one.
+func (s *Scope) unset() bool { return s.Empty() && (s == nil || s.Cache == "") }
+
+// CacheMode is the key's response cache mode ("" for none).
+func (s *Scope) CacheMode() string {
+	if s == nil {
+		return ""
+	}
+	return s.Cache
 }
 
 // Validate checks a scope sent at key creation; now is the creation time.
 func (s *Scope) Validate(now time.Time) error {
 	if s == nil {
 		return nil
+	}
+	switch s.Cache {
+	case "", CacheOn, CacheOff:
+	default:
+		return FieldError("cache", "must be on or off, got %q", s.Cache)
 	}
 	if s.ExpiresAt != nil && !s.ExpiresAt.After(now) {
 		return FieldError("expires_at", "must be in the future, got %s", s.ExpiresAt.UTC().Format(time.RFC3339))
@@ -60,7 +86,7 @@ func (s *Scope) Validate(now time.Time) error {
 			return err
 		}
 	}
-	return nil
+	return validateGuard("guard", s.Guard)
 }
 
 // CheckExpiry refuses a key whose scope expired by now.
@@ -155,7 +181,7 @@ func (a *Accounts) ImportScopedKey(ctx context.Context, owner, name, secret stri
 	if err := scope.Validate(a.now()); err != nil {
 		return nil, err
 	}
-	if scope.Empty() {
+	if scope.unset() {
 		scope = nil
 	}
 	rec, _, err := a.ownerKey(ctx, owner, name, secret, scope)

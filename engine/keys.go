@@ -9,7 +9,8 @@ package engine
 //	apikeyhash/<sha256 hex>       -> key id (lookup index; removed on revoke)
 //	apikeyowner/<login>/<id>      -> "" (list index)
 //	meta/<name>                   server metadata (meta/format: data format, engine/format.go;
-//	                              meta/thread-id-key: key of signed thread ids, threads_signed_key.go)
+//	                              meta/thread-id-key: key of signed thread ids, threads_signed_key.go;
+//	                              meta/models: model entries of hearth apply, models_applied.go)
 //
 // Pipes, threads and runs (pipes.go, threads.go, runlog.go):
 //
@@ -41,7 +42,8 @@ package engine
 //
 //	pipe/, pipeid/, memory/, doc/, chunk/, vec/, job/, upload/, thread/,
 //	threadidx/, threadgone/, msg/, run/, runpipe/, trace/, keyset/, idx/, blob/, usage/
-//	(engine/quota.go), budget/, spend/ (engine/budget.go), response/ (engine/responses.go)
+//	(engine/quota.go), budget/, spend/ (engine/budget.go), response/ (engine/responses.go),
+//	rcache/, rcacheexp/ (engine/rcache.go)
 const (
 	prefixAccount     = "acct/"
 	prefixAPIKey      = "apikey/"

@@ -252,6 +252,10 @@ type Usage struct {
 	// prompt cache (Anthropic's cache_creation_input_tokens), included in
 	// PromptTokens; OpenAI's wire format has no field for them.
 	CacheCreationTokens int `json:"-"`
+	// CacheCreation1hTokens are the part of CacheCreationTokens written
+	// with a one-hour lifetime (Anthropic's ephemeral_1h_input_tokens),
+	// billed at a higher write price than the default five minutes.
+	CacheCreation1hTokens int `json:"-"`
 }
 
 // CachedTokens is the prompt tokens read from a prompt cache (0 when the
@@ -436,9 +440,23 @@ type ModelInfo struct {
 	ContextWindow int `json:"contextWindow,omitempty"`
 	// Retired is set when the provider no longer serves the model.
 	Retired *ModelRetirement `json:"retired,omitempty"`
+	// CachePricing is what the provider bills for prompt tokens read from
+	// or written to its prompt cache, as multiples of the prompt price of
+	// the call's tier.
+	CachePricing *ModelCachePricing `json:"cachePricing,omitempty"`
+	// PriceEstimated marks prices not taken from the provider's own page.
+	PriceEstimated bool `json:"priceEstimated,omitempty"`
 	// Source is where the entry comes from: "builtin" (the catalogue
 	// compiled into Hearth) or "operator" (the HEARTH_MODELS_FILE).
 	Source string `json:"source,omitempty"`
+}
+
+// ModelCachePricing is the price of prompt-cache reads and writes as
+// multiples of the prompt price (1: the plain input price).
+type ModelCachePricing struct {
+	Read    float64 `json:"read"`
+	Write5m float64 `json:"write5m"`
+	Write1h float64 `json:"write1h"`
 }
 
 // ModelPriceTier is the USD price per million tokens of calls whose

@@ -27,6 +27,9 @@ func (ip *instrumented) CostOf(ref ModelRef, u *Usage) (float64, bool) {
 	return costOf(ip.Providers, ref, u)
 }
 
+// HasDeployments reports whether the wrapped registry has deployments.
+func (ip *instrumented) HasDeployments() bool { return HasDeployments(ip.Providers) }
+
 func (ip *instrumented) ChatModel(ref ModelRef) (ChatModel, error) {
 	cm, err := ip.Providers.ChatModel(ref)
 	if err != nil {

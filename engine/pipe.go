@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"github.com/hearth-dev/hearth/engine/guard"
+
 	"bytes"
 	"encoding/json"
 	"sort"
@@ -53,6 +55,12 @@ type Pipe struct {
 	// LogContent keeps the prompt and completion text of each run for
 	// debugging (README "Run log").
 	LogContent bool `json:"log_content,omitempty"`
+	// Guard is the pipe's guardrail policy, merged with the server's and
+	// the key's on every run (README "Guardrails").
+	Guard *guard.Policy `json:"guard,omitempty"`
+	// Cache answers the pipe's runs from the response cache when the
+	// server has one and the request does not say LB-Cache: off.
+	Cache bool `json:"cache,omitempty"`
 }
 
 // Pipe statuses and types.
@@ -204,6 +212,7 @@ type PipeInput struct {
 	Store             *bool
 	Moderate          *bool
 	LogContent        *bool
+	Cache             *bool
 	TopP              *float64
 	MaxTokens         *float64
 	Temperature       *float64
@@ -218,6 +227,9 @@ type PipeInput struct {
 	Memory            *[]MemoryRef
 	ResponseFormat    *ResponseFormat
 	FallbackModels    *[]string
+	// Guard, when set, replaces the pipe's guardrail policy; an empty
+	// policy ({}) removes it.
+	Guard *guard.Policy
 	// Field maps a v1 field name to the name the caller used (beta bodies
 	// nest fields under config); nil means the v1 names.
 	Field func(string) string
@@ -269,6 +281,7 @@ func (in *PipeInput) apply(p *Pipe) {
 	setB(&p.Store, in.Store)
 	setB(&p.Moderate, in.Moderate)
 	setB(&p.LogContent, in.LogContent)
+	setB(&p.Cache, in.Cache)
 	setF(&p.TopP, in.TopP)
 	setF(&p.Temperature, in.Temperature)
 	setF(&p.PresencePenalty, in.PresencePenalty)
@@ -309,6 +322,13 @@ func (in *PipeInput) apply(p *Pipe) {
 		p.ResponseFormat = &rf
 		if rf.Type == "text" && rf.JSONSchema == nil {
 			p.ResponseFormat = nil
+		}
+	}
+	if in.Guard != nil {
+		g := *in.Guard
+		p.Guard = &g
+		if g.Input == nil && g.Context == nil && g.Output == nil && len(g.NationalIDs) == 0 && len(g.InjectionRules) == 0 && g.InjectionThreshold == 0 {
+			p.Guard = nil
 		}
 	}
 }

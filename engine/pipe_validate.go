@@ -99,6 +99,9 @@ func (p *Pipe) validate(f func(string) string) error {
 	if err := validateMemoryRefs(f("memory"), p.Memory); err != nil {
 		return err
 	}
+	if err := validateGuard(f("guard"), p.Guard); err != nil {
+		return err
+	}
 	return ValidateResponseFormat(f("response_format"), p.ResponseFormat)
 }
 

@@ -28,6 +28,9 @@ func TraceProviders(p Providers) Providers {
 
 type traced struct{ Providers }
 
+// HasDeployments reports whether the wrapped registry has deployments.
+func (tp *traced) HasDeployments() bool { return HasDeployments(tp.Providers) }
+
 func (tp *traced) ChatModel(ref ModelRef) (ChatModel, error) {
 	cm, err := tp.Providers.ChatModel(ref)
 	if err != nil {

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"github.com/hearth-dev/hearth/engine/guard"
+
 	"context"
 	"errors"
 	"log/slog"
@@ -21,6 +23,7 @@ type Runner struct {
 	memories  MemoryLookup
 	retriever Retriever
 	runs      *RunLog
+	guards    *Guards
 	log       *slog.Logger
 	now       func() time.Time
 }
@@ -37,12 +40,15 @@ type RunnerConfig struct {
 	Retriever Retriever
 	RunLog    *RunLog
 	Logger    *slog.Logger
+	// Guards, when set, applies the guardrails to runs (the server's
+	// policy merged with the key's and the pipe's).
+	Guards *Guards
 }
 
 // NewRunner returns the pipe runner.
 func NewRunner(cfg RunnerConfig) *Runner {
 	r := &Runner{pipes: cfg.Pipes, threads: cfg.Threads, keysets: cfg.Keysets, providers: cfg.Providers,
-		memories: cfg.Memories, retriever: cfg.Retriever, runs: cfg.RunLog, log: cfg.Logger, now: time.Now}
+		memories: cfg.Memories, retriever: cfg.Retriever, runs: cfg.RunLog, guards: cfg.Guards, log: cfg.Logger, now: time.Now}
 	if r.memories == nil && cfg.Pipes != nil {
 		r.memories = cfg.Pipes.memories
 	}
@@ -136,6 +142,15 @@ type PreparedRun struct {
 	// idRoom holds runID's bytes, and threadRoom a new signed ThreadID's.
 	idRoom     RunIDRoom
 	threadRoom threadIDRoom
+	// note receives the deployment that served the run, when its model
+	// may be served by several (deployment.go).
+	note *DeploymentNote
+	// guard is the run's compiled guardrail policy (nil: none) and
+	// guardRep the actions it took (run_guard.go).
+	guard    *guard.Guard
+	guardRep guard.Report
+	// cache is the request's response cache ticket (nil without one).
+	cache *CacheTicket
 }
 
 const maxRunMessages = MaxRunMessages
@@ -179,6 +194,10 @@ func (r *Runner) PrepareIn(ctx context.Context, in *RunRequest, pr *PreparedRun)
 	*pr = PreparedRun{r: r, Pipe: p, start: start, created: created,
 		endpoint: in.Endpoint, stream: in.Stream, keyID: in.Principal.KeyID}
 	pr.runID = NewRunIDIn(ctx, created, &pr.idRoom)
+	pr.cache = CacheTicketFrom(ctx)
+	if p.Cache {
+		pr.cache.Default(CacheOn)
+	}
 	if err := pr.prepare(ctx, in); err != nil {
 		pr.recordRejected(err)
 		return nil, err
@@ -223,6 +242,10 @@ func (pr *PreparedRun) prepare(ctx context.Context, in *RunRequest) error {
 	if err := in.Principal.Scope.CheckMemories(memories); err != nil {
 		return err
 	}
+	in, err = pr.guardInput(ctx, in)
+	if err != nil {
+		return err
+	}
 	var chunks []RAGChunk
 	noMatch := false
 	if r.retriever != nil && len(memories) > 0 {
@@ -232,6 +255,9 @@ func (pr *PreparedRun) prepare(ctx context.Context, in *RunRequest) error {
 			}
 			noMatch = len(chunks) == 0 && hasMinScore(memories)
 		}
+	}
+	if chunks, err = pr.guardChunks(ctx, chunks); err != nil {
+		return err
 	}
 	pr.Sources = chunks
 	jsonMode := p.JSON
@@ -450,6 +476,8 @@ func HasToolNamed(tools []Tool, name string) bool {
 // thread and records the run. The response is normalised to the OpenAI
 // chat.completion shape.
 func (pr *PreparedRun) Complete(ctx context.Context) (*ChatResponse, error) {
+	ctx = pr.noteDeployment(ctx)
+	ctx = pr.guardCtx(ctx)
 	resp, err := pr.chat.Chat(ctx, pr.Request)
 	pr.Ref = pr.answered()
 	if err != nil {
@@ -601,6 +629,16 @@ func (pr *PreparedRun) persist(ctx context.Context, res runResult, status string
 	})
 }
 
+// noteDeployment returns ctx with a note of the serving deployment when
+// the registry has deployments (ctx itself otherwise: no allocation).
+func (pr *PreparedRun) noteDeployment(ctx context.Context) context.Context {
+	if !HasDeployments(pr.r.providers) {
+		return ctx
+	}
+	ctx, pr.note = WithDeploymentNote(ctx)
+	return ctx
+}
+
 // publicMessage is an error's caller-safe message.
 func publicMessage(err error) string {
 	var e *Error
@@ -619,12 +657,14 @@ func (pr *PreparedRun) record(res runResult, status string, persistErr error) {
 	}
 	rec := RunRecord{
 		ID: pr.runID, Owner: pr.Pipe.Owner, PipeID: pr.Pipe.ID, Pipe: pr.Pipe.Name, PipeVersion: pr.Pipe.Version,
-		Model: pr.ModelID(), ThreadID: pr.ThreadID, Endpoint: pr.endpoint, Stream: pr.stream, Kind: RunKindPipe,
+		Model: pr.ModelID(), Deployment: pr.note.Name(), ThreadID: pr.ThreadID, Endpoint: pr.endpoint, Stream: pr.stream, Kind: RunKindPipe,
 		Status: status, LatencyMs: pr.r.now().Sub(pr.start).Milliseconds(), CreatedAt: pr.created.UTC(), KeyID: pr.keyID,
+		Cache: pr.cache.Outcome(),
 	}
 	if res.usage != nil {
 		rec.PromptTokens, rec.CompletionTokens, rec.TotalTokens = res.usage.PromptTokens, res.usage.CompletionTokens, res.usage.TotalTokens
 		rec.CachedTokens = res.usage.CachedTokens()
+		rec.CacheWriteTokens, rec.CacheWrite1hTokens = res.usage.CacheCreationTokens, res.usage.CacheCreation1hTokens
 	}
 	if res.streamed && res.firstToken > 0 {
 		ms := res.firstToken.Milliseconds()
@@ -640,5 +680,6 @@ func (pr *PreparedRun) record(res runResult, status string, persistErr error) {
 		pr.secret[0] = pr.Request.APIKey
 		rec.WithContentIn(&pr.content, pr.Request.Messages, res.text, res.toolCalls, pr.Pipe.LogContent, pr.secret[:]...)
 	}
+	rec.Guard = pr.guardRep.Events()
 	pr.r.runs.Record(rec)
 }

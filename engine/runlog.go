@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"github.com/hearth-dev/hearth/engine/guard"
+
 	"context"
 	"log/slog"
 	"math"
@@ -25,8 +27,11 @@ type RunRecord struct {
 	Pipe   string `json:"pipe"`
 	// PipeVersion is the pipe version the run used (0: a pipe not changed
 	// since versions began).
-	PipeVersion      int    `json:"pipe_version,omitempty"`
-	Model            string `json:"model"`
+	PipeVersion int    `json:"pipe_version,omitempty"`
+	Model       string `json:"model"`
+	// Deployment names the deployment that served the run when its model
+	// is served by several servers (README "Deployments").
+	Deployment       string `json:"deployment,omitempty"`
 	ThreadID         string `json:"thread_id"`
 	Endpoint         string `json:"endpoint"`
 	Stream           bool   `json:"stream"`
@@ -37,11 +42,20 @@ type RunRecord struct {
 	TotalTokens      int    `json:"total_tokens"`
 	// CachedTokens are the prompt tokens read from the provider's prompt
 	// cache (priced at its cache-read price).
-	CachedTokens int       `json:"cached_tokens,omitempty"`
-	LatencyMs    int64     `json:"latency_ms"`
-	FirstTokenMs *int64    `json:"first_token_ms,omitempty"`
-	CostUSD      *float64  `json:"cost_usd"`
-	CreatedAt    time.Time `json:"created_at"`
+	CachedTokens int `json:"cached_tokens,omitempty"`
+	// CacheWriteTokens are the prompt tokens written to the provider's
+	// prompt cache, CacheWrite1hTokens the part of them written for one
+	// hour (each priced at its cache-write price).
+	CacheWriteTokens   int       `json:"cache_write_tokens,omitempty"`
+	CacheWrite1hTokens int       `json:"cache_write_1h_tokens,omitempty"`
+	LatencyMs          int64     `json:"latency_ms"`
+	FirstTokenMs       *int64    `json:"first_token_ms,omitempty"`
+	CostUSD            *float64  `json:"cost_usd"`
+	CreatedAt          time.Time `json:"created_at"`
+	// Cache is how the response cache served the run (hit, miss, refresh,
+	// bypass; empty when the run did not ask for it). A hit called no
+	// model: it has no tokens and costs nothing.
+	Cache string `json:"cache,omitempty"`
 
 	// KeyID is the API key the run was made with (budgets count per key).
 	KeyID string `json:"key_id,omitempty"`
@@ -55,6 +69,9 @@ type RunRecord struct {
 	// ContentStored reports that the run's messages and completion were
 	// kept (README "Run log"); GET /v1/runs/{id} returns them.
 	ContentStored bool `json:"content_stored,omitempty"`
+	// Guard are the guardrail actions taken on the run (README
+	// "Guardrails"); they name rules, never the matched text.
+	Guard []guard.Event `json:"guard,omitempty"`
 	// content is the text to keep when the pipe or the owner opted in.
 	content *runContentItem
 }
@@ -283,11 +300,12 @@ func (l *RunLog) cost(r RunRecord) (float64, bool) {
 		return imageCost(l.providers, ModelRef{Provider: provider, Model: model}, r.Images)
 	}
 	ref := ModelRef{Provider: provider, Model: model}
-	if r.CachedTokens <= 0 {
+	if r.CachedTokens <= 0 && r.CacheWriteTokens <= 0 {
 		return l.providers.Cost(ref, r.PromptTokens, r.CompletionTokens)
 	}
 	return costOf(l.providers, ref, &Usage{PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens,
-		PromptTokensDetails: &PromptTokensDetails{CachedTokens: r.CachedTokens}})
+		PromptTokensDetails: &PromptTokensDetails{CachedTokens: r.CachedTokens},
+		CacheCreationTokens: r.CacheWriteTokens, CacheCreation1hTokens: r.CacheWrite1hTokens})
 }
 
 // RunPage is one page of run records, newest first; Next is the cursor of

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"github.com/hearth-dev/hearth/engine/guard"
+
 	"context"
 	"fmt"
 	"regexp"
@@ -35,6 +37,9 @@ const (
 	RunKindAgent      = "agent"
 	RunKindCompletion = "completion"
 	RunKindImage      = "image"
+	// RunKindMCP is a tool call or resource read on the MCP endpoint
+	// (a run_pipe call is recorded as the pipe run it is).
+	RunKindMCP = "mcp"
 )
 
 // RunKindOf is a record's kind; records written before kinds existed are
@@ -217,10 +222,9 @@ func (l *RunLog) Get(ctx context.Context, owner, id string) (*RunRecord, error) 
 	return &r, nil
 }
 
-// keyPattern matches key-shaped strings: Hearth keys and the usual
-// provider key formats (OpenAI/Anthropic sk-, Google AIza, Groq gsk_,
-// xAI xai-, bearer tokens).
-var keyPattern = regexp.MustCompile(`\b(?:hth_[a-z]+_[A-Za-z0-9]{16,}|sk-[A-Za-z0-9_\-]{16,}|gsk_[A-Za-z0-9]{16,}|xai-[A-Za-z0-9]{16,}|AIza[0-9A-Za-z_\-]{30,})|(?i:bearer\s+)[A-Za-z0-9._\-]{16,}`)
+// keyPattern matches key-shaped strings (guard.KeyShapes), the same
+// shapes the secret guardrail finds.
+var keyPattern = regexp.MustCompile(guard.KeyShapes)
 
 // RedactedKey replaces a key in stored run content.
 const RedactedKey = "[REDACTED]"

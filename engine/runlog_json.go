@@ -40,6 +40,10 @@ func (r *RunRecord) appendJSON(b []byte) ([]byte, error) {
 	}
 	b = append(b, `,"model":`...)
 	b = appendJSONString(b, r.Model)
+	if r.Deployment != "" {
+		b = append(b, `,"deployment":`...)
+		b = appendJSONString(b, r.Deployment)
+	}
 	b = append(b, `,"thread_id":`...)
 	b = appendJSONString(b, r.ThreadID)
 	b = append(b, `,"endpoint":`...)
@@ -62,6 +66,14 @@ func (r *RunRecord) appendJSON(b []byte) ([]byte, error) {
 		b = append(b, `,"cached_tokens":`...)
 		b = strconv.AppendInt(b, int64(r.CachedTokens), 10)
 	}
+	if r.CacheWriteTokens != 0 {
+		b = append(b, `,"cache_write_tokens":`...)
+		b = strconv.AppendInt(b, int64(r.CacheWriteTokens), 10)
+	}
+	if r.CacheWrite1hTokens != 0 {
+		b = append(b, `,"cache_write_1h_tokens":`...)
+		b = strconv.AppendInt(b, int64(r.CacheWrite1hTokens), 10)
+	}
 	b = append(b, `,"latency_ms":`...)
 	b = strconv.AppendInt(b, r.LatencyMs, 10)
 	if r.FirstTokenMs != nil {
@@ -77,6 +89,10 @@ func (r *RunRecord) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, `,"created_at":`...)
 	if b, err = appendJSONTime(b, r.CreatedAt); err != nil {
 		return b, err
+	}
+	if r.Cache != "" {
+		b = append(b, `,"cache":`...)
+		b = appendJSONString(b, r.Cache)
 	}
 	if r.KeyID != "" {
 		b = append(b, `,"key_id":`...)
@@ -112,6 +128,13 @@ func (r *RunRecord) appendJSON(b []byte) ([]byte, error) {
 	}
 	if r.ContentStored {
 		b = append(b, `,"content_stored":true`...)
+	}
+	if len(r.Guard) > 0 {
+		g, err := json.Marshal(r.Guard)
+		if err != nil {
+			return b, err
+		}
+		b = append(append(b, `,"guard":`...), g...)
 	}
 	return append(b, '}'), nil
 }

@@ -14,9 +14,9 @@ func runRecordCases() []RunRecord {
 	nan := math.NaN()
 	return []RunRecord{
 		{},
-		{ID: "0123456789abcdef", Owner: "ann", PipeID: "pipe_1", Pipe: "summary", Model: "openai:gpt-4o-mini",
+		{ID: "0123456789abcdef", Owner: "ann", PipeID: "pipe_1", Pipe: "summary", Model: "openai:gpt-4o-mini", Deployment: "gpu-1 \"eu\"",
 			ThreadID: "t-1", Endpoint: "/v1/pipes/run", Status: RunSuccess, PromptTokens: 10, CompletionTokens: 5,
-			TotalTokens: 15, CachedTokens: 6, LatencyMs: 12, CostUSD: &cost, CreatedAt: time.Unix(1700000000, 123456789).UTC(),
+			TotalTokens: 15, CachedTokens: 6, CacheWriteTokens: 4, CacheWrite1hTokens: 1, LatencyMs: 12, CostUSD: &cost, CreatedAt: time.Unix(1700000000, 123456789).UTC(),
 			KeyID: "key_x", Kind: RunKindPipe},
 		{ID: "r2", Owner: "bob", Pipe: `we<i>rd "name" & \ more`, PipeVersion: 3, Stream: true, Status: RunError,
 			Error: "upstream said \"no\"\n\u2028 \xff", FirstTokenMs: &ft, CostUSD: &tiny,

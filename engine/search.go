@@ -1,6 +1,9 @@
 package engine
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // IndexedChunk is one chunk handed to the search index: its id, its
 // (normalised) embedding, and its text for keyword search.
@@ -46,4 +49,24 @@ type SearchIndex interface {
 // early by returning ErrStopScan.
 type ChunkSource interface {
 	ScanChunkTexts(ctx context.Context, memoryID string, fn func(chunkID, text string) error) error
+}
+
+// searchStartKey is the context key of WithSearchStart.
+type searchStartKey struct{}
+
+// WithSearchStart marks ctx as one search that began at t. A SearchIndex
+// in cluster mode reads the store's latest change before each search
+// call; within a search so marked, a read that began at or after t
+// serves every call (the vector and keyword halves of a hybrid search
+// share one), since it already sees every change committed before the
+// search began.
+func WithSearchStart(ctx context.Context, t time.Time) context.Context {
+	return context.WithValue(ctx, searchStartKey{}, t)
+}
+
+// SearchStart returns the start of the search ctx belongs to
+// (WithSearchStart).
+func SearchStart(ctx context.Context) (time.Time, bool) {
+	t, ok := ctx.Value(searchStartKey{}).(time.Time)
+	return t, ok
 }

@@ -33,6 +33,8 @@ type RunStream struct {
 // Stream starts the model call. An error here comes before any output.
 func (pr *PreparedRun) Stream(ctx context.Context) (*RunStream, error) {
 	pr.stream = true
+	ctx = pr.noteDeployment(ctx)
+	ctx = pr.guardCtx(ctx)
 	up, err := pr.chat.ChatStream(ctx, pr.Request)
 	pr.Ref = pr.answered()
 	if err != nil {

@@ -149,6 +149,8 @@ type memIndex struct {
 	// which change log entries are older than Options.LogRetention.
 	kwAt  uint64
 	marks []seqMark
+	// seqReads shares the reads of the stored seq before searches.
+	seqReads seqReads
 
 	adds  addQueue // Add calls waiting to be applied together
 	kwBuf kwBuffer // texts added and not yet written to kw

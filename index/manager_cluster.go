@@ -100,13 +100,21 @@ func (m *Manager) poll(ctx context.Context) {
 // catch-up only when this node is behind. A document another node
 // reported completed (its index change committed before its status) is so
 // found by a search on any node right after, without waiting for the
-// notification or the poll (read your writes across nodes).
+// notification or the poll (read your writes across nodes). The read is
+// one statement outside any transaction, shared with the searches of the
+// memory that want one at the same time, and with the other calls of the
+// same search (engine.WithSearchStart; see seqReads).
 func (m *Manager) fresh(ctx context.Context, mi *memIndex) error {
-	var stored uint64
-	err := m.store.View(ctx, func(tx engine.Tx) error {
-		var err error
-		stored, err = getU64(tx, seqKey(mi.id))
-		return err
+	since, _ := engine.SearchStart(ctx)
+	stored, err := mi.seqReads.read(ctx, since, func(ctx context.Context) (uint64, error) {
+		b, err := engine.ReadRaw(ctx, m.store, seqKey(mi.id))
+		if engine.IsNotFound(err) {
+			return 0, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+		return decodeU64(seqKey(mi.id), b)
 	})
 	if err != nil {
 		return engine.Wrap(err, engine.CodeInternal, "cannot read the index change log")

@@ -99,6 +99,11 @@ func getU64(tx engine.Tx, key string) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
+	return decodeU64(key, b)
+}
+
+// decodeU64 decodes the counter stored under key.
+func decodeU64(key string, b []byte) (uint64, error) {
 	if len(b) != 8 {
 		return 0, fmt.Errorf("index: malformed counter %s", key)
 	}

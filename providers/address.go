@@ -38,9 +38,13 @@ func withAddress(err error, provider, method, rawURL string, status int) error {
 	}
 	u.RawQuery, u.ForceQuery, u.User, u.Fragment = "", false, nil, ""
 	env, _ := EnvNames(provider)
+	example := env + "="
+	if strings.Contains(provider, deploymentInfix) {
+		env, example = "its base_url in HEARTH_DEPLOYMENTS (or the config file's deployments)", ""
+	}
 	msg := fmt.Sprintf("%s (%s %s; the base URL is set by %s)", e.Message, method, u.String(), env)
 	if status != 0 && !hasVersionSegment(u.Path) {
-		msg += fmt.Sprintf("; hint: the URL has no API version segment: OpenAI-compatible servers such as Ollama, vLLM and llama.cpp serve under /v1, e.g. %s=http://127.0.0.1:11434/v1", env)
+		msg += fmt.Sprintf("; hint: the URL has no API version segment: OpenAI-compatible servers such as Ollama, vLLM and llama.cpp serve under /v1, e.g. %shttp://127.0.0.1:11434/v1", example)
 	}
 	out := *e
 	out.Message = msg

@@ -27,6 +27,16 @@ import (
 type Anthropic struct {
 	baseURL string
 	c       caller
+	// models holds the operator's rules (nil: the built-in ones only).
+	models *Models
+}
+
+// rule is the rule of a Claude model: the operator's, else the built-in.
+func (a *Anthropic) rule(model string) antRule {
+	if r := a.models.antRule(model); r != nil {
+		return *r
+	}
+	return antRuleFor(model)
 }
 
 var _ engine.ChatModel = (*Anthropic)(nil)
@@ -130,7 +140,11 @@ var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 const jsonObjectInstruction = "Respond only with a single valid JSON object, without any text before or after it."
 
 func buildAnthropicRequest(req *engine.ChatRequest, stream bool) *antRequest {
-	rule := antRuleFor(req.Model)
+	return buildAnthropicRequestRule(req, stream, antRuleFor(req.Model))
+}
+
+// buildAnthropicRequestRule is the Messages request of req under rule.
+func buildAnthropicRequestRule(req *engine.ChatRequest, stream bool, rule antRule) *antRequest {
 	r := &antRequest{Model: req.Model, MaxTokens: anthropicDefaultMaxTokens, Temperature: req.Temperature,
 		TopP: req.TopP, StopSequences: req.Stop, Stream: stream}
 	if req.MaxTokens != nil {
@@ -198,7 +212,11 @@ func buildAnthropicRequest(req *engine.ChatRequest, stream bool) *antRequest {
 		tc.Type, tc.Name = "auto", ""
 	}
 	r.System, r.SystemBlocks = antSystem(system)
-	applyAntRule(r, rule, req.ReasoningEffort)
+	foreign := antForeignToolTurn(r.Messages, req.Messages)
+	if foreign >= 0 && rule.always {
+		antToolTurnAsText(r.Messages, foreign)
+	}
+	applyAntRule(r, rule, req.ReasoningEffort, foreign >= 0 && !rule.always)
 	return r
 }
 
@@ -220,8 +238,11 @@ func forcedToolInstruction(tc *antToolChoice) string {
 // Models that think by default get thinking disabled for effort "none"
 // and forced tools, or, when they always think, the lowest effort; while
 // they think, the pipe default max_tokens becomes rule.thinkMaxTokens.
-func applyAntRule(r *antRequest, rule antRule, effort string) {
+// unthinking keeps thinking off: the request answers tool calls made
+// without this model's thinking (anthropic_foreign.go).
+func applyAntRule(r *antRequest, rule antRule, effort string, unthinking bool) {
 	forced := r.ToolChoice != nil && (r.ToolChoice.Type == "any" || r.ToolChoice.Type == "tool")
+	forced = forced || unthinking
 	thinks := rule.byDefault
 	switch {
 	case rule.always:
@@ -358,6 +379,10 @@ type antUsage struct {
 	OutputTokens             int `json:"output_tokens"`
 	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
 	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+	// CacheCreation splits the cache writes by lifetime.
+	CacheCreation *struct {
+		Ephemeral1h int `json:"ephemeral_1h_input_tokens"`
+	} `json:"cache_creation"`
 }
 
 // canonical is u in OpenAI's shape. Cache reads are cached prompt tokens.
@@ -368,6 +393,9 @@ type antUsage struct {
 func (u antUsage) canonical(thought bool, seen int) engine.Usage {
 	p := u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
 	out := engine.Usage{PromptTokens: p, CompletionTokens: u.OutputTokens, TotalTokens: p + u.OutputTokens, CacheCreationTokens: u.CacheCreationInputTokens}
+	if u.CacheCreation != nil {
+		out.CacheCreation1hTokens = min(u.CacheCreation.Ephemeral1h, u.CacheCreationInputTokens)
+	}
 	if u.CacheReadInputTokens > 0 {
 		out.PromptTokensDetails = &engine.PromptTokensDetails{CachedTokens: u.CacheReadInputTokens}
 	}
@@ -413,7 +441,7 @@ func antFinish(reason string) string {
 
 // Chat sends a non-stream Messages request.
 func (a *Anthropic) Chat(ctx context.Context, req *engine.ChatRequest) (*engine.ChatResponse, error) {
-	ar := buildAnthropicRequest(req, false)
+	ar := buildAnthropicRequestRule(req, false, a.rule(req.Model))
 	extra, beta, err := antBetaHeader(req.Extra)
 	if err != nil {
 		return nil, err

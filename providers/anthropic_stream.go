@@ -13,7 +13,7 @@ import (
 // tool-call deltas keyed by their own index among tool calls; the stream is
 // complete only at message_stop.
 func (a *Anthropic) ChatStream(ctx context.Context, req *engine.ChatRequest) (engine.ChatStream, error) {
-	ar := buildAnthropicRequest(req, true)
+	ar := buildAnthropicRequestRule(req, true, a.rule(req.Model))
 	extra, beta, err := antBetaHeader(req.Extra)
 	if err != nil {
 		return nil, err

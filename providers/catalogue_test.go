@@ -28,7 +28,7 @@ func TestCatalogueData(t *testing.T) {
 		`{"providers":{"x":{"models":[{"model":"m","prompt":1,"completion":2,"image":0.1}]}}}`,
 		`{"providers":{"x":{"models":[{"prompt":1,"completion":2}]}}}`,
 	} {
-		if _, _, err := loadCatalogue([]byte(bad)); err == nil {
+		if _, _, _, err := loadCatalogue([]byte(bad)); err == nil {
 			t.Errorf("accepted %s", bad)
 		}
 	}

@@ -22,6 +22,8 @@ import (
 type Cohere struct {
 	baseURL string
 	c       caller
+	// models holds the operator's rules (nil: none).
+	models *Models
 }
 
 var (
@@ -235,7 +237,7 @@ type cohResponse struct {
 
 // Chat sends a non-stream v2 /chat request.
 func (c *Cohere) Chat(ctx context.Context, req *engine.ChatRequest) (*engine.ChatResponse, error) {
-	body, err := marshalWithExtra(buildCohereRequest(req, false), req.Extra)
+	body, err := marshalWithExtra(c.build(req, false), req.Extra)
 	if err != nil {
 		return nil, err
 	}
@@ -267,4 +269,25 @@ func (c *Cohere) Chat(ctx context.Context, req *engine.ChatRequest) (*engine.Cha
 	}
 	return &engine.ChatResponse{ID: resp.ID, Object: "chat.completion", Created: time.Now().Unix(), Model: req.Model,
 		Choices: []engine.Choice{{Index: 0, Message: msg, FinishReason: cohFinish(resp.FinishReason)}}, Usage: resp.Usage.canonical()}, nil
+}
+
+// build is the chat request of req with the parameters the operator's
+// rule of the model drops left out.
+func (c *Cohere) build(req *engine.ChatRequest, stream bool) *cohRequest {
+	r := buildCohereRequest(req, stream)
+	for _, p := range c.models.cohDrop(req.Model) {
+		switch p {
+		case pTemperature:
+			r.Temperature = nil
+		case pTopP:
+			r.P = nil
+		case pPresencePenalty:
+			r.PresencePenalty = nil
+		case pFrequencyPenalty:
+			r.FrequencyPenalty = nil
+		case pStop:
+			r.StopSequences = nil
+		}
+	}
+	return r
 }

@@ -12,7 +12,7 @@ import (
 // tool-plan and citation events are skipped). The stream is complete only
 // at message-end.
 func (c *Cohere) ChatStream(ctx context.Context, req *engine.ChatRequest) (engine.ChatStream, error) {
-	body, err := marshalWithExtra(buildCohereRequest(req, true), req.Extra)
+	body, err := marshalWithExtra(c.build(req, true), req.Extra)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/providers/netguard"
 )
 
@@ -74,6 +75,17 @@ type Config struct {
 	// pooled keep-alive connections (h1.go), "stdlib" through net/http's
 	// Transport (HEARTH_UPSTREAM_HTTP1).
 	HTTP1 string
+	// Deployments are the models served by several servers (deploy.go);
+	// nil: every model goes to its provider's one base URL.
+	Deployments []ModelDeployments
+	// Counter counts deployments' tokens for their TPM limits: the
+	// cluster's shared counters, or engine.Local's in one process (nil:
+	// TPM limits are not enforced).
+	Counter engine.Cluster
+	// Now is the clock of deployment cool-downs; nil means time.Now.
+	Now func() time.Time
+	// probeDone (tests) is called after each deployment health probe.
+	probeDone func(name string, err error)
 }
 
 const defaultTimeout = 120 * time.Second

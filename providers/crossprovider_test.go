@@ -17,21 +17,65 @@ import (
 // final answer. Every request carries the whole history; a strict fake
 // refuses any id, field or pairing the real API would refuse.
 func TestThreadMovesBetweenProvidersMidToolLoop(t *testing.T) {
-	type step struct {
-		provider, model string
-		newFake         func() *fake.Server
-		reply           fake.Reply
-		stream          bool
-	}
 	mistral := func() *fake.Server { return fake.NewOpenAIHost("mistral") }
-	steps := []step{
+	runToolLoop(t, []loopStep{
 		{"google", "gemini-3-flash-preview", fake.NewGemini, fake.Reply{ToolCalls: []fake.ToolCall{{Name: "get_weather", Arguments: `{"loc":"SF"}`}, {Name: "t2"}}}, false},
 		{"mistral", "mistral-large-latest", mistral, fake.Reply{ToolCalls: []fake.ToolCall{{Name: "get_weather", Arguments: `{"loc":"LA"}`}}}, true},
 		{"cohere", "command-a-03-2025", fake.NewCohere, fake.Reply{ToolCalls: []fake.ToolCall{{ID: "get_weather_k2p8x1", Name: "get_weather", Arguments: `{"loc":"NY"}`}}}, false},
 		{"deepseek", "deepseek-v4-flash", fake.NewDeepSeek, fake.Reply{Reasoning: "One more city.", ToolCalls: []fake.ToolCall{{ID: "call_00_ds7Qm", Name: "get_weather", Arguments: `{"loc":"SEA"}`}}}, true},
 		{"google", "gemini-3.1-pro-preview", fake.NewGemini, fake.Reply{ToolCalls: []fake.ToolCall{{Name: "t2"}, {Name: "get_weather", Arguments: `{"loc":"BOS"}`}}}, true},
 		{"mistral", "magistral-medium-latest", mistral, fake.Reply{Text: "Sunny everywhere."}, false},
+	})
+}
+
+// TestThreadMovesThroughEveryFamily runs one tool conversation through a
+// current model of every family, each step answering the previous one's
+// calls: OpenAI gpt-6 (tools at effort none) -> Claude Opus 5.5 (thinking
+// bound to it) -> xAI grok-4.5 -> Groq gpt-oss -> Claude Sonnet 5.5 (Opus's
+// thinking not echoed to it) -> Gemini 3.8 (ids and signatures) -> Mistral
+// magistral (thinking chunks, nine-character ids) -> Claude Opus 5.5 again
+// (its own thinking echoed in place) -> DeepSeek V4 (reasoning_content) ->
+// Claude Opus 5 -> Claude Haiku 5.5 -> Cohere for the final answer. A
+// Claude model answering another provider's tool calls runs without
+// thinking, or, when it always thinks, gets that exchange as text.
+func TestThreadMovesThroughEveryFamily(t *testing.T) {
+	host := func(name string) func() *fake.Server { return func() *fake.Server { return fake.NewOpenAIHost(name) } }
+	// Ids as each provider issues them, distinct across the thread.
+	call := func(id, loc string) fake.Reply {
+		return fake.Reply{ToolCalls: []fake.ToolCall{{ID: id, Name: "get_weather", Arguments: `{"loc":"` + loc + `"}`}}}
 	}
+	two := func(a, b string) fake.Reply {
+		return fake.Reply{ToolCalls: []fake.ToolCall{{ID: a, Name: "get_weather", Arguments: `{"loc":"LA"}`}, {ID: b, Name: "t2"}}}
+	}
+	runToolLoop(t, []loopStep{
+		{"openai", "gpt-6-sol", fake.NewOpenAI, two("call_gpt6a", "call_gpt6b"), true},
+		{"anthropic", "claude-opus-5-5", fake.NewAnthropic, call("toolu_01OpusNY", "NY"), false},
+		{"xai", "grok-4.5", host("xai"), call("call_grokSEA", "SEA"), true},
+		{"groq", "openai/gpt-oss-120b", host("groq"), call("call_groqBOS", "BOS"), false},
+		{"anthropic", "claude-sonnet-5-5", fake.NewAnthropic, two("toolu_01SonLA", "toolu_01SonT2"), true},
+		{"google", "gemini-3.8-flash", fake.NewGemini, two("", ""), false},
+		{"mistral", "magistral-medium-latest", host("mistral"), fake.Reply{Reasoning: "Two more.", ToolCalls: []fake.ToolCall{{Name: "t2"}}}, true},
+		{"anthropic", "claude-opus-5-5", fake.NewAnthropic, call("toolu_01OpusSF", "SF"), true},
+		{"deepseek", "deepseek-v4-pro", fake.NewDeepSeek, fake.Reply{Reasoning: "Last city.", ToolCalls: []fake.ToolCall{{ID: "call_00_ds9Kq", Name: "get_weather", Arguments: `{"loc":"DC"}`}}}, false},
+		{"anthropic", "claude-opus-5", fake.NewAnthropic, call("toolu_01Opus5PHX", "PHX"), true},
+		{"anthropic", "claude-haiku-5-5", fake.NewAnthropic, call("toolu_01HaikuMIA", "MIA"), false},
+		{"cohere", "command-a-03-2025", fake.NewCohere, fake.Reply{Text: "Sunny everywhere."}, true},
+	})
+}
+
+// loopStep is one call of a tool conversation: the provider and model, a
+// fake of its kind, its scripted reply, and whether it streams.
+type loopStep struct {
+	provider, model string
+	newFake         func() *fake.Server
+	reply           fake.Reply
+	stream          bool
+}
+
+// runToolLoop runs steps in turn on one growing history, each step's tool
+// calls answered before the next; the last step answers "Sunny everywhere.".
+func runToolLoop(t *testing.T, steps []loopStep) {
+	t.Helper()
 	ctx := context.Background()
 	msgs := []engine.Message{{Role: "system", Content: engine.TextContent("Be brief.")}, userMsg("Weather in five cities?")}
 	tools := []engine.Tool{weatherTool, {Type: "function", Function: engine.ToolFunction{Name: "t2"}}}

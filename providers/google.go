@@ -31,6 +31,16 @@ import (
 type Google struct {
 	baseURL string
 	c       caller
+	// models holds the operator's rules (nil: the built-in ones only).
+	models *Models
+}
+
+// rule is the rule of a Gemini model: the operator's, else the built-in.
+func (g *Google) rule(model string) gemRule {
+	if r := g.models.gemRule(model); r != nil {
+		return *r
+	}
+	return gemRuleFor(model)
 }
 
 var (
@@ -120,8 +130,8 @@ type gemThinkingConfig struct {
 
 // encodeGeminiRequest is the body of a generateContent request for req,
 // custom model parameters merged in (the seed into generationConfig).
-func encodeGeminiRequest(req *engine.ChatRequest) ([]byte, error) {
-	r := buildGeminiRequest(req)
+func encodeGeminiRequest(req *engine.ChatRequest, rule gemRule) ([]byte, error) {
+	r := buildGeminiRequest(req, rule)
 	seed, extra := geminiSeed(req.Extra)
 	if seed != nil {
 		if r.GenerationConfig == nil {
@@ -132,8 +142,7 @@ func encodeGeminiRequest(req *engine.ChatRequest) ([]byte, error) {
 	return marshalWithExtra(r, extra)
 }
 
-func buildGeminiRequest(req *engine.ChatRequest) *gemRequest {
-	rule := gemRuleFor(req.Model)
+func buildGeminiRequest(req *engine.ChatRequest, rule gemRule) *gemRequest {
 	r := &gemRequest{}
 	names := map[string]string{} // tool_call_id -> function name
 	var system []gemPart
@@ -347,7 +356,7 @@ func gemArgs(fc *gemFunctionCall) string {
 
 // Chat sends generateContent.
 func (g *Google) Chat(ctx context.Context, req *engine.ChatRequest) (*engine.ChatResponse, error) {
-	body, err := encodeGeminiRequest(req)
+	body, err := encodeGeminiRequest(req, g.rule(req.Model))
 	if err != nil {
 		return nil, err
 	}

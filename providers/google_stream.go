@@ -13,7 +13,7 @@ import (
 // tool-call delta each. Gemini sends no end marker: the stream is complete
 // once a candidate carried a finishReason.
 func (g *Google) ChatStream(ctx context.Context, req *engine.ChatRequest) (engine.ChatStream, error) {
-	body, err := encodeGeminiRequest(req)
+	body, err := encodeGeminiRequest(req, g.rule(req.Model))
 	if err != nil {
 		return nil, err
 	}

@@ -125,3 +125,56 @@ func TestMistralReasoningContentChunks(t *testing.T) {
 		}
 	}
 }
+
+// TestMistralReasoningSurfaced: a reasoning answer's thinking chunks are
+// its reasoning: its size counts as reasoning tokens in the usage (Mistral
+// reports none), and with tool calls the thinking rides on the first call
+// (extra_content "mistral"), as DeepSeek's reasoning does; the next turn,
+// with that history, is accepted by the strict fake.
+func TestMistralReasoningSurfaced(t *testing.T) {
+	f := fake.NewOpenAIHost("mistral")
+	defer f.Close()
+	const thinking = "The user wants the weather in Paris, so I call the tool."
+	reply := fake.Reply{Reasoning: thinking, ToolCalls: []fake.ToolCall{{Name: "get_weather", Arguments: `{"loc":"Paris"}`}},
+		Usage: fake.Usage{PromptTokens: 20, CompletionTokens: 40}}
+	m := mistralModel(t, f, "magistral-medium-latest")
+	req := &engine.ChatRequest{Model: "magistral-medium-latest", APIKey: "k", Tools: []engine.Tool{weatherTool}, Messages: []engine.Message{userMsg("Weather in Paris?")}}
+	wantTokens := (len(thinking) + 3) / 4
+	for _, stream := range []bool{false, true} {
+		f.Enqueue(reply)
+		var calls []engine.ToolCall
+		var u *engine.Usage
+		if stream {
+			s, err := m.ChatStream(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := collect(t, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			calls, u = a.calls, a.usage
+		} else {
+			resp, err := m.Chat(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			calls, u = resp.Choices[0].Message.ToolCalls, &resp.Usage
+		}
+		if u == nil || u.CompletionTokensDetails == nil || u.CompletionTokensDetails.ReasoningTokens != wantTokens {
+			t.Errorf("stream=%v: usage %+v, want %d reasoning tokens", stream, u, wantTokens)
+		}
+		if len(calls) != 1 || !strings.Contains(string(calls[0].ExtraContent), `"mistral":{"reasoning_content":"`+thinking+`"}`) {
+			t.Fatalf("stream=%v: calls %+v, want the thinking on the call", stream, calls)
+		}
+		next := *req
+		next.Messages = append(append([]engine.Message{}, req.Messages...),
+			engine.Message{Role: "assistant", ToolCalls: calls},
+			engine.Message{Role: "tool", ToolCallID: calls[0].ID, Content: engine.TextContent("18C, sunny")})
+		f.Enqueue(fake.Reply{Text: "It is 18C and sunny.", Reasoning: "Answer from the tool."})
+		resp, err := m.Chat(context.Background(), &next)
+		if err != nil || engine.Completion(resp) != "It is 18C and sunny." {
+			t.Fatalf("stream=%v: next turn %v %v", stream, resp, err)
+		}
+	}
+}

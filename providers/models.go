@@ -3,19 +3,26 @@ package providers
 import (
 	"fmt"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
 )
 
-// Models is the model data in force: the operator's entries (from
-// HEARTH_MODELS_FILE, see LoadModelsFile) over the built-in catalogue and
-// parameter rules. A nil *Models is the built-in data alone. It is read
-// only after loading; every node of a cluster loads its own file at
-// start, so nodes agree when they are given the same file.
+// Models is the model data in force, in three layers: the entries of
+// HEARTH_MODELS_FILE (LoadModelsFile) over the entries `hearth apply`
+// stored (ParseModelEntries, swapped in by Registry.SetApplied) over the
+// built-in catalogue and rules. A field of a model comes from the highest
+// layer that sets it, and within a layer from its most specific entry. A
+// nil *Models is the built-in data alone. Every node of a cluster loads
+// its own file at start, so nodes agree when they are given the same
+// file; the applied entries live in the shared store and reach every
+// node through the change feed.
 type Models struct {
 	file    string
 	entries []modelEntry
+	// applied is the layer under this one (nil: none).
+	applied atomic.Pointer[Models]
 }
 
 // modelEntry is one validated entry of the operator's file.
@@ -29,8 +36,13 @@ type modelEntry struct {
 	contextWindow    *int
 	retired          *Retirement
 	rule             *modelRule
+	ant              *antRule
+	gem              *gemRule
+	cohDrop          []string
 	image            *float64
 	sizes, qualities []string
+	cache            *CachePricing
+	estimated        *bool
 }
 
 // name is how errors name the entry.
@@ -52,6 +64,14 @@ func (e *modelEntry) matches(provider, model string) bool {
 	return globMatch(e.pattern, model)
 }
 
+// layers are this layer and the applied one under it.
+func (m *Models) layers() []*Models {
+	if below := m.applied.Load(); below != nil {
+		return []*Models{m, below}
+	}
+	return []*Models{m}
+}
+
 // File is the path the operator's entries were read from ("" for none).
 func (m *Models) File() string {
 	if m == nil {
@@ -66,6 +86,16 @@ func (m *Models) matching(provider, model string) []*modelEntry {
 	if m == nil {
 		return nil
 	}
+	own := m.own(provider, model)
+	if below := m.applied.Load(); below != nil {
+		return append(own, below.own(provider, model)...)
+	}
+	return own
+}
+
+// own returns the entries of this layer that apply to a model, the most
+// specific first.
+func (m *Models) own(provider, model string) []*modelEntry {
 	var exact, patterns []*modelEntry
 	for i := range m.entries {
 		e := &m.entries[i]
@@ -89,6 +119,9 @@ func (m *Models) entry(provider, model string) (price, bool) {
 		return e, ok
 	}
 	e.model = model
+	if !ok {
+		e.cache = catalogueCache[provider]
+	}
 	// Each field comes from the most specific entry that sets it, so
 	// walk from the least specific and let later ones win.
 	for i := len(ops) - 1; i >= 0; i-- {
@@ -107,6 +140,12 @@ func (m *Models) entry(provider, model string) (price, bool) {
 		}
 		if o.retired != nil {
 			e.retired, touched = o.retired, true
+		}
+		if o.cache != nil {
+			e.cache, touched = o.cache, true
+		}
+		if o.estimated != nil {
+			e.estimated, touched = *o.estimated, true
 		}
 		if touched {
 			e.operator, ok = true, ok || o.prompt != nil || o.image != nil
@@ -188,10 +227,12 @@ func (m *Models) catalogue(providers []string) map[string][]engine.ModelInfo {
 			continue
 		}
 		var added []string
-		for _, o := range m.entries {
-			if o.provider == p && o.model != "" && !seen[o.model] && (o.prompt != nil || o.image != nil) {
-				added = append(added, o.model)
-				seen[o.model] = true
+		for _, layer := range m.layers() {
+			for _, o := range layer.entries {
+				if o.provider == p && o.model != "" && !seen[o.model] && (o.prompt != nil || o.image != nil) {
+					added = append(added, o.model)
+					seen[o.model] = true
+				}
 			}
 		}
 		sort.Strings(added)

@@ -20,27 +20,32 @@ type modelsFile struct {
 // or a family (pattern) of one provider, with any of prices, context
 // window, retirement and parameter rules.
 type modelsFileEntry struct {
-	Provider      string      `json:"provider"`
-	Model         string      `json:"model"`
-	Pattern       string      `json:"pattern"`
-	Prompt        *float64    `json:"prompt"`
-	Completion    *float64    `json:"completion"`
-	Tiers         []PriceTier `json:"tiers"`
-	Image         *float64    `json:"image"`
-	Sizes         []string    `json:"sizes"`
-	Qualities     []string    `json:"qualities"`
-	ContextWindow *int        `json:"context_window"`
-	Retired       *Retirement `json:"retired"`
-	Rules         *ruleSpec   `json:"rules"`
+	Provider      string          `json:"provider"`
+	Model         string          `json:"model"`
+	Pattern       string          `json:"pattern"`
+	Prompt        *float64        `json:"prompt"`
+	Completion    *float64        `json:"completion"`
+	Tiers         []PriceTier     `json:"tiers"`
+	Image         *float64        `json:"image"`
+	Sizes         []string        `json:"sizes"`
+	Qualities     []string        `json:"qualities"`
+	ContextWindow *int            `json:"context_window"`
+	Retired       *Retirement     `json:"retired"`
+	Cache         *CachePricing   `json:"cache"`
+	Estimated     *bool           `json:"estimated"`
+	Rules         json.RawMessage `json:"rules"`
 }
 
-// ruleSpec is the data form of a modelRule (params.go).
+// ruleSpec is the data form of a modelRule (params.go), the rules of the
+// OpenAI-wire providers; fields left out keep the value of the built-in
+// rule of Like (default: no rule).
 type ruleSpec struct {
-	Reasoning            bool              `json:"reasoning"`
+	Like                 string            `json:"like"`
+	Reasoning            *bool             `json:"reasoning"`
 	Drop                 []string          `json:"drop"`
 	ReasoningEffort      map[string]string `json:"reasoning_effort"`
-	ReasoningMaxTokens   int               `json:"reasoning_max_tokens"`
-	NoneDisablesThinking bool              `json:"none_disables_thinking"`
+	ReasoningMaxTokens   *int              `json:"reasoning_max_tokens"`
+	NoneDisablesThinking *bool             `json:"none_disables_thinking"`
 }
 
 // ruleParams are the parameters a rule can drop.
@@ -84,9 +89,16 @@ func parseModels(raw []byte) (*Models, error) {
 	if f.Models == nil {
 		return nil, fmt.Errorf("models: the file declares no models (a top-level \"models\" list)")
 	}
+	return ParseModelEntries(f.Models)
+}
+
+// ParseModelEntries validates model entries in the shape of the models
+// file's "models" list (the "models" of a `hearth apply` file). Every
+// error names the entry (models[i] and its id) and the field.
+func ParseModelEntries(entries []json.RawMessage) (*Models, error) {
 	m := &Models{}
 	seen := map[string]int{}
-	for i, rawEntry := range f.Models {
+	for i, rawEntry := range entries {
 		var fe modelsFileEntry
 		if err := strictJSON(rawEntry, &fe); err != nil {
 			return nil, fmt.Errorf("models[%d]: %w", i, err)
@@ -122,7 +134,7 @@ func strictJSON(b []byte, v any) error {
 func (fe *modelsFileEntry) validate(i int) (modelEntry, error) {
 	e := modelEntry{index: i, provider: fe.Provider, model: fe.Model, pattern: fe.Pattern,
 		prompt: fe.Prompt, completion: fe.Completion, tiers: fe.Tiers, image: fe.Image, sizes: fe.Sizes,
-		qualities: fe.Qualities, contextWindow: fe.ContextWindow, retired: fe.Retired}
+		qualities: fe.Qualities, contextWindow: fe.ContextWindow, retired: fe.Retired, cache: fe.Cache, estimated: fe.Estimated}
 	switch {
 	case fe.Provider == "":
 		return e, fmt.Errorf("provider: required")
@@ -148,6 +160,8 @@ func (fe *modelsFileEntry) validate(i int) (modelEntry, error) {
 		return e, fmt.Errorf("image: must not be negative")
 	case fe.Image == nil && (fe.Sizes != nil || fe.Qualities != nil):
 		return e, fmt.Errorf("sizes, qualities: only for an image model (with an image price)")
+	case fe.Image != nil && fe.Cache != nil:
+		return e, fmt.Errorf("cache: only for a text model (an image model has no prompt cache)")
 	case fe.ContextWindow != nil && *fe.ContextWindow <= 0:
 		return e, fmt.Errorf("context_window: must be a positive number of tokens")
 	case fe.Retired != nil && fe.Retired.Replacement == fe.Model && fe.Model != "":
@@ -159,25 +173,29 @@ func (fe *modelsFileEntry) validate(i int) (modelEntry, error) {
 	if err := checkRetirement(fe.Retired); err != nil {
 		return e, err
 	}
+	if err := fe.Cache.check(); err != nil {
+		return e, err
+	}
 	if fe.Rules != nil {
-		r, err := fe.Rules.rule(fe.Provider, fe.Model+fe.Pattern)
-		if err != nil {
+		if err := parseRule(&e, fe.Rules); err != nil {
 			return e, err
 		}
-		e.rule = r
 	}
 	return e, nil
 }
 
 // rule checks a rule spec and converts it to a modelRule.
 func (rs *ruleSpec) rule(provider, pattern string) (*modelRule, error) {
-	if _, native := nativeURLs[provider]; native || provider == HearthProvider {
-		return nil, fmt.Errorf("rules: parameter rules apply to the OpenAI-wire providers only, not to %s", provider)
-	}
-	for j, d := range rs.Drop {
-		if !contains(ruleParams, d) {
-			return nil, fmt.Errorf("rules.drop[%d]: %q is not a parameter a rule can drop (%s)", j, d, strings.Join(ruleParams, ", "))
+	var r modelRule
+	if rs.Like != "" {
+		base := ruleFor(provider, rs.Like)
+		if base == nil {
+			return nil, fmt.Errorf("rules.like: no built-in rule of %s matches %q", provider, rs.Like)
 		}
+		r = *base
+	}
+	if err := checkDrop(rs.Drop); err != nil {
+		return nil, err
 	}
 	for k, v := range rs.ReasoningEffort {
 		if !contains(hearthEfforts, k) {
@@ -187,12 +205,26 @@ func (rs *ruleSpec) rule(provider, pattern string) (*modelRule, error) {
 			return nil, fmt.Errorf("rules.reasoning_effort.%s: empty (leave the effort out to send none)", k)
 		}
 	}
-	if rs.ReasoningMaxTokens < 0 {
+	if rs.ReasoningMaxTokens != nil && *rs.ReasoningMaxTokens < 0 {
 		return nil, fmt.Errorf("rules.reasoning_max_tokens: must not be negative")
 	}
-	r := &modelRule{pattern: pattern, reasoning: rs.Reasoning, drop: rs.Drop, effort: rs.ReasoningEffort,
-		reasoningMaxTokens: rs.ReasoningMaxTokens, noneDisablesThinking: rs.NoneDisablesThinking, source: "HEARTH_MODELS_FILE"}
-	return r, nil
+	r.pattern, r.source = pattern, "operator"
+	if rs.Reasoning != nil {
+		r.reasoning = *rs.Reasoning
+	}
+	if rs.Drop != nil {
+		r.drop = rs.Drop
+	}
+	if rs.ReasoningEffort != nil {
+		r.effort = rs.ReasoningEffort
+	}
+	if rs.ReasoningMaxTokens != nil {
+		r.reasoningMaxTokens = *rs.ReasoningMaxTokens
+	}
+	if rs.NoneDisablesThinking != nil {
+		r.noneDisablesThinking = *rs.NoneDisablesThinking
+	}
+	return &r, nil
 }
 
 // CheckProviders reports the first entry whose provider is not one of
@@ -203,7 +235,11 @@ func (m *Models) CheckProviders(known func(string) bool) error {
 	}
 	for _, e := range m.entries {
 		if !known(e.provider) {
-			return fmt.Errorf("%s: models[%d] (%s): provider: %q is not a built-in or configured provider", m.file, e.index, e.name(), e.provider)
+			err := fmt.Errorf("models[%d] (%s): provider: %q is not a built-in or configured provider", e.index, e.name(), e.provider)
+			if m.file != "" {
+				err = fmt.Errorf("%s: %w", m.file, err)
+			}
+			return err
 		}
 	}
 	return nil

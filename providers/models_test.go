@@ -42,7 +42,7 @@ func TestModelsFileErrors(t *testing.T) {
 		{"unknown top-level", "model: []\n", `unknown field "model"`},
 		{"no models", "{}\n", `models: the file declares no models`},
 		{"unknown field", "models:\n- {provider: openai, model: gpt-9, prompt: 1, completion: 2, promt: 3}\n", `models[0]: json: unknown field "promt"`},
-		{"unknown rule field", "models:\n- {provider: openai, pattern: 'gpt-9*', rules: {dropp: [stop]}}\n", `models[0]: json: unknown field "dropp"`},
+		{"unknown rule field", "models:\n- {provider: openai, pattern: 'gpt-9*', rules: {dropp: [stop]}}\n", `models[0] (openai:gpt-9*): rules: json: unknown field "dropp" (this provider's rules take like, reasoning, drop`},
 		{"no provider", "models:\n- {model: gpt-9}\n", `models[0] (:gpt-9): provider: required`},
 		{"model and pattern", "models:\n- {provider: openai, model: a, pattern: 'b*'}\n", `models[0] (openai:ab*): model, pattern: exactly one`},
 		{"star in model", "models:\n- {provider: openai, model: 'gpt-9*'}\n", `model: "gpt-9*" is not a model id`},
@@ -54,7 +54,7 @@ func TestModelsFileErrors(t *testing.T) {
 		{"bad date", "models:\n- {provider: openai, model: gpt-9, retired: {date: 'next week'}}\n", `models[0] (openai:gpt-9): retired.date: "next week" is not a date`},
 		{"bad drop", "models:\n- {provider: openai, pattern: 'gpt-9*', rules: {drop: [temprature]}}\n", `rules.drop[0]: "temprature" is not a parameter a rule can drop`},
 		{"bad effort", "models:\n- {provider: openai, pattern: 'gpt-9*', rules: {reasoning_effort: {extreme: high}}}\n", `rules.reasoning_effort: "extreme" is not a Hearth effort`},
-		{"rules on anthropic", "models:\n- {provider: anthropic, pattern: 'claude-9*', rules: {drop: [stop]}}\n", `rules: parameter rules apply to the OpenAI-wire providers only`},
+		{"OpenAI rule on anthropic", "models:\n- {provider: anthropic, pattern: 'claude-9*', rules: {drop: [stop]}}\n", `rules: json: unknown field "drop" (this provider's rules take like, sampling`},
 		{"duplicate", "models:\n- {provider: openai, model: gpt-9}\n- {provider: openai, model: gpt-9}\n", `models[1] (openai:gpt-9): the same model as models[0]`},
 		{"negative window", "models:\n- {provider: openai, model: gpt-9, context_window: -5}\n", `context_window: must be a positive number`},
 	}
@@ -266,6 +266,19 @@ func TestModelsFileReadmeExample(t *testing.T) {
 	}
 	if usd, ok := reg.Cost(engine.ModelRef{Provider: "openai", Model: "gpt-7-preview"}, 300_000, 0); !ok || math.Abs(usd-1.5) > 1e-9 {
 		t.Errorf("gpt-7-preview long prompt cost = %v %v, want the tier's 300k × $5/M", usd, ok)
+	}
+	// Every other example of the section (rules per family, hearth apply)
+	// loads and builds a registry too.
+	section, _, _ = strings.Cut(section, "\n### Failures")
+	blocks := strings.Split(section, "```yaml\n")[1:]
+	if len(blocks) < 3 {
+		t.Fatalf("want the section's three examples, found %d", len(blocks))
+	}
+	for i, b := range blocks {
+		b, _, _ = strings.Cut(b, "```")
+		if _, err := providers.New(providers.Config{Models: loadModels(t, b)}); err != nil {
+			t.Errorf("example %d: %v", i, err)
+		}
 	}
 }
 

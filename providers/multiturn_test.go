@@ -41,10 +41,15 @@ func TestMultiTurnToolConversation(t *testing.T) {
 		{"groq", "openai/gpt-oss-120b", func() *fake.Server { return fake.NewOpenAIHost("groq") }, true},
 		{"mistral", "mistral-large-latest", func() *fake.Server { return fake.NewOpenAIHost("mistral") }, true},
 		{"mistral", "magistral-medium-latest", func() *fake.Server { return fake.NewOpenAIHost("mistral") }, true},
+		{"mistral", "mistral-medium-3-5", func() *fake.Server { return fake.NewOpenAIHost("mistral") }, true},
 		{"google", "gemini-3-flash-preview", fake.NewGemini, true},
 		{"google", "gemini-3.1-pro-preview", fake.NewGemini, true},
+		{"google", "gemini-3.8-flash", fake.NewGemini, true},
+		{"google", "gemini-3.5-flash", fake.NewGemini, true},
+		{"google", "gemini-3.1-flash-lite", fake.NewGemini, true},
 		{"deepseek", "deepseek-v4-flash", fake.NewDeepSeek, true},
 		{"deepseek", "deepseek-v4-pro", fake.NewDeepSeek, true},
+		{"deepseek", "deepseek-flash", fake.NewDeepSeek, true},
 		{"perplexity", "sonar-pro", func() *fake.Server { return fake.NewOpenAIHost("perplexity") }, false},
 		{"cohere", "command-a-03-2025", fake.NewCohere, true},
 		{"anthropic", "claude-haiku-4-5", fake.NewAnthropic, true},
@@ -54,6 +59,7 @@ func TestMultiTurnToolConversation(t *testing.T) {
 		{"anthropic", "claude-sonnet-5", fake.NewAnthropic, true},
 		{"anthropic", "claude-opus-5-5", fake.NewAnthropic, true},
 		{"anthropic", "claude-sonnet-5-5", fake.NewAnthropic, true},
+		{"anthropic", "claude-haiku-5-5", fake.NewAnthropic, true},
 		{"anthropic", "claude-fable-5-1", fake.NewAnthropic, true},
 	}
 	for _, c := range cases {

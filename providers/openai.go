@@ -336,8 +336,11 @@ func (o *OpenAI) translate(s *sseStream, st *oaiStreamState, data []byte) error 
 		return streamEventError(o.host.name, e.Type, e.Message)
 	}
 	c := &ev.ChatChunk
-	if o.host.echoReasoning {
-		st.reasoning.take(data, c)
+	if o.host.echoReasoning || o.host.contentChunks {
+		st.reasoning.take(data, c, o.host.reasoningKey())
+	}
+	if o.host.contentChunks && c.Usage != nil {
+		estimateReasoningTokens(c.Usage, st.reasoning.text.Len())
 	}
 	if c.Object == "" {
 		c.Object = "chat.completion.chunk"

@@ -15,7 +15,8 @@ type oaiMessage struct {
 	ReasoningContent *string `json:"reasoning_content,omitempty"`
 }
 
-// dsExtra is the "deepseek" entry of a tool call's extra_content.
+// dsExtra is the entry of a tool call's extra_content that holds a host's
+// reasoning (key "deepseek" or "mistral", see reasoningKey).
 type dsExtra struct {
 	ReasoningContent string `json:"reasoning_content"`
 }
@@ -96,7 +97,7 @@ func decodeOpenAIResponse(h *host, call *upstreamCall) (*engine.ChatResponse, we
 	if sources {
 		src = decodeWebSources(raw)
 	}
-	if !h.echoReasoning {
+	if !h.echoReasoning && !h.contentChunks {
 		return resp, src, nil
 	}
 	var rc struct {
@@ -108,24 +109,58 @@ func decodeOpenAIResponse(h *host, call *upstreamCall) (*engine.ChatResponse, we
 	}
 	json.Unmarshal(raw, &rc)
 	for i := range resp.Choices {
-		calls := resp.Choices[i].Message.ToolCalls
-		if len(calls) > 0 && i < len(rc.Choices) && rc.Choices[i].Message.ReasoningContent != "" {
-			calls[0].ExtraContent = extraWith(calls[0].ExtraContent, "deepseek", dsExtra{ReasoningContent: rc.Choices[i].Message.ReasoningContent})
+		if i >= len(rc.Choices) || rc.Choices[i].Message.ReasoningContent == "" {
+			continue
+		}
+		reasoning := rc.Choices[i].Message.ReasoningContent
+		if calls := resp.Choices[i].Message.ToolCalls; len(calls) > 0 {
+			calls[0].ExtraContent = extraWith(calls[0].ExtraContent, h.reasoningKey(), dsExtra{ReasoningContent: reasoning})
+		}
+		if h.contentChunks && i == 0 {
+			estimateReasoningTokens(&resp.Usage, len(reasoning))
 		}
 	}
 	return resp, src, nil
 }
 
+// reasoningKey is the extra_content key under which a host's reasoning
+// rides on a tool call: "deepseek" (sent back to DeepSeek, which requires
+// it), or the host's name (Mistral: kept, not sent back).
+func (h *host) reasoningKey() string {
+	if h.echoReasoning {
+		return "deepseek"
+	}
+	return h.name
+}
+
+// estimateReasoningTokens sets the reasoning tokens of a usage whose host
+// reports none (Mistral counts thinking in completion_tokens without a
+// breakdown): the thinking's size at about four bytes a token, at most
+// the completion tokens. An estimate, exact only in its total.
+func estimateReasoningTokens(u *engine.Usage, thinkingBytes int) {
+	if thinkingBytes == 0 || u.CompletionTokens == 0 {
+		return
+	}
+	if d := u.CompletionTokensDetails; d != nil && d.ReasoningTokens > 0 {
+		return
+	}
+	if u.CompletionTokensDetails == nil {
+		u.CompletionTokensDetails = &engine.CompletionTokensDetails{}
+	}
+	u.CompletionTokensDetails.ReasoningTokens = min(u.CompletionTokens, (thinkingBytes+3)/4)
+}
+
 // oaiReasoningState collects a stream's reasoning_content deltas (choice
-// 0) and puts them on the first tool call's first delta: DeepSeek streams
-// all reasoning before the answer and its tool calls. Each piece also goes
-// on its own chunk as Delta.Reasoning, for surfaces that stream reasoning.
+// 0) and puts them on the first tool call's first delta, under key: DeepSeek
+// and Mistral stream all reasoning before the answer and its tool calls.
+// Each piece also goes on its own chunk as Delta.Reasoning, for surfaces
+// that stream reasoning.
 type oaiReasoningState struct {
 	text     strings.Builder
 	attached bool
 }
 
-func (r *oaiReasoningState) take(data []byte, c *engine.ChatChunk) {
+func (r *oaiReasoningState) take(data []byte, c *engine.ChatChunk, key string) {
 	var d struct {
 		Choices []struct {
 			Index int `json:"index"`
@@ -155,7 +190,7 @@ func (r *oaiReasoningState) take(data []byte, c *engine.ChatChunk) {
 		for j := range c.Choices[i].Delta.ToolCalls {
 			tc := &c.Choices[i].Delta.ToolCalls[j]
 			if tc.ID != "" && (tc.Index == nil || *tc.Index == 0) {
-				tc.ExtraContent = extraWith(tc.ExtraContent, "deepseek", dsExtra{ReasoningContent: r.text.String()})
+				tc.ExtraContent = extraWith(tc.ExtraContent, key, dsExtra{ReasoningContent: r.text.String()})
 				r.attached = true
 			}
 		}

@@ -2,6 +2,7 @@ package providers
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -66,6 +67,10 @@ type Registry struct {
 	upstream caller
 	// models are the catalogue and rules in force (nil: built-in only).
 	models *Models
+	// deployed routes the models with deployments, by model id (deploy.go).
+	deployed map[engine.ModelRef]*deployedModel
+	// aliases are the providers declared by deployments only.
+	aliases []string
 }
 
 var _ engine.Providers = (*Registry)(nil)
@@ -76,6 +81,9 @@ func New(cfg Config) (*Registry, error) {
 	r := &Registry{chat: map[string]engine.ChatModel{}, embed: map[string]engine.Embedder{},
 		moderate: map[string]engine.Moderator{}, keys: map[string]string{}, needKey: map[string]bool{}, noURL: map[string]bool{},
 		pool: newKeyPool(), upstream: mk(""), models: cfg.Models}
+	if r.models == nil {
+		r.models = &Models{}
+	}
 	baseURL := cfg.BaseURL
 	for name, pc := range cfg.Providers {
 		name = strings.ToLower(name)
@@ -90,11 +98,9 @@ func New(cfg Config) (*Registry, error) {
 			return err
 		}
 		r.needKey[name] = h.needKey
-		if cfg.Models != nil {
-			hc := *h
-			hc.models = cfg.Models
-			h = &hc
-		}
+		hc := *h
+		hc.models = r.models
+		h = &hc
 		if u == "" {
 			r.noURL[name] = true
 			return nil
@@ -133,12 +139,12 @@ func New(cfg Config) (*Registry, error) {
 		r.needKey[name] = true
 		switch name {
 		case "anthropic":
-			r.chat[name] = &Anthropic{baseURL: u, c: mk(name)}
+			r.chat[name] = &Anthropic{baseURL: u, c: mk(name), models: r.models}
 		case "google":
-			g := &Google{baseURL: u, c: mk(name)}
+			g := &Google{baseURL: u, c: mk(name), models: r.models}
 			r.chat[name], r.embed[name] = g, g
 		case "cohere":
-			c := &Cohere{baseURL: u, c: mk(name)}
+			c := &Cohere{baseURL: u, c: mk(name), models: r.models}
 			r.chat[name], r.embed[name] = c, c
 		}
 	}
@@ -154,6 +160,9 @@ func New(cfg Config) (*Registry, error) {
 	}
 	r.providers = append(r.providers, HearthProvider)
 	sort.Strings(r.providers)
+	if err := r.buildDeployments(cfg, mk); err != nil {
+		return nil, err
+	}
 	if err := cfg.Models.CheckProviders(r.Known); err != nil {
 		return nil, err
 	}
@@ -161,6 +170,9 @@ func New(cfg Config) (*Registry, error) {
 }
 
 func (r *Registry) unknown(ref engine.ModelRef) error {
+	if err := r.aliasError(ref); err != nil {
+		return err
+	}
 	if r.noURL[ref.Provider] {
 		env, _ := EnvNames(ref.Provider)
 		return engine.FieldError("model", "provider %q of model %q has no base URL configured (set %s)", ref.Provider, ref.String(), env)
@@ -172,6 +184,9 @@ func (r *Registry) unknown(ref engine.ModelRef) error {
 func (r *Registry) ChatModel(ref engine.ModelRef) (engine.ChatModel, error) {
 	if ret := r.models.retirement(ref.Provider, ref.Model); ret != nil {
 		return nil, retiredError(ref, ret)
+	}
+	if m, ok := r.deployedChatModel(ref); ok {
+		return m, nil
 	}
 	if m, ok := r.pooledChat[ref.Provider]; ok {
 		if ref.Provider == HearthProvider {
@@ -192,7 +207,7 @@ func (r *Registry) Embedder(ref engine.ModelRef) (engine.Embedder, error) {
 		}
 		return pooledEmbedder{inner: e, pool: r.pool, provider: ref.Provider}, nil
 	}
-	if _, ok := r.chat[ref.Provider]; ok {
+	if _, ok := r.chat[ref.Provider]; ok || slices.Contains(r.aliases, ref.Provider) {
 		return nil, engine.FieldError("embedding_model", "provider %q of model %q has no embedding models", ref.Provider, ref.String())
 	}
 	return nil, r.unknown(ref)
@@ -215,7 +230,9 @@ func (r *Registry) NeedsKey(provider string) bool { return r.needKey[provider] }
 
 // Catalogue returns the /v1/models catalogue of every provider, with the
 // operator's entries (HEARTH_MODELS_FILE) laid over the built-in ones.
-func (r *Registry) Catalogue() map[string][]engine.ModelInfo { return r.models.catalogue(r.providers) }
+func (r *Registry) Catalogue() map[string][]engine.ModelInfo {
+	return r.withDeployed(r.models.catalogue(r.providers))
+}
 
 // Providers lists the registry's provider names, sorted.
 func (r *Registry) Providers() []string { return append([]string(nil), r.providers...) }
@@ -239,4 +256,15 @@ func (r *Registry) CostOf(ref engine.ModelRef, u *engine.Usage) (float64, bool) 
 // operator's over the built-in list prices), tiered by prompt size.
 func (r *Registry) Cost(ref engine.ModelRef, promptTokens, completionTokens int) (float64, bool) {
 	return r.models.cost(ref, promptTokens, completionTokens)
+}
+
+// SetApplied puts the entries `hearth apply` stored (nil: none) under the
+// HEARTH_MODELS_FILE entries, for every call from now on. It refuses
+// entries naming a provider the registry does not know.
+func (r *Registry) SetApplied(m *Models) error {
+	if err := m.CheckProviders(r.Known); err != nil {
+		return err
+	}
+	r.models.applied.Store(m)
+	return nil
 }

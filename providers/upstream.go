@@ -61,6 +61,11 @@ func (cfg Config) callers() func(name string) caller {
 	for _, pc := range cfg.Providers {
 		keys = append(keys, SplitKeys(pc.APIKey)...)
 	}
+	for _, md := range cfg.Deployments {
+		for _, d := range md.Servers {
+			keys = append(keys, SplitKeys(d.APIKey)...)
+		}
+	}
 	bearers := newBearerValues(keys)
 	urls := new(urlCache)
 	return func(name string) caller {

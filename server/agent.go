@@ -51,7 +51,11 @@ func (s *Server) handleAgentRun(c echo.Context) error {
 	if err := s.checkBudget(c, principal(c).Owner); err != nil {
 		return err
 	}
-	res, err := s.deps.Agent.RunIn(c.Request().Context(), principal(c).Owner, llmKey(c.Request().Header), req, &run.state)
+	s.noteDeployment(c)
+	if _, err := s.useCache(c, principal(c).Owner, "cache", ""); err != nil {
+		return err
+	}
+	res, err := s.deps.Agent.RunIn(s.guardContext(c), principal(c).Owner, llmKey(c.Request().Header), req, &run.state)
 	if err != nil {
 		return err
 	}

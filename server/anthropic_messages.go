@@ -25,6 +25,9 @@ func (s *Server) handleMessages(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if _, err := s.useCache(c, principal(c).Owner, "cache", b.Cache); err != nil {
+		return err
+	}
 	chat, only, err := b.chat()
 	if err != nil {
 		return err
@@ -44,7 +47,8 @@ func (s *Server) handleMessages(c echo.Context) error {
 	if err := s.checkBudget(c, who.Owner); err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
+	s.noteDeployment(c)
+	ctx := s.guardContext(c)
 	start := time.Now()
 	res, err := s.deps.Agent.Complete(ctx, who.Owner, llmKey(c.Request().Header), target.Ref, fallbacks, chat, b.Stream)
 	if err != nil {

@@ -27,6 +27,9 @@ type messagesRequest struct {
 	Thinking      json.RawMessage   `json:"thinking"`
 	Metadata      json.RawMessage   `json:"metadata"`
 	Stream        bool              `json:"stream"`
+	// Cache is Hearth's response cache mode (on, off, refresh), sent in
+	// the SDK's extra body; the LB-Cache header wins over it.
+	Cache string `json:"cache"`
 }
 
 // msgBlock is one content block of a Messages request, of any type.

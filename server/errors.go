@@ -132,6 +132,10 @@ func (s *Server) handleError(err error, c echo.Context) {
 		_ = c.JSON(status, openAIErrorBody(ee, status))
 		return
 	}
+	if c.Request().URL.Path == mcpPath {
+		_ = c.JSON(status, mcpErrorBody(c, ee, status))
+		return
+	}
 	if status >= 500 {
 		msg := ee.Message
 		if ee.Code == engine.CodeInternal {

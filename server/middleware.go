@@ -173,9 +173,9 @@ func corsConfig() middleware.CORSConfig {
 		AllowOrigins: []string{"*"},
 		AllowMethods: []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions},
 		AllowHeaders: append([]string{"Authorization", "Content-Type", "LB-LLM-Key", "LB-WEB-SEARCH-KEY", "LB-CRAWL-KEY",
-			HeaderFallbackModels, HeaderThreadRequest}, openAIClientHeaders...),
+			HeaderFallbackModels, HeaderThreadRequest, headerCacheRequest, "Mcp-Protocol-Version", "Mcp-Session-Id", "Last-Event-ID"}, openAIClientHeaders...),
 		ExposeHeaders: []string{HeaderWarning, HeaderThreadID, HeaderRequestID, HeaderTraceID, HeaderRetrievalMode, HeaderNextCursor, HeaderModel, HeaderBudgetReset, HeaderTokenCount,
-			"Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"},
+			HeaderCache, "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"},
 		MaxAge: 600,
 	}
 }

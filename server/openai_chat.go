@@ -25,6 +25,9 @@ func (s *Server) handleOpenAIChat(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if _, err := s.useCache(c, principal(c).Owner, "cache", b.Cache); err != nil {
+		return err
+	}
 	chat, err := b.Validate()
 	if err != nil {
 		return err
@@ -47,15 +50,17 @@ func (s *Server) handleOpenAIChat(c echo.Context) error {
 	if err := s.checkBudget(c, who.Owner); err != nil {
 		return err
 	}
+	s.noteDeployment(c)
 	start := time.Now()
-	res, err := s.deps.Agent.Complete(c.Request().Context(), who.Owner, llmKey(c.Request().Header), target.Ref, fallbacks, chat, b.Stream)
+	ctx := s.guardContext(c)
+	res, err := s.deps.Agent.Complete(ctx, who.Owner, llmKey(c.Request().Header), target.Ref, fallbacks, chat, b.Stream)
 	if err != nil {
 		// A request the model never saw because a field of it is wrong
 		// (an unknown provider, a tool_choice naming no tool) is not a
 		// run; a missing key or a failed upstream call is.
 		var ee *engine.Error
 		if !errors.As(err, &ee) || ee.Field == "" {
-			s.recordCompletion(c.Request().Context(), who.Owner, start, target.Ref, b.Stream, relayOutcome{err: err})
+			s.recordCompletion(ctx, who.Owner, start, target.Ref, b.Stream, relayOutcome{err: err})
 		}
 		return err
 	}
@@ -63,10 +68,10 @@ func (s *Server) handleOpenAIChat(c echo.Context) error {
 	setHeader(c.Response().Header(), HeaderModel, model)
 	if res.Stream != nil {
 		out := s.openAIRelay(c, res.Stream, includeUsage)
-		s.recordCompletion(c.Request().Context(), who.Owner, start, res.Model, true, out)
+		s.recordCompletion(ctx, who.Owner, start, res.Model, true, out)
 		return out.answer()
 	}
-	s.recordAnswered(c.Request().Context(), who.Owner, start, model, chat, res.Response, llmKey(c.Request().Header))
+	s.recordAnswered(ctx, who.Owner, start, model, chat, res.Response, llmKey(c.Request().Header))
 	return answerJSON(c, http.StatusOK, res.Response)
 }
 

@@ -41,8 +41,18 @@ func TestOpenAIClientEndToEnd(t *testing.T) {
 	const adminKey = "hth_user_openai_e2e_admin_key_01"
 	serverURL := "http://" + addr
 	var logs lockedBuffer
+	// The other provider families of responses_providers.test.mjs, each
+	// a fake of its own wire format.
+	ant, gem, oll := fake.NewAnthropic(), fake.NewGemini(), fake.NewOpenAIHost("ollama")
+	defer ant.Close()
+	defer gem.Close()
+	defer oll.Close()
+	antUp, gemUp, ollUp := markerUpstream(t, ant), markerUpstream(t, gem), markerUpstream(t, oll)
 	stop := startHearth(t, bin, addr, append(hearthEnv(t, serverURL, adminKey, upstream.URL+"/v1"),
-		"HEARTH_APPLY_DIR="+filepath.Join(dir, "apply")), &logs)
+		"HEARTH_APPLY_DIR="+filepath.Join(dir, "apply"),
+		"HEARTH_ANTHROPIC_BASE_URL="+antUp.URL+ant.BaseURL()[len(ant.URL):], "HEARTH_ANTHROPIC_API_KEY=sk-ant-server",
+		"HEARTH_GOOGLE_BASE_URL="+gemUp.URL+gem.BaseURL()[len(gem.URL):], "HEARTH_GOOGLE_API_KEY=gem-server",
+		"HEARTH_OLLAMA_BASE_URL="+ollUp.URL+oll.BaseURL()[len(oll.URL):]), &logs)
 	defer stop()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -50,7 +60,8 @@ func TestOpenAIClientEndToEnd(t *testing.T) {
 	// The OpenAI Agents SDK (agents.test.mjs) is set up as the README says:
 	// the base URL and a Hearth key in the environment, trace export off.
 	env := append(cleanEnv(), "HEARTH_URL="+serverURL, "HEARTH_KEY="+adminKey, "NO_COLOR=1",
-		"OPENAI_BASE_URL="+serverURL+"/openai/v1", "OPENAI_API_KEY="+adminKey, "OPENAI_AGENTS_DISABLE_TRACING=1")
+		"OPENAI_BASE_URL="+serverURL+"/openai/v1", "OPENAI_API_KEY="+adminKey, "OPENAI_AGENTS_DISABLE_TRACING=1",
+		"HEARTH_RESPONSES_MODELS=openai:gpt-4o-mini,anthropic:claude-sonnet-4-6,google:gemini-3-flash-preview,ollama:llama3.2")
 	runNodeTests(t, ctx, node, dir, env, logs.String)
 }
 
@@ -88,6 +99,7 @@ func openAIClientUpstream(up, imgs *fake.Server) http.Handler {
 			io.WriteString(w, `{"error":{"message":"The server is overloaded","type":"server_error"}}`)
 			return
 		}
+		scriptByMarkers(up, body)
 		for _, m := range req.Messages {
 			if s, _ := m.Content.(string); m.Role == "system" && strings.Contains(s, "cardamom") {
 				up.Enqueue(fake.Reply{Text: "The secret ingredient is cardamom."})

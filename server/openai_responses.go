@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
@@ -24,7 +25,7 @@ const responsesPath = openAIPrefix + "/responses"
 func (s *Server) openAIResponsesRoutes() []Route {
 	return []Route{
 		{Method: http.MethodPost, Path: responsesPath, Auth: AuthRun, Handler: s.handleResponsesCreate, BodyLimit: maxImageBody,
-			Doc: RouteDoc{Summary: "OpenAI Responses API: a provider model (provider:model), translated to a chat completion; store keeps it as a thread",
+			Doc: RouteDoc{Summary: "OpenAI Responses API: a provider model (provider:model) or a pipe (pipe:<name>), translated to a chat completion; store keeps it as a thread",
 				Request: responsesBody{}, Response: responseObject{}, Stream: true}},
 		{Method: http.MethodGet, Path: responsesPath + "/:id", Auth: AuthRun, Handler: s.handleResponsesGet,
 			Doc: RouteDoc{Summary: "A stored response", Response: responseObject{}}},
@@ -50,6 +51,7 @@ type responsesCall struct {
 	created int64
 	chat    *engine.ChatRequest
 	input   *responsesInput
+	tools   *toolMap
 	prev    *engine.StoredResponse
 	history []engine.Message
 	start   time.Time
@@ -59,6 +61,9 @@ type responsesCall struct {
 	// threadID is the thread a stored response that starts a
 	// conversation goes to, chosen up front so a stream can name it.
 	threadID string
+	// pipe marks a pipe run, which records its own run and keeps its own
+	// thread (responsesPipeRun).
+	pipe bool
 }
 
 // store reports whether the response is kept (store defaults to true).
@@ -73,11 +78,18 @@ func (s *Server) handleResponsesCreate(c echo.Context) error {
 	if err := decodeJSON(c, &b); err != nil {
 		return err
 	}
+	if _, err := s.useCache(c, principal(c).Owner, "cache", b.Cache); err != nil {
+		return err
+	}
+	if target, err := engine.ParseModelTarget("model", b.Model); err == nil && target.Pipe != "" {
+		return s.responsesPipeRun(c, &b, target)
+	}
 	rc, ref, fallbacks, err := s.prepareResponse(c, &b)
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
+	s.noteDeployment(c)
+	ctx := s.guardContext(c)
 	res, err := s.deps.Agent.Complete(ctx, rc.owner, llmKey(c.Request().Header), ref, fallbacks, rc.chat, b.Stream)
 	if err != nil {
 		var ee *engine.Error
@@ -89,9 +101,10 @@ func (s *Server) handleResponsesCreate(c echo.Context) error {
 	model := engine.ModelIDOf(res.Model, b.Model)
 	setHeader(c.Response().Header(), HeaderModel, model)
 	if res.Stream != nil {
+		res.Stream.StreamDeltas()
 		return s.streamResponse(c, rc, res.Stream, model)
 	}
-	items, msg, finish := chatOutput(ctx, res.Response)
+	items, msg, finish := chatOutput(ctx, rc.tools, res.Response)
 	obj := rc.object(model, items)
 	obj.Status, obj.IncompleteDetails = finishStatus(finish)
 	obj.Usage = responsesUsage(&res.Response.Usage)
@@ -110,10 +123,7 @@ func (s *Server) prepareResponse(c echo.Context, b *responsesBody) (*responsesCa
 	if err != nil {
 		return nil, ref, nil, err
 	}
-	if target.Pipe != "" {
-		return nil, ref, nil, engine.FieldError("model", "the Responses API runs provider models (provider:model); run pipe:%s through /openai/v1/chat/completions", target.Pipe)
-	}
-	chat, err := b.translate()
+	chat, tools, err := b.translate()
 	if err != nil {
 		return nil, ref, nil, err
 	}
@@ -128,12 +138,12 @@ func (s *Server) prepareResponse(c echo.Context, b *responsesBody) (*responsesCa
 	}
 	who := principal(c)
 	if !who.IsOwnerKey() {
-		return nil, ref, nil, engine.Errorf(engine.CodeForbidden, "a pipe key runs its own pipe only: use a user or org key for the Responses API")
+		return nil, ref, nil, engine.Errorf(engine.CodeForbidden, "a pipe key runs its own pipe only: use the model pipe:<name> (or a user or org key for provider models)")
 	}
 	if s.deps.Providers == nil {
 		return nil, ref, nil, engine.Errorf(engine.CodeUnavailable, "no model providers are configured on this server")
 	}
-	rc := &responsesCall{body: b, owner: who.Owner, chat: chat, input: in,
+	rc := &responsesCall{body: b, owner: who.Owner, chat: chat, input: in, tools: tools,
 		id: engine.NewPrefixedID(ctx, "resp_", 32), created: engine.NowFrom(ctx, time.Now).Unix(), requestKey: llmKey(c.Request().Header)}
 	if b.PreviousResponseID != nil && *b.PreviousResponseID != "" {
 		if rc.prev, rc.history, err = s.responses().History(ctx, who.Owner, *b.PreviousResponseID, "previous_response_id"); err != nil {
@@ -154,6 +164,9 @@ func (s *Server) prepareResponse(c echo.Context, b *responsesBody) (*responsesCa
 	chat.Messages = append(append(chat.Messages, rc.history...), in.msgs...)
 	if err := s.checkBudget(c, who.Owner); err != nil {
 		return nil, ref, nil, err
+	}
+	if len(tools.dropped) > 0 {
+		setHeader(c.Response().Header(), HeaderWarning, strings.Join(tools.dropped, " and ")+" left out: Hearth runs no hosted tools")
 	}
 	rc.start = time.Now()
 	return rc, target.Ref, fallbacks, nil
@@ -221,7 +234,7 @@ func (s *Server) saveResponse(ctx context.Context, c echo.Context, rc *responses
 // of /openai/v1/chat/completions but under the Responses endpoint; a
 // whole answer offers its text to the run log's content keeping.
 func (s *Server) recordResponse(ctx context.Context, rc *responsesCall, model string, stream bool, out relayOutcome, resp *engine.ChatResponse, answer *engine.Message) {
-	if s.deps.Runner == nil || s.deps.Runner.RunLog() == nil {
+	if rc.pipe || s.deps.Runner == nil || s.deps.Runner.RunLog() == nil {
 		return
 	}
 	rec := completionRecord(ctx, rc.owner, rc.start, model, stream, out)

@@ -39,7 +39,10 @@ func TestResponsesValidation(t *testing.T) {
 		{"format name", map[string]any{"model": "hearth:echo", "input": "x", "text": map[string]any{"format": map[string]any{"type": "json_schema", "name": "bad name!", "schema": map[string]any{}}}}, "text.format.name", ""},
 		{"tool name", map[string]any{"model": "hearth:echo", "input": "x", "tools": []any{map[string]any{"type": "function", "name": "bad name"}}}, "tools[0].name", ""},
 		{"tool parameters", map[string]any{"model": "hearth:echo", "input": "x", "tools": []any{map[string]any{"type": "function", "name": "f", "parameters": "x"}}}, "tools[0].parameters", ""},
-		{"built-in tool", map[string]any{"model": "hearth:echo", "input": "x", "tools": []any{fn, map[string]any{"type": "web_search"}}}, "tools[1].type", "file_search, code_interpreter, computer_use_preview"},
+		{"built-in tool", map[string]any{"model": "hearth:echo", "input": "x", "tools": []any{fn, map[string]any{"type": "file_search"}}}, "tools[1].type", "file_search, code_interpreter, computer_use_preview"},
+		{"tool name after a namespace", map[string]any{"model": "hearth:echo", "input": "x", "tools": []any{map[string]any{"type": "namespace", "name": "ns", "tools": []any{fn, fn}}}}, "tools[0].tools[1].name", "duplicates"},
+		{"namespace member", map[string]any{"model": "hearth:echo", "input": "x", "tools": []any{map[string]any{"type": "namespace", "name": "ns", "tools": []any{map[string]any{"type": "custom", "name": "c"}}}}}, "tools[0].tools[0].type", "inside a namespace"},
+		{"custom call input", map[string]any{"model": "hearth:echo", "input": []any{map[string]any{"type": "custom_tool_call", "call_id": "c", "name": "apply_patch"}}}, "input[0].input", "free-text"},
 		{"tool_choice name", map[string]any{"model": "hearth:echo", "input": "x", "tools": []any{fn}, "tool_choice": map[string]any{"type": "function"}}, "tool_choice.name", "is required"},
 		{"tool_choice unknown", map[string]any{"model": "hearth:echo", "input": "x", "tools": []any{fn}, "tool_choice": map[string]any{"type": "function", "name": "g"}}, "tool_choice", "not among the tools"},
 		{"tool_choice built-in", map[string]any{"model": "hearth:echo", "input": "x", "tool_choice": map[string]any{"type": "web_search_preview"}}, "tool_choice.type", ""},
@@ -53,7 +56,8 @@ func TestResponsesValidation(t *testing.T) {
 		{"metadata", map[string]any{"model": "hearth:echo", "input": "x", "metadata": map[string]any{"k": strings.Repeat("v", 513)}}, "metadata.k", "512"},
 		{"background", map[string]any{"model": "hearth:echo", "input": "x", "background": true}, "background", ""},
 		{"conversation", map[string]any{"model": "hearth:echo", "input": "x", "conversation": "conv_1"}, "conversation", "previous_response_id"},
-		{"pipe model", map[string]any{"model": "pipe:p", "input": "x"}, "model", "chat/completions"},
+		{"pipe model", map[string]any{"model": "pipe:p", "input": "x"}, "model", "pipe:p not found"},
+		{"pipe previous", map[string]any{"model": "pipe:p", "input": "x", "previous_response_id": "resp_1"}, "previous_response_id", "lb-thread-id"},
 		{"previous unknown", map[string]any{"model": "hearth:echo", "input": "x", "previous_response_id": "resp_nope"}, "previous_response_id", "not found"},
 	}
 	for _, c := range cases {

@@ -25,9 +25,10 @@ type responsesInput struct {
 const reasoningPrefix = "hearth.v1:"
 
 // encodeReasoning is the encrypted_content carrying the calls' extra content.
-func encodeReasoning(extra map[string]json.RawMessage) string {
+func encodeReasoning(extra map[string]json.RawMessage) *string {
 	b, _ := json.Marshal(extra)
-	return reasoningPrefix + base64.StdEncoding.EncodeToString(b)
+	s := reasoningPrefix + base64.StdEncoding.EncodeToString(b)
+	return &s
 }
 
 // decodeReasoning reads encodeReasoning's text; ok is false for content
@@ -68,7 +69,9 @@ type inputItem struct {
 	Content          json.RawMessage `json:"content"`
 	CallID           string          `json:"call_id"`
 	Name             string          `json:"name"`
+	Namespace        string          `json:"namespace"`
 	Arguments        *string         `json:"arguments"`
+	Input            *string         `json:"input"`
 	Output           json.RawMessage `json:"output"`
 	EncryptedContent *string         `json:"encrypted_content"`
 	ExtraContent     json.RawMessage `json:"extra_content"`
@@ -136,29 +139,17 @@ func (in *responsesInput) add(ctx context.Context, f string, it *inputItem, extr
 			return err
 		}
 		in.msgs = append(in.msgs, m)
-	case "function_call":
-		if it.CallID == "" {
-			return engine.FieldError(f+".call_id", "is required")
-		}
-		if it.Name == "" {
-			return engine.FieldError(f+".name", "is required")
-		}
-		if it.Arguments == nil {
-			return engine.FieldError(f+".arguments", "is required (the call's JSON arguments as a string)")
-		}
-		if k := engine.JSONKind(it.ExtraContent); k != "null" && k != "object" {
-			return engine.FieldError(f+".extra_content", "must be a JSON object, got %s", k)
-		}
-		call := engine.ToolCall{ID: it.CallID, Type: "function", Function: engine.FunctionCall{Name: it.Name, Arguments: *it.Arguments}}
-		if engine.JSONKind(it.ExtraContent) == "object" {
-			call.ExtraContent = it.ExtraContent
+	case "function_call", "custom_tool_call":
+		call, err := itemCall(f, it)
+		if err != nil {
+			return err
 		}
 		if n := len(in.msgs); n > 0 && in.msgs[n-1].Role == "assistant" {
 			in.msgs[n-1].ToolCalls = append(in.msgs[n-1].ToolCalls, call)
 		} else {
 			in.msgs = append(in.msgs, engine.Message{Role: "assistant", ToolCalls: []engine.ToolCall{call}})
 		}
-	case "function_call_output":
+	case "function_call_output", "custom_tool_call_output":
 		if it.CallID == "" {
 			return engine.FieldError(f+".call_id", "is required")
 		}
@@ -175,14 +166,50 @@ func (in *responsesInput) add(ctx context.Context, f string, it *inputItem, extr
 				}
 			}
 		}
+	case "web_search_call":
+		// A hosted search of an earlier OpenAI turn: its results are in
+		// the message after it, so it is left out.
 	case "item_reference":
 		return engine.FieldError(f+".type", "item_reference items are not supported: send the item itself, or continue with previous_response_id")
 	case "":
-		return engine.FieldError(f+".type", "is required (message, function_call, function_call_output or reasoning)")
+		return engine.FieldError(f+".type", "is required (message, function_call, function_call_output, custom_tool_call, custom_tool_call_output or reasoning)")
 	default:
-		return engine.FieldError(f+".type", "%q items are not supported: Hearth reads message, function_call, function_call_output and reasoning items (built-in tool calls are refused: %s)", it.Type, builtinTools)
+		return engine.FieldError(f+".type", "%q items are not supported: Hearth reads message, function_call, function_call_output, custom_tool_call, custom_tool_call_output and reasoning items (calls of built-in tools are refused: %s)", it.Type, refusedTools)
 	}
 	return nil
+}
+
+// itemCall reads a function_call item (a namespace function's name
+// joined to its namespace) or a custom_tool_call item (its free-text
+// input as the argument "input") into a tool call.
+func itemCall(f string, it *inputItem) (engine.ToolCall, error) {
+	var call engine.ToolCall
+	if it.CallID == "" {
+		return call, engine.FieldError(f+".call_id", "is required")
+	}
+	if it.Name == "" {
+		return call, engine.FieldError(f+".name", "is required")
+	}
+	if k := engine.JSONKind(it.ExtraContent); k != "null" && k != "object" {
+		return call, engine.FieldError(f+".extra_content", "must be a JSON object, got %s", k)
+	}
+	call = engine.ToolCall{ID: it.CallID, Type: "function", Function: engine.FunctionCall{Name: chatToolName(it.Namespace, it.Name)}}
+	if it.Type == "custom_tool_call" {
+		if it.Input == nil {
+			return call, engine.FieldError(f+".input", "is required (the call's free-text input)")
+		}
+		args, _ := json.Marshal(map[string]string{"input": *it.Input})
+		call.Function.Arguments = string(args)
+	} else {
+		if it.Arguments == nil {
+			return call, engine.FieldError(f+".arguments", "is required (the call's JSON arguments as a string)")
+		}
+		call.Function.Arguments = *it.Arguments
+	}
+	if engine.JSONKind(it.ExtraContent) == "object" {
+		call.ExtraContent = it.ExtraContent
+	}
+	return call, nil
 }
 
 // itemMessage reads a message item: role user, assistant, system or
@@ -308,7 +335,7 @@ func withItemID(ctx context.Context, raw json.RawMessage, it *inputItem) json.Ra
 		return raw
 	}
 	if engine.JSONKind(it.ID) != "string" {
-		prefix := map[string]string{"function_call": "fc_", "function_call_output": "fco_", "reasoning": "rs_"}[it.Type]
+		prefix := map[string]string{"function_call": "fc_", "function_call_output": "fco_", "custom_tool_call": "ctc_", "custom_tool_call_output": "ctco_", "reasoning": "rs_"}[it.Type]
 		if prefix == "" {
 			prefix = "msg_"
 		}

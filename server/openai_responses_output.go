@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"github.com/hearth-dev/hearth/engine"
 )
@@ -113,15 +114,23 @@ type outputCall struct {
 	CallID    string `json:"call_id"`
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
+	// Namespace names the namespace tool the function belongs to.
+	Namespace string `json:"namespace,omitempty"`
 }
 
-// outputReasoning is a reasoning output item; Hearth writes one to carry
-// the provider state of the calls (see encodeReasoning).
+// outputReasoning is a reasoning output item: the model's reasoning as
+// summary text, or the provider state of the calls (see encodeReasoning).
 type outputReasoning struct {
-	ID               string `json:"id"`
-	Type             string `json:"type"`
-	Summary          []any  `json:"summary"`
-	EncryptedContent string `json:"encrypted_content"`
+	ID               string  `json:"id"`
+	Type             string  `json:"type"`
+	Summary          []any   `json:"summary"`
+	EncryptedContent *string `json:"encrypted_content"`
+}
+
+// summaryText is a summary_text part of a reasoning item.
+type summaryText struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
 }
 
 // finishStatus maps a chat finish reason to the response status and,
@@ -140,7 +149,7 @@ func finishStatus(finish string) (string, *incompleteDetails) {
 // (when it has text or calls nothing, so there is always an item), the
 // function calls, and a
 // reasoning item with the calls' provider state when they carry any.
-func chatOutput(ctx context.Context, resp *engine.ChatResponse) (items []any, msg engine.Message, finish string) {
+func chatOutput(ctx context.Context, tm *toolMap, resp *engine.ChatResponse) (items []any, msg engine.Message, finish string) {
 	items = []any{}
 	msg = engine.Message{Role: "assistant"}
 	if len(resp.Choices) == 0 {
@@ -148,6 +157,10 @@ func chatOutput(ctx context.Context, resp *engine.ChatResponse) (items []any, ms
 	}
 	ch := resp.Choices[0]
 	finish = ch.FinishReason
+	if text := reasoningSummary(&ch.Message); text != "" {
+		items = append(items, outputReasoning{ID: engine.NewPrefixedID(ctx, "rs_", 24), Type: "reasoning",
+			Summary: []any{summaryText{Type: "summary_text", Text: text}}})
+	}
 	if c := ch.Message.Content; (c != nil && *c != "") || len(ch.Message.ToolCalls) == 0 {
 		text := ""
 		if c != nil {
@@ -164,8 +177,7 @@ func chatOutput(ctx context.Context, resp *engine.ChatResponse) (items []any, ms
 			tc.Type = "function"
 		}
 		msg.ToolCalls = append(msg.ToolCalls, tc)
-		items = append(items, outputCall{ID: engine.NewPrefixedID(ctx, "fc_", 24), Type: "function_call", Status: "completed",
-			CallID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+		items = append(items, tm.callItem(ctx, "", "completed", &tc))
 		if len(tc.ExtraContent) > 0 {
 			extra[tc.ID] = tc.ExtraContent
 		}
@@ -174,4 +186,37 @@ func chatOutput(ctx context.Context, resp *engine.ChatResponse) (items []any, ms
 		items = append(items, outputReasoning{ID: engine.NewPrefixedID(ctx, "rs_", 24), Type: "reasoning", Summary: []any{}, EncryptedContent: encodeReasoning(extra)})
 	}
 	return items, msg, finish
+}
+
+// reasoningSummary is the reasoning text of a whole answer: its thinking
+// blocks, or those (and DeepSeek's reasoning_content) its tool calls
+// carry in their provider state.
+func reasoningSummary(m *engine.ResponseMessage) string {
+	var b strings.Builder
+	blocks := func(raws []json.RawMessage) {
+		for _, raw := range raws {
+			var blk struct {
+				Type     string `json:"type"`
+				Thinking string `json:"thinking"`
+			}
+			if json.Unmarshal(raw, &blk) == nil && blk.Type == "thinking" {
+				b.WriteString(blk.Thinking)
+			}
+		}
+	}
+	blocks(m.Thinking)
+	for _, tc := range m.ToolCalls {
+		var byProvider map[string]struct {
+			Thinking         []json.RawMessage `json:"thinking"`
+			ReasoningContent string            `json:"reasoning_content"`
+		}
+		if json.Unmarshal(tc.ExtraContent, &byProvider) != nil {
+			continue
+		}
+		for _, x := range byProvider {
+			blocks(x.Thinking)
+			b.WriteString(x.ReasoningContent)
+		}
+	}
+	return b.String()
 }

@@ -37,6 +37,9 @@ type responsesBody struct {
 	Background         bool                `json:"background"`
 	Conversation       json.RawMessage     `json:"conversation"`
 	Prompt             json.RawMessage     `json:"prompt"`
+	// Cache is Hearth's response cache mode (on, off, refresh), sent in
+	// the SDK's extra body; the LB-Cache header wins over it.
+	Cache string `json:"cache"`
 }
 
 // responsesText is the text field: the output format.
@@ -55,10 +58,6 @@ type responsesReasoning struct {
 // reasoning_effort (none, low, medium, high): minimal is read as low and
 // xhigh as high, the nearest effort every provider rule understands.
 var responsesEfforts = map[string]string{"none": "none", "minimal": "low", "low": "low", "medium": "medium", "high": "high", "xhigh": "high"}
-
-// builtinTools are the Responses tool types OpenAI runs on its own
-// servers; Hearth runs none of them and refuses them by name.
-const builtinTools = "web_search, web_search_preview, file_search, code_interpreter, computer_use_preview, image_generation, mcp, local_shell, shell, apply_patch and custom tools"
 
 // chatFieldNames maps the chat-completions names of fields that
 // CompletionRequest.Validate reports to their names in a Responses body.
@@ -93,53 +92,55 @@ func renameChatField(err error) error {
 }
 
 // translate checks the body's options and builds the chat request they
-// ask for, without messages (responsesInput reads those).
-func (b *responsesBody) translate() (*engine.ChatRequest, error) {
+// ask for, without messages (responsesInput reads those), and the map
+// of the tools it offers.
+func (b *responsesBody) translate() (*engine.ChatRequest, *toolMap, error) {
 	if b.Background {
-		return nil, engine.FieldError("background", "background responses are not supported: send the request without background (stream it to see progress)")
+		return nil, nil, engine.FieldError("background", "background responses are not supported: send the request without background (stream it to see progress)")
 	}
 	if engine.JSONKind(b.Conversation) != "null" {
-		return nil, engine.FieldError("conversation", "conversations are not supported: continue a stored response with previous_response_id")
+		return nil, nil, engine.FieldError("conversation", "conversations are not supported: continue a stored response with previous_response_id")
 	}
 	if engine.JSONKind(b.Prompt) != "null" {
-		return nil, engine.FieldError("prompt", "prompt templates are not supported: send instructions and input (or run a Hearth pipe through /openai/v1/chat/completions)")
+		return nil, nil, engine.FieldError("prompt", "prompt templates are not supported: send instructions and input (or run a Hearth pipe with the model pipe:<name>)")
 	}
 	if b.Truncation != nil && *b.Truncation != "disabled" && *b.Truncation != "auto" {
-		return nil, engine.FieldError("truncation", "must be auto or disabled, got %q", *b.Truncation)
+		return nil, nil, engine.FieldError("truncation", "must be auto or disabled, got %q", *b.Truncation)
 	}
 	if err := validateResponseMetadata(b.Metadata); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cr := agent.CompletionRequest{
 		Messages:          json.RawMessage(`[{"role":"user","content":"-"}]`),
 		ParallelToolCalls: b.ParallelToolCalls,
 		Temperature:       b.Temperature, TopP: b.TopP, MaxTokens: b.MaxOutputTokens,
 	}
-	var err error
-	if cr.Tools, err = responsesTools(b.Tools); err != nil {
-		return nil, err
+	tm, err := responsesTools(b.Tools)
+	if err != nil {
+		return nil, nil, err
 	}
+	cr.Tools = tm.chat
 	if cr.ToolChoice, err = responsesToolChoice(b.ToolChoice); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if b.Text != nil {
 		if cr.ResponseFormat, err = responsesFormat(b.Text.Format); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if b.Reasoning != nil && b.Reasoning.Effort != nil {
 		effort, ok := responsesEfforts[*b.Reasoning.Effort]
 		if !ok {
-			return nil, engine.FieldError("reasoning.effort", "must be one of none, minimal, low, medium, high, xhigh, got %q", *b.Reasoning.Effort)
+			return nil, nil, engine.FieldError("reasoning.effort", "must be one of none, minimal, low, medium, high, xhigh, got %q", *b.Reasoning.Effort)
 		}
 		cr.ReasoningEffort = &effort
 	}
 	chat, err := cr.Validate()
 	if err != nil {
-		return nil, renameChatField(err)
+		return nil, nil, renameChatField(err)
 	}
 	chat.Messages = nil
-	return chat, nil
+	return chat, tm, nil
 }
 
 // validateResponseMetadata applies OpenAI's metadata limits: at most 16
@@ -159,48 +160,6 @@ func validateResponseMetadata(md map[string]string) error {
 	return nil
 }
 
-// responsesTools turns Responses function tools ({type, name,
-// description, parameters, strict}) into chat tools, refusing the
-// built-in tool types by name.
-func responsesTools(raws []json.RawMessage) ([]json.RawMessage, error) {
-	out := make([]json.RawMessage, 0, len(raws))
-	for i, raw := range raws {
-		f := elemName("tools", i)
-		var t struct {
-			Type        string          `json:"type"`
-			Name        json.RawMessage `json:"name"`
-			Description json.RawMessage `json:"description,omitempty"`
-			Parameters  json.RawMessage `json:"parameters,omitempty"`
-			Strict      json.RawMessage `json:"strict,omitempty"`
-		}
-		if engine.JSONKind(raw) != "object" || json.Unmarshal(raw, &t) != nil {
-			return nil, engine.FieldError(f, "must be a tool object {type: function, name, description, parameters}")
-		}
-		switch t.Type {
-		case "function":
-		case "":
-			return nil, engine.FieldError(f+".type", "is required (function)")
-		default:
-			return nil, engine.FieldError(f+".type", "%q is a built-in tool of OpenAI's servers, which Hearth does not run: only function tools are supported (refused: %s)", t.Type, builtinTools)
-		}
-		fn := map[string]json.RawMessage{"name": t.Name}
-		for k, v := range map[string]json.RawMessage{"description": t.Description, "parameters": t.Parameters, "strict": t.Strict} {
-			if len(v) > 0 && engine.JSONKind(v) != "null" {
-				fn[k] = v
-			}
-		}
-		if len(t.Name) == 0 {
-			fn["name"] = json.RawMessage(`""`)
-		}
-		if engine.JSONKind(fn["name"]) != "string" {
-			return nil, engine.FieldError(f+".name", "must be a string, got %s", engine.JSONKind(fn["name"]))
-		}
-		b, _ := json.Marshal(map[string]any{"type": "function", "function": fn})
-		out = append(out, b)
-	}
-	return out, nil
-}
-
 // responsesToolChoice turns the Responses tool_choice ("auto", "none",
 // "required" or {type: function, name}) into the chat form.
 func responsesToolChoice(raw json.RawMessage) (json.RawMessage, error) {
@@ -214,8 +173,8 @@ func responsesToolChoice(raw json.RawMessage) (json.RawMessage, error) {
 	if json.Unmarshal(raw, &o) != nil {
 		return nil, engine.FieldError("tool_choice", "must be auto, none, required or {type: function, name}")
 	}
-	if o.Type != "function" {
-		return nil, engine.FieldError("tool_choice.type", "must be function (only function tools are supported), got %q", o.Type)
+	if o.Type != "function" && o.Type != "custom" {
+		return nil, engine.FieldError("tool_choice.type", "must be function or custom, got %q", o.Type)
 	}
 	if o.Name == nil || *o.Name == "" {
 		return nil, engine.FieldError("tool_choice.name", "is required")

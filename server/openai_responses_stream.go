@@ -23,11 +23,13 @@ type respEvent struct {
 	ItemID         string          `json:"item_id,omitempty"`
 	ContentIndex   *int            `json:"content_index,omitempty"`
 	Item           any             `json:"item,omitempty"`
-	Part           *outputText     `json:"part,omitempty"`
+	SummaryIndex   *int            `json:"summary_index,omitempty"`
+	Part           any             `json:"part,omitempty"`
 	Delta          *string         `json:"delta,omitempty"`
 	Text           *string         `json:"text,omitempty"`
 	Name           string          `json:"name,omitempty"`
 	Arguments      *string         `json:"arguments,omitempty"`
+	Input          *string         `json:"input,omitempty"`
 	Logprobs       *[]any          `json:"logprobs,omitempty"`
 }
 
@@ -38,6 +40,9 @@ type streamCall struct {
 	index, n int
 	args     strings.Builder
 	done     bool
+	// custom marks a custom tool's call: its free text is sent whole
+	// when it ends, as it is streamed inside the JSON arguments.
+	custom bool
 }
 
 // responseStreamer turns chat chunks into the Responses event sequence:
@@ -55,11 +60,17 @@ type responseStreamer struct {
 	textBuf strings.Builder
 	calls   map[int]*streamCall
 	cur     *streamCall
-	answer  engine.Message
-	all     strings.Builder
-	extra   map[string]json.RawMessage
-	finish  string
-	usage   *engine.Usage
+	tools   *toolMap
+	// think is the open reasoning item (nil when none is open) and its
+	// summary text so far.
+	think    *outputReasoning
+	thinkIdx int
+	thinkBuf strings.Builder
+	answer   engine.Message
+	all      strings.Builder
+	extra    map[string]json.RawMessage
+	finish   string
+	usage    *engine.Usage
 }
 
 // intp is a pointer to n, for the index fields events always carry.
@@ -109,6 +120,11 @@ func (st *responseStreamer) chunk(ch *engine.ChatChunk) error {
 		return nil
 	}
 	c := ch.Choices[0]
+	if r := c.Delta.Reasoning; r != nil && r.Text != "" {
+		if err := st.reasoningDelta(r.Text); err != nil {
+			return err
+		}
+	}
 	if d := c.Delta.Content; d != nil && *d != "" {
 		if err := st.textDelta(*d); err != nil {
 			return err
@@ -137,8 +153,59 @@ func (st *responseStreamer) textDelta(d string) error {
 	return st.send(&respEvent{Type: "response.output_text.delta", ItemID: st.text.ID, OutputIndex: intp(st.textIdx), ContentIndex: intp(0), Delta: &d, Logprobs: &[]any{}}, false)
 }
 
+// reasoningDelta streams the model's reasoning as the summary text of a
+// reasoning item, opening one when none is open.
+func (st *responseStreamer) reasoningDelta(d string) error {
+	if st.think == nil {
+		if err := st.closeText(); err != nil {
+			return err
+		}
+		if err := st.closeCall(); err != nil {
+			return err
+		}
+		st.think = &outputReasoning{ID: engine.NewPrefixedID(st.ctx, "rs_", 24), Type: "reasoning", Summary: []any{}}
+		st.thinkIdx = len(st.items)
+		st.items = append(st.items, *st.think)
+		st.thinkBuf.Reset()
+		if err := st.send(&respEvent{Type: "response.output_item.added", OutputIndex: intp(st.thinkIdx), Item: *st.think}, false); err != nil {
+			return err
+		}
+		part := summaryText{Type: "summary_text", Text: ""}
+		if err := st.send(&respEvent{Type: "response.reasoning_summary_part.added", ItemID: st.think.ID, OutputIndex: intp(st.thinkIdx), SummaryIndex: intp(0), Part: part}, false); err != nil {
+			return err
+		}
+	}
+	st.thinkBuf.WriteString(d)
+	return st.send(&respEvent{Type: "response.reasoning_summary_text.delta", ItemID: st.think.ID, OutputIndex: intp(st.thinkIdx), SummaryIndex: intp(0), Delta: &d}, false)
+}
+
+// closeReasoning ends the open reasoning item.
+func (st *responseStreamer) closeReasoning() error {
+	r, idx := st.think, st.thinkIdx
+	if r == nil {
+		return nil
+	}
+	st.think = nil
+	text := st.thinkBuf.String()
+	part := summaryText{Type: "summary_text", Text: text}
+	for _, ev := range []*respEvent{
+		{Type: "response.reasoning_summary_text.done", ItemID: r.ID, OutputIndex: intp(idx), SummaryIndex: intp(0), Text: &text},
+		{Type: "response.reasoning_summary_part.done", ItemID: r.ID, OutputIndex: intp(idx), SummaryIndex: intp(0), Part: part},
+	} {
+		if err := st.send(ev, false); err != nil {
+			return err
+		}
+	}
+	r.Summary = []any{part}
+	st.items[idx] = *r
+	return st.send(&respEvent{Type: "response.output_item.done", OutputIndex: intp(idx), Item: *r}, false)
+}
+
 // openText adds a message item and its output_text part.
 func (st *responseStreamer) openText() error {
+	if err := st.closeReasoning(); err != nil {
+		return err
+	}
 	if err := st.closeCall(); err != nil {
 		return err
 	}
@@ -150,7 +217,7 @@ func (st *responseStreamer) openText() error {
 		return err
 	}
 	part := newOutputText("")
-	return st.send(&respEvent{Type: "response.content_part.added", ItemID: st.text.ID, OutputIndex: intp(st.textIdx), ContentIndex: intp(0), Part: &part}, false)
+	return st.send(&respEvent{Type: "response.content_part.added", ItemID: st.text.ID, OutputIndex: intp(st.textIdx), ContentIndex: intp(0), Part: part}, false)
 }
 
 // closeText ends the open message item.
@@ -163,7 +230,7 @@ func (st *responseStreamer) closeText() error {
 	part := newOutputText(text)
 	for _, ev := range []*respEvent{
 		{Type: "response.output_text.done", ItemID: m.ID, OutputIndex: intp(idx), ContentIndex: intp(0), Text: &text, Logprobs: &[]any{}},
-		{Type: "response.content_part.done", ItemID: m.ID, OutputIndex: intp(idx), ContentIndex: intp(0), Part: &part},
+		{Type: "response.content_part.done", ItemID: m.ID, OutputIndex: intp(idx), ContentIndex: intp(0), Part: part},
 	} {
 		if err := st.send(ev, false); err != nil {
 			return err
@@ -184,18 +251,27 @@ func (st *responseStreamer) callDelta(tc engine.ToolCall) error {
 	}
 	call, ok := st.calls[i]
 	if !ok {
+		if err := st.closeReasoning(); err != nil {
+			return err
+		}
 		if err := st.closeText(); err != nil {
 			return err
 		}
 		if err := st.closeCall(); err != nil {
 			return err
 		}
-		call = &streamCall{index: len(st.items), n: len(st.answer.ToolCalls), item: outputCall{ID: engine.NewPrefixedID(st.ctx, "fc_", 24), Type: "function_call",
-			Status: "in_progress", CallID: tc.ID, Name: tc.Function.Name}}
+		call = &streamCall{index: len(st.items), n: len(st.answer.ToolCalls), custom: st.tools.isCustom(tc.Function.Name)}
 		st.calls[i], st.cur = call, call
-		st.items = append(st.items, call.item)
 		st.answer.ToolCalls = append(st.answer.ToolCalls, engine.ToolCall{ID: tc.ID, Type: "function", Function: engine.FunctionCall{Name: tc.Function.Name}})
-		if err := st.send(&respEvent{Type: "response.output_item.added", OutputIndex: intp(call.index), Item: call.item}, false); err != nil {
+		added := st.tools.callItem(st.ctx, "", "in_progress", &st.answer.ToolCalls[call.n])
+		switch it := added.(type) {
+		case outputCall:
+			call.item = it
+		case outputCustomCall:
+			call.item = outputCall{ID: it.ID, CallID: it.CallID, Name: it.Name}
+		}
+		st.items = append(st.items, added)
+		if err := st.send(&respEvent{Type: "response.output_item.added", OutputIndex: intp(call.index), Item: added}, false); err != nil {
 			return err
 		}
 	}
@@ -208,7 +284,7 @@ func (st *responseStreamer) callDelta(tc engine.ToolCall) error {
 	}
 	call.args.WriteString(tc.Function.Arguments)
 	st.answer.ToolCalls[call.n].Function.Arguments = call.args.String()
-	if call.done {
+	if call.done || call.custom {
 		return nil
 	}
 	d := tc.Function.Arguments
@@ -223,18 +299,27 @@ func (st *responseStreamer) closeCall() error {
 	}
 	st.cur, call.done = nil, true
 	args := call.args.String()
-	call.item.Arguments, call.item.Status = args, "completed"
-	st.items[call.index] = call.item
-	if err := st.send(&respEvent{Type: "response.function_call_arguments.done", ItemID: call.item.ID, OutputIndex: intp(call.index), Name: call.item.Name, Arguments: &args}, false); err != nil {
+	tc := st.answer.ToolCalls[call.n]
+	tc.Function.Arguments = args
+	done := st.tools.callItem(st.ctx, call.item.ID, "completed", &tc)
+	st.items[call.index] = done
+	ev := &respEvent{Type: "response.function_call_arguments.done", ItemID: call.item.ID, OutputIndex: intp(call.index), Name: call.item.Name, Arguments: &args}
+	if c, ok := done.(outputCustomCall); ok {
+		ev = &respEvent{Type: "response.custom_tool_call_input.done", ItemID: c.ID, OutputIndex: intp(call.index), Input: &c.Input}
+	}
+	if err := st.send(ev, false); err != nil {
 		return err
 	}
-	return st.send(&respEvent{Type: "response.output_item.done", OutputIndex: intp(call.index), Item: call.item}, false)
+	return st.send(&respEvent{Type: "response.output_item.done", OutputIndex: intp(call.index), Item: done}, false)
 }
 
 // end closes the open items, adds the reasoning item that carries the
 // calls' provider state, and returns the finished response.
 func (st *responseStreamer) end() (*responseObject, error) {
-	if len(st.items) == 0 {
+	if err := st.closeReasoning(); err != nil {
+		return nil, err
+	}
+	if len(st.items) == 0 || (st.text == nil && st.all.Len() == 0 && len(st.answer.ToolCalls) == 0) {
 		if err := st.openText(); err != nil {
 			return nil, err
 		}
@@ -286,7 +371,7 @@ func (st *responseStreamer) fail(err error) {
 // response.completed is sent, so a GET right after it finds it.
 func (s *Server) streamResponse(c echo.Context, rc *responsesCall, rs chunkStream, model string) error {
 	ctx := c.Request().Context()
-	st := &responseStreamer{ctx: ctx, w: newSSEWriter(c), obj: rc.object(model, nil), items: []any{}, calls: map[int]*streamCall{},
+	st := &responseStreamer{ctx: ctx, w: newSSEWriter(c), obj: rc.object(model, nil), items: []any{}, calls: map[int]*streamCall{}, tools: rc.tools,
 		extra: map[string]json.RawMessage{}}
 	var out relayOutcome
 	gone := func(err error) error {

@@ -35,8 +35,15 @@ type respStreamEvent struct {
 // that sequence numbers count from 0.
 func streamResponseEvents(t *testing.T, ts *servertest.Server, key string, body map[string]any) []respStreamEvent {
 	t.Helper()
+	return streamResponseEventsWith(t, ts, key, body)
+}
+
+// streamResponseEventsWith is streamResponseEvents with request headers
+// (name, value pairs).
+func streamResponseEventsWith(t *testing.T, ts *servertest.Server, key string, body map[string]any, headers ...string) []respStreamEvent {
+	t.Helper()
 	body["stream"] = true
-	resp := postStream(t, context.Background(), ts.URL+"/openai/v1/responses", key, body)
+	resp := postStream(t, context.Background(), ts.URL+"/openai/v1/responses", key, body, headers...)
 	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
 		t.Fatalf("content type %q", ct)
 	}
@@ -95,17 +102,15 @@ func TestResponsesStreamEvents(t *testing.T) {
 
 	tools := []map[string]any{{"type": "function", "name": "get_weather", "parameters": map[string]any{"type": "object"}}}
 	evs = streamResponseEvents(t, ts, key, map[string]any{"model": "hearth:echo", "input": `call_tool:get_weather {"city":"Oslo"}`, "tools": tools})
-	// The chat pipeline hands over each caller-defined call whole (it
-	// holds calls back to tell them from MCP tool calls), so the
-	// arguments come in one delta.
-	want = []string{"created", "in_progress", "output_item.added", "function_call_arguments.delta",
+	// The echo model streams the arguments in two halves; each is a delta.
+	want = []string{"created", "in_progress", "output_item.added", "function_call_arguments.delta", "function_call_arguments.delta",
 		"function_call_arguments.done", "output_item.done", "completed"}
 	if got := eventTypes(evs); !slices.Equal(got, want) {
 		t.Fatalf("call events:\n got %v\nwant %v", got, want)
 	}
 	if evs[2].Item.Type != "function_call" || evs[2].Item.Name != "get_weather" || evs[2].Item.Arguments != "" ||
-		evs[3].Delta != `{"city":"Oslo"}` || evs[4].Args != `{"city":"Oslo"}` || evs[5].Item.Arguments != `{"city":"Oslo"}` {
-		t.Fatalf("call events: %s %s %s", evs[2].Raw, evs[4].Raw, evs[5].Raw)
+		evs[3].Delta+evs[4].Delta != `{"city":"Oslo"}` || evs[5].Args != `{"city":"Oslo"}` || evs[6].Item.Arguments != `{"city":"Oslo"}` {
+		t.Fatalf("call events: %s %s %s", evs[2].Raw, evs[5].Raw, evs[6].Raw)
 	}
 	call := evs[len(evs)-1].Resp.Output[0]
 	// The second turn streams on the stored conversation.
@@ -227,5 +232,88 @@ func TestResponsesStreamThreadHeader(t *testing.T) {
 	ts.Do("GET", "/v1/threads/"+thread+"/messages", servertest.AdminKey, nil).JSON(t, &msgs)
 	if len(msgs) != 2 || msgs[0].Content != "thread me" {
 		t.Fatalf("thread: %+v", msgs)
+	}
+}
+
+// TestResponsesStreamCallArgs: a function call's arguments reach the
+// client delta by delta as the upstream streams them, in the exact event
+// order, for two calls in a row. The fake upstream sends each piece only
+// after the client has seen the previous one as a
+// response.function_call_arguments.delta, so a held-back delta hangs
+// the test instead of passing it.
+func TestResponsesStreamCallArgs(t *testing.T) {
+	seen := make(chan string)
+	pieces := [][3]string{{"0", "call_a", `{"city":`}, {"0", "", `"Oslo"}`}, {"1", "call_b", `{"city":`}, {"1", "", `"Rome"}`}}
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, p := range pieces {
+			head := ""
+			if p[1] != "" {
+				head = fmt.Sprintf(`"id":%q,"type":"function","function":{"name":"get_weather","arguments":%q}`, p[1], p[2])
+			} else {
+				head = fmt.Sprintf(`"function":{"arguments":%q}`, p[2])
+			}
+			fmt.Fprintf(w, `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":%s,%s}]},"finish_reason":null}]}`+"\n\n", p[0], head)
+			w.(http.Flusher).Flush()
+			select {
+			case got := <-seen:
+				if got != p[2] {
+					return
+				}
+			case <-r.Context().Done():
+				return
+			}
+		}
+		fmt.Fprint(w, `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`+"\n\ndata: [DONE]\n\n")
+	}))
+	defer up.Close()
+	ts := servertest.Start(t, servertest.WithProvider("openai", up.URL+"/v1", "sk-test"))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	tools := []map[string]any{{"type": "function", "name": "get_weather", "parameters": map[string]any{"type": "object"}}}
+	resp := postStream(t, ctx, ts.URL+"/openai/v1/responses", servertest.AdminKey, map[string]any{"model": "openai:gpt-4o-mini", "input": "hi", "stream": true, "tools": tools})
+	defer resp.Body.Close()
+	rd := bufio.NewReader(resp.Body)
+	var got []string
+	var last respStreamEvent
+	for {
+		line, err := rd.ReadString('\n')
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("read after %v: %v", got, err)
+		}
+		data, ok := strings.CutPrefix(strings.TrimRight(line, "\r\n"), "data: ")
+		if !ok {
+			continue
+		}
+		var ev respStreamEvent
+		json.Unmarshal([]byte(data), &ev)
+		ev.Raw = json.RawMessage(data)
+		name := strings.TrimPrefix(ev.Type, "response.")
+		switch ev.Type {
+		case "response.function_call_arguments.delta":
+			name += " " + ev.Delta
+			seen <- ev.Delta // the upstream sends the next piece only now
+		case "response.function_call_arguments.done":
+			name += " " + ev.Args
+		case "response.output_item.added", "response.output_item.done":
+			name += " " + ev.Item.CallID
+		}
+		got = append(got, name)
+		last = ev
+	}
+	want := []string{"created", "in_progress",
+		"output_item.added call_a", `function_call_arguments.delta {"city":`, `function_call_arguments.delta "Oslo"}`,
+		`function_call_arguments.done {"city":"Oslo"}`, "output_item.done call_a",
+		"output_item.added call_b", `function_call_arguments.delta {"city":`, `function_call_arguments.delta "Rome"}`,
+		`function_call_arguments.done {"city":"Rome"}`, "output_item.done call_b", "completed"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("events:\n got %q\nwant %q", got, want)
+	}
+	if out := last.Resp.Output; len(out) != 2 || out[0].Arguments != `{"city":"Oslo"}` || out[1].Arguments != `{"city":"Rome"}` || out[1].CallID != "call_b" {
+		t.Fatalf("completed: %s", last.Raw)
 	}
 }

@@ -55,6 +55,8 @@ type oaiItem struct {
 	Arguments        string `json:"arguments"`
 	Output           string `json:"output"`
 	EncryptedContent string `json:"encrypted_content"`
+	Input            string `json:"input"`
+	Namespace        string `json:"namespace"`
 }
 
 // text is the output_text of a response's message items.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/labstack/echo/v4"
 )
 
 // relayOutcome is how a relayed stream ended: the usage it reported, the
@@ -64,7 +65,8 @@ func completionRecord(ctx context.Context, owner string, start time.Time, model 
 	rec := engine.RunRecord{
 		ID: engine.NewRunID(ctx, start), Owner: owner, Model: model, Endpoint: openAIPrefix + "/chat/completions", Kind: engine.RunKindCompletion,
 		Stream: stream, Status: engine.RunSuccess, LatencyMs: time.Since(start).Milliseconds(), CreatedAt: start.UTC(),
-		KeyID: engine.KeyIDOf(ctx),
+		KeyID: engine.KeyIDOf(ctx), Deployment: engine.DeploymentOf(ctx),
+		Guard: engine.GuardReportOf(ctx).Events(), Cache: engine.CacheOutcomeOf(ctx),
 	}
 	if out.usage != nil {
 		rec.PromptTokens, rec.CompletionTokens, rec.TotalTokens = out.usage.PromptTokens, out.usage.CompletionTokens, out.usage.TotalTokens
@@ -87,4 +89,15 @@ func completionRecord(ctx context.Context, owner string, start time.Time, model 
 		}
 	}
 	return rec
+}
+
+// noteDeployment gives the request a context that records the deployment
+// serving its model call (engine.DeploymentOf), when the server has
+// deployments; otherwise the request is left as it is.
+func (s *Server) noteDeployment(c echo.Context) {
+	if s.deps.Deployments == nil {
+		return
+	}
+	ctx, _ := engine.WithDeploymentNote(c.Request().Context())
+	c.SetRequest(c.Request().WithContext(ctx))
 }

@@ -63,6 +63,31 @@ func TestAnthropicCachedCost(t *testing.T) {
 	}
 }
 
+// TestAnthropicCacheWriteCost: a pipe run on Claude Haiku 5.5 whose
+// prompt passes the 100,000-token tier and that wrote to the prompt cache
+// is priced at the tier, with five-minute writes at 1.25 and one-hour
+// writes at 2 times its prompt price and reads at 0.1.
+func TestAnthropicCacheWriteCost(t *testing.T) {
+	up := fake.NewAnthropic()
+	t.Cleanup(up.Close)
+	up.SetDefault(fake.Reply{Text: "ok", Usage: fake.Usage{PromptTokens: 10_000, CompletionTokens: 100,
+		CacheReadTokens: 50_000, CacheCreationTokens: 60_000, CacheCreation1hTokens: 20_000}})
+	ts := servertest.Start(t, servertest.WithProvider("anthropic", up.BaseURL(), "sk-test"))
+	key := servertest.AdminKey
+	mustStatus(t, ts.Do("POST", "/v1/pipes", key, map[string]any{"name": "haiku", "model": "anthropic:claude-haiku-5-5"}), 200)
+	mustStatus(t, ts.Do("POST", "/v1/pipes/run", key, map[string]any{"name": "haiku", "messages": userMsg("hi")}), 200)
+	ts.RunLog.Flush()
+	page, err := ts.RunLog.List(context.Background(), "admin", "", 10, "")
+	if err != nil || len(page.Runs) != 1 {
+		t.Fatalf("runs: %v %+v", err, page)
+	}
+	run := page.Runs[0]
+	want := (0.5*(10_000+50_000*0.1+40_000*1.25+20_000*2) + 2.5*float64(run.CompletionTokens)) / 1e6
+	if run.CostUSD == nil || *run.CostUSD-want > 1e-12 || want-*run.CostUSD > 1e-12 {
+		t.Fatalf("run cost %v, want %v (completion tokens %d)", *run.CostUSD, want, run.CompletionTokens)
+	}
+}
+
 // TestClaudeFallbackMidToolLoop: a pipe on Claude Opus 5.5 calls a tool
 // (with thinking); when its tool result comes back the primary is down
 // and Sonnet 5.5 answers as the fallback. Opus's thinking, which the

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"github.com/hearth-dev/hearth/engine/guard"
+
 	"net/http"
 	"net/url"
 	"strconv"
@@ -69,6 +71,7 @@ type pipeBody struct {
 	Store             *bool                  `json:"store"`
 	Moderate          *bool                  `json:"moderate"`
 	LogContent        *bool                  `json:"log_content"`
+	Cache             *bool                  `json:"cache"`
 	TopP              *float64               `json:"top_p"`
 	MaxTokens         *float64               `json:"max_tokens"`
 	Temperature       *float64               `json:"temperature"`
@@ -83,17 +86,18 @@ type pipeBody struct {
 	Memory            *[]engine.MemoryRef    `json:"memory"`
 	ResponseFormat    *engine.ResponseFormat `json:"response_format"`
 	FallbackModels    *[]string              `json:"fallback_models"`
+	Guard             *guard.Policy          `json:"guard"`
 }
 
 func (b *pipeBody) input() *engine.PipeInput {
 	in := &engine.PipeInput{
 		Name: b.Name, Status: b.Status, Type: b.Type, Model: b.Model,
-		Stream: b.Stream, JSON: b.JSON, Store: b.Store, Moderate: b.Moderate, LogContent: b.LogContent,
+		Stream: b.Stream, JSON: b.JSON, Store: b.Store, Moderate: b.Moderate, LogContent: b.LogContent, Cache: b.Cache,
 		TopP: b.TopP, MaxTokens: b.MaxTokens, Temperature: b.Temperature,
 		PresencePenalty: b.PresencePenalty, FrequencyPenalty: b.FrequencyPenalty,
 		Stop: b.Stop, ToolChoice: b.ToolChoice, ParallelToolCalls: b.ParallelToolCalls,
 		Messages: b.Messages, Variables: b.Variables, Tools: b.Tools, Memory: b.Memory,
-		ResponseFormat: b.ResponseFormat, FallbackModels: b.FallbackModels,
+		ResponseFormat: b.ResponseFormat, FallbackModels: b.FallbackModels, Guard: b.Guard,
 	}
 	if b.Description != nil {
 		d := string(*b.Description)
@@ -128,6 +132,8 @@ type pipeView struct {
 	Store             bool                   `json:"store"`
 	Moderate          bool                   `json:"moderate"`
 	LogContent        bool                   `json:"log_content,omitempty"`
+	Guard             *guard.Policy          `json:"guard,omitempty"`
+	Cache             bool                   `json:"cache,omitempty"`
 	TopP              float64                `json:"top_p"`
 	MaxTokens         int                    `json:"max_tokens"`
 	Temperature       float64                `json:"temperature"`
@@ -172,7 +178,7 @@ func (s *Server) viewPipe(p *engine.Pipe) pipeView {
 	}
 	return pipeView{
 		Name: p.Name, Description: p.Description, Status: p.Status, OwnerLogin: p.Owner, URL: s.pipeURL(p),
-		Type: p.Type, Model: p.Model, Stream: p.Stream, JSON: p.JSON, Store: p.Store, Moderate: p.Moderate, LogContent: p.LogContent,
+		Type: p.Type, Model: p.Model, Stream: p.Stream, JSON: p.JSON, Store: p.Store, Moderate: p.Moderate, LogContent: p.LogContent, Guard: p.Guard, Cache: p.Cache,
 		TopP: p.TopP, MaxTokens: p.MaxTokens, Temperature: p.Temperature,
 		PresencePenalty: p.PresencePenalty, FrequencyPenalty: p.FrequencyPenalty,
 		Stop: nonNil(p.Stop), ToolChoice: tc, ParallelToolCalls: p.ParallelToolCalls,

@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 	"sort"
+	"strings"
 
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/labstack/echo/v4"
@@ -25,12 +26,15 @@ type providerStatus struct {
 	Provider string `json:"provider"`
 	Key      string `json:"key"`
 	Ready    bool   `json:"ready"`
+	// Deployments are the provider's models served by several servers,
+	// each deployment's state as this node sees it.
+	Deployments []engine.DeploymentStatus `json:"deployments,omitempty"`
 }
 
 func (s *Server) providerRoutes() []Route {
 	return []Route{
 		{Method: http.MethodGet, Path: "/v1/providers", Auth: AuthOwner, Handler: s.handleProviders,
-			Doc: RouteDoc{Summary: "Default models and each provider's key status for the caller, ready ones first", Response: providersView{}}},
+			Doc: RouteDoc{Summary: "Default models and each provider's key status for the caller, ready ones first, with the state of its deployments", Response: providersView{}}},
 	}
 }
 
@@ -55,8 +59,22 @@ func (s *Server) handleProviders(c echo.Context) error {
 	for _, e := range entries {
 		own[e.Provider] = true
 	}
-	for name := range s.deps.Providers.Catalogue() {
-		st := providerStatus{Provider: name, Key: "missing"}
+	deployed := map[string][]engine.DeploymentStatus{}
+	if s.deps.Deployments != nil {
+		for _, d := range s.deps.Deployments() {
+			p, _, _ := strings.Cut(d.Model, ":")
+			deployed[p] = append(deployed[p], d)
+		}
+	}
+	names := map[string]bool{}
+	for p := range s.deps.Providers.Catalogue() {
+		names[p] = true
+	}
+	for p := range deployed {
+		names[p] = true
+	}
+	for name := range names {
+		st := providerStatus{Provider: name, Key: "missing", Deployments: deployed[name]}
 		switch {
 		case own[name]:
 			st.Key = "keyset"

@@ -59,6 +59,7 @@ func (s *Server) routeTable() []Route {
 	rs = append(rs, s.openAIRoutes()...)
 	rs = append(rs, s.openAIResponsesRoutes()...)
 	rs = append(rs, s.anthropicRoutes()...)
+	rs = append(rs, s.mcpRoutes()...)
 	rs = append(rs, s.adminRoutes()...)
 	rs = append(rs, s.egressRoutes()...)
 	rs = append(rs, s.metricsRoutes()...)

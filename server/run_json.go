@@ -143,7 +143,7 @@ func readAgentRun(r *jsonread.Reader, a *agent.AgentRunRequest, sh *sharedAgentS
 
 var completionNames = []string{"model", "messages", "stream", "stream_options", "tools", "tool_choice",
 	"parallel_tool_calls", "response_format", "n", "temperature", "top_p", "max_tokens", "max_completion_tokens",
-	"stop", "seed", "presence_penalty", "frequency_penalty", "user", "reasoning_effort"}
+	"stop", "seed", "presence_penalty", "frequency_penalty", "user", "reasoning_effort", "cache"}
 
 var streamOptionNames = []string{"include_usage"}
 
@@ -190,8 +190,10 @@ func readCompletion(r *jsonread.Reader, c *agent.CompletionRequest) bool {
 			return jsonread.ReadFloatPtr(r, &c.FrequencyPenalty)
 		case 17:
 			return jsonread.ReadString(r, &c.User)
-		default:
+		case 18:
 			return jsonread.ReadStringPtr(r, &c.ReasoningEffort)
+		default:
+			return jsonread.ReadString(r, &c.Cache)
 		}
 	})
 }

@@ -121,6 +121,9 @@ func (s *Server) handlePipeRun(c echo.Context) error {
 		return err
 	}
 	stream := b.stream != nil && *b.stream
+	if _, err := s.useCache(c, principal(c).Owner, "cache", ""); err != nil {
+		return err
+	}
 	pr, err := s.deps.Runner.PrepareIn(c.Request().Context(), b.request(c, "/v1/pipes/run", stream, s.admitPipe(c, &b.admit)), &b.prepared)
 	if err != nil {
 		return err
@@ -144,6 +147,9 @@ func (s *Server) handleBetaRun(endpoint string) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		b := new(pipeRun)
 		if err := decodeJSON(c, b); err != nil {
+			return err
+		}
+		if _, err := s.useCache(c, principal(c).Owner, "cache", ""); err != nil {
 			return err
 		}
 		pr, err := s.deps.Runner.PrepareIn(c.Request().Context(), b.request(c, endpoint, false, s.admitPipe(c, &b.admit)), &b.prepared)

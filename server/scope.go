@@ -20,6 +20,7 @@ var readOnlyPosts = map[string]bool{
 	"/beta/memorysets/:ownerLogin/:memoryName/retrieve": true, "/v1/memory/:memoryName/eval": true,
 	"/v1/embed": true, "/v1/chunker": true, "/v1/parser": true, "/v1/images": true,
 	"/v1/tools/crawl": true, "/v1/tools/web-search": true, "/v1/traces": true,
+	mcpPath: true,
 }
 
 // checkScope enforces the parts of a key's scope that the route alone

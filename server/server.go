@@ -96,6 +96,9 @@ type Config struct {
 	// provider:model or pipe:<name> ("*" for any other bare name); see
 	// HEARTH_ANTHROPIC_MODEL_ALIASES.
 	AnthropicModelAliases map[string]string
+	// MCPUpstreams are the upstream MCP servers whose tools /mcp offers
+	// (the MCP gateway), each with its allowed tools; see HEARTH_MCP_UPSTREAMS.
+	MCPUpstreams []engine.MCPServer
 }
 
 // Deps are the engine services the handlers call. Every field is
@@ -111,6 +114,8 @@ type Deps struct {
 	Threads *engine.Threads
 	Runner  *engine.Runner
 	Traces  *engine.Traces
+	// Guards applies the guardrails (optional: nil checks nothing).
+	Guards *engine.Guards
 	// Memory serves memories, documents, uploads, retrieval and the
 	// embed/chunker/parser primitives.
 	Memory *memory.Service
@@ -141,6 +146,16 @@ type Deps struct {
 	// (providers.Registry.CountAnthropicTokens); nil: every count of
 	// /anthropic/v1/messages/count_tokens is an estimate.
 	CountAnthropicTokens func(ctx context.Context, apiKey string, body []byte, beta string) (int, error)
+	// ToolServers connects to upstream MCP servers for the /mcp gateway
+	// (the agent's connector); nil offers no upstream tools.
+	ToolServers engine.ToolServers
+	// Deployments reports this node's view of the models served by several
+	// servers (providers.Registry.Deployments); nil: none are declared.
+	Deployments func() []engine.DeploymentStatus
+	// Cache is the response cache the providers were wrapped with
+	// (engine.CacheProviders); nil: the cache is off and LB-Cache is
+	// checked but has no effect.
+	Cache *engine.ResponseCache
 }
 
 // missing names the Deps fields that are nil.

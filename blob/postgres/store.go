@@ -150,8 +150,9 @@ func (s *Store) Close() error {
 func (s *Store) Retries() uint64 { return s.retries.Load() }
 
 // RoundTrips returns how many round trips to PostgreSQL the transactions
-// of View and Update have made since Open (this process's count; feed
-// reads, locks, counters and blobs are not in it). Benchmarks divide it
+// of View and Update and the reads of ReadRawMany have made since Open
+// (this process's count; feed reads, locks, counters and blobs are not in
+// it). Benchmarks divide it
 // by requests.
 func (s *Store) RoundTrips() uint64 { return s.trips.Load() }
 
@@ -169,6 +170,23 @@ func (s *Store) View(ctx context.Context, fn func(engine.Tx) error) error {
 	defer ptx.Rollback(context.WithoutCancel(ctx))
 	return fn(&tx{ctx: ctx, q: ptx, trips: &s.trips, readOnly: true})
 }
+
+// ReadRawMany reads keys in one statement outside any transaction, one
+// round trip (engine.DirectReader): the statement sees one snapshot of its
+// own.
+func (s *Store) ReadRawMany(ctx context.Context, keys []string) ([][]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.trips.Add(1)
+	out, err := readMany(ctx, s.pool, keys)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	return out, nil
+}
+
+var _ engine.DirectReader = (*Store)(nil)
 
 // Update runs fn in a SERIALIZABLE transaction and commits it when fn
 // returns nil. PostgreSQL aborts one of two transactions whose reads and

@@ -187,21 +187,35 @@ func (t *tx) GetRawMany(keys []string) ([][]byte, error) {
 	if err := t.flush(); err != nil {
 		return nil, err
 	}
+	t.trips.Add(1)
+	out, err := readMany(t.ctx, t.q, keys)
+	if err != nil {
+		return nil, t.check(err)
+	}
+	return out, nil
+}
+
+// querier is what readMany needs of a transaction or the pool.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// readMany reads keys in one statement on q; a missing key's value is nil.
+func readMany(ctx context.Context, q querier, keys []string) ([][]byte, error) {
 	ks := make([][]byte, len(keys))
 	for i, k := range keys {
 		ks[i] = []byte(k)
 	}
-	t.trips.Add(1)
-	rs, err := t.q.Query(t.ctx, `SELECT k, v FROM hearth_kv WHERE k = ANY($1::bytea[])`, ks)
+	rs, err := q.Query(ctx, `SELECT k, v FROM hearth_kv WHERE k = ANY($1::bytea[])`, ks)
 	if err != nil {
-		return nil, t.check(err)
+		return nil, err
 	}
 	defer rs.Close()
 	got := make(map[string][]byte, len(keys))
 	for rs.Next() {
 		var k, v []byte
 		if err := rs.Scan(&k, &v); err != nil {
-			return nil, t.check(err)
+			return nil, err
 		}
 		if v == nil {
 			v = []byte{}
@@ -209,7 +223,7 @@ func (t *tx) GetRawMany(keys []string) ([][]byte, error) {
 		got[string(k)] = v
 	}
 	if err := rs.Err(); err != nil {
-		return nil, t.check(err)
+		return nil, err
 	}
 	out := make([][]byte, len(keys))
 	for i, k := range keys {

@@ -108,3 +108,34 @@ func TestGetRawMany(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestReadRawMany: the store reads committed keys outside any transaction
+// in one round trip, in order, nil for a missing key and non-nil for an
+// empty value; engine.ReadRawMany uses it.
+func TestReadRawMany(t *testing.T) {
+	s := openURL(t, pgtest.URL(t), Options{})
+	ctx := context.Background()
+	err := s.Update(ctx, func(tx engine.Tx) error {
+		if err := tx.PutRaw("ra", []byte("1")); err != nil {
+			return err
+		}
+		return tx.PutRaw("re", nil)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := s.RoundTrips()
+	got, err := engine.ReadRawMany(ctx, s, []string{"ra", "missing", "re", "ra"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := s.RoundTrips() - before; n != 1 {
+		t.Errorf("%d round trips, want 1", n)
+	}
+	if len(got) != 4 || string(got[0]) != "1" || got[1] != nil || got[2] == nil || len(got[2]) != 0 || string(got[3]) != "1" {
+		t.Errorf("got %q", got)
+	}
+	if _, err := engine.ReadRaw(ctx, s, "missing"); !engine.IsNotFound(err) {
+		t.Errorf("ReadRaw of a missing key: %v, want not found", err)
+	}
+}

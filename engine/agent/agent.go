@@ -295,6 +295,7 @@ func addUsage(sum *engine.Usage, u engine.Usage) {
 	sum.CompletionTokens += u.CompletionTokens
 	sum.TotalTokens += u.TotalTokens
 	sum.CacheCreationTokens += u.CacheCreationTokens
+	sum.CacheCreation1hTokens += u.CacheCreation1hTokens
 	if u.PromptTokensDetails != nil {
 		if sum.PromptTokensDetails == nil {
 			sum.PromptTokensDetails = &engine.PromptTokensDetails{}

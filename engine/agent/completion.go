@@ -32,6 +32,9 @@ type CompletionRequest struct {
 	FrequencyPenalty    *float64          `json:"frequency_penalty"`
 	User                string            `json:"user"`
 	ReasoningEffort     *string           `json:"reasoning_effort"`
+	// Cache is Hearth's response cache mode for this request (on, off,
+	// refresh); the LB-Cache header wins over it. It is not sent upstream.
+	Cache string `json:"cache"`
 }
 
 // StreamOptions are the stream_options of a streamed completion.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/guard"
 )
 
 // runRecorder writes one agent run to the run log (README "Run log"):
@@ -34,6 +35,12 @@ type runRecorder struct {
 	// idRoom the run id's bytes (engine.NewRunIDIn).
 	content engine.RunContentSlot
 	idRoom  engine.RunIDRoom
+	// note names the deployment that served the run (nil: no deployments).
+	note *engine.DeploymentNote
+	// guard is the request's guardrail report (engine.WithGuardReport).
+	guard *guard.Report
+	// cache is the request's response cache ticket (nil without one).
+	cache *engine.CacheTicket
 }
 
 // recorder sets up r (the run's own, kept with it) as the recorder of a
@@ -46,6 +53,9 @@ func (a *Agent) recorder(ctx context.Context, r *runRecorder, owner, model strin
 	created := engine.NowFrom(ctx, func() time.Time { return start })
 	r.log, r.owner, r.keyID, r.id = a.runs, owner, engine.KeyIDOf(ctx), engine.NewRunIDIn(ctx, created, &r.idRoom)
 	r.start, r.created, r.stream, r.requested = start, created, stream, model
+	r.note = engine.DeploymentNoteOf(ctx)
+	r.guard = engine.GuardReportOf(ctx)
+	r.cache = engine.CacheTicketFrom(ctx)
 	return r
 }
 
@@ -78,7 +88,8 @@ func (r *runRecorder) finish(o runOutcome) {
 	}
 	r.once.Do(func() {
 		rec := engine.RunRecord{ID: r.id, Owner: r.owner, Model: engine.ModelIDOf(o.ref, r.requested), Endpoint: "/v1/agent/run", Kind: engine.RunKindAgent,
-			KeyID: r.keyID, Stream: r.stream, Status: engine.RunSuccess, LatencyMs: time.Since(r.start).Milliseconds(), CreatedAt: r.created.UTC()}
+			Deployment: r.note.Name(), KeyID: r.keyID, Stream: r.stream, Status: engine.RunSuccess, LatencyMs: time.Since(r.start).Milliseconds(), CreatedAt: r.created.UTC(),
+			Cache: r.cache.Outcome()}
 		if o.usage != nil {
 			rec.PromptTokens, rec.CompletionTokens, rec.TotalTokens = o.usage.PromptTokens, o.usage.CompletionTokens, o.usage.TotalTokens
 			rec.CachedTokens = o.usage.CachedTokens()
@@ -100,6 +111,7 @@ func (r *runRecorder) finish(o runOutcome) {
 		if o.messages != nil {
 			rec.WithContentIn(&r.content, o.messages, o.completion, o.toolCalls, false, o.secrets...)
 		}
+		rec.Guard = r.guard.Events()
 		r.log.Record(rec)
 	})
 }

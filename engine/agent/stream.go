@@ -224,7 +224,8 @@ func (s *AgentStream) take(c *engine.ChatChunk) {
 				idx = *tc.Index
 			}
 			acc := s.calls[idx]
-			if acc == nil {
+			fresh := acc == nil
+			if fresh {
 				acc = &engine.ToolCall{}
 				s.calls[idx] = acc
 			}
@@ -266,6 +267,9 @@ func (s *AgentStream) pass(idx int, acc *engine.ToolCall, tc engine.ToolCall) {
 		}
 		if acc.Type == "" {
 			acc.Type = "function"
+		}
+		if s.first == 0 {
+			s.first = time.Since(s.start)
 		}
 		s.queue = append(s.queue, s.chunk(engine.Delta{ToolCalls: []engine.ToolCall{{Index: &out, ID: acc.ID, Type: acc.Type,
 			Function: engine.FunctionCall{Name: acc.Function.Name, Arguments: acc.Function.Arguments}, ExtraContent: acc.ExtraContent}}}, ""))
@@ -318,7 +322,6 @@ func (s *AgentStream) endStep() error {
 	s.content.Reset()
 	s.calls = map[int]*engine.ToolCall{}
 	s.finish, s.stopSeq, s.thinking = "", "", nil
-
 	next, err := s.model.ChatStream(s.ctx, s.chat)
 	if err != nil {
 		return err

@@ -68,10 +68,14 @@ func (c *docsetCache) invalidate(memID string) {
 // maxCachedDocsets bounds the cache; it is emptied when full.
 const maxCachedDocsets = 1024
 
+// docset returns memID's live documents, from the cache while the node's
+// change feed is fresh (engine.Cluster.Fresh; always with one process):
+// a node whose feed failed or stalled reads the store and caches nothing.
 func (s *Service) docset(ctx context.Context, memID string) (docset, error) {
 	c := &s.docsets
+	fresh := s.cluster.Fresh()
 	c.mu.Lock()
-	if ds, ok := c.sets[memID]; ok {
+	if ds, ok := c.sets[memID]; ok && fresh {
 		c.mu.Unlock()
 		return ds, nil
 	}
@@ -96,7 +100,7 @@ func (s *Service) docset(ctx context.Context, memID string) (docset, error) {
 		return nil, err
 	}
 	c.mu.Lock()
-	if c.gen[memID] == gen {
+	if c.gen[memID] == gen && fresh {
 		if len(c.sets) >= maxCachedDocsets {
 			c.sets = map[string]docset{}
 		}

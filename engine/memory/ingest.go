@@ -59,6 +59,7 @@ func (s *Service) Open(ctx context.Context) error {
 			}
 			s.docsets.invalidate(memID)
 		})
+		s.followMemories()
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	in.cancel = cancel

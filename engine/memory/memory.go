@@ -158,6 +158,11 @@ type Service struct {
 	now   func() time.Time
 
 	docsets docsetCache
+	// memcache holds the memory records retrieval reads (memcache.go).
+	memcache memCache
+	// chunks holds chunk records retrieval read, in cluster mode
+	// (chunkcache.go).
+	chunks  chunkCache
 	ingest  *ingester
 	cluster engine.Cluster
 	metrics engine.Metrics
@@ -300,8 +305,12 @@ func (s *Service) Create(ctx context.Context, owner string, req CreateRequest) (
 		} else if ok {
 			return engine.Errorf(engine.CodeConflict, "memory %q already exists", m.Name)
 		}
+		if err := s.memoryChanged(tx, owner, m.Name); err != nil {
+			return err
+		}
 		return tx.Put(memoryKey(owner, m.Name), m)
 	})
+	s.memoryWritten(owner, m.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -438,12 +447,16 @@ func (s *Service) Delete(ctx context.Context, owner, name string) error {
 		if err := tx.Delete(memoryKey(owner, name)); err != nil {
 			return err
 		}
+		if err := s.memoryChanged(tx, owner, name); err != nil {
+			return err
+		}
 		job = s.newJob(JobDrop, &m, "", nil)
 		if err := s.publishDocs(tx, m.ID); err != nil {
 			return err
 		}
 		return putJob(tx, job)
 	})
+	s.memoryWritten(owner, name)
 	if err != nil {
 		return err
 	}

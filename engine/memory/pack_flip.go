@@ -63,11 +63,15 @@ func (s *Service) flipImport(ctx context.Context, im *importer, old *Memory) (*I
 		if err := tx.Put(memoryKey(m.Owner, m.Name), m); err != nil {
 			return err
 		}
+		if err := s.memoryChanged(tx, m.Owner, m.Name); err != nil {
+			return err
+		}
 		if err := tx.Delete(jobKey(im.guard.ID)); err != nil {
 			return err
 		}
 		return s.publishDocs(tx, m.ID)
 	})
+	s.memoryWritten(m.Owner, m.Name)
 	if err != nil {
 		return nil, err
 	}

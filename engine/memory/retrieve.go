@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/hearth-dev/hearth/engine"
@@ -148,18 +149,7 @@ func (s *Service) search(ctx context.Context, owner string, req RetrieveRequest)
 	if err != nil {
 		return nil, err
 	}
-	mems := make([]Memory, len(req.Memories))
-	err = s.store.View(ctx, func(tx engine.Tx) error {
-		for i, q := range req.Memories {
-			if q.Name == "" {
-				return engine.FieldError("memory.name", "is required")
-			}
-			if err := getMemory(tx, owner, q.Name, &mems[i]); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	mems, err := s.readMemories(ctx, owner, req.Memories)
 	if err != nil {
 		return nil, err
 	}
@@ -312,6 +302,7 @@ func (s *Service) embedQuery(ctx context.Context, owner, model, query string) ([
 
 // searchMemory returns the k best chunks of one memory (texts not filled).
 func (s *Service) searchMemory(ctx context.Context, m *Memory, f filter.Filter, query string, qvec []float32, k int, fu Fusion) ([]Result, error) {
+	ctx = engine.WithSearchStart(ctx, time.Now())
 	ds, err := s.docset(ctx, m.ID)
 	if err != nil || len(ds) == 0 {
 		return nil, err
@@ -357,64 +348,87 @@ func (s *Service) searchMemory(ctx context.Context, m *Memory, f filter.Filter, 
 	return out, nil
 }
 
-// fillTexts loads the text of every result in one snapshot: the chunks in
-// one read, then the parents the chunks name in another (each one round
-// trip on PostgreSQL).
+// readMemories reads the named memories of owner: from the cache
+// (memcache.go), the others at one instant in one read (one round trip on
+// PostgreSQL, outside any transaction).
+func (s *Service) readMemories(ctx context.Context, owner string, qs []MemoryQuery) ([]Memory, error) {
+	keys := make([]string, len(qs))
+	for i, q := range qs {
+		if q.Name == "" {
+			return nil, engine.FieldError("memory.name", "is required")
+		}
+		keys[i] = memoryKey(owner, q.Name)
+	}
+	vals, err := s.readMemoryRecords(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	mems := make([]Memory, len(qs))
+	for i, v := range vals {
+		if v == nil {
+			return nil, engine.NotFound("memory", qs[i].Name)
+		}
+		if err := engine.DecodeValue(v, &mems[i]); err != nil {
+			return nil, fmt.Errorf("decode %s: %w", keys[i], err)
+		}
+	}
+	return mems, nil
+}
+
+// fillTexts loads the text of every result: the chunks in one read, then
+// the parents the chunks name in another (each one round trip on
+// PostgreSQL, outside any transaction, for the chunks a cluster node has
+// not cached: chunkcache.go). A chunk and its parent belong to
+// one document version and are written and purged together, so the two
+// reads need no common snapshot: a parent purged between them leaves the
+// chunk's section empty, as a missing parent always has.
 func (s *Service) fillTexts(ctx context.Context, mems []Memory, results []Result) error {
 	ids := map[string]string{}
 	for _, m := range mems {
 		ids[m.Name] = m.ID
 	}
-	return s.store.View(ctx, func(tx engine.Tx) error {
-		var idx []int
-		var keys []string
-		for i := range results {
-			if results[i].Text != "" {
-				continue // loaded for reranking
-			}
-			idx = append(idx, i)
-			keys = append(keys, chunkKey(ids[results[i].Memory], results[i].ChunkID))
+	var idx []int
+	var keys []string
+	for i := range results {
+		if results[i].Text != "" {
+			continue // loaded for reranking
 		}
-		if len(keys) == 0 {
-			return nil
+		idx = append(idx, i)
+		keys = append(keys, chunkKey(ids[results[i].Memory], results[i].ChunkID))
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	vals, err := s.readChunkRecords(ctx, keys)
+	if err != nil {
+		return err
+	}
+	var pidx []int
+	var pkeys []string
+	for j, i := range idx {
+		r := vals[j]
+		if r == nil {
+			continue
 		}
-		vals, err := engine.GetRawMany(tx, keys)
-		if err != nil {
-			return err
+		results[i].Text, results[i].Heading, results[i].Section = r.Text, r.Heading, r.Parent
+		if r.ParentChunk != "" && r.ParentChunk != results[i].ChunkID {
+			pidx = append(pidx, i)
+			pkeys = append(pkeys, chunkKey(ids[results[i].Memory], r.ParentChunk))
 		}
-		var pidx []int
-		var pkeys []string
-		for j, i := range idx {
-			if vals[j] == nil {
-				continue
-			}
-			var r chunkRecord
-			if err := engine.DecodeValue(vals[j], &r); err != nil {
-				return fmt.Errorf("decode %s: %w", keys[j], err)
-			}
-			results[i].Text, results[i].Heading, results[i].Section = r.Text, r.Heading, r.Parent
-			if r.ParentChunk != "" && r.ParentChunk != results[i].ChunkID {
-				pidx = append(pidx, i)
-				pkeys = append(pkeys, chunkKey(ids[results[i].Memory], r.ParentChunk))
-			}
-		}
-		if len(pkeys) == 0 {
-			return nil
-		}
-		if vals, err = engine.GetRawMany(tx, pkeys); err != nil {
-			return err
-		}
-		for j, i := range pidx {
-			var p chunkRecord
-			if vals[j] != nil {
-				if err := engine.DecodeValue(vals[j], &p); err != nil {
-					return fmt.Errorf("decode %s: %w", pkeys[j], err)
-				}
-			}
+	}
+	if len(pkeys) == 0 {
+		return nil
+	}
+	if vals, err = s.readChunkRecords(ctx, pkeys); err != nil {
+		return err
+	}
+	for j, i := range pidx {
+		results[i].Section = ""
+		if p := vals[j]; p != nil {
 			results[i].Section = p.Parent
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // RetrieveForRun implements engine.Retriever for pipe runs: each memory

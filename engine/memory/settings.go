@@ -23,8 +23,12 @@ func (s *Service) SetChunking(ctx context.Context, owner, name string, settings 
 			return err
 		}
 		m.Chunking, m.UpdatedAt = set, engine.NowFrom(ctx, s.now).UTC()
+		if err := s.memoryChanged(tx, owner, name); err != nil {
+			return err
+		}
 		return tx.Put(memoryKey(owner, name), &m)
 	})
+	s.memoryWritten(owner, name)
 	if err != nil {
 		return nil, err
 	}

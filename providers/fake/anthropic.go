@@ -113,8 +113,9 @@ func handleAnthropic(s *Server, w http.ResponseWriter, r *http.Request, body []b
 	if stop == "stop_sequence" && len(req.StopSequences) > 0 {
 		stopSeq = req.StopSequences[0]
 	}
-	usage := map[string]int{"input_tokens": u.PromptTokens, "output_tokens": output,
-		"cache_creation_input_tokens": u.CacheCreationTokens, "cache_read_input_tokens": u.CacheReadTokens}
+	usage := map[string]any{"input_tokens": u.PromptTokens, "output_tokens": output,
+		"cache_creation_input_tokens": u.CacheCreationTokens, "cache_read_input_tokens": u.CacheReadTokens,
+		"cache_creation": antCacheCreation(u)}
 	if !req.Stream {
 		writeJSON(w, 200, map[string]any{"id": "msg_fake", "type": "message", "role": "assistant", "model": req.Model,
 			"content": content, "stop_reason": stop, "stop_sequence": stopSeq, "usage": usage})
@@ -122,8 +123,9 @@ func handleAnthropic(s *Server, w http.ResponseWriter, r *http.Request, body []b
 	}
 	out := newSSE(w, r, rep, "\n\n")
 	send := func(event string, v map[string]any) bool { v["type"] = event; return out.send(event, v) }
-	start := map[string]int{"input_tokens": usage["input_tokens"], "output_tokens": 1,
-		"cache_creation_input_tokens": u.CacheCreationTokens, "cache_read_input_tokens": u.CacheReadTokens}
+	start := map[string]any{"input_tokens": usage["input_tokens"], "output_tokens": 1,
+		"cache_creation_input_tokens": u.CacheCreationTokens, "cache_read_input_tokens": u.CacheReadTokens,
+		"cache_creation": antCacheCreation(u)}
 	if !send("message_start", map[string]any{"message": map[string]any{"id": "msg_fake", "type": "message", "role": "assistant",
 		"model": req.Model, "content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": start}}) {
 		return
@@ -260,4 +262,11 @@ func countAnthropicTokens(w http.ResponseWriter, body []byte) {
 		return
 	}
 	writeJSON(w, 200, map[string]any{"input_tokens": len(body)})
+}
+
+// antCacheCreation is the usage's cache_creation object: the cache writes
+// split by lifetime, as the Messages API reports them.
+func antCacheCreation(u Usage) map[string]int {
+	return map[string]int{"ephemeral_5m_input_tokens": u.CacheCreationTokens - u.CacheCreation1hTokens,
+		"ephemeral_1h_input_tokens": u.CacheCreation1hTokens}
 }

@@ -28,11 +28,14 @@ type ToolCall struct {
 }
 
 // Usage is the token usage a fake reply reports. The cache counts are
-// sent by the Anthropic fake only (cache_read_input_tokens and
-// cache_creation_input_tokens, besides input_tokens).
+// sent by the Anthropic fake only (cache_read_input_tokens,
+// cache_creation_input_tokens and its cache_creation split by lifetime,
+// besides input_tokens); CacheCreation1hTokens is the part of
+// CacheCreationTokens written for one hour.
 type Usage struct {
 	PromptTokens, CompletionTokens       int
 	CacheReadTokens, CacheCreationTokens int
+	CacheCreation1hTokens                int
 }
 
 // Reply scripts one answer. The zero value answers DefaultText with

@@ -213,7 +213,13 @@ func openAIStream(w http.ResponseWriter, r *http.Request, req oaiReq, rep Reply,
 	if rep.Truncate {
 		return
 	}
-	if !out.send("", chunk(map[string]any{}, openAIFinish(rep))) {
+	last := chunk(map[string]any{}, openAIFinish(rep))
+	if host == "mistral" {
+		// Mistral reports usage on the chunk that finishes the answer,
+		// without stream_options.
+		last["usage"] = openAIUsage(rep.usage())
+	}
+	if !out.send("", last) {
 		return
 	}
 	if req.StreamOptions != nil && req.StreamOptions.IncludeUsage {

@@ -256,6 +256,9 @@ func (f *fetcher) image(ctx context.Context, raw string) ([]byte, string, error)
 	if resp.StatusCode != http.StatusOK {
 		return nil, "", engine.FieldError("image_url", "fetching the image answered HTTP %d", resp.StatusCode)
 	}
+	if resp.ContentLength > MaxInputImage { // refused before reading it
+		return nil, "", engine.FieldError("image_url", "the image is larger than %d MiB", MaxInputImage>>20)
+	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxInputImage+1))
 	if err != nil {
 		return nil, "", &engine.Error{Code: engine.CodeBadRequest, Field: "image_url", Message: "image_url: could not read the image", Err: err}

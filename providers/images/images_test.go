@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -98,8 +99,13 @@ func TestFetchLimits(t *testing.T) {
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
 		switch r.URL.Path {
-		case "/big.png":
+		case "/big.png": // announced by Content-Length: refused unread
 			w.Header().Set("Content-Type", "image/png")
+			w.Header().Set("Content-Length", strconv.Itoa(MaxInputImage+10))
+			w.Write(make([]byte, MaxInputImage+10))
+		case "/big-chunked.png": // no length: refused after the limit
+			w.Header().Set("Content-Type", "image/png")
+			w.(http.Flusher).Flush()
 			w.Write(make([]byte, MaxInputImage+10))
 		case "/page.html":
 			w.Header().Set("Content-Type", "text/html")
@@ -112,8 +118,10 @@ func TestFetchLimits(t *testing.T) {
 		}
 	}))
 	defer site.Close()
-	allow := &fetcher{client: netguard.Policy{AllowLoopback: true}.Client(5*time.Second, 5)}
-	deny := &fetcher{client: netguard.Policy{}.Client(5*time.Second, 5)}
+	// Generous timeouts: reading 20 MiB under -race on a loaded machine
+	// takes seconds, and time is not what this test checks.
+	allow := &fetcher{client: netguard.Policy{AllowLoopback: true}.Client(2*time.Minute, 5)}
+	deny := &fetcher{client: netguard.Policy{}.Client(2*time.Minute, 5)}
 	ctx := context.Background()
 	cases := []struct {
 		f   *fetcher
@@ -122,6 +130,7 @@ func TestFetchLimits(t *testing.T) {
 	}{
 		{allow, site.URL + "/ok.png", ""},
 		{allow, site.URL + "/big.png", "larger than 20 MiB"},
+		{allow, site.URL + "/big-chunked.png", "larger than 20 MiB"},
 		{allow, site.URL + "/page.html", "is not a PNG, JPEG, WebP or GIF image (got text/html"},
 		{allow, site.URL + "/missing.png", "answered HTTP 404"},
 		{deny, site.URL + "/ok.png", "refuses to fetch it: destination refused by the outbound address policy: not a public address"},

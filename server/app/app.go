@@ -6,7 +6,10 @@
 package app
 
 import (
+	"github.com/hearth-dev/hearth/engine/guard"
+
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -82,11 +85,20 @@ type Config struct {
 	// ThreadLimits bound thread sizes and the history a run reads (zero
 	// fields take the engine's defaults).
 	ThreadLimits engine.ThreadLimits
+	// Guard is the server-wide guardrail policy (nil: none); a
+	// GuardClassifierModel ("provider:model"), when set, also scores
+	// injection checks, a text at GuardClassifierThreshold or above
+	// counting as one.
+	Guard                    *guard.Policy
+	GuardClassifierModel     string
+	GuardClassifierThreshold float64
 	// AgentMaxSteps bounds the model calls of one agent run (0 = default).
 	AgentMaxSteps int
 	// RunContentRetention is how long stored run content is kept unless
 	// the owner sets a period (0 = engine.DefaultRunContentRetention).
 	RunContentRetention time.Duration
+	// Cache configures the response cache; nil turns it off (cache.go).
+	Cache *engine.ResponseCacheConfig
 	// Base URLs of the web search and crawl services; empty means the
 	// service's public API.
 	ExaBaseURL       string
@@ -147,6 +159,8 @@ type App struct {
 	Cluster engine.Cluster
 	RunLog  *engine.RunLog
 	Quotas  *engine.Quotas
+	// Cache is the response cache (nil: off).
+	Cache *engine.ResponseCache
 	// ThreadWrites group-commits thread writes (engine.GroupStore).
 	ThreadWrites *engine.GroupStore
 	// Egress is the dialer every outbound connection goes through, with
@@ -154,6 +168,12 @@ type App struct {
 	Egress *netguard.Egress
 	// Tracer exports traces (nil: tracing off).
 	Tracer *telemetry.Tracer
+	// AppliedModels are the model entries `hearth apply` stored, laid
+	// under HEARTH_MODELS_FILE in the provider registry.
+	AppliedModels *engine.AppliedModels
+	// CheckModels validates model entries against the provider registry
+	// (their shape, and that each names a known provider).
+	CheckModels func(entries []json.RawMessage) error
 	// FirstKey is the generated API key of the first user when this start
 	// created it without Config.AdminKey ("" otherwise); Created reports
 	// whether the first user was created.
@@ -275,6 +295,9 @@ func (a *App) Close(ctx context.Context) error {
 	}
 	if a.RunLog != nil {
 		errs = append(errs, a.RunLog.Close())
+	}
+	if a.Cache != nil {
+		errs = append(errs, a.Cache.Close())
 	}
 	if c, ok := a.Cluster.(io.Closer); ok {
 		errs = append(errs, c.Close())

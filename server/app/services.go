@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/hearth-dev/hearth/engine/guard"
+
 	"context"
 	"fmt"
 	"time"
@@ -25,7 +27,11 @@ const localModelsTTL = 30 * time.Second
 // buildProviders builds the provider registry (or its test override), the
 // instrumented view every service calls, and the keysets over it.
 func (a *App) buildProviders(cfg Config) error {
-	registry, err := providers.New(cfg.Providers)
+	pcfg := cfg.Providers
+	if pcfg.Counter == nil {
+		pcfg.Counter = a.Cluster // deployments' tpm limits count across the cluster
+	}
+	registry, err := providers.New(pcfg)
 	if err != nil {
 		return err
 	}
@@ -39,8 +45,33 @@ func (a *App) buildProviders(cfg Config) error {
 		return err
 	}
 	keysets.UseCluster(a.Cluster)
-	a.Deps.Providers, a.Deps.Keysets = engine.InstrumentProviders(a.traceProviders(provs), a.Metrics), keysets
+	if err := a.buildAppliedModels(registry); err != nil {
+		return err
+	}
+	var cls guard.Classifier
+	if cfg.GuardClassifierModel != "" {
+		if cls, err = engine.NewGuardClassifier(provs, cfg.GuardClassifierModel, cfg.GuardClassifierThreshold); err != nil {
+			return fmt.Errorf("guard classifier: %w", err)
+		}
+	}
+	guards, err := engine.NewGuards(cfg.Guard, cls, a.Metrics)
+	if err != nil {
+		return fmt.Errorf("guard policy: %w", err)
+	}
+	a.Deps.Guards = guards
+	// Guardrails outermost, so every call is checked, answered from the
+	// response cache or not (the cache keys on the checked request and
+	// keeps the model's answer, which output checks see on every hit);
+	// the cache in front of the metrics, so a hit calls no upstream.
+	a.Deps.Providers = engine.InstrumentProviders(a.traceProviders(provs), a.Metrics)
+	a.buildCache(cfg)
+	a.Deps.Providers = engine.GuardProviders(a.Deps.Providers, guards)
+	a.Deps.Keysets = keysets
 	a.Deps.LocalModels = server.CacheLocalModels(registry, localModelsTTL)
+	if registry.HasDeployments() {
+		a.Deps.Deployments = registry.Deployments
+		a.Metrics.WatchDeployments(registry.Deployments)
+	}
 	a.Deps.CountAnthropicTokens = registry.CountAnthropicTokens
 	a.pool = registry.PoolImages
 	a.closeUpstream = registry.CloseIdleConnections
@@ -113,7 +144,7 @@ func (a *App) buildRuns(cfg Config) {
 	a.RunLog.SetContentRetention(cfg.RunContentRetention, nil)
 	a.RunLog.StartContentSweeps(a.Cluster, engine.RunContentSweepInterval)
 	d.Runner = engine.NewRunner(engine.RunnerConfig{Pipes: d.Pipes, Threads: d.Threads, Keysets: d.Keysets,
-		Providers: d.Providers, Memories: d.Memory, Retriever: d.Memory, RunLog: a.RunLog, Logger: a.log})
+		Providers: d.Providers, Memories: d.Memory, Retriever: d.Memory, RunLog: a.RunLog, Logger: a.log, Guards: d.Guards})
 	d.Traces = engine.NewTraces(a.Store)
 	a.note("runner: run log")
 	a.note("traces")
@@ -146,6 +177,7 @@ func (a *App) buildTools(cfg Config) error {
 		}, a.Metrics))
 	a.note("tools: search exa, crawl firecrawl hearth spider, instrumented")
 	mcpTools := engine.InstrumentToolServers(mcp.New(mcp.Config{Policy: withFeature(cfg.Outbound, "mcp"), Version: cfg.Version}), a.Metrics)
+	d.ToolServers = mcpTools
 	d.Agent = agent.NewAgent(agent.AgentOptions{Providers: d.Providers, Keysets: d.Keysets, MaxSteps: cfg.AgentMaxSteps, Tools: mcpTools, RunLog: a.RunLog})
 	a.note("agent: MCP tools, instrumented")
 	return nil

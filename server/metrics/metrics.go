@@ -48,6 +48,8 @@ type Metrics struct {
 
 	jobs        *prometheus.CounterVec
 	jobDuration *prometheus.HistogramVec
+	// guardActions counts guardrail actions (guard.go).
+	guardActions *guardCounter
 
 	// The children of the vectors recorded on every request
 	// (children.go).
@@ -64,6 +66,7 @@ type Metrics struct {
 }
 
 var _ engine.Metrics = (*Metrics)(nil)
+var _ engine.GuardMetrics = (*Metrics)(nil)
 
 // New returns metrics on a fresh registry, with the Go runtime and process
 // collectors and a hearth_build_info series carrying version.
@@ -80,6 +83,7 @@ func New(version string) *Metrics {
 	m.tokens = f.counter("hearth_model_tokens_total", "Tokens used by model calls, by provider, model and type (prompt, completion).", "provider", "model", "type")
 	m.cost = f.counter("hearth_model_cost_usd_total", "List-price cost in USD of model calls, by provider and model (0 for unpriced models).", "provider", "model")
 	m.jobs = f.counter("hearth_ingestion_jobs_total", "Ingestion job attempts that ended, by outcome (completed, failed, requeued).", "outcome")
+	m.guardActions = newGuardCounter(f)
 	m.jobDuration = f.histogram("hearth_ingestion_job_duration_seconds", "Duration of ingestion job attempts, by outcome.", "outcome")
 	m.requestsC, m.reqDurationC = newChildCache[prometheus.Counter](m.requests, 3), newChildCache[prometheus.Observer](m.reqDuration, 2)
 	m.upstreamC, m.upstreamDurationC = newChildCache[prometheus.Counter](m.upstream, 3), newChildCache[prometheus.Observer](m.upstreamDuration, 2)
@@ -230,4 +234,46 @@ func (c *indexCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(indexDescs.queue, prometheus.GaugeValue, float64(queued), "queued")
 	ch <- prometheus.MustNewConstMetric(indexDescs.queue, prometheus.GaugeValue, float64(running), "running")
+}
+
+// WatchDeployments registers the function read at every scrape for the
+// hearth_deployment_* series (providers.Registry.Deployments): each node
+// exports its own view of its deployments.
+func (m *Metrics) WatchDeployments(fn func() []engine.DeploymentStatus) {
+	m.reg.MustRegister(&deploymentCollector{fn: fn})
+}
+
+// deploymentCollector reads the deployments' state at scrape time.
+type deploymentCollector struct {
+	fn func() []engine.DeploymentStatus
+}
+
+var deploymentDescs = struct{ requests, errors, inFlight, healthy, latency *prometheus.Desc }{
+	requests: prometheus.NewDesc("hearth_deployment_requests_total", "Calls sent to a deployment of a model served by several servers.", []string{"model", "deployment"}, nil),
+	errors:   prometheus.NewDesc("hearth_deployment_errors_total", "Calls a deployment failed on its side (unreachable, timeout, 5xx, 429).", []string{"model", "deployment"}, nil),
+	inFlight: prometheus.NewDesc("hearth_deployment_in_flight", "Calls in flight to a deployment from this node.", []string{"model", "deployment"}, nil),
+	healthy:  prometheus.NewDesc("hearth_deployment_healthy", "1 when a deployment takes calls, 0 while it cools down or is probed.", []string{"model", "deployment"}, nil),
+	latency:  prometheus.NewDesc("hearth_deployment_latency_seconds", "Recent average latency of a deployment (time to first token for streams).", []string{"model", "deployment"}, nil),
+}
+
+func (c *deploymentCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- deploymentDescs.requests
+	ch <- deploymentDescs.errors
+	ch <- deploymentDescs.inFlight
+	ch <- deploymentDescs.healthy
+	ch <- deploymentDescs.latency
+}
+
+func (c *deploymentCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, d := range c.fn() {
+		healthy := 0.0
+		if d.State == "healthy" {
+			healthy = 1
+		}
+		ch <- prometheus.MustNewConstMetric(deploymentDescs.requests, prometheus.CounterValue, float64(d.Requests), d.Model, d.Name)
+		ch <- prometheus.MustNewConstMetric(deploymentDescs.errors, prometheus.CounterValue, float64(d.Errors), d.Model, d.Name)
+		ch <- prometheus.MustNewConstMetric(deploymentDescs.inFlight, prometheus.GaugeValue, float64(d.InFlight), d.Model, d.Name)
+		ch <- prometheus.MustNewConstMetric(deploymentDescs.healthy, prometheus.GaugeValue, healthy, d.Model, d.Name)
+		ch <- prometheus.MustNewConstMetric(deploymentDescs.latency, prometheus.GaugeValue, d.LatencyMs/1000, d.Model, d.Name)
+	}
 }

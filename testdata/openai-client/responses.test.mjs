@@ -99,10 +99,14 @@ test('previous_response_id, retrieve, input items and delete', async () => {
 });
 
 test('errors: built-in tools and bad fields are BadRequestError naming the param', async () => {
-  const builtin = await client.responses.create({ model: 'hearth:echo', input: 'x', tools: [{ type: 'web_search' }] }).catch((e) => e);
+  const builtin = await client.responses.create({ model: 'hearth:echo', input: 'x', tools: [{ type: 'file_search', vector_store_ids: ['vs_1'] }] }).catch((e) => e);
   assert.ok(builtin instanceof OpenAI.BadRequestError, String(builtin));
   assert.equal(builtin.param, 'tools[0].type');
-  assert.match(builtin.message, /only function tools/);
+  assert.match(builtin.message, /Hearth does not run/);
+  // Hosted web search is left out (Codex offers it on every request), with a warning header.
+  const { data, response } = await client.responses.create({ model: 'hearth:echo', input: 'x', tools: [weather, { type: 'web_search' }] }).withResponse();
+  assert.equal(data.output_text, 'x');
+  assert.match(response.headers.get('lb-warning'), /web_search left out/);
   const temp = await client.responses.create({ model: 'hearth:echo', input: 'x', temperature: 5 }).catch((e) => e);
   assert.ok(temp instanceof OpenAI.BadRequestError, String(temp));
   assert.equal(temp.param, 'temperature');

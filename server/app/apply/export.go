@@ -37,6 +37,9 @@ func Export(ctx context.Context, svc Services, dir string) (*Spec, error) {
 			return nil, err
 		}
 	}
+	if err := exportModels(ctx, svc, out); err != nil {
+		return nil, err
+	}
 	b, err := yaml.Marshal(out)
 	if err != nil {
 		return nil, err
@@ -121,6 +124,10 @@ func pipeSpec(owner string, p *engine.Pipe) PipeSpec {
 	}
 	if p.LogContent {
 		s.LogContent = &p.LogContent
+	}
+	s.Guard = p.Guard
+	if p.Cache {
+		s.Cache = &p.Cache
 	}
 	for _, m := range p.Messages {
 		s.Messages = append(s.Messages, MessageSpec{Message: m})

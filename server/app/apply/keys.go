@@ -78,10 +78,10 @@ func (pl *planner) managedKeys(ctx context.Context, owner string) (map[string]*e
 	return out, nil
 }
 
-// sameScope reports whether two scopes limit the same things.
+// sameScope reports whether two scopes limit and set the same things.
 func sameScope(a, b *engine.Scope) bool {
 	norm := func(s *engine.Scope) string {
-		if s.Empty() {
+		if s.Empty() && s.CacheMode() == "" {
 			return ""
 		}
 		c := *s

@@ -1,6 +1,8 @@
 package apply
 
 import (
+	"github.com/hearth-dev/hearth/engine/guard"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -39,6 +41,7 @@ func (s PipeSpec) desired() *engine.Pipe {
 	setB(&p.Store, s.Store)
 	setB(&p.Moderate, s.Moderate)
 	setB(&p.LogContent, s.LogContent)
+	setB(&p.Cache, s.Cache)
 	setF(&p.TopP, s.TopP)
 	setF(&p.Temperature, s.Temperature)
 	setF(&p.PresencePenalty, s.PresencePenalty)
@@ -73,6 +76,10 @@ func (s PipeSpec) desired() *engine.Pipe {
 			}
 		}
 	}
+	if s.Guard != nil {
+		g := *s.Guard
+		p.Guard = &g
+	}
 	if s.ResponseFormat != nil && (s.ResponseFormat.Type != "text" || s.ResponseFormat.JSONSchema != nil) {
 		rf := *s.ResponseFormat
 		p.ResponseFormat = &rf
@@ -103,17 +110,21 @@ func input(p *engine.Pipe) *engine.PipeInput {
 	if rf == nil {
 		rf = &engine.ResponseFormat{Type: "text"}
 	}
+	g := p.Guard
+	if g == nil {
+		g = &guard.Policy{}
+	}
 	fallbacks := p.FallbackModels
 	if fallbacks == nil {
 		fallbacks = []string{}
 	}
 	return &engine.PipeInput{
 		Name: &p.Name, Description: &p.Description, Status: &p.Status, Type: &p.Type, Model: &p.Model,
-		Stream: &p.Stream, JSON: &p.JSON, Store: &p.Store, Moderate: &p.Moderate, LogContent: &p.LogContent, TopP: &p.TopP,
+		Stream: &p.Stream, JSON: &p.JSON, Store: &p.Store, Moderate: &p.Moderate, LogContent: &p.LogContent, Cache: &p.Cache, TopP: &p.TopP,
 		MaxTokens: &maxTokens, Temperature: &p.Temperature, PresencePenalty: &p.PresencePenalty,
 		FrequencyPenalty: &p.FrequencyPenalty, Stop: &p.Stop, ToolChoice: &p.ToolChoice,
 		ParallelToolCalls: &p.ParallelToolCalls, Messages: &p.Messages, Variables: &vars, Tools: &p.Tools,
-		Memory: &p.Memory, ResponseFormat: rf, FallbackModels: &fallbacks,
+		Memory: &p.Memory, ResponseFormat: rf, FallbackModels: &fallbacks, Guard: g,
 	}
 }
 

@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -17,6 +18,10 @@ type Services struct {
 	Pipes    *engine.Pipes
 	Memory   *memory.Service
 	Keysets  *engine.Keysets
+	// Models stores the declared model entries; CheckModels validates
+	// them against the provider registry (nil: shape only).
+	Models      *engine.AppliedModels
+	CheckModels func(entries []json.RawMessage) error
 	// Store reads document bytes for Export.
 	Store engine.Store
 	// Getenv reads the environment variables keysets name (key_env).
@@ -35,7 +40,7 @@ type Options struct {
 // Change is one step of a plan.
 type Change struct {
 	Action string // "create", "update" or "delete"
-	Kind   string // "user", "org", "pipe", "memory", "document", "keyset", "key"
+	Kind   string // "models", "user", "org", "pipe", "memory", "document", "keyset", "key"
 	Name   string
 	Detail string
 	run    func(ctx context.Context) error
@@ -99,7 +104,7 @@ func Build(ctx context.Context, svc Services, spec *Spec, opts Options) (*Plan, 
 	if err := pl.checkUnique(); err != nil {
 		return nil, err
 	}
-	steps := []func(context.Context) error{pl.accounts, pl.ownerKeysets, pl.memories, pl.pipes, pl.pipeKeysets, pl.keys}
+	steps := []func(context.Context) error{pl.models, pl.accounts, pl.ownerKeysets, pl.memories, pl.pipes, pl.pipeKeysets, pl.keys}
 	if opts.Prune {
 		steps = append(steps, pl.prune)
 	}

@@ -1,5 +1,6 @@
 // Package apply is Hearth's declarative setup: it reads users, orgs,
-// pipes, memories (with their documents), keysets and API keys declared in YAML or
+// pipes, memories (with their documents), keysets, API keys and model
+// entries declared in YAML or
 // JSON files, compares them with a running application's state and makes
 // the difference through the engine services, never by writing records
 // itself (README "Pipes as code"). Export writes the state back out in the
@@ -7,6 +8,8 @@
 package apply
 
 import (
+	"github.com/hearth-dev/hearth/engine/guard"
+
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -30,7 +33,14 @@ type Spec struct {
 	Memories []MemorySpec `json:"memories,omitempty"`
 	Keysets  []KeysetSpec `json:"keysets,omitempty"`
 	Keys     []KeySpec    `json:"keys,omitempty"`
-	files    map[string]string
+	// Models are model entries (prices, retirements, rules) in the shape
+	// of HEARTH_MODELS_FILE's, stored on the server (models.go).
+	Models []json.RawMessage `json:"models,omitempty"`
+	files  map[string]string
+	// modelsDeclared: a file has a "models" list (an empty one removes
+	// the stored entries); modelFiles names the file of each entry.
+	modelsDeclared bool
+	modelFiles     map[modelKey]string
 }
 
 // UserSpec declares a user.
@@ -61,6 +71,8 @@ type PipeSpec struct {
 	Store             *bool                  `json:"store,omitempty"`
 	Moderate          *bool                  `json:"moderate,omitempty"`
 	LogContent        *bool                  `json:"log_content,omitempty"`
+	Guard             *guard.Policy          `json:"guard,omitempty"`
+	Cache             *bool                  `json:"cache,omitempty"`
 	TopP              *float64               `json:"top_p,omitempty"`
 	MaxTokens         *float64               `json:"max_tokens,omitempty"`
 	Temperature       *float64               `json:"temperature,omitempty"`
@@ -154,6 +166,11 @@ func Load(dir string) (*Spec, error) {
 		out.Memories = append(out.Memories, one.Memories...)
 		out.Keysets = append(out.Keysets, one.Keysets...)
 		out.Keys = append(out.Keys, one.Keys...)
+		if one.Models != nil {
+			if err := out.mergeModels(p, one.Models); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return out, nil
 }
@@ -173,6 +190,9 @@ func loadFile(p string) (*Spec, error) {
 	dec := json.NewDecoder(bytes.NewReader(js))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	if err := checkModels(s.Models); err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
 	base := filepath.Dir(p)

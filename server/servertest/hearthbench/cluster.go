@@ -159,9 +159,15 @@ func runCluster(quick bool, cell time.Duration, logf func(string, ...any)) ([]Cl
 // clusterToken is a word only document i of the bench's memory holds.
 func clusterToken(i int) string { return fmt.Sprintf("qx%04dlark", i) }
 
+// doer sends one request to a node: an in-process servertest.Server or a
+// hearth serve process (procNode).
+type doer interface {
+	Do(method, path, key string, body any, headers ...string) *servertest.Response
+}
+
 // seedCluster creates the pipe "bench" and the memory "kb" (hash-embed,
 // offline) with n documents, and waits until they are completed.
-func seedCluster(n *servertest.Server, docs int, text *vocab) error {
+func seedCluster(n doer, docs int, text *vocab) error {
 	if r := n.Do("POST", "/v1/pipes", servertest.AdminKey, map[string]any{"name": "bench", "model": "openai:gpt-4o-mini"}); r.Status != 200 {
 		return fmt.Errorf("create pipe: %d %s", r.Status, r.Body)
 	}
@@ -177,7 +183,7 @@ func seedCluster(n *servertest.Server, docs int, text *vocab) error {
 }
 
 // uploadDoc uploads doc<i>.txt through the signed URL flow.
-func uploadDoc(n *servertest.Server, memory string, i int, v *vocab) error {
+func uploadDoc(n doer, memory string, i int, v *vocab) error {
 	var step1 struct {
 		SignedURL string `json:"signedUrl"`
 	}
@@ -200,7 +206,7 @@ func uploadDoc(n *servertest.Server, memory string, i int, v *vocab) error {
 }
 
 // waitDone polls until want documents of memory are completed on n.
-func waitDone(n *servertest.Server, memory string, want int, within time.Duration) error {
+func waitDone(n doer, memory string, want int, within time.Duration) error {
 	deadline := time.Now().Add(within)
 	for {
 		var list []struct{ Name, Status string }
@@ -263,6 +269,15 @@ func measureLag(a, b *servertest.Server, from, samples int, text *vocab) (*Clust
 // spreadLoad runs conc clients sending body to path for d, client i to
 // node i mod len(nodes), and returns throughput and latency.
 func spreadLoad(nodes []*servertest.Server, path string, body map[string]any, conc int, d time.Duration) LoadFigures {
+	urls := make([]string, len(nodes))
+	for i, n := range nodes {
+		urls[i] = n.URL
+	}
+	return spreadURLs(urls, path, body, conc, d)
+}
+
+// spreadURLs is spreadLoad on the nodes' base URLs.
+func spreadURLs(urls []string, path string, body map[string]any, conc int, d time.Duration) LoadFigures {
 	b, _ := json.Marshal(body)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	defer client.CloseIdleConnections()
@@ -272,7 +287,7 @@ func spreadLoad(nodes []*servertest.Server, path string, body map[string]any, co
 	start := time.Now()
 	deadline := start.Add(d)
 	for i := range conc {
-		url := nodes[i%len(nodes)].URL + path
+		url := urls[i%len(urls)] + path
 		wg.Go(func() {
 			for time.Now().Before(deadline) {
 				t := time.Now()

@@ -56,13 +56,17 @@ type Report struct {
 	Cluster        []ClusterResult    `json:"cluster,omitempty"`
 	ClusterLag     *ClusterLag        `json:"cluster_lag,omitempty"`
 	ClusterSkipped string             `json:"cluster_skipped,omitempty"`
+	ClusterProcs   []ProcsResult      `json:"cluster_procs,omitempty"`
+	ProcsRounds    int                `json:"cluster_procs_rounds,omitempty"`
+	ProcsConc      int                `json:"cluster_procs_clients,omitempty"`
+	ProcsSkipped   string             `json:"cluster_procs_skipped,omitempty"`
 	Sections       map[string]float64 `json:"section_seconds"`
 	LoadAtEnd      string             `json:"load_average_at_end"`
 }
 
 func main() {
 	quick := flag.Bool("quick", false, "small sizes only (a quick look)")
-	sections := flag.String("sections", "gateway,fairness,ingest,ingest-http,retrieval,cluster", "comma-separated sections to run: gateway, fairness, ingest, ingest-http, retrieval, cluster")
+	sections := flag.String("sections", "gateway,fairness,ingest,ingest-http,retrieval,cluster,cluster-procs", "comma-separated sections to run: gateway, fairness, ingest, ingest-http, retrieval, cluster, cluster-procs")
 	fairMax := flag.String("fair-max", fmt.Sprintf("%d,512", 2*runtime.GOMAXPROCS(0)), "fairness: comma-separated HEARTH_MAX_CONCURRENT of each row")
 	fairFlood := flag.Int("fair-flood", 256, "fairness: clients of the flooding key")
 	fairQuiet := flag.Int("fair-quiet", 2, "fairness: clients of the quiet key")
@@ -87,6 +91,8 @@ func main() {
 	blockProfile := flag.String("blockprofile", "", "write a blocking profile (where goroutines waited on channels and locks) to this file at the end")
 	mutexProfile := flag.String("mutexprofile", "", "write a mutex contention profile to this file at the end")
 	soakFor := flag.Duration("soak", 0, `gateway: instead of the table, send each run kind (-runs; default "pipe,agent") from -soak-conc clients for this long, sampling RSS, heap in use and goroutines every 5 s`)
+	procsRounds := flag.Int("procs-rounds", 3, "cluster-procs: rounds of alternating embedded and cluster cells per route (the table shows medians)")
+	procsConc := flag.Int("procs-conc", 16, "cluster-procs: clients")
 	soakConc := flag.Int("soak-conc", 16, "gateway: clients of -soak")
 	soakHeap := flag.String("soak-heapprofile", "", "gateway: with -soak, write a heap profile (after a collection) at the end of each run kind to PREFIX-<run>.prof")
 	flag.Parse()
@@ -225,6 +231,19 @@ func main() {
 		}
 		rep.Cluster, rep.ClusterLag, rep.ClusterSkipped = c, lag, skipped
 	})
+	section("cluster-procs", func() {
+		if *quick && *cell == 2*time.Second {
+			*cell = time.Second
+		}
+		rs, skipped, err := runClusterProcs(*quick, *cell, *procsRounds, *procsConc, logf)
+		if err != nil {
+			fail("cluster-procs", err)
+		}
+		if skipped != "" {
+			logf("cluster-procs: skipped: %s", skipped)
+		}
+		rep.ClusterProcs, rep.ProcsSkipped, rep.ProcsRounds, rep.ProcsConc = rs, skipped, *procsRounds, *procsConc
+	})
 	if err := stopProfiles(); err != nil {
 		fail("profile", err)
 	}
@@ -319,7 +338,7 @@ func printReport(w io.Writer, rep *Report) {
 		fmt.Fprint(w, " (-quick)")
 	}
 	fmt.Fprintf(w, "\nmachine: %s\ntotal: %.0f s, load average at end %s", rep.Machine, rep.Seconds, rep.LoadAtEnd)
-	for _, s := range []string{"gateway", "fairness", "ingest", "ingest-http", "retrieval", "cluster"} {
+	for _, s := range []string{"gateway", "fairness", "ingest", "ingest-http", "retrieval", "cluster", "cluster-procs"} {
 		if t, ok := rep.Sections[s]; ok {
 			fmt.Fprintf(w, " (%s %.0f s)", s, t)
 		}
@@ -346,6 +365,9 @@ func printReport(w io.Writer, rep *Report) {
 	}
 	if len(rep.Cluster) > 0 || rep.ClusterSkipped != "" {
 		printCluster(w, rep)
+	}
+	if len(rep.ClusterProcs) > 0 || rep.ProcsSkipped != "" {
+		printClusterProcs(w, rep)
 	}
 }
 
