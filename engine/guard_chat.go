@@ -45,11 +45,7 @@ func (gp *guardedProviders) ImageCost(ref ModelRef, n int) (float64, bool) {
 
 // Reranker passes through to the wrapped providers.
 func (gp *guardedProviders) Reranker(ref ModelRef) (Reranker, error) {
-	rp, ok := gp.Providers.(RerankProviders)
-	if !ok {
-		return nil, Errorf(CodeBadRequest, "no provider of this server offers reranking")
-	}
-	return rp.Reranker(ref)
+	return rerankerOf(gp.Providers, ref)
 }
 
 type guardedChat struct {

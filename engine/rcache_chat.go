@@ -61,11 +61,7 @@ func (cp *cachedProviders) ImageCost(ref ModelRef, n int) (float64, bool) {
 
 // Reranker passes through to the wrapped providers.
 func (cp *cachedProviders) Reranker(ref ModelRef) (Reranker, error) {
-	rp, ok := cp.Providers.(RerankProviders)
-	if !ok {
-		return nil, Errorf(CodeBadRequest, "no provider of this server offers reranking")
-	}
-	return rp.Reranker(ref)
+	return rerankerOf(cp.Providers, ref)
 }
 
 type cachedChat struct {

@@ -219,24 +219,7 @@ func TestAnthropicUsageDetails(t *testing.T) {
 	for _, stream := range []bool{false, true} {
 		m := anthropicModel(t, f, "claude-opus-5")
 		req := &engine.ChatRequest{Model: "claude-opus-5", APIKey: "k", MaxTokens: intp(4000), Messages: []engine.Message{userMsg("hi")}}
-		var u *engine.Usage
-		if stream {
-			s, err := m.ChatStream(context.Background(), req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			a, err := collect(t, s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			u = a.usage
-		} else {
-			resp, err := m.Chat(context.Background(), req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			u = &resp.Usage
-		}
+		_, u := callOnce(t, m, req, stream)
 		if u == nil || u.PromptTokens != 1000 || u.CompletionTokens != 1205 || u.CompletionTokensDetails == nil ||
 			u.CompletionTokensDetails.ReasoningTokens != 1202 || u.PromptTokensDetails == nil || u.PromptTokensDetails.CachedTokens != 800 {
 			t.Fatalf("stream=%v: usage %+v %+v %+v", stream, u, u.CompletionTokensDetails, u.PromptTokensDetails)

@@ -1,7 +1,6 @@
 package providers_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/hearth-dev/hearth/engine"
@@ -37,24 +36,7 @@ func TestAnthropicCacheWritesCosted(t *testing.T) {
 	for _, stream := range []bool{false, true} {
 		m := anthropicModel(t, f, "claude-haiku-5-5")
 		req := &engine.ChatRequest{Model: "claude-haiku-5-5", APIKey: "k", MaxTokens: intp(4000), ReasoningEffort: "low", Messages: []engine.Message{userMsg("hi")}}
-		var u *engine.Usage
-		if stream {
-			s, err := m.ChatStream(context.Background(), req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			a, err := collect(t, s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			u = a.usage
-		} else {
-			resp, err := m.Chat(context.Background(), req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			u = &resp.Usage
-		}
+		_, u := callOnce(t, m, req, stream)
 		if u == nil || u.PromptTokens != 150_000 || u.CacheCreationTokens != 100_000 || u.CacheCreation1hTokens != 30_000 {
 			t.Fatalf("stream=%v: usage %+v", stream, u)
 		}

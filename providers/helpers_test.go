@@ -145,3 +145,25 @@ func asEngine(t *testing.T, err error) *engine.Error {
 	}
 	return e
 }
+
+// callOnce makes one call to m, streamed or whole, and returns the
+// answer's tool calls and usage as either way reports them.
+func callOnce(t *testing.T, m engine.ChatModel, req *engine.ChatRequest, stream bool) ([]engine.ToolCall, *engine.Usage) {
+	t.Helper()
+	if stream {
+		s, err := m.ChatStream(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := collect(t, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a.calls, a.usage
+	}
+	resp, err := m.Chat(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.Choices[0].Message.ToolCalls, &resp.Usage
+}

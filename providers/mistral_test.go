@@ -142,25 +142,7 @@ func TestMistralReasoningSurfaced(t *testing.T) {
 	wantTokens := (len(thinking) + 3) / 4
 	for _, stream := range []bool{false, true} {
 		f.Enqueue(reply)
-		var calls []engine.ToolCall
-		var u *engine.Usage
-		if stream {
-			s, err := m.ChatStream(context.Background(), req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			a, err := collect(t, s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			calls, u = a.calls, a.usage
-		} else {
-			resp, err := m.Chat(context.Background(), req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			calls, u = resp.Choices[0].Message.ToolCalls, &resp.Usage
-		}
+		calls, u := callOnce(t, m, req, stream)
 		if u == nil || u.CompletionTokensDetails == nil || u.CompletionTokensDetails.ReasoningTokens != wantTokens {
 			t.Errorf("stream=%v: usage %+v, want %d reasoning tokens", stream, u, wantTokens)
 		}

@@ -33,19 +33,10 @@ const maxChunkCacheBytes = 32 << 20
 // gone): from the cache in cluster mode, the others in one read. The
 // records are shared: callers must not change them.
 func (s *Service) readChunkRecords(ctx context.Context, keys []string) ([]*chunkRecord, error) {
-	out := make([]*chunkRecord, len(keys))
 	c := &s.chunks
 	shared := s.shared()
-	var miss []string
-	var at []int
 	c.mu.Lock()
-	for i, k := range keys {
-		if r, ok := c.recs[k]; ok && shared {
-			out[i] = r
-			continue
-		}
-		miss, at = append(miss, k), append(at, i)
-	}
+	out, miss, at := fromCache(c.recs, keys, shared)
 	c.mu.Unlock()
 	if len(miss) == 0 {
 		return out, nil

@@ -74,18 +74,9 @@ func (s *Service) followMemories() {
 func (s *Service) readMemoryRecords(ctx context.Context, keys []string) ([][]byte, error) {
 	c := &s.memcache
 	fresh := s.cluster.Fresh()
-	out := make([][]byte, len(keys))
-	var miss []string
-	var at []int
 	c.mu.Lock()
 	gen := c.gen
-	for i, k := range keys {
-		if b, ok := c.recs[k]; ok && fresh {
-			out[i] = b
-			continue
-		}
-		miss, at = append(miss, k), append(at, i)
-	}
+	out, miss, at := fromCache(c.recs, keys, fresh)
 	c.mu.Unlock()
 	if len(miss) == 0 {
 		return out, nil
@@ -107,4 +98,19 @@ func (s *Service) readMemoryRecords(ctx context.Context, keys []string) ([][]byt
 	}
 	c.mu.Unlock()
 	return out, nil
+}
+
+// fromCache returns, for keys, the values recs holds (when use) in out,
+// and the keys it does not hold with their places in out: what is left
+// to read from the store. The caller holds the cache's lock.
+func fromCache[V any](recs map[string]V, keys []string, use bool) (out []V, miss []string, at []int) {
+	out = make([]V, len(keys))
+	for i, k := range keys {
+		if v, ok := recs[k]; ok && use {
+			out[i] = v
+			continue
+		}
+		miss, at = append(miss, k), append(at, i)
+	}
+	return out, miss, at
 }
