@@ -19,6 +19,11 @@ type Message struct {
 	Name       string     `json:"name,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	// CacheControl is an Anthropic prompt-cache breakpoint
+	// ({"type":"ephemeral"}) on the message's last block: its string
+	// content, its tool result or its last tool call. Only the anthropic
+	// adapter sends it; not on the OpenAI wire.
+	CacheControl json.RawMessage `json:"-"`
 }
 
 // ContentPart is one part of a multimodal message (type "text",
@@ -28,6 +33,9 @@ type ContentPart struct {
 	Text     string    `json:"text,omitempty"`
 	ImageURL *ImageURL `json:"image_url,omitempty"`
 	File     *FilePart `json:"file,omitempty"`
+	// CacheControl is an Anthropic prompt-cache breakpoint on this part;
+	// only the anthropic adapter sends it.
+	CacheControl json.RawMessage `json:"-"`
 }
 
 // FilePart is the document of a "file" content part, in OpenAI's shape:
@@ -143,6 +151,9 @@ type FunctionCall struct {
 type Tool struct {
 	Type     string       `json:"type"`
 	Function ToolFunction `json:"function"`
+	// CacheControl is an Anthropic prompt-cache breakpoint on this tool;
+	// only the anthropic adapter sends it.
+	CacheControl json.RawMessage `json:"-"`
 }
 
 // ToolFunction describes a callable function.
@@ -318,10 +329,21 @@ type Delta struct {
 	// Thinking is ResponseMessage.Thinking of a stream, set on the chunk
 	// with the finish reason; not on the wire.
 	Thinking []json.RawMessage `json:"-"`
-	// Reasoning is a piece of the model's reasoning text as it streams
-	// (Anthropic thinking, DeepSeek reasoning_content), for the surfaces
-	// that show it; not on the chat wire.
-	Reasoning string `json:"-"`
+	// Reasoning is a piece of the answer's reasoning as the provider
+	// streams it (Anthropic thinking, DeepSeek reasoning_content), for
+	// surfaces that stream reasoning; not on the wire.
+	Reasoning *ReasoningDelta `json:"-"`
+}
+
+// ReasoningDelta is a streamed piece of one reasoning block. Block numbers
+// the answer's reasoning blocks from 0; Text and Signature are appended
+// to the block's thinking and signature; Redacted is a whole
+// redacted_thinking block, raw.
+type ReasoningDelta struct {
+	Block     int
+	Text      string
+	Signature string
+	Redacted  json.RawMessage
 }
 
 // ChunkChoice is one choice of a stream chunk.

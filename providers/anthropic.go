@@ -49,9 +49,12 @@ const AnthropicVersion = "2023-06-01"
 const anthropicDefaultMaxTokens = 4096
 
 type antRequest struct {
-	Model         string         `json:"model"`
-	MaxTokens     int            `json:"max_tokens"`
-	System        string         `json:"system,omitempty"`
+	Model     string `json:"model"`
+	MaxTokens int    `json:"max_tokens"`
+	System    string `json:"system,omitempty"`
+	// SystemBlocks, when set, is sent as system instead of System: the
+	// system prompt as text blocks, for prompt-cache breakpoints.
+	SystemBlocks  []antBlock     `json:"-"`
 	Messages      []antMessage   `json:"messages"`
 	Tools         []antTool      `json:"tools,omitempty"`
 	ToolChoice    *antToolChoice `json:"tool_choice,omitempty"`
@@ -95,6 +98,8 @@ type antBlock struct {
 	// Content is a tool result's content: a string Hearth sends, or the
 	// array of blocks of a server tool result (web search) it receives.
 	Content json.RawMessage `json:"content,omitempty"`
+	// CacheControl is a prompt-cache breakpoint ({"type":"ephemeral"}).
+	CacheControl json.RawMessage `json:"cache_control,omitempty"`
 	// raw, when set, is sent instead of the fields: thinking blocks go
 	// back byte for byte as the API gave them.
 	raw json.RawMessage
@@ -120,6 +125,8 @@ type antTool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description,omitempty"`
 	InputSchema json.RawMessage `json:"input_schema"`
+	// CacheControl is a prompt-cache breakpoint on the tools up to this one.
+	CacheControl json.RawMessage `json:"cache_control,omitempty"`
 }
 
 type antToolChoice struct {
@@ -143,24 +150,22 @@ func buildAnthropicRequestRule(req *engine.ChatRequest, stream bool, rule antRul
 	if req.MaxTokens != nil {
 		r.MaxTokens = *req.MaxTokens
 	}
-	var system []string
+	var system []antBlock
 	for _, m := range req.Messages {
 		switch m.Role {
 		case "system", "developer":
-			if s := m.Content.String(); s != "" {
-				system = append(system, s)
-			}
+			system = append(system, antSystemBlocks(m)...)
 		case "assistant":
-			r.Messages = appendAntMessage(r.Messages, "assistant", antAssistantBlocks(m, req.Model, rule))
+			r.Messages = appendAntMessage(r.Messages, "assistant", withCacheControl(antAssistantBlocks(m, req.Model, rule), m.CacheControl))
 		case "tool":
 			text, _ := json.Marshal(m.Content.String())
-			r.Messages = appendAntMessage(r.Messages, "user", []antBlock{{Type: "tool_result", ToolUseID: m.ToolCallID, Content: text}})
+			r.Messages = appendAntMessage(r.Messages, "user", []antBlock{{Type: "tool_result", ToolUseID: m.ToolCallID, Content: text, CacheControl: m.CacheControl}})
 		default:
-			r.Messages = appendAntMessage(r.Messages, "user", antUserBlocks(m.Content))
+			r.Messages = appendAntMessage(r.Messages, "user", withCacheControl(antUserBlocks(m.Content), m.CacheControl))
 		}
 	}
 	for _, t := range req.Tools {
-		r.Tools = append(r.Tools, antTool{Name: t.Function.Name, Description: t.Function.Description, InputSchema: schemaOr(t.Function.Parameters)})
+		r.Tools = append(r.Tools, antTool{Name: t.Function.Name, Description: t.Function.Description, InputSchema: schemaOr(t.Function.Parameters), CacheControl: t.CacheControl})
 	}
 	if len(r.Tools) > 0 && req.ToolChoice != nil {
 		switch {
@@ -199,14 +204,14 @@ func buildAnthropicRequestRule(req *engine.ChatRequest, stream bool, rule antRul
 			r.ToolChoice = &antToolChoice{Type: "tool", Name: name}
 			r.jsonTool = name
 		case rf.Type == "json_object" || rf.Type == "json_schema":
-			system = append(system, jsonObjectInstruction)
+			system = append(system, antBlock{Type: "text", Text: jsonObjectInstruction})
 		}
 	}
 	if tc := r.ToolChoice; rule.always && tc != nil && (tc.Type == "any" || tc.Type == "tool") {
-		system = append(system, forcedToolInstruction(tc))
+		system = append(system, antBlock{Type: "text", Text: forcedToolInstruction(tc)})
 		tc.Type, tc.Name = "auto", ""
 	}
-	r.System = strings.Join(system, "\n\n")
+	r.System, r.SystemBlocks = antSystem(system)
 	foreign := antForeignToolTurn(r.Messages, req.Messages)
 	if foreign >= 0 && rule.always {
 		antToolTurnAsText(r.Messages, foreign)
@@ -305,16 +310,16 @@ func antUserBlocks(c engine.Content) []antBlock {
 	for _, p := range c.Parts {
 		switch {
 		case p.Type == "text" && p.Text != "":
-			out = append(out, antBlock{Type: "text", Text: p.Text})
+			out = append(out, antBlock{Type: "text", Text: p.Text, CacheControl: p.CacheControl})
 		case p.Type == "image_url" && p.ImageURL != nil:
 			if mt, data, ok := parseDataURL(p.ImageURL.URL); ok {
-				out = append(out, antBlock{Type: "image", Source: &antSource{Type: "base64", MediaType: mt, Data: data}})
+				out = append(out, antBlock{Type: "image", Source: &antSource{Type: "base64", MediaType: mt, Data: data}, CacheControl: p.CacheControl})
 			} else {
-				out = append(out, antBlock{Type: "image", Source: &antSource{Type: "url", URL: p.ImageURL.URL}})
+				out = append(out, antBlock{Type: "image", Source: &antSource{Type: "url", URL: p.ImageURL.URL}, CacheControl: p.CacheControl})
 			}
 		case p.Type == "file" && p.File != nil:
 			if mt, data, ok := parseDataURL(p.File.FileData); ok {
-				out = append(out, antBlock{Type: "document", Source: &antSource{Type: "base64", MediaType: mt, Data: data}})
+				out = append(out, antBlock{Type: "document", Source: &antSource{Type: "base64", MediaType: mt, Data: data}, CacheControl: p.CacheControl})
 			}
 		}
 	}

@@ -16,6 +16,9 @@ import (
 // marshalWithExtra(r, extra) returns it.
 func encodeAnthropicRequest(r *antRequest, extra map[string]json.RawMessage) ([]byte, error) {
 	extra = anthropicExtra(extra)
+	if len(r.SystemBlocks) > 0 {
+		return marshalWithExtra(antRequestWithSystemBlocks{antRequest: r, System: r.SystemBlocks}, extra)
+	}
 	if len(extra) == 0 {
 		if b, ok := appendAnthropicRequest(make([]byte, 0, anthropicRequestSize(r)), r); ok {
 			return b, nil
@@ -83,6 +86,9 @@ func appendAnthropicRequest(b []byte, r *antRequest) ([]byte, bool) {
 			b = jsonwrite.StringField(b, `,"description":`, t.Description, true)
 			b = append(b, `,"input_schema":`...)
 			if b, ok = jsonwrite.Raw(b, t.InputSchema, true); !ok {
+				return b, false
+			}
+			if b, ok = jsonwrite.RawField(b, `,"cache_control":`, t.CacheControl, true); !ok {
 				return b, false
 			}
 			b = append(b, '}')
@@ -177,6 +183,9 @@ func appendAntBlocks(b []byte, blocks []antBlock) ([]byte, bool) {
 		}
 		b = jsonwrite.StringField(b, `,"tool_use_id":`, bl.ToolUseID, true)
 		if b, ok = jsonwrite.RawField(b, `,"content":`, bl.Content, true); !ok {
+			return b, false
+		}
+		if b, ok = jsonwrite.RawField(b, `,"cache_control":`, bl.CacheControl, true); !ok {
 			return b, false
 		}
 		b = append(b, '}')

@@ -36,11 +36,13 @@ func antShapes() []*engine.ChatRequest {
 		ExtraContent: json.RawMessage(`{"anthropic": {"thinking": [ {"type": "thinking", "thinking": "a <b> & c", "signature": "s1"}, {"type":"redacted_thinking","data":"xyz"} ]}}`)}
 	msgs := slices.Clone(shapes[2].Messages)
 	msgs = append(msgs, engine.Message{Role: "assistant", Content: engine.TextContent("calling"), ToolCalls: []engine.ToolCall{thinking}},
-		engine.Message{Role: "tool", ToolCallID: "toolu_1", Content: engine.TextContent("result <1>")},
+		engine.Message{Role: "tool", ToolCallID: "toolu_1", Content: engine.TextContent("result <1>"), CacheControl: json.RawMessage(`{"type": "ephemeral"}`)},
 		engine.Message{Role: "user", Content: engine.Content{Set: true, Parts: []engine.ContentPart{
-			{Type: "image_url", ImageURL: &engine.ImageURL{URL: "data:image/png;base64,iVBORw0KGgo="}}}}})
+			{Type: "image_url", ImageURL: &engine.ImageURL{URL: "data:image/png;base64,iVBORw0KGgo="}, CacheControl: json.RawMessage(`{"type":"ephemeral","ttl":"1h"}`)}}}})
+	tools := slices.Clone(shapes[2].Tools)
+	tools[0].CacheControl = json.RawMessage(`{"type":"ephemeral"}`)
 	return append(shapes,
-		&engine.ChatRequest{Model: "claude-sonnet-4-5", Messages: msgs, Tools: shapes[2].Tools, ParallelToolCalls: ptr(false), ReasoningEffort: "medium"},
+		&engine.ChatRequest{Model: "claude-sonnet-4-5", Messages: msgs, Tools: tools, ParallelToolCalls: ptr(false), ReasoningEffort: "medium"},
 		&engine.ChatRequest{Model: "claude-opus-4-6", Messages: msgs, ReasoningEffort: "high", ResponseFormat: shapes[6].ResponseFormat},
 		&engine.ChatRequest{Model: "claude-3-5-haiku", Messages: msgs, ResponseFormat: shapes[6].ResponseFormat, Temperature: ptr(0.3), TopP: ptr(0.9)},
 	)
@@ -160,4 +162,34 @@ func BenchmarkEncodeAnthropicRequest(b *testing.B) {
 			marshalWithExtra(r, nil)
 		}
 	})
+}
+
+// TestAnthropicSystemCacheControl: a system prompt with a cache_control
+// breakpoint goes as text blocks (the breakpoint on its block); without
+// one it stays a string.
+func TestAnthropicSystemCacheControl(t *testing.T) {
+	cc := json.RawMessage(`{"type":"ephemeral"}`)
+	req := &engine.ChatRequest{Model: "claude-sonnet-4-5", Messages: []engine.Message{
+		{Role: "system", Content: engine.Content{Set: true, Parts: []engine.ContentPart{{Type: "text", Text: "a"}, {Type: "text", Text: "b", CacheControl: cc}}}},
+		{Role: "user", Content: engine.TextContent("hi"), CacheControl: cc}}}
+	body, err := encodeAnthropicRequest(buildAnthropicRequest(req, false), map[string]json.RawMessage{"top_k": json.RawMessage("3")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		System   json.RawMessage `json:"system"`
+		Messages json.RawMessage `json:"messages"`
+		TopK     int             `json:"top_k"`
+	}
+	json.Unmarshal(body, &got)
+	if string(got.System) != `[{"type":"text","text":"a"},{"type":"text","text":"b","cache_control":{"type":"ephemeral"}}]` ||
+		string(got.Messages) != `[{"role":"user","content":[{"type":"text","text":"hi","cache_control":{"type":"ephemeral"}}]}]` || got.TopK != 3 {
+		t.Fatalf("body %s", body)
+	}
+	req.Messages[0].Content.Parts[1].CacheControl = nil
+	body, _ = encodeAnthropicRequest(buildAnthropicRequest(req, false), nil)
+	json.Unmarshal(body, &got)
+	if string(got.System) != `"a\n\nb"` {
+		t.Fatalf("system without breakpoints %s", got.System)
+	}
 }

@@ -49,6 +49,10 @@ type antStreamState struct {
 	// of the first tool call.
 	thinking map[int]*antThinkingBlock
 	done     []json.RawMessage
+	// reasoning numbers the answer's reasoning blocks as they start;
+	// blockNo maps a content block index to its number.
+	reasoning int
+	blockNo   map[int]int
 	// model is the model asked; types and ids are the answer's blocks in
 	// order, for the layout kept with its thinking; seen counts the
 	// visible answer's bytes (text and tool calls), for reasoning tokens.
@@ -126,11 +130,15 @@ func (t *antStreamState) translate(_, data []byte) error {
 		case cb == nil:
 		case cb.Type == "thinking":
 			if t.thinking == nil {
-				t.thinking = map[int]*antThinkingBlock{}
+				t.thinking, t.blockNo = map[int]*antThinkingBlock{}, map[int]int{}
 			}
 			t.thinking[ev.Index] = &antThinkingBlock{Type: "thinking"}
+			t.blockNo[ev.Index] = t.reasoning
+			t.reasoning++
 		case cb.Type == "redacted_thinking":
 			t.done = append(t.done, ev.ContentBlock)
+			t.s.emit(t.b.chunk(engine.Delta{Reasoning: &engine.ReasoningDelta{Block: t.reasoning, Redacted: ev.ContentBlock}}, ""))
+			t.reasoning++
 		}
 		if cb != nil && cb.Type == "tool_use" {
 			if t.jsonTool != "" && cb.Name == t.jsonTool {
@@ -157,9 +165,10 @@ func (t *antStreamState) translate(_, data []byte) error {
 			if b := t.thinking[ev.Index]; b != nil {
 				b.Thinking += ev.Delta.Thinking
 				b.Signature += ev.Delta.Signature
-			}
-			if ev.Delta.Thinking != "" {
-				t.s.emit(t.b.chunk(engine.Delta{Reasoning: ev.Delta.Thinking}, ""))
+				if ev.Delta.Thinking != "" || ev.Delta.Signature != "" {
+					t.s.emit(t.b.chunk(engine.Delta{Reasoning: &engine.ReasoningDelta{Block: t.blockNo[ev.Index],
+						Text: ev.Delta.Thinking, Signature: ev.Delta.Signature}}, ""))
+				}
 			}
 		case "input_json_delta":
 			if ev.Delta.PartialJSON == "" {

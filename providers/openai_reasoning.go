@@ -153,6 +153,8 @@ func estimateReasoningTokens(u *engine.Usage, thinkingBytes int) {
 // oaiReasoningState collects a stream's reasoning_content deltas (choice
 // 0) and puts them on the first tool call's first delta, under key: DeepSeek
 // and Mistral stream all reasoning before the answer and its tool calls.
+// Each piece also goes on its own chunk as Delta.Reasoning, for surfaces
+// that stream reasoning.
 type oaiReasoningState struct {
 	text     strings.Builder
 	attached bool
@@ -169,11 +171,11 @@ func (r *oaiReasoningState) take(data []byte, c *engine.ChatChunk, key string) {
 	}
 	json.Unmarshal(data, &d)
 	for _, ch := range d.Choices {
-		if ch.Index == 0 {
+		if ch.Index == 0 && ch.Delta.ReasoningContent != "" {
 			r.text.WriteString(ch.Delta.ReasoningContent)
 			for i := range c.Choices {
 				if c.Choices[i].Index == 0 {
-					c.Choices[i].Delta.Reasoning = ch.Delta.ReasoningContent
+					c.Choices[i].Delta.Reasoning = &engine.ReasoningDelta{Text: ch.Delta.ReasoningContent}
 				}
 			}
 		}

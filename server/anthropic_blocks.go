@@ -35,6 +35,10 @@ func userMessages(at string, blocks []msgBlock) ([]engine.Message, error) {
 	var parts []engine.ContentPart
 	for j, b := range blocks {
 		bat := fmt.Sprintf("%s.content[%d]", at, j)
+		cc, err := cacheControl(bat, b.CacheControl)
+		if err != nil {
+			return nil, err
+		}
 		if b.Type == "tool_result" {
 			if b.ToolUseID == "" {
 				return nil, engine.FieldError(bat+".tool_use_id", "is required")
@@ -46,13 +50,16 @@ func userMessages(at string, blocks []msgBlock) ([]engine.Message, error) {
 			if b.IsError {
 				text = "Error: " + text
 			}
-			out = append(out, engine.Message{Role: "tool", ToolCallID: toolCallID(b.ToolUseID), Content: engine.TextContent(text)})
+			out = append(out, engine.Message{Role: "tool", ToolCallID: toolCallID(b.ToolUseID), Content: engine.TextContent(text), CacheControl: cc})
 			parts = append(parts, extra...)
 			continue
 		}
 		p, err := userParts(bat, b)
 		if err != nil {
 			return nil, err
+		}
+		if len(p) > 0 {
+			p[len(p)-1].CacheControl = cc
 		}
 		parts = append(parts, p...)
 	}
@@ -62,11 +69,12 @@ func userMessages(at string, blocks []msgBlock) ([]engine.Message, error) {
 	return out, nil
 }
 
-// partsContent is a string content for text alone, else parts.
+// partsContent is a string content for text alone without cache_control
+// breakpoints, else parts.
 func partsContent(parts []engine.ContentPart) engine.Content {
 	var b strings.Builder
 	for i, p := range parts {
-		if p.Type != "text" {
+		if p.Type != "text" || len(p.CacheControl) > 0 {
 			return engine.Content{Parts: parts, Set: true}
 		}
 		if i > 0 {
@@ -207,16 +215,31 @@ func toolResultContent(at string, raw json.RawMessage) (string, []engine.Content
 
 // assistantMessage turns an assistant turn into one message: its text,
 // its tool calls, and its thinking blocks in the first call's
-// extra_content (thinking without tool calls is not needed again).
+// extra_content with the order of the turn's blocks (thinking without
+// tool calls is not needed again). The model that produced them is set
+// once the request's model is known (thinkingFrom).
 func assistantMessage(at string, blocks []msgBlock) (engine.Message, error) {
 	m := engine.Message{Role: "assistant"}
 	var text []string
 	var thinking []json.RawMessage
+	// layout lists the blocks in order, as the anthropic adapter sends
+	// them back: "thinking", "text" or "tool_use:<id>".
+	var layout []string
 	for j, b := range blocks {
 		bat := fmt.Sprintf("%s.content[%d]", at, j)
+		cc, err := cacheControl(bat, b.CacheControl)
+		if err != nil {
+			return m, err
+		}
+		if cc != nil {
+			m.CacheControl = cc
+		}
 		switch b.Type {
 		case "text":
 			text = append(text, b.Text)
+			if n := len(layout); b.Text != "" && (n == 0 || layout[n-1] != "text") {
+				layout = append(layout, "text")
+			}
 		case "tool_use":
 			if b.ID == "" || b.Name == "" {
 				return m, engine.FieldError(bat, "a tool_use block needs an id and a name")
@@ -226,14 +249,17 @@ func assistantMessage(at string, blocks []msgBlock) (engine.Message, error) {
 				input = json.RawMessage(`{}`)
 			}
 			id, extra := decodeToolID(b.ID)
+			layout = append(layout, "tool_use:"+id)
 			m.ToolCalls = append(m.ToolCalls, engine.ToolCall{ID: id, Type: "function", ExtraContent: extra,
 				Function: engine.FunctionCall{Name: b.Name, Arguments: string(input)}})
 		case "thinking":
 			raw, _ := json.Marshal(map[string]string{"type": "thinking", "thinking": b.Thinking, "signature": b.Signature})
 			thinking = append(thinking, raw)
+			layout = append(layout, "thinking")
 		case "redacted_thinking":
 			raw, _ := json.Marshal(map[string]string{"type": "redacted_thinking", "data": b.Data})
 			thinking = append(thinking, raw)
+			layout = append(layout, "thinking")
 		default:
 			return m, engine.FieldError(bat+".type", "must be text, tool_use, thinking or redacted_thinking in an assistant message, got %q", b.Type)
 		}
@@ -242,7 +268,7 @@ func assistantMessage(at string, blocks []msgBlock) (engine.Message, error) {
 		m.Content = engine.TextContent(strings.Join(text, ""))
 	}
 	if len(m.ToolCalls) > 0 && len(thinking) > 0 {
-		m.ToolCalls[0].ExtraContent = withExtra(m.ToolCalls[0].ExtraContent, "anthropic", map[string]any{"thinking": thinking})
+		m.ToolCalls[0].ExtraContent = withExtra(m.ToolCalls[0].ExtraContent, "anthropic", map[string]any{"thinking": thinking, "layout": layout})
 	}
 	return m, nil
 }
@@ -257,4 +283,27 @@ func withExtra(extra json.RawMessage, provider string, v any) json.RawMessage {
 	m[provider] = b
 	out, _ := json.Marshal(m)
 	return out
+}
+
+// thinkingFrom marks the thinking blocks a Messages client sent back as
+// produced by model, the Anthropic model the request goes to: the client
+// holds the conversation, so its blocks go back as it sent them, as they
+// would if it called Anthropic itself.
+func thinkingFrom(chat *engine.ChatRequest, model string) {
+	for i := range chat.Messages {
+		m := &chat.Messages[i]
+		if m.Role != "assistant" || len(m.ToolCalls) == 0 || len(m.ToolCalls[0].ExtraContent) == 0 {
+			continue
+		}
+		var x map[string]json.RawMessage
+		if json.Unmarshal(m.ToolCalls[0].ExtraContent, &x) != nil || len(x["anthropic"]) == 0 {
+			continue
+		}
+		var ant map[string]json.RawMessage
+		if json.Unmarshal(x["anthropic"], &ant) != nil || len(ant["model"]) > 0 {
+			continue
+		}
+		ant["model"], _ = json.Marshal(model)
+		m.ToolCalls[0].ExtraContent = withExtra(m.ToolCalls[0].ExtraContent, "anthropic", ant)
+	}
 }

@@ -19,7 +19,9 @@ import (
 // TestAnthropicClientEndToEnd builds the real hearth binary and runs the
 // official @anthropic-ai/sdk npm client (pinned in
 // testdata/anthropic-client/package-lock.json) against /anthropic with
-// `node --test`.
+// `node --test`, the SDK's calls once per provider family
+// (families.test.mjs): Anthropic, OpenAI, Gemini and ollama, each a fake
+// upstream.
 //
 // It needs node and testdata/anthropic-client/node_modules (`make
 // sdk-deps`). Without them it skips, except under CI (env CI set), where
@@ -34,13 +36,25 @@ func TestAnthropicClientEndToEnd(t *testing.T) {
 	defer upstream.Close()
 	openai := fake.NewOpenAI()
 	defer openai.Close()
+	oaiUp := httptest.NewServer(familyUpstream(openai, `"role":"tool"`))
+	defer oaiUp.Close()
+	gemini := fake.NewGemini()
+	defer gemini.Close()
+	geminiUp := httptest.NewServer(familyUpstream(gemini, `"functionResponse"`))
+	defer geminiUp.Close()
+	ollama := fake.NewOpenAIHost("ollama")
+	defer ollama.Close()
+	ollamaUp := httptest.NewServer(familyUpstream(ollama, `"role":"tool"`))
+	defer ollamaUp.Close()
 
 	addr := freeAddr(t)
 	const adminKey = "hth_user_anthropic_e2e_admin_k01"
 	serverURL := "http://" + addr
 	var logs lockedBuffer
-	stop := startHearth(t, bin, addr, append(hearthEnv(t, serverURL, adminKey, openai.BaseURL()),
+	stop := startHearth(t, bin, addr, append(hearthEnv(t, serverURL, adminKey, oaiUp.URL+"/v1"),
 		"HEARTH_ANTHROPIC_BASE_URL="+upstream.URL+"/v1", "HEARTH_ANTHROPIC_API_KEY=sk-ant-server",
+		"HEARTH_GOOGLE_BASE_URL="+geminiUp.URL+"/v1beta", "HEARTH_GOOGLE_API_KEY=AIza-server",
+		"HEARTH_OLLAMA_BASE_URL="+ollamaUp.URL+"/v1",
 		"HEARTH_ANTHROPIC_MODEL_ALIASES=claude-haiku-4-5=hearth:echo,claude-echo=hearth:echo"), &logs)
 	defer stop()
 
@@ -68,6 +82,8 @@ func anthropicClientUpstream(up *fake.Server) http.Handler {
 		s := string(body)
 		switch {
 		case strings.HasSuffix(r.URL.Path, "/count_tokens"):
+		case strings.Contains(s, "rate-limit-me"):
+			up.Enqueue(fake.Reply{Status: 429, Message: "Number of requests has exceeded your rate limit", RetryAfter: "1"})
 		case strings.Contains(s, `"model":"claude-busy"`):
 			up.Enqueue(fake.Reply{Status: 529, Message: "Overloaded"})
 		case strings.Contains(s, `"model":"claude-limited"`):
@@ -76,6 +92,33 @@ func anthropicClientUpstream(up *fake.Server) http.Handler {
 			up.Enqueue(fake.Reply{Text: "Sunny in Paris."})
 		case strings.Contains(s, `"get_weather"`):
 			up.Enqueue(fake.Reply{ToolCalls: []fake.ToolCall{{ID: "toolu_paris", Name: "get_weather", Arguments: `{"city":"Paris"}`}}})
+		}
+		proxy.ServeHTTP(w, r)
+	})
+}
+
+// familyUpstream scripts a fake upstream of another family as
+// anthropicClientUpstream scripts Anthropic's: 429 to rate-limit-me, the
+// weather once a tool result (resultMarker in the body) came back, a
+// get_weather call for Paris when the tool is offered.
+func familyUpstream(up *fake.Server, resultMarker string) http.Handler {
+	target, _ := url.Parse(up.URL)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.FlushInterval = -1
+	var mu sync.Mutex
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		s := string(body)
+		switch {
+		case strings.Contains(s, "rate-limit-me"):
+			up.Enqueue(fake.Reply{Status: 429, Message: "Rate limit reached", RetryAfter: "1"})
+		case strings.Contains(s, resultMarker):
+			up.Enqueue(fake.Reply{Text: "Sunny in Paris."})
+		case strings.Contains(s, `"get_weather"`) || strings.Contains(s, `"name":"get_weather"`):
+			up.Enqueue(fake.Reply{ToolCalls: []fake.ToolCall{{ID: "call_paris", Name: "get_weather", Arguments: `{"city":"Paris"}`}}})
 		}
 		proxy.ServeHTTP(w, r)
 	})

@@ -62,6 +62,7 @@ func (s *Server) handleMessages(c echo.Context) error {
 	}
 	setHeader(c.Response().Header(), HeaderModel, res.Model.String())
 	if res.Stream != nil {
+		res.Stream.StreamDeltas()
 		out := s.messagesRelay(c, res.Stream, b.Model)
 		s.recordMessages(ctx, who.Owner, start, res.Model.String(), true, out)
 		return out.answer()
@@ -80,6 +81,7 @@ func (s *Server) messagesPipeRun(c echo.Context, t engine.ModelTarget, chat *eng
 	if err != nil {
 		return err
 	}
+	dropCacheControl(chat)
 	pr, err := s.deps.Runner.Prepare(ctx, &engine.RunRequest{
 		Principal: who, Name: t.Pipe, Messages: chat.Messages, ThreadID: c.Request().Header.Get(headerThreadRequest),
 		Tools: chat.Tools, LLMKey: llmKey(c.Request().Header), FallbackModels: fallbacks,
@@ -114,14 +116,23 @@ func (s *Server) messagesPipeRun(c echo.Context, t engine.ModelTarget, chat *eng
 	return s.messagesRelay(c, rs, b.Model).answer()
 }
 
-// applyAntOnly sends thinking, top_k and metadata on when every model
-// that may answer (the model and its fallbacks) is Anthropic's; other
-// providers do not take them, so they are left out and, for thinking and
-// top_k, named in the lb-warning header.
+// applyAntOnly sends thinking, top_k, metadata, cache_control
+// breakpoints and the anthropic-beta header on when every model that may answer (the model and its
+// fallbacks) is Anthropic's; other providers do not take them, so they
+// are left out and, for thinking and top_k, named in the lb-warning
+// header.
 func applyAntOnly(c echo.Context, chat *engine.ChatRequest, only antOnly, refs []engine.ModelRef) {
 	allAnt := len(refs) > 0
 	for _, r := range refs {
 		allAnt = allAnt && r.Provider == "anthropic"
+	}
+	if !allAnt {
+		dropCacheControl(chat)
+	} else {
+		thinkingFrom(chat, refs[0].Model)
+		if beta := betaHeader(c.Request().Header); beta != "" {
+			addAntBeta(chat, beta)
+		}
 	}
 	fields := map[string]json.RawMessage{"thinking": only.thinking, "top_k": only.topK, "metadata": only.metadata}
 	var dropped []string
@@ -142,4 +153,60 @@ func applyAntOnly(c echo.Context, chat *engine.ChatRequest, only antOnly, refs [
 	if len(dropped) > 0 {
 		setHeader(c.Response().Header(), HeaderWarning, strings.Join(dropped, " and ")+" ignored: only Anthropic models take them")
 	}
+}
+
+// dropCacheControl removes the request's cache_control breakpoints, for
+// providers without Anthropic's prompt cache: text parts go back to
+// plain text, joined by blank lines, as they would without breakpoints.
+func dropCacheControl(chat *engine.ChatRequest) {
+	for i := range chat.Tools {
+		chat.Tools[i].CacheControl = nil
+	}
+	for i := range chat.Messages {
+		m := &chat.Messages[i]
+		m.CacheControl = nil
+		if m.Content.Parts == nil {
+			continue
+		}
+		parts := make([]engine.ContentPart, len(m.Content.Parts))
+		for j, p := range m.Content.Parts {
+			p.CacheControl = nil
+			parts[j] = p
+		}
+		m.Content = partsContent(parts)
+	}
+}
+
+// betaHeader is the request's anthropic-beta betas, comma-separated (the
+// header may come more than once).
+func betaHeader(h http.Header) string {
+	var names []string
+	for _, v := range h.Values("anthropic-beta") {
+		for _, b := range strings.Split(v, ",") {
+			if b = strings.TrimSpace(b); b != "" {
+				names = append(names, b)
+			}
+		}
+	}
+	return strings.Join(names, ",")
+}
+
+// addAntBeta adds betas to the anthropic_beta model parameter the
+// anthropic adapter sends as its anthropic-beta header, after those a
+// pipe or the request already set there.
+func addAntBeta(chat *engine.ChatRequest, betas string) {
+	if chat.Extra == nil {
+		chat.Extra = map[string]json.RawMessage{}
+	}
+	var list []string
+	var one string
+	switch raw := chat.Extra["anthropic_beta"]; {
+	case len(raw) == 0:
+	case json.Unmarshal(raw, &one) == nil:
+		list = append(list, one)
+	case json.Unmarshal(raw, &list) == nil:
+	default:
+		return
+	}
+	chat.Extra["anthropic_beta"], _ = json.Marshal(strings.Join(append(list, betas), ","))
 }

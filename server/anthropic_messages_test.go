@@ -47,7 +47,7 @@ func TestMessagesAnthropicToolTurn(t *testing.T) {
 		t.Fatalf("usage: %s", r.Body)
 	}
 	sent := up.LastRequest().JSON()
-	if sent["model"] != "claude-sonnet-4-5" || sent["system"] != "Be brief.\n\nUse tools." || sent["max_tokens"] != 2048.0 || sent["top_k"] != 5.0 ||
+	if sent["model"] != "claude-sonnet-4-5" || mustJSON(t, sent["system"]) != `[{"text":"Be brief.","type":"text"},{"cache_control":{"type":"ephemeral"},"text":"Use tools.","type":"text"}]` || sent["max_tokens"] != 2048.0 || sent["top_k"] != 5.0 ||
 		mustJSON(t, sent["thinking"]) != `{"budget_tokens":1024,"type":"enabled"}` || mustJSON(t, sent["metadata"]) != `{"user_id":"u-1"}` {
 		t.Fatalf("upstream request: %s", up.LastRequest().Body)
 	}

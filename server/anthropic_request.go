@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/hearth-dev/hearth/engine"
 )
@@ -48,6 +47,9 @@ type msgBlock struct {
 	Thinking  string          `json:"thinking"`
 	Signature string          `json:"signature"`
 	Data      string          `json:"data"`
+	// CacheControl is a prompt-cache breakpoint, sent on to Anthropic
+	// models only.
+	CacheControl json.RawMessage `json:"cache_control"`
 }
 
 // msgSource is the source of an image or document block.
@@ -80,12 +82,12 @@ func (r *messagesRequest) chat() (*engine.ChatRequest, antOnly, error) {
 	}
 	max := int(*r.MaxTokens)
 	chat := &engine.ChatRequest{MaxTokens: &max, Stop: r.StopSequences}
-	system, err := systemText(r.System)
+	system, err := systemContent("system", r.System)
 	if err != nil {
 		return nil, only, err
 	}
-	if system != "" {
-		chat.Messages = append(chat.Messages, engine.Message{Role: "system", Content: engine.TextContent(system)})
+	if system.Set {
+		chat.Messages = append(chat.Messages, engine.Message{Role: "system", Content: system})
 	}
 	msgs, err := canonicalMessages(r.Messages)
 	if err != nil {
@@ -135,34 +137,68 @@ func (r *messagesRequest) chat() (*engine.ChatRequest, antOnly, error) {
 	return chat, only, nil
 }
 
-// systemText reads system: a string or an array of text blocks.
-func systemText(raw json.RawMessage) (string, error) {
+// systemContent reads system: a string or an array of text blocks, which
+// stay text parts when one carries a cache_control breakpoint and are
+// joined by blank lines otherwise. An empty system is no content.
+func systemContent(field string, raw json.RawMessage) (engine.Content, error) {
 	switch engine.JSONKind(raw) {
 	case "", "null":
-		return "", nil
+		return engine.Content{}, nil
 	case "string":
 		var s string
 		json.Unmarshal(raw, &s)
-		return s, nil
+		if s == "" {
+			return engine.Content{}, nil
+		}
+		return engine.TextContent(s), nil
 	case "array":
 		var blocks []msgBlock
 		if err := json.Unmarshal(raw, &blocks); err != nil {
-			return "", engine.FieldError("system", "must be a string or an array of text blocks")
+			return engine.Content{}, engine.FieldError(field, "must be a string or an array of text blocks")
 		}
-		var parts []string
+		var parts []engine.ContentPart
 		for i, b := range blocks {
+			at := fmt.Sprintf("%s[%d]", field, i)
 			if b.Type != "text" {
-				return "", engine.FieldError(fmt.Sprintf("system[%d].type", i), "must be text, got %q", b.Type)
+				return engine.Content{}, engine.FieldError(at+".type", "must be text, got %q", b.Type)
 			}
-			parts = append(parts, b.Text)
+			cc, err := cacheControl(at, b.CacheControl)
+			if err != nil {
+				return engine.Content{}, err
+			}
+			parts = append(parts, engine.ContentPart{Type: "text", Text: b.Text, CacheControl: cc})
 		}
-		return strings.Join(parts, "\n\n"), nil
+		if c := partsContent(parts); c.Parts != nil || c.Text != "" {
+			return c, nil
+		}
+		return engine.Content{}, nil
 	}
-	return "", engine.FieldError("system", "must be a string or an array of text blocks, got %s", engine.JSONKind(raw))
+	return engine.Content{}, engine.FieldError(field, "must be a string or an array of text blocks, got %s", engine.JSONKind(raw))
+}
+
+// cacheControl checks a block's cache_control: absent, or
+// {"type":"ephemeral"} with an optional ttl of 5m or 1h.
+func cacheControl(at string, raw json.RawMessage) (json.RawMessage, error) {
+	if k := engine.JSONKind(raw); k == "" || k == "null" {
+		return nil, nil
+	}
+	var cc struct {
+		Type string  `json:"type"`
+		TTL  *string `json:"ttl"`
+	}
+	if engine.JSONKind(raw) != "object" || json.Unmarshal(raw, &cc) != nil || cc.Type != "ephemeral" {
+		return nil, engine.FieldError(at+".cache_control", `must be {"type":"ephemeral"}, optionally with a ttl of 5m or 1h`)
+	}
+	if cc.TTL != nil && *cc.TTL != "5m" && *cc.TTL != "1h" {
+		return nil, engine.FieldError(at+".cache_control.ttl", "must be 5m or 1h, got %q", *cc.TTL)
+	}
+	return raw, nil
 }
 
 // canonicalMessages reads messages: user and assistant turns whose content
-// is a string or an array of blocks. A user turn's tool_result blocks
+// is a string or an array of blocks, and system messages of text blocks
+// (Claude Code sends them mid-conversation; the anthropic adapter joins
+// them to the system prompt). A user turn's tool_result blocks
 // become tool messages (first, as their calls precede them); an assistant
 // turn's thinking blocks ride on its first tool call's extra_content, the
 // way the anthropic adapter sends them back.
@@ -198,8 +234,13 @@ func canonicalMessages(raw json.RawMessage) ([]engine.Message, error) {
 			var a engine.Message
 			a, err = assistantMessage(at, blocks)
 			msgs = []engine.Message{a}
+		case "system":
+			var sys engine.Content
+			if sys, err = systemContent(at+".content", m.Content); err == nil && sys.Set {
+				msgs = []engine.Message{{Role: "system", Content: sys}}
+			}
 		default:
-			return nil, engine.FieldError(at+".role", "must be user or assistant, got %q", m.Role)
+			return nil, engine.FieldError(at+".role", "must be user, assistant or system, got %q", m.Role)
 		}
 		if err != nil {
 			return nil, err
@@ -215,10 +256,11 @@ func messagesTools(raws []json.RawMessage) ([]engine.Tool, error) {
 	for i, raw := range raws {
 		at := fmt.Sprintf("tools[%d]", i)
 		var t struct {
-			Type        string          `json:"type"`
-			Name        string          `json:"name"`
-			Description string          `json:"description"`
-			InputSchema json.RawMessage `json:"input_schema"`
+			Type         string          `json:"type"`
+			Name         string          `json:"name"`
+			Description  string          `json:"description"`
+			InputSchema  json.RawMessage `json:"input_schema"`
+			CacheControl json.RawMessage `json:"cache_control"`
 		}
 		if err := json.Unmarshal(raw, &t); err != nil {
 			return nil, engine.FieldError(at, "must be a tool object {name, description, input_schema}")
@@ -232,7 +274,11 @@ func messagesTools(raws []json.RawMessage) ([]engine.Tool, error) {
 		if engine.JSONKind(t.InputSchema) != "object" {
 			return nil, engine.FieldError(at+".input_schema", "is required: a JSON schema object")
 		}
-		out = append(out, engine.Tool{Type: "function", Function: engine.ToolFunction{Name: t.Name, Description: t.Description, Parameters: t.InputSchema}})
+		cc, err := cacheControl(at, t.CacheControl)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, engine.Tool{Type: "function", Function: engine.ToolFunction{Name: t.Name, Description: t.Description, Parameters: t.InputSchema}, CacheControl: cc})
 	}
 	return out, nil
 }

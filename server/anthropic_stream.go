@@ -14,7 +14,8 @@ import (
 // events: message_start and ping with the first chunk, one content block
 // (content_block_start, _delta, _stop) per run of text, per tool call and
 // per thinking block, then message_delta (stop_reason and usage) and
-// message_stop. Each event goes out as soon as its chunk arrives.
+// message_stop. Each event goes out as soon as its chunk arrives: text,
+// tool arguments and reasoning as one delta per upstream delta.
 type msgStream struct {
 	w     *eventWriter
 	id    string
@@ -25,7 +26,13 @@ type msgStream struct {
 	// openText says whether it is a text block.
 	open     int
 	openText bool
-	next     int
+	// openThink is the reasoning block number of the open block when it
+	// is a streamed thinking block, else -1; streamed is set once
+	// reasoning came as deltas, so the whole blocks that follow at the
+	// end of the stream are not written again.
+	openThink int
+	streamed  bool
+	next      int
 	// tools maps a chunk's tool-call index to its block index.
 	tools   map[int]int
 	finish  string
@@ -73,7 +80,7 @@ func (m *msgStream) closeBlock() error {
 		return nil
 	}
 	i := m.open
-	m.open, m.openText = -1, false
+	m.open, m.openText, m.openThink = -1, false, -1
 	return m.event("content_block_stop", map[string]any{"index": i})
 }
 
@@ -108,6 +115,11 @@ func (m *msgStream) chunk(c *engine.ChatChunk) error {
 	if ch.FinishReason != nil && *ch.FinishReason != "" {
 		m.finish, m.stopSeq = *ch.FinishReason, ch.StopSequence
 	}
+	if r := ch.Delta.Reasoning; r != nil {
+		if err := m.reasoning(r); err != nil {
+			return err
+		}
+	}
 	if t := ch.Delta.Content; t != nil && *t != "" {
 		if !m.openText {
 			if _, err := m.startBlock(textBlock{Type: "text", Text: ""}, true); err != nil {
@@ -127,6 +139,34 @@ func (m *msgStream) chunk(c *engine.ChatChunk) error {
 		if err := m.thinkingBlock(raw); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// reasoning writes a streamed piece of reasoning: a thinking block starts
+// with its first piece, then thinking_delta and signature_delta as the
+// pieces come; a redacted block is written whole.
+func (m *msgStream) reasoning(r *engine.ReasoningDelta) error {
+	m.streamed = true
+	if len(r.Redacted) > 0 {
+		if _, err := m.startBlock(r.Redacted, false); err != nil {
+			return err
+		}
+		return m.closeBlock()
+	}
+	if m.open < 0 || m.openThink != r.Block {
+		if _, err := m.startBlock(map[string]string{"type": "thinking", "thinking": "", "signature": ""}, false); err != nil {
+			return err
+		}
+		m.openThink = r.Block
+	}
+	if r.Text != "" {
+		if err := m.delta(m.open, map[string]any{"type": "thinking_delta", "thinking": r.Text}); err != nil {
+			return err
+		}
+	}
+	if r.Signature != "" {
+		return m.delta(m.open, map[string]any{"type": "signature_delta", "signature": r.Signature})
 	}
 	return nil
 }
@@ -162,8 +202,12 @@ func (m *msgStream) toolCall(tc engine.ToolCall) error {
 	return nil
 }
 
-// thinkingBlock writes one whole thinking (or redacted_thinking) block.
+// thinkingBlock writes one whole thinking (or redacted_thinking) block,
+// unless the stream's reasoning came as deltas.
 func (m *msgStream) thinkingBlock(raw json.RawMessage) error {
+	if m.streamed {
+		return nil
+	}
 	var t struct {
 		Type      string `json:"type"`
 		Thinking  string `json:"thinking"`
@@ -223,7 +267,7 @@ func (m *msgStream) end() error {
 func (s *Server) messagesRelay(c echo.Context, rs chunkStream, model string) (out relayOutcome) {
 	ctx := c.Request().Context()
 	w := newSSEWriter(c)
-	m := &msgStream{w: w, model: model, open: -1, tools: map[int]int{}}
+	m := &msgStream{w: w, model: model, open: -1, openThink: -1, tools: map[int]int{}}
 	start := time.Now()
 	defer func() { out.started = w.Started() }()
 	for {

@@ -17,7 +17,8 @@ import (
 
 // TestMessagesStreamEventOrder: a streamed answer is the Messages event
 // sequence exactly: message_start, ping, one block per text run and per
-// tool call, thinking blocks with their thinking and signature deltas,
+// tool call, thinking blocks (first, where the model thought) with their
+// thinking and signature deltas,
 // message_delta with the stop reason and usage (cache reads and writes
 // apart), message_stop. The text and the tool input rebuild whole.
 func TestMessagesStreamEventOrder(t *testing.T) {
@@ -53,16 +54,16 @@ func TestMessagesStreamEventOrder(t *testing.T) {
 		"thinking", map[string]any{"type": "enabled", "budget_tokens": 1024}, "max_tokens", 4096))
 	mustStatus(t, r, 200)
 	evs = parseMsgEvents(t, r.Body)
-	want = "message_start ping content_block_start:text content_block_delta:text_delta content_block_stop " +
-		"content_block_start:tool_use content_block_delta:input_json_delta content_block_stop " +
-		"content_block_start:thinking content_block_delta:thinking_delta content_block_delta:signature_delta content_block_stop message_delta message_stop"
+	want = "message_start ping content_block_start:thinking content_block_delta:thinking_delta content_block_delta:signature_delta content_block_stop " +
+		"content_block_start:text content_block_delta:text_delta content_block_stop " +
+		"content_block_start:tool_use content_block_delta:input_json_delta content_block_stop message_delta message_stop"
 	if got := compact(eventNames(evs)); got != want {
 		t.Fatalf("events\n got %s\nwant %s", got, want)
 	}
-	if got := deltaText(evs, 1, "partial_json"); got != `{"city":"Lyon"}` {
+	if got := deltaText(evs, 2, "partial_json"); got != `{"city":"Lyon"}` {
 		t.Fatalf("tool input %q", got)
 	}
-	if got := deltaText(evs, 2, "thinking"); got != "Look it up." || deltaText(evs, 2, "signature") == "" {
+	if got := deltaText(evs, 0, "thinking"); got != "Look it up." || deltaText(evs, 0, "signature") == "" {
 		t.Fatalf("thinking %q", got)
 	}
 	if d := evs[len(evs)-2].Data["delta"].(map[string]any); d["stop_reason"] != "tool_use" {

@@ -162,7 +162,7 @@ func TestMessagesAuthAndErrors(t *testing.T) {
 		{"pipe key on a provider model", pipe.APIKey, ok, nil, 403, "permission_error", "pipe key"},
 		{"missing max_tokens", admin, noMax, nil, 400, "invalid_request_error", "max_tokens"},
 		{"bad max_tokens", admin, msgReq("hearth:echo", "hi", "max_tokens", 0), nil, 400, "invalid_request_error", "max_tokens"},
-		{"bad role", admin, map[string]any{"model": "hearth:echo", "max_tokens": 5, "messages": []any{map[string]any{"role": "system", "content": "x"}}}, nil, 400, "invalid_request_error", "messages[0].role"},
+		{"bad role", admin, map[string]any{"model": "hearth:echo", "max_tokens": 5, "messages": []any{map[string]any{"role": "tool", "content": "x"}}}, nil, 400, "invalid_request_error", "messages[0].role"},
 		{"temperature above 1", admin, msgReq("hearth:echo", "hi", "temperature", 1.5), nil, 400, "invalid_request_error", "temperature"},
 		{"tool_choice naming no tool", admin, msgReq("hearth:echo", "hi", "tools", []any{weatherTool}, "tool_choice", map[string]any{"type": "tool", "name": "nope"}), nil, 400, "invalid_request_error", "tool_choice.name"},
 		{"server tool", admin, msgReq("hearth:echo", "hi", "tools", []any{map[string]any{"type": "web_search_20250305", "name": "web_search"}}), nil, 400, "invalid_request_error", "tools[0].type"},

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
-	"github.com/hearth-dev/hearth/engine/agent"
 	"github.com/labstack/echo/v4"
 )
 
@@ -91,12 +90,7 @@ func (s *Server) handleResponsesCreate(c echo.Context) error {
 	}
 	s.noteDeployment(c)
 	ctx := s.guardContext(c)
-	var res *agent.AgentResult
-	if b.Stream {
-		res, err = s.deps.Agent.CompleteLive(ctx, rc.owner, llmKey(c.Request().Header), ref, fallbacks, rc.chat)
-	} else {
-		res, err = s.deps.Agent.Complete(ctx, rc.owner, llmKey(c.Request().Header), ref, fallbacks, rc.chat, false)
-	}
+	res, err := s.deps.Agent.Complete(ctx, rc.owner, llmKey(c.Request().Header), ref, fallbacks, rc.chat, b.Stream)
 	if err != nil {
 		var ee *engine.Error
 		if !errors.As(err, &ee) || ee.Field == "" {
@@ -107,6 +101,7 @@ func (s *Server) handleResponsesCreate(c echo.Context) error {
 	model := engine.ModelIDOf(res.Model, b.Model)
 	setHeader(c.Response().Header(), HeaderModel, model)
 	if res.Stream != nil {
+		res.Stream.StreamDeltas()
 		return s.streamResponse(c, rc, res.Stream, model)
 	}
 	items, msg, finish := chatOutput(ctx, rc.tools, res.Response)

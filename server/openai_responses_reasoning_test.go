@@ -57,6 +57,11 @@ func TestResponsesStreamReasoning(t *testing.T) {
 			for _, e := range evs {
 				switch e.Type {
 				case "response.reasoning_summary_text.delta":
+					// A signature piece of Anthropic's thinking has no text
+					// and makes no event.
+					if e.Delta == "" {
+						t.Fatalf("empty reasoning delta: %s", e.Raw)
+					}
 					summary += e.Delta
 				case "response.reasoning_summary_text.done":
 					textDone = e

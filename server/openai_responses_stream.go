@@ -120,8 +120,8 @@ func (st *responseStreamer) chunk(ch *engine.ChatChunk) error {
 		return nil
 	}
 	c := ch.Choices[0]
-	if c.Delta.Reasoning != "" {
-		if err := st.reasoningDelta(c.Delta.Reasoning); err != nil {
+	if r := c.Delta.Reasoning; r != nil && r.Text != "" {
+		if err := st.reasoningDelta(r.Text); err != nil {
 			return err
 		}
 	}

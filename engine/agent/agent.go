@@ -127,17 +127,6 @@ func (a *Agent) Complete(ctx context.Context, owner, requestKey string, ref engi
 	return a.start(ctx, owner, requestKey, &agentRun{ref: ref, chat: chat, stream: stream}, fallbacks)
 }
 
-// CompleteLive is a streamed Complete whose tool-call deltas go to the
-// client as the model sends them: with no MCP tools in the run, every
-// call is the caller's, so none needs holding back until the step ends.
-func (a *Agent) CompleteLive(ctx context.Context, owner, requestKey string, ref engine.ModelRef, fallbacks []engine.ModelRef, chat *engine.ChatRequest) (*AgentResult, error) {
-	if a.providers == nil {
-		return nil, engine.Errorf(engine.CodeUnavailable, "no model providers are configured")
-	}
-	chat.Model = ref.Model
-	return a.start(ctx, owner, requestKey, &agentRun{ref: ref, chat: chat, stream: true, liveCalls: true}, fallbacks)
-}
-
 // start resolves the model and its key, connects the MCP servers and
 // makes the first model call.
 func (a *Agent) start(ctx context.Context, owner, requestKey string, run *agentRun, fallbacks []engine.ModelRef) (*AgentResult, error) {

@@ -12,7 +12,8 @@ import (
 
 // TestExtraContentCrossesAgentSteps checks that a tool call's provider data
 // (a Gemini thought signature here) is echoed on the next agent step and
-// reaches the client with a caller-defined tool call.
+// reaches the client with a caller-defined tool call, whose deltas go out
+// as they come.
 func TestExtraContentCrossesAgentSteps(t *testing.T) {
 	zero := 0
 	sig := json.RawMessage(`{"google":{"thought_signature":"c2ln"}}`)
@@ -32,8 +33,10 @@ func TestExtraContentCrossesAgentSteps(t *testing.T) {
 	run := &agentRun{ref: engine.ModelRef{Provider: "p", Model: "m"}, chat: &engine.ChatRequest{Messages: []engine.Message{{Role: "user", Content: engine.TextContent("go")}}}}
 	first, _ := m.ChatStream(context.Background(), run.chat)
 	s := newAgentStream(context.Background(), 10, m, run, tb, first)
+	s.StreamDeltas()
 	defer s.Close(nil)
 	var got []engine.ToolCall
+	deltas := 0
 	for {
 		c, err := s.Recv()
 		if errors.Is(err, io.EOF) {
@@ -43,14 +46,20 @@ func TestExtraContentCrossesAgentSteps(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, ch := range c.Choices {
-			got = append(got, ch.Delta.ToolCalls...)
+			for _, tc := range ch.Delta.ToolCalls {
+				deltas++
+				if *tc.Index == len(got) {
+					got = append(got, engine.ToolCall{})
+				}
+				got[*tc.Index].Merge(tc)
+			}
 		}
 	}
 	step2 := m.reqs[1].Messages
 	if len(step2) < 2 || len(step2[1].ToolCalls) != 1 || string(step2[1].ToolCalls[0].ExtraContent) != string(sig) {
 		t.Fatalf("step 2 did not echo the provider data: %+v", step2)
 	}
-	if len(got) != 1 || got[0].ID != "c2" || string(got[0].ExtraContent) != string(sig2) {
+	if len(got) != 1 || deltas != 2 || got[0].ID != "c2" || got[0].Function.Arguments != `{}` || string(got[0].ExtraContent) != string(sig2) {
 		t.Fatalf("caller tool call sent to the client: %+v", got)
 	}
 }

@@ -61,8 +61,6 @@ type agentRun struct {
 	chat    *engine.ChatRequest
 	stream  bool
 	servers []engine.MCPServer
-	// liveCalls passes tool-call deltas on as they arrive (CompleteLive).
-	liveCalls bool
 	// apiKey is the key from the body, used when no header key was sent.
 	apiKey string
 	// rec records the run (nil: not recorded, as for Complete); accepted

@@ -53,9 +53,6 @@ type AgentStream struct {
 	held error
 	// span is the run's invoke_agent span, ended by Close (invoke_trace.go).
 	span *telemetry.Span
-	// live passes tool-call deltas on as they arrive: set by CompleteLive
-	// when the run has no MCP tools, so every call is the caller's.
-	live bool
 
 	// chunks is the unused rest of the current block of chunks (chunk):
 	// each chunk gets its own element, never reused.
@@ -64,7 +61,13 @@ type AgentStream struct {
 	// per step
 	content strings.Builder
 	calls   map[int]*engine.ToolCall
-	finish  string
+	// passed maps the upstream index of a call to a tool the caller
+	// runs (not an MCP tool) to its index in the stream sent on: such
+	// calls go out delta by delta as they arrive.
+	passed map[int]int
+	// deltas is set by StreamDeltas.
+	deltas bool
+	finish string
 	// stopSeq and thinking are the finish chunk's StopSequence and
 	// Delta.Thinking (fields off the OpenAI wire), passed on with it.
 	stopSeq  string
@@ -75,8 +78,7 @@ func newAgentStream(ctx context.Context, maxSteps int, model engine.ChatModel, r
 	run.secrets = [2]string{run.chat.APIKey, run.apiKey}
 	return &AgentStream{ctx: ctx, maxSteps: maxSteps, model: model, chat: run.chat, tb: tb, cur: first, step: 1,
 		rec: run.rec, secrets: run.secrets[:], start: runStart(run), ref: run.ref,
-		modelName: run.ref.Model, created: engine.NowFrom(ctx, time.Now).Unix(), calls: map[int]*engine.ToolCall{},
-		live: run.liveCalls && (tb == nil || len(tb.tools) == 0)}
+		modelName: run.ref.Model, created: engine.NowFrom(ctx, time.Now).Unix(), calls: map[int]*engine.ToolCall{}}
 }
 
 // Recv returns the next chunk for the client; io.EOF after the last.
@@ -213,7 +215,7 @@ func (s *AgentStream) take(c *engine.ChatChunk) {
 			}
 			s.queue = append(s.queue, s.chunk(engine.Delta{Content: d.Content, Refusal: d.Refusal, Annotations: d.Annotations}, ""))
 		}
-		if s.live && d.Reasoning != "" {
+		if d.Reasoning != nil && s.deltas {
 			s.queue = append(s.queue, s.chunk(engine.Delta{Reasoning: d.Reasoning}, ""))
 		}
 		for i, tc := range d.ToolCalls {
@@ -228,9 +230,7 @@ func (s *AgentStream) take(c *engine.ChatChunk) {
 				s.calls[idx] = acc
 			}
 			acc.Merge(tc)
-			if s.live {
-				s.passCall(idx, fresh, acc, tc)
-			}
+			s.pass(idx, acc, tc)
 		}
 		if ch.FinishReason != nil && *ch.FinishReason != "" {
 			s.finish = *ch.FinishReason
@@ -239,23 +239,47 @@ func (s *AgentStream) take(c *engine.ChatChunk) {
 	}
 }
 
-// passCall queues one tool-call delta as it came; a call's first delta
-// gets an id and type when the model sent none (as fillCallIDs would).
-func (s *AgentStream) passCall(idx int, fresh bool, acc *engine.ToolCall, tc engine.ToolCall) {
-	if fresh {
+// StreamDeltas makes the stream send on, as they arrive, the deltas of
+// calls to tools the caller runs (MCP tool calls stay held for the end of
+// their step) and the pieces of the model's reasoning (Delta.Reasoning);
+// by default calls go out whole at the end of the step and reasoning
+// only as whole blocks. Call it before the first Recv.
+func (s *AgentStream) StreamDeltas() { s.deltas = true }
+
+// pass sends on the delta tc of the call at upstream index idx (acc so
+// far) when the caller runs that tool: the call's first delta, once its
+// name is known, carries everything so far (an id is given to calls
+// without one, as fillCallIDs would), later ones their own arguments.
+// Calls to MCP tools stay held for the end of the step.
+func (s *AgentStream) pass(idx int, acc *engine.ToolCall, tc engine.ToolCall) {
+	out, ok := s.passed[idx]
+	if !ok {
+		if !s.deltas || acc.Function.Name == "" || s.tb.isMCP(acc.Function.Name) {
+			return
+		}
+		if s.passed == nil {
+			s.passed = map[int]int{}
+		}
+		out = len(s.passed)
+		s.passed[idx] = out
 		if acc.ID == "" {
-			acc.ID = fmt.Sprintf("call_hearth_%d_%d", s.step, len(s.calls)-1)
+			acc.ID = fmt.Sprintf("call_hearth_%d_%d", s.step, idx)
 		}
 		if acc.Type == "" {
 			acc.Type = "function"
 		}
-		tc.ID, tc.Type = acc.ID, acc.Type
+		if s.first == 0 {
+			s.first = time.Since(s.start)
+		}
+		s.queue = append(s.queue, s.chunk(engine.Delta{ToolCalls: []engine.ToolCall{{Index: &out, ID: acc.ID, Type: acc.Type,
+			Function: engine.FunctionCall{Name: acc.Function.Name, Arguments: acc.Function.Arguments}, ExtraContent: acc.ExtraContent}}}, ""))
+		return
 	}
-	if s.first == 0 {
-		s.first = time.Since(s.start)
+	if tc.Function.Arguments == "" && len(tc.ExtraContent) == 0 {
+		return
 	}
-	tc.Index = &idx
-	s.queue = append(s.queue, s.chunk(engine.Delta{ToolCalls: []engine.ToolCall{tc}}, ""))
+	s.queue = append(s.queue, s.chunk(engine.Delta{ToolCalls: []engine.ToolCall{{Index: &out,
+		Function: engine.FunctionCall{Arguments: tc.Function.Arguments}, ExtraContent: tc.ExtraContent}}}, ""))
 }
 
 // stepCalls returns the step's tool calls in index order.
@@ -315,17 +339,19 @@ type usageChunk struct {
 // finishStream queues the caller-defined tool calls, the finish chunk and
 // the summed usage.
 func (s *AgentStream) finishStream(callerCalls []engine.ToolCall) {
-	for i, c := range callerCalls {
-		if s.live {
-			break // already passed on
+	n := len(s.passed)
+	for _, c := range callerCalls {
+		if s.wasPassed(c.ID) {
+			continue
 		}
-		i := i
+		i := n
+		n++
 		s.queue = append(s.queue, s.chunk(engine.Delta{ToolCalls: []engine.ToolCall{{Index: &i, ID: c.ID, Type: c.Type,
 			Function: engine.FunctionCall{Name: c.Function.Name, Arguments: c.Function.Arguments}, ExtraContent: c.ExtraContent}}}, ""))
 	}
 	finish := s.finish
 	switch {
-	case len(callerCalls) > 0:
+	case n > 0:
 		finish = "tool_calls"
 	case finish == "" || finish == "tool_calls":
 		finish = "stop"
@@ -340,4 +366,14 @@ func (s *AgentStream) finishStream(callerCalls []engine.ToolCall) {
 		s.queue = append(s.queue, &b.chunk)
 	}
 	s.done = true
+}
+
+// wasPassed reports whether the call with id went out delta by delta.
+func (s *AgentStream) wasPassed(id string) bool {
+	for idx := range s.passed {
+		if c := s.calls[idx]; c != nil && c.ID == id {
+			return true
+		}
+	}
+	return false
 }

@@ -128,6 +128,9 @@ func (s *Server) checkAnthropic(body []byte) string {
 	case len(r.Messages) == 0:
 		return "messages: at least one message is required"
 	}
+	if msg := checkAntCache(body); msg != "" {
+		return msg
+	}
 	family, v := claudeVersion(r.Model)
 	noSampling := v >= 4.7
 	if noSampling {
