@@ -47,6 +47,7 @@ func (s *Service) Open(ctx context.Context) error {
 	if err := s.recoverJobs(ctx); err != nil {
 		return fmt.Errorf("memory: recover jobs: %w", err)
 	}
+	swept := s.now()
 	if _, err := s.sweep(ctx); err != nil {
 		return fmt.Errorf("memory: sweep expired and orphaned uploads: %w", err)
 	}
@@ -69,7 +70,7 @@ func (s *Service) Open(ctx context.Context) error {
 		defer in.wg.Done()
 		s.dropLegacyVectors(runCtx)
 	}()
-	go in.dispatch(runCtx)
+	go in.dispatch(runCtx, swept)
 	for i := 0; i < s.cfg.Workers; i++ {
 		go in.worker(runCtx)
 	}
@@ -188,10 +189,12 @@ func (in *ingester) release(id string) {
 	in.poke()
 }
 
-func (in *ingester) dispatch(ctx context.Context) {
+// dispatch hands due jobs to idle workers and sweeps hourly, counting
+// from lastSweep, the time of Open's sweep (not from when this goroutine
+// first runs, which may be later).
+func (in *ingester) dispatch(ctx context.Context, lastSweep time.Time) {
 	defer in.wg.Done()
 	s := in.s
-	lastSweep := s.now()
 	idle := 0 // workers waiting for a job
 	for {
 		// Take jobs only for idle workers: a job taken from the queue is
