@@ -1,14 +1,16 @@
 package engine
 
 import (
+	"cmp"
 	"errors"
 	"io"
+	"slices"
 
 	"github.com/hearth-dev/hearth/engine/guard"
 )
 
-// guardedStream redacts the content of each choice of a stream as it
-// passes, holding back only what a match may still need
+// guardedStream redacts the content of each choice of a stream, and the
+// arguments of each tool call, as they pass, holding back only what a match may still need
 // (guard.StreamRedactor), and releases the held tail with the choice's
 // finish reason (or in a last chunk of its own when the upstream ended
 // without one). A refusal ends the stream with a 4xx error before any
@@ -17,8 +19,9 @@ type guardedStream struct {
 	next ChatStream
 	g    *guard.Guard
 	sink *guardSink
-	// redactors are per choice index.
+	// redactors are per choice index, calls per choice and tool call.
 	redactors map[int]*guard.StreamRedactor
+	calls     map[callAt]*guard.StreamRedactor
 	last      *ChatChunk
 	pending   *ChatChunk
 	done      bool
@@ -34,6 +37,49 @@ func (s *guardedStream) redactor(i int) *guard.StreamRedactor {
 		s.redactors[i] = r
 	}
 	return r
+}
+
+// callAt names one tool call of one choice in a stream.
+type callAt struct{ choice, call int }
+
+// callRedactor returns the redactor of the arguments of a choice's call.
+func (s *guardedStream) callRedactor(at callAt) *guard.StreamRedactor {
+	if s.calls == nil {
+		s.calls = map[callAt]*guard.StreamRedactor{}
+	}
+	r := s.calls[at]
+	if r == nil {
+		r = s.g.Stream(s.sink)
+		s.calls[at] = r
+	}
+	return r
+}
+
+// flushCalls returns the held tails of the arguments of choice's calls
+// (every choice's when choice < 0), as argument deltas in call order.
+func (s *guardedStream) flushCalls(choice int) ([]ToolCall, []int, error) {
+	var ats []callAt
+	for at := range s.calls {
+		if choice < 0 || at.choice == choice {
+			ats = append(ats, at)
+		}
+	}
+	slices.SortFunc(ats, func(a, b callAt) int { return cmp.Or(a.choice-b.choice, a.call-b.call) })
+	var out []ToolCall
+	var of []int
+	for _, at := range ats {
+		tail, err := s.calls[at].Flush()
+		delete(s.calls, at)
+		if err != nil {
+			return nil, nil, guardError(err)
+		}
+		if tail != "" {
+			idx := at.call
+			out = append(out, ToolCall{Index: &idx, Function: FunctionCall{Arguments: tail}})
+			of = append(of, at.choice)
+		}
+	}
+	return out, of, nil
 }
 
 func (s *guardedStream) Recv() (*ChatChunk, error) {
@@ -71,7 +117,28 @@ func (s *guardedStream) Recv() (*ChatChunk, error) {
 			}
 			ch.Delta.Content = &out
 		}
+		// A tool call's arguments are checked as they stream, each call
+		// with its own hold-back (answers already checked whole).
+		for j := range ch.Delta.ToolCalls {
+			tc := &ch.Delta.ToolCalls[j]
+			idx := j
+			if tc.Index != nil {
+				idx = *tc.Index
+			}
+			out, err := s.callRedactor(callAt{ch.Index, idx}).Write(tc.Function.Arguments)
+			if err != nil {
+				s.next.Close()
+				return nil, guardError(err)
+			}
+			tc.Function.Arguments = out
+		}
 		if ch.FinishReason != nil {
+			tails, _, err := s.flushCalls(ch.Index)
+			if err != nil {
+				s.next.Close()
+				return nil, err
+			}
+			ch.Delta.ToolCalls = append(ch.Delta.ToolCalls, tails...)
 			tail, err := r.Flush()
 			if err != nil {
 				s.next.Close()
@@ -108,6 +175,24 @@ func (s *guardedStream) flushAll() (*ChatChunk, error) {
 			}
 		}
 		tail.Choices = append(tail.Choices, ChunkChoice{Index: i, Delta: Delta{Content: &text}})
+	}
+	calls, of, err := s.flushCalls(-1)
+	if err != nil {
+		return nil, err
+	}
+	for k, tc := range calls {
+		if tail == nil {
+			tail = &ChatChunk{Object: "chat.completion.chunk"}
+			if s.last != nil {
+				tail.ID, tail.Created, tail.Model = s.last.ID, s.last.Created, s.last.Model
+			}
+		}
+		at := slices.IndexFunc(tail.Choices, func(c ChunkChoice) bool { return c.Index == of[k] })
+		if at < 0 {
+			tail.Choices = append(tail.Choices, ChunkChoice{Index: of[k]})
+			at = len(tail.Choices) - 1
+		}
+		tail.Choices[at].Delta.ToolCalls = append(tail.Choices[at].Delta.ToolCalls, tc)
 	}
 	return tail, nil
 }
