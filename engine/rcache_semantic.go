@@ -244,3 +244,12 @@ func dropSemItems(tx Tx, bySem map[string]map[string]bool) error {
 	}
 	return nil
 }
+
+// Similarity is the least cosine similarity of a semantic hit (0 when the
+// cache has no semantic mode).
+func (c *ResponseCache) Similarity() float64 {
+	if c.cfg.Semantic == nil {
+		return 0
+	}
+	return c.cfg.Semantic.Similarity
+}
