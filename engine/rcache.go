@@ -249,7 +249,7 @@ func (c *ResponseCache) save(ctx context.Context, owner, hash string, e *cacheEn
 			}
 		}
 		if e.Sem != "" && vec != nil {
-			if err := putSemItem(tx, owner, e.Sem, semItem{Key: hash, Expires: e.Expires, Vec: vec}); err != nil {
+			if err := putSemItem(tx, owner, e.Sem, semItem{Key: hash, Expires: e.Expires, Vec: packVec(vec)}); err != nil {
 				return err
 			}
 		}

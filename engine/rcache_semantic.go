@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"math"
 	"strings"
@@ -45,11 +46,21 @@ type semBucket struct {
 	Items []semItem `json:"items"`
 }
 
-// semItem is one entry's key hash, expiry and normalised embedding.
+// semItem is one entry's key hash, expiry and normalised embedding (float32
+// little-endian, so a bucket encodes as base64 rather than decimal text).
 type semItem struct {
 	Key     string    `json:"key"`
 	Expires time.Time `json:"expires"`
-	Vec     []float32 `json:"vec"`
+	Vec     []byte    `json:"vec"`
+}
+
+// packVec returns v as float32 little-endian bytes.
+func packVec(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
 }
 
 func cacheSemKey(owner, ctxHash string) string { return prefixCacheSem + owner + "/" + ctxHash }
@@ -144,11 +155,12 @@ func normalise(v []float32) []float32 {
 	return v
 }
 
-// cosine is the dot product of two unit vectors of the same size.
-func cosine(a, b []float32) float64 {
+// cosine is the dot product of the unit vector a and the packed unit
+// vector b of the same size.
+func cosine(a []float32, b []byte) float64 {
 	var s float64
 	for i := range a {
-		s += float64(a[i]) * float64(b[i])
+		s += float64(a[i]) * float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
 	}
 	return s
 }
@@ -171,7 +183,7 @@ func (cc *cachedChat) semanticHit(ctx context.Context, owner string, q *semQuery
 	now := cc.c.cfg.Clock()
 	best, bestSim := "", -2.0
 	for _, it := range b.Items {
-		if len(it.Vec) != len(vec) || !now.Before(it.Expires) {
+		if len(it.Vec) != 4*len(vec) || !now.Before(it.Expires) {
 			continue
 		}
 		if s := cosine(vec, it.Vec); s > bestSim {

@@ -65,11 +65,17 @@ func newSemRig(t *testing.T, cfg engine.ResponseCacheConfig) *semRig {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	emb := &vecEmbedder{vecs: map[string][]float32{
+	return newSemRigOn(t, s, cfg, map[string][]float32{
 		qFrance:   {1, 0, 0},
 		qParaphr:  {0.99, 0.141, 0}, // cosine 0.990 with qFrance
 		qNearMiss: {0.9, 0.436, 0},  // cosine 0.900 with qFrance
-	}}
+	})
+}
+
+// newSemRigOn is a semantic cache on s whose embedder knows vecs.
+func newSemRigOn(tb testing.TB, s *blob.Store, cfg engine.ResponseCacheConfig, vecs map[string][]float32) *semRig {
+	tb.Helper()
+	emb := &vecEmbedder{vecs: vecs}
 	cfg.Semantic = &engine.SemanticCacheConfig{Model: engine.ModelRef{Provider: "test", Model: "embed"}, Similarity: simDefault}
 	r := &cacheRig{store: s, up: &countingChat{}, clock: &testClock{now: time.Unix(1_800_000_000, 0)}}
 	cfg.Clock = r.clock.Now
@@ -77,7 +83,7 @@ func newSemRig(t *testing.T, cfg engine.ResponseCacheConfig) *semRig {
 	p := engine.CacheProviders(semProviders{cacheProviders: cacheProviders{chat: r.up}, emb: emb}, r.cache)
 	m, err := p.ChatModel(engine.ModelRef{Provider: "openai", Model: "gpt-4o-mini"})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	r.model = m
 	return &semRig{cacheRig: r, emb: emb, p: p}
