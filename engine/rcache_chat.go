@@ -119,7 +119,7 @@ func (cc *cachedChat) hit(ctx context.Context, t *CacheTicket, mode, key string,
 // semantic bucket; failures are logged and never fail the call.
 func (cc *cachedChat) store(ctx context.Context, owner, key string, e *cacheEntry, q *semQuery) {
 	var vec []float32
-	if q != nil {
+	if q != nil && q.ctxHash != "" {
 		if vec = cc.embed(ctx, q); vec != nil {
 			e.Sem = q.ctxHash
 		}
@@ -148,6 +148,7 @@ func (cc *cachedChat) Chat(ctx context.Context, req *ChatRequest) (*ChatResponse
 			return resp, nil
 		}
 	}
+	cc.hashContext(q)
 	resp, err := cc.next.Chat(ctx, req)
 	t.setOutcome(missOutcome(mode))
 	if err != nil || resp == nil || answerCallsTools(resp) {
@@ -172,6 +173,7 @@ func (cc *cachedChat) ChatStream(ctx context.Context, req *ChatRequest) (ChatStr
 		t.setHit(m)
 		return &replayStream{chunks: e.Chunks}, nil
 	}
+	cc.hashContext(q)
 	st, err := cc.next.ChatStream(ctx, req)
 	t.setOutcome(missOutcome(mode))
 	if err != nil {

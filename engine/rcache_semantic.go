@@ -65,10 +65,14 @@ func packVec(v []float32) []byte {
 
 func cacheSemKey(owner, ctxHash string) string { return prefixCacheSem + owner + "/" + ctxHash }
 
-// semQuery is a call's semantic side: the text of its last user message,
-// its context hash, and the embedding once computed.
+// semQuery is a call's semantic side: the text of its last user message
+// and the rest of the request; embed fills in the context hash and the
+// embedding once, so exact hits pay for neither.
 type semQuery struct {
 	text    string
+	ref     ModelRef
+	rest    ChatRequest
+	stream  bool
 	ctxHash string
 	vec     []float32
 	tried   bool
@@ -93,13 +97,9 @@ func (cc *cachedChat) semanticQuery(req *ChatRequest, stream bool) *semQuery {
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
-	ctxReq := *req
-	ctxReq.Messages = req.Messages[:len(req.Messages)-1]
-	h, err := contextKey(cc.ref, &ctxReq, stream)
-	if err != nil {
-		return nil
-	}
-	return &semQuery{text: text, ctxHash: h}
+	q := &semQuery{text: text, ref: cc.ref, rest: *req, stream: stream}
+	q.rest.Messages = req.Messages[:len(req.Messages)-1:len(req.Messages)-1]
+	return q
 }
 
 // contextKey hashes everything of the exact key but the last user
@@ -113,14 +113,17 @@ func contextKey(ref ModelRef, req *ChatRequest, stream bool) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// embed returns q's normalised embedding, computing it once; nil when the
-// embedder fails (logged: the call goes on as a miss).
+// embed returns q's normalised embedding, computing it and q's context
+// hash once; nil when the embedder fails (logged: the call goes on as a miss).
 func (cc *cachedChat) embed(ctx context.Context, q *semQuery) []float32 {
 	if q.tried {
 		return q.vec
 	}
 	q.tried = true
 	sc := cc.c.cfg.Semantic
+	if !cc.hashContext(q) {
+		return nil
+	}
 	em, err := cc.embedders.Embedder(sc.Model)
 	if err == nil {
 		var vecs [][]float32
@@ -137,6 +140,23 @@ func (cc *cachedChat) embed(ctx context.Context, q *semQuery) []float32 {
 		cc.c.log.Warn("response cache: cannot embed for a semantic lookup", "model", sc.Model.String(), "err", err)
 	}
 	return q.vec
+}
+
+// hashContext fills in q's context hash once (before the model is called,
+// which may change the request); false when it cannot be hashed.
+func (cc *cachedChat) hashContext(q *semQuery) bool {
+	if q == nil {
+		return false
+	}
+	if q.ctxHash == "" {
+		h, err := contextKey(q.ref, &q.rest, q.stream)
+		if err != nil {
+			cc.c.log.Warn("response cache: cannot hash a request's context", "err", err)
+			return false
+		}
+		q.ctxHash = h
+	}
+	return true
 }
 
 // normalise scales v to unit length in place; nil when v is empty or zero.

@@ -305,3 +305,27 @@ func TestResponseCacheSemanticExpiry(t *testing.T) {
 		t.Fatalf("%d bucket items for %d entries after a refresh", items, n)
 	}
 }
+
+// TestResponseCacheSemanticSharedStore: two nodes on one store share the
+// buckets: a paraphrase through one node hits the answer the other stored,
+// and once a node's sweep removed the expired entry the other (whose clock
+// still calls it live) no longer matches it.
+func TestResponseCacheSemanticSharedStore(t *testing.T) {
+	a := newSemRig(t, engine.ResponseCacheConfig{TTL: time.Minute})
+	vecs := a.emb.vecs
+	b := newSemRigOn(t, a.store, engine.ResponseCacheConfig{TTL: time.Minute}, vecs)
+	semChat(t, a.model, "alice", userReq(qFrance))
+	if text, out, match, _ := semChat(t, b.model, "alice", userReq(qParaphr)); out != engine.CacheHit || match != engine.CacheMatchSemantic || text != "answer 1" || b.up.calls.Load() != 0 {
+		t.Fatalf("node b: %q %q %q, %d upstream calls; want node a's answer", text, out, match, b.up.calls.Load())
+	}
+	a.clock.Add(2 * time.Minute)
+	if _, _, err := a.cache.Sweep(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := semItems(t, a.store); n != 0 {
+		t.Fatalf("%d bucket items after the sweep", n)
+	}
+	if _, out, _, _ := semChat(t, b.model, "alice", userReq(qParaphr)); out != engine.CacheMiss {
+		t.Fatalf("node b after the sweep: %q", out)
+	}
+}
