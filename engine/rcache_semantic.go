@@ -98,7 +98,7 @@ func (cc *cachedChat) semanticQuery(req *ChatRequest, stream bool) *semQuery {
 		return nil
 	}
 	q := &semQuery{text: text, ref: cc.ref, rest: *req, stream: stream}
-	q.rest.Messages = req.Messages[:len(req.Messages)-1:len(req.Messages)-1]
+	q.rest.Messages = req.Messages[: len(req.Messages)-1 : len(req.Messages)-1]
 	return q
 }
 
