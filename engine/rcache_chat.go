@@ -16,16 +16,15 @@ import (
 // and counts no tokens or budget). Not stored: answers that call tools,
 // failed calls and streams that did not end cleanly; calls with tool
 // results in their messages or a temperature above 0 (unless allowed)
-// neither read nor write it. A nil c returns p.
+// neither read nor write it. In semantic mode the last user message is
+// embedded with p's embedder (and server key) of the configured model.
+// A nil c returns p.
 func CacheProviders(p Providers, c *ResponseCache) Providers {
 	if c == nil || p == nil {
 		return p
 	}
 	return &cachedProviders{Providers: p, c: c}
 }
-
-// Semantic mode embeds with the wrapped providers' embedder (and server
-// key) of ResponseCacheConfig.Semantic.Model.
 
 type cachedProviders struct {
 	Providers
