@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -34,6 +36,16 @@ func TestCacheConfigSemantic(t *testing.T) {
 	}
 	if ac = appConfig(cfg, make([]byte, 32), nil); ac.Cache == nil || ac.Cache.Semantic != nil {
 		t.Fatalf("exact mode has no semantic side: %+v", ac.Cache)
+	}
+	// The README's config file.
+	file := filepath.Join(t.TempDir(), "hearth.json")
+	os.WriteFile(file, []byte(`{"cache": "semantic", "cache_embedding_model": "ollama:nomic-embed-text", "cache_similarity": "0.95", "cache_ttl": "1h"}`), 0o600)
+	cfg, _, err = loadConfig("serve", nil, envMap(map[string]string{"HEARTH_CONFIG": file}))
+	if err != nil || cfg.Validate() != nil {
+		t.Fatalf("config file: %v %v", err, cfg.Validate())
+	}
+	if ac = appConfig(cfg, make([]byte, 32), nil); ac.Cache == nil || ac.Cache.Semantic == nil || ac.Cache.Semantic.Model.String() != "ollama:nomic-embed-text" {
+		t.Fatalf("config file: %+v", ac.Cache)
 	}
 	for _, c := range []struct {
 		env  map[string]string
