@@ -60,6 +60,8 @@ type ResponseCacheConfig struct {
 	MaxEntries int
 	// AllowTemperature caches calls with a temperature above 0 too.
 	AllowTemperature bool
+	// Semantic, when set, also serves answers to paraphrases (rcache_semantic.go).
+	Semantic *SemanticCacheConfig
 	// Cluster shares invalidations and the sweep lock (nil: one process).
 	Cluster Cluster
 	// Logger reports store failures, which never fail a call.
@@ -91,6 +93,8 @@ type cacheEntry struct {
 	Model    string            `json:"model"`
 	Response json.RawMessage   `json:"response,omitempty"`
 	Chunks   []json.RawMessage `json:"chunks,omitempty"`
+	// Sem is the context hash of the semantic bucket listing the entry ("" for none).
+	Sem string `json:"sem,omitempty"`
 }
 
 func (e *cacheEntry) size() int {
@@ -111,6 +115,11 @@ func NewResponseCache(store Store, cfg ResponseCacheConfig) *ResponseCache {
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
+	}
+	if cfg.Semantic != nil && cfg.Semantic.Similarity <= 0 {
+		sc := *cfg.Semantic
+		sc.Similarity = DefaultCacheSimilarity
+		cfg.Semantic = &sc
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -206,8 +215,9 @@ func (c *ResponseCache) lookup(ctx context.Context, owner, hash string) (*cacheE
 }
 
 // save stores an answer for owner's hash, replacing an older one, then
-// trims the cache to its cap.
-func (c *ResponseCache) save(ctx context.Context, owner, hash string, e *cacheEntry) error {
+// trims the cache to its cap. A non-nil vec lists the entry in the semantic
+// bucket e.Sem.
+func (c *ResponseCache) save(ctx context.Context, owner, hash string, e *cacheEntry, vec []float32) error {
 	if e.size() > cacheMaxEntryBytes {
 		return nil
 	}
@@ -232,6 +242,16 @@ func (c *ResponseCache) save(ctx context.Context, owner, hash string, e *cacheEn
 		}
 		if err := tx.PutRaw(cacheExpKey(e.Expires, owner, hash), []byte{}); err != nil {
 			return err
+		}
+		if old.Sem != "" && old.Sem != e.Sem {
+			if err := dropSemItems(tx, map[string]map[string]bool{owner + "/" + old.Sem: {hash: true}}); err != nil {
+				return err
+			}
+		}
+		if e.Sem != "" && vec != nil {
+			if err := putSemItem(tx, owner, e.Sem, semItem{Key: hash, Expires: e.Expires, Vec: packVec(vec)}); err != nil {
+				return err
+			}
 		}
 		return c.cluster.Publish(tx, TopicResponseCache, owner+"/"+hash)
 	})
@@ -310,8 +330,8 @@ func (c *ResponseCache) deleteOldest(ctx context.Context, before time.Time, n in
 	}
 }
 
-// deleteExp deletes the entries of expiry index keys and tells the other
-// nodes to drop their hot copies.
+// deleteExp deletes the entries of expiry index keys, with their semantic
+// bucket items, and tells the other nodes to drop their hot copies.
 func (c *ResponseCache) deleteExp(ctx context.Context, keys []string) error {
 	entries := make([]string, 0, len(keys))
 	ids := make([]string, 0, len(keys))
@@ -323,7 +343,23 @@ func (c *ResponseCache) deleteExp(ctx context.Context, keys []string) error {
 		entries, ids = append(entries, ek), append(ids, strings.TrimPrefix(ek, prefixCache))
 	}
 	err := c.store.Update(ctx, func(tx Tx) error {
+		bySem := map[string]map[string]bool{}
 		for i, k := range keys {
+			if c.cfg.Semantic != nil {
+				var e cacheEntry
+				switch err := tx.Get(entries[i], &e); {
+				case err == nil && e.Sem != "":
+					j := strings.LastIndexByte(ids[i], '/')
+					owner, hash := ids[i][:j], ids[i][j+1:]
+					ob := owner + "/" + e.Sem
+					if bySem[ob] == nil {
+						bySem[ob] = map[string]bool{}
+					}
+					bySem[ob][hash] = true
+				case err != nil && !IsNotFound(err):
+					return err
+				}
+			}
 			if err := tx.Delete(k); err != nil {
 				return err
 			}
@@ -334,7 +370,7 @@ func (c *ResponseCache) deleteExp(ctx context.Context, keys []string) error {
 				return err
 			}
 		}
-		return nil
+		return dropSemItems(tx, bySem)
 	})
 	if err != nil {
 		return err

@@ -16,7 +16,9 @@ import (
 // and counts no tokens or budget). Not stored: answers that call tools,
 // failed calls and streams that did not end cleanly; calls with tool
 // results in their messages or a temperature above 0 (unless allowed)
-// neither read nor write it. A nil c returns p.
+// neither read nor write it. In semantic mode the last user message is
+// embedded with p's embedder (and server key) of the configured model.
+// A nil c returns p.
 func CacheProviders(p Providers, c *ResponseCache) Providers {
 	if c == nil || p == nil {
 		return p
@@ -34,7 +36,7 @@ func (cp *cachedProviders) ChatModel(ref ModelRef) (ChatModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &cachedChat{next: m, ref: ref, c: cp.c}, nil
+	return &cachedChat{next: m, ref: ref, c: cp.c, embedders: cp.Providers}, nil
 }
 
 func (cp *cachedProviders) chatModelInto(ref ModelRef, dst *instrumentedChat) (ChatModel, error) {
@@ -46,7 +48,7 @@ func (cp *cachedProviders) chatModelInto(ref ModelRef, dst *instrumentedChat) (C
 	if err != nil {
 		return nil, err
 	}
-	return &cachedChat{next: m, ref: ref, c: cp.c}, nil
+	return &cachedChat{next: m, ref: ref, c: cp.c, embedders: cp.Providers}, nil
 }
 
 // CostOf prices u with the wrapped providers.
@@ -65,9 +67,10 @@ func (cp *cachedProviders) Reranker(ref ModelRef) (Reranker, error) {
 }
 
 type cachedChat struct {
-	next ChatModel
-	ref  ModelRef
-	c    *ResponseCache
+	next      ChatModel
+	ref       ModelRef
+	c         *ResponseCache
+	embedders Providers
 }
 
 // plan says how a call uses the cache: key is "" when it does not.
@@ -89,20 +92,40 @@ func (cc *cachedChat) plan(ctx context.Context, req *ChatRequest, stream bool) (
 	return t, mode, key
 }
 
-// hit returns the live entry of key when mode reads the cache.
-func (cc *cachedChat) hit(ctx context.Context, t *CacheTicket, mode, key string) *cacheEntry {
+// hit returns the live entry of key when mode reads the cache, else the
+// closest entry of q's semantic bucket (q may be nil), and how it matched.
+func (cc *cachedChat) hit(ctx context.Context, t *CacheTicket, mode, key string, q *semQuery) (*cacheEntry, cacheMatch) {
 	if mode != CacheOn {
-		return nil
+		return nil, cacheMatch{}
 	}
 	e, ok, err := cc.c.lookup(ctx, t.Owner, key)
 	if err != nil {
 		cc.c.log.Warn("response cache: lookup failed", "err", err)
-		return nil
 	}
-	if !ok {
-		return nil
+	if ok {
+		return e, cacheMatch{kind: CacheMatchExact, similarity: 1}
 	}
-	return e
+	if q == nil {
+		return nil, cacheMatch{}
+	}
+	if e, sim := cc.semanticHit(ctx, t.Owner, q); e != nil {
+		return e, cacheMatch{kind: CacheMatchSemantic, similarity: sim}
+	}
+	return nil, cacheMatch{}
+}
+
+// store saves e under key for owner and, when q embeds, lists it in q's
+// semantic bucket; failures are logged and never fail the call.
+func (cc *cachedChat) store(ctx context.Context, owner, key string, e *cacheEntry, q *semQuery) {
+	var vec []float32
+	if q != nil && q.ctxHash != "" {
+		if vec = cc.embed(ctx, q); vec != nil {
+			e.Sem = q.ctxHash
+		}
+	}
+	if err := cc.c.save(ctx, owner, key, e, vec); err != nil {
+		cc.c.log.Warn("response cache: cannot store an answer", "err", err)
+	}
 }
 
 func missOutcome(mode string) string {
@@ -117,24 +140,25 @@ func (cc *cachedChat) Chat(ctx context.Context, req *ChatRequest) (*ChatResponse
 	if key == "" {
 		return cc.next.Chat(ctx, req)
 	}
-	if e := cc.hit(ctx, t, mode, key); e != nil && len(e.Response) > 0 {
+	q := cc.semanticQuery(req, false)
+	if e, m := cc.hit(ctx, t, mode, key, q); e != nil && len(e.Response) > 0 {
 		if resp, err := decodeCachedResponse(e.Response); err == nil {
-			t.setOutcome(CacheHit)
+			t.setHit(m)
 			return resp, nil
 		}
 	}
+	cc.hashContext(q)
 	resp, err := cc.next.Chat(ctx, req)
 	t.setOutcome(missOutcome(mode))
 	if err != nil || resp == nil || answerCallsTools(resp) {
 		return resp, err
 	}
 	raw, err := encodeCachedResponse(resp)
-	if err == nil {
-		err = cc.c.save(context.WithoutCancel(ctx), t.Owner, key, &cacheEntry{Model: cc.ref.String(), Response: raw})
-	}
 	if err != nil {
 		cc.c.log.Warn("response cache: cannot store an answer", "err", err)
+		return resp, nil
 	}
+	cc.store(context.WithoutCancel(ctx), t.Owner, key, &cacheEntry{Model: cc.ref.String(), Response: raw}, q)
 	return resp, nil
 }
 
@@ -143,16 +167,18 @@ func (cc *cachedChat) ChatStream(ctx context.Context, req *ChatRequest) (ChatStr
 	if key == "" {
 		return cc.next.ChatStream(ctx, req)
 	}
-	if e := cc.hit(ctx, t, mode, key); e != nil && len(e.Chunks) > 0 {
-		t.setOutcome(CacheHit)
+	q := cc.semanticQuery(req, true)
+	if e, m := cc.hit(ctx, t, mode, key, q); e != nil && len(e.Chunks) > 0 {
+		t.setHit(m)
 		return &replayStream{chunks: e.Chunks}, nil
 	}
+	cc.hashContext(q)
 	st, err := cc.next.ChatStream(ctx, req)
 	t.setOutcome(missOutcome(mode))
 	if err != nil {
 		return nil, err
 	}
-	rs := &recordingStream{cc: cc, ctx: context.WithoutCancel(ctx), owner: t.Owner, key: key}
+	rs := &recordingStream{cc: cc, ctx: context.WithoutCancel(ctx), owner: t.Owner, key: key, q: q}
 	rs.watchedStream = watchedStream{next: st, hooks: rs, closeErr: errStreamCut}
 	return &rs.watchedStream, nil
 }
@@ -167,6 +193,7 @@ type recordingStream struct {
 	cc         *cachedChat
 	ctx        context.Context
 	owner, key string
+	q          *semQuery
 
 	mu     sync.Mutex
 	chunks []json.RawMessage
@@ -204,9 +231,7 @@ func (s *recordingStream) finish(err error) {
 	if err != nil || skip || len(chunks) == 0 {
 		return
 	}
-	if err := s.cc.c.save(s.ctx, s.owner, s.key, &cacheEntry{Model: s.cc.ref.String(), Chunks: chunks}); err != nil {
-		s.cc.c.log.Warn("response cache: cannot store a stream", "err", err)
-	}
+	s.cc.store(s.ctx, s.owner, s.key, &cacheEntry{Model: s.cc.ref.String(), Chunks: chunks}, s.q)
 }
 
 // replayStream serves a stored stream's chunks, decoded afresh, with zero usage.

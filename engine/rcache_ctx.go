@@ -32,6 +32,21 @@ const (
 	CacheBypass = "bypass"
 )
 
+// How a hit matched its request, reported in the lb-cache-match header.
+const (
+	// CacheMatchExact: the request's exact key was stored.
+	CacheMatchExact = "exact"
+	// CacheMatchSemantic: a stored request differing only in its last user
+	// message, embedded close enough to this one's, was served.
+	CacheMatchSemantic = "semantic"
+)
+
+// cacheMatch is how a hit matched and the cosine similarity (1 for exact).
+type cacheMatch struct {
+	kind       string
+	similarity float64
+}
+
 // ParseCacheMode checks a cache mode ("on", "off", "refresh", matched
 // case-insensitively); "" is returned as "". field names the header or
 // body field for the error.
@@ -53,6 +68,7 @@ type CacheTicket struct {
 	mu      sync.Mutex
 	mode    string
 	outcome string
+	match   cacheMatch
 }
 
 type cacheTicketKey struct{}
@@ -116,8 +132,26 @@ func (t *CacheTicket) Outcome() string {
 
 func (t *CacheTicket) setOutcome(o string) {
 	t.mu.Lock()
-	t.outcome = o
+	t.outcome, t.match = o, cacheMatch{}
 	t.mu.Unlock()
+}
+
+func (t *CacheTicket) setHit(m cacheMatch) {
+	t.mu.Lock()
+	t.outcome, t.match = CacheHit, m
+	t.mu.Unlock()
+}
+
+// Match is how the latest hit matched (CacheMatchExact or
+// CacheMatchSemantic, "" when the latest call was no hit) and its cosine
+// similarity (1 for an exact match).
+func (t *CacheTicket) Match() (string, float64) {
+	if t == nil {
+		return "", 0
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.match.kind, t.match.similarity
 }
 
 // CacheOutcomeOf is the outcome of the cache ticket ctx carries ("" without one).

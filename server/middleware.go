@@ -175,7 +175,7 @@ func corsConfig() middleware.CORSConfig {
 		AllowHeaders: append([]string{"Authorization", "Content-Type", "LB-LLM-Key", "LB-WEB-SEARCH-KEY", "LB-CRAWL-KEY",
 			HeaderFallbackModels, HeaderThreadRequest, headerCacheRequest, "Mcp-Protocol-Version", "Mcp-Session-Id", "Last-Event-ID"}, openAIClientHeaders...),
 		ExposeHeaders: []string{HeaderWarning, HeaderThreadID, HeaderRequestID, HeaderTraceID, HeaderRetrievalMode, HeaderNextCursor, HeaderModel, HeaderBudgetReset, HeaderTokenCount,
-			HeaderCache, "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"},
+			HeaderCache, HeaderCacheMatch, HeaderCacheSimilarity, "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"},
 		MaxAge: 600,
 	}
 }

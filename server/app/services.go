@@ -64,7 +64,9 @@ func (a *App) buildProviders(cfg Config) error {
 	// keeps the model's answer, which output checks see on every hit);
 	// the cache in front of the metrics, so a hit calls no upstream.
 	a.Deps.Providers = engine.InstrumentProviders(a.traceProviders(provs), a.Metrics)
-	a.buildCache(cfg)
+	if err := a.buildCache(cfg); err != nil {
+		return err
+	}
 	a.Deps.Providers = engine.GuardProviders(a.Deps.Providers, guards)
 	a.Deps.Keysets = keysets
 	a.Deps.LocalModels = server.CacheLocalModels(registry, localModelsTTL)
