@@ -13,17 +13,18 @@ import (
 // own, and why. Everything else that dials goes through the egress dialer
 // of providers/netguard (README "Running air-gapped").
 var outboundExempt = map[string]string{
-	"providers/netguard/netguard.go":            "the shared dialer's transports",
-	"providers/netguard/egress.go":              "the shared dialer",
-	"backup.go":                                 "hearth backup: the operator's CLI fetching a backup from its own server, not the server's egress",
-	"cli_eval.go":                               "hearth eval: the operator's CLI calling a running Hearth's retrieve endpoint, not the server's egress",
-	"cli_budgets.go":                            "hearth budgets: the operator's CLI calling a running Hearth's budget endpoints, not the server's egress",
-	"cli_packs.go":                              "hearth memory export/import: the operator's CLI calling a running Hearth's pack endpoints, not the server's egress",
-	"server/servertest/servertest.go":           "test harness: a client of the server under test",
-	"server/servertest/loadtest/client.go":      "load test client of the server under test",
-	"server/servertest/hearthbench/gateway.go":  "benchmark client of the server under test",
-	"server/servertest/hearthbench/cluster.go":  "benchmark client of the servers under test",
-	"server/servertest/hearthbench/fairness.go": "benchmark clients of the server under test",
+	"providers/netguard/netguard.go":                 "the shared dialer's transports",
+	"providers/netguard/egress.go":                   "the shared dialer",
+	"backup.go":                                      "hearth backup: the operator's CLI fetching a backup from its own server, not the server's egress",
+	"cli_eval.go":                                    "hearth eval: the operator's CLI calling a running Hearth's retrieve endpoint, not the server's egress",
+	"cli_budgets.go":                                 "hearth budgets: the operator's CLI calling a running Hearth's budget endpoints, not the server's egress",
+	"cli_packs.go":                                   "hearth memory export/import: the operator's CLI calling a running Hearth's pack endpoints, not the server's egress",
+	"server/servertest/servertest.go":                "test harness: a client of the server under test",
+	"server/servertest/loadtest/client.go":           "load test client of the server under test",
+	"server/servertest/hearthbench/gateway.go":       "benchmark client of the server under test",
+	"server/servertest/hearthbench/cluster.go":       "benchmark client of the servers under test",
+	"server/servertest/hearthbench/fairness.go":      "benchmark clients of the server under test",
+	"server/servertest/hearthbench/cluster_procs.go": "benchmark client of the hearth serve processes under test",
 }
 
 // outboundPatterns are the ways Go code opens a connection or builds a

@@ -9,8 +9,14 @@ import (
 // note records one fact about how the application was wired.
 func (a *App) note(s string) { a.built = append(a.built, s) }
 
+// optionalDeps are the Deps fields a configuration may leave nil: the
+// feature is off (the response cache without HEARTH_CACHE, deployments
+// when none are declared). Describe says "off" for them, not "missing".
+var optionalDeps = map[string]bool{"Cache": true, "Deployments": true}
+
 // Describe lists what the application was built from, one line per
-// service: each field of Deps with its concrete type (or "missing"), then
+// service: each field of Deps with its concrete type (or "missing", or
+// "off" for an optional one), then
 // the wiring facts New recorded. Two applications built the same way have
 // the same description; a test compares main.go's with servertest's.
 func (a *App) Describe() []string {
@@ -19,7 +25,11 @@ func (a *App) Describe() []string {
 	for i := range v.NumField() {
 		f, name := v.Field(i), v.Type().Field(i).Name
 		if f.IsZero() {
-			out = append(out, name+": missing")
+			if optionalDeps[name] {
+				out = append(out, name+": off")
+			} else {
+				out = append(out, name+": missing")
+			}
 			continue
 		}
 		t := f.Type()
