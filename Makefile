@@ -3,7 +3,7 @@ GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: run test test-go test-norace test-fuzz lint build release bench fuzz loadtest clean sdk-deps
+.PHONY: run test test-go test-norace test-fuzz lint build release bench fuzz loadtest clean sdk-deps config-docs
 
 ## FUZZTIME: how long make fuzz runs each fuzz target (go test -fuzztime).
 FUZZTIME ?= 30s
@@ -106,6 +106,11 @@ lint:
 	$(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+
+## config-docs: rewrite docs/configuration.md from the option table
+## (server/app/config/options.go); a test fails while they differ.
+config-docs:
+	$(GO) test -count=1 -run '^TestConfigurationDocIsGenerated$$' ./server/app/config/ -update
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/hearth .

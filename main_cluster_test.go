@@ -13,6 +13,8 @@ import (
 
 	"github.com/hearth-dev/hearth/blob/postgres/pgtest"
 	"github.com/hearth-dev/hearth/providers/fake"
+	"github.com/hearth-dev/hearth/server/app/cli"
+	"github.com/hearth-dev/hearth/server/app/config"
 	"github.com/hearth-dev/hearth/server/servertest"
 )
 
@@ -22,7 +24,7 @@ const clusterSecret = "00112233445566778899aabbccddeeff00112233445566778899aabbc
 // HEARTH_DATABASE_MAX_CONNS a count in range, and cluster mode refuses to start without HEARTH_SECRET_KEY.
 func TestClusterSettings(t *testing.T) {
 	for _, bad := range []string{"mysql://h/db", "postgres://", "not a url"} {
-		cfg, _, err := loadConfig("serve", nil, envMap(map[string]string{"HEARTH_DATABASE_URL": bad}))
+		cfg, _, err := config.Load("serve", nil, envMap(map[string]string{"HEARTH_DATABASE_URL": bad}))
 		if err == nil {
 			err = cfg.Validate()
 		}
@@ -30,12 +32,12 @@ func TestClusterSettings(t *testing.T) {
 			t.Errorf("%q: %v", bad, err)
 		}
 	}
-	cfg, _, err := loadConfig("serve", []string{"-database-url", "postgresql://u:p@db:5432/hearth"}, envMap(nil))
-	if err != nil || cfg.Validate() != nil || !cfg.clustered() {
+	cfg, _, err := config.Load("serve", []string{"-database-url", "postgresql://u:p@db:5432/hearth"}, envMap(nil))
+	if err != nil || cfg.Validate() != nil || !cfg.Clustered() {
 		t.Fatalf("flag: %v %+v", err, cfg.DatabaseURL)
 	}
 	for _, bad := range []string{"-1", "10001"} {
-		cfg, _, err := loadConfig("serve", nil, envMap(map[string]string{"HEARTH_DATABASE_MAX_CONNS": bad}))
+		cfg, _, err := config.Load("serve", nil, envMap(map[string]string{"HEARTH_DATABASE_MAX_CONNS": bad}))
 		if err == nil {
 			err = cfg.Validate()
 		}
@@ -43,13 +45,13 @@ func TestClusterSettings(t *testing.T) {
 			t.Errorf("HEARTH_DATABASE_MAX_CONNS=%s: %v", bad, err)
 		}
 	}
-	cfg, _, err = loadConfig("serve", []string{"-database-max-conns", "24"}, envMap(map[string]string{"HEARTH_DATABASE_URL": "postgres://db/hearth"}))
-	if err != nil || cfg.Validate() != nil || appConfig(cfg, nil, nil).DatabaseMaxConns != 24 {
+	cfg, _, err = config.Load("serve", []string{"-database-max-conns", "24"}, envMap(map[string]string{"HEARTH_DATABASE_URL": "postgres://db/hearth"}))
+	if err != nil || cfg.Validate() != nil || cfg.App(nil, nil, "").DatabaseMaxConns != 24 {
 		t.Fatalf("-database-max-conns 24: %v %+v", err, cfg)
 	}
 	var stderr bytes.Buffer
 	env := envMap(map[string]string{"HEARTH_DATA": t.TempDir(), "HEARTH_ADDR": "127.0.0.1:0", "HEARTH_DATABASE_URL": "postgres://127.0.0.1:1/hearth"})
-	if code := run([]string{"serve"}, env, &bytes.Buffer{}, &stderr); code != 1 || !strings.Contains(stderr.String(), "HEARTH_SECRET_KEY is required") {
+	if code := cli.Run([]string{"serve"}, env, &bytes.Buffer{}, &stderr); code != 1 || !strings.Contains(stderr.String(), "HEARTH_SECRET_KEY is required") {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 }
@@ -144,11 +146,11 @@ func TestClusterAdminCommands(t *testing.T) {
 	node := servertest.Start(t, servertest.WithDatabase(url))
 	env := envMap(map[string]string{"HEARTH_DATABASE_URL": url, "HEARTH_DATA": t.TempDir()})
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"users", "create", "bob"}, env, &stdout, &stderr); code != 0 {
+	if code := cli.Run([]string{"users", "create", "bob"}, env, &stdout, &stderr); code != 0 {
 		t.Fatalf("users create: %d %s", code, stderr.String())
 	}
 	stdout.Reset()
-	if code := run([]string{"keys", "create", "--user", "bob"}, env, &stdout, &stderr); code != 0 {
+	if code := cli.Run([]string{"keys", "create", "--user", "bob"}, env, &stdout, &stderr); code != 0 {
 		t.Fatalf("keys create: %d %s", code, stderr.String())
 	}
 	key := strings.TrimSpace(stdout.String()[strings.LastIndex(stdout.String(), ":")+1:])
@@ -156,7 +158,7 @@ func TestClusterAdminCommands(t *testing.T) {
 		t.Fatalf("CLI key on the node: %d %s (key %q)", r.Status, r.Body, key)
 	}
 	stderr.Reset()
-	if code := run([]string{"keysets", "set", "--user", "bob", "--provider", "openai", "--key", "sk-x"}, env, &stdout, &stderr); code != 1 ||
+	if code := cli.Run([]string{"keysets", "set", "--user", "bob", "--provider", "openai", "--key", "sk-x"}, env, &stdout, &stderr); code != 1 ||
 		!strings.Contains(stderr.String(), "HEARTH_SECRET_KEY is required") {
 		t.Fatalf("keysets without the secret: %d %s", code, stderr.String())
 	}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/hearth-dev/hearth/providers/fake"
+	"github.com/hearth-dev/hearth/server/app/cli"
+	"github.com/hearth-dev/hearth/server/app/config"
 )
 
 // TestHelperServe is the child process of TestKill9DuringIngestion: it runs
@@ -21,7 +23,7 @@ func TestHelperServe(t *testing.T) {
 	if os.Getenv("HEARTH_TEST_CHILD") != "1" {
 		t.Skip("child process only")
 	}
-	os.Exit(run([]string{"serve"}, os.Getenv, io.Discard, os.Stderr))
+	os.Exit(cli.Run([]string{"serve"}, os.Getenv, io.Discard, os.Stderr))
 }
 
 const killTestKey = "hth_user_killtestkey000000000000000000"
@@ -149,23 +151,23 @@ func TestKill9DuringIngestion(t *testing.T) {
 }
 
 func TestMemoryConfig(t *testing.T) {
-	cfg, _, err := loadConfig("serve", nil, envMap(nil))
+	cfg, _, err := config.Load("serve", nil, envMap(nil))
 	if err != nil || cfg.Validate() != nil {
 		t.Fatalf("defaults: %v", err)
 	}
-	if cfg.IngestWorkers != 0 || cfg.fusion().VectorWeight != 1 || cfg.fusion().KeywordWeight != 1 ||
-		cfg.parseTimeout() != time.Minute || cfg.ParseMemoryLimit != 1<<30 || cfg.ParseMaxOutput != 32<<20 {
+	if cfg.IngestWorkers != 0 || cfg.App(nil, nil, "").Memory.Fusion.VectorWeight != 1 || cfg.App(nil, nil, "").Memory.Fusion.KeywordWeight != 1 ||
+		cfg.App(nil, nil, "").Parser.Timeout != time.Minute || cfg.ParseMemoryLimit != 1<<30 || cfg.ParseMaxOutput != 32<<20 {
 		t.Fatalf("defaults: %+v", cfg)
 	}
-	if mc := cfg.memoryConfig(); mc.EmbedAttempts != 4 || mc.RetryMaxDelay != time.Minute || mc.Workers != 0 {
+	if mc := cfg.App(nil, nil, "").Memory; mc.EmbedAttempts != 4 || mc.RetryMaxDelay != time.Minute || mc.Workers != 0 {
 		t.Fatalf("memory defaults: %+v", mc)
 	}
-	cfg, _, _ = loadConfig("serve", []string{"-embed-retries", "0"}, envMap(map[string]string{"HEARTH_EMBED_RETRY_MAX_WAIT": "1.5s"}))
-	if mc := cfg.memoryConfig(); cfg.Validate() != nil || mc.EmbedAttempts != 1 || mc.RetryMaxDelay != 1500*time.Millisecond {
+	cfg, _, _ = config.Load("serve", []string{"-embed-retries", "0"}, envMap(map[string]string{"HEARTH_EMBED_RETRY_MAX_WAIT": "1.5s"}))
+	if mc := cfg.App(nil, nil, "").Memory; cfg.Validate() != nil || mc.EmbedAttempts != 1 || mc.RetryMaxDelay != 1500*time.Millisecond {
 		t.Fatalf("retries set: %+v %v", mc, cfg.Validate())
 	}
-	cfg, _, _ = loadConfig("serve", []string{"-ingest-workers", "8", "-retrieve-keyword-weight", "0"}, envMap(map[string]string{"HEARTH_RETRIEVE_VECTOR_WEIGHT": "2.5"}))
-	if err := cfg.Validate(); err != nil || cfg.IngestWorkers != 8 || cfg.fusion().VectorWeight != 2.5 || cfg.fusion().KeywordWeight != 0 {
+	cfg, _, _ = config.Load("serve", []string{"-ingest-workers", "8", "-retrieve-keyword-weight", "0"}, envMap(map[string]string{"HEARTH_RETRIEVE_VECTOR_WEIGHT": "2.5"}))
+	if err := cfg.Validate(); err != nil || cfg.IngestWorkers != 8 || cfg.App(nil, nil, "").Memory.Fusion.VectorWeight != 2.5 || cfg.App(nil, nil, "").Memory.Fusion.KeywordWeight != 0 {
 		t.Fatalf("set: %+v %v", cfg, err)
 	}
 	for name, tc := range map[string]struct {
@@ -191,7 +193,7 @@ func TestMemoryConfig(t *testing.T) {
 		"short wait":    {map[string]string{"HEARTH_EMBED_RETRY_MAX_WAIT": "1ms"}, "HEARTH_EMBED_RETRY_MAX_WAIT"},
 		"long wait":     {map[string]string{"HEARTH_EMBED_RETRY_MAX_WAIT": "2h"}, "HEARTH_EMBED_RETRY_MAX_WAIT"},
 	} {
-		cfg, _, err := loadConfig("serve", nil, envMap(tc.env))
+		cfg, _, err := config.Load("serve", nil, envMap(tc.env))
 		if err == nil {
 			err = cfg.Validate()
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hearth-dev/hearth/blob/postgres/pgtest"
 	"github.com/hearth-dev/hearth/providers/fake"
+	"github.com/hearth-dev/hearth/server/app/cli"
 	"github.com/hearth-dev/hearth/server/servertest"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -72,19 +73,19 @@ func TestMigrateToPostgres(t *testing.T) {
 	url := pgtest.URL(t)
 	env := envMap(map[string]string{"HEARTH_SECRET_KEY": hex.EncodeToString(servertest.Config("", "").Secret)})
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"migrate", "-data", dir, "-to", url}, env, &stdout, &stderr); code != 0 {
+	if code := cli.Run([]string{"migrate", "-data", dir, "-to", url}, env, &stdout, &stderr); code != 0 {
 		t.Fatalf("migrate: exit %d: %s", code, stderr.String())
 	}
 	if !strings.Contains(stdout.String(), "HEARTH_DATABASE_URL=") || !strings.Contains(stderr.String(), "1 documents") {
 		t.Fatalf("migrate output: %s / %s", stdout.String(), stderr.String())
 	}
 	stderr.Reset()
-	if code := run([]string{"migrate", "-data", dir, "-to", url}, env, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "empty database") {
+	if code := cli.Run([]string{"migrate", "-data", dir, "-to", url}, env, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "empty database") {
 		t.Fatalf("second migrate: exit %d: %s", code, stderr.String())
 	}
 	stderr.Reset()
 	clusterEnv := envMap(map[string]string{"HEARTH_DATABASE_URL": url})
-	if code := run([]string{"backup", "-out", t.TempDir() + "/b"}, clusterEnv, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "pg_dump") {
+	if code := cli.Run([]string{"backup", "-out", t.TempDir() + "/b"}, clusterEnv, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "pg_dump") {
 		t.Fatalf("backup in cluster mode: exit %d: %s", code, stderr.String())
 	}
 

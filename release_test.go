@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/hearth-dev/hearth/server/app/config"
 )
 
 // TestMakeReleaseCrossCompiles runs `make release` for linux/arm64 and
@@ -165,9 +167,8 @@ func checkSums(t *testing.T, dist string, names []string) {
 // and the Dockerfile builds with the Go version go.mod requires.
 func TestDeployDocsMatchConfig(t *testing.T) {
 	known := map[string]bool{}
-	cfg := defaultConfig()
-	for _, v := range cfg.vars() {
-		known[v.env] = true
+	for _, v := range config.Options() {
+		known[v.Env] = true
 	}
 	env := regexp.MustCompile(`\bHEARTH_[A-Z_]+\b`)
 	for _, f := range []string{"docs/Dockerfile", "docs/hearth.service"} {

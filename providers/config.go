@@ -38,7 +38,7 @@ func DefaultRetry() RetryPolicy {
 	return RetryPolicy{MaxAttempts: 3, BaseDelay: 250 * time.Millisecond, MaxDelay: 4 * time.Second, MaxRetryAfter: 20 * time.Second}
 }
 
-// Config builds a Registry. main.go fills it from HEARTH_<PROVIDER>_BASE_URL
+// Config builds a Registry. server/app/config fills it from HEARTH_<PROVIDER>_BASE_URL
 // and HEARTH_<PROVIDER>_API_KEY (see EnvNames); nothing in this package reads
 // the environment.
 type Config struct {
@@ -95,7 +95,7 @@ const defaultTimeout = 120 * time.Second
 // bounded idle pool, dialled through the shared egress dialer in open mode.
 func NewTransport() *http.Transport { return (*netguard.Egress)(nil).Transport("providers") }
 
-// EnvNames returns the environment variable names main.go reads for a
+// EnvNames returns the environment variable names server/app/config reads for a
 // provider: HEARTH_<P>_BASE_URL and HEARTH_<P>_API_KEY, where <P> is the
 // name upper-cased with '-' turned into '_' (openai-compatible ->
 // HEARTH_OPENAI_COMPATIBLE_BASE_URL).

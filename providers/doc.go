@@ -24,7 +24,7 @@
 //	openai-compatible  (no default: set its base URL)         chat, embeddings (no key needed)
 //	hearth             built in, offline                      TEST DOUBLES (see below)
 //
-// main.go reads HEARTH_<P>_BASE_URL and HEARTH_<P>_API_KEY for every name
+// server/app/config reads HEARTH_<P>_BASE_URL and HEARTH_<P>_API_KEY for every name
 // of KnownProviders (EnvNames gives the exact names; "-" becomes "_", so
 // HEARTH_OPENAI_COMPATIBLE_BASE_URL) and passes them in Config.Providers.
 // Nothing in this package reads the environment. A Config.Providers entry
@@ -171,7 +171,7 @@
 //     error mapping; a stream without its terminal event is an
 //     UPSTREAM_ERROR.
 //  2. registry.go: its default base URL in nativeURLs (which also makes
-//     it a KnownProviders entry, so main.go reads HEARTH_<P>_BASE_URL and
+//     it a KnownProviders entry, so server/app/config reads HEARTH_<P>_BASE_URL and
 //     HEARTH_<P>_API_KEY and test servers point it offline), and its case
 //     in New's switch.
 //  3. catalogue.go: its models, capabilities and prices for /v1/models.

@@ -25,7 +25,7 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// Config holds the HTTP settings; main.go fills it from flags and env.
+// Config holds the HTTP settings; server/app/config fills it from the file, env and flags.
 type Config struct {
 	// Addr is the listen address, e.g. ":8080".
 	Addr string

@@ -10,7 +10,7 @@
 //
 // Image URLs the server itself must fetch (to send the bytes upstream for
 // image-to-image on OpenAI and Gemini) go through the outbound client
-// given to New, which main.go builds from the operator's netguard policy.
+// given to New, which server/app builds from the operator's netguard policy.
 package images
 
 import (

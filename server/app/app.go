@@ -1,6 +1,6 @@
 // Package app is Hearth's composition root. New opens the store, builds
 // every engine service and adapter over it and the HTTP server in front of
-// them; main.go and the test harness (server/servertest) both build the
+// them; hearth serve (server/app/cli) and the test harness (server/servertest) both build the
 // application through it, so production and tests run the same wiring.
 // Tests change parts of it only through Config.Overrides.
 package app
@@ -31,7 +31,7 @@ import (
 	"github.com/hearth-dev/hearth/server/metrics"
 )
 
-// Config is everything the application is built from. main.go fills it
+// Config is everything the application is built from. config.Config.App fills it
 // from flags, environment and config file; servertest from its options.
 type Config struct {
 	// Data is the data directory: the store and the keyword indexes. In

@@ -18,7 +18,7 @@ var optionalDeps = map[string]bool{"Cache": true, "Deployments": true}
 // service: each field of Deps with its concrete type (or "missing", or
 // "off" for an optional one), then
 // the wiring facts New recorded. Two applications built the same way have
-// the same description; a test compares main.go's with servertest's.
+// the same description; a test compares hearth serve's (server/app/cli) with servertest's.
 func (a *App) Describe() []string {
 	var out []string
 	v := reflect.ValueOf(a.Deps)

@@ -132,7 +132,7 @@ func (m *Metrics) InFlight(delta int) { m.inFlight.Add(int64(delta)) }
 func (m *Metrics) Rejected(reason string) { m.rejected.WithLabelValues(reason).Inc() }
 
 // WatchIndex registers the function read at every scrape for the
-// hearth_index_* gauges (main.go sums index.Manager.Stats).
+// hearth_index_* gauges (server/app sums index.Manager.Stats).
 func (m *Metrics) WatchIndex(fn func() engine.IndexSizes) { m.index.Store(&fn) }
 
 // UpstreamCall implements engine.Metrics.
@@ -160,7 +160,7 @@ func (m *Metrics) IngestionJob(outcome string, d time.Duration) {
 }
 
 // WatchIngestQueue registers the function read at every scrape for the
-// hearth_ingestion_queue_jobs gauge (main.go counts memory.Service.JobCounts).
+// hearth_ingestion_queue_jobs gauge (server/app counts memory.Service.JobCounts).
 func (m *Metrics) WatchIngestQueue(fn func() (queued, running int)) { m.jobQueue.Store(&fn) }
 
 func (m *Metrics) modelLabel(provider, model string) string {

@@ -1,0 +1,33 @@
+package config
+
+import (
+	"fmt"
+
+	"github.com/hearth-dev/hearth/server"
+)
+
+// PackSettings are the memory pack settings (README "Memory packs").
+// Config embeds them, so their JSON keys sit at the top level of the
+// config file.
+type PackSettings struct {
+	// MaxPackBytes caps the body of POST /v1/memory/import, in bytes.
+	MaxPackBytes int64 `json:"max_pack_bytes"`
+}
+
+func defaultPackSettings() PackSettings {
+	return PackSettings{MaxPackBytes: server.DefaultMaxPackBytes}
+}
+
+// maxPackLimit is the largest HEARTH_MAX_PACK_BYTES: 1 TiB.
+const maxPackLimit = 1 << 40
+
+// validatePacks checks the memory pack settings.
+func (c *Config) validatePacks() []error {
+	if c.MaxPackBytes < 1<<20 || c.MaxPackBytes > maxPackLimit {
+		return []error{fmt.Errorf("HEARTH_MAX_PACK_BYTES %d: must be from 1 MiB (%d) to 1 TiB (%d)", c.MaxPackBytes, 1<<20, int64(maxPackLimit))}
+	}
+	return nil
+}
+
+// applyPacks copies the pack settings into the server's configuration.
+func (c *Config) applyPacks(h *server.Config) { h.MaxPackBytes = c.MaxPackBytes }

@@ -1,0 +1,95 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/hearth-dev/hearth/providers/fault"
+	"github.com/hearth-dev/hearth/providers/replay"
+	"github.com/hearth-dev/hearth/server/app"
+)
+
+// TestkitSettings are the settings for test suites (README "Using Hearth
+// in your tests"). Config embeds them, so their JSON keys sit at the top
+// level of the config file.
+type TestkitSettings struct {
+	// Faults is "off" (default), "on" (the LB-Fault request header is
+	// honoured) or a list of server-wide fault rules such as
+	// "openai:429@0.1,anthropic:timeout@0.05" (which also honours the header).
+	Faults string `json:"faults"`
+	// Record writes every upstream exchange to this directory; Replay
+	// answers every upstream call from one; ReplayMiss ("error" or
+	// "passthrough") is what a call without a recording gets.
+	Record     string `json:"record"`
+	Replay     string `json:"replay"`
+	ReplayMiss string `json:"replay_miss"`
+	// Deterministic is "off" (default) or "on": ids and created
+	// timestamps from a seeded sequence (README "Deterministic mode").
+	Deterministic string `json:"deterministic"`
+}
+
+// validateTestkit checks the test-suite settings.
+func (c *Config) validateTestkit() []error {
+	var errs []error
+	t := &c.TestkitSettings
+	t.Faults = strings.TrimSpace(t.Faults)
+	switch strings.ToLower(t.Faults) {
+	case "", "off":
+		t.Faults = "off"
+	case "on":
+		t.Faults = "on"
+	default:
+		rules, err := fault.Parse(t.Faults)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("HEARTH_FAULTS: %w (or use on / off)", err))
+		}
+		for _, r := range rules {
+			if r.Times > 0 {
+				errs = append(errs, fmt.Errorf("HEARTH_FAULTS %q: *times counts the calls of one request, so it belongs in the LB-Fault header only", r))
+			}
+		}
+	}
+	t.Record, t.Replay = strings.TrimSpace(t.Record), strings.TrimSpace(t.Replay)
+	if t.Record != "" && t.Replay != "" {
+		errs = append(errs, errors.New("HEARTH_RECORD and HEARTH_REPLAY: set one or the other"))
+	}
+	if t.Replay != "" {
+		if st, err := os.Stat(t.Replay); err != nil || !st.IsDir() {
+			errs = append(errs, fmt.Errorf("HEARTH_REPLAY %q: must be an existing directory of recordings (make them with HEARTH_RECORD)", t.Replay))
+		}
+	}
+	switch t.ReplayMiss = strings.ToLower(strings.TrimSpace(t.ReplayMiss)); t.ReplayMiss {
+	case "":
+		t.ReplayMiss = replay.MissError
+	case replay.MissError, replay.MissPassthrough:
+	default:
+		errs = append(errs, fmt.Errorf("HEARTH_REPLAY_MISS %q: use error or passthrough", t.ReplayMiss))
+	}
+	switch t.Deterministic = strings.ToLower(strings.TrimSpace(t.Deterministic)); t.Deterministic {
+	case "", "off":
+		t.Deterministic = "off"
+	case "on":
+		if strings.TrimSpace(c.DatabaseURL) != "" {
+			errs = append(errs, errors.New("HEARTH_DETERMINISTIC and HEARTH_DATABASE_URL: deterministic ids are for a single node under test, not cluster mode; unset one of them"))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("HEARTH_DETERMINISTIC %q: use on or off", t.Deterministic))
+	}
+	return errs
+}
+
+// testkit maps the validated settings onto the application's.
+func (c *Config) testkit() app.Testkit {
+	tk := app.Testkit{Record: c.Record, Replay: c.Replay, ReplayMiss: c.ReplayMiss, Deterministic: c.Deterministic == "on"}
+	switch c.Faults {
+	case "off":
+	case "on":
+		tk.Faults = true
+	default:
+		tk.Faults = true
+		tk.FaultRules, _ = fault.Parse(c.Faults)
+	}
+	return tk
+}
