@@ -85,6 +85,9 @@ func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 		return nil
 	}
 	log := cfg.Logger()
+	for _, w := range cfg.Warnings() {
+		log.Warn(w)
+	}
 	if err := checkDataDir(cfg.Data); err != nil {
 		return err
 	}

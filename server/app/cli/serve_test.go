@@ -322,6 +322,7 @@ func TestConfigDump(t *testing.T) {
 		"HEARTH_EXTRACTOR_URL":    "http://tika:9998",
 		"HEARTH_MCP_UPSTREAMS":    `[{"name":"gh","url":"https://mcp.example/","authorization_token":"ghp_secret"}]`,
 		"HEARTH_RATE_LIMIT_BURST": "7",
+		"HEARTH_METRICS":          "on",
 		"HEARTH_SECRET_KEY":       "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff",
 	})
 	var out, errOut bytes.Buffer
@@ -336,7 +337,7 @@ func TestConfigDump(t *testing.T) {
 		"HEARTH_ADMIN_KEY=********", "HEARTH_OPENAI_API_KEY=********", "HEARTH_METRICS_TOKEN=********",
 		"HEARTH_MCP_UPSTREAMS=********", "HEARTH_OLLAMA_BASE_URL=http://gpu1:11434/v1",
 		"HEARTH_DATABASE_URL=postgres://hearth:xxxxx@db:5432/hearth", "HEARTH_EXTRACTOR_URL=http://tika:9998",
-		"HEARTH_MAX_CONCURRENT=512", "# default", "HEARTH_SECRET_KEY=********", "HEARTH_CONFIG=" + file,
+		"HEARTH_MAX_CONCURRENT=512", "# default", "HEARTH_METRICS=true", "# deprecated: HEARTH_METRICS=on is deprecated: use true", "HEARTH_SECRET_KEY=********", "HEARTH_CONFIG=" + file,
 	} {
 		if !strings.Contains(dump, want) {
 			t.Errorf("dump lacks %q:\n%s", want, dump)

@@ -19,7 +19,7 @@ func (c Config) App(secret []byte, log *slog.Logger, version string) app.Config 
 		HTTP: server.Config{
 			Addr: c.Addr, PublicURL: c.PublicURL, MaxBodyBytes: c.MaxBodyBytes,
 			MaxUploadBytes: c.MaxUploadBytes, Version: version, Logger: log,
-			MetricsOff: c.Metrics == "off", MetricsToken: c.MetricsToken, MetricsAddr: c.MetricsAddr,
+			MetricsOff: c.Metrics == "false", MetricsToken: c.MetricsToken, MetricsAddr: c.MetricsAddr,
 			RateLimitPerKey: int(c.RateLimitPerKey), RateLimitPerPipe: int(c.RateLimitPerPipe), RateLimitBurst: int(c.RateLimitBurst),
 			MaxConcurrent: c.serverMaxConcurrent(), LeanOff: c.ServerHTTP1 == "stdlib",
 			AnthropicModelAliases: c.anthropicModelAliases(),

@@ -58,7 +58,7 @@ func (c *Config) validateCache() []error {
 	if s.CacheMaxEntries < 1 || s.CacheMaxEntries > 10_000_000 {
 		errs = append(errs, fmt.Errorf("HEARTH_CACHE_MAX_ENTRIES %d: must be from 1 to 10000000", s.CacheMaxEntries))
 	}
-	switch strings.ToLower(strings.TrimSpace(s.CacheAllowTemperature)) {
+	switch s.CacheAllowTemperature {
 	case "true", "false":
 	default:
 		errs = append(errs, fmt.Errorf("HEARTH_CACHE_ALLOW_TEMPERATURE %q: use true or false", s.CacheAllowTemperature))
@@ -93,7 +93,7 @@ func (c *Config) responseCache() *engine.ResponseCacheConfig {
 	ttl, _ := parseDuration(s.CacheTTL)
 	rc := &engine.ResponseCacheConfig{
 		TTL: ttl, MaxEntries: int(s.CacheMaxEntries),
-		AllowTemperature: strings.ToLower(strings.TrimSpace(s.CacheAllowTemperature)) == "true",
+		AllowTemperature: s.CacheAllowTemperature == "true",
 	}
 	if mode == "semantic" {
 		ref, _ := engine.ParseModelID("model", strings.TrimSpace(s.CacheEmbeddingModel))

@@ -72,8 +72,8 @@ type Config struct {
 	ExaBaseURL       string `json:"exa_base_url"`
 	SpiderBaseURL    string `json:"spider_base_url"`
 	FirecrawlBaseURL string `json:"firecrawl_base_url"`
-	// Metrics is "on" (serve /metrics on the main listener to the admin
-	// user's key or MetricsToken) or "off".
+	// Metrics is "true" (serve /metrics on the main listener to the admin
+	// user's key or MetricsToken) or "false".
 	Metrics      string `json:"metrics"`
 	MetricsToken string `json:"-"`
 	// MetricsAddr serves /metrics without auth on a separate listener.
@@ -137,6 +137,8 @@ type Config struct {
 	// unfilled holds the values of the table's rows read outside Config's
 	// fields (HEARTH_CONFIG, HEARTH_SECRET_KEY, HEARTH_PROVIDERS), for Dump.
 	unfilled map[string]string
+	// warnings are the deprecations found while loading (Warnings).
+	warnings []string
 }
 
 func Default() Config {
@@ -145,7 +147,7 @@ func Default() Config {
 		MaxBodyBytes: 8 << 20, MaxUploadBytes: 10 << 20,
 		IngestWorkers: 0, AgentMaxSteps: 10, RetrieveVectorWeight: "1", RetrieveKeywordWeight: "1",
 		ParseTimeout: "60s", ParseMemoryLimit: 1 << 30, ParseMaxOutput: 32 << 20, EmbedRetries: 3, EmbedRetryMaxWait: "60s",
-		Metrics: "on", MaxConcurrent: 512, RequestLimits: defaultRequestLimits(), JobLease: "30s", RunContentRetention: "7d",
+		Metrics: "true", MaxConcurrent: 512, RequestLimits: defaultRequestLimits(), JobLease: "30s", RunContentRetention: "7d",
 		ExtractorSettings: defaultExtractorSettings(),
 		PackSettings:      defaultPackSettings(),
 		CacheSettings:     defaultCacheSettings(),
@@ -163,11 +165,13 @@ type configVar struct {
 	num                     *int64
 	doc, defDoc             string
 	secret                  bool // masked by -config-dump
+	boolean                 bool // true or false (old spellings: oldBooleans)
 }
 
 // Validate checks every setting and fills derived defaults.
 func (c *Config) Validate() error {
 	var errs []error
+	c.normalizeBooleans()
 	host, port, err := net.SplitHostPort(c.Addr)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("HEARTH_ADDR %q: want host:port such as :8080 (%v)", c.Addr, err))
@@ -229,10 +233,10 @@ func (c *Config) Validate() error {
 	if c.ParseMaxOutput < 1<<20 || c.ParseMaxOutput > 256<<20 {
 		errs = append(errs, fmt.Errorf("HEARTH_PARSE_MAX_OUTPUT %d: must be from 1048576 (1 MiB) to 268435456 (256 MiB)", c.ParseMaxOutput))
 	}
-	switch strings.ToLower(c.OutboundAllowPrivate) {
-	case "", "false", "0", "no":
+	switch c.OutboundAllowPrivate {
+	case "", "false":
 		c.Outbound.AllowPrivate = false
-	case "true", "1", "yes":
+	case "true":
 		c.Outbound.AllowPrivate = true
 	default:
 		errs = append(errs, fmt.Errorf("HEARTH_OUTBOUND_ALLOW_PRIVATE %q: use true or false", c.OutboundAllowPrivate))

@@ -49,6 +49,9 @@ func (c *Config) Dump(w io.Writer) {
 	for _, r := range rows {
 		fmt.Fprintf(w, "%-*s  # %s\n", width, r[0], r[1])
 	}
+	for _, warning := range c.warnings {
+		fmt.Fprintf(w, "# deprecated: %s\n", warning)
+	}
 }
 
 // mask hides a secret's value, and the password of a URL.

@@ -5,19 +5,17 @@ import (
 	"fmt"
 	"net"
 	"strconv"
-	"strings"
 )
 
 // validateOps checks the operations settings: metrics, limits, quotas.
 func (c *Config) validateOps() []error {
 	var errs []error
-	switch strings.ToLower(c.Metrics) {
-	case "on", "":
-		c.Metrics = "on"
-	case "off":
-		c.Metrics = "off"
+	switch c.Metrics {
+	case "true", "":
+		c.Metrics = "true"
+	case "false":
 	default:
-		errs = append(errs, fmt.Errorf("HEARTH_METRICS %q: use on or off (HEARTH_METRICS_ADDR opens a separate listener)", c.Metrics))
+		errs = append(errs, fmt.Errorf("HEARTH_METRICS %q: use true or false (HEARTH_METRICS_ADDR opens a separate listener)", c.Metrics))
 	}
 	if c.MetricsToken != "" && len(c.MetricsToken) < 16 {
 		errs = append(errs, errors.New("HEARTH_METRICS_TOKEN: must be at least 16 characters"))

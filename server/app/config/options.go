@@ -192,9 +192,8 @@ func (c *Config) vars() []configVar {
 			doc: "bare model names of `/anthropic/v1/messages` mapped to models, comma-separated `name=model` pairs: `claude-sonnet-4-5=ollama:qwen3-coder,claude-haiku-4-5=ollama:qwen3:8b`; each model is `provider:model`, `provider/model` or `pipe:<name>`; a name also matches its dated ids (`claude-sonnet-4-5-20250929`); `*` maps every other bare name; unmapped `claude-*` names go to the `anthropic` provider (see [Claude Code and the Anthropic SDKs](../README.md#claude-code-and-the-anthropic-sdks-messages-api))",
 		},
 		// Outbound connections
-		{group: gOutbound, env: "HEARTH_OUTBOUND_ALLOW_PRIVATE", flag: "outbound-allow-private", usage: "true lets MCP servers and crawls reach private/loopback addresses", str: &c.OutboundAllowPrivate,
-			doc:    "let user-supplied URLs (MCP servers, crawled pages, fetched image URLs) reach private, loopback and link-local addresses; off by default against SSRF",
-			defDoc: "`false`",
+		{group: gOutbound, env: "HEARTH_OUTBOUND_ALLOW_PRIVATE", boolean: true, flag: "outbound-allow-private", usage: "true lets MCP servers and crawls reach private/loopback addresses (true or false)", str: &c.OutboundAllowPrivate,
+			doc: "let user-supplied URLs (MCP servers, crawled pages, fetched image URLs) reach private, loopback and link-local addresses; `false` by default, against SSRF",
 		},
 		{group: gOutbound, env: "HEARTH_OUTBOUND_ALLOW", flag: "outbound-allow", usage: "comma-separated CIDRs user-supplied URLs may reach besides public addresses", str: &c.OutboundAllow,
 			doc: "comma-separated CIDRs allowed besides public addresses (e.g. one intranet subnet)",
@@ -249,7 +248,7 @@ func (c *Config) vars() []configVar {
 		{group: gCache, env: "HEARTH_CACHE_MAX_ENTRIES", flag: "cache-max-entries", usage: "most answers the response cache keeps; the oldest are evicted first (1 to 10000000)", num: &c.CacheMaxEntries,
 			doc: "most answers the cache keeps (1-10000000); past it the oldest are evicted",
 		},
-		{group: gCache, env: "HEARTH_CACHE_ALLOW_TEMPERATURE", flag: "cache-allow-temperature", usage: "also cache calls with a temperature above 0 (true or false)", str: &c.CacheAllowTemperature,
+		{group: gCache, env: "HEARTH_CACHE_ALLOW_TEMPERATURE", boolean: true, flag: "cache-allow-temperature", usage: "also cache calls with a temperature above 0 (true or false)", str: &c.CacheAllowTemperature,
 			doc: "also cache calls whose temperature is above 0",
 		},
 		{group: gCache, env: "HEARTH_CACHE_EMBEDDING_MODEL", flag: "cache-embedding-model", usage: "embedder of the last user message in semantic mode (provider:model, such as ollama:nomic-embed-text)", str: &c.CacheEmbeddingModel,
@@ -259,8 +258,8 @@ func (c *Config) vars() []configVar {
 			doc: "least cosine similarity of a semantic hit (above 0, at most 1)",
 		},
 		// Observability and run log
-		{group: gOps, env: "HEARTH_METRICS", flag: "metrics", usage: "on: /metrics on the main listener for the admin key or the metrics token; off: not there", str: &c.Metrics,
-			doc: "`on`: `GET /metrics` on the main listener for the admin user's key or the metrics token; `off`: not there (see Operations)",
+		{group: gOps, env: "HEARTH_METRICS", boolean: true, flag: "metrics", usage: "true: /metrics on the main listener for the admin key or the metrics token; false: not there", str: &c.Metrics,
+			doc: "`true`: `GET /metrics` on the main listener for the admin user's key or the metrics token; `false`: not there (see Operations)",
 		},
 		{group: gOps, env: "HEARTH_METRICS_TOKEN", secret: true, str: &c.MetricsToken,
 			doc: "bearer token (16+ characters) a scraper may use for `/metrics` instead of the admin key",
@@ -309,9 +308,8 @@ func (c *Config) vars() []configVar {
 			doc:    "what an upstream call without a recording gets under `HEARTH_REPLAY`: `error` (a 400 naming the missing recording) or `passthrough` (the real upstream)",
 			defDoc: "`error`",
 		},
-		{group: gTestkit, env: "HEARTH_DETERMINISTIC", flag: "deterministic", usage: "off; on: ids, generated keys and created timestamps from a seeded sequence, for snapshot tests (single node only)", str: &c.Deterministic,
-			doc:    "`on`: ids, generated keys and created timestamps from a seeded sequence, for snapshot tests; single node only (refused with `HEARTH_DATABASE_URL`), never on a server others can reach (see [Deterministic mode](../README.md#deterministic-mode))",
-			defDoc: "`off`",
+		{group: gTestkit, env: "HEARTH_DETERMINISTIC", boolean: true, flag: "deterministic", usage: "true: ids, generated keys and created timestamps from a seeded sequence, for snapshot tests (single node only)", str: &c.Deterministic,
+			doc: "`true`: ids, generated keys and created timestamps from a seeded sequence, for snapshot tests; single node only (refused with `HEARTH_DATABASE_URL`), never on a server others can reach (see [Deterministic mode](../README.md#deterministic-mode))",
 		},
 	}
 }

@@ -25,7 +25,7 @@ type TestkitSettings struct {
 	Record     string `json:"record"`
 	Replay     string `json:"replay"`
 	ReplayMiss string `json:"replay_miss"`
-	// Deterministic is "off" (default) or "on": ids and created
+	// Deterministic is "false" (default) or "true": ids and created
 	// timestamps from a seeded sequence (README "Deterministic mode").
 	Deterministic string `json:"deterministic"`
 }
@@ -67,22 +67,22 @@ func (c *Config) validateTestkit() []error {
 	default:
 		errs = append(errs, fmt.Errorf("HEARTH_REPLAY_MISS %q: use error or passthrough", t.ReplayMiss))
 	}
-	switch t.Deterministic = strings.ToLower(strings.TrimSpace(t.Deterministic)); t.Deterministic {
-	case "", "off":
-		t.Deterministic = "off"
-	case "on":
+	switch t.Deterministic {
+	case "", "false":
+		t.Deterministic = "false"
+	case "true":
 		if strings.TrimSpace(c.DatabaseURL) != "" {
 			errs = append(errs, errors.New("HEARTH_DETERMINISTIC and HEARTH_DATABASE_URL: deterministic ids are for a single node under test, not cluster mode; unset one of them"))
 		}
 	default:
-		errs = append(errs, fmt.Errorf("HEARTH_DETERMINISTIC %q: use on or off", t.Deterministic))
+		errs = append(errs, fmt.Errorf("HEARTH_DETERMINISTIC %q: use true or false", t.Deterministic))
 	}
 	return errs
 }
 
 // testkit maps the validated settings onto the application's.
 func (c *Config) testkit() app.Testkit {
-	tk := app.Testkit{Record: c.Record, Replay: c.Replay, ReplayMiss: c.ReplayMiss, Deterministic: c.Deterministic == "on"}
+	tk := app.Testkit{Record: c.Record, Replay: c.Replay, ReplayMiss: c.ReplayMiss, Deterministic: c.Deterministic == "true"}
 	switch c.Faults {
 	case "off":
 	case "on":

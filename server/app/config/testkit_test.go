@@ -58,7 +58,7 @@ func TestDeterministicConfig(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		"bad value":    {map[string]string{"HEARTH_DETERMINISTIC": "yes"}, `HEARTH_DETERMINISTIC "yes": use on or off`},
+		"bad value":    {map[string]string{"HEARTH_DETERMINISTIC": "maybe"}, `HEARTH_DETERMINISTIC "maybe": use true or false`},
 		"cluster mode": {map[string]string{"HEARTH_DETERMINISTIC": "on", "HEARTH_DATABASE_URL": "postgres://u@db:5432/hearth"}, "HEARTH_DETERMINISTIC and HEARTH_DATABASE_URL"},
 	} {
 		cfg, _, err := Load("serve", nil, envMap(tc.env))
