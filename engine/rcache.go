@@ -11,7 +11,9 @@ import (
 	"time"
 )
 
-// Response cache records (see CacheProviders for what is cached):
+// Response cache records (see CacheProviders for what is cached; semantic
+// mode's index in rcache_semantic.go, what earlier configurations left in
+// rcache_leftovers.go):
 //
 //	rcache/<owner>/<key hash>                 cacheEntry
 //	rcacheexp/<expiry ns %020d>/<owner>/<key hash> -> "" (expiry index: sweeps
