@@ -44,9 +44,9 @@ func TestNewPrefixedIDPair(t *testing.T) {
 	}
 }
 
-// TestPrefixedIDPairIn: the ids are written into the caller's buffer when
+// TestNewPrefixedIDPairIn: the ids are written into the caller's buffer when
 // it is large enough, drawn afresh otherwise.
-func TestPrefixedIDPairIn(t *testing.T) {
+func TestNewPrefixedIDPairIn(t *testing.T) {
 	var buf [50]byte
 	a, b := NewPrefixedIDPairIn(context.Background(), buf[:], "req_", 20, "trace_", 20)
 	if a+b != string(buf[:]) || !strings.HasPrefix(a, "req_") || len(a) != 24 || !strings.HasPrefix(b, "trace_") || len(b) != 26 {
