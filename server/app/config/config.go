@@ -39,8 +39,8 @@ type Config struct {
 	IngestWorkers int64 `json:"ingest_workers"`
 	// RetrieveVectorWeight and RetrieveKeywordWeight weigh the vector and
 	// keyword rankings of hybrid retrieval (reciprocal rank fusion).
-	RetrieveVectorWeight  string `json:"retrieve_vector_weight"`
-	RetrieveKeywordWeight string `json:"retrieve_keyword_weight"`
+	RetrieveVectorWeight  Float `json:"retrieve_vector_weight"`
+	RetrieveKeywordWeight Float `json:"retrieve_keyword_weight"`
 	// ParseTimeout (a Go duration) bounds the parse of one PDF, which runs
 	// in a child process that is killed when it is exceeded;
 	// ParseMemoryLimit bounds that child's memory, in bytes.
@@ -145,7 +145,7 @@ func Default() Config {
 	return Config{
 		Addr: ":8080", Data: "./hearth-data", LogLevel: "info", LogFormat: "text", AdminLogin: "admin",
 		MaxBodyBytes: 8 << 20, MaxUploadBytes: 10 << 20,
-		IngestWorkers: 0, AgentMaxSteps: 10, RetrieveVectorWeight: "1", RetrieveKeywordWeight: "1",
+		IngestWorkers: 0, AgentMaxSteps: 10, RetrieveVectorWeight: 1, RetrieveKeywordWeight: 1,
 		ParseTimeout: "60s", ParseMemoryLimit: 1 << 30, ParseMaxOutput: 32 << 20, EmbedRetries: 3, EmbedRetryMaxWait: "60s",
 		Metrics: "true", MaxConcurrent: 512, RequestLimits: defaultRequestLimits(), JobLease: "30s", RunContentRetention: "7d",
 		ExtractorSettings: defaultExtractorSettings(),
@@ -163,6 +163,7 @@ type configVar struct {
 	group, env, flag, usage string
 	str                     *string
 	num                     *int64
+	flt                     *Float
 	doc, defDoc             string
 	secret                  bool // masked by -config-dump
 	boolean                 bool // true or false (old spellings: oldBooleans)
@@ -212,8 +213,9 @@ func (c *Config) Validate() error {
 	if c.IngestWorkers < 0 || c.IngestWorkers > 64 {
 		errs = append(errs, fmt.Errorf("HEARTH_INGEST_WORKERS %d: must be between 0 (one per CPU) and 64", c.IngestWorkers))
 	}
-	vw, verr := parseWeight("HEARTH_RETRIEVE_VECTOR_WEIGHT", c.RetrieveVectorWeight)
-	kw, kerr := parseWeight("HEARTH_RETRIEVE_KEYWORD_WEIGHT", c.RetrieveKeywordWeight)
+	verr := checkWeight("HEARTH_RETRIEVE_VECTOR_WEIGHT", c.RetrieveVectorWeight)
+	kerr := checkWeight("HEARTH_RETRIEVE_KEYWORD_WEIGHT", c.RetrieveKeywordWeight)
+	vw, kw := c.RetrieveVectorWeight, c.RetrieveKeywordWeight
 	errs = append(errs, verr, kerr)
 	if verr == nil && kerr == nil && vw+kw == 0 {
 		errs = append(errs, errors.New("HEARTH_RETRIEVE_VECTOR_WEIGHT and HEARTH_RETRIEVE_KEYWORD_WEIGHT: must not both be 0"))
@@ -314,20 +316,17 @@ func providerEnv(getenv func(string) string) map[string]providers.ProviderConfig
 	return out
 }
 
-// parseWeight reads a retrieval weight: a number from 0 to 100.
-func parseWeight(name, v string) (float64, error) {
-	w, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-	if err != nil || w < 0 || w > 100 || w != w {
-		return 0, fmt.Errorf("%s %q: must be a number from 0 to 100", name, v)
+// checkWeight checks a retrieval weight: a number from 0 to 100.
+func checkWeight(name string, w Float) error {
+	if w < 0 || w > 100 || w != w {
+		return fmt.Errorf("%s %v: must be a number from 0 to 100", name, float64(w))
 	}
-	return w, nil
+	return nil
 }
 
 // fusion returns the retrieval weights (call after Validate).
 func (c *Config) fusion() memory.Fusion {
-	vw, _ := parseWeight("", c.RetrieveVectorWeight)
-	kw, _ := parseWeight("", c.RetrieveKeywordWeight)
-	return memory.Fusion{VectorWeight: vw, KeywordWeight: kw}
+	return memory.Fusion{VectorWeight: float64(c.RetrieveVectorWeight), KeywordWeight: float64(c.RetrieveKeywordWeight)}
 }
 
 // memoryConfig returns the memory engine's settings from the configuration

@@ -91,7 +91,7 @@ func (c *Config) loadFile(path string) error {
 
 // fills reports whether the row fills a field (the others document names
 // read elsewhere, such as HEARTH_SECRET_KEY).
-func (v configVar) fills() bool { return v.str != nil || v.num != nil }
+func (v configVar) fills() bool { return v.str != nil || v.num != nil || v.flt != nil }
 
 // field returns the pointer to the field the row fills, or nil.
 func (v configVar) field() any {
@@ -100,6 +100,8 @@ func (v configVar) field() any {
 		return v.str
 	case v.num != nil:
 		return v.num
+	case v.flt != nil:
+		return v.flt
 	}
 	return nil
 }
@@ -112,6 +114,8 @@ func (v configVar) value() (string, bool) {
 		return *v.str, true
 	case v.num != nil:
 		return strconv.FormatInt(*v.num, 10), true
+	case v.flt != nil:
+		return strconv.FormatFloat(float64(*v.flt), 'g', -1, 64), true
 	}
 	return "", false
 }
@@ -122,11 +126,42 @@ func (v configVar) set(val, from string) error {
 		*v.str = val
 		return nil
 	}
+	if v.flt != nil {
+		f, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+		if err != nil {
+			return fmt.Errorf("%s: %q is not a number", from, val)
+		}
+		*v.flt = Float(f)
+		return nil
+	}
 	n, err := strconv.ParseInt(val, 10, 64)
 	if err != nil {
 		return fmt.Errorf("%s: %q is not a whole number", from, val)
 	}
 	*v.num = n
+	return nil
+}
+
+// Float is a number setting. In the config file it is a JSON number, or a
+// number in a string as earlier versions wrote it.
+type Float float64
+
+// UnmarshalJSON reads 0.5 or "0.5".
+func (f *Float) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil {
+			return fmt.Errorf("%q is not a number", s)
+		}
+		*f = Float(v)
+		return nil
+	}
+	var v float64
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*f = Float(v)
 	return nil
 }
 
