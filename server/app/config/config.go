@@ -23,13 +23,16 @@ import (
 // JSON file, then HEARTH_* environment variables, then command-line flags,
 // each overriding the one before; Validate checks the result.
 type Config struct {
-	Addr           string `json:"addr"`
-	Data           string `json:"data"`
-	PublicURL      string `json:"public_url"`
-	LogLevel       string `json:"log_level"`
-	LogFormat      string `json:"log_format"`
-	AdminLogin     string `json:"admin_login"`
-	AdminKey       string `json:"-"`
+	Addr       string `json:"addr"`
+	Data       string `json:"data"`
+	PublicURL  string `json:"public_url"`
+	LogLevel   string `json:"log_level"`
+	LogFormat  string `json:"log_format"`
+	AdminLogin string `json:"admin_login"`
+	AdminKey   string `json:"-"`
+	// ApplyDir is a directory of declarations applied at start (README
+	// "Pipes as code").
+	ApplyDir       string `json:"apply_dir"`
 	MaxBodyBytes   int64  `json:"max_body_bytes"`
 	MaxUploadBytes int64  `json:"max_upload_bytes"`
 	// AgentMaxSteps bounds the model calls of one agent run with MCP tools.

@@ -7,9 +7,9 @@ import (
 	"github.com/hearth-dev/hearth/providers/netguard"
 )
 
-// EgressSettings are the air-gapped and declarative settings (README
-// "Running air-gapped" and "Pipes as code"). Config embeds them, so their
-// JSON keys sit at the top level of the config file.
+// EgressSettings are the air-gapped settings (README "Running
+// air-gapped"). Config embeds them, so their JSON keys sit at the top level
+// of the config file.
 type EgressSettings struct {
 	// Egress is "open" (default) or "allowlist": every outbound
 	// connection must then match EgressAllow.
@@ -17,8 +17,6 @@ type EgressSettings struct {
 	// EgressAllow lists host names, host:port pairs and CIDR prefixes,
 	// comma-separated.
 	EgressAllow string `json:"egress_allow"`
-	// ApplyDir is a directory of declarations applied at start.
-	ApplyDir string `json:"apply_dir"`
 }
 
 // validateEgress checks the egress settings.

@@ -99,3 +99,38 @@ func (c *Config) applyRequestLimits(sc *server.Config) {
 	sc.BodyTimeout, _ = parseDuration(l.BodyTimeout)
 	sc.UploadBodyTimeout, _ = parseDuration(l.UploadBodyTimeout)
 }
+
+// maxRate bounds the per-minute settings (a million a minute is far past
+// what one server answers, and keeps the bucket arithmetic exact).
+const maxRate = 1_000_000
+
+// validateLimits checks the rate limits, quotas and HEARTH_MAX_CONCURRENT.
+func (c *Config) validateLimits() []error {
+	var errs []error
+	for _, v := range []struct {
+		name string
+		n    int64
+		max  int64
+	}{
+		{"HEARTH_RATE_LIMIT_PER_KEY", c.RateLimitPerKey, maxRate},
+		{"HEARTH_RATE_LIMIT_PER_PIPE", c.RateLimitPerPipe, maxRate},
+		{"HEARTH_RATE_LIMIT_BURST", c.RateLimitBurst, maxRate},
+		{"HEARTH_QUOTA_MAX_DOCUMENTS", c.QuotaMaxDocuments, 1 << 40},
+		{"HEARTH_QUOTA_MAX_BYTES", c.QuotaMaxBytes, 1 << 60},
+		{"HEARTH_MAX_CONCURRENT", c.MaxConcurrent, maxRate},
+	} {
+		if v.n < 0 || v.n > v.max {
+			errs = append(errs, fmt.Errorf("%s %d: must be from 0 (off) to %d", v.name, v.n, v.max))
+		}
+	}
+	return errs
+}
+
+// serverMaxConcurrent maps HEARTH_MAX_CONCURRENT to server.Config, where
+// 0 means the default and a negative value no limit.
+func (c *Config) serverMaxConcurrent() int {
+	if c.MaxConcurrent == 0 {
+		return -1
+	}
+	return int(c.MaxConcurrent)
+}

@@ -1,6 +1,11 @@
 package config
 
-import "github.com/hearth-dev/hearth/blob"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hearth-dev/hearth/blob"
+)
 
 // StoreOptions returns the options of the embedded store in dir as `hearth
 // serve` opens it, for the commands that open a data dir themselves
@@ -18,4 +23,17 @@ func StoreOptions(dir string, getenv func(string) string) (blob.Options, error) 
 		return blob.Options{}, errs[0]
 	}
 	return blob.Options{Dir: dir, Snappy: c.StoreCompression == "snappy"}, nil
+}
+
+// validateStoreCompression checks HEARTH_STORE_COMPRESSION; empty means none.
+func (c *Config) validateStoreCompression() []error {
+	switch v := strings.ToLower(strings.TrimSpace(c.StoreCompression)); v {
+	case "", "none":
+		c.StoreCompression = "none"
+	case "snappy":
+		c.StoreCompression = v
+	default:
+		return []error{fmt.Errorf("HEARTH_STORE_COMPRESSION %q: use none or snappy", c.StoreCompression)}
+	}
+	return nil
 }

@@ -17,16 +17,3 @@ func (c *Config) validateServerHTTP1() []error {
 	}
 	return nil
 }
-
-// validateStoreCompression checks HEARTH_STORE_COMPRESSION; empty means none.
-func (c *Config) validateStoreCompression() []error {
-	switch v := strings.ToLower(strings.TrimSpace(c.StoreCompression)); v {
-	case "", "none":
-		c.StoreCompression = "none"
-	case "snappy":
-		c.StoreCompression = v
-	default:
-		return []error{fmt.Errorf("HEARTH_STORE_COMPRESSION %q: use none or snappy", c.StoreCompression)}
-	}
-	return nil
-}
