@@ -142,7 +142,7 @@ func startProc(bin, dir string, env ...string) (*procNode, error) {
 // each route in rounds, alternating which side goes first, so both see
 // the same load from other work. It returns a reason instead when
 // PostgreSQL is not installed.
-func runClusterProcs(quick bool, cell time.Duration, rounds, conc int, logf func(string, ...any)) ([]ProcsResult, string, error) {
+func runClusterProcs(quick bool, cell time.Duration, rounds, conc int, only func(string) bool, top int, logf func(string, ...any)) ([]ProcsResult, string, error) {
 	if pgtest.BinDir() == "" {
 		return nil, "no PostgreSQL 15+ binaries in /usr/lib/postgresql/*/bin (apt-get install postgresql)", nil
 	}
@@ -201,10 +201,17 @@ func runClusterProcs(quick bool, cell time.Duration, rounds, conc int, logf func
 	}
 	var out []ProcsResult
 	for _, rt := range procsRoutes() {
+		if !only(rt.name) {
+			continue
+		}
 		// A short cell each, not counted, warms both up.
 		spreadURLs([]string{emb.URL}, rt.path, rt.body, conc, cell/4)
 		spreadURLs([]string{clu.URL}, rt.path, rt.body, conc, cell/4)
+		if top > 0 {
+			pgResetStatements(url)
+		}
 		var e, c []LoadFigures
+		var clusterReqs int
 		var st, ecpu, ccpu, dcpu []float64
 		for i := range rounds {
 			for j := range 2 {
@@ -223,6 +230,7 @@ func runClusterProcs(quick bool, cell time.Duration, rounds, conc int, logf func
 				}
 				ccpu, dcpu = append(ccpu, perReqMs(c0, c1, f)), append(dcpu, perReqMs(d0, d1, f))
 				c = append(c, f)
+				clusterReqs += f.Requests
 			}
 		}
 		r := ProcsResult{Route: rt.name, Statements: -1, EmbeddedCPU: median(ecpu), ClusterCPU: median(ccpu), DatabaseCPU: median(dcpu)}
@@ -235,6 +243,9 @@ func runClusterProcs(quick bool, cell time.Duration, rounds, conc int, logf func
 		r.Ratio = r.ClusterRPS / max(r.EmbeddedRPS, 1e-9)
 		if len(st) > 0 {
 			r.Statements = median(st)
+		}
+		if top > 0 {
+			logTopStatements(url, top, clusterReqs, rt.name, logf)
 		}
 		logf("cluster-procs: %s: embedded %.0f/s, cluster node %.0f/s (%.2f)", rt.name, r.EmbeddedRPS, r.ClusterRPS, r.Ratio)
 		out = append(out, r)
