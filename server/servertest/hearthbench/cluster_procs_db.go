@@ -86,3 +86,21 @@ func logTopStatements(url string, n, reqs int, route string, logf func(string, .
 		return rows.Err()
 	})
 }
+
+// pgTransactions is how many transactions url's database has committed or
+// rolled back (pg_stat_database, which counts a statement sent outside a
+// transaction as one), -1 when unknown. A busy backend reports its counts
+// about once a second, so a reading lags by up to that much: over a cell
+// of busy seconds the lags at both ends roughly cancel, and the figure
+// per request is approximate.
+func pgTransactions(url string) int64 {
+	n := int64(-1)
+	withPG(url, func(ctx context.Context, conn *pgx.Conn) error {
+		if _, err := conn.Exec(ctx, `SELECT pg_stat_clear_snapshot()`); err != nil {
+			return err
+		}
+		return conn.QueryRow(ctx, `SELECT (xact_commit + xact_rollback)::bigint FROM pg_stat_database
+			WHERE datname = current_database()`).Scan(&n)
+	})
+	return n
+}
