@@ -54,3 +54,6 @@ func (d *StoredDeployment) normalize() error {
 	}
 	return nil
 }
+
+// CheckDeployment validates d as Create would, without storing it.
+func CheckDeployment(d StoredDeployment) error { return d.normalize() }
