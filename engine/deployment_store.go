@@ -86,7 +86,9 @@ type StoredDeployments struct {
 }
 
 // NewStoredDeployments returns the stored deployments of store; secret is
-// the 32-byte key that seals their keys (the keysets' secret).
+// the 32-byte key that seals their keys (the keysets' secret). Every
+// change another node publishes, and every feed reconnect (key ""), tells
+// the watchers, which reload the whole list.
 func NewStoredDeployments(store Store, cluster Cluster, secret []byte) (*StoredDeployments, error) {
 	if len(secret) != 32 {
 		return nil, fmt.Errorf("deployments: secret must be 32 bytes, got %d", len(secret))
