@@ -150,7 +150,7 @@ type Deps struct {
 	// (the agent's connector); nil offers no upstream tools.
 	ToolServers engine.ToolServers
 	// Deployments reports this node's view of the models served by several
-	// servers (providers.Registry.Deployments); nil: none are declared.
+	// servers (providers.Registry.Deployments); nil: none can be declared.
 	Deployments func() []engine.DeploymentStatus
 	// StoredDeployments keeps the deployments declared through
 	// /v1/deployments and hearth apply; nil: that API is unavailable.
