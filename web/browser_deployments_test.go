@@ -54,7 +54,9 @@ func TestStudioDeploymentsInBrowser(t *testing.T) {
 	signIn(t, b)
 
 	b.open("/studio/deployments")
-	row := func(id string) string { return `document.querySelector('#deployments-table tr[data-deployment="` + id + `"]')` }
+	row := func(id string) string {
+		return `document.querySelector('#deployments-table tr[data-deployment="` + id + `"]')`
+	}
 	b.waitJS("the state rows", `!!`+row("local:llama/gpu-bad")+` && !!`+row("gpu:llama/box"), 15*time.Second)
 	cell := func(id, col string) string {
 		return eval[string](b, row(id)+`.querySelector('[data-col=`+col+`]').textContent`)
@@ -80,7 +82,9 @@ func TestStudioDeploymentsInBrowser(t *testing.T) {
 		t.Errorf("an unused deployment's p50 shows %q, want –", got)
 	}
 
-	decl := func(name string) string { return `document.querySelector('#declared-table tr[data-declared="` + name + `"]')` }
+	decl := func(name string) string {
+		return `document.querySelector('#declared-table tr[data-declared="` + name + `"]')`
+	}
 	b.waitJS("the declarations", `!!`+decl("box"), 10*time.Second)
 	if src := eval[string](b, decl("gpu-bad")+`.dataset.source`); src != "config" {
 		t.Errorf("a configured deployment shows source %q", src)
