@@ -192,3 +192,36 @@ func TestDeploymentsAPIValidation(t *testing.T) {
 		t.Fatalf("listing: %s", body)
 	}
 }
+
+// TestDeploymentsAPISurviveRestart: stored deployments are routed again
+// after a restart; a restart whose configuration now declares their model
+// serves the configured deployments only, and the stored ones come back
+// once the configuration stops declaring it.
+func TestDeploymentsAPISurviveRestart(t *testing.T) {
+	stored, configured := newKeyedHost(t, "from-stored"), newKeyedHost(t, "from-config")
+	dir := t.TempDir()
+	ts := servertest.StartDir(t, dir)
+	mustStatus(t, ts.Do("POST", "/v1/deployments", servertest.AdminKey, map[string]any{"name": "box", "model": "gpu:llama", "base_url": stored.URL, "api_key": "sk-kept"}), 200)
+	ts.Stop()
+
+	ts = servertest.StartDir(t, dir)
+	if got := chatOnce(t, ts, "gpu:llama"); !strings.Contains(got, "from-stored") || stored.lastAuth() != "Bearer sk-kept" {
+		t.Fatalf("after a restart: %s (sent %q)", got, stored.lastAuth())
+	}
+	ts.Stop()
+
+	ts = servertest.StartDir(t, dir, servertest.WithProviders(func(c *providers.Config) {
+		c.Deployments = []providers.ModelDeployments{{Model: "gpu:llama", Servers: []providers.Deployment{{Name: "cfg", BaseURL: configured.URL}}}}
+	}))
+	for range 3 {
+		if got := chatOnce(t, ts, "gpu:llama"); !strings.Contains(got, "from-config") {
+			t.Fatalf("with the model configured: %s", got)
+		}
+	}
+	ts.Stop()
+
+	ts = servertest.StartDir(t, dir)
+	if got := chatOnce(t, ts, "gpu:llama"); !strings.Contains(got, "from-stored") {
+		t.Fatalf("with the configuration gone: %s", got)
+	}
+}
