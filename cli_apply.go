@@ -11,7 +11,7 @@ import (
 	"github.com/hearth-dev/hearth/server/app/apply"
 )
 
-// declarativeCommands are apply and export (README "Pipes as code").
+// declarativeCommands are apply and export (docs/pipes-as-code.md).
 // They build the application on the data dir without serving it, so
 // every change goes through the engine services.
 var declarativeCommands = []command{

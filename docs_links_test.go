@@ -11,6 +11,12 @@ import (
 	"unicode"
 )
 
+var (
+	headingLine = regexp.MustCompile(`^#{1,6} (.+)$`)
+	codeSpan    = regexp.MustCompile("`[^`]*`")
+	inlineLink  = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+)
+
 // docFiles returns README.md and every Markdown file under docs/.
 func docFiles(t *testing.T) []string {
 	t.Helper()
@@ -30,7 +36,7 @@ func docFiles(t *testing.T) []string {
 // headingSlug is GitHub's anchor for a heading's text: the rendered text
 // lowercased, punctuation other than '-' and '_' dropped, spaces made '-'.
 func headingSlug(text string) string {
-	text = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`).ReplaceAllString(text, "$1")
+	text = inlineLink.ReplaceAllString(text, "$1")
 	var b strings.Builder
 	for _, r := range strings.ToLower(strings.TrimSpace(text)) {
 		switch {
@@ -58,7 +64,7 @@ func proseLines(doc string) []string {
 			out = append(out, "")
 			continue
 		}
-		out = append(out, regexp.MustCompile("`[^`]*`").ReplaceAllString(line, "``"))
+		out = append(out, codeSpan.ReplaceAllString(line, "``"))
 	}
 	return out
 }
@@ -74,7 +80,7 @@ func docAnchors(doc string) map[string]bool {
 			fence = !fence
 			continue
 		}
-		m := regexp.MustCompile(`^#{1,6} (.+)$`).FindStringSubmatch(line)
+		m := headingLine.FindStringSubmatch(line)
 		if fence || m == nil {
 			continue
 		}

@@ -71,7 +71,7 @@ func TestMakeReleaseCrossCompiles(t *testing.T) {
 }
 
 // TestReleasePlatforms checks that the default PLATFORMS of make release
-// list every platform the README's "Release builds" section promises.
+// list every platform the docs/operations.md#release-builds section promises.
 func TestReleasePlatforms(t *testing.T) {
 	mk, err := os.ReadFile("Makefile")
 	if err != nil {
