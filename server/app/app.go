@@ -161,6 +161,9 @@ type App struct {
 	Quotas  *engine.Quotas
 	// Cache is the response cache (nil: off).
 	Cache *engine.ResponseCache
+	// CacheIndex holds the response cache's semantic index (nil outside
+	// semantic mode).
+	CacheIndex *index.Manager
 	// ThreadWrites group-commits thread writes (engine.GroupStore).
 	ThreadWrites *engine.GroupStore
 	// Egress is the dialer every outbound connection goes through, with
@@ -298,6 +301,9 @@ func (a *App) Close(ctx context.Context) error {
 	}
 	if a.Cache != nil {
 		errs = append(errs, a.Cache.Close())
+	}
+	if a.CacheIndex != nil {
+		errs = append(errs, a.CacheIndex.Close())
 	}
 	if c, ok := a.Cluster.(io.Closer); ok {
 		errs = append(errs, c.Close())
