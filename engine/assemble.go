@@ -46,18 +46,13 @@ func ComposeSystemPrompt(p *Pipe, jsonMode bool, chunks []RAGChunk) string {
 	return strings.TrimSpace(s)
 }
 
-// AssembleMessages returns what the model receives for a pipe run:
+// AssembleMessagesIn returns what the model receives for a pipe run:
 // the composed system message, the pipe's few-shot messages, the thread
 // history, then the request's messages (system messages of the request
 // stay where they are). Variables are substituted over the whole list.
 // When rag.NoMatch is set the system message ends with NoMatchRAGPrompt.
-func AssembleMessages(p *Pipe, jsonMode bool, rag RAGContext, history, request []Message, vars map[string]string) []Message {
-	return AssembleMessagesIn(nil, p, jsonMode, rag, history, request, vars)
-}
-
-// AssembleMessagesIn is AssembleMessages building the list in buf's array
-// when it has room for it (a prepared run keeps room for a few messages),
-// in a new one otherwise.
+// The list is built in buf's array when it has room for it (a prepared run
+// keeps room for a few messages), in a new one otherwise (buf nil).
 func AssembleMessagesIn(buf []Message, p *Pipe, jsonMode bool, rag RAGContext, history, request []Message, vars map[string]string) []Message {
 	sys := ComposeSystemPrompt(p, jsonMode, rag.Chunks)
 	if rag.NoMatch {

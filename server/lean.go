@@ -129,7 +129,7 @@ func (c *leanConn) start() {
 	c.rd = newLeanReader(c.rwc)
 	c.bufr = bufio.NewReaderSize(c.rd, leanBufSize)
 	c.bufw = bufio.NewWriterSize(leanConnWriter{c}, 4<<10)
-	c.bufw2k = bufio.NewWriterSize(chunkWriter{c}, bufferBeforeChunkingSize)
+	c.bodyBuf = bufio.NewWriterSize(chunkWriter{c}, bufferBeforeChunkingSize)
 	c.serve()
 }
 
