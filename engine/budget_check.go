@@ -124,10 +124,23 @@ func (b *Budgets) MeterTx(tx Tx, batch []RunRecord) error {
 			meterCounter{spendKey(m.owner, m.subject, month), m.add})
 	}
 	slices.SortFunc(counters, func(a, b meterCounter) int { return strings.Compare(a.key, b.key) }) // one lock order for every writer
+	// Every counter is read at once (one round trip on PostgreSQL), then
+	// written back.
+	keys := make([]string, len(counters))
+	for i, c := range counters {
+		keys[i] = c.key
+	}
+	vals, err := GetRawMany(tx, keys)
+	if err != nil {
+		return err
+	}
 	var s Spend
-	for _, c := range counters {
-		if err := getSpendInto(tx, c.key, &s); err != nil {
-			return err
+	for i, c := range counters {
+		s = Spend{}
+		if vals[i] != nil {
+			if err := DecodeValue(vals[i], &s); err != nil {
+				return fmt.Errorf("decode %s: %w", c.key, err)
+			}
 		}
 		s.Tokens += c.add.Tokens
 		s.NanoUSD += c.add.NanoUSD

@@ -177,6 +177,9 @@ type App struct {
 	// CheckModels validates model entries against the provider registry
 	// (their shape, and that each names a known provider).
 	CheckModels func(entries []json.RawMessage) error
+	// StoredDeployments are the deployments declared through the API or
+	// hearth apply, routed beside the configuration's.
+	StoredDeployments *engine.StoredDeployments
 	// FirstKey is the generated API key of the first user when this start
 	// created it without Config.AdminKey ("" otherwise); Created reports
 	// whether the first user was created.

@@ -94,6 +94,8 @@ func main() {
 	soakFor := flag.Duration("soak", 0, `gateway: instead of the table, send each run kind (-runs; default "pipe,agent") from -soak-conc clients for this long, sampling RSS, heap in use and goroutines every 5 s`)
 	procsRounds := flag.Int("procs-rounds", 3, "cluster-procs: rounds of alternating embedded and cluster cells per route (the table shows medians)")
 	procsConc := flag.Int("procs-conc", 16, "cluster-procs: clients")
+	procsOnly := flag.String("procs-routes", "", `cluster-procs: comma-separated route names to measure, each matched as a prefix ("pipes.run store: true", "agent", "retrieve"; "" = all)`)
+	procsTop := flag.Int("procs-db-top", 0, "cluster-procs: log the cluster node's N costliest statements of each route (pg_stat_statements: calls, rows and database time per request)")
 	soakConc := flag.Int("soak-conc", 16, "gateway: clients of -soak")
 	soakHeap := flag.String("soak-heapprofile", "", "gateway: with -soak, write a heap profile (after a collection) at the end of each run kind to PREFIX-<run>.prof")
 	flag.Parse()
@@ -236,7 +238,7 @@ func main() {
 		if *quick && *cell == 2*time.Second {
 			*cell = time.Second
 		}
-		rs, skipped, err := runClusterProcs(*quick, *cell, *procsRounds, *procsConc, logf)
+		rs, skipped, err := runClusterProcs(*quick, *cell, *procsRounds, *procsConc, procsFilter(*procsOnly), *procsTop, logf)
 		if err != nil {
 			fail("cluster-procs", err)
 		}
