@@ -269,7 +269,7 @@ func TestModelsFileReadmeExample(t *testing.T) {
 	}
 	// Every other example of the section (rules per family, hearth apply)
 	// loads and builds a registry too.
-	section, _, _ = strings.Cut(section, "\n### Failures")
+	section, _, _ = strings.Cut(section, "\n## Failures")
 	blocks := strings.Split(section, "```yaml\n")[1:]
 	if len(blocks) < 3 {
 		t.Fatalf("want the section's three examples, found %d", len(blocks))
