@@ -17,11 +17,10 @@ import (
 // continuing their own thread, so thread writes are group-committed with
 // each other's; a quarter of the new threads are made by a pipe with
 // store off, whose runs name an empty thread (a signed id, written by
-// nothing: README "Threads and runs"). The server is killed with
+// nothing: docs/pipes-and-threads.md#threads). The server is killed with
 // SIGKILL while they run; after the restart every run that was answered
 // has its question and the answer in the thread its answer named, and
-// every empty thread a store-off run named exists (README "Benchmarks",
-// group commit).
+// every empty thread a store-off run named exists (docs/pipes-and-threads.md#threads).
 //
 // The oracle does not hang on luck: the server runs with the slow-commit
 // fault (HEARTH_FAULTS=slow-commit=D), which holds every group commit for

@@ -10,7 +10,7 @@ const (
 	DefaultJSONPrompt = "Output should be in JSON format."
 	DefaultRAGPrompt  = "Below is some CONTEXT for you to answer the questions. ONLY answer from the CONTEXT. CONTEXT consists of multiple information chunks. Each chunk has a source mentioned at the end.\n\nFor each piece of response you provide, cite the source in brackets like so: [1].\n\nAt the end of the answer, always list each source with its corresponding number and provide the document name. like so [1] Filename.doc.\n\nIf you don't know the answer, just say that you don't know. Ask for more context and better questions if needed."
 	// NoMatchRAGPrompt replaces the CONTEXT block when a memory's min_score
-	// dropped every retrieved chunk (README "Score thresholds").
+	// dropped every retrieved chunk (docs/memories-and-retrieval.md#score-thresholds).
 	NoMatchRAGPrompt = "No information in the attached memories matched this question closely enough: every retrieved chunk scored below the pipe's min_score. Say that the documents do not cover the question; do not make up an answer from them."
 )
 

@@ -22,7 +22,7 @@ func (e *BudgetExceeded) Error() string { return "budget " + e.Status.ID + " rea
 // Check refuses, with RATE_LIMITED (429), work for owner through keyID
 // when a budget of the owner or of that key is used up in the current
 // period. It is the one check every spending path calls before it does
-// any work (README "Budgets"). It reads the owner's budgets and their
+// any work (docs/accounts-and-keys.md#budgets). It reads the owner's budgets and their
 // counters from the store in one read transaction, so every node sees the
 // spend all nodes recorded. A nil *Budgets allows everything.
 func (b *Budgets) Check(ctx context.Context, owner, keyID string) error {

@@ -85,7 +85,7 @@ type RunRequest struct {
 	Endpoint string
 	Stream   bool
 	// Version, when > 0, runs that version of the pipe's configuration
-	// instead of the latest (README "Pipe versions").
+	// instead of the latest (docs/pipes-and-threads.md#pipe-versions).
 	Version int
 	// Admit, when set, is called with the resolved pipe before any other
 	// work (thread load, retrieval, key resolution): the per-pipe rate

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Signed thread ids (README "Threads"). A run of a pipe that does not store
+// Signed thread ids (docs/pipes-and-threads.md#threads). A run of a pipe that does not store
 // its conversation names a new thread without writing it: the id itself
 // proves the thread exists. It is a version 7 UUID (RFC 9562: 48 bits of
 // Unix milliseconds, then random bits) followed by the random part of the

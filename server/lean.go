@@ -14,7 +14,7 @@ import (
 )
 
 // LeanListener serves simple HTTP/1.1 requests itself and hands every
-// other connection to net/http (README "Hardening").
+// other connection to net/http (docs/operations.md#hardening).
 //
 // It owns the accept loop of the listener it wraps. Each accepted
 // connection is read by Hearth's own loop while its requests are simple

@@ -22,7 +22,7 @@ type runBodyCase struct {
 // pipeRunBodies are /v1/pipes/run bodies in the shapes the langbase SDK
 // 1.2.4 sends (pipes.run: name, messages, variables, threadId, stream,
 // apiKey, llmKey, rawResponse, runTools, tools, memory, json) and the
-// README's extras, then the edge cases encoding/json decides.
+// extras of docs/pipes-and-threads.md#runs, then the edge cases encoding/json decides.
 var pipeRunBodies = []runBodyCase{
 	{`{}`, true},
 	{` {"name":"p","messages":[{"role":"user","content":"hi"}],"stream":false} `, true},

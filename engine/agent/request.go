@@ -39,7 +39,7 @@ type AgentRunRequest struct {
 	CustomModelParams   map[string]json.RawMessage `json:"customModelParams"`
 	MCPServers          []engine.MCPServer         `json:"mcp_servers"`
 	// FallbackModels are tried in order when the model fails before its
-	// first output (README "Fallbacks").
+	// first output (docs/providers.md#fallbacks).
 	FallbackModels []string `json:"fallback_models"`
 	// APIKey is the provider key the SDK copies into the body; the
 	// LB-LLM-Key header wins over it.

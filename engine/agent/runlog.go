@@ -10,7 +10,7 @@ import (
 	"github.com/hearth-dev/hearth/engine/guard"
 )
 
-// runRecorder writes one agent run to the run log (README "Run log"):
+// runRecorder writes one agent run to the run log (docs/pipes-and-threads.md#run-log):
 // kind "agent", the model that answered, tokens summed over every step,
 // latency, time to first token when streamed, the error, and every MCP
 // tool call made (name, server, duration, error). The record goes through

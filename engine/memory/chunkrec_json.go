@@ -11,7 +11,7 @@ import (
 // FuzzChunkRecordJSON), written without reflection into a buffer grown
 // once, since every chunk of every upload is stored this way (encoding
 // them was 1.3 % of ingestion's CPU time and 3 % of its allocations,
-// docs/benchmarks.md, round 4 of the ingestion section).
+// docs/bench-log/2026-12-04.md, "Ingestion through HTTP (issue 19, round 4)").
 func (r *chunkRecord) AppendJSON(b []byte) ([]byte, error) {
 	// Room for the fields unescaped, their names and quotes.
 	b = slices.Grow(b, len(r.Doc)+len(r.Text)+len(r.Heading)+len(r.Parent)+len(r.ParentChunk)+64)

@@ -65,7 +65,7 @@ type Config struct {
 	Outbound netguard.Policy
 	// EgressMode ("open" or "allowlist") and EgressAllow (host names,
 	// host:port pairs, CIDRs) build the one dialer of every outbound
-	// connection (README "Running air-gapped").
+	// connection (docs/air-gapped.md).
 	EgressMode  string
 	EgressAllow []string
 	// Memory holds the memory engine's settings; New fills in its

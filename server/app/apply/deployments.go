@@ -9,7 +9,7 @@ import (
 )
 
 // DeploymentSpec declares a stored deployment: one more server of a model
-// (README "Deployments: one model on several servers"). Its key, when it
+// (docs/providers.md#deployments-one-model-on-several-servers). Its key, when it
 // has one, comes from an environment variable (key_env) or a file
 // (key_file); an inline key is refused so no secret lands in the files.
 // Deployments are the server's, not an owner's: --prune removes every

@@ -3,7 +3,7 @@
 // entries and deployments declared in YAML or
 // JSON files, compares them with a running application's state and makes
 // the difference through the engine services, never by writing records
-// itself (README "Pipes as code"). Export writes the state back out in the
+// itself (docs/pipes-as-code.md). Export writes the state back out in the
 // same format.
 package apply
 
@@ -110,9 +110,10 @@ type MemorySpec struct {
 	TopK           *int           `json:"top_k,omitempty"`
 	Documents      []DocumentSpec `json:"documents,omitempty"`
 
-	// Chunking is the memory's chunk settings (README "Structure-aware
-	// chunking"); unlike the other settings it may change in place, and
-	// the declared documents are then uploaded again.
+	// Chunking is the memory's chunk settings
+	// (docs/memories-and-retrieval.md#structure-aware-chunking); unlike the
+	// other settings it may change in place, and the declared documents are
+	// then uploaded again.
 	Chunking *chunk.Settings `json:"chunking,omitempty"`
 }
 

@@ -12,7 +12,7 @@ import (
 	"github.com/hearth-dev/hearth/server/app/config"
 )
 
-// declarativeCommands are apply and export (README "Pipes as code").
+// declarativeCommands are apply and export (docs/pipes-as-code.md).
 // They build the application on the data dir without serving it, so
 // every change goes through the engine services.
 var declarativeCommands = []command{

@@ -103,4 +103,4 @@ func backupCmd(args []string, getenv func(string) string, stdout, stderr io.Writ
 // errClusterBackup is `hearth backup` in cluster mode: PostgreSQL holds the
 // data, and its own tools back it up.
 var errClusterBackup = errors.New("backup: HEARTH_DATABASE_URL is set: in cluster mode back up the PostgreSQL database with pg_dump " +
-	"(pg_dump -Fc -f hearth.dump \"$HEARTH_DATABASE_URL\"; README \"Running several nodes\")")
+	"(pg_dump -Fc -f hearth.dump \"$HEARTH_DATABASE_URL\"; docs/several-nodes.md#backups)")

@@ -32,7 +32,7 @@ func restoreCmd(args []string, getenv func(string) string, stderr io.Writer) err
 	}
 	if getenv("HEARTH_DATABASE_URL") != "" {
 		return errors.New("restore: HEARTH_DATABASE_URL is set: a cluster's database is restored with pg_restore or psql; " +
-			"to load a backup of an embedded install into it, restore into an empty data dir, then run `hearth migrate -to` (README \"Running several nodes\")")
+			"to load a backup of an embedded install into it, restore into an empty data dir, then run `hearth migrate -to` (docs/several-nodes.md#moving-an-install-in)")
 	}
 	opts, err := config.StoreOptions(*data, getenv)
 	if err != nil {

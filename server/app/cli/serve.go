@@ -35,7 +35,7 @@ func serveHelp(w io.Writer, getenv func(string) string) {
 func Build(cfg config.Config, getenv func(string) string, log *slog.Logger, stdout io.Writer) (*app.App, error) {
 	if cfg.Clustered() && strings.TrimSpace(getenv("HEARTH_SECRET_KEY")) == "" {
 		return nil, errors.New("HEARTH_SECRET_KEY is required with HEARTH_DATABASE_URL: every node of a cluster must use the same key " +
-			"(generate one with `openssl rand -hex 32`; README \"Running several nodes\")")
+			"(generate one with `openssl rand -hex 32`; docs/several-nodes.md)")
 	}
 	secret, err := config.LoadSecret(cfg.Data, getenv)
 	if err != nil {

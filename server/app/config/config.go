@@ -30,8 +30,8 @@ type Config struct {
 	LogFormat  string `json:"log_format"`
 	AdminLogin string `json:"admin_login"`
 	AdminKey   string `json:"-"`
-	// ApplyDir is a directory of declarations applied at start (README
-	// "Pipes as code").
+	// ApplyDir is a directory of declarations applied at start
+	// (docs/pipes-as-code.md).
 	ApplyDir       string `json:"apply_dir"`
 	MaxBodyBytes   int64  `json:"max_body_bytes"`
 	MaxUploadBytes int64  `json:"max_upload_bytes"`

@@ -7,8 +7,7 @@ import (
 	"github.com/hearth-dev/hearth/providers/netguard"
 )
 
-// EgressSettings are the air-gapped settings (README "Running
-// air-gapped"). Config embeds them, so their JSON keys sit at the top level
+// EgressSettings are the air-gapped settings (docs/air-gapped.md). Config embeds them, so their JSON keys sit at the top level
 // of the config file.
 type EgressSettings struct {
 	// Egress is "open" (default) or "allowlist": every outbound

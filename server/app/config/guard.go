@@ -11,7 +11,7 @@ import (
 	"github.com/hearth-dev/hearth/engine/guard"
 )
 
-// GuardSettings are the server-wide guardrails (README "Guardrails").
+// GuardSettings are the server-wide guardrails (docs/guardrails.md).
 // Config embeds them, so their JSON keys sit at the top level of the
 // config file.
 type GuardSettings struct {

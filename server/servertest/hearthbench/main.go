@@ -263,7 +263,7 @@ func main() {
 
 // retrievalCases are the synthetic data sets. The 1M case is built with
 // efConstruction 100 instead of 200: at 200 it alone takes longer than the
-// whole run may (see README, Benchmarks).
+// whole run may (see docs/benchmarks.md).
 func retrievalCases(quick bool) []retrievalCase {
 	if quick {
 		return []retrievalCase{
