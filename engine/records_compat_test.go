@@ -47,7 +47,7 @@ func storedRecordSamples() map[string][]any {
 			&RunRecord{ID: "r2", Owner: "bob", Pipe: `we<i>rd "name" & \ more`, PipeVersion: 3, Stream: true, Status: RunError,
 				Error: "upstream said \"no\"\n\u2028 \xff", FirstTokenMs: &ft, CreatedAt: time.Unix(1700000000, 0).In(cet), Kind: RunKindAgent,
 				ToolCalls: []RunToolCall{{Name: "search", Server: "docs", DurationMs: 7}, {Name: "x", Error: "boom <>"}},
-				Images: 2, ContentStored: true, LatencyMs: -1, Guard: []guard.Event{{Stage: "input", Rule: "pii", Action: "redact", Count: 2}}},
+				Images:    2, ContentStored: true, LatencyMs: -1, Guard: []guard.Event{{Stage: "input", Rule: "pii", Action: "redact", Count: 2}}},
 		},
 		"spend": {
 			&Spend{},
