@@ -238,3 +238,11 @@ func appendDelta(b []byte, d *Delta, html bool) ([]byte, bool) {
 	}
 	return append(b, '}'), true
 }
+
+// appendEmptyList appends an empty slice: null when it is nil.
+func appendEmptyList(b []byte, isNil bool) []byte {
+	if isNil {
+		return append(b, "null"...)
+	}
+	return append(b, "[]"...)
+}
