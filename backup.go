@@ -116,7 +116,7 @@ func restoreCmd(args []string, getenv func(string) string, stderr io.Writer) err
 	}
 	if getenv("HEARTH_DATABASE_URL") != "" {
 		return errors.New("restore: HEARTH_DATABASE_URL is set: a cluster's database is restored with pg_restore or psql; " +
-			"to load a backup of an embedded install into it, restore into an empty data dir, then run `hearth migrate -to` (README \"Running several nodes\")")
+			"to load a backup of an embedded install into it, restore into an empty data dir, then run `hearth migrate -to` (docs/several-nodes.md#moving-an-install-in)")
 	}
 	opts, err := storeOptions(*data, getenv)
 	if err != nil {
@@ -173,7 +173,7 @@ func restoreCmd(args []string, getenv func(string) string, stderr io.Writer) err
 // errClusterBackup is `hearth backup` in cluster mode: PostgreSQL holds the
 // data, and its own tools back it up.
 var errClusterBackup = errors.New("backup: HEARTH_DATABASE_URL is set: in cluster mode back up the PostgreSQL database with pg_dump " +
-	"(pg_dump -Fc -f hearth.dump \"$HEARTH_DATABASE_URL\"; README \"Running several nodes\")")
+	"(pg_dump -Fc -f hearth.dump \"$HEARTH_DATABASE_URL\"; docs/several-nodes.md#backups)")
 
 func envOr(getenv func(string) string, name, def string) string {
 	if v := getenv(name); v != "" {

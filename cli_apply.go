@@ -11,17 +11,17 @@ import (
 	"github.com/hearth-dev/hearth/server/app/apply"
 )
 
-// declarativeCommands are apply and export (README "Pipes as code").
+// declarativeCommands are apply and export (docs/pipes-as-code.md).
 // They build the application on the data dir without serving it, so
 // every change goes through the engine services.
 var declarativeCommands = []command{
-	{"apply", "<dir> [--prune] [--dry-run]", "Make the server's users, orgs, pipes, memories, keysets and model entries match the YAML/JSON files in <dir>", applyCmd},
-	{"export", "<dir>", "Write the server's users, orgs, pipes, memories (with documents), keysets (without keys) and model entries to <dir>", exportCmd},
+	{"apply", "<dir> [--prune] [--dry-run]", "Make the server's users, orgs, pipes, memories, keysets, model entries and deployments match the YAML/JSON files in <dir>", applyCmd},
+	{"export", "<dir>", "Write the server's users, orgs, pipes, memories (with documents), keysets (without keys), model entries and deployments (without keys) to <dir>", exportCmd},
 }
 
 func applyCmd(fs *flag.FlagSet, c cliIO) func([]string) error {
 	data := dataFlag(fs, c)
-	prune := fs.Bool("prune", false, "also delete the pipes, memories, documents and keysets of the declared owners that the files no longer declare")
+	prune := fs.Bool("prune", false, "also delete the pipes, memories, documents and keysets of the declared owners, and the stored deployments, that the files no longer declare")
 	dryRun := fs.Bool("dry-run", false, "print the plan (create / update / delete per object) and change nothing")
 	wait := fs.Duration("wait", 10*time.Minute, "how long to wait for the documents to be ingested (0: do not wait)")
 	return func(pos []string) error {
@@ -69,8 +69,8 @@ func exportCmd(fs *flag.FlagSet, c cliIO) func([]string) error {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(c.stdout, "wrote %d users, %d orgs, %d pipes, %d memories, %d keysets (keys not included: set the key_env variables before applying), %d model entries to %s\n",
-				len(spec.Users), len(spec.Orgs), len(spec.Pipes), len(spec.Memories), len(spec.Keysets), len(spec.Models), pos[0])
+			fmt.Fprintf(c.stdout, "wrote %d users, %d orgs, %d pipes, %d memories, %d keysets (keys not included: set the key_env variables before applying), %d model entries, %d deployments to %s\n",
+				len(spec.Users), len(spec.Orgs), len(spec.Pipes), len(spec.Memories), len(spec.Keysets), len(spec.Models), len(spec.Deployments), pos[0])
 			return nil
 		})
 	}

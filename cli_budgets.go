@@ -18,7 +18,7 @@ import (
 )
 
 // budgetFlags are the flags every budgets verb shares: the server and the
-// key of the owner (README "Budgets").
+// key of the owner (docs/accounts-and-keys.md#budgets).
 type budgetFlags struct{ url, key *string }
 
 func defineBudgetFlags(fs *flag.FlagSet, c cliIO) budgetFlags {

@@ -83,7 +83,7 @@ func parseSetting(v string, n int) (rank.Setting, error) {
 
 // evalCmd is "hearth eval": each golden query goes through the public
 // retrieve endpoint of a running server, once per setting, and the
-// measures are printed side by side (README "Evaluating retrieval").
+// measures are printed side by side (docs/memories-and-retrieval.md#evaluating-retrieval).
 func evalCmd(fs *flag.FlagSet, c cliIO) func([]string) error {
 	url := fs.String("url", envOr(c.getenv, "HEARTH_PUBLIC_URL", "http://127.0.0.1:8080"), "running server (env HEARTH_PUBLIC_URL)")
 	key := fs.String("key", c.getenv("HEARTH_API_KEY"), "API key of the memory's owner (env HEARTH_API_KEY)")

@@ -12,7 +12,7 @@ import (
 )
 
 // scopeFlags are the flags of `keys create` that scope the new key
-// (README "Scoped keys").
+// (docs/accounts-and-keys.md#scoped-keys).
 type scopeFlags struct {
 	expires, models, pipes, memories, guard *string
 	readOnly                                *bool
@@ -25,7 +25,7 @@ func defineScope(fs *flag.FlagSet) *scopeFlags {
 		pipes:    fs.String("pipes", "", "comma-separated pipe names the key may use"),
 		memories: fs.String("memories", "", "comma-separated memory names the key may use"),
 		readOnly: fs.Bool("read-only", false, "the key reads and runs but changes nothing"),
-		guard:    fs.String("guard", "", "guardrail policy of the key as JSON (README \"Guardrails\")"),
+		guard:    fs.String("guard", "", "guardrail policy of the key as JSON (docs/guardrails.md)"),
 	}
 }
 

@@ -15,9 +15,10 @@ import (
 	"strings"
 )
 
-// packClient calls the memory pack endpoints of a running server (README
-// "Memory packs"). Packs can be large: requests have no overall timeout,
-// the transfer itself is bounded by the server's body and write limits.
+// packClient calls the memory pack endpoints of a running server
+// (docs/memories-and-retrieval.md#memory-packs). Packs can be large: requests
+// have no overall timeout, the transfer itself is bounded by the server's body
+// and write limits.
 type packClient struct {
 	url, key string
 	http     *http.Client

@@ -8,7 +8,7 @@ import (
 )
 
 // AnthropicSettings are the settings of the Anthropic-compatible surface
-// (README "Claude Code and the Anthropic SDKs (Messages API)"). Config
+// (docs/openai-and-anthropic.md#claude-code-and-the-anthropic-sdks-messages-api). Config
 // embeds them, so their JSON keys sit at the top level of the config
 // file. Every node of a cluster reads its own; give them all the same.
 type AnthropicSettings struct {

@@ -11,9 +11,9 @@ import (
 	"github.com/hearth-dev/hearth/providers"
 )
 
-// CacheSettings are the response cache's settings (README "Response
-// cache"). Config embeds them, so their JSON keys sit at the top level of
-// the config file.
+// CacheSettings are the response cache's settings (docs/response-cache.md).
+// Config embeds them, so their JSON keys sit at the top level of the config
+// file.
 type CacheSettings struct {
 	// Cache is "off" (the default), "exact" or "semantic".
 	Cache string `json:"cache"`

@@ -37,7 +37,7 @@ func TestCacheConfigSemantic(t *testing.T) {
 	if ac = appConfig(cfg, make([]byte, 32), nil); ac.Cache == nil || ac.Cache.Semantic != nil {
 		t.Fatalf("exact mode has no semantic side: %+v", ac.Cache)
 	}
-	// The README's config file.
+	// The config file of docs/response-cache.md.
 	file := filepath.Join(t.TempDir(), "hearth.json")
 	os.WriteFile(file, []byte(`{"cache": "semantic", "cache_embedding_model": "ollama:nomic-embed-text", "cache_similarity": "0.95", "cache_ttl": "1h"}`), 0o600)
 	cfg, _, err = loadConfig("serve", nil, envMap(map[string]string{"HEARTH_CONFIG": file}))

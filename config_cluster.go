@@ -8,7 +8,7 @@ import (
 )
 
 // clusterVars are the settings of cluster mode: several nodes on one
-// PostgreSQL database (README "Running several nodes").
+// PostgreSQL database (docs/several-nodes.md).
 func (c *Config) clusterVars() []configVar {
 	return []configVar{
 		{env: "HEARTH_DATABASE_URL", flag: "database-url", usage: "postgres:// URL of the PostgreSQL database shared by several nodes (cluster mode; unset: embedded store in -data)", str: &c.DatabaseURL},

@@ -8,9 +8,9 @@ import (
 	"github.com/hearth-dev/hearth/engine/memory"
 )
 
-// CrawlSettings are the settings of crawls into memories (README "Crawl a
-// site into a memory"). Config embeds them, so their JSON keys sit at the
-// top level of the config file.
+// CrawlSettings are the settings of crawls into memories
+// (docs/memories-and-retrieval.md#crawl-a-site-into-a-memory). Config embeds
+// them, so their JSON keys sit at the top level of the config file.
 type CrawlSettings struct {
 	// MemoryCrawlTimeout (a Go duration, "" for the default 30m) bounds
 	// one crawl into a memory; the pages taken by then stay.

@@ -10,7 +10,7 @@ import (
 )
 
 // ModelDefaults are the models of a pipe or memory created without one
-// (README "Defaults"). Config embeds them, so their JSON keys sit at the
+// (docs/getting-started.md#defaults). Config embeds them, so their JSON keys sit at the
 // top level of the config file. They are resolved at start from this
 // node's configuration and only fill in what a create leaves out (the
 // stored pipe or memory then names its model), so the nodes of a cluster

@@ -9,9 +9,9 @@ import (
 	"github.com/hearth-dev/hearth/providers"
 )
 
-// DeploymentSettings declare the models served by several servers (README
-// "Deployments: one model on several servers"). Config embeds them, so
-// "deployments" sits at the top level of the config file.
+// DeploymentSettings declare the models served by several servers
+// (docs/providers.md#deployments-one-model-on-several-servers). Config embeds
+// them, so "deployments" sits at the top level of the config file.
 type DeploymentSettings struct {
 	// Deployments is the config file's list.
 	Deployments []providers.ModelDeployments `json:"deployments,omitempty"`

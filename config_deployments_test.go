@@ -55,18 +55,18 @@ func TestDeploymentsConfig(t *testing.T) {
 	}
 }
 
-// TestDeploymentsReadmeConfig: the config file of the README's
-// deployments section loads and validates as it is.
+// TestDeploymentsReadmeConfig: the config file of the deployments
+// section of docs/providers.md loads and validates as it is.
 func TestDeploymentsReadmeConfig(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
+	guide, err := os.ReadFile("docs/providers.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, sec, ok := strings.Cut(string(readme), "### Deployments: one model on several servers\n")
+	_, sec, ok := strings.Cut(string(guide), "## Deployments: one model on several servers\n")
 	_, block, ok2 := strings.Cut(sec, "```json\n")
 	block, _, ok3 := strings.Cut(block, "```")
 	if !ok || !ok2 || !ok3 {
-		t.Fatal("README: no JSON block in the deployments section")
+		t.Fatal("docs/providers.md: no JSON block in the deployments section")
 	}
 	file := filepath.Join(t.TempDir(), "hearth.json")
 	os.WriteFile(file, []byte(block), 0o600)
@@ -78,6 +78,6 @@ func TestDeploymentsReadmeConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(cfg.Deployments) != 2 || len(cfg.Deployments[0].Servers) != 3 {
-		t.Fatalf("README deployments: %+v", cfg.Deployments)
+		t.Fatalf("docs/providers.md deployments: %+v", cfg.Deployments)
 	}
 }

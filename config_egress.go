@@ -7,9 +7,9 @@ import (
 	"github.com/hearth-dev/hearth/providers/netguard"
 )
 
-// EgressSettings are the air-gapped and declarative settings (README
-// "Running air-gapped" and "Pipes as code"). Config embeds them, so their
-// JSON keys sit at the top level of the config file.
+// EgressSettings are the air-gapped and declarative settings
+// (docs/air-gapped.md and docs/pipes-as-code.md). Config embeds them, so their JSON
+// keys sit at the top level of the config file.
 type EgressSettings struct {
 	// Egress is "open" (default) or "allowlist": every outbound
 	// connection must then match EgressAllow.

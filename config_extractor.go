@@ -10,7 +10,7 @@ import (
 )
 
 // ExtractorSettings select an external extractor for PDFs without a text
-// layer (README "External extractor"). Config embeds them, so their JSON
+// layer (docs/memories-and-retrieval.md#external-extractor). Config embeds them, so their JSON
 // keys sit at the top level of the config file.
 type ExtractorSettings struct {
 	// ExtractorURL is the base URL of an Apache Tika server or a

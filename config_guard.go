@@ -11,7 +11,7 @@ import (
 	"github.com/hearth-dev/hearth/engine/guard"
 )
 
-// GuardSettings are the server-wide guardrails (README "Guardrails").
+// GuardSettings are the server-wide guardrails (docs/guardrails.md).
 // Config embeds them, so their JSON keys sit at the top level of the
 // config file.
 type GuardSettings struct {
@@ -29,7 +29,7 @@ type GuardSettings struct {
 
 func (c *Config) guardVars() []configVar {
 	return []configVar{
-		{env: "HEARTH_GUARD", flag: "guard", usage: "server-wide guardrail policy as JSON (README \"Guardrails\")", str: &c.Guard},
+		{env: "HEARTH_GUARD", flag: "guard", usage: "server-wide guardrail policy as JSON (docs/guardrails.md)", str: &c.Guard},
 		{env: "HEARTH_GUARD_FILE", flag: "guard-file", usage: "JSON file of the server-wide guardrail policy (instead of HEARTH_GUARD)", str: &c.GuardFile},
 		{env: "HEARTH_GUARD_CLASSIFIER_MODEL", flag: "guard-classifier-model", usage: "provider:model of a local classifier that also scores prompt-injection checks", str: &c.GuardClassifierModel},
 		{env: "HEARTH_GUARD_CLASSIFIER_THRESHOLD", flag: "guard-classifier-threshold", usage: "classifier score (0 to 1) at which a text counts as an injection (default 0.5)", str: &c.GuardClassifierThreshold},

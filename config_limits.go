@@ -10,7 +10,7 @@ import (
 )
 
 // RequestLimits are the per-client request limits and the thread limits
-// (README "Request and thread limits"). Config embeds them, so their JSON
+// (docs/security.md#request-and-thread-limits). Config embeds them, so their JSON
 // keys sit at the top level of the config file.
 type RequestLimits struct {
 	// MaxInFlightPerKey bounds the requests one API key has in flight;

@@ -11,9 +11,9 @@ import (
 	"github.com/hearth-dev/hearth/engine"
 )
 
-// MCPSettings are the settings of the MCP endpoint (README "Use Hearth
-// from Claude Desktop, Cursor and Open WebUI"). Every node of a cluster
-// reads its own; give them all the same.
+// MCPSettings are the settings of the MCP endpoint
+// (docs/openai-and-anthropic.md#use-hearth-from-claude-desktop-cursor-and-open-webui).
+// Every node of a cluster reads its own; give them all the same.
 type MCPSettings struct {
 	// MCPUpstreams is a JSON array of upstream MCP servers whose tools
 	// /mcp offers, in the shape of an agent run's mcp_servers entries.

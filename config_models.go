@@ -6,9 +6,9 @@ import (
 	"github.com/hearth-dev/hearth/providers"
 )
 
-// ModelsSettings name the operator's models file (README "Model rules and
-// prices from a file"). Config embeds them, so their JSON key sits at the
-// top level of the config file.
+// ModelsSettings name the operator's models file
+// (docs/providers.md#model-rules-and-prices-from-a-file). Config embeds them,
+// so their JSON key sits at the top level of the config file.
 type ModelsSettings struct {
 	// ModelsFile is a YAML or JSON file of model entries (prices, tiers,
 	// context window, retirement, parameter rules) laid over the built-in

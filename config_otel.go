@@ -9,7 +9,7 @@ import (
 	"github.com/hearth-dev/hearth/server/app"
 )
 
-// OTelSettings are the trace export settings (README "OpenTelemetry").
+// OTelSettings are the trace export settings (docs/operations.md#opentelemetry).
 // Config embeds them, so their JSON keys sit at the top level of the
 // config file.
 type OTelSettings struct {

@@ -6,7 +6,7 @@ import (
 	"github.com/hearth-dev/hearth/server"
 )
 
-// PackSettings are the memory pack settings (README "Memory packs").
+// PackSettings are the memory pack settings (docs/memories-and-retrieval.md#memory-packs).
 // Config embeds them, so their JSON keys sit at the top level of the
 // config file.
 type PackSettings struct {

@@ -8,7 +8,7 @@ import (
 	"github.com/hearth-dev/hearth/engine"
 )
 
-// runLogVars are the settings of the run log (README "Run log").
+// runLogVars are the settings of the run log (docs/pipes-and-threads.md#run-log).
 func (c *Config) runLogVars() []configVar {
 	return []configVar{
 		{env: "HEARTH_RUN_CONTENT_RETENTION", flag: "run-content-retention", usage: "how long the prompt and completion text of runs that opted in is kept, unless the owner sets a period (7d, 36h; 1m to 3650d)", str: &c.RunContentRetention},

@@ -11,9 +11,9 @@ import (
 	"github.com/hearth-dev/hearth/server/app"
 )
 
-// TestkitSettings are the settings for test suites (README "Using Hearth
-// in your tests"). Config embeds them, so their JSON keys sit at the top
-// level of the config file.
+// TestkitSettings are the settings for test suites
+// (docs/hearth-in-your-tests.md). Config embeds them, so their JSON keys sit at
+// the top level of the config file.
 type TestkitSettings struct {
 	// Faults is "off" (default), "on" (the LB-Fault request header is
 	// honoured) or a list of server-wide fault rules such as
@@ -26,7 +26,7 @@ type TestkitSettings struct {
 	Replay     string `json:"replay"`
 	ReplayMiss string `json:"replay_miss"`
 	// Deterministic is "off" (default) or "on": ids and created
-	// timestamps from a seeded sequence (README "Deterministic mode").
+	// timestamps from a seeded sequence (docs/hearth-in-your-tests.md#deterministic-mode).
 	Deterministic string `json:"deterministic"`
 }
 

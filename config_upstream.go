@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// upstreamVars are the settings of the upstream HTTP client (README
-// "Upstream HTTP client").
+// upstreamVars are the settings of the upstream HTTP client
+// (docs/providers.md#upstream-http-client).
 func (c *Config) upstreamVars() []configVar {
 	return []configVar{
 		{env: "HEARTH_UPSTREAM_HTTP1", flag: "upstream-http1", usage: "client of plain-http provider calls: lean (the call's own goroutine on pooled keep-alive connections; default) or stdlib (Go's net/http transport)", str: &c.UpstreamHTTP1},

@@ -7,7 +7,7 @@ import (
 )
 
 // TestConfigurationDocNamesEverySetting: docs/configuration.md, where the
-// README sends readers for the full list, names every HEARTH_* setting
+// guides send readers for the full list, names every HEARTH_* setting
 // hearth serve reads, so the reference cannot drift from the code.
 func TestConfigurationDocNamesEverySetting(t *testing.T) {
 	doc, err := os.ReadFile("docs/configuration.md")

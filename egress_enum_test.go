@@ -11,7 +11,7 @@ import (
 
 // outboundExempt are the files allowed to build network clients of their
 // own, and why. Everything else that dials goes through the egress dialer
-// of providers/netguard (README "Running air-gapped").
+// of providers/netguard (docs/air-gapped.md).
 var outboundExempt = map[string]string{
 	"providers/netguard/netguard.go":                 "the shared dialer's transports",
 	"providers/netguard/egress.go":                   "the shared dialer",

@@ -8,7 +8,7 @@ import (
 // logListening says at start who can reach the server and where the
 // studio is. The binary's default address (:8080) takes every interface,
 // as a server in a container or behind a proxy needs; make run binds
-// 127.0.0.1 instead (README "Safe first start").
+// 127.0.0.1 instead (docs/security.md#safe-first-start).
 func logListening(log *slog.Logger, addr, publicURL string) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {

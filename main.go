@@ -145,7 +145,7 @@ func serveHelp(w io.Writer, getenv func(string) string) {
 		}
 	}
 	fmt.Fprintf(w, "  -ephemeral\n    \ta throwaway server for tests: temp data dir removed on exit, a free port on 127.0.0.1,\n    \tone JSON line on stdout with url and admin_key\n")
-	fmt.Fprintf(w, "\nSet only in the environment: %s, HEARTH_PROVIDERS, and HEARTH_<PROVIDER>_BASE_URL /\nHEARTH_<PROVIDER>_API_KEY for each provider (see the README).\n", strings.Join(envOnly, ", "))
+	fmt.Fprintf(w, "\nSet only in the environment: %s, HEARTH_PROVIDERS, and HEARTH_<PROVIDER>_BASE_URL /\nHEARTH_<PROVIDER>_API_KEY for each provider (see docs/providers.md).\n", strings.Join(envOnly, ", "))
 }
 
 // build opens the store and wires the engine and the HTTP server through
@@ -153,7 +153,7 @@ func serveHelp(w io.Writer, getenv func(string) string) {
 func build(cfg Config, getenv func(string) string, log *slog.Logger, stdout io.Writer) (*app.App, error) {
 	if cfg.clustered() && strings.TrimSpace(getenv("HEARTH_SECRET_KEY")) == "" {
 		return nil, errors.New("HEARTH_SECRET_KEY is required with HEARTH_DATABASE_URL: every node of a cluster must use the same key " +
-			"(generate one with `openssl rand -hex 32`; README \"Running several nodes\")")
+			"(generate one with `openssl rand -hex 32`; docs/several-nodes.md)")
 	}
 	secret, err := loadSecret(cfg.Data, getenv)
 	if err != nil {

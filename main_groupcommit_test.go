@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hearth-dev/hearth/blob/postgres/pgtest"
 	"github.com/hearth-dev/hearth/providers/fake"
 )
 
@@ -16,11 +17,10 @@ import (
 // continuing their own thread, so thread writes are group-committed with
 // each other's; a quarter of the new threads are made by a pipe with
 // store off, whose runs name an empty thread (a signed id, written by
-// nothing: README "Threads and runs"). The server is killed with
+// nothing: docs/pipes-and-threads.md#threads). The server is killed with
 // SIGKILL while they run; after the restart every run that was answered
 // has its question and the answer in the thread its answer named, and
-// every empty thread a store-off run named exists (README "Benchmarks",
-// group commit).
+// every empty thread a store-off run named exists (docs/pipes-and-threads.md#threads).
 //
 // The oracle does not hang on luck: the server runs with the slow-commit
 // fault (HEARTH_FAULTS=slow-commit=D), which holds every group commit for
@@ -34,16 +34,50 @@ import (
 // answering a batch before running its transaction; each failed 5 runs
 // out of 5.
 func TestFaultKill9ThreadGroupCommit(t *testing.T) {
-	const target = 400                        // answered runs before the kill
-	const slowCommit = 100 * time.Millisecond // the commit delay
 	bin := hearthBinary(t)
 	up := fake.NewOpenAI()
 	defer up.Close()
-	const answer = "the answer"
-	up.SetDefault(fake.Reply{Text: answer})
+	up.SetDefault(fake.Reply{Text: groupCommitAnswer})
 	env, addr := faultEnv(t, up.BaseURL())
-	env = append(env, "HEARTH_FAULTS=slow-commit="+slowCommit.String())
-	p := startBinary(t, bin, env, addr)
+	env = append(env, "HEARTH_FAULTS=slow-commit="+groupCommitDelay.String())
+	start := func() *proc { return startBinary(t, bin, env, addr) }
+	checkKill9GroupCommit(t, start, start)
+}
+
+// TestClusterKill9ThreadGroupCommit is TestFaultKill9ThreadGroupCommit on
+// a cluster node (PostgreSQL store, whose transactions send their BEGIN,
+// writes and COMMIT in one round trip), with the answers checked on
+// another node started afterwards on a data dir of its own: what one node
+// answered is committed to the shared database, where every node reads it.
+func TestClusterKill9ThreadGroupCommit(t *testing.T) {
+	url := pgtest.URL(t)
+	bin := hearthBinary(t)
+	up := fake.NewOpenAI()
+	defer up.Close()
+	up.SetDefault(fake.Reply{Text: groupCommitAnswer})
+	node := func(faults ...string) func() *proc {
+		env, addr := faultEnv(t, up.BaseURL())
+		env = append(env, "HEARTH_DATABASE_URL="+url, "HEARTH_SECRET_KEY="+clusterSecret)
+		env = append(env, faults...)
+		return func() *proc { return startBinary(t, bin, env, addr) }
+	}
+	checkKill9GroupCommit(t, node("HEARTH_FAULTS=slow-commit="+groupCommitDelay.String()), node())
+}
+
+// The reply of the fake upstream and the slow-commit delay of the
+// group-commit kill tests.
+const (
+	groupCommitAnswer = "the answer"
+	groupCommitDelay  = 100 * time.Millisecond
+)
+
+// checkKill9GroupCommit runs the clients of TestFaultKill9ThreadGroupCommit
+// against the server start starts, kills it with SIGKILL once target runs
+// are answered, and checks every answer on the server check starts.
+func checkKill9GroupCommit(t *testing.T, start, check func() *proc) {
+	const target = 400 // answered runs before the kill
+	const answer = groupCommitAnswer
+	p := start()
 	p.must(t, "POST", "/v1/pipes", map[string]any{"name": "gc"})
 	p.must(t, "POST", "/v1/pipes", map[string]any{"name": "gcnostore", "store": false})
 
@@ -107,7 +141,7 @@ func TestFaultKill9ThreadGroupCommit(t *testing.T) {
 	close(stop)
 	wg.Wait()
 
-	p = startBinary(t, bin, env, addr)
+	p = check()
 	for id, qs := range answered {
 		var msgs []struct {
 			Role    string `json:"role"`

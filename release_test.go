@@ -71,7 +71,7 @@ func TestMakeReleaseCrossCompiles(t *testing.T) {
 }
 
 // TestReleasePlatforms checks that the default PLATFORMS of make release
-// list every platform the README's "Release builds" section promises.
+// list every platform the docs/operations.md#release-builds section promises.
 func TestReleasePlatforms(t *testing.T) {
 	mk, err := os.ReadFile("Makefile")
 	if err != nil {
@@ -86,13 +86,13 @@ func TestReleasePlatforms(t *testing.T) {
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("PLATFORMS = %v; want %v", got, want)
 	}
-	readme, err := os.ReadFile("README.md")
+	guide, err := os.ReadFile("docs/operations.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range want {
-		if !bytes.Contains(readme, []byte("`"+p+"`")) {
-			t.Errorf("README does not name the release platform `%s`", p)
+		if !bytes.Contains(guide, []byte("`"+p+"`")) {
+			t.Errorf("docs/operations.md (Release builds) does not name the release platform `%s`", p)
 		}
 	}
 }

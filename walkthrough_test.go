@@ -14,28 +14,35 @@ import (
 // runs; the README and the server's behaviour cannot drift apart.
 const walkthroughFence = "```sh walkthrough\n"
 
-// walkthroughBlocks returns the shell blocks of README.md marked
+// walkthroughDocs hold the walkthrough, in the order it runs: the
+// README's Quick start, then the Responses and Messages API blocks of
+// the guide to those surfaces, which continue it (same variables).
+var walkthroughDocs = []string{"README.md", "docs/openai-and-anthropic.md"}
+
+// walkthroughBlocks returns the shell blocks of walkthroughDocs marked
 // "sh walkthrough", in order.
 func walkthroughBlocks(t *testing.T) []string {
 	t.Helper()
-	readme, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var blocks []string
-	rest := string(readme)
-	for {
-		i := strings.Index(rest, walkthroughFence)
-		if i < 0 {
-			break
+	for _, doc := range walkthroughDocs {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
 		}
-		rest = rest[i+len(walkthroughFence):]
-		j := strings.Index(rest, "\n```")
-		if j < 0 {
-			t.Fatal("README: unterminated walkthrough block")
+		rest := string(b)
+		for {
+			i := strings.Index(rest, walkthroughFence)
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(walkthroughFence):]
+			j := strings.Index(rest, "\n```")
+			if j < 0 {
+				t.Fatalf("%s: unterminated walkthrough block", doc)
+			}
+			blocks = append(blocks, rest[:j+1])
+			rest = rest[j:]
 		}
-		blocks = append(blocks, rest[:j+1])
-		rest = rest[j:]
 	}
 	return blocks
 }

@@ -18,7 +18,7 @@ import (
 // Badger's 2 MiB base tables a 32 MiB memtable's flush took 60 MiB
 // (4+8+16+32) and a 16 MiB one's 28; with diskTableSize the allocator
 // starts at 16 MiB, which a 16 MiB memtable's table fits
-// (docs/benchmarks.md, "Memory under sustained load"). The memtable size
+// (docs/bench-log/2026-12-04.md, "Memory under sustained load"). The memtable size
 // also bounds one transaction: Badger refuses a transaction whose records,
 // counting values under the value threshold (valuelog.go) in full and
 // larger ones as a pointer, pass 15 % of it; 16 MiB allows 2.4 MiB, over

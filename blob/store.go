@@ -37,7 +37,7 @@ type Options struct {
 	// Badger's sizes and a 4 KiB value threshold. Without it a store on
 	// disk keeps its table builders' memory bounded under a sustained write
 	// load and writes records of 256 bytes and more to its value log
-	// (valuelog.go; README "Benchmarks"; HEARTH_STORE_COMPRESSION=snappy
+	// (valuelog.go; docs/benchmarks.md; HEARTH_STORE_COMPRESSION=snappy
 	// sets it). Either opens data dirs the other wrote.
 	Snappy bool
 	// valueLogFileSize is the size of one value-log file (0: 128 MiB); a

@@ -7,16 +7,16 @@ package blob
 // being copied into a memtable, flushed into a level-0 table and rewritten
 // by every compaction that merges it.
 //
-// At 256 bytes that covers run records (300 to 600 bytes, written by the
-// run log at thousands a second): the tree's tables keep about 60-80 bytes
-// a run (its keys and a 12-byte pointer) instead of about 450-530, so
-// memtables fill more slowly, fewer tables are built and compactions move
-// about a seventh of the bytes (docs/benchmarks.md, "The embedded store
-// under sustained writes"). Chunk records (10,000 characters by default) and blob parts (up
-// to 512 KiB, zstd compressed) went there at 4 KiB already (about 9 % less
-// CPU per MB ingested; docs/benchmarks.md, round 3 of the ingestion
-// section). Records under it (a pipe's run index entries, spend counters,
-// small settings) stay in the tree.
+// At 256 bytes that covers run records (300 to 600 bytes, written by the run
+// log at thousands a second): the tree's tables keep about 60-80 bytes a run
+// (its keys and a 12-byte pointer) instead of about 450-530, so memtables fill
+// more slowly, fewer tables are built and compactions move about a seventh of
+// the bytes (docs/bench-log/2026-12-04.md, "The embedded store under sustained
+// writes"). Chunk records (10,000 characters by default) and blob parts (up to
+// 512 KiB, zstd compressed) went there at 4 KiB already (about 9 % less CPU per
+// MB ingested; docs/bench-log/2026-12-04.md, "Round 3: Badger's value log, stop
+// words"). Records under it (a pipe's run index entries, spend counters, small
+// settings) stay in the tree.
 //
 // The trade is disk and garbage collection: values in the log are not
 // compressed by Badger (blob parts already are; run records and chunk

@@ -93,8 +93,9 @@ func (a *Accounts) CreateKey(ctx context.Context, owner, name string) (*APIKey, 
 	return a.ownerKey(ctx, owner, name, "", nil)
 }
 
-// CreateScopedKey is CreateKey for a key limited by scope (README "Scoped
-// keys"); a nil or empty scope makes an ordinary key.
+// CreateScopedKey is CreateKey for a key limited by scope
+// (docs/accounts-and-keys.md#scoped-keys); a nil or empty scope makes an
+// ordinary key.
 func (a *Accounts) CreateScopedKey(ctx context.Context, owner, name string, scope *Scope) (*APIKey, string, error) {
 	if err := scope.Validate(a.now()); err != nil {
 		return nil, "", err
@@ -142,7 +143,7 @@ func (a *Accounts) CreatePipeKeyTx(ctx context.Context, tx Tx, owner, pipeID, na
 func (a *Accounts) putKey(ctx context.Context, tx Tx, kind, owner, pipeID, name, secret string, scope *Scope) (*APIKey, string, error) {
 	if secret == "" {
 		// Drawn from the request's IDSource: in deterministic mode a
-		// generated key is predictable (README "Deterministic mode").
+		// generated key is predictable (docs/hearth-in-your-tests.md#deterministic-mode).
 		secret = "hth_" + kind + "_" + NewID(ctx, 32)
 	}
 	hash := HashKey(secret)

@@ -9,7 +9,7 @@ import (
 	"github.com/hearth-dev/hearth/engine/guard"
 )
 
-// Scope limits what a user or org key may do (README "Scoped keys"). The
+// Scope limits what a user or org key may do (docs/accounts-and-keys.md#scoped-keys). The
 // zero value limits nothing. A scope is fixed when the key is created and
 // stored on its APIKey record; the principal of every request carries it,
 // including the one the key cache keeps, so a node checks it without a
@@ -25,13 +25,13 @@ type Scope struct {
 	// Pipes and Memories list the names the key may use. Empty: any.
 	Pipes    []string `json:"pipes,omitempty"`
 	Memories []string `json:"memories,omitempty"`
-	// ReadOnly keys read and run but change nothing (README "Scoped keys").
+	// ReadOnly keys read and run but change nothing (docs/accounts-and-keys.md#scoped-keys).
 	ReadOnly bool `json:"read_only,omitempty"`
 	// Guard is the key's guardrail policy, merged with the server's and
-	// the pipe's on every call the key makes (README "Guardrails").
+	// the pipe's on every call the key makes (docs/guardrails.md).
 	Guard *guard.Policy `json:"guard,omitempty"`
 	// Cache is the response cache mode ("on" or "off") of the key's
-	// requests that choose none (README "Response cache"). It limits
+	// requests that choose none (docs/response-cache.md). It limits
 	// nothing, so a scope with only Cache is Empty.
 	Cache string `json:"cache,omitempty"`
 }
@@ -171,7 +171,7 @@ func ScopeOf(ctx context.Context) *Scope {
 func (a *Accounts) SetClock(now func() time.Time) { a.now = now }
 
 // ImportScopedKey stores a caller-chosen key limited by scope for an owner
-// (declared keys of README "Pipes as code"); a nil or empty scope makes an
+// (declared keys of docs/pipes-as-code.md); a nil or empty scope makes an
 // ordinary key. The secret must be at least 16 characters and not already
 // registered.
 func (a *Accounts) ImportScopedKey(ctx context.Context, owner, name, secret string, scope *Scope) (*APIKey, error) {

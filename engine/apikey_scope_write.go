@@ -4,7 +4,7 @@ package engine
 // pipe outside the key's pipes scope or point it at a memory outside its
 // memories scope: creating a pipe (or upserting one) whose name is not in
 // the list, renaming a pipe to such a name, or attaching a memory the key
-// may not use (README "Scoped keys"). name is the pipe's current name
+// may not use (docs/accounts-and-keys.md#scoped-keys). name is the pipe's current name
 // ("" when creating).
 func (s *Scope) CheckPipeWrite(name string, in *PipeInput) error {
 	if s == nil {
@@ -31,7 +31,7 @@ func (s *Scope) CheckPipeWrite(name string, in *PipeInput) error {
 }
 
 // CheckMemoryCreate refuses creating a memory whose name is outside the
-// key's memories scope (README "Scoped keys").
+// key's memories scope (docs/accounts-and-keys.md#scoped-keys).
 func (s *Scope) CheckMemoryCreate(name string) error {
 	if err := s.CheckMemory(name); err != nil {
 		err.(*Error).Message += ": a key scoped to memories cannot create a memory outside its list"

@@ -10,7 +10,7 @@ const (
 	DefaultJSONPrompt = "Output should be in JSON format."
 	DefaultRAGPrompt  = "Below is some CONTEXT for you to answer the questions. ONLY answer from the CONTEXT. CONTEXT consists of multiple information chunks. Each chunk has a source mentioned at the end.\n\nFor each piece of response you provide, cite the source in brackets like so: [1].\n\nAt the end of the answer, always list each source with its corresponding number and provide the document name. like so [1] Filename.doc.\n\nIf you don't know the answer, just say that you don't know. Ask for more context and better questions if needed."
 	// NoMatchRAGPrompt replaces the CONTEXT block when a memory's min_score
-	// dropped every retrieved chunk (README "Score thresholds").
+	// dropped every retrieved chunk (docs/memories-and-retrieval.md#score-thresholds).
 	NoMatchRAGPrompt = "No information in the attached memories matched this question closely enough: every retrieved chunk scored below the pipe's min_score. Say that the documents do not cover the question; do not make up an answer from them."
 )
 
@@ -46,18 +46,13 @@ func ComposeSystemPrompt(p *Pipe, jsonMode bool, chunks []RAGChunk) string {
 	return strings.TrimSpace(s)
 }
 
-// AssembleMessages returns what the model receives for a pipe run:
+// AssembleMessagesIn returns what the model receives for a pipe run:
 // the composed system message, the pipe's few-shot messages, the thread
 // history, then the request's messages (system messages of the request
 // stay where they are). Variables are substituted over the whole list.
 // When rag.NoMatch is set the system message ends with NoMatchRAGPrompt.
-func AssembleMessages(p *Pipe, jsonMode bool, rag RAGContext, history, request []Message, vars map[string]string) []Message {
-	return AssembleMessagesIn(nil, p, jsonMode, rag, history, request, vars)
-}
-
-// AssembleMessagesIn is AssembleMessages building the list in buf's array
-// when it has room for it (a prepared run keeps room for a few messages),
-// in a new one otherwise.
+// The list is built in buf's array when it has room for it (a prepared run
+// keeps room for a few messages), in a new one otherwise (buf nil).
 func AssembleMessagesIn(buf []Message, p *Pipe, jsonMode bool, rag RAGContext, history, request []Message, vars map[string]string) []Message {
 	sys := ComposeSystemPrompt(p, jsonMode, rag.Chunks)
 	if rag.NoMatch {

@@ -68,7 +68,7 @@ func TestAssembleOrderAndImmutability(t *testing.T) {
 	}}
 	history := []Message{{Role: "user", Content: TextContent("h")}}
 	req := []Message{{Role: "system", Content: TextContent("req sys")}, {Role: "user", Content: TextContent("{{v}}")}}
-	got := AssembleMessages(p, false, RAGContext{}, history, req, map[string]string{"v": "X"})
+	got := AssembleMessagesIn(nil, p, false, RAGContext{}, history, req, map[string]string{"v": "X"})
 	var out []string
 	for _, m := range got {
 		out = append(out, m.Role+":"+m.Content.String())

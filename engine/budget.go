@@ -9,10 +9,11 @@ import (
 	"time"
 )
 
-// Budgets keeps spending limits per owner and per API key, in dollars at
-// list prices and in tokens, per UTC calendar day or month (README
-// "Budgets"). Spend is counted by the run log (MeterTx, in the transaction
-// that writes the run records) and read by Check before a run starts.
+// Budgets keeps spending limits per owner and per API key, in dollars at list
+// prices and in tokens, per UTC calendar day or month
+// (docs/accounts-and-keys.md#budgets). Spend is counted by the run log
+// (MeterTx, in the transaction that writes the run records) and read by Check
+// before a run starts.
 //
 // Everything lives in the store: budgets, and one counter per (subject,
 // period) where the subject is the owner or one of its keys. Several

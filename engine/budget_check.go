@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -22,7 +23,7 @@ func (e *BudgetExceeded) Error() string { return "budget " + e.Status.ID + " rea
 // Check refuses, with RATE_LIMITED (429), work for owner through keyID
 // when a budget of the owner or of that key is used up in the current
 // period. It is the one check every spending path calls before it does
-// any work (README "Budgets"). It reads the owner's budgets and their
+// any work (docs/accounts-and-keys.md#budgets). It reads the owner's budgets and their
 // counters from the store in one read transaction, so every node sees the
 // spend all nodes recorded. A nil *Budgets allows everything.
 func (b *Budgets) Check(ctx context.Context, owner, keyID string) error {
@@ -124,10 +125,23 @@ func (b *Budgets) MeterTx(tx Tx, batch []RunRecord) error {
 			meterCounter{spendKey(m.owner, m.subject, month), m.add})
 	}
 	slices.SortFunc(counters, func(a, b meterCounter) int { return strings.Compare(a.key, b.key) }) // one lock order for every writer
+	// Every counter is read at once (one round trip on PostgreSQL), then
+	// written back.
+	keys := make([]string, len(counters))
+	for i, c := range counters {
+		keys[i] = c.key
+	}
+	vals, err := GetRawMany(tx, keys)
+	if err != nil {
+		return err
+	}
 	var s Spend
-	for _, c := range counters {
-		if err := getSpendInto(tx, c.key, &s); err != nil {
-			return err
+	for i, c := range counters {
+		s = Spend{}
+		if vals[i] != nil {
+			if err := json.Unmarshal(vals[i], &s); err != nil {
+				return fmt.Errorf("decode %s: %w", c.key, err)
+			}
 		}
 		s.Tokens += c.add.Tokens
 		s.NanoUSD += c.add.NanoUSD

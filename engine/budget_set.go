@@ -9,7 +9,7 @@ import (
 // Set creates or replaces the budget of a subject (the owner, or in.KeyID)
 // and period, acting as by. Only an unscoped user or org key of the owner
 // may set budgets, and a key may lower its own budget but never raise or
-// remove a limit of it (README "Budgets").
+// remove a limit of it (docs/accounts-and-keys.md#budgets).
 func (b *Budgets) Set(ctx context.Context, by *Principal, in BudgetInput) (*BudgetStatus, error) {
 	if err := checkBudgetSetter(by); err != nil {
 		return nil, err

@@ -7,7 +7,7 @@ import (
 )
 
 // SpendRetention is how long a spend counter is kept after its period
-// ended (README "Budgets"): long enough to show last month's use beside
+// ended (docs/accounts-and-keys.md#budgets): long enough to show last month's use beside
 // this month's, then it is deleted so counters do not pile up forever.
 const SpendRetention = 62 * 24 * time.Hour
 

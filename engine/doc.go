@@ -50,4 +50,16 @@
 // a code and a user-safe message (errors.go); server maps codes to HTTP
 // statuses in one table. The data format version and its migrations are in
 // format.go.
+//
+// # Names of functions that take storage
+//
+// A function XIn does what X does, but builds its result in storage the
+// caller passes (a slice with spare capacity, a *Buf array, a *Slot, a
+// *State), so that a request which keeps that storage with its own memory
+// makes no allocation for it; the result may share that storage, which the
+// caller then uses for that one result only. X, where it exists, is XIn
+// with new storage. A suffix In means nothing else across Hearth's
+// packages: a function reading in a transaction, or checking a range, says
+// so in full (idKeyInTx, numberInRange). A type that is such storage is
+// named for what it holds and ends in Buf (RunIDBuf) when it holds bytes.
 package engine

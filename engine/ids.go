@@ -13,7 +13,7 @@ import (
 // message, completion, pipe, key, request and trace ids and the created
 // fields of records and completions. The default (no source in the
 // context) is random ids and the real clock; a Deterministic scope makes
-// them from a seeded sequence (README "Using Hearth in your tests",
+// them from a seeded sequence (docs/hearth-in-your-tests.md,
 // "Deterministic mode").
 type IDSource interface {
 	// ID returns n base62 characters.

@@ -11,14 +11,14 @@ import (
 // one random read (ids_rand.go); with the context's IDSource they are drawn in
 // order, as two NewPrefixedID calls draw them.
 func NewPrefixedIDPair(ctx context.Context, prefix1 string, n1 int, prefix2 string, n2 int) (string, string) {
-	return PrefixedIDPairIn(ctx, nil, prefix1, n1, prefix2, n2)
+	return NewPrefixedIDPairIn(ctx, nil, prefix1, n1, prefix2, n2)
 }
 
-// PrefixedIDPairIn is NewPrefixedIDPair writing random ids into buf when
+// NewPrefixedIDPairIn is NewPrefixedIDPair writing random ids into buf when
 // it holds both (len(prefix1)+n1+len(prefix2)+n2 bytes), so a caller can
 // allocate them together with what holds them. The ids share buf's
 // memory: the caller must never write to buf again.
-func PrefixedIDPairIn(ctx context.Context, buf []byte, prefix1 string, n1 int, prefix2 string, n2 int) (string, string) {
+func NewPrefixedIDPairIn(ctx context.Context, buf []byte, prefix1 string, n1 int, prefix2 string, n2 int) (string, string) {
 	if idsFrom(ctx) != nil {
 		return NewPrefixedID(ctx, prefix1, n1), NewPrefixedID(ctx, prefix2, n2)
 	}

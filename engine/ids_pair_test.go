@@ -44,16 +44,16 @@ func TestNewPrefixedIDPair(t *testing.T) {
 	}
 }
 
-// TestPrefixedIDPairIn: the ids are written into the caller's buffer when
+// TestNewPrefixedIDPairIn: the ids are written into the caller's buffer when
 // it is large enough, drawn afresh otherwise.
-func TestPrefixedIDPairIn(t *testing.T) {
+func TestNewPrefixedIDPairIn(t *testing.T) {
 	var buf [50]byte
-	a, b := PrefixedIDPairIn(context.Background(), buf[:], "req_", 20, "trace_", 20)
+	a, b := NewPrefixedIDPairIn(context.Background(), buf[:], "req_", 20, "trace_", 20)
 	if a+b != string(buf[:]) || !strings.HasPrefix(a, "req_") || len(a) != 24 || !strings.HasPrefix(b, "trace_") || len(b) != 26 {
 		t.Fatalf("ids %q %q, buffer %q", a, b, buf)
 	}
 	small := make([]byte, 10)
-	a, b = PrefixedIDPairIn(context.Background(), small, "req_", 20, "trace_", 20)
+	a, b = NewPrefixedIDPairIn(context.Background(), small, "req_", 20, "trace_", 20)
 	if len(a) != 24 || len(b) != 26 || string(small) != string(make([]byte, 10)) {
 		t.Fatalf("short buffer: ids %q %q, buffer %q", a, b, small)
 	}
@@ -73,7 +73,7 @@ func BenchmarkPrefixedIDPairAllocs(b *testing.B) {
 		var buf [50]byte
 		b.ReportAllocs()
 		for b.Loop() {
-			PrefixedIDPairIn(ctx, buf[:], "req_", 20, "trace_", 20)
+			NewPrefixedIDPairIn(ctx, buf[:], "req_", 20, "trace_", 20)
 		}
 	})
 }

@@ -74,7 +74,7 @@ type ImageModels interface {
 	ImageModel(ref ModelRef) (ImageGenerator, error)
 }
 
-// ImageGenerationResponse is the /v1/images answer (README "Images").
+// ImageGenerationResponse is the /v1/images answer (docs/tools.md#images).
 type ImageGenerationResponse struct {
 	ID       string        `json:"id"`
 	Provider string        `json:"provider"`
@@ -176,7 +176,7 @@ func (s *Images) Generate(ctx context.Context, owner, requestKey string, in *Ima
 			return nil, err
 		}
 		// A pooled key list goes to the adapter whole: the providers
-		// package spreads it over the keys (README "Key pools").
+		// package spreads it over the keys (docs/providers.md#key-pools).
 	} else {
 		req.APIKey = strings.TrimSpace(requestKey)
 	}

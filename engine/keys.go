@@ -43,7 +43,7 @@ package engine
 //	pipe/, pipeid/, memory/, doc/, chunk/, vec/, job/, upload/, thread/,
 //	threadidx/, threadgone/, msg/, run/, runpipe/, trace/, keyset/, idx/, blob/, usage/
 //	(engine/quota.go), budget/, spend/ (engine/budget.go), response/ (engine/responses.go),
-//	rcache/, rcacheexp/ (engine/rcache.go)
+//	rcache/, rcacheexp/ (engine/rcache.go), deployment/ (engine/deployment_store.go)
 const (
 	prefixAccount     = "acct/"
 	prefixAPIKey      = "apikey/"

@@ -234,7 +234,7 @@ func CheckHeaderValue(field, v string) error {
 }
 
 // poolLast4 shows a stored key by its last four characters; a key pool
-// (comma-separated keys, README "Key pools") by those of each key.
+// (comma-separated keys, docs/providers.md#key-pools) by those of each key.
 func poolLast4(apiKey string) (string, error) {
 	var shown []string
 	for i, k := range strings.Split(apiKey, ",") {

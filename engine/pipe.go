@@ -45,7 +45,7 @@ type Pipe struct {
 	Memory            []MemoryRef     `json:"memory"`
 	ResponseFormat    *ResponseFormat `json:"response_format,omitempty"`
 	// FallbackModels are tried in order when the model fails before
-	// answering (README "Fallbacks").
+	// answering (docs/providers.md#fallbacks).
 	FallbackModels []string `json:"fallback_models,omitempty"`
 	// Version is the number of the pipe version this configuration is
 	// (pipe_versions.go); 0 for a pipe not changed since versions began.
@@ -53,10 +53,10 @@ type Pipe struct {
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 	// LogContent keeps the prompt and completion text of each run for
-	// debugging (README "Run log").
+	// debugging (docs/pipes-and-threads.md#run-log).
 	LogContent bool `json:"log_content,omitempty"`
 	// Guard is the pipe's guardrail policy, merged with the server's and
-	// the key's on every run (README "Guardrails").
+	// the key's on every run (docs/guardrails.md).
 	Guard *guard.Policy `json:"guard,omitempty"`
 	// Cache answers the pipe's runs from the response cache when the
 	// server has one and the request does not say LB-Cache: off.
@@ -142,11 +142,13 @@ func (v *Variables) UnmarshalJSON(b []byte) error {
 // MemoryRef names a memory attached to a pipe or a run.
 type MemoryRef struct {
 	Name string `json:"name"`
-	// MinScore drops retrieved chunks scoring below it (README "Score
-	// thresholds"); nil keeps every chunk.
+	// MinScore drops retrieved chunks scoring below it
+	// (docs/memories-and-retrieval.md#score-thresholds); nil keeps every
+	// chunk.
 	MinScore *float64 `json:"min_score,omitempty"`
-	// Rerank overrides the memory's reranker for this pipe or run (README
-	// "Reranking"); nil keeps the memory's own setting.
+	// Rerank overrides the memory's reranker for this pipe or run
+	// (docs/memories-and-retrieval.md#reranking); nil keeps the memory's
+	// own setting.
 	Rerank *RerankSpec `json:"rerank,omitempty"`
 }
 

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Pipe versions (README "Pipe versions"): every write that changes a
+// Pipe versions (docs/pipes-and-threads.md#pipe-versions): every write that changes a
 // pipe's configuration (create, update, upsert, restore, apply) stores an
 // immutable PipeVersion in the same transaction as the pipe, and the pipe
 // record carries the number of the version it holds (Pipe.Version). The

@@ -11,7 +11,7 @@ import (
 // not, so turning a limit on later starts from true numbers. The bytes of
 // a document are those of its newest upload plus the chunk texts of its
 // live version (chunk overlap stores text more than once); vectors and
-// index structures are not counted (README "Parser and chunker limits").
+// index structures are not counted (docs/security.md#parser-and-chunker-limits).
 //
 // Usage lives in the store, updated in the transactions that change the
 // documents, so several Hearth nodes sharing one database share the same

@@ -21,12 +21,12 @@ type RAGChunk struct {
 	Memory string
 	// ChunkID identifies the chunk within its memory.
 	ChunkID string
-	// Score is the retrieval similarity in [0, 1] (see README, "Retrieval
-	// and filters").
+	// Score is the retrieval similarity in [0, 1] (see
+	// docs/memories-and-retrieval.md#retrieval-and-filters).
 	Score float64
 	// Heading is the chunk's heading path and Section the enclosing part of
 	// its section, which the model gets instead of Text in parent-child
-	// mode (README "Structure-aware chunking"); empty with size chunking.
+	// mode (docs/memories-and-retrieval.md#structure-aware-chunking); empty with size chunking.
 	Heading string
 	Section string
 }
@@ -52,7 +52,7 @@ type Retriever interface {
 }
 
 // RAGContext is what retrieval hands to a run's system prompt: the chunks,
-// and NoMatch when a score threshold left none (README "Score thresholds").
+// and NoMatch when a score threshold left none (docs/memories-and-retrieval.md#score-thresholds).
 type RAGContext struct {
 	Chunks  []RAGChunk
 	NoMatch bool

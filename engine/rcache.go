@@ -11,7 +11,9 @@ import (
 	"time"
 )
 
-// Response cache records (see CacheProviders for what is cached):
+// Response cache records (see CacheProviders for what is cached; semantic
+// mode's index in rcache_semantic.go, what earlier configurations left in
+// rcache_leftovers.go):
 //
 //	rcache/<owner>/<key hash>                 cacheEntry
 //	rcacheexp/<expiry ns %020d>/<owner>/<key hash> -> "" (expiry index: sweeps
@@ -77,6 +79,9 @@ type ResponseCache struct {
 	cluster Cluster
 	log     *slog.Logger
 	hot     hotEntries
+	// semIndex and semID hold semantic mode's embeddings (nil: exact only).
+	semIndex SemanticIndex
+	semID    string
 
 	mu      sync.Mutex // guards count and counted
 	count   int
@@ -93,7 +98,8 @@ type cacheEntry struct {
 	Model    string            `json:"model"`
 	Response json.RawMessage   `json:"response,omitempty"`
 	Chunks   []json.RawMessage `json:"chunks,omitempty"`
-	// Sem is the context hash of the semantic bucket listing the entry ("" for none).
+	// Sem is the context hash under which the entry's last user message
+	// was put in the semantic index ("" for none).
 	Sem string `json:"sem,omitempty"`
 }
 
@@ -129,6 +135,13 @@ func NewResponseCache(store Store, cfg ResponseCacheConfig) *ResponseCache {
 		cl = &Local{}
 	}
 	c := &ResponseCache{store: store, cfg: cfg, cluster: cl, log: cfg.Logger}
+	if sc := cfg.Semantic; sc != nil {
+		if sc.Index == nil {
+			c.log.Error("response cache: semantic mode has no index; answering exact lookups only")
+		} else {
+			c.semIndex, c.semID = sc.Index, SemanticIndexID(sc.Model)
+		}
+	}
 	c.hot.m = map[string]*cacheEntry{}
 	if cl.Shared() {
 		c.hot.live = cl.Fresh
@@ -215,8 +228,8 @@ func (c *ResponseCache) lookup(ctx context.Context, owner, hash string) (*cacheE
 }
 
 // save stores an answer for owner's hash, replacing an older one, then
-// trims the cache to its cap. A non-nil vec lists the entry in the semantic
-// bucket e.Sem.
+// trims the cache to its cap. A non-nil vec puts the entry in the semantic
+// index under its context hash e.Sem.
 func (c *ResponseCache) save(ctx context.Context, owner, hash string, e *cacheEntry, vec []float32) error {
 	if e.size() > cacheMaxEntryBytes {
 		return nil
@@ -225,12 +238,13 @@ func (c *ResponseCache) save(ctx context.Context, owner, hash string, e *cacheEn
 	e.Created, e.Expires = now, now.Add(c.cfg.TTL)
 	k := cacheEntryKey(owner, hash)
 	var added bool
+	var oldSem string
 	err := c.store.Update(ctx, func(tx Tx) error {
-		added = true
+		added, oldSem = true, ""
 		var old cacheEntry
 		switch err := tx.Get(k, &old); {
 		case err == nil:
-			added = false
+			added, oldSem = false, old.Sem
 			if err := tx.Delete(cacheExpKey(old.Expires, owner, hash)); err != nil {
 				return err
 			}
@@ -243,22 +257,13 @@ func (c *ResponseCache) save(ctx context.Context, owner, hash string, e *cacheEn
 		if err := tx.PutRaw(cacheExpKey(e.Expires, owner, hash), []byte{}); err != nil {
 			return err
 		}
-		if old.Sem != "" && old.Sem != e.Sem {
-			if err := dropSemItems(tx, map[string]map[string]bool{owner + "/" + old.Sem: {hash: true}}); err != nil {
-				return err
-			}
-		}
-		if e.Sem != "" && vec != nil {
-			if err := putSemItem(tx, owner, e.Sem, semItem{Key: hash, Expires: e.Expires, Vec: packVec(vec)}); err != nil {
-				return err
-			}
-		}
 		return c.cluster.Publish(tx, TopicResponseCache, owner+"/"+hash)
 	})
 	if err != nil {
 		return err
 	}
 	c.hot.drop(owner + "/" + hash)
+	c.indexSemItem(ctx, owner, hash, e.Sem, oldSem, vec)
 	if !added {
 		return nil
 	}
@@ -330,8 +335,9 @@ func (c *ResponseCache) deleteOldest(ctx context.Context, before time.Time, n in
 	}
 }
 
-// deleteExp deletes the entries of expiry index keys, with their semantic
-// bucket items, and tells the other nodes to drop their hot copies.
+// deleteExp deletes the entries of expiry index keys and tells the other
+// nodes to drop their hot copies; then it removes the entries' items from
+// the semantic index.
 func (c *ResponseCache) deleteExp(ctx context.Context, keys []string) error {
 	entries := make([]string, 0, len(keys))
 	ids := make([]string, 0, len(keys))
@@ -342,20 +348,16 @@ func (c *ResponseCache) deleteExp(ctx context.Context, keys []string) error {
 		}
 		entries, ids = append(entries, ek), append(ids, strings.TrimPrefix(ek, prefixCache))
 	}
+	var items []string
 	err := c.store.Update(ctx, func(tx Tx) error {
-		bySem := map[string]map[string]bool{}
+		items = items[:0]
 		for i, k := range keys {
-			if c.cfg.Semantic != nil {
+			if c.semIndex != nil {
 				var e cacheEntry
 				switch err := tx.Get(entries[i], &e); {
 				case err == nil && e.Sem != "":
 					j := strings.LastIndexByte(ids[i], '/')
-					owner, hash := ids[i][:j], ids[i][j+1:]
-					ob := owner + "/" + e.Sem
-					if bySem[ob] == nil {
-						bySem[ob] = map[string]bool{}
-					}
-					bySem[ob][hash] = true
+					items = append(items, semScope(ids[i][:j], e.Sem)+ids[i][j+1:])
 				case err != nil && !IsNotFound(err):
 					return err
 				}
@@ -370,12 +372,13 @@ func (c *ResponseCache) deleteExp(ctx context.Context, keys []string) error {
 				return err
 			}
 		}
-		return dropSemItems(tx, bySem)
+		return nil
 	})
 	if err != nil {
 		return err
 	}
 	c.hot.drop(ids...)
+	c.removeSemItems(ctx, items)
 	return nil
 }
 

@@ -93,7 +93,7 @@ func (cc *cachedChat) plan(ctx context.Context, req *ChatRequest, stream bool) (
 }
 
 // hit returns the live entry of key when mode reads the cache, else the
-// closest entry of q's semantic bucket (q may be nil), and how it matched.
+// closest entry of q's scope in the semantic index (q may be nil), and how it matched.
 func (cc *cachedChat) hit(ctx context.Context, t *CacheTicket, mode, key string, q *semQuery) (*cacheEntry, cacheMatch) {
 	if mode != CacheOn {
 		return nil, cacheMatch{}
@@ -114,8 +114,8 @@ func (cc *cachedChat) hit(ctx context.Context, t *CacheTicket, mode, key string,
 	return nil, cacheMatch{}
 }
 
-// store saves e under key for owner and, when q embeds, lists it in q's
-// semantic bucket; failures are logged and never fail the call.
+// store saves e under key for owner and, when q embeds, puts it in the
+// semantic index; failures are logged and never fail the call.
 func (cc *cachedChat) store(ctx context.Context, owner, key string, e *cacheEntry, q *semQuery) {
 	var vec []float32
 	if q != nil && q.ctxHash != "" {

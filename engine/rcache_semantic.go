@@ -3,35 +3,53 @@ package engine
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"math"
 	"strings"
-	"time"
 )
 
-// Semantic mode records, beside the entries of rcache.go:
+// Semantic mode keeps the normalised embedding of each entry's last user
+// message in Hearth's own vector index (SemanticIndex: index.Manager in the
+// server), one index per embedding model (SemanticIndexID). An item's id
+// is "<scope>.<entry hash>", where the scope hashes the owner and the
+// context hash (everything of the exact key but the last user message:
+// model, parameters, system prompt, earlier messages). A call that misses
+// its exact key embeds its last user message and searches the index for
+// the closest items of its own scope only (the search's filter admits the
+// scope's ids); the closest live entry whose similarity reaches the
+// threshold answers. The entry is read under the caller's owner and must
+// carry the same context hash, so another tenant's or context's answer is
+// never served.
 //
-//	rcachesem/<owner>/<context hash>  semBucket
-//
-// A bucket lists the entries whose requests differ only in their last user
-// message, each with that message's embedding. A call that misses its exact
-// key embeds its last user message and serves the entry of its bucket whose
-// embedding is closest, when the cosine similarity reaches the threshold.
-// Buckets live in the store like the entries, so every node of a cluster
-// sees them; they are read from the store on each semantic lookup (no hot
-// copies). Two nodes adding to one bucket at the same moment may lose one
-// item, which only costs a later semantic miss.
-const prefixCacheSem = "rcachesem/"
+// Items are added after their entry is stored and removed after it is
+// deleted (expiry, the cap, a refresh that moves it to another context),
+// each in the index's own transaction: a failure or a race between the two
+// leaves an item without entry (lookups skip it) or an entry without item
+// (it answers exact lookups only), never a wrong answer. In cluster mode
+// the vectors live in the shared store and each node's index is a replica
+// brought up to date from the change feed before every search (package
+// index, "Cluster mode"), so a paraphrase through one node hits the answer
+// another node stored.
 
 const (
 	// DefaultCacheSimilarity is the cosine similarity a semantic hit needs
 	// when the operator sets none.
 	DefaultCacheSimilarity = 0.95
-	// CacheSemanticBucketMax bounds the items of one bucket; past it the
-	// oldest item is dropped (its entry still answers exact lookups).
-	CacheSemanticBucketMax = 64
+	// semCandidates is how many of the closest items of a scope a lookup
+	// considers (the closest may belong to an expired entry not yet swept).
+	semCandidates = 4
+	// semIndexPrefix starts the ids of the semantic indexes (memory ids
+	// start with "m", so the two never share store keys).
+	semIndexPrefix = "rcache-"
 )
+
+// SemanticIndex is the vector index semantic mode keeps its embeddings in
+// (index.Manager implements it: the subset of SearchIndex it uses).
+type SemanticIndex interface {
+	Add(ctx context.Context, memoryID string, chunks []IndexedChunk) error
+	Remove(ctx context.Context, memoryID string, chunkIDs []string) error
+	SearchVector(ctx context.Context, memoryID string, vec []float32, k int, allow func(chunkID string) bool) ([]ChunkHit, error)
+}
 
 // SemanticCacheConfig turns on the response cache's semantic mode.
 type SemanticCacheConfig struct {
@@ -39,31 +57,25 @@ type SemanticCacheConfig struct {
 	Model ModelRef
 	// Similarity is the least cosine similarity of a hit, in (0, 1].
 	Similarity float64
+	// Index holds the embeddings; without one the cache answers exact
+	// lookups only (and logs why).
+	Index SemanticIndex
 }
 
-// semBucket is the items of one owner and context hash, oldest first.
-type semBucket struct {
-	Items []semItem `json:"items"`
+// SemanticIndexID is the id, in the SemanticIndex, of the index of the
+// embeddings model makes: another embedder starts another index (its
+// vectors may have another size), and SweepCacheLeftovers drops the old one.
+func SemanticIndexID(model ModelRef) string {
+	sum := sha256.Sum256([]byte(model.String()))
+	return semIndexPrefix + hex.EncodeToString(sum[:8])
 }
 
-// semItem is one entry's key hash, expiry and normalised embedding (float32
-// little-endian, so a bucket encodes as base64 rather than decimal text).
-type semItem struct {
-	Key     string    `json:"key"`
-	Expires time.Time `json:"expires"`
-	Vec     []byte    `json:"vec"`
+// semScope is the prefix, dot included, of the item ids of owner's entries
+// with context hash ctxHash.
+func semScope(owner, ctxHash string) string {
+	sum := sha256.Sum256([]byte(owner + "\n" + ctxHash))
+	return hex.EncodeToString(sum[:16]) + "."
 }
-
-// packVec returns v as float32 little-endian bytes.
-func packVec(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return b
-}
-
-func cacheSemKey(owner, ctxHash string) string { return prefixCacheSem + owner + "/" + ctxHash }
 
 // semQuery is a call's semantic side: the text of its last user message
 // and the rest of the request; embed fills in the context hash and the
@@ -81,7 +93,7 @@ type semQuery struct {
 // semanticQuery returns the semantic side of req, or nil when the cache
 // has no semantic mode or the last message is not a user's plain text.
 func (cc *cachedChat) semanticQuery(req *ChatRequest, stream bool) *semQuery {
-	if cc.c.cfg.Semantic == nil || len(req.Messages) == 0 {
+	if cc.c.semIndex == nil || len(req.Messages) == 0 {
 		return nil
 	}
 	last := req.Messages[len(req.Messages)-1]
@@ -175,112 +187,72 @@ func normalise(v []float32) []float32 {
 	return v
 }
 
-// cosine is the dot product of the unit vector a and the packed unit
-// vector b of the same size.
-func cosine(a []float32, b []byte) float64 {
-	var s float64
-	for i := range a {
-		s += float64(a[i]) * float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
-	}
-	return s
-}
-
-// semanticHit returns the live entry of q's bucket closest to q's
-// embedding when it reaches the threshold, with its similarity.
+// semanticHit searches the index for the items of q's scope closest to
+// q's embedding and returns the first live entry among those reaching the
+// threshold, with its similarity.
 func (cc *cachedChat) semanticHit(ctx context.Context, owner string, q *semQuery) (*cacheEntry, float64) {
+	c := cc.c
 	vec := cc.embed(ctx, q)
 	if vec == nil {
 		return nil, 0
 	}
-	var b semBucket
-	err := cc.c.store.View(ctx, func(tx Tx) error { return tx.Get(cacheSemKey(owner, q.ctxHash), &b) })
+	scope := semScope(owner, q.ctxHash)
+	hits, err := c.semIndex.SearchVector(ctx, c.semID, vec, semCandidates, func(id string) bool { return strings.HasPrefix(id, scope) })
 	if err != nil {
-		if !IsNotFound(err) {
-			cc.c.log.Warn("response cache: semantic lookup failed", "err", err)
-		}
+		c.log.Warn("response cache: semantic lookup failed", "err", err)
 		return nil, 0
 	}
-	now := cc.c.cfg.Clock()
-	best, bestSim := "", -2.0
-	for _, it := range b.Items {
-		if len(it.Vec) != 4*len(vec) || !now.Before(it.Expires) {
+	for _, h := range hits {
+		if h.Score < c.cfg.Semantic.Similarity {
+			break
+		}
+		if !strings.HasPrefix(h.ID, scope) {
 			continue
 		}
-		if s := cosine(vec, it.Vec); s > bestSim {
-			best, bestSim = it.Key, s
+		e, ok, err := c.lookup(ctx, owner, h.ID[len(scope):])
+		if err != nil {
+			c.log.Warn("response cache: lookup failed", "err", err)
+		}
+		if ok && e.Sem == q.ctxHash {
+			return e, math.Min(h.Score, 1)
 		}
 	}
-	if best == "" || bestSim < cc.c.cfg.Semantic.Similarity {
-		return nil, 0
-	}
-	e, ok, err := cc.c.lookup(ctx, owner, best)
-	if err != nil {
-		cc.c.log.Warn("response cache: lookup failed", "err", err)
-	}
-	if !ok || e.Sem != q.ctxHash {
-		return nil, 0
-	}
-	return e, math.Min(bestSim, 1)
+	return nil, 0
 }
 
-// putSemItem records key's embedding in its bucket (within save's
-// transaction), replacing an older item of key and dropping the oldest
-// items past CacheSemanticBucketMax.
-func putSemItem(tx Tx, owner, ctxHash string, it semItem) error {
-	k := cacheSemKey(owner, ctxHash)
-	var b semBucket
-	if err := tx.Get(k, &b); err != nil && !IsNotFound(err) {
-		return err
+// indexSemItem puts the embedding of owner's entry hash, stored with
+// context hash ctxHash, in the index, and removes its item of an older
+// context oldCtx.
+func (c *ResponseCache) indexSemItem(ctx context.Context, owner, hash, ctxHash, oldCtx string, vec []float32) {
+	if c.semIndex == nil {
+		return
 	}
-	items := b.Items[:0]
-	for _, old := range b.Items {
-		if old.Key != it.Key {
-			items = append(items, old)
-		}
+	if oldCtx != "" && oldCtx != ctxHash {
+		c.removeSemItems(ctx, []string{semScope(owner, oldCtx) + hash})
 	}
-	items = append(items, it)
-	if n := len(items) - CacheSemanticBucketMax; n > 0 {
-		items = items[n:]
+	if ctxHash == "" || vec == nil {
+		return
 	}
-	return tx.Put(k, semBucket{Items: items})
+	err := c.semIndex.Add(ctx, c.semID, []IndexedChunk{{ID: semScope(owner, ctxHash) + hash, Vector: vec}})
+	if err != nil {
+		c.log.Warn("response cache: cannot index an answer for semantic lookups", "err", err)
+	}
 }
 
-// dropSemItems removes the items of deleted entries from their buckets,
-// inside the deleting transaction; bySem maps "<owner>/<context hash>" to
-// the entry hashes that went.
-func dropSemItems(tx Tx, bySem map[string]map[string]bool) error {
-	for ob, gone := range bySem {
-		k := prefixCacheSem + ob
-		var b semBucket
-		switch err := tx.Get(k, &b); {
-		case IsNotFound(err):
-			continue
-		case err != nil:
-			return err
-		}
-		items := b.Items[:0]
-		for _, it := range b.Items {
-			if !gone[it.Key] {
-				items = append(items, it)
-			}
-		}
-		if len(items) == 0 {
-			if err := tx.Delete(k); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := tx.Put(k, semBucket{Items: items}); err != nil {
-			return err
-		}
+// removeSemItems removes the items ids of deleted entries from the index.
+func (c *ResponseCache) removeSemItems(ctx context.Context, ids []string) {
+	if c.semIndex == nil || len(ids) == 0 {
+		return
 	}
-	return nil
+	if err := c.semIndex.Remove(ctx, c.semID, ids); err != nil {
+		c.log.Warn("response cache: cannot remove answers from the semantic index", "err", err)
+	}
 }
 
 // Similarity is the least cosine similarity of a semantic hit (0 when the
 // cache has no semantic mode).
 func (c *ResponseCache) Similarity() float64 {
-	if c.cfg.Semantic == nil {
+	if c.semIndex == nil {
 		return 0
 	}
 	return c.cfg.Semantic.Similarity

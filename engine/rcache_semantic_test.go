@@ -2,19 +2,26 @@ package engine_test
 
 import (
 	"context"
-	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"log/slog"
+	"math/rand"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/hearth-dev/hearth/blob"
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/index"
 )
 
 // vecEmbedder embeds the texts of vecs with the vectors given, any other
-// text as a vector of its own, and fails while down is set.
+// text as a vector of its own (random, of dims dimensions, seeded by the
+// text, when dims is set), and fails while down is set.
 type vecEmbedder struct {
 	vecs  map[string][]float32
+	dims  int
 	down  atomic.Bool
 	calls atomic.Int64
 }
@@ -27,7 +34,16 @@ func (e *vecEmbedder) Embed(_ context.Context, req *engine.EmbedRequest) ([][]fl
 	out := make([][]float32, len(req.Inputs))
 	for i, in := range req.Inputs {
 		v, ok := e.vecs[in]
-		if !ok {
+		switch {
+		case !ok && e.dims > 0:
+			h := fnv.New64a()
+			h.Write([]byte(in))
+			rng := rand.New(rand.NewSource(int64(h.Sum64())))
+			v = make([]float32, e.dims)
+			for j := range v {
+				v[j] = float32(rng.NormFloat64())
+			}
+		case !ok:
 			v = []float32{0, 0, 1}
 		}
 		out[i] = append([]float32(nil), v...)
@@ -56,7 +72,11 @@ type semRig struct {
 	*cacheRig
 	emb *vecEmbedder
 	p   engine.Providers
+	idx *index.Manager
 }
+
+// semModel is the test embedder's model.
+var semModel = engine.ModelRef{Provider: "test", Model: "embed"}
 
 func newSemRig(t *testing.T, cfg engine.ResponseCacheConfig) *semRig {
 	t.Helper()
@@ -74,9 +94,34 @@ func newSemRig(t *testing.T, cfg engine.ResponseCacheConfig) *semRig {
 
 // newSemRigOn is a semantic cache on s whose embedder knows vecs.
 func newSemRigOn(tb testing.TB, s *blob.Store, cfg engine.ResponseCacheConfig, vecs map[string][]float32) *semRig {
+	return newSemRigIdx(tb, s, cfg, vecs, index.Options{}, nil)
+}
+
+// openCacheIndex opens an index Manager on s for the cache (in cluster
+// mode when cl is shared), closed at the end of the test.
+func openCacheIndex(tb testing.TB, s *blob.Store, cl engine.Cluster, opts index.Options) *index.Manager {
+	tb.Helper()
+	opts.SnapshotInterval, opts.Cluster = -1, cl
+	opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	m := index.NewManager(s, tb.TempDir(), opts)
+	if err := m.Open(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { m.Close() })
+	return m
+}
+
+// newSemRigIdx is newSemRigOn with index options; wrap, when not nil,
+// stands between the cache and its index.
+func newSemRigIdx(tb testing.TB, s *blob.Store, cfg engine.ResponseCacheConfig, vecs map[string][]float32, iopts index.Options, wrap func(engine.SemanticIndex) engine.SemanticIndex) *semRig {
 	tb.Helper()
 	emb := &vecEmbedder{vecs: vecs}
-	cfg.Semantic = &engine.SemanticCacheConfig{Model: engine.ModelRef{Provider: "test", Model: "embed"}, Similarity: simDefault}
+	idx := openCacheIndex(tb, s, cfg.Cluster, iopts)
+	var si engine.SemanticIndex = idx
+	if wrap != nil {
+		si = wrap(idx)
+	}
+	cfg.Semantic = &engine.SemanticCacheConfig{Model: semModel, Similarity: simDefault, Index: si}
 	r := &cacheRig{store: s, up: &countingChat{}, clock: &testClock{now: time.Unix(1_800_000_000, 0)}}
 	cfg.Clock = r.clock.Now
 	r.cache = engine.NewResponseCache(s, cfg)
@@ -86,7 +131,7 @@ func newSemRigOn(tb testing.TB, s *blob.Store, cfg engine.ResponseCacheConfig, v
 		tb.Fatal(err)
 	}
 	r.model = m
-	return &semRig{cacheRig: r, emb: emb, p: p}
+	return &semRig{cacheRig: r, emb: emb, p: p, idx: idx}
 }
 
 // semChat makes a non-stream call with model m and returns the text, the
@@ -130,7 +175,7 @@ func TestResponseCacheSemanticHit(t *testing.T) {
 	low := newSemRig(t, engine.ResponseCacheConfig{})
 	low.cache = nil
 	lc := engine.NewResponseCache(low.store, engine.ResponseCacheConfig{Clock: low.clock.Now,
-		Semantic: &engine.SemanticCacheConfig{Model: engine.ModelRef{Provider: "test", Model: "embed"}, Similarity: 0.85}})
+		Semantic: &engine.SemanticCacheConfig{Model: semModel, Similarity: 0.85, Index: low.idx}})
 	lm, err := engine.CacheProviders(semProviders{cacheProviders: cacheProviders{chat: low.up}, emb: low.emb}, lc).ChatModel(engine.ModelRef{Provider: "openai", Model: "gpt-4o-mini"})
 	if err != nil {
 		t.Fatal(err)
@@ -244,33 +289,22 @@ func TestResponseCacheSemanticEmbedderDown(t *testing.T) {
 	}
 }
 
-// semItems counts the items of every semantic bucket in the store.
-func semItems(t *testing.T, s *blob.Store) int {
+// semItems counts the vectors of the cache's semantic index.
+func semItems(t *testing.T, idx *index.Manager) int {
 	t.Helper()
-	n := 0
-	err := s.View(context.Background(), func(tx engine.Tx) error {
-		return tx.Scan("rcachesem/", "", func(_ string, v []byte) error {
-			var b struct {
-				Items []json.RawMessage `json:"items"`
-			}
-			if err := json.Unmarshal(v, &b); err != nil {
-				return err
-			}
-			n += len(b.Items)
-			return nil
-		})
-	})
-	if err != nil {
-		t.Fatal(err)
+	for _, st := range idx.Stats() {
+		if st.MemoryID == engine.SemanticIndexID(semModel) {
+			return st.Vectors
+		}
 	}
-	return n
+	return 0
 }
 
 func TestResponseCacheSemanticExpiry(t *testing.T) {
 	r := newSemRig(t, engine.ResponseCacheConfig{TTL: time.Minute, MaxEntries: 2})
 	semChat(t, r.model, "alice", userReq(qFrance))
-	if n := semItems(t, r.store); n != 1 {
-		t.Fatalf("%d bucket items after one answer, want 1", n)
+	if n := semItems(t, r.idx); n != 1 {
+		t.Fatalf("%d index items after one answer, want 1", n)
 	}
 	// An expired entry never answers a paraphrase, and the sweep removes its item.
 	r.clock.Add(2 * time.Minute)
@@ -280,8 +314,8 @@ func TestResponseCacheSemanticExpiry(t *testing.T) {
 	if _, _, err := r.cache.Sweep(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if n := semItems(t, r.store); n != 1 {
-		t.Fatalf("%d bucket items after the sweep, want the paraphrase's 1", n)
+	if n := semItems(t, r.idx); n != 1 {
+		t.Fatalf("%d index items after the sweep, want the paraphrase's 1", n)
 	}
 	// Eviction past the cap removes the evicted entries' items.
 	semChat(t, r.model, "alice", userReq(qNearMiss))
@@ -290,8 +324,8 @@ func TestResponseCacheSemanticExpiry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if items := semItems(t, r.store); items != n || n > 2 {
-		t.Fatalf("%d bucket items for %d entries (cap 2)", items, n)
+	if items := semItems(t, r.idx); items != n || n > 2 {
+		t.Fatalf("%d index items for %d entries (cap 2)", items, n)
 	}
 	// Replacing an entry (refresh) keeps one item for it.
 	ctx, _ := engine.WithCacheTicket(context.Background(), "alice", engine.CacheRefresh)
@@ -301,31 +335,135 @@ func TestResponseCacheSemanticExpiry(t *testing.T) {
 	if n, err = r.cache.Len(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if items := semItems(t, r.store); items != n {
-		t.Fatalf("%d bucket items for %d entries after a refresh", items, n)
+	if items := semItems(t, r.idx); items != n {
+		t.Fatalf("%d index items for %d entries after a refresh", items, n)
 	}
 }
 
-// TestResponseCacheSemanticSharedStore: two nodes on one store share the
-// buckets: a paraphrase through one node hits the answer the other stored,
-// and once a node's sweep removed the expired entry the other (whose clock
-// still calls it live) no longer matches it.
+// TestResponseCacheSemanticSharedStore: two nodes of a cluster on one
+// store, each with its own replica of the semantic index: a paraphrase
+// through one node hits the answer the other stored, and once a node's
+// sweep removed the expired entry (and its item, through the change feed)
+// the other (whose clock still calls it live) no longer matches it.
 func TestResponseCacheSemanticSharedStore(t *testing.T) {
-	a := newSemRig(t, engine.ResponseCacheConfig{TTL: time.Minute})
-	vecs := a.emb.vecs
-	b := newSemRigOn(t, a.store, engine.ResponseCacheConfig{TTL: time.Minute}, vecs)
+	bus := &feedBus{subs: map[int][]func(string){}}
+	first := newSemRig(t, engine.ResponseCacheConfig{})
+	vecs := first.emb.vecs
+	a := newSemRigOn(t, first.store, engine.ResponseCacheConfig{TTL: time.Minute, Cluster: &feedCluster{bus: bus, self: 1}}, vecs)
+	b := newSemRigOn(t, first.store, engine.ResponseCacheConfig{TTL: time.Minute, Cluster: &feedCluster{bus: bus, self: 2}}, vecs)
 	semChat(t, a.model, "alice", userReq(qFrance))
 	if text, out, match, _ := semChat(t, b.model, "alice", userReq(qParaphr)); out != engine.CacheHit || match != engine.CacheMatchSemantic || text != "answer 1" || b.up.calls.Load() != 0 {
 		t.Fatalf("node b: %q %q %q, %d upstream calls; want node a's answer", text, out, match, b.up.calls.Load())
+	}
+	if n := semItems(t, b.idx); n != 1 {
+		t.Fatalf("node b's replica holds %d items, want node a's 1", n)
 	}
 	a.clock.Add(2 * time.Minute)
 	if _, _, err := a.cache.Sweep(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if n := semItems(t, a.store); n != 0 {
-		t.Fatalf("%d bucket items after the sweep", n)
-	}
 	if _, out, _, _ := semChat(t, b.model, "alice", userReq(qParaphr)); out != engine.CacheMiss {
 		t.Fatalf("node b after the sweep: %q", out)
+	}
+	// Node b's search brought its replica up to date: a's removal, then b's own answer.
+	if n := semItems(t, b.idx); n != 1 {
+		t.Fatalf("node b's replica holds %d items after the sweep and its own answer, want 1", n)
+	}
+}
+
+// forgetfulIndex drops the Adds made while forget is set and counts searches.
+type forgetfulIndex struct {
+	engine.SemanticIndex
+	forget   atomic.Bool
+	searches atomic.Int64
+}
+
+func (f *forgetfulIndex) Add(ctx context.Context, id string, chunks []engine.IndexedChunk) error {
+	if f.forget.Load() {
+		return nil
+	}
+	return f.SemanticIndex.Add(ctx, id, chunks)
+}
+
+func (f *forgetfulIndex) SearchVector(ctx context.Context, id string, vec []float32, k int, allow func(string) bool) ([]engine.ChunkHit, error) {
+	f.searches.Add(1)
+	return f.SemanticIndex.SearchVector(ctx, id, vec, k, allow)
+}
+
+// TestResponseCacheSemanticUsesIndex: semantic hits come from the index
+// and nothing else. An answer stored while the index forgets its item
+// still answers exact lookups but no paraphrase, although its entry in the
+// store carries everything a scan of the store would need.
+func TestResponseCacheSemanticUsesIndex(t *testing.T) {
+	var fi *forgetfulIndex
+	base := newSemRig(t, engine.ResponseCacheConfig{})
+	r := newSemRigIdx(t, base.store, engine.ResponseCacheConfig{}, base.emb.vecs, index.Options{}, func(si engine.SemanticIndex) engine.SemanticIndex {
+		fi = &forgetfulIndex{SemanticIndex: si}
+		return fi
+	})
+	fi.forget.Store(true)
+	semChat(t, r.model, "alice", userReq(qFrance))
+	if _, out, match, _ := semChat(t, r.model, "alice", userReq(qFrance)); out != engine.CacheHit || match != engine.CacheMatchExact {
+		t.Fatalf("exact repeat: %q %q, want an exact hit", out, match)
+	}
+	if fi.searches.Load() != 1 {
+		t.Fatalf("%d index searches for a miss and an exact hit, want 1 (the miss's)", fi.searches.Load())
+	}
+	if text, out, _, _ := semChat(t, r.model, "alice", userReq(qParaphr)); out != engine.CacheMiss || text != "answer 2" {
+		t.Fatalf("paraphrase of an answer the index does not hold: %q %q, want a miss", text, out)
+	}
+	if fi.searches.Load() != 2 {
+		t.Fatalf("%d index searches after a paraphrase, want 2", fi.searches.Load())
+	}
+	// Once the index holds the near miss, a paraphrase of qFrance finds it
+	// (cosine 0.952), not qFrance's closer answer, which only the store holds.
+	fi.forget.Store(false)
+	semChat(t, r.model, "alice", userReq(qNearMiss))
+	const again = "France: what is its capital?"
+	r.emb.vecs[again] = r.emb.vecs[qParaphr]
+	if text, out, match, _ := semChat(t, r.model, "alice", userReq(again)); out != engine.CacheHit || match != engine.CacheMatchSemantic || text != "answer 3" {
+		t.Fatalf("paraphrase with the near miss indexed: %q %q %q, want the near miss's answer 3", text, out, match)
+	}
+}
+
+// TestResponseCacheSemanticManyEntries: one context holds far more
+// answers than a per-context list kept (64) and the index searches its
+// graph (the exact-scan threshold is set low), filtered to the caller's
+// scope: every paraphrase hits its own answer, and another tenant's
+// identical paraphrases all miss.
+func TestResponseCacheSemanticManyEntries(t *testing.T) {
+	const n, dims = 150, 32
+	rng := rand.New(rand.NewSource(7))
+	vecs := map[string][]float32{}
+	for i := 0; i < n; i++ {
+		v := make([]float32, dims)
+		for j := range v {
+			v[j] = float32(rng.NormFloat64())
+		}
+		vecs[fmt.Sprintf("question %d", i)] = v
+		p := append([]float32(nil), v...)
+		p[0] += 0.05
+		vecs[fmt.Sprintf("paraphrase %d", i)] = p
+	}
+	base := newSemRig(t, engine.ResponseCacheConfig{})
+	r := newSemRigIdx(t, base.store, engine.ResponseCacheConfig{}, vecs, index.Options{ExactThreshold: 16, HNSW: index.HNSWConfig{Seed: 1}}, nil)
+	for i := 0; i < n; i++ {
+		semChat(t, r.model, "alice", userReq(fmt.Sprintf("question %d", i)))
+	}
+	if got := semItems(t, r.idx); got != n {
+		t.Fatalf("%d index items, want %d", got, n)
+	}
+	for i := 0; i < n; i += 7 {
+		want := fmt.Sprintf("answer %d", i+1)
+		if text, out, match, _ := semChat(t, r.model, "alice", userReq(fmt.Sprintf("paraphrase %d", i))); out != engine.CacheHit || match != engine.CacheMatchSemantic || text != want {
+			t.Fatalf("paraphrase %d: %q %q %q, want %s", i, text, out, match, want)
+		}
+	}
+	calls := r.up.calls.Load()
+	for i := 0; i < n; i += 7 {
+		if text, out, _, _ := semChat(t, r.model, "bob", userReq(fmt.Sprintf("paraphrase %d", i))); out != engine.CacheMiss || text != fmt.Sprintf("answer %d", calls+1) {
+			t.Fatalf("bob's paraphrase %d: %q %q, want a miss", i, text, out)
+		}
+		calls++
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Limits of reranking (README "Reranking").
+// Limits of reranking (docs/memories-and-retrieval.md#reranking).
 const (
 	// MaxRerankTopN bounds RerankSpec.TopN.
 	MaxRerankTopN = 100

@@ -85,7 +85,7 @@ type RunRequest struct {
 	Endpoint string
 	Stream   bool
 	// Version, when > 0, runs that version of the pipe's configuration
-	// instead of the latest (README "Pipe versions").
+	// instead of the latest (docs/pipes-and-threads.md#pipe-versions).
 	Version int
 	// Admit, when set, is called with the resolved pipe before any other
 	// work (thread load, retrieval, key resolution): the per-pipe rate
@@ -139,9 +139,9 @@ type PreparedRun struct {
 	// chatReq is the request built from them (Request points into it).
 	msgs    [6]Message
 	chatReq pipeChatRequest
-	// idRoom holds runID's bytes, and threadRoom a new signed ThreadID's.
-	idRoom     RunIDRoom
-	threadRoom threadIDRoom
+	// idBuf holds runID's bytes, and threadIDBuf a new signed ThreadID's.
+	idBuf       RunIDBuf
+	threadIDBuf threadIDBuf
 	// note receives the deployment that served the run, when its model
 	// may be served by several (deployment.go).
 	note *DeploymentNote
@@ -193,7 +193,7 @@ func (r *Runner) PrepareIn(ctx context.Context, in *RunRequest, pr *PreparedRun)
 	}
 	*pr = PreparedRun{r: r, Pipe: p, start: start, created: created,
 		endpoint: in.Endpoint, stream: in.Stream, keyID: in.Principal.KeyID}
-	pr.runID = NewRunIDIn(ctx, created, &pr.idRoom)
+	pr.runID = NewRunIDIn(ctx, created, &pr.idBuf)
 	pr.cache = CacheTicketFrom(ctx)
 	if p.Cache {
 		pr.cache.Default(CacheOn)
@@ -421,13 +421,8 @@ func (r *Runner) moderate(ctx context.Context, provider, key string, msgs []Mess
 	return nil
 }
 
-// buildChatRequest turns the pipe's parameters into the provider request.
-func buildChatRequest(p *Pipe, ref ModelRef, msgs []Message, reqTools []Tool, jsonMode bool, key string) (*ChatRequest, error) {
-	return buildChatRequestIn(nil, p, ref, msgs, reqTools, jsonMode, key)
-}
-
-// buildChatRequestIn is buildChatRequest building the request in box (nil:
-// a new one).
+// buildChatRequestIn turns the pipe's parameters into the provider
+// request, built in box (nil: a new one).
 func buildChatRequestIn(box *pipeChatRequest, p *Pipe, ref ModelRef, msgs []Message, reqTools []Tool, jsonMode bool, key string) (*ChatRequest, error) {
 	box = newPipeChatRequest(box, p, ref, msgs, key)
 	req := &box.req

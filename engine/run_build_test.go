@@ -13,7 +13,7 @@ func TestBuildChatRequest(t *testing.T) {
 	p.PresencePenalty, p.FrequencyPenalty = 0.5, -0.5
 	msgs := []Message{{Role: "user", Content: TextContent("hi")}}
 	ref := ModelRef{Provider: "openai", Model: "gpt-4o-mini"}
-	req, err := buildChatRequest(p, ref, msgs, nil, false, "sk")
+	req, err := buildChatRequestIn(nil, p, ref, msgs, nil, false, "sk")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func TestBuildChatRequest(t *testing.T) {
 	}
 	p.Tools = []Tool{{Type: "function", Function: ToolFunction{Name: "f"}}}
 	p.ParallelToolCalls, p.ToolChoice = true, ToolChoice{}
-	req, err = buildChatRequest(p, ref, msgs, nil, true, "")
+	req, err = buildChatRequestIn(nil, p, ref, msgs, nil, true, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestBuildChatRequest(t *testing.T) {
 	// In a prepared run's box (PreparedRun.chatReq): the same request.
 	var box pipeChatRequest
 	in, err := buildChatRequestIn(&box, p, ref, msgs, nil, false, "sk")
-	want, _ := buildChatRequest(p, ref, msgs, nil, false, "sk")
+	want, _ := buildChatRequestIn(nil, p, ref, msgs, nil, false, "sk")
 	if err != nil || in != &box.req || !reflect.DeepEqual(in, want) {
 		t.Fatalf("in the box: %+v, %v; want %+v", in, err, want)
 	}
@@ -57,7 +57,7 @@ func BenchmarkBuildChatRequestAllocs(b *testing.B) {
 	b.Run("fresh", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := buildChatRequest(p, ref, msgs, nil, false, "sk"); err != nil {
+			if _, err := buildChatRequestIn(nil, p, ref, msgs, nil, false, "sk"); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -84,7 +84,7 @@ func TestAssembleMessages(t *testing.T) {
 	request := []Message{{Role: "user", Content: TextContent("Say {{what}}.")}}
 	history := []Message{{Role: "assistant", Content: TextContent("before")}}
 	vars := MergeVariables([]Variable{{Name: "tone", Value: "terse"}}, []Variable{{Name: " what ", Value: "hello"}})
-	got := AssembleMessages(p, false, RAGContext{}, history, request, vars)
+	got := AssembleMessagesIn(nil, p, false, RAGContext{}, history, request, vars)
 	want := []Message{{Role: "system", Content: TextContent("You are terse.")}, {Role: "user", Content: TextContent("shot")},
 		history[0], {Role: "user", Content: TextContent("Say hello.")}}
 	if !reflect.DeepEqual(got, want) {
@@ -101,7 +101,7 @@ func TestAssembleMessages(t *testing.T) {
 	// room, and capped so an append copies it.
 	var room [5]Message
 	in := AssembleMessagesIn(room[:0], p, false, RAGContext{}, history, request, nil)
-	if !reflect.DeepEqual(in, AssembleMessages(p, false, RAGContext{}, history, request, nil)) || &in[0] != &room[0] || cap(in) != len(in) {
+	if !reflect.DeepEqual(in, AssembleMessagesIn(nil, p, false, RAGContext{}, history, request, nil)) || &in[0] != &room[0] || cap(in) != len(in) {
 		t.Fatalf("in the room: %+v (cap %d)", in, cap(in))
 	}
 	if long := AssembleMessagesIn(room[:0], p, false, RAGContext{}, append(history, history...), append(request, request...), nil); len(long) != 6 || &long[0] == &room[0] {
@@ -168,7 +168,7 @@ func BenchmarkAssembleMessagesAllocs(b *testing.B) {
 	b.Run("list", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			AssembleMessages(p, false, RAGContext{}, history, request, nil)
+			AssembleMessagesIn(nil, p, false, RAGContext{}, history, request, nil)
 		}
 	})
 	b.Run("in room", func(b *testing.B) {

@@ -27,7 +27,7 @@ func (pr *PreparedRun) detach(ctx context.Context) context.Context {
 
 // createEmptyThread writes the new, empty thread of a run whose pipe does
 // not store its conversation. The returned lb-thread-id names it, so the
-// caller answers only after the write commits (README "Group commit").
+// caller answers only after the write commits (docs/pipes-and-threads.md#threads).
 func (pr *PreparedRun) createEmptyThread(ctx context.Context) error {
 	if pr.signedThread {
 		return nil // the id is the thread until it is first changed

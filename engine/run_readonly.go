@@ -1,7 +1,7 @@
 package engine
 
 // readOnlyRun reports whether a run is made with a read-only key: such a
-// run answers but never writes a thread (README "Scoped keys"). Continuing
+// run answers but never writes a thread (docs/accounts-and-keys.md#scoped-keys). Continuing
 // a thread is refused, since the run would append to it; a run without a
 // thread id creates none, and answers no thread id.
 func readOnlyRun(in *RunRequest) (bool, error) {

@@ -55,7 +55,7 @@ func BenchmarkRunIDAllocs(b *testing.B) {
 		}
 	})
 	b.Run("in room", func(b *testing.B) {
-		var room RunIDRoom
+		var room RunIDBuf
 		b.ReportAllocs()
 		for b.Loop() {
 			NewRunIDIn(ctx, at, &room)

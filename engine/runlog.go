@@ -29,8 +29,9 @@ type RunRecord struct {
 	// since versions began).
 	PipeVersion int    `json:"pipe_version,omitempty"`
 	Model       string `json:"model"`
-	// Deployment names the deployment that served the run when its model
-	// is served by several servers (README "Deployments").
+	// Deployment names the deployment that served the run when its model is
+	// served by several servers
+	// (docs/providers.md#deployments-one-model-on-several-servers).
 	Deployment       string `json:"deployment,omitempty"`
 	ThreadID         string `json:"thread_id"`
 	Endpoint         string `json:"endpoint"`
@@ -67,10 +68,10 @@ type RunRecord struct {
 	// Images is how many images an image run generated (priced per image).
 	Images int `json:"images,omitempty"`
 	// ContentStored reports that the run's messages and completion were
-	// kept (README "Run log"); GET /v1/runs/{id} returns them.
+	// kept (docs/pipes-and-threads.md#run-log); GET /v1/runs/{id} returns them.
 	ContentStored bool `json:"content_stored,omitempty"`
-	// Guard are the guardrail actions taken on the run (README
-	// "Guardrails"); they name rules, never the matched text.
+	// Guard are the guardrail actions taken on the run
+	// (docs/guardrails.md); they name rules, never the matched text.
 	Guard []guard.Event `json:"guard,omitempty"`
 	// content is the text to keep when the pipe or the owner opted in.
 	content *runContentItem

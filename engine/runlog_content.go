@@ -13,7 +13,7 @@ import (
 
 // Run content is the prompt and completion text of a run, kept for
 // debugging only when the pipe (log_content) or its owner opted in
-// (README "Run log"). It lives in its own records, apart from the
+// (docs/pipes-and-threads.md#run-log). It lives in its own records, apart from the
 // RunRecord, so listing usage never reads it.
 //
 // Key schema: runcontent/<owner>/<run id> holds a RunContent;

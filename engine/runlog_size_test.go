@@ -13,7 +13,7 @@ import (
 // run, about 15,000 a second under the gateway soak, so these bytes are the
 // store's write volume under load and every byte added to a record is paid
 // in memtable flushes, compactions, disk and mapped pages
-// (docs/benchmarks.md, "Memory under sustained load"). Runs without a pipe
+// (docs/bench-log/2026-12-04.md, "Memory under sustained load"). Runs without a pipe
 // write their record only (no runpipe/ entry, see putRun).
 func TestRunRecordWriteBudget(t *testing.T) {
 	ctx := context.Background()

@@ -36,7 +36,7 @@ type SearchIndex interface {
 	HasVectors(ctx context.Context, memoryID string, chunkIDs []string) ([]bool, error)
 	// Vectors returns the stored vector of each chunk id (nil for a chunk
 	// without one), as the index keeps it: memory packs export them so that
-	// an import needs no embedding (README "Memory packs").
+	// an import needs no embedding (docs/memories-and-retrieval.md#memory-packs).
 	Vectors(ctx context.Context, memoryID string, chunkIDs []string) ([][]float32, error)
 	Close() error
 }

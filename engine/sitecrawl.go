@@ -8,7 +8,7 @@ import (
 )
 
 // This file is the contract between a crawl of a site into a memory
-// (README "Crawl a site into a memory") and the crawler that fetches the
+// (docs/memories-and-retrieval.md#crawl-a-site-into-a-memory) and the crawler that fetches the
 // pages: the validated job, the pages it reports, and the URL patterns
 // that choose which pages of the site are taken.
 

@@ -45,3 +45,14 @@ type Tx interface {
 
 // ErrStopScan ends a Scan early without error.
 var ErrStopScan = &Error{Code: "STOP_SCAN", Message: "stop scan"}
+
+// BlobLister is implemented by stores that can list their blobs. The
+// orphaned-upload sweep of the memory engine uses it: a store may keep
+// blobs outside its key space (PostgreSQL keeps them in their own tables),
+// so scanning keys cannot find them.
+type BlobLister interface {
+	// ListBlobs calls fn with the id of every blob whose id sorts after
+	// after (all when after is ""), in bytewise id order. Returning
+	// ErrStopScan from fn ends the listing without error.
+	ListBlobs(ctx context.Context, after string, fn func(id string) error) error
+}

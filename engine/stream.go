@@ -10,7 +10,7 @@ import (
 )
 
 // RunStream is a streamed run. Recv yields chunks normalised to what the
-// langbase SDK's stream runner requires (README "Runs"): one constant
+// langbase SDK's stream runner requires (docs/pipes-and-threads.md#runs): one constant
 // chunk id, role "assistant" in the first delta of each choice, a "type"
 // on every new tool call, choices always an array, and a final chunk with
 // a finish_reason even when the upstream ended without one. At the end of

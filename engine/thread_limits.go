@@ -6,7 +6,7 @@ import (
 )
 
 // ThreadLimits bound what one thread holds and how much of it a run reads
-// (README "Request and thread limits"). They are enforced inside the
+// (docs/security.md#request-and-thread-limits). They are enforced inside the
 // transaction that appends, so they hold for every node sharing one
 // database.
 type ThreadLimits struct {

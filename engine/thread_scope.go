@@ -6,11 +6,12 @@ import (
 	"strings"
 )
 
-// What a pipe key reaches through a run (README "What a pipe key can
-// reach"). Pipe keys are shipped to browsers and mobile apps, so a run made
-// with one may name only resources of its own pipe: the pipe itself, a
-// subset of the pipe's memories, and threads created by runs of the pipe.
-// User and org keys reach everything their owner has.
+// What a pipe key reaches through a run
+// (docs/security.md#what-a-pipe-key-can-reach). Pipe keys are shipped to
+// browsers and mobile apps, so a run made with one may name only resources of
+// its own pipe: the pipe itself, a subset of the pipe's memories, and threads
+// created by runs of the pipe. User and org keys reach everything their owner
+// has.
 
 // checkRunMemory refuses run-time memories a pipe key may not use: with a
 // pipe key, every memory named by the run must be one of the pipe's own.

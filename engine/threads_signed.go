@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Signed thread ids (README "Threads"). A run of a pipe that does not store
+// Signed thread ids (docs/pipes-and-threads.md#threads). A run of a pipe that does not store
 // its conversation names a new thread without writing it: the id itself
 // proves the thread exists. It is a version 7 UUID (RFC 9562: 48 bits of
 // Unix milliseconds, then random bits) followed by the random part of the
@@ -58,13 +58,13 @@ func isBase62(s string) bool {
 // keeps an id from being made up): deterministic mode (an IDSource) does not sign ids, since
 // the key is random per database.
 func newSignedThreadID(key *threadIDKey, owner, pipePart string, now time.Time) string {
-	var out threadIDRoom
+	var out threadIDBuf
 	fillSignedThreadID(&out, key, owner, pipePart, now)
 	return string(out[:])
 }
 
 // fillSignedThreadID writes newSignedThreadID's id into out.
-func fillSignedThreadID(out *threadIDRoom, key *threadIDKey, owner, pipePart string, now time.Time) {
+func fillSignedThreadID(out *threadIDBuf, key *threadIDKey, owner, pipePart string, now time.Time) {
 	var r [10]byte
 	readIDRandom(r[:])
 	var u [16]byte

@@ -111,9 +111,9 @@ func (ts *Threads) idKey(ctx context.Context) (*threadIDKey, error) {
 	return k, nil
 }
 
-// idKeyIn returns the signing key as tx sees it, or nil when the database
+// idKeyInTx returns the signing key as tx sees it, or nil when the database
 // has none yet (then no signed id was ever drawn from it).
-func (ts *Threads) idKeyIn(tx Tx) (*threadIDKey, error) {
+func (ts *Threads) idKeyInTx(tx Tx) (*threadIDKey, error) {
 	if k := ts.signing.key.Load(); k != nil {
 		return k, nil
 	}

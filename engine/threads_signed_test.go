@@ -130,7 +130,7 @@ func TestSignedThreadIDIn(t *testing.T) {
 	k, _ := testIDKey(t)
 	now := time.Date(2026, 11, 24, 19, 30, 1, 234_567_890, time.UTC)
 	const pipe = "AbCdEfGhIj0123456789"
-	var room threadIDRoom
+	var room threadIDBuf
 	id := newSignedThreadIDIn(&room, k, "alice", pipe, now)
 	if unsafe.StringData(id) != &room[0] || id[36:58] != "-"+pipe+"-" || id[:13] != newSignedThreadID(k, "alice", pipe, now)[:13] {
 		t.Fatalf("id %q (in the room %v)", id, unsafe.StringData(id) == &room[0])
@@ -150,7 +150,7 @@ func BenchmarkSignedThreadIDAllocs(b *testing.B) {
 	if !ok {
 		b.Fatal("the id does not parse")
 	}
-	var room threadIDRoom
+	var room threadIDBuf
 	for _, c := range []struct {
 		name string
 		fn   func()

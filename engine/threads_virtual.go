@@ -54,7 +54,7 @@ func (ts *Threads) signedFor(tx Tx, owner, id string) (signedThreadID, bool, err
 	if !ok {
 		return s, false, nil
 	}
-	key, err := ts.idKeyIn(tx)
+	key, err := ts.idKeyInTx(tx)
 	if err != nil || key == nil {
 		return s, false, err
 	}
@@ -136,5 +136,5 @@ func (pr *PreparedRun) newThreadID(ctx context.Context) string {
 		return NewUUID(ctx)
 	}
 	pr.signedThread = true
-	return newSignedThreadIDIn(&pr.threadRoom, key, p.Owner, part, pr.created)
+	return newSignedThreadIDIn(&pr.threadIDBuf, key, p.Owner, part, pr.created)
 }

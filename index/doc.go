@@ -128,7 +128,7 @@
 // # Cluster mode
 //
 // With Options.Cluster shared (several nodes on one PostgreSQL database,
-// see the README's "Running several nodes"), the store holds the truth
+// see docs/several-nodes.md), the store holds the truth
 // and each node's graphs and Bleve indexes are replicas of it. With
 // engine.Local (the embedded default) none of this runs: no change log,
 // no extra read, no subscription, no polling goroutine.

@@ -19,7 +19,7 @@ const (
 // go to the Bleve index in one batch. Each Bleve batch makes a segment that
 // Bleve later merges, and ingestion adds a document in many small calls
 // (one per embedding batch), so batching the texts saves most of the
-// keyword index's CPU time (README, Benchmarks). Vectors are not buffered:
+// keyword index's CPU time (docs/bench-log/2026-12-04.md). Vectors are not buffered:
 // Add still stores them and inserts them into the graph before it returns.
 //
 // The buffer is written to Bleve when it holds kwBufferChunks chunks or

@@ -11,8 +11,7 @@ import (
 // all-ASCII terms, the common case: their upper-case letters are lowered
 // in place, as Bleve's filter does; a term with any other byte goes to
 // Bleve's filter. Bleve's decodes and lowers every rune of every term
-// through the Unicode tables, about 4 % of ingestion's CPU time (README,
-// Benchmarks).
+// through the Unicode tables, about 4 % of ingestion's CPU time (docs/bench-log/2026-12-04.md).
 type asciiLower struct{ general analysis.TokenFilter }
 
 // Filter lowers each token's term.

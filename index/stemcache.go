@@ -33,7 +33,7 @@ var stemCache [stemSlots]atomic.Pointer[stemEntry]
 // cachedPorter is Bleve's "stemmer_porter" token filter (the same
 // go-porterstemmer call on the token's runes) with stemCache in front.
 // Running the stemmer on every token was about a tenth of ingestion's CPU
-// time (README, Benchmarks), and a text's words repeat: most tokens hit.
+// time (docs/bench-log/2026-12-04.md), and a text's words repeat: most tokens hit.
 type cachedPorter struct{}
 
 // Filter stems each token that is not a keyword, as porter.PorterStemmer

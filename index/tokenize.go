@@ -13,12 +13,12 @@ const (
 	fastUnicodeName     = "hearth_unicode"
 )
 
-// fastUnicode is Bleve's "unicode" tokenizer (Unicode word boundaries,
-// UAX #29, https://unicode.org/reports/tr29/#Word_Boundaries) with a fast
-// path for input that is all ASCII, the common case of chunk text, where
-// the general segmenter was a tenth of ingestion's CPU time (README,
-// Benchmarks). It gives the same tokens (term, offsets, position, type);
-// input with any other byte goes to the general tokenizer.
+// fastUnicode is Bleve's "unicode" tokenizer (Unicode word boundaries, UAX #29,
+// https://unicode.org/reports/tr29/#Word_Boundaries) with a fast path for input
+// that is all ASCII, the common case of chunk text, where the general segmenter
+// was a tenth of ingestion's CPU time (docs/bench-log/2026-12-04.md). It gives
+// the same tokens (term, offsets, position, type); input with any other byte
+// goes to the general tokenizer.
 type fastUnicode struct{ general analysis.Tokenizer }
 
 // ASCII word-break classes of UAX #29 as bits (the rest are "Other", 0).

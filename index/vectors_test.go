@@ -12,7 +12,7 @@ import (
 // TestVectorsRoundTrip: Vectors returns the stored vectors, nil for ids
 // without one, and vectors read back and added to another memory are
 // stored bit for bit the same and score the same, which is what a memory
-// pack's import relies on (README "Memory packs").
+// pack's import relies on (docs/memories-and-retrieval.md#memory-packs).
 func TestVectorsRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	m := newManager(t, memstore.New(), t.TempDir(), Options{ExactThreshold: 500})

@@ -36,8 +36,7 @@ func chatError(t *testing.T, provider, baseURL, key string) *engine.Error {
 }
 
 // An answer that suggests a wrong base URL names the URL called and the
-// setting holding it; without a version segment it hints at /v1 (README
-// "Failures").
+// setting holding it; without a version segment it hints at /v1 (docs/providers.md#failures).
 func TestProviderErrorsNameTheAddress(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/v1/") {

@@ -56,7 +56,7 @@ func (s *callState) getBody() (io.ReadCloser, error) {
 
 // newRequest makes one attempt's request as http.NewRequestWithContext
 // makes it from a *bytes.Reader of body (a nil body: no body), but without
-// a context: caller.doIn is handed the call's context beside it, and sets
+// a context: caller.doWithContext is handed the call's context beside it, and sets
 // it on the request (Request.WithContext) only where the request leaves
 // for net/http. The URL is parsed once per text (urlCache). The first
 // attempt uses the request, URL and body reader inside s; a retry gets new

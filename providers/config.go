@@ -63,12 +63,12 @@ type Config struct {
 	// record backoffs without waiting.
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Egress is the dialer of every upstream connection (nil: open mode,
-	// nothing recorded). See "Running air-gapped" in the README.
+	// nothing recorded). See docs/air-gapped.md.
 	Egress *netguard.Egress
 	// Wrap are RoundTripper layers put around the transport of every
 	// upstream call (HTTPClient's or Egress's), the first innermost: the
 	// recorder and replayer of HEARTH_RECORD / HEARTH_REPLAY and the fault
-	// injector of HEARTH_FAULTS (README "Using Hearth in your tests").
+	// injector of HEARTH_FAULTS (docs/hearth-in-your-tests.md).
 	Wrap []func(http.RoundTripper) http.RoundTripper
 	// HTTP1 is how plain-http upstream calls go out when HTTPClient is nil
 	// and Wrap empty: "lean" (or "") on the caller's goroutine over

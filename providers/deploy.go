@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
@@ -13,39 +14,65 @@ import (
 // errors give it ("local deployment gpu1").
 const deploymentInfix = " deployment "
 
+// deployedSet is the models served by deployments, by model id, and the
+// alias providers they declare (neither built in nor configured), sorted.
+type deployedSet struct {
+	models  map[engine.ModelRef]*deployedModel
+	aliases []string
+}
+
+// deploySource is what the registry builds deployed models from: the
+// configuration's list (read-only) and the clock, counter and callers.
+type deploySource struct {
+	mu       sync.Mutex
+	declared []ModelDeployments
+	cfg      Config
+	mk       func(string) caller
+}
+
 // buildDeployments makes the router of every model with deployments
 // (Config.Deployments). A deployment's adapter speaks its provider's wire
 // format to its own base URL; with more than one deployment its calls are
 // not retried on the same server (the next deployment is tried instead).
 func (r *Registry) buildDeployments(cfg Config, mk func(string) caller) error {
-	if len(cfg.Deployments) == 0 {
-		return nil
-	}
 	if err := ValidateDeployments("deployments", cfg.Deployments); err != nil {
 		return err
 	}
-	now := cfg.Now
-	if now == nil {
-		now = time.Now
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
-	r.deployed = map[engine.ModelRef]*deployedModel{}
-	for _, md := range cfg.Deployments {
+	r.deploying.declared, r.deploying.cfg, r.deploying.mk = cfg.Deployments, cfg, mk
+	r.deploy.Store(r.buildSet(cfg.Deployments, nil))
+	return nil
+}
+
+// buildSet makes the routers of list. A model whose declaration is the
+// same as in old keeps old's router, and with it its deployments' health,
+// latency and calls in flight.
+func (r *Registry) buildSet(list []ModelDeployments, old *deployedSet) *deployedSet {
+	set := &deployedSet{models: map[engine.ModelRef]*deployedModel{}}
+	src := &r.deploying
+	for _, md := range list {
 		ref, _ := engine.ParseModelID("model", strings.TrimSpace(md.Model))
 		ref.Provider = strings.ToLower(ref.Provider)
-		if !r.Known(ref.Provider) {
+		if md.Strategy == "" {
+			md.Strategy = StrategyRoundRobin
+		}
+		if !r.baseKnown(ref.Provider) && !slices.Contains(set.aliases, ref.Provider) {
 			// An alias provider: OpenAI-compatible, served by its
 			// deployments only, keyless unless a deployment has a key.
-			r.needKey[ref.Provider] = false
-			r.providers = append(r.providers, ref.Provider)
-			sort.Strings(r.providers)
-			r.aliases = append(r.aliases, ref.Provider)
+			set.aliases = append(set.aliases, ref.Provider)
 		}
-		m := &deployedModel{id: ref.String(), strategy: md.Strategy, now: now, counter: cfg.Counter, probeDone: cfg.probeDone}
-		if m.strategy == "" {
-			m.strategy = StrategyRoundRobin
+		if old != nil {
+			if m, ok := old.models[ref]; ok && m.strategy == md.Strategy && slices.Equal(m.declared, md.Servers) {
+				set.models[ref] = m
+				continue
+			}
 		}
+		m := &deployedModel{id: ref.String(), strategy: md.Strategy, now: src.cfg.Now, counter: src.cfg.Counter,
+			probeDone: src.cfg.probeDone, declared: slices.Clone(md.Servers)}
 		for _, d := range md.Servers {
-			c := mk(ref.Provider)
+			c := src.mk(ref.Provider)
 			c.provider = ref.Provider + deploymentInfix + d.Name
 			if len(md.Servers) > 1 {
 				c.retry.MaxAttempts = 1
@@ -53,12 +80,21 @@ func (r *Registry) buildDeployments(cfg Config, mk func(string) caller) error {
 			base := strings.TrimRight(d.BaseURL, "/")
 			dep := &deployment{Deployment: d, model: d.UpstreamModel, probe: probeModels(c, base),
 				tpmKey: "deployment-tpm/" + ref.String() + "/" + d.Name}
-			dep.chat = pooledChat{inner: r.adapterAt(ref.Provider, base, c, cfg.Models), pool: r.pool, provider: c.provider}
+			dep.chat = pooledChat{inner: r.adapterAt(ref.Provider, base, c, src.cfg.Models), pool: r.pool, provider: c.provider}
 			m.deps = append(m.deps, dep)
 		}
-		r.deployed[ref] = m
+		set.models[ref] = m
 	}
-	return nil
+	sort.Strings(set.aliases)
+	return set
+}
+
+// deployedNow is the deployed models in force.
+func (r *Registry) deployedNow() *deployedSet {
+	if set := r.deploy.Load(); set != nil {
+		return set
+	}
+	return &deployedSet{}
 }
 
 // adapterAt is the chat adapter of provider's wire format at base.
@@ -87,10 +123,11 @@ func (r *Registry) adapterAt(provider, base string, c caller, models *Models) en
 
 // deployedChatModel returns the router of ref when it has deployments.
 func (r *Registry) deployedChatModel(ref engine.ModelRef) (engine.ChatModel, bool) {
-	if len(r.deployed) == 0 {
+	set := r.deploy.Load()
+	if set == nil || len(set.models) == 0 {
 		return nil, false
 	}
-	m, ok := r.deployed[ref]
+	m, ok := set.models[ref]
 	if !ok {
 		return nil, false
 	}
@@ -100,11 +137,12 @@ func (r *Registry) deployedChatModel(ref engine.ModelRef) (engine.ChatModel, boo
 // aliasError is the error of a model of an alias provider (one declared
 // by deployments only) that has no deployments; nil for other providers.
 func (r *Registry) aliasError(ref engine.ModelRef) error {
-	if !slices.Contains(r.aliases, ref.Provider) {
+	set := r.deployedNow()
+	if !slices.Contains(set.aliases, ref.Provider) {
 		return nil
 	}
 	var ids []string
-	for dr := range r.deployed {
+	for dr := range set.models {
 		if dr.Provider == ref.Provider {
 			ids = append(ids, dr.String())
 		}
@@ -116,7 +154,7 @@ func (r *Registry) aliasError(ref engine.ModelRef) error {
 // withDeployed adds to a catalogue the deployed models it lacks, as text
 // models from the operator.
 func (r *Registry) withDeployed(cat map[string][]engine.ModelInfo) map[string][]engine.ModelInfo {
-	for dr := range r.deployed {
+	for dr := range r.deployedNow().models {
 		p, id := dr.Provider, dr.String()
 		if !slices.ContainsFunc(cat[p], func(m engine.ModelInfo) bool { return m.ID == id }) {
 			cat[p] = append(cat[p], engine.ModelInfo{ID: id, Provider: p, Type: "text", Source: "operator"})
@@ -126,13 +164,14 @@ func (r *Registry) withDeployed(cat map[string][]engine.ModelInfo) map[string][]
 }
 
 // HasDeployments reports whether some model is served by deployments.
-func (r *Registry) HasDeployments() bool { return len(r.deployed) > 0 }
+func (r *Registry) HasDeployments() bool { return len(r.deployedNow().models) > 0 }
 
 // Deployments returns the state of every deployment on this node, by
 // model id then in declared order.
 func (r *Registry) Deployments() []engine.DeploymentStatus {
-	models := make([]*deployedModel, 0, len(r.deployed))
-	for _, m := range r.deployed {
+	set := r.deployedNow()
+	models := make([]*deployedModel, 0, len(set.models))
+	for _, m := range set.models {
 		models = append(models, m)
 	}
 	slices.SortFunc(models, func(a, b *deployedModel) int { return strings.Compare(a.id, b.id) })

@@ -59,6 +59,9 @@ type deployedModel struct {
 	id       string
 	strategy string
 	deps     []*deployment
+	// declared is the deployments as declared, to tell an unchanged
+	// declaration when the set is rebuilt.
+	declared []Deployment
 	now      func() time.Time
 	counter  engine.Cluster
 	// probeDone, when set (tests), is called after each health probe.

@@ -182,7 +182,7 @@
 //     fails for a known provider without one); quirks_test.go for its
 //     parameter mapping.
 //
-// Then the README's Providers tables (base URL, environment variables,
+// Then the tables of docs/providers.md (base URL, environment variables,
 // key, embedding models).
 //
 // # Test doubles: the "hearth" provider

@@ -20,7 +20,7 @@ import (
 // DialContext (the egress policy) and obey its limits: response header
 // timeout, response header bytes, idle timeout and idle connections per
 // host. Anything it does not handle (https, a proxy, an unusual request)
-// goes through the transport as before (README "Upstream HTTP client").
+// goes through the transport as before (docs/providers.md#upstream-http-client).
 //
 // The pool lives in this process's memory: with several Hearth nodes each
 // node keeps its own connections to the upstreams, as net/http's pool did;

@@ -66,7 +66,7 @@ type assembled struct {
 }
 
 // collect reads a stream to its end and checks the chunk contract the
-// langbase SDK imposes (README "Runs"): one id, a role on the first
+// langbase SDK imposes (docs/pipes-and-threads.md#runs): one id, a role on the first
 // delta, tool calls keyed by index with id/type/name on their first delta,
 // and a final finish_reason.
 func collect(t *testing.T, s engine.ChatStream) (assembled, error) {

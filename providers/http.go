@@ -132,7 +132,7 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 		setHeaders(req.Header)
 		propagate(parent, req.Header)
 		gz := c.askGzip(req)
-		resp, err := c.doIn(ctx, req, &st.abort)
+		resp, err := c.doWithContext(ctx, req, &st.abort)
 		if gz && err == nil {
 			ungzip(resp)
 		}

@@ -22,15 +22,15 @@ import (
 // (h1.go); its redirects are followed through the transport. It holds no
 // state between calls: nothing changes with several Hearth nodes.
 func (c *caller) do(req *http.Request) (*http.Response, error) {
-	return c.doIn(req.Context(), req, nil)
+	return c.doWithContext(req.Context(), req, nil)
 }
 
-// doIn is do for a request that may not carry the call's context ctx
+// doWithContext is do for a request that may not carry the call's context ctx
 // (callState.newRequest makes it without one): the lean client is handed
 // ctx beside the request, and a request that goes through net/http gets
 // it first (Request.WithContext). ab ends the lean client's connections
 // when the call ends (nil: a context.AfterFunc on ctx).
-func (c *caller) doIn(ctx context.Context, req *http.Request, ab *callAbort) (*http.Response, error) {
+func (c *caller) doWithContext(ctx context.Context, req *http.Request, ab *callAbort) (*http.Response, error) {
 	cl := c.client
 	rt := cl.Transport
 	if rt == nil || cl.Jar != nil || cl.Timeout != 0 || cl.CheckRedirect != nil || req.URL == nil || req.URL.User != nil {

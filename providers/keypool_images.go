@@ -8,7 +8,7 @@ import (
 
 // PoolImages puts every image adapter of models behind this registry's
 // key pools, so image generation spreads over a pooled key list and moves
-// past a key answered 429 or 401/403 like chat does (README "Key pools").
+// past a key answered 429 or 401/403 like chat does (docs/providers.md#key-pools).
 // The cool-downs are the registry's: a key rate limited by a chat call
 // is skipped by image calls too. Like every pool state they live in this
 // process's memory (see keyPool).

@@ -8,7 +8,7 @@ import (
 
 // Local servers (ollama, openai-compatible and extra providers) get a
 // penalty only when it differs from a pipe's default 1; hosted providers
-// get what the pipe holds (README "What Hearth sends").
+// get what the pipe holds (docs/providers.md#what-hearth-sends).
 func TestLocalModelsSkipDefaultPenalties(t *testing.T) {
 	f := fake.NewOpenAI()
 	defer f.Close()

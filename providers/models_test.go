@@ -243,18 +243,18 @@ func TestOperatorRuleAgainstStrictFake(t *testing.T) {
 	}
 }
 
-// TestModelsFileReadmeExample: the example file of the README's "Model
-// rules and prices from a file" loads and builds a registry.
+// TestModelsFileReadmeExample: the example file of docs/providers.md's
+// "Model rules and prices from a file" loads and builds a registry.
 func TestModelsFileReadmeExample(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+	guide, err := os.ReadFile("../docs/providers.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(readme), "### Model rules and prices from a file")
+	_, section, ok := strings.Cut(string(guide), "## Model rules and prices from a file")
 	_, block, ok2 := strings.Cut(section, "```yaml\n")
 	block, _, ok3 := strings.Cut(block, "```")
 	if !ok || !ok2 || !ok3 {
-		t.Fatal("README has no example models file")
+		t.Fatal("docs/providers.md has no example models file")
 	}
 	m := loadModels(t, block)
 	reg, err := providers.New(providers.Config{Models: m})
@@ -269,7 +269,7 @@ func TestModelsFileReadmeExample(t *testing.T) {
 	}
 	// Every other example of the section (rules per family, hearth apply)
 	// loads and builds a registry too.
-	section, _, _ = strings.Cut(section, "\n### Failures")
+	section, _, _ = strings.Cut(section, "\n## Failures")
 	blocks := strings.Split(section, "```yaml\n")[1:]
 	if len(blocks) < 3 {
 		t.Fatalf("want the section's three examples, found %d", len(blocks))

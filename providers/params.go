@@ -6,11 +6,11 @@ import "strings"
 // which request parameters a family of models rejects, which
 // reasoning_effort values it takes, and how large a default output budget
 // its hidden reasoning needs. The rules are data; buildOpenAIRequest
-// applies them. The README section "Parameter rules per provider" is the
+// applies them. docs/providers.md#parameter-rules-per-provider is the
 // user-facing copy of this table.
 
 // langbaseDefaultMaxTokens is the max_tokens default of pipes and agent
-// runs (README, Pipes and Agent). On a model whose hidden reasoning counts
+// runs (docs/pipes-and-threads.md, docs/agent-and-mcp.md). On a model whose hidden reasoning counts
 // toward the limit it leaves nothing for the answer, so a rule with
 // reasoningMaxTokens replaces exactly this value; any other value the
 // caller chose is sent unchanged.

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/hearth-dev/hearth/engine"
 )
@@ -67,10 +68,11 @@ type Registry struct {
 	upstream caller
 	// models are the catalogue and rules in force (nil: built-in only).
 	models *Models
-	// deployed routes the models with deployments, by model id (deploy.go).
-	deployed map[engine.ModelRef]*deployedModel
-	// aliases are the providers declared by deployments only.
-	aliases []string
+	// deploy is the models with deployments and the alias providers they
+	// declare, swapped whole when stored deployments change (deploy.go).
+	deploy atomic.Pointer[deployedSet]
+	// deploying is what later swaps rebuild from (deploy_stored.go).
+	deploying deploySource
 }
 
 var _ engine.Providers = (*Registry)(nil)
@@ -207,7 +209,7 @@ func (r *Registry) Embedder(ref engine.ModelRef) (engine.Embedder, error) {
 		}
 		return pooledEmbedder{inner: e, pool: r.pool, provider: ref.Provider}, nil
 	}
-	if _, ok := r.chat[ref.Provider]; ok || slices.Contains(r.aliases, ref.Provider) {
+	if _, ok := r.chat[ref.Provider]; ok || slices.Contains(r.deployedNow().aliases, ref.Provider) {
 		return nil, engine.FieldError("embedding_model", "provider %q of model %q has no embedding models", ref.Provider, ref.String())
 	}
 	return nil, r.unknown(ref)
@@ -231,14 +233,28 @@ func (r *Registry) NeedsKey(provider string) bool { return r.needKey[provider] }
 // Catalogue returns the /v1/models catalogue of every provider, with the
 // operator's entries (HEARTH_MODELS_FILE) laid over the built-in ones.
 func (r *Registry) Catalogue() map[string][]engine.ModelInfo {
-	return r.withDeployed(r.models.catalogue(r.providers))
+	return r.withDeployed(r.models.catalogue(r.Providers()))
 }
 
-// Providers lists the registry's provider names, sorted.
-func (r *Registry) Providers() []string { return append([]string(nil), r.providers...) }
+// Providers lists the registry's provider names, sorted: the built-in and
+// configured ones and the aliases deployments declare.
+func (r *Registry) Providers() []string {
+	out := append([]string(nil), r.providers...)
+	if set := r.deployedNow(); len(set.aliases) > 0 {
+		out = append(out, set.aliases...)
+		sort.Strings(out)
+	}
+	return out
+}
 
-// Known reports whether the provider is built in or configured.
+// Known reports whether the provider is built in, configured or an alias
+// some deployment declares.
 func (r *Registry) Known(provider string) bool {
+	return r.baseKnown(provider) || slices.Contains(r.deployedNow().aliases, provider)
+}
+
+// baseKnown reports whether the provider is built in or configured.
+func (r *Registry) baseKnown(provider string) bool {
 	if provider == HearthProvider {
 		return true
 	}

@@ -73,7 +73,7 @@ func (s *Server) refuseAdmission(c echo.Context, id shareID, a admission) error 
 
 // clientAddr is the address of the connection's peer. Forwarding headers
 // are not trusted: behind a reverse proxy every client shares the proxy's
-// address (README "Request and thread limits").
+// address (docs/security.md#request-and-thread-limits).
 func clientAddr(c echo.Context) string {
 	addr := c.Request().RemoteAddr
 	if host, _, err := net.SplitHostPort(addr); err == nil {

@@ -70,7 +70,7 @@ func checkKind(kind Auth, p *engine.Principal, c echo.Context) error {
 	case AuthOwner:
 		if !p.IsOwnerKey() {
 			// Field "scope", as every scoped-key refusal: a pipe key is a
-			// key scoped to its pipe (README "Scoped keys").
+			// key scoped to its pipe (docs/accounts-and-keys.md#scoped-keys).
 			return &engine.Error{Code: engine.CodeForbidden, Field: "scope", Message: "a pipe key can only run its pipe, so it cannot use " +
 				c.Request().Method + " " + c.Path() + "; use a user or org key of the owner"}
 		}

@@ -10,11 +10,11 @@ import (
 )
 
 // HeaderBudgetReset is set on a 429 refused by a budget: when the budget
-// resets, as an RFC 3339 UTC time (README "Budgets").
+// resets, as an RFC 3339 UTC time (docs/accounts-and-keys.md#budgets).
 const HeaderBudgetReset = "lb-budget-reset"
 
 // budgetRoutes serves the spending budgets of the caller's owner and keys
-// (README "Budgets"). Reading needs a user or org key; setting and
+// (docs/accounts-and-keys.md#budgets). Reading needs a user or org key; setting and
 // deleting an unscoped one (engine.Budgets.Set).
 func (s *Server) budgetRoutes() []Route {
 	return []Route{

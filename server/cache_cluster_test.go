@@ -39,3 +39,32 @@ func TestClusterResponseCache(t *testing.T) {
 		t.Fatalf("%d upstream calls, want 2 (the miss and the refresh)", up.Count())
 	}
 }
+
+// TestClusterSemanticCache: in semantic mode a paraphrase through node B
+// hits the answer node A stored (the vectors live in the shared store, B's
+// index replica catches up before it searches), and another tenant's
+// paraphrase through B misses.
+func TestClusterSemanticCache(t *testing.T) {
+	up := fake.NewOpenAI()
+	defer up.Close()
+	emb := newVecUpstream(t, map[string][]float32{semQ: {1, 0, 0}, semParaphr: {0.99, 0.141, 0}})
+	nodes := servertest.StartCluster(t, 2, servertest.WithProvider("openai", up.BaseURL(), "sk-server"),
+		servertest.WithProvider("ollama", emb.URL+"/v1", ""),
+		withCache(engine.ResponseCacheConfig{Semantic: &engine.SemanticCacheConfig{
+			Model: engine.ModelRef{Provider: "ollama", Model: "nomic-embed-text"}, Similarity: 0.95}}))
+	a, b := nodes[0], nodes[1]
+	chat := cacheSurfaces()[0]
+	up.SetDefault(fake.Reply{Text: "Paris, from node A."})
+	if r := chat.call(a, servertest.AdminKey, semQ, false, "LB-Cache", "on"); r.Header.Get("lb-cache") != "miss" {
+		t.Fatalf("node A: lb-cache=%q %s", r.Header.Get("lb-cache"), r.Body)
+	}
+	up.SetDefault(fake.Reply{Text: "Another answer."})
+	r := chat.call(b, servertest.AdminKey, semParaphr, false, "LB-Cache", "on")
+	if r.Header.Get("lb-cache") != "hit" || r.Header.Get("lb-cache-match") != "semantic" || up.Count() != 1 || !strings.Contains(string(r.Body), "Paris, from node A.") {
+		t.Fatalf("node B paraphrase: lb-cache=%q match=%q, %d upstream calls: %s", r.Header.Get("lb-cache"), r.Header.Get("lb-cache-match"), up.Count(), r.Body)
+	}
+	other := b.UserWithKey("bob")
+	if r := chat.call(b, other, semParaphr, false, "LB-Cache", "on"); r.Header.Get("lb-cache") != "miss" || strings.Contains(string(r.Body), "node A") {
+		t.Fatalf("another tenant on node B: lb-cache=%q %s", r.Header.Get("lb-cache"), r.Body)
+	}
+}

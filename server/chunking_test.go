@@ -8,8 +8,8 @@ import (
 	"github.com/hearth-dev/hearth/server/servertest"
 )
 
-// structuredChunk is a retrieval result with the fields of README
-// "Structure-aware chunking".
+// structuredChunk is a retrieval result with the fields of
+// docs/memories-and-retrieval.md#structure-aware-chunking.
 type structuredChunk struct {
 	Text         string `json:"text"`
 	DocumentName string `json:"documentName"`

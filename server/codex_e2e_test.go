@@ -28,14 +28,15 @@ const codexCatalog = `{"models":[{"slug":"openai:gpt-4o-mini","display_name":"He
 
 // TestCodexCLIEndToEnd runs the real Codex CLI (pinned in
 // testdata/codex/package-lock.json) with `codex exec` against
-// /openai/v1/responses, configured as the README says (a model provider
-// with wire_api = "responses"), on a fake OpenAI upstream. The model
-// runs a shell command with exec_command, then edits a file with the
-// freeform apply_patch tool, then answers: each tool's result reaches
-// the upstream in the next request, the file is written, and Codex
-// prints the answer. Codex's request carries what it always sends
-// (store false, include reasoning.encrypted_content, prompt_cache_key,
-// reasoning.summary, text.verbosity, a namespace tool and web_search).
+// /openai/v1/responses, configured as
+// docs/openai-and-anthropic.md#codex-cli-and-the-openai-agents-sdk-responses-api
+// says (a model provider with wire_api = "responses"), on a fake OpenAI
+// upstream. The model runs a shell command with exec_command, then edits a file
+// with the freeform apply_patch tool, then answers: each tool's result reaches
+// the upstream in the next request, the file is written, and Codex prints the
+// answer. Codex's request carries what it always sends (store false, include
+// reasoning.encrypted_content, prompt_cache_key, reasoning.summary,
+// text.verbosity, a namespace tool and web_search).
 func TestCodexCLIEndToEnd(t *testing.T) {
 	_, dir, node := nodeSuite(t, "Codex CLI", "codex", "@openai/codex")
 	up := fake.NewOpenAI()

@@ -13,7 +13,7 @@ import (
 const defaultChunkPage = 50
 
 // documentChunksRoute lists the chunks retrieval searches for one document
-// (the studio's chunk viewer; README "Documents and the upload flow").
+// (the studio's chunk viewer; docs/memories-and-retrieval.md#documents-and-the-upload-flow).
 func (s *Server) documentChunksRoute() Route {
 	return Route{Method: http.MethodGet, Path: "/v1/memory/:memoryName/documents/:documentName/chunks", Auth: AuthOwner,
 		Handler: s.handleDocumentChunks,

@@ -124,7 +124,7 @@ func (s *Server) handleUploadStart(c echo.Context) error {
 		FileName     string            `json:"fileName"`
 		Meta         map[string]string `json:"meta"`
 		// Chunking overrides the memory's chunk settings for this upload
-		// (README "Structure-aware chunking").
+		// (docs/memories-and-retrieval.md#structure-aware-chunking).
 		Chunking *chunk.Settings `json:"chunking"`
 	}
 	if err := decodeJSON(c, &body); err != nil {

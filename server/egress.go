@@ -10,7 +10,7 @@ import (
 
 // EgressReport is the answer of GET /v1/admin/egress: the egress policy in
 // force and every destination this node contacted or refused since it
-// started (README "Running air-gapped").
+// started (docs/air-gapped.md).
 type EgressReport struct {
 	Mode         string        `json:"mode"`
 	Allow        []string      `json:"allow"`

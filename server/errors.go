@@ -71,7 +71,7 @@ type RateLimitInfo struct {
 	Reset     int `json:"reset"`
 }
 
-// ErrorBody5xx is the server-error shape (README "Errors").
+// ErrorBody5xx is the server-error shape (docs/getting-started.md#errors).
 type ErrorBody5xx struct {
 	Success bool   `json:"success"`
 	Error   string `json:"error"`

@@ -12,7 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// evalRoutes serve the retrieval evaluation (README "Evaluating retrieval").
+// evalRoutes serve the retrieval evaluation (docs/memories-and-retrieval.md#evaluating-retrieval).
 // An evaluation keeps nothing between requests (it runs retrievals and
 // averages them), so with several nodes on one database any node answers
 // it alike.

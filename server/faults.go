@@ -8,7 +8,7 @@ import (
 )
 
 // HeaderFault asks for faults in the upstream calls of one request
-// (README "Using Hearth in your tests"); it is refused unless the server
+// (docs/hearth-in-your-tests.md); it is refused unless the server
 // runs with HEARTH_FAULTS set.
 const HeaderFault = "LB-Fault"
 

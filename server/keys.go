@@ -32,12 +32,12 @@ type keyView struct {
 	PipeID    string     `json:"pipe_id,omitempty"`
 	CreatedAt time.Time  `json:"created_at"`
 	RevokedAt *time.Time `json:"revoked_at,omitempty"`
-	// Scope is what limits the key (README "Scoped keys"); absent: none.
+	// Scope is what limits the key (docs/accounts-and-keys.md#scoped-keys); absent: none.
 	Scope *engine.Scope `json:"scope,omitempty"`
 }
 
 // keyCreateBody is the body of POST /v1/keys: a name and, optionally,
-// the fields of a scope (README "Scoped keys").
+// the fields of a scope (docs/accounts-and-keys.md#scoped-keys).
 type keyCreateBody struct {
 	Name string `json:"name"`
 	engine.Scope

@@ -14,7 +14,7 @@ import (
 )
 
 // LeanListener serves simple HTTP/1.1 requests itself and hands every
-// other connection to net/http (README "Hardening").
+// other connection to net/http (docs/operations.md#hardening).
 //
 // It owns the accept loop of the listener it wraps. Each accepted
 // connection is read by Hearth's own loop while its requests are simple
@@ -129,7 +129,7 @@ func (c *leanConn) start() {
 	c.rd = newLeanReader(c.rwc)
 	c.bufr = bufio.NewReaderSize(c.rd, leanBufSize)
 	c.bufw = bufio.NewWriterSize(leanConnWriter{c}, 4<<10)
-	c.bufw2k = bufio.NewWriterSize(chunkWriter{c}, bufferBeforeChunkingSize)
+	c.bodyBuf = bufio.NewWriterSize(chunkWriter{c}, bufferBeforeChunkingSize)
 	c.serve()
 }
 

@@ -18,24 +18,25 @@ type leanConn struct {
 	rd   *leanReader
 	bufr *bufio.Reader
 	bufw *bufio.Writer
-	// bufw2k is the 2 KiB buffer before chunking of cur, the request
-	// being answered; snap holds cur's header snapshot. Both are reused:
-	// a handler may not write after it returned (net/http pools the
-	// buffer likewise).
-	bufw2k *bufio.Writer
-	snap   leanSnap
-	cur    *leanResponse
+	// bodyBuf buffers up to 2 KiB of the body of cur, the request being
+	// answered, before it is chunked; snap holds cur's header snapshot.
+	// Both are reused: a handler may not write after it returned
+	// (net/http pools the buffer likewise).
+	bodyBuf *bufio.Writer
+	snap    leanSnap
+	cur     *leanResponse
 	// readErr is the read error that cut a head short, for net/http
 	// after the bytes read (handoff).
 	readErr error
 	// werr is the first error writing to the connection.
 	werr error
-	// wdl is the state of the connection's write deadline: wdlNone, or
-	// wdlSet by the request being answered, or wdlLeft by an earlier one
-	// (cleared before the next write to the connection unless set again
-	// first, lean_wdl.go). Accessed atomically: a handler's goroutine sets
-	// it, the connection's reads it after the handler.
-	wdl atomic.Uint32
+	// writeDeadline is the state of the connection's write deadline:
+	// writeDeadlineNone, or writeDeadlineSet by the request being
+	// answered, or writeDeadlineLeft by an earlier one (cleared before the
+	// next write to the connection unless set again first,
+	// lean_write_deadline.go). Accessed atomically: a handler's goroutine
+	// sets it, the connection's reads it after the handler.
+	writeDeadline atomic.Uint32
 	// ctx carries what net/http's connection context carries: the
 	// server (http.ServerContextKey) and the local address.
 	ctx        context.Context
@@ -225,7 +226,7 @@ func (c *leanConn) newResponse(tmpl *http.Request, x *leanExchange) *leanRespons
 	req.RemoteAddr = c.remoteAddr
 	w := &x.resp
 	*w = leanResponse{c: c, req: req, handlerHeader: make(http.Header, c.headerHint), contentLength: -1,
-		wantsClose: req.Close, snap: &c.snap, w: c.bufw2k, cancel: cancel}
+		wantsClose: req.Close, snap: &c.snap, w: c.bodyBuf, cancel: cancel}
 	c.cur = w
 	if req.ContentLength > 0 {
 		x.body = leanBody{src: c.bufr, n: req.ContentLength, rd: c.rd, closing: req.Close}
@@ -241,7 +242,7 @@ func (c *leanConn) newResponse(tmpl *http.Request, x *leanExchange) *leanRespons
 	// in the buffer, or none, is never read from the connection: the
 	// deadline may stay then, and the loop's next one moves the
 	// connection's read timer instead of adding it back to the runtime's
-	// timer heap (lean_wdl.go).
+	// timer heap (lean_write_deadline.go).
 	if req.ContentLength < 0 || int64(c.bufr.Buffered()) < req.ContentLength {
 		_ = c.rwc.SetReadDeadline(time.Time{})
 	}

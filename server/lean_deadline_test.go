@@ -59,7 +59,7 @@ func (c *deadlineCountConn) SetDeadline(t time.Time) error {
 // deadline is set once and the answer's write deadline once; the body,
 // already in the buffer, sets none (slowBodyGuard), the idle deadline is
 // not cleared before the handler (newResponse), and the write deadline
-// is not cleared after the answer (lean_wdl.go). Before, six a request.
+// is not cleared after the answer (lean_write_deadline.go). Before, six a request.
 // A hang-up watch that starts (a request still running after
 // leanWatchDelay, on a slow machine) adds a few: the bound leaves room for
 // that on an eighth of the requests.
@@ -121,7 +121,7 @@ func TestLeanDeadlineChangesPerRequest(t *testing.T) {
 }
 
 // TestLeanLeftWriteDeadlineCleared: a write deadline a request set stays
-// on the connection after its answer (lean_wdl.go), but a later write that
+// on the connection after its answer (lean_write_deadline.go), but a later write that
 // no deadline was set for is not bound by it, as when the deadline was
 // cleared after every answer: an answer written without one after the
 // connection sat idle past the old deadline, and one net/http writes on a

@@ -28,7 +28,7 @@ func leanHeadEnd(b []byte) int {
 
 // parseSimple parses head (a whole request head, ending in CRLF CRLF)
 // into a request when it is simple: a subset of what net/http's
-// readRequest accepts, read with the same meaning (README "Hardening"),
+// readRequest accepts, read with the same meaning (docs/operations.md#hardening),
 // into req and u. Anything outside the subset returns ok false and goes to
 // net/http unread, so a request is never read two ways. The request's
 // strings are substrings of one copy of head.

@@ -12,7 +12,7 @@ import (
 )
 
 // /v1/models lists the models a local server has (asked once per TTL),
-// and none for a local server that cannot be reached (README "Providers").
+// and none for a local server that cannot be reached (docs/providers.md).
 func TestModelsAskLocalServers(t *testing.T) {
 	var asked atomic.Int32
 	ollama := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -15,7 +15,7 @@ import (
 
 // memoryRoutes serve memories, documents, uploads, retrieval and the
 // embed/chunker/parser primitives (https://langbase.com/docs/api-reference/memory/create
-// and the pages next to it; README "Memories").
+// and the pages next to it; docs/memories-and-retrieval.md#memories).
 func (s *Server) memoryRoutes() []Route {
 	rs := []Route{
 		{Method: http.MethodPost, Path: "/v1/memory", Auth: AuthOwner, Handler: s.handleMemoryCreate,
@@ -58,7 +58,7 @@ type memoryCreated struct {
 }
 
 // memoryItem is a v1 list item. The SDK's type reads embeddingModel, the
-// Python SDK embedding_model: both are sent (README "Memories").
+// Python SDK embedding_model: both are sent (docs/memories-and-retrieval.md#memories).
 type memoryItem struct {
 	Name            string `json:"name"`
 	Description     string `json:"description"`
@@ -69,9 +69,10 @@ type memoryItem struct {
 	ChunkSize       int    `json:"chunk_size"`
 	ChunkOverlap    int    `json:"chunk_overlap"`
 	TopK            int    `json:"top_k"`
-	// Rerank is the memory's reranker (README "Reranking").
+	// Rerank is the memory's reranker (docs/memories-and-retrieval.md#reranking).
 	Rerank *engine.RerankSpec `json:"rerank,omitempty"`
-	// Chunking is the memory's chunk settings (README "Structure-aware chunking").
+	// Chunking is the memory's chunk settings
+	// (docs/memories-and-retrieval.md#structure-aware-chunking).
 	Chunking *chunk.Settings `json:"chunking,omitempty"`
 }
 
@@ -143,7 +144,7 @@ type retrievedChunk struct {
 	Meta         map[string]string `json:"meta"`
 	DocumentName string            `json:"documentName"`
 	MemoryName   string            `json:"memoryName"`
-	// Heading and Section: README "Structure-aware chunking".
+	// Heading and Section: docs/memories-and-retrieval.md#structure-aware-chunking.
 	Heading string `json:"heading,omitempty"`
 	Section string `json:"section,omitempty"`
 }
@@ -176,9 +177,10 @@ type retrieveBody struct {
 	// Filters is the meta filter of the single-memory beta route.
 	Filters json.RawMessage `json:"filters"`
 	// Rerank overrides the memories' rerankers; {"model": "none"} turns
-	// them off (README "Reranking").
+	// them off (docs/memories-and-retrieval.md#reranking).
 	Rerank *engine.RerankSpec `json:"rerank,omitempty"`
-	// MinScore drops results scoring below it (README "Score thresholds").
+	// MinScore drops results scoring below it
+	// (docs/memories-and-retrieval.md#score-thresholds).
 	MinScore *float64 `json:"min_score,omitempty"`
 	// KeywordWeight overrides the keyword weight of hybrid fusion.
 	KeywordWeight *float64 `json:"keyword_weight,omitempty"`

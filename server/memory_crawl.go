@@ -8,10 +8,11 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// memoryCrawlRoutes serve crawls of a site into a memory (README "Crawl a
-// site into a memory"). A crawl is a durable job with its status in the
-// store, so with several nodes on one database any node answers these
-// routes, and one node at a time runs a given crawl.
+// memoryCrawlRoutes serve crawls of a site into a memory
+// (docs/memories-and-retrieval.md#crawl-a-site-into-a-memory). A crawl is a
+// durable job with its status in the store, so with several nodes on one
+// database any node answers these routes, and one node at a time runs a given
+// crawl.
 func (s *Server) memoryCrawlRoutes() []Route {
 	return []Route{
 		{Method: http.MethodPost, Path: "/v1/memory/:memoryName/documents/crawl", Auth: AuthOwner, Handler: s.handleCrawlStart,

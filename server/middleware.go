@@ -71,7 +71,7 @@ func (s *Server) requestIDs(next echo.HandlerFunc) echo.HandlerFunc {
 			return s.traced(c, next)
 		}
 		ids := &st.ids // the header values and their bytes
-		ids.vals[0], ids.vals[1] = engine.PrefixedIDPairIn(ctx, ids.buf[:], "req_", 20, "trace_", 20)
+		ids.vals[0], ids.vals[1] = engine.NewPrefixedIDPairIn(ctx, ids.buf[:], "req_", 20, "trace_", 20)
 		h[HeaderRequestID], h[HeaderTraceID] = ids.vals[0:1:1], ids.vals[1:2:2]
 		return next(c)
 	}

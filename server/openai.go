@@ -11,7 +11,7 @@ import (
 
 // This file is the OpenAI-compatible surface under /openai/v1: any client
 // with an "OpenAI base URL" setting reaches Hearth's providers and pipes
-// with a Hearth API key (README "OpenAI-compatible API"). Errors on it
+// with a Hearth API key (docs/openai-and-anthropic.md#openai-compatible-api). Errors on it
 // take OpenAI's shape; the Langbase routes keep theirs.
 
 // openAIPrefix is the path prefix of the OpenAI-compatible surface.

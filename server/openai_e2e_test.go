@@ -57,7 +57,8 @@ func TestOpenAIClientEndToEnd(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	// The OpenAI Agents SDK (agents.test.mjs) is set up as the README says:
+	// The OpenAI Agents SDK (agents.test.mjs) is set up as
+	// docs/openai-and-anthropic.md#codex-cli-and-the-openai-agents-sdk-responses-api says:
 	// the base URL and a Hearth key in the environment, trace export off.
 	env := append(cleanEnv(), "HEARTH_URL="+serverURL, "HEARTH_KEY="+adminKey, "NO_COLOR=1",
 		"OPENAI_BASE_URL="+serverURL+"/openai/v1", "OPENAI_API_KEY="+adminKey, "OPENAI_AGENTS_DISABLE_TRACING=1",

@@ -45,7 +45,7 @@ func (s *Server) recordCompletion(ctx context.Context, owner string, start time.
 
 // recordAnswered records a non-streamed provider-model call that answered
 // resp, offering its text (the messages sent and the completion) to the
-// run log, which keeps it when the owner opted in (README "Run log"); the
+// run log, which keeps it when the owner opted in (docs/pipes-and-threads.md#run-log); the
 // provider key of the call is redacted from it.
 func (s *Server) recordAnswered(ctx context.Context, owner string, start time.Time, model string, chat *engine.ChatRequest, resp *engine.ChatResponse, secrets ...string) {
 	if s.deps.Runner == nil || s.deps.Runner.RunLog() == nil {

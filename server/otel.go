@@ -10,7 +10,7 @@ import (
 )
 
 // traced serves a request inside a server span when tracing is on
-// (Config.Tracer; README "OpenTelemetry"). The span continues the caller's
+// (Config.Tracer; docs/operations.md#opentelemetry). The span continues the caller's
 // trace when the request carries a valid W3C traceparent header, and its
 // trace id is the lb-trace-id response header. The span is named after the
 // route template ("POST /v1/pipes/run", never the raw path) and carries

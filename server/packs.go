@@ -16,14 +16,14 @@ import (
 // body (HEARTH_MAX_PACK_BYTES).
 const DefaultMaxPackBytes = 1 << 30
 
-// packRoutes export and import memory packs (README "Memory packs"). Both
+// packRoutes export and import memory packs (docs/memories-and-retrieval.md#memory-packs). Both
 // stream: an export reads the memory a page at a time, an import writes
 // under a staging id that only its last transaction makes visible, so
 // with several nodes on one database any node serves either.
 func (s *Server) packRoutes() []Route {
 	return []Route{
 		{Method: http.MethodGet, Path: "/v1/memory/:memoryName/export", Auth: AuthOwner, Handler: s.handleMemoryExport,
-			Doc: RouteDoc{Summary: "Stream a memory as a portable pack: settings, documents, chunks and vectors (README \"Memory packs\")",
+			Doc: RouteDoc{Summary: "Stream a memory as a portable pack: settings, documents, chunks and vectors (docs/memories-and-retrieval.md#memory-packs)",
 				RawType: memory.PackContentType}},
 		{Method: http.MethodPost, Path: "/v1/memory/import", Auth: AuthOwner, Handler: s.handleMemoryImport, BodyLimit: s.maxPackBytes(),
 			Doc: RouteDoc{Summary: "Create a memory from a pack without embedding anything (?name= renames it, ?replace=true replaces an existing one)",

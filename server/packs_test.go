@@ -289,7 +289,7 @@ func TestMemoryPackScopeAndLimit(t *testing.T) {
 	}
 }
 
-// packRecord is one record of the pack format (README "Memory packs").
+// packRecord is one record of the pack format (docs/memories-and-retrieval.md#memory-packs).
 func packRecord(kind byte, payload string) []byte {
 	b := binary.AppendUvarint([]byte{kind}, uint64(len(payload)))
 	return append(b, payload...)

@@ -9,8 +9,8 @@ import (
 	"github.com/hearth-dev/hearth/engine"
 )
 
-// pipeVersionRoutes serve a pipe's version history (README "Pipe
-// versions"): list, show, diff and restore.
+// pipeVersionRoutes serve a pipe's version history
+// (docs/pipes-and-threads.md#pipe-versions): list, show, diff and restore.
 func (s *Server) pipeVersionRoutes() []Route {
 	return []Route{
 		{Method: http.MethodGet, Path: "/v1/pipes/:name/versions", Auth: AuthOwner, Handler: s.handlePipeVersions,

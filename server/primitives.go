@@ -50,8 +50,8 @@ func (s *Server) handleEmbed(c echo.Context) error {
 }
 
 // handleChunker answers a bare string[]. The length and overlap rules are
-// chunk.ChunkerLimits; the answer is bounded by chunk.ChunkerBounds (README
-// "Parser and chunker limits").
+// chunk.ChunkerLimits; the answer is bounded by chunk.ChunkerBounds
+// (docs/security.md#parser-and-chunker-limits).
 func (s *Server) handleChunker(c echo.Context) error {
 	var body struct {
 		Content        *string `json:"content"`

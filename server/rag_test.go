@@ -10,7 +10,7 @@ import (
 
 // A pipe run with a memory attached puts the best chunks of the memory,
 // retrieved for the last user message, in the system prompt's CONTEXT
-// block with their document names (README "Runs").
+// block with their document names (docs/pipes-and-threads.md#runs).
 func TestRAGPipeRun(t *testing.T) {
 	up := fake.NewOpenAI()
 	defer up.Close()

@@ -47,6 +47,7 @@ func (s *Server) routeTable() []Route {
 	rs = append(rs, s.keysetRoutes()...)
 	rs = append(rs, s.budgetRoutes()...)
 	rs = append(rs, s.providerRoutes()...)
+	rs = append(rs, s.deploymentRoutes()...)
 	rs = append(rs, s.pipeRoutes()...)
 	rs = append(rs, s.pipeVersionRoutes()...)
 	rs = append(rs, s.runDetailRoutes()...)

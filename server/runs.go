@@ -28,7 +28,7 @@ type runBody struct {
 	// IncludeSources asks for the memory chunks the run used: a sources
 	// array in the JSON answer, or one extra event before [DONE].
 	IncludeSources bool `json:"include_sources"`
-	// Version runs that version of the pipe (README "Pipe versions");
+	// Version runs that version of the pipe (docs/pipes-and-threads.md#pipe-versions);
 	// absent or 0 runs the latest.
 	Version int `json:"version"`
 }

@@ -40,7 +40,7 @@ func (s *Server) runLog() (*engine.RunLog, error) {
 }
 
 // handleRunGet answers a run record with its content. A key scoped to
-// pipes sees only the runs of its pipes (README "Scoped keys").
+// pipes sees only the runs of its pipes (docs/accounts-and-keys.md#scoped-keys).
 func (s *Server) handleRunGet(c echo.Context) error {
 	rl, err := s.runLog()
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 // A run that was accepted and failed before the model was called (no
 // provider key, an unknown thread or memory) is in the run log as an
 // error with its message; a malformed request or an unknown pipe is not a
-// run and is not recorded (README "Runs").
+// run and is not recorded (docs/pipes-and-threads.md#runs).
 func TestRejectedRunsAreRecorded(t *testing.T) {
 	ts := servertest.Start(t)
 	key := servertest.AdminKey

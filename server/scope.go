@@ -10,7 +10,7 @@ import (
 )
 
 // readOnlyPosts are the POST routes a read-only key may call: they run,
-// retrieve or compute, and change no configuration (README "Scoped keys").
+// retrieve or compute, and change no configuration (docs/accounts-and-keys.md#scoped-keys).
 // Every other POST, PUT, PATCH and DELETE is a change.
 var readOnlyPosts = map[string]bool{
 	"/v1/pipes/run": true, "/beta/generate": true, "/beta/chat": true, "/beta/pipes/run": true,

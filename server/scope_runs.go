@@ -8,7 +8,7 @@ import (
 )
 
 // setThreadHeader answers the run's thread id in lb-thread-id; a run of a
-// read-only key has none (it stores no thread, README "Scoped keys"), and
+// read-only key has none (it stores no thread, docs/accounts-and-keys.md#scoped-keys), and
 // the header is left out.
 func setThreadHeader(c echo.Context, threadID string) {
 	if threadID != "" {
@@ -17,7 +17,7 @@ func setThreadHeader(c echo.Context, threadID string) {
 }
 
 // scopeRuns keeps the runs a key scoped to pipes may see: the runs of its
-// pipes (README "Scoped keys"). A page may come out shorter than asked;
+// pipes (docs/accounts-and-keys.md#scoped-keys). A page may come out shorter than asked;
 // its cursor still continues after the last record read.
 func scopeRuns(s *engine.Scope, runs []*engine.RunRecord) []*engine.RunRecord {
 	if s == nil || len(s.Pipes) == 0 {

@@ -22,7 +22,7 @@ const lagProbeWait = 60 * time.Second
 // first event, then sends the rest only once the client has told it (on
 // lagReleasePath) that the first event reached it through Hearth and the
 // SDK. A chain that holds an event back until the next one arrives (the
-// SDK's SSE boundary bug, README "SDK end-to-end test") never releases
+// SDK's SSE boundary bug, docs/pipes-and-threads.md#sdk-end-to-end-test) never releases
 // the probe; after lagProbeWait the upstream ends the stream with
 // "held-back" instead of "probe", which the test refuses. The oracle is
 // the order of events, never their timing.

@@ -150,8 +150,14 @@ type Deps struct {
 	// (the agent's connector); nil offers no upstream tools.
 	ToolServers engine.ToolServers
 	// Deployments reports this node's view of the models served by several
-	// servers (providers.Registry.Deployments); nil: none are declared.
+	// servers (providers.Registry.Deployments); nil: none can be declared.
 	Deployments func() []engine.DeploymentStatus
+	// StoredDeployments keeps the deployments declared through
+	// /v1/deployments and hearth apply; nil: that API is unavailable.
+	StoredDeployments *engine.StoredDeployments
+	// ConfigDeployments lists the deployments the configuration declares
+	// (read-only), in the shape of the stored ones.
+	ConfigDeployments func() []engine.StoredDeployment
 	// Cache is the response cache the providers were wrapped with
 	// (engine.CacheProviders); nil: the cache is off and LB-Cache is
 	// checked but has no effect.

@@ -3,14 +3,14 @@ package server
 import "github.com/hearth-dev/hearth/engine"
 
 // sourceView is one memory chunk a run used, answered when the run asks
-// with include_sources (see README, "Sources").
+// with include_sources (see docs/pipes-and-threads.md#sources).
 type sourceView struct {
 	Memory   string  `json:"memory"`
 	Document string  `json:"document"`
 	Chunk    string  `json:"chunk"`
 	Score    float64 `json:"score"`
 	Text     string  `json:"text"`
-	// Heading and Section: README "Structure-aware chunking".
+	// Heading and Section: docs/memories-and-retrieval.md#structure-aware-chunking.
 	Heading string `json:"heading,omitempty"`
 	Section string `json:"section,omitempty"`
 }

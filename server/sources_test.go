@@ -18,7 +18,7 @@ type sourceOut struct {
 
 // A run with include_sources answers the memory chunks it used: a sources
 // array in the JSON answer, and one extra event before [DONE] in a stream.
-// Without the flag neither appears (README "Sources").
+// Without the flag neither appears (docs/pipes-and-threads.md#sources).
 func TestRunIncludeSources(t *testing.T) {
 	ts := servertest.Start(t)
 	key := servertest.AdminKey

@@ -115,7 +115,7 @@ func (s *Server) handleThreadUpdate(c echo.Context) error {
 	}
 	v := viewThread(t)
 	if t.Pipe == "" {
-		// A thread first written by this update (README "Threads") names
+		// A thread first written by this update (docs/pipes-and-threads.md#threads) names
 		// its pipe by id only.
 		if err := s.pipeOf(c.Request().Context(), &v); err != nil {
 			return err
@@ -187,7 +187,7 @@ const (
 // handleThreadMessages lists a thread's messages as a plain JSON array,
 // oldest first (the SDK's shape). ?limit=N (1-1000) returns one page and
 // the lb-next-cursor header when more follow; ?order=desc lists newest
-// first; ?cursor= continues after a previous page (README "Threads").
+// first; ?cursor= continues after a previous page (docs/pipes-and-threads.md#threads).
 func (s *Server) handleThreadMessages(c echo.Context) error {
 	id, err := threadID(c)
 	if err != nil {

@@ -14,8 +14,9 @@ import (
 	"github.com/hearth-dev/hearth/server/servertest"
 )
 
-// signedThreadRE is the shape of a store:false run's thread id (README
-// "Threads"): a version 7 UUID, the pipe's id and a MAC.
+// signedThreadRE is the shape of a store:false run's thread id
+// (docs/pipes-and-threads.md#threads): a version 7 UUID, the pipe's id and a
+// MAC.
 var signedThreadRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}-[A-Za-z0-9]{20}-[0-9a-f]{16}$`)
 
 // updateCountingStore counts the write transactions of the thread service.

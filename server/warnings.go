@@ -6,8 +6,7 @@ import (
 )
 
 // HeaderWarning carries a warning about a request that succeeded, such as a
-// pipe or memory created on a provider no key is configured for (README
-// "Defaults").
+// pipe or memory created on a provider no key is configured for (docs/getting-started.md#defaults).
 const HeaderWarning = "lb-warning"
 
 // warnMissingKey sets HeaderWarning when model's provider needs a key and

@@ -10,7 +10,7 @@ import (
 // Creating a pipe or memory on a provider that no key is configured for
 // succeeds with an lb-warning header saying how to give one; a server key,
 // the owner's keyset, or a provider needing no key means no warning
-// (README "Defaults").
+// (docs/getting-started.md#defaults).
 func TestCreateWarnsWithoutProviderKey(t *testing.T) {
 	ts := servertest.Start(t, servertest.WithProvider("cohere", "http://127.0.0.1:1/v2", "co-server-key"))
 	key := servertest.AdminKey

@@ -24,11 +24,14 @@
 // again from the start, up to Options.MaxAttempts times with a jittered
 // backoff growing from a few milliseconds to 100 ms, then fails with
 // SERVICE_UNAVAILABLE. fn must therefore have no side effect outside the
-// transaction. Retries are counted (Store.Retries, Options.OnRetry). Each
-// read is one round trip on the transaction's connection; an Update's
-// writes (Put, PutRaw, Delete, Publish) are queued and sent together before
-// its next read or its commit, consecutive puts as one multi-row upsert
-// (tx_queue.go), so their errors surface there.
+// transaction. Retries are counted (Store.Retries, Options.OnRetry). A
+// transaction sends nothing until it reads or commits: its BEGIN, its
+// queued writes (Put, PutRaw, Delete, Publish; consecutive puts as one
+// multi-row upsert) and the read or the COMMIT go to the server as one
+// pipeline, one round trip (tx_queue.go). So an Update that only writes is
+// one round trip, each read one, and a write's error surfaces at the next
+// read or at the commit. A statement that fails aborts the transaction on
+// the server; Update then fails (or retries) even if fn ignored the error.
 //
 // # Blobs
 //

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/klauspost/compress/zstd"
 )
@@ -156,19 +154,28 @@ func (s *Store) Retries() uint64 { return s.retries.Load() }
 // by requests.
 func (s *Store) RoundTrips() uint64 { return s.trips.Load() }
 
+// The BEGIN statements of View and Update, sent with a transaction's first
+// statements (tx_queue.go).
+const (
+	beginView   = `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`
+	beginUpdate = `BEGIN ISOLATION LEVEL SERIALIZABLE`
+)
+
 // View runs fn in a read-only REPEATABLE READ transaction: every read sees
-// the snapshot taken at its first statement.
+// the snapshot taken at its first statement. The BEGIN goes with the first
+// read, so a View of one read costs two round trips (that read, ROLLBACK).
 func (s *Store) View(ctx context.Context, fn func(engine.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	ptx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	c, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return mapErr(err)
 	}
-	s.trips.Add(2) // BEGIN, ROLLBACK
-	defer ptx.Rollback(context.WithoutCancel(ctx))
-	return fn(&tx{ctx: ctx, q: ptx, trips: &s.trips, readOnly: true})
+	defer c.Release()
+	t := &tx{ctx: ctx, c: c, trips: &s.trips, readOnly: true, begin: beginView}
+	defer t.rollback()
+	return fn(t)
 }
 
 // ReadRawMany reads keys in one statement outside any transaction, one
@@ -189,7 +196,8 @@ func (s *Store) ReadRawMany(ctx context.Context, keys []string) ([][]byte, error
 var _ engine.DirectReader = (*Store)(nil)
 
 // Update runs fn in a SERIALIZABLE transaction and commits it when fn
-// returns nil. PostgreSQL aborts one of two transactions whose reads and
+// returns nil. Its BEGIN, queued writes and COMMIT go together: an Update
+// that only writes is one round trip. PostgreSQL aborts one of two transactions whose reads and
 // writes conflict (SQLSTATE 40001, or 40P01 for a deadlock) rather than let
 // one lose the other's update; Update then rolls back and runs fn again from
 // the start, up to MaxAttempts times with a jittered backoff. So fn must
@@ -223,36 +231,26 @@ func (s *Store) Update(ctx context.Context, fn func(engine.Tx) error) error {
 
 // updateOnce runs one attempt; retry reports a serialization failure.
 func (s *Store) updateOnce(ctx context.Context, fn func(engine.Tx) error) (err error, retry bool) {
-	ptx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable})
+	c, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return mapErr(err), false
 	}
-	s.trips.Add(2) // BEGIN, then COMMIT or ROLLBACK
-	t := &tx{ctx: ctx, q: ptx, trips: &s.trips}
+	defer c.Release()
+	t := &tx{ctx: ctx, c: c, trips: &s.trips, begin: beginUpdate}
 	ferr := fn(t)
 	if ferr == nil {
-		ferr = t.flush()
+		ferr = t.commit()
 	}
+	if ferr == nil {
+		return nil, false
+	}
+	t.rollback()
 	// fn may have swallowed the statement error of a conflict; the
 	// transaction is aborted either way.
 	if t.conflict != nil || isRetryable(ferr) {
-		_ = ptx.Rollback(context.WithoutCancel(ctx))
 		return firstErr(t.conflict, ferr), true
 	}
-	if ferr != nil {
-		_ = ptx.Rollback(context.WithoutCancel(ctx))
-		return ferr, false
-	}
-	if err := ptx.Commit(ctx); err != nil {
-		if isRetryable(err) {
-			return err, true
-		}
-		if errors.Is(err, pgx.ErrTxCommitRollback) {
-			return fmt.Errorf("transaction aborted by an earlier failed statement: %w", err), false
-		}
-		return mapErr(err), false
-	}
-	return nil, false
+	return ferr, false
 }
 
 func firstErr(errs ...error) error {

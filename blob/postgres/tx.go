@@ -9,6 +9,7 @@ import (
 
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Scan reads a prefix a page at a time, keyed on the last key returned, so a
@@ -23,10 +24,11 @@ var errReadOnly = errors.New("postgres store: write inside a read-only transacti
 
 type tx struct {
 	ctx      context.Context
-	q        pgx.Tx
+	c        *pgxpool.Conn
 	trips    *atomic.Uint64 // the store's round trip count
 	readOnly bool
-	conflict error // the first serialization failure seen
+	begin    string // the BEGIN statement, until it is queued (tx_queue.go)
+	conflict error  // the first serialization failure seen
 
 	// The queue of writes not sent yet (tx_queue.go).
 	batch pgx.Batch // statements, in order
@@ -45,17 +47,19 @@ func (t *tx) check(err error) error {
 }
 
 func (t *tx) GetRaw(key string) ([]byte, error) {
-	if err := t.flush(); err != nil {
+	var v []byte
+	found := false
+	err := t.read(func(rs pgx.Rows) error {
+		if found = rs.Next(); found {
+			return rs.Scan(&v)
+		}
+		return nil
+	}, `SELECT v FROM hearth_kv WHERE k = $1`, []byte(key))
+	if err != nil {
 		return nil, err
 	}
-	var v []byte
-	t.trips.Add(1)
-	err := t.q.QueryRow(t.ctx, `SELECT v FROM hearth_kv WHERE k = $1`, []byte(key)).Scan(&v)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if !found {
 		return nil, engine.ErrNotFound
-	}
-	if err != nil {
-		return nil, t.check(err)
 	}
 	if v == nil {
 		v = []byte{}
@@ -92,13 +96,14 @@ func (t *tx) Delete(key string) error {
 }
 
 func (t *tx) Exists(key string) (bool, error) {
-	if err := t.flush(); err != nil {
-		return false, err
-	}
 	var ok bool
-	t.trips.Add(1)
-	err := t.q.QueryRow(t.ctx, `SELECT EXISTS (SELECT 1 FROM hearth_kv WHERE k = $1)`, []byte(key)).Scan(&ok)
-	return ok, t.check(err)
+	err := t.read(func(rs pgx.Rows) error {
+		if !rs.Next() {
+			return rs.Err()
+		}
+		return rs.Scan(&ok)
+	}, `SELECT EXISTS (SELECT 1 FROM hearth_kv WHERE k = $1)`, []byte(key))
+	return ok, err
 }
 
 type row struct{ k, v []byte }
@@ -137,36 +142,32 @@ func (t *tx) page(lo []byte, inclusive bool, hi []byte) (rows []row, more bool, 
 	if inclusive {
 		op = ">="
 	}
-	if err := t.flush(); err != nil {
-		return nil, false, err
-	}
 	args := []any{lo, scanPageRows}
 	q := `SELECT k, v FROM hearth_kv WHERE k ` + op + ` $1 ORDER BY k LIMIT $2`
 	if hi != nil {
 		q = `SELECT k, v FROM hearth_kv WHERE k ` + op + ` $1 AND k < $3 ORDER BY k LIMIT $2`
 		args = append(args, hi)
 	}
-	t.trips.Add(1)
-	rs, err := t.q.Query(t.ctx, q, args...)
+	full := false
+	err = t.read(func(rs pgx.Rows) error {
+		size := 0
+		for rs.Next() {
+			var r row
+			if err := rs.Scan(&r.k, &r.v); err != nil {
+				return err
+			}
+			rows = append(rows, r)
+			if size += len(r.v); size >= scanPageBytes {
+				full = true
+				return nil
+			}
+		}
+		return nil
+	}, q, args...)
 	if err != nil {
-		return nil, false, t.check(err)
+		return nil, false, err
 	}
-	defer rs.Close()
-	size := 0
-	for rs.Next() {
-		var r row
-		if err := rs.Scan(&r.k, &r.v); err != nil {
-			return nil, false, t.check(err)
-		}
-		rows = append(rows, r)
-		if size += len(r.v); size >= scanPageBytes {
-			return rows, true, nil
-		}
-	}
-	if err := rs.Err(); err != nil {
-		return nil, false, t.check(err)
-	}
-	return rows, len(rows) == scanPageRows, nil
+	return rows, full || len(rows) == scanPageRows, nil
 }
 
 // successor returns the smallest key greater than every key with the
@@ -185,15 +186,12 @@ func successor(prefix []byte) []byte {
 
 // GetRawMany reads keys in one round trip (engine.ManyGetter).
 func (t *tx) GetRawMany(keys []string) ([][]byte, error) {
-	if err := t.flush(); err != nil {
-		return nil, err
-	}
-	t.trips.Add(1)
-	out, err := readMany(t.ctx, t.q, keys)
-	if err != nil {
-		return nil, t.check(err)
-	}
-	return out, nil
+	var out [][]byte
+	err := t.read(func(rs pgx.Rows) (err error) {
+		out, err = scanMany(rs, keys)
+		return err
+	}, readManySQL, keyArgs(keys))
+	return out, err
 }
 
 // querier is what readMany needs of a transaction or the pool.
@@ -201,17 +199,29 @@ type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
+const readManySQL = `SELECT k, v FROM hearth_kv WHERE k = ANY($1::bytea[])`
+
 // readMany reads keys in one statement on q; a missing key's value is nil.
 func readMany(ctx context.Context, q querier, keys []string) ([][]byte, error) {
-	ks := make([][]byte, len(keys))
-	for i, k := range keys {
-		ks[i] = []byte(k)
-	}
-	rs, err := q.Query(ctx, `SELECT k, v FROM hearth_kv WHERE k = ANY($1::bytea[])`, ks)
+	rs, err := q.Query(ctx, readManySQL, keyArgs(keys))
 	if err != nil {
 		return nil, err
 	}
 	defer rs.Close()
+	return scanMany(rs, keys)
+}
+
+func keyArgs(keys []string) [][]byte {
+	ks := make([][]byte, len(keys))
+	for i, k := range keys {
+		ks[i] = []byte(k)
+	}
+	return ks
+}
+
+// scanMany reads the rows of readManySQL into the values of keys, in
+// order; a missing key's value is nil.
+func scanMany(rs pgx.Rows, keys []string) ([][]byte, error) {
 	got := make(map[string][]byte, len(keys))
 	for rs.Next() {
 		var k, v []byte

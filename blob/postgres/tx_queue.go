@@ -1,14 +1,21 @@
 package postgres
 
-import "github.com/jackc/pgx/v5"
+import (
+	"context"
+	"errors"
 
-// A transaction of Update queues its writes and sends them together, in
-// one round trip, before its next read, before it commits, or once it has
-// queued pendingRows rows or pendingBytes of values. Consecutive puts of
-// distinct keys become one multi-row statement. A write's error (a
-// serialization failure, a lost connection) then surfaces at that point
-// instead of at the Put; Update fails or retries the transaction as a
-// whole either way.
+	"github.com/jackc/pgx/v5"
+)
+
+// A transaction sends nothing until it first reads or commits: its BEGIN,
+// the writes it has queued and the read (or the COMMIT) go together, in
+// one round trip, so a transaction that only writes costs one round trip
+// and one that reads first costs one more than its reads. Writes are also
+// sent once pendingRows rows or pendingBytes of values are queued.
+// Consecutive puts of distinct keys become one multi-row statement. A
+// write's error (a serialization failure, a lost connection) then
+// surfaces at that point instead of at the Put; Update fails or retries
+// the transaction as a whole either way.
 const (
 	pendingRows  = 512
 	pendingBytes = 4 << 20
@@ -26,11 +33,25 @@ type upserts struct {
 	seen map[string]struct{}
 }
 
+var errAborted = errors.New("postgres store: transaction aborted by an earlier failed statement")
+
+// start queues the transaction's BEGIN ahead of its first statement.
+func (t *tx) start() {
+	if t.begin != "" {
+		t.batch.Queue(t.begin)
+		t.begin = ""
+	}
+}
+
+// started reports whether BEGIN has been queued or sent.
+func (t *tx) started() bool { return t.begin == "" }
+
 // put queues the upsert of key to b, which nothing else may change.
 func (t *tx) put(key string, b []byte) error {
 	if t.readOnly {
 		return errReadOnly
 	}
+	t.start()
 	if b == nil {
 		b = []byte{} // pgx sends a nil slice as NULL
 	}
@@ -51,6 +72,7 @@ func (t *tx) exec(size int, sql string, args ...any) error {
 	if t.readOnly {
 		return errReadOnly
 	}
+	t.start()
 	t.endRun()
 	t.batch.Queue(sql, args...)
 	return t.queued(size)
@@ -79,24 +101,75 @@ func (t *tx) endRun() {
 	t.run = upserts{}
 }
 
-// flush sends the queued writes in one round trip and returns the first
-// error among them (the statements after a failed one fail too: the
+// flush sends the queued statements in one round trip and returns the
+// first error among them (the statements after a failed one fail too: the
 // transaction is aborted).
-func (t *tx) flush() error {
+func (t *tx) flush() error { return t.send(nil, "") }
+
+// read sends the queued statements and then the query sql, in one round
+// trip, and hands the query's rows to scan.
+func (t *tx) read(scan func(pgx.Rows) error, sql string, args ...any) error {
+	t.start()
+	return t.send(scan, sql, args...)
+}
+
+// commit sends the queued statements and COMMIT in one round trip; a
+// transaction that never queued anything sends nothing.
+func (t *tx) commit() error {
+	if !t.started() {
+		return nil
+	}
+	if t.c.Conn().PgConn().TxStatus() == 'E' {
+		// fn swallowed the error of a failed statement: COMMIT would
+		// answer ROLLBACK without an error.
+		return errAborted
+	}
+	t.endRun()
+	t.batch.Queue("COMMIT")
+	return t.send(nil, "")
+}
+
+// rollback ends a transaction that did not commit, when its BEGIN reached
+// the server (queued statements are dropped unsent).
+func (t *tx) rollback() {
+	if t.c.Conn().PgConn().TxStatus() == 'I' {
+		return
+	}
+	t.trips.Add(1)
+	_, _ = t.c.Exec(context.WithoutCancel(t.ctx), "ROLLBACK")
+}
+
+// send sends the queued statements, then sql when it is not empty, whose
+// rows scan reads, in one round trip.
+func (t *tx) send(scan func(pgx.Rows) error, sql string, args ...any) error {
 	t.endRun()
 	n := t.batch.Len()
-	if n == 0 {
+	if sql != "" {
+		t.batch.Queue(sql, args...)
+	}
+	if t.batch.Len() == 0 {
 		return nil
 	}
 	b := t.batch
 	t.batch, t.rows, t.bytes = pgx.Batch{}, 0, 0
 	t.trips.Add(1)
-	br := t.q.SendBatch(t.ctx, &b)
+	br := t.c.SendBatch(t.ctx, &b)
 	var first error
 	for range n {
 		if _, err := br.Exec(); err != nil && first == nil {
 			first = err
 		}
+	}
+	if sql != "" && first == nil {
+		rs, err := br.Query()
+		if err == nil {
+			err = scan(rs)
+			rs.Close()
+			if err == nil {
+				err = rs.Err()
+			}
+		}
+		first = err
 	}
 	if err := br.Close(); err != nil && first == nil {
 		first = err

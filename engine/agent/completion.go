@@ -81,7 +81,7 @@ func (r *CompletionRequest) Validate() (*engine.ChatRequest, error) {
 		{"frequency_penalty", r.FrequencyPenalty, -2, 2, &chat.FrequencyPenalty},
 	} {
 		if n.v != nil {
-			if *n.dst, err = numberIn(n.field, n.v, n.lo, n.hi, 0); err != nil {
+			if *n.dst, err = numberInRange(n.field, n.v, n.lo, n.hi, 0); err != nil {
 				return nil, err
 			}
 		}

@@ -39,7 +39,7 @@ type AgentRunRequest struct {
 	CustomModelParams   map[string]json.RawMessage `json:"customModelParams"`
 	MCPServers          []engine.MCPServer         `json:"mcp_servers"`
 	// FallbackModels are tried in order when the model fails before its
-	// first output (README "Fallbacks").
+	// first output (docs/providers.md#fallbacks).
 	FallbackModels []string `json:"fallback_models"`
 	// APIKey is the provider key the SDK copies into the body; the
 	// LB-LLM-Key header wins over it.
@@ -342,8 +342,8 @@ func agentToolChoice(raw json.RawMessage) (*engine.ToolChoice, error) {
 	return nil, engine.FieldError("tool_choice", "must be a string or an object, got %s", engine.JSONKind(raw))
 }
 
-// numberIn applies a default and checks a [lo, hi] range.
-func numberIn(field string, v *float64, lo, hi, def float64) (*float64, error) {
+// numberInRange applies a default and checks a [lo, hi] range.
+func numberInRange(field string, v *float64, lo, hi, def float64) (*float64, error) {
 	x, err := numberValue(field, v, lo, hi, def)
 	if err != nil {
 		return nil, err
@@ -351,7 +351,7 @@ func numberIn(field string, v *float64, lo, hi, def float64) (*float64, error) {
 	return &x, nil
 }
 
-// numberValue is numberIn's value.
+// numberValue is numberInRange's value.
 func numberValue(field string, v *float64, lo, hi, def float64) (float64, error) {
 	if v == nil {
 		return def, nil

@@ -10,7 +10,7 @@ import (
 	"github.com/hearth-dev/hearth/engine/guard"
 )
 
-// runRecorder writes one agent run to the run log (README "Run log"):
+// runRecorder writes one agent run to the run log (docs/pipes-and-threads.md#run-log):
 // kind "agent", the model that answered, tokens summed over every step,
 // latency, time to first token when streamed, the error, and every MCP
 // tool call made (name, server, duration, error). The record goes through
@@ -32,9 +32,9 @@ type runRecorder struct {
 	mu    sync.Mutex
 	calls []engine.RunToolCall
 	// content holds the record's content (RunRecord.WithContentIn), and
-	// idRoom the run id's bytes (engine.NewRunIDIn).
+	// idBuf holds the run id's bytes (engine.NewRunIDIn).
 	content engine.RunContentSlot
-	idRoom  engine.RunIDRoom
+	idBuf   engine.RunIDBuf
 	// note names the deployment that served the run (nil: no deployments).
 	note *engine.DeploymentNote
 	// guard is the request's guardrail report (engine.WithGuardReport).
@@ -51,7 +51,7 @@ func (a *Agent) recorder(ctx context.Context, r *runRecorder, owner, model strin
 	}
 	start := time.Now()
 	created := engine.NowFrom(ctx, func() time.Time { return start })
-	r.log, r.owner, r.keyID, r.id = a.runs, owner, engine.KeyIDOf(ctx), engine.NewRunIDIn(ctx, created, &r.idRoom)
+	r.log, r.owner, r.keyID, r.id = a.runs, owner, engine.KeyIDOf(ctx), engine.NewRunIDIn(ctx, created, &r.idBuf)
 	r.start, r.created, r.stream, r.requested = start, created, stream, model
 	r.note = engine.DeploymentNoteOf(ctx)
 	r.guard = engine.GuardReportOf(ctx)

@@ -14,7 +14,7 @@ func TestRecorderRunIDInItsRoom(t *testing.T) {
 	a := NewAgent(AgentOptions{RunLog: &engine.RunLog{}})
 	var r runRecorder
 	if a.recorder(context.Background(), &r, "owner", "openai:gpt-4o-mini", false) != &r || len(r.id) != 25 ||
-		unsafe.StringData(r.id) != &r.idRoom[0] {
+		unsafe.StringData(r.id) != &r.idBuf[0] {
 		t.Fatalf("run id %q not in the recorder's room", r.id)
 	}
 }

@@ -15,7 +15,7 @@ import (
 )
 
 // AgentStream is a streamed agent run, normalised to the chunk contract of
-// the langbase SDK (README "Agent"). Every step is a streamed model call:
+// the langbase SDK (docs/agent-and-mcp.md). Every step is a streamed model call:
 // text deltas go to the client as they arrive (so the final answer streams
 // token by token, and text the model writes before calling an MCP tool is
 // shown too); tool-call deltas are collected. When a step ends asking only

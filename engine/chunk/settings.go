@@ -2,7 +2,7 @@ package chunk
 
 import "github.com/hearth-dev/hearth/engine"
 
-// Chunking modes (README "Structure-aware chunking").
+// Chunking modes (docs/memories-and-retrieval.md#structure-aware-chunking).
 const (
 	// ModeSize cuts text by size and overlap only (Split), the default.
 	ModeSize = "size"

@@ -6,10 +6,11 @@ import (
 	"unicode/utf8"
 )
 
-// Piece is one chunk of structure-aware chunking (README "Structure-aware
-// chunking"): its text, a substring of the document with surrounding
-// whitespace trimmed, and the path of the headings it sits under, such as
-// "Guide > Install > Linux" ("" before the first heading).
+// Piece is one chunk of structure-aware chunking
+// (docs/memories-and-retrieval.md#structure-aware-chunking): its text, a
+// substring of the document with surrounding whitespace trimmed, and the path
+// of the headings it sits under, such as "Guide > Install > Linux" ("" before
+// the first heading).
 type Piece struct {
 	Text    string
 	Heading string

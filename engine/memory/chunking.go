@@ -11,11 +11,11 @@ func chunkSettings(m *Memory, v *Version) *chunk.Settings {
 	return m.Chunking
 }
 
-// chunkDocument cuts a version's text as its chunk settings say (README
-// "Structure-aware chunking") and returns the chunk texts with their
-// records. Size/overlap chunking, the default, is chunk.Split as it always
-// was. In parent-child mode the first child of each parent holds the
-// parent's text, and every child names that chunk.
+// chunkDocument cuts a version's text as its chunk settings say
+// (docs/memories-and-retrieval.md#structure-aware-chunking) and returns the
+// chunk texts with their records. Size/overlap chunking, the default, is
+// chunk.Split as it always was. In parent-child mode the first child of each
+// parent holds the parent's text, and every child names that chunk.
 func chunkDocument(m *Memory, doc *Document, j *Job, text string, overlap int) ([]string, []chunkRecord) {
 	set := chunkSettings(m, &doc.Current)
 	var texts []string

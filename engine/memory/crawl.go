@@ -12,7 +12,7 @@ import (
 	"github.com/hearth-dev/hearth/engine"
 )
 
-// A crawl into a memory (README "Crawl a site into a memory") is a durable
+// A crawl into a memory (docs/memories-and-retrieval.md#crawl-a-site-into-a-memory) is a durable
 // job of kind JobCrawl whose id is the crawl's id, with a status record
 // under crawl/<memoryID>/<id> that the job updates after every page. It
 // runs on the shared job queue like ingestion: in cluster mode exactly one

@@ -17,8 +17,9 @@ type DocumentChunk struct {
 	Index int    `json:"index"`
 	ID    string `json:"id"`
 	Text  string `json:"text"`
-	// Heading is the chunk's heading path (README "Structure-aware
-	// chunking"), absent with size chunking.
+	// Heading is the chunk's heading path
+	// (docs/memories-and-retrieval.md#structure-aware-chunking), absent
+	// with size chunking.
 	Heading string `json:"heading,omitempty"`
 }
 

@@ -10,7 +10,7 @@ import (
 	"github.com/hearth-dev/hearth/engine/chunk"
 )
 
-// Document statuses (README "Ingestion and statuses").
+// Document statuses (docs/memories-and-retrieval.md#ingestion-and-statuses).
 const (
 	StatusQueued     = "queued"
 	StatusInProgress = "in_progress"
@@ -42,12 +42,12 @@ type Version struct {
 	Meta        map[string]string `json:"meta"`
 	Chunks      int               `json:"chunks"`
 	// ChunkBytes is the bytes of the chunk texts stored for this version,
-	// set when it goes live; the storage quota counts them (README
-	// "Parser and chunker limits"). Versions that went live before it was
-	// kept have 0.
+	// set when it goes live; the storage quota counts them
+	// (docs/security.md#parser-and-chunker-limits). Versions that went live
+	// before it was kept have 0.
 	ChunkBytes int64 `json:"chunk_bytes,omitempty"`
 	// Chunking, when set, overrides the memory's chunk settings for this
-	// version (README "Structure-aware chunking").
+	// version (docs/memories-and-retrieval.md#structure-aware-chunking).
 	Chunking   *chunk.Settings `json:"chunking,omitempty"`
 	UploadedAt time.Time       `json:"uploaded_at"`
 }

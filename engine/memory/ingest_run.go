@@ -15,10 +15,11 @@ import (
 	"github.com/hearth-dev/hearth/engine/parse"
 )
 
-// chunkRecord is a stored chunk: its text and its document's name, and
-// with structure-aware chunking its heading path and parent (README
-// "Structure-aware chunking"): ParentChunk is the id of the chunk whose
-// record holds the parent's text in Parent, so each parent is stored once.
+// chunkRecord is a stored chunk: its text and its document's name, and with
+// structure-aware chunking its heading path and parent
+// (docs/memories-and-retrieval.md#structure-aware-chunking): ParentChunk is the
+// id of the chunk whose record holds the parent's text in Parent, so each
+// parent is stored once.
 type chunkRecord struct {
 	Doc         string `json:"doc"`
 	Text        string `json:"text"`

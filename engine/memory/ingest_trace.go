@@ -15,7 +15,7 @@ import (
 // whichever node claimed it, so its trace is that node's; it starts a
 // trace of its own rather than joining the upload request's, which may
 // have ended long before, and links to that request's span (the job
-// record's Trace, see withTrace) (README "OpenTelemetry").
+// record's Trace, see withTrace) (docs/operations.md#opentelemetry).
 func (s *Service) tracedIngest(ctx context.Context, j *Job) error {
 	if s.cfg.Tracer == nil {
 		return s.runIngest(ctx, j)

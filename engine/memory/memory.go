@@ -61,10 +61,12 @@ type Memory struct {
 	ChunkSize      int    `json:"chunk_size"`
 	ChunkOverlap   int    `json:"chunk_overlap"`
 	TopK           int    `json:"top_k"`
-	// Rerank, when set, reranks this memory's retrievals (README "Reranking").
+	// Rerank, when set, reranks this memory's retrievals
+	// (docs/memories-and-retrieval.md#reranking).
 	Rerank *engine.RerankSpec `json:"rerank,omitempty"`
-	// Chunking is how documents are cut (README "Structure-aware
-	// chunking"); nil is size/overlap chunking.
+	// Chunking is how documents are cut
+	// (docs/memories-and-retrieval.md#structure-aware-chunking); nil is
+	// size/overlap chunking.
 	Chunking  *chunk.Settings `json:"chunking,omitempty"`
 	CreatedAt time.Time       `json:"created_at"`
 	UpdatedAt time.Time       `json:"updated_at"`
@@ -285,9 +287,10 @@ type CreateRequest struct {
 	ChunkSize      *int   `json:"chunk_size"`
 	ChunkOverlap   *int   `json:"chunk_overlap"`
 	TopK           *int   `json:"top_k"`
-	// Rerank names the memory's reranker (README "Reranking").
+	// Rerank names the memory's reranker (docs/memories-and-retrieval.md#reranking).
 	Rerank *engine.RerankSpec `json:"rerank,omitempty"`
-	// Chunking sets how documents are cut (README "Structure-aware chunking").
+	// Chunking sets how documents are cut
+	// (docs/memories-and-retrieval.md#structure-aware-chunking).
 	Chunking *chunk.Settings `json:"chunking,omitempty"`
 }
 

@@ -15,7 +15,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// A memory pack (README "Memory packs") is one zstd stream of records.
+// A memory pack (docs/memories-and-retrieval.md#memory-packs) is one zstd stream of records.
 // Each record is a kind byte, its payload length as an unsigned varint,
 // then the payload:
 //

@@ -10,7 +10,7 @@ import (
 	"github.com/hearth-dev/hearth/engine"
 )
 
-// Export is a memory pack being written (README "Memory packs"). OpenExport
+// Export is a memory pack being written (docs/memories-and-retrieval.md#memory-packs). OpenExport
 // checks what can fail before a byte is sent; WriteTo streams the pack.
 type Export struct {
 	s      *Service

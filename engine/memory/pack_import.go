@@ -12,7 +12,7 @@ import (
 	"github.com/hearth-dev/hearth/engine"
 )
 
-// ImportOptions are the choices of a pack import (README "Memory packs").
+// ImportOptions are the choices of a pack import (docs/memories-and-retrieval.md#memory-packs).
 type ImportOptions struct {
 	// Name, when set, imports the memory under this name instead of the
 	// pack's.

@@ -298,7 +298,7 @@ func TestExportReimport(t *testing.T) {
 	}
 	// Queries whose keyword matches are fewer than the candidates a search
 	// takes: among hundreds of equal BM25 scores, which ones make the cut
-	// is up to the keyword index (README "Memory packs").
+	// is up to the keyword index (docs/memories-and-retrieval.md#memory-packs).
 	for _, q := range []string{"topic599", "topic17 topic300", "topic1"} {
 		var got [2][]Result
 		for i, name := range []string{"kb", "kb2"} {

@@ -70,7 +70,8 @@ type RetrieveRequest struct {
 	TolerateEmbedFailure bool
 	// Rerank overrides the memories' rerankers (RerankOff turns them off).
 	Rerank *engine.RerankSpec
-	// MinScore drops results scoring below it (README "Score thresholds").
+	// MinScore drops results scoring below it
+	// (docs/memories-and-retrieval.md#score-thresholds).
 	MinScore *float64
 	// KeywordWeight overrides the server's keyword weight of hybrid
 	// fusion (HEARTH_RETRIEVE_KEYWORD_WEIGHT) for this request.
@@ -97,16 +98,17 @@ type Result struct {
 	// a memory searched by vector only it is the cosine similarity; in
 	// hybrid and keyword-only search it is the fused rank score scaled so
 	// that 1 means first in every ranking; after reranking it is the
-	// reranker's relevance score (README "Score thresholds").
+	// reranker's relevance score (docs/memories-and-retrieval.md#score-thresholds).
 	Similarity float64
 	Memory     string
 	Document   string
 	// Meta is the document's upload meta plus documentName.
 	Meta    map[string]string
 	ChunkID string
-	// Heading is the chunk's heading path and Section the enclosing part
-	// of its section handed to the model in parent-child mode (README
-	// "Structure-aware chunking"); both are empty with size chunking.
+	// Heading is the chunk's heading path and Section the enclosing part of
+	// its section handed to the model in parent-child mode
+	// (docs/memories-and-retrieval.md#structure-aware-chunking); both are
+	// empty with size chunking.
 	Heading string
 	Section string
 }

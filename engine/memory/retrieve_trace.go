@@ -15,7 +15,7 @@ import (
 // (gen_ai.operation.name "retrieval", gen_ai.data_source.id the first
 // memory) with the memories searched, the mode ("hybrid", or
 // "keyword-fallback" when a query embedding failed), the hits returned and
-// whether a reranker ran (README "OpenTelemetry").
+// whether a reranker ran (docs/operations.md#opentelemetry).
 func (s *Service) Search(ctx context.Context, owner string, req RetrieveRequest) (*Retrieval, error) {
 	if telemetry.FromContext(ctx) == nil {
 		return s.search(ctx, owner, req)

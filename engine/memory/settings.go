@@ -8,7 +8,7 @@ import (
 )
 
 // SetChunking changes how a memory cuts the documents uploaded from now
-// on (README "Structure-aware chunking"); nil is size/overlap chunking.
+// on (docs/memories-and-retrieval.md#structure-aware-chunking); nil is size/overlap chunking.
 // Documents already ingested keep their chunks until they are uploaded
 // again (hearth apply does that for the documents it declares). Errors
 // name field "chunking".

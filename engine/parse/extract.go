@@ -10,7 +10,7 @@ import (
 // NeedsExtractor reports whether err is the failure of a PDF without a
 // text layer (a scan) or without any extractable text, which an external
 // extractor with OCR may still read, or of an Excel 5.0/95 workbook, which
-// Apache Tika reads (README "External extractor"). The
+// Apache Tika reads (docs/memories-and-retrieval.md#external-extractor). The
 // decision rests on the error's code, field and message alone, so it
 // holds for an error that crossed from the parser child process.
 func NeedsExtractor(err error) bool {

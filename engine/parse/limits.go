@@ -8,8 +8,7 @@ import (
 )
 
 // DefaultMaxOutput is the default bound on the text one document may
-// produce, in bytes (HEARTH_PARSE_MAX_OUTPUT, README "Parser and chunker
-// limits").
+// produce, in bytes (HEARTH_PARSE_MAX_OUTPUT, docs/security.md#parser-and-chunker-limits).
 const DefaultMaxOutput = 32 << 20
 
 // Options bound the work of one parse. The zero value takes the defaults.

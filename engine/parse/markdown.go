@@ -50,7 +50,7 @@ func parseMarkdown(data []byte, max int) (string, error) {
 			} else {
 				// Every pattern needs a '[' or an import/export at the
 				// start: most lines of prose skip the regexps, which were
-				// most of the parser's time (README, Benchmarks).
+				// most of the parser's time (docs/bench-log/2026-12-04.md).
 				bracket := strings.IndexByte(line, '[') >= 0
 				if (bracket && refDefStart(line) && refDefRE.MatchString(line)) ||
 					((strings.HasPrefix(line, "import") || strings.HasPrefix(line, "export")) && mdxLineRE.MatchString(line)) {

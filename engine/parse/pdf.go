@@ -36,10 +36,10 @@ func errPDFEncrypted() error {
 	return docError("PDF is encrypted; remove the password protection and upload it again")
 }
 func errPDFNoText() error {
-	return docError(MsgPDFNoText + " (its text may be drawn as shapes); configure HEARTH_EXTRACTOR_URL to send such PDFs to an external extractor with OCR (README \"External extractor\")")
+	return docError(MsgPDFNoText + " (its text may be drawn as shapes); configure HEARTH_EXTRACTOR_URL to send such PDFs to an external extractor with OCR (docs/memories-and-retrieval.md#external-extractor)")
 }
 func errPDFNoTextLayer() error {
-	return docError(MsgPDFNoTextLayer + " (scanned?); configure HEARTH_EXTRACTOR_URL to send such PDFs to an external extractor with OCR (README \"External extractor\")")
+	return docError(MsgPDFNoTextLayer + " (scanned?); configure HEARTH_EXTRACTOR_URL to send such PDFs to an external extractor with OCR (docs/memories-and-retrieval.md#external-extractor)")
 }
 
 // The beginnings of the messages of the two PDF failures an external

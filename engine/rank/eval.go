@@ -11,7 +11,7 @@ import (
 	"github.com/hearth-dev/hearth/engine"
 )
 
-// Limits of a retrieval evaluation (README "Evaluating retrieval").
+// Limits of a retrieval evaluation (docs/memories-and-retrieval.md#evaluating-retrieval).
 const (
 	MaxEvalQueries  = 500
 	MaxEvalSettings = 8

@@ -32,12 +32,12 @@ func (m *memExporter) got() []*SpanData {
 	return append([]*SpanData(nil), m.spans...)
 }
 
-// TestOffAllocatesNothing: without a span in the context (tracing off,
-// the default) the hooks Hearth's code runs allocate nothing, as the
-// README promises. One of the few allocation tests: the hooks are on every
-// request's path and do nothing but return on nil receivers, so the zero
-// is structural, not a measured figure; it runs without the race detector
-// only (make test-norace).
+// TestOffAllocatesNothing: without a span in the context (tracing off, the
+// default) the hooks Hearth's code runs allocate nothing, as
+// docs/operations.md#opentelemetry promises. One of the few allocation tests:
+// the hooks are on every request's path and do nothing but return on nil
+// receivers, so the zero is structural, not a measured figure; it runs without
+// the race detector only (make test-norace).
 func TestOffAllocatesNothing(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector moves values to the heap; make test-norace runs this test")

@@ -1,7 +1,8 @@
-// Package extract is the client of an external document extractor the
-// operator runs, for documents Hearth's own parsers cannot read: PDFs
-// without a text layer (scans), which need OCR (README "External
-// extractor"). Two servers are spoken to in their own wire formats:
+// Package extract is the client of an external document extractor the operator
+// runs, for documents Hearth's own parsers cannot read: PDFs without a text
+// layer (scans), which need OCR
+// (docs/memories-and-retrieval.md#external-extractor). Two servers are spoken
+// to in their own wire formats:
 //
 //   - Apache Tika server: PUT {url}/tika with the document as the body and
 //     "Accept: text/plain" answers the text

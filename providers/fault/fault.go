@@ -17,7 +17,7 @@
 // A rule without a provider applies to every upstream; @rate (0 < rate <=
 // 1, default 1) applies it to that share of calls; *times applies it to
 // the first N upstream calls of one request only (a 429*1 is followed by a
-// successful retry). README "Using Hearth in your tests" documents them.
+// successful retry). docs/hearth-in-your-tests.md documents them.
 package fault
 
 import (

@@ -1,6 +1,6 @@
 // Package replay records Hearth's upstream exchanges to plain files and
 // serves them back without any network (HEARTH_RECORD and HEARTH_REPLAY,
-// README "Using Hearth in your tests"). Both are http.RoundTripper layers
+// docs/hearth-in-your-tests.md). Both are http.RoundTripper layers
 // of the provider transport chain (see providers.Config.Wrap), so chat,
 // streaming chat, embeddings, moderation, images, rerank, web search and
 // crawl services are all covered.

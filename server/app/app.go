@@ -65,7 +65,7 @@ type Config struct {
 	Outbound netguard.Policy
 	// EgressMode ("open" or "allowlist") and EgressAllow (host names,
 	// host:port pairs, CIDRs) build the one dialer of every outbound
-	// connection (README "Running air-gapped").
+	// connection (docs/air-gapped.md).
 	EgressMode  string
 	EgressAllow []string
 	// Memory holds the memory engine's settings; New fills in its
@@ -161,6 +161,9 @@ type App struct {
 	Quotas  *engine.Quotas
 	// Cache is the response cache (nil: off).
 	Cache *engine.ResponseCache
+	// CacheIndex holds the response cache's semantic index (nil outside
+	// semantic mode).
+	CacheIndex *index.Manager
 	// ThreadWrites group-commits thread writes (engine.GroupStore).
 	ThreadWrites *engine.GroupStore
 	// Egress is the dialer every outbound connection goes through, with
@@ -174,6 +177,9 @@ type App struct {
 	// CheckModels validates model entries against the provider registry
 	// (their shape, and that each names a known provider).
 	CheckModels func(entries []json.RawMessage) error
+	// StoredDeployments are the deployments declared through the API or
+	// hearth apply, routed beside the configuration's.
+	StoredDeployments *engine.StoredDeployments
 	// FirstKey is the generated API key of the first user when this start
 	// created it without Config.AdminKey ("" otherwise); Created reports
 	// whether the first user was created.
@@ -298,6 +304,9 @@ func (a *App) Close(ctx context.Context) error {
 	}
 	if a.Cache != nil {
 		errs = append(errs, a.Cache.Close())
+	}
+	if a.CacheIndex != nil {
+		errs = append(errs, a.CacheIndex.Close())
 	}
 	if c, ok := a.Cluster.(io.Closer); ok {
 		errs = append(errs, c.Close())

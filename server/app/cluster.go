@@ -17,7 +17,7 @@ import (
 // ErrBackupCluster is what `hearth backup` and /v1/admin/backup answer in
 // cluster mode: the database is backed up with PostgreSQL's own tools.
 var ErrBackupCluster = engine.Errorf(engine.CodeBadRequest,
-	"this server runs in cluster mode on PostgreSQL: back it up with pg_dump (README \"Running several nodes\", Backups)")
+	"this server runs in cluster mode on PostgreSQL: back it up with pg_dump (docs/several-nodes.md#backups)")
 
 // pgStore is the PostgreSQL store as the application's Store. Backup
 // refuses: a consistent copy of a database several nodes write is

@@ -10,9 +10,10 @@ import (
 func (a *App) note(s string) { a.built = append(a.built, s) }
 
 // optionalDeps are the Deps fields a configuration may leave nil: the
-// feature is off (the response cache without HEARTH_CACHE, deployments
-// when none are declared). Describe says "off" for them, not "missing".
-var optionalDeps = map[string]bool{"Cache": true, "Deployments": true}
+// feature is off (the response cache without HEARTH_CACHE). Describe says
+// "off" for them, not "missing". Deployments are always wired: the API
+// may store some at any time.
+var optionalDeps = map[string]bool{"Cache": true}
 
 // Describe lists what the application was built from, one line per
 // service: each field of Deps with its concrete type (or "missing", or

@@ -7,7 +7,7 @@ import (
 )
 
 // buildExtractor hands the parser the external extractor, when one is
-// configured (README "External extractor"): its calls go through the
+// configured (docs/memories-and-retrieval.md#external-extractor): its calls go through the
 // egress dialer under the feature "extractor", and its text is bounded by
 // the parser's output limit. The client keeps nothing but the detected
 // server kind, so every node of a cluster runs its own.

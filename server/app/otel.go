@@ -15,7 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// OTel configures trace export (README "OpenTelemetry"). An empty
+// OTel configures trace export (docs/operations.md#opentelemetry). An empty
 // Endpoint turns tracing off: no tracer is built and no hook records.
 type OTel struct {
 	// Endpoint is the collector's OTLP/HTTP base URL, e.g.

@@ -45,6 +45,9 @@ func (a *App) buildProviders(cfg Config) error {
 		return err
 	}
 	keysets.UseCluster(a.Cluster)
+	if err := a.buildStoredDeployments(registry, cfg.Secret); err != nil {
+		return err
+	}
 	if err := a.buildAppliedModels(registry); err != nil {
 		return err
 	}
@@ -70,10 +73,8 @@ func (a *App) buildProviders(cfg Config) error {
 	a.Deps.Providers = engine.GuardProviders(a.Deps.Providers, guards)
 	a.Deps.Keysets = keysets
 	a.Deps.LocalModels = server.CacheLocalModels(registry, localModelsTTL)
-	if registry.HasDeployments() {
-		a.Deps.Deployments = registry.Deployments
-		a.Metrics.WatchDeployments(registry.Deployments)
-	}
+	a.Deps.Deployments = registry.Deployments
+	a.Metrics.WatchDeployments(registry.Deployments)
 	a.Deps.CountAnthropicTokens = registry.CountAnthropicTokens
 	a.pool = registry.PoolImages
 	a.closeUpstream = registry.CloseIdleConnections

@@ -10,8 +10,8 @@ import (
 	"github.com/hearth-dev/hearth/providers/replay"
 )
 
-// Testkit holds the settings meant for test suites (README "Using Hearth
-// in your tests"). The zero value turns them all off.
+// Testkit holds the settings meant for test suites
+// (docs/hearth-in-your-tests.md). The zero value turns them all off.
 type Testkit struct {
 	// Faults turns fault injection on: the LB-Fault request header is
 	// honoured, and FaultRules apply to every upstream call.

@@ -10,13 +10,13 @@ import (
 
 // slowCommits returns s with every Update held, after its write function
 // succeeded and before its transaction commits, for the delay of the
-// slow-commit rule among the server-wide fault rules (README "Fault
-// injection"); without one it returns s unchanged. It wraps the store
-// under the thread GroupStore, so a batch's callers are answered only
-// after the delay and the commit: a change that answered before the
-// commit is then caught by any test that kills the server right after an
-// answer (TestFaultKill9ThreadGroupCommit). It keeps no state: on several
-// nodes each holds its own commits.
+// slow-commit rule among the server-wide fault rules
+// (docs/hearth-in-your-tests.md#fault-injection); without one it returns s
+// unchanged. It wraps the store under the thread GroupStore, so a batch's
+// callers are answered only after the delay and the commit: a change that
+// answered before the commit is then caught by any test that kills the server
+// right after an answer (TestFaultKill9ThreadGroupCommit). It keeps no state:
+// on several nodes each holds its own commits.
 func slowCommits(s engine.Store, rules []fault.Rule) engine.Store {
 	delay := fault.SlowCommit(rules)
 	if delay <= 0 {

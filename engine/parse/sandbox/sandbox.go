@@ -82,10 +82,11 @@ type Config struct {
 	// MaxOutput bounds the text of one document, in bytes, for every
 	// format (default parse.DefaultMaxOutput; HEARTH_PARSE_MAX_OUTPUT).
 	MaxOutput int
-	// Extract, when set, reads the documents the parsers fail with an
-	// error parse.NeedsExtractor accepts (PDFs without a text layer)
-	// through an external extractor (HEARTH_EXTRACTOR_URL, README
-	// "External extractor"); its text or its error is the answer.
+	// Extract, when set, reads the documents the parsers fail with an error
+	// parse.NeedsExtractor accepts (PDFs without a text layer) through an
+	// external extractor (HEARTH_EXTRACTOR_URL,
+	// docs/memories-and-retrieval.md#external-extractor); its text or its
+	// error is the answer.
 	Extract func(ctx context.Context, contentType, name string, data []byte) (string, error)
 	Logger  *slog.Logger
 }

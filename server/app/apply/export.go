@@ -13,10 +13,12 @@ import (
 )
 
 // Export writes the state of svc to dir in the format Load reads:
-// hearth.yaml (accounts, pipes, memories, keysets, declared API keys) and each document's
+// hearth.yaml (accounts, pipes, memories, keysets, declared API keys,
+// model entries, deployments) and each document's
 // bytes under documents/<owner>/<memory>/. Keysets are written without
 // their keys: each names an environment variable (key_env) to fill in
-// before the files are applied; so are the API keys apply manages.
+// before the files are applied; so are the API keys apply manages and the
+// deployments' keys.
 func Export(ctx context.Context, svc Services, dir string) (*Spec, error) {
 	accts, err := svc.Accounts.List(ctx)
 	if err != nil {
@@ -38,6 +40,9 @@ func Export(ctx context.Context, svc Services, dir string) (*Spec, error) {
 		}
 	}
 	if err := exportModels(ctx, svc, out); err != nil {
+		return nil, err
+	}
+	if err := exportDeployments(ctx, svc, out); err != nil {
 		return nil, err
 	}
 	b, err := yaml.Marshal(out)

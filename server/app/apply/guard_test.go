@@ -12,7 +12,7 @@ import (
 	"github.com/hearth-dev/hearth/server/servertest"
 )
 
-// TestApplyGuard: a pipe file's guard policy (README "Guardrails") is
+// TestApplyGuard: a pipe file's guard policy (docs/guardrails.md) is
 // applied, is no change on a second apply, is exported, and is removed
 // when the file drops it; a bad policy is refused naming the field.
 func TestApplyGuard(t *testing.T) {

@@ -19,9 +19,9 @@ import (
 // the same set of managed keys.
 const ManagedPrefix = "apply:"
 
-// KeySpec declares a user or org API key, optionally scoped (README
-// "Scoped keys"). Its secret comes from an environment variable (key_env)
-// or a file (key_file); an inline key is refused.
+// KeySpec declares a user or org API key, optionally scoped
+// (docs/accounts-and-keys.md#scoped-keys). Its secret comes from an environment
+// variable (key_env) or a file (key_file); an inline key is refused.
 type KeySpec struct {
 	Owner   string `json:"owner,omitempty"`
 	Name    string `json:"name"`

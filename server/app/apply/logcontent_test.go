@@ -12,7 +12,7 @@ import (
 	"github.com/hearth-dev/hearth/server/servertest"
 )
 
-// TestApplyLogContent: a pipe file's log_content (README "Run log") is
+// TestApplyLogContent: a pipe file's log_content (docs/pipes-and-threads.md#run-log) is
 // applied, is a change when it flips, and is exported only when on.
 func TestApplyLogContent(t *testing.T) {
 	ts := servertest.Start(t)

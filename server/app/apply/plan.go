@@ -22,6 +22,8 @@ type Services struct {
 	// them against the provider registry (nil: shape only).
 	Models      *engine.AppliedModels
 	CheckModels func(entries []json.RawMessage) error
+	// Deployments stores the declared deployments (nil: none can be).
+	Deployments *engine.StoredDeployments
 	// Store reads document bytes for Export.
 	Store engine.Store
 	// Getenv reads the environment variables keysets name (key_env).
@@ -32,15 +34,16 @@ type Services struct {
 type Options struct {
 	// Prune deletes the pipes, memories, documents and keysets of the
 	// owners the files mention that the files no longer declare, and
-	// revokes the API keys apply created that they no longer declare.
-	// Accounts are never deleted.
+	// revokes the API keys apply created that they no longer declare,
+	// and deletes the stored deployments they do not declare. Accounts
+	// are never deleted.
 	Prune bool
 }
 
 // Change is one step of a plan.
 type Change struct {
 	Action string // "create", "update" or "delete"
-	Kind   string // "models", "user", "org", "pipe", "memory", "document", "keyset", "key"
+	Kind   string // "models", "deployment", "user", "org", "pipe", "memory", "document", "keyset", "key"
 	Name   string
 	Detail string
 	run    func(ctx context.Context) error
@@ -104,7 +107,7 @@ func Build(ctx context.Context, svc Services, spec *Spec, opts Options) (*Plan, 
 	if err := pl.checkUnique(); err != nil {
 		return nil, err
 	}
-	steps := []func(context.Context) error{pl.models, pl.accounts, pl.ownerKeysets, pl.memories, pl.pipes, pl.pipeKeysets, pl.keys}
+	steps := []func(context.Context) error{pl.models, pl.deployments, pl.accounts, pl.ownerKeysets, pl.memories, pl.pipes, pl.pipeKeysets, pl.keys}
 	if opts.Prune {
 		steps = append(steps, pl.prune)
 	}
@@ -168,6 +171,9 @@ func (pl *planner) checkUnique() error {
 	}
 	for _, k := range pl.spec.Keys {
 		keys = append(keys, [2]string{"key", pl.owner(k.Owner) + "/" + k.Name})
+	}
+	for _, d := range pl.spec.Deployments {
+		keys = append(keys, [2]string{"deployment", d.Name})
 	}
 	for _, k := range keys {
 		if err := check(k[0], k[1]); err != nil {

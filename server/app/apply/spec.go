@@ -1,9 +1,9 @@
 // Package apply is Hearth's declarative setup: it reads users, orgs,
-// pipes, memories (with their documents), keysets, API keys and model
-// entries declared in YAML or
+// pipes, memories (with their documents), keysets, API keys, model
+// entries and deployments declared in YAML or
 // JSON files, compares them with a running application's state and makes
 // the difference through the engine services, never by writing records
-// itself (README "Pipes as code"). Export writes the state back out in the
+// itself (docs/pipes-as-code.md). Export writes the state back out in the
 // same format.
 package apply
 
@@ -36,7 +36,10 @@ type Spec struct {
 	// Models are model entries (prices, retirements, rules) in the shape
 	// of HEARTH_MODELS_FILE's, stored on the server (models.go).
 	Models []json.RawMessage `json:"models,omitempty"`
-	files  map[string]string
+	// Deployments are stored deployments: more servers for a model
+	// (deployments.go).
+	Deployments []DeploymentSpec `json:"deployments,omitempty"`
+	files       map[string]string
 	// modelsDeclared: a file has a "models" list (an empty one removes
 	// the stored entries); modelFiles names the file of each entry.
 	modelsDeclared bool
@@ -107,9 +110,10 @@ type MemorySpec struct {
 	TopK           *int           `json:"top_k,omitempty"`
 	Documents      []DocumentSpec `json:"documents,omitempty"`
 
-	// Chunking is the memory's chunk settings (README "Structure-aware
-	// chunking"); unlike the other settings it may change in place, and
-	// the declared documents are then uploaded again.
+	// Chunking is the memory's chunk settings
+	// (docs/memories-and-retrieval.md#structure-aware-chunking); unlike the
+	// other settings it may change in place, and the declared documents are
+	// then uploaded again.
 	Chunking *chunk.Settings `json:"chunking,omitempty"`
 }
 
@@ -166,6 +170,7 @@ func Load(dir string) (*Spec, error) {
 		out.Memories = append(out.Memories, one.Memories...)
 		out.Keysets = append(out.Keysets, one.Keysets...)
 		out.Keys = append(out.Keys, one.Keys...)
+		out.Deployments = append(out.Deployments, one.Deployments...)
 		if one.Models != nil {
 			if err := out.mergeModels(p, one.Models); err != nil {
 				return nil, err
@@ -232,6 +237,12 @@ func loadFile(p string) (*Spec, error) {
 			return nil, fmt.Errorf("%s: keys[%d].key: keys are never written inline; use key_env or key_file", p, i)
 		}
 		s.Keys[i].KeyFile = rel(s.Keys[i].KeyFile)
+	}
+	for i := range s.Deployments {
+		if s.Deployments[i].Key != "" {
+			return nil, fmt.Errorf("%s: deployments[%d].key: keys are never written inline; use key_env or key_file", p, i)
+		}
+		s.Deployments[i].KeyFile = rel(s.Deployments[i].KeyFile)
 	}
 	return &s, nil
 }

@@ -12,7 +12,8 @@ import (
 // ServicesOf returns the engine services of a built application.
 func ServicesOf(a *app.App, getenv func(string) string) Services {
 	return Services{Accounts: a.Deps.Accounts, Pipes: a.Deps.Pipes, Memory: a.Memory, Keysets: a.Deps.Keysets,
-		Store: a.Store, Getenv: getenv, Models: a.AppliedModels, CheckModels: a.CheckModels}
+		Store: a.Store, Getenv: getenv, Models: a.AppliedModels, CheckModels: a.CheckModels,
+		Deployments: a.StoredDeployments}
 }
 
 // Wait polls the documents of the memories spec declares until none is

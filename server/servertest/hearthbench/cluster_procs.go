@@ -39,6 +39,10 @@ type ProcsResult struct {
 	// (pg_stat_statements, every statement of the database: the node's
 	// reads and writes, BEGIN and COMMIT, its feed reads), -1 when unknown.
 	Statements float64 `json:"db_statements_per_request"`
+	// Transactions is what the database committed or rolled back per
+	// request of the cluster node (pg_stat_database; a statement outside
+	// a transaction counts as one), -1 when unknown.
+	Transactions float64 `json:"db_transactions_per_request"`
 	// EmbeddedCPU, ClusterCPU and DatabaseCPU are CPU milliseconds per
 	// request (medians over the rounds) of the embedded process, the
 	// cluster node's process and PostgreSQL (its server and backends);
@@ -142,7 +146,7 @@ func startProc(bin, dir string, env ...string) (*procNode, error) {
 // each route in rounds, alternating which side goes first, so both see
 // the same load from other work. It returns a reason instead when
 // PostgreSQL is not installed.
-func runClusterProcs(quick bool, cell time.Duration, rounds, conc int, logf func(string, ...any)) ([]ProcsResult, string, error) {
+func runClusterProcs(quick bool, cell time.Duration, rounds, conc int, only func(string) bool, top int, logf func(string, ...any)) ([]ProcsResult, string, error) {
 	if pgtest.BinDir() == "" {
 		return nil, "no PostgreSQL 15+ binaries in /usr/lib/postgresql/*/bin (apt-get install postgresql)", nil
 	}
@@ -201,11 +205,18 @@ func runClusterProcs(quick bool, cell time.Duration, rounds, conc int, logf func
 	}
 	var out []ProcsResult
 	for _, rt := range procsRoutes() {
+		if !only(rt.name) {
+			continue
+		}
 		// A short cell each, not counted, warms both up.
 		spreadURLs([]string{emb.URL}, rt.path, rt.body, conc, cell/4)
 		spreadURLs([]string{clu.URL}, rt.path, rt.body, conc, cell/4)
+		if top > 0 {
+			pgResetStatements(url)
+		}
 		var e, c []LoadFigures
-		var st, ecpu, ccpu, dcpu []float64
+		var clusterReqs int
+		var st, xs, ecpu, ccpu, dcpu []float64
 		for i := range rounds {
 			for j := range 2 {
 				if (i+j)%2 == 0 {
@@ -215,17 +226,21 @@ func runClusterProcs(quick bool, cell time.Duration, rounds, conc int, logf func
 					e = append(e, f)
 					continue
 				}
-				s0, c0, d0 := stmts(), procCPU(clu.cmd.Process.Pid), ownPostgresCPU()
+				s0, x0, c0, d0 := stmts(), pgTransactions(url), procCPU(clu.cmd.Process.Pid), ownPostgresCPU()
 				f := spreadURLs([]string{clu.URL}, rt.path, rt.body, conc, cell)
 				c1, d1 := procCPU(clu.cmd.Process.Pid), ownPostgresCPU()
 				if s1 := stmts(); s0 >= 0 && s1 >= 0 && f.Requests > 0 {
 					st = append(st, float64(s1-s0)/float64(f.Requests))
 				}
+				if x1 := pgTransactions(url); x0 >= 0 && x1 >= 0 && f.Requests > 0 {
+					xs = append(xs, float64(x1-x0)/float64(f.Requests))
+				}
 				ccpu, dcpu = append(ccpu, perReqMs(c0, c1, f)), append(dcpu, perReqMs(d0, d1, f))
 				c = append(c, f)
+				clusterReqs += f.Requests
 			}
 		}
-		r := ProcsResult{Route: rt.name, Statements: -1, EmbeddedCPU: median(ecpu), ClusterCPU: median(ccpu), DatabaseCPU: median(dcpu)}
+		r := ProcsResult{Route: rt.name, Statements: -1, EmbeddedCPU: median(ecpu), ClusterCPU: median(ccpu), DatabaseCPU: median(dcpu), Transactions: -1}
 		for i := range e {
 			r.Ratios = append(r.Ratios, c[i].RPS/max(e[i].RPS, 1e-9))
 			r.Errors += e[i].Errors + c[i].Errors
@@ -235,6 +250,12 @@ func runClusterProcs(quick bool, cell time.Duration, rounds, conc int, logf func
 		r.Ratio = r.ClusterRPS / max(r.EmbeddedRPS, 1e-9)
 		if len(st) > 0 {
 			r.Statements = median(st)
+		}
+		if len(xs) > 0 {
+			r.Transactions = median(xs)
+		}
+		if top > 0 {
+			logTopStatements(url, top, clusterReqs, rt.name, logf)
 		}
 		logf("cluster-procs: %s: embedded %.0f/s, cluster node %.0f/s (%.2f)", rt.name, r.EmbeddedRPS, r.ClusterRPS, r.Ratio)
 		out = append(out, r)
@@ -295,11 +316,15 @@ func printClusterProcs(w io.Writer, rep *Report) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "route\tembedded /s\tp50 ms\tp99 ms\tcluster /s\tp50 ms\tp99 ms\tratio\tratio per round\tdb statements/req\tCPU ms/req: embedded\tnode\tdb\terrors\t")
+	fmt.Fprintln(tw, "route\tembedded /s\tp50 ms\tp99 ms\tcluster /s\tp50 ms\tp99 ms\tratio\tratio per round\tdb statements/req\tdb transactions/req\tCPU ms/req: embedded\tnode\tdb\terrors\t")
 	for _, r := range rep.ClusterProcs {
 		st := "-"
 		if r.Statements >= 0 {
 			st = fmt.Sprintf("%.2f", r.Statements)
+		}
+		xt := "-"
+		if r.Transactions >= 0 {
+			xt = fmt.Sprintf("%.2f", r.Transactions)
 		}
 		rs := ""
 		for i, x := range r.Ratios {
@@ -314,8 +339,8 @@ func printClusterProcs(w io.Writer, rep *Report) {
 			}
 			return fmt.Sprintf("%.3f", x)
 		}
-		fmt.Fprintf(tw, "%s\t%.0f\t%.1f\t%.1f\t%.0f\t%.1f\t%.1f\t%.2f\t%s\t%s\t%s\t%s\t%s\t%d\t\n", r.Route, r.EmbeddedRPS, r.EmbeddedP50, r.EmbeddedP99,
-			r.ClusterRPS, r.ClusterP50, r.ClusterP99, r.Ratio, rs, st, ms(r.EmbeddedCPU), ms(r.ClusterCPU), ms(r.DatabaseCPU), r.Errors)
+		fmt.Fprintf(tw, "%s\t%.0f\t%.1f\t%.1f\t%.0f\t%.1f\t%.1f\t%.2f\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", r.Route, r.EmbeddedRPS, r.EmbeddedP50, r.EmbeddedP99,
+			r.ClusterRPS, r.ClusterP50, r.ClusterP99, r.Ratio, rs, st, xt, ms(r.EmbeddedCPU), ms(r.ClusterCPU), ms(r.DatabaseCPU), r.Errors)
 	}
 	tw.Flush()
 }

@@ -23,9 +23,12 @@ import (
 type FairnessResult struct {
 	MaxConcurrent int `json:"max_concurrent"`
 	// CapPerKey is HEARTH_MAX_INFLIGHT_PER_KEY (0: off, the default).
-	CapPerKey    int `json:"cap_per_key,omitempty"`
-	FloodClients int `json:"flood_clients"`
-	QuietClients int `json:"quiet_clients"`
+	CapPerKey int `json:"cap_per_key,omitempty"`
+	// UpstreamDelayMs is how long the fake upstream waits before it
+	// answers (0: at once).
+	UpstreamDelayMs float64 `json:"upstream_delay_ms"`
+	FloodClients    int     `json:"flood_clients"`
+	QuietClients    int     `json:"quiet_clients"`
 	// The flooding key's answers during the loaded cell.
 	FloodRPS    float64     `json:"flood_rps"`
 	FloodOK     int         `json:"flood_ok"`
@@ -46,19 +49,23 @@ type fairnessOptions struct {
 	// CapPerKey, when set, adds a row at the last MaxConcurrent with this
 	// fixed per-key cap (what earlier versions did by default).
 	CapPerKey int
+	// Delay is how long the fake upstream waits before it answers, as a
+	// model would (0: at once).
+	Delay time.Duration
 }
 
 // runFairness measures, for each MaxConcurrent, the quiet key alone, then
 // the quiet key while the flooding key sends from Flood clients, both
 // running a pipe (store off) against an in-process fake upstream that
-// answers at once. Each key has its own pipe and its own connection pool.
+// answers after Delay (at once by default). Each key has its own pipe and
+// its own connection pool.
 func runFairness(opts fairnessOptions, logf func(string, ...any)) ([]FairnessResult, error) {
 	f, err := startUpstream("")
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	f.SetDefault(fake.Reply{Text: gatewayReply})
+	f.SetDefault(fake.Reply{Text: gatewayReply, FirstByteDelay: opts.Delay})
 	type row struct{ max, cap int }
 	var rows []row
 	for _, mc := range opts.MaxConcurrent {
@@ -80,7 +87,8 @@ func runFairness(opts fairnessOptions, logf func(string, ...any)) ([]FairnessRes
 }
 
 func fairnessRow(opts fairnessOptions, maxConcurrent, capPerKey int, upstream string, logf func(string, ...any)) (FairnessResult, error) {
-	res := FairnessResult{MaxConcurrent: maxConcurrent, CapPerKey: capPerKey, FloodClients: opts.Flood, QuietClients: opts.Quiet}
+	res := FairnessResult{MaxConcurrent: maxConcurrent, CapPerKey: capPerKey, FloodClients: opts.Flood, QuietClients: opts.Quiet,
+		UpstreamDelayMs: float64(opts.Delay) / float64(time.Millisecond)}
 	tb := &benchTB{}
 	defer tb.close()
 	var ts *servertest.Server
@@ -186,10 +194,14 @@ func (fl *flood) stop() {
 }
 
 func printFairness(w io.Writer, rs []FairnessResult, cell float64) {
+	delay := "at once"
+	if len(rs) > 0 && rs[0].UpstreamDelayMs > 0 {
+		delay = fmt.Sprintf("after %g ms (-fair-delay)", rs[0].UpstreamDelayMs)
+	}
 	fmt.Fprintf(w, "\nFairness: one key (flood) runs a pipe from many clients while another key (quiet) runs one at low concurrency,\n"+
-		"through the real server in-process against a fake upstream that answers at once (store off); %.1f s per cell.\n"+
+		"through the real server in-process against a fake upstream that answers %s (store off); %.1f s per cell.\n"+
 		"Quiet alone = the quiet key with no flood; loaded = during the flood. Clients, server and fake share the process.\n"+
-		"Cap per key = HEARTH_MAX_INFLIGHT_PER_KEY (off by default; the row with a cap is what earlier versions did).\n", cell)
+		"Cap per key = HEARTH_MAX_INFLIGHT_PER_KEY (off by default; the row with a cap is what earlier versions did).\n", delay, cell)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "max concurrent\tcap per key\tflood clients\tflood rps\tflood 429\tflood 503\tflood other\tquiet clients\tquiet rps alone\tquiet p99 ms alone\tquiet p99 ms loaded\tp99 ratio\tquiet errors\t")
 	for _, r := range rs {

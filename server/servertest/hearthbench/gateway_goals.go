@@ -105,7 +105,7 @@ func printGoals(w io.Writer, gs []GoalCheck, speed string) {
 	if len(gs) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "\nGateway hot path goals (issue 22; pipe nostore = pipes.run with a pipe of store: false), read off the rows above.")
+	fmt.Fprintln(w, "\nGateway hot path goals (pipe nostore = pipes.run with a pipe of store: false), read off the rows above.")
 	fmt.Fprintln(w, "Share and added p50 at 16 clients move with the machine's load: compare alternating runs, not one. The added p50")
 	fmt.Fprintln(w, "is a time: on a machine slower than the one the goals were set on it grows while the share of direct holds.")
 	if speed != "" {

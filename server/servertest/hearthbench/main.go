@@ -71,6 +71,7 @@ func main() {
 	fairFlood := flag.Int("fair-flood", 256, "fairness: clients of the flooding key")
 	fairQuiet := flag.Int("fair-quiet", 2, "fairness: clients of the quiet key")
 	fairCell := flag.Duration("fair-cell", 2*time.Second, "fairness: measuring time of the quiet key alone and under the flood, each")
+	fairDelay := flag.Duration("fair-delay", 0, "fairness: how long the fake upstream waits before it answers, as a model would (0: at once)")
 	fairCap := flag.Int("fair-cap", 64, "fairness: add a row at the last -fair-max with this fixed HEARTH_MAX_INFLIGHT_PER_KEY (the earlier default), for comparison; 0 leaves it out")
 	ingestWorkers := flag.Int("ingest-workers", 0, "ingest-http: the server's ingestion workers (0: its default)")
 	jsonOut := flag.String("json", "", "also write the report as JSON to this file")
@@ -93,6 +94,8 @@ func main() {
 	soakFor := flag.Duration("soak", 0, `gateway: instead of the table, send each run kind (-runs; default "pipe,agent") from -soak-conc clients for this long, sampling RSS, heap in use and goroutines every 5 s`)
 	procsRounds := flag.Int("procs-rounds", 3, "cluster-procs: rounds of alternating embedded and cluster cells per route (the table shows medians)")
 	procsConc := flag.Int("procs-conc", 16, "cluster-procs: clients")
+	procsOnly := flag.String("procs-routes", "", `cluster-procs: comma-separated route names to measure, each matched as a prefix ("pipes.run store: true", "agent", "retrieve"; "" = all)`)
+	procsTop := flag.Int("procs-db-top", 0, "cluster-procs: log the cluster node's N costliest statements of each route (pg_stat_statements: calls, rows and database time per request)")
 	soakConc := flag.Int("soak-conc", 16, "gateway: clients of -soak")
 	soakHeap := flag.String("soak-heapprofile", "", "gateway: with -soak, write a heap profile (after a collection) at the end of each run kind to PREFIX-<run>.prof")
 	flag.Parse()
@@ -165,7 +168,7 @@ func main() {
 			fail("fairness", fmt.Errorf("-fair-max: %w", err))
 		}
 		rep.FairnessCell = fairCell.Seconds()
-		if rep.Fairness, err = runFairness(fairnessOptions{Cell: *fairCell, MaxConcurrent: mc, Flood: *fairFlood, Quiet: *fairQuiet, CapPerKey: *fairCap}, logf); err != nil {
+		if rep.Fairness, err = runFairness(fairnessOptions{Cell: *fairCell, MaxConcurrent: mc, Flood: *fairFlood, Quiet: *fairQuiet, CapPerKey: *fairCap, Delay: *fairDelay}, logf); err != nil {
 			fail("fairness", err)
 		}
 	})
@@ -235,7 +238,7 @@ func main() {
 		if *quick && *cell == 2*time.Second {
 			*cell = time.Second
 		}
-		rs, skipped, err := runClusterProcs(*quick, *cell, *procsRounds, *procsConc, logf)
+		rs, skipped, err := runClusterProcs(*quick, *cell, *procsRounds, *procsConc, procsFilter(*procsOnly), *procsTop, logf)
 		if err != nil {
 			fail("cluster-procs", err)
 		}
@@ -260,7 +263,7 @@ func main() {
 
 // retrievalCases are the synthetic data sets. The 1M case is built with
 // efConstruction 100 instead of 200: at 200 it alone takes longer than the
-// whole run may (see README, Benchmarks).
+// whole run may (see docs/benchmarks.md).
 func retrievalCases(quick bool) []retrievalCase {
 	if quick {
 		return []retrievalCase{

@@ -26,6 +26,7 @@ const routes = [
   { re: /^\/usage$/, page: () => import('./pages/usage.js'), nav: 'usage' },
   { re: /^\/runs\/([^/]+)$/, page: () => import('./pages/run.js'), nav: 'usage', params: (m) => ({ id: m[1] }) },
   { re: /^\/keys$/, page: () => import('./pages/keys.js'), nav: 'keys' },
+  { re: /^\/deployments$/, page: () => import('./pages/deployments.js'), nav: 'deployments' },
 ];
 
 const navItems = [
@@ -37,6 +38,7 @@ const navItems = [
   ['web', 'Web'],
   ['usage', 'Usage'],
   ['keys', 'Keys'],
+  ['deployments', 'Deployments'],
 ];
 
 /** state is the signed-in identity (GET /v1/me), or null. */

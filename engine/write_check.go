@@ -2,17 +2,6 @@ package engine
 
 import "context"
 
-// BlobLister is implemented by stores that can list their blobs. The
-// orphaned-upload sweep of the memory engine uses it: a store may keep
-// blobs outside its key space (PostgreSQL keeps them in their own tables),
-// so scanning keys cannot find them.
-type BlobLister interface {
-	// ListBlobs calls fn with the id of every blob whose id sorts after
-	// after (all when after is ""), in bytewise id order. Returning
-	// ErrStopScan from fn ends the listing without error.
-	ListBlobs(ctx context.Context, after string, fn func(id string) error) error
-}
-
 type writeCheckKey struct{}
 
 // WithWriteCheck returns a context that carries check. Code that writes on

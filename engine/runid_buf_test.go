@@ -8,12 +8,12 @@ import (
 )
 
 // TestNewRunIDIn: a run id in a run's room is NewRunID's id (the same
-// with a deterministic scope) and shares the room's bytes; pipe runs (PreparedRun.idRoom) and agent runs (the
+// with a deterministic scope) and shares the room's bytes; pipe runs (PreparedRun.idBuf) and agent runs (the
 // recorder's) draw theirs so.
 func TestNewRunIDIn(t *testing.T) {
 	at := time.Unix(1_800_000_000, 0)
 	det := func() context.Context { return WithIDs(context.Background(), NewDeterministic(3).Scope()) }
-	var room RunIDRoom
+	var room RunIDBuf
 	id := NewRunIDIn(det(), at, &room)
 	if want := NewRunID(det(), at); id != want || unsafe.StringData(id) != &room[0] {
 		t.Fatalf("NewRunIDIn = %q (in the room %v), want %q", id, unsafe.StringData(id) == &room[0], want)

@@ -10,17 +10,17 @@ import "time"
 // change to the runtime's timer heap under its locks (SetWriteDeadline
 // took about 1 µs a request in a 16-client profile of the gateway
 // benchmark, docs/benchmarks.md). The lean path leaves the deadline in place after
-// an answer instead (wdlLeft) and clears it only before a write to the
+// an answer instead (writeDeadlineLeft) and clears it only before a write to the
 // connection that comes first (an answer written before any deadline was
 // set: an error of a middleware outside deadlineWriter's, or the
 // connection handed to net/http). A deadline set again first only moves
-// the timer (wdlSet), so every write is bounded as before: by the
+// the timer (writeDeadlineSet), so every write is bounded as before: by the
 // deadline its request set, or by none. It is per connection, in this
 // process: nothing changes with several Hearth nodes.
 const (
-	wdlNone uint32 = iota
-	wdlSet
-	wdlLeft
+	writeDeadlineNone uint32 = iota
+	writeDeadlineSet
+	writeDeadlineLeft
 )
 
 // setWriteDeadline sets the connection's write deadline for the request
@@ -28,9 +28,9 @@ const (
 func (c *leanConn) setWriteDeadline(t time.Time) error {
 	err := c.rwc.SetWriteDeadline(t)
 	if t.IsZero() {
-		c.wdl.Store(wdlNone)
+		c.writeDeadline.Store(writeDeadlineNone)
 	} else {
-		c.wdl.Store(wdlSet)
+		c.writeDeadline.Store(writeDeadlineSet)
 	}
 	return err
 }
@@ -38,16 +38,16 @@ func (c *leanConn) setWriteDeadline(t time.Time) error {
 // leaveWriteDeadline ends a request: a deadline it set stays, to be moved
 // by the next request's or cleared before another write.
 func (c *leanConn) leaveWriteDeadline() {
-	if c.wdl.Load() == wdlSet {
-		c.wdl.Store(wdlLeft)
+	if c.writeDeadline.Load() == writeDeadlineSet {
+		c.writeDeadline.Store(writeDeadlineLeft)
 	}
 }
 
 // clearLeftWriteDeadline clears a deadline an earlier request left,
 // before a write to the connection.
 func (c *leanConn) clearLeftWriteDeadline() {
-	if c.wdl.Load() == wdlLeft {
+	if c.writeDeadline.Load() == writeDeadlineLeft {
 		_ = c.rwc.SetWriteDeadline(time.Time{})
-		c.wdl.Store(wdlNone)
+		c.writeDeadline.Store(writeDeadlineNone)
 	}
 }
