@@ -51,8 +51,8 @@ test-go:
 ## values to the heap). Every other allocation figure is a benchmark
 ## (make bench). A step whose tests are not found or do not run fails.
 RECALL_TESTS := ^(TestHNSWRecall|TestHNSWParallelBuild)$$
-ALLOC_TESTS := TestOffAllocatesNothing TestLabelInAllocations TestChunkEventAllocations
-ALLOC_TEST_PKGS := ./engine/telemetry/ ./providers/netguard/ ./server/
+ALLOC_TESTS := TestOffAllocatesNothing TestLabelInAllocations
+ALLOC_TEST_PKGS := ./engine/telemetry/ ./providers/netguard/
 test-norace:
 	@out=$$($(GO) test -count=1 -v -run '$(RECALL_TESTS)' ./index/ 2>&1); rc=$$?; \
 	  echo "$$out" | grep -E '^(--- |ok|FAIL)|recall@10'; \

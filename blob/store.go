@@ -261,7 +261,7 @@ func (t *tx) Get(key string, v any) error {
 		return err
 	}
 	return item.Value(func(b []byte) error {
-		if err := engine.DecodeValue(b, v); err != nil {
+		if err := json.Unmarshal(b, v); err != nil {
 			return fmt.Errorf("decode %s: %w", key, err)
 		}
 		return nil
@@ -269,23 +269,11 @@ func (t *tx) Get(key string, v any) error {
 }
 
 func (t *tx) Put(key string, v any) error {
-	var kv []byte
-	if a, ok := v.(engine.JSONAppender); ok {
-		kv = append(make([]byte, 0, len(key)+putValueHint), key...)
-		var err error
-		if kv, err = a.AppendJSON(kv); err != nil {
-			return fmt.Errorf("encode %s: %w", key, err)
-		}
-	} else if str, ok := v.(string); ok && plainJSONString(str) {
-		kv = append(append(append(append(make([]byte, 0, len(key)+len(str)+2), key...), '"'), str...), '"')
-	} else {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return fmt.Errorf("encode %s: %w", key, err)
-		}
-		kv = append(append(make([]byte, 0, len(key)+len(b)), key...), b...)
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", key, err)
 	}
-	return t.set(kv, len(key))
+	return t.set(append(append(make([]byte, 0, len(key)+len(b)), key...), b...), len(key))
 }
 
 func (t *tx) PutRaw(key string, b []byte) error {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -138,7 +139,7 @@ func (b *Budgets) MeterTx(tx Tx, batch []RunRecord) error {
 	for i, c := range counters {
 		s = Spend{}
 		if vals[i] != nil {
-			if err := DecodeValue(vals[i], &s); err != nil {
+			if err := json.Unmarshal(vals[i], &s); err != nil {
 				return fmt.Errorf("decode %s: %w", c.key, err)
 			}
 		}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+
+	"github.com/hearth-dev/hearth/engine/jsonread"
 )
 
 // This file holds the canonical, OpenAI-shaped chat model used inside Hearth.
@@ -113,8 +115,8 @@ func (c *Content) UnmarshalJSON(b []byte) error {
 		*c = Content{Parts: parts, Set: true}
 		return nil
 	}
-	if s, ok := plainJSONString(b); ok {
-		*c = Content{Text: s, Set: true}
+	if s, ok := jsonread.PlainString(b); ok {
+		*c = Content{Text: string(s), Set: true}
 		return nil
 	}
 	var s string

@@ -119,9 +119,8 @@ func (rs *Responses) History(ctx context.Context, owner, id, field string) (*Sto
 // CheckInput refuses, before the model is called, an input message too
 // large for a thread to store (ThreadLimits.MaxMessageBytes).
 func (rs *Responses) CheckInput(msgs []Message) error {
-	var buf [2048]byte
 	for i, m := range msgs {
-		if err := rs.threads.checkSize("input", i, "", ThreadMessageInput{Message: m}, buf[:0]); err != nil {
+		if err := rs.threads.checkSize("input", i, "", ThreadMessageInput{Message: m}); err != nil {
 			return err
 		}
 	}

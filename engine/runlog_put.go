@@ -1,5 +1,7 @@
 package engine
 
+import "encoding/json"
+
 // OwnedSetter is a Tx that can take a key and a value as byte slices it
 // keeps until the transaction ends, without copying them. The caller
 // must not change either slice afterwards. The run log lays out each
@@ -30,7 +32,7 @@ func putRun(tx Tx, r *RunRecord, hint int) (int, error) {
 		kv := make([]byte, 0, len(prefixRun)+len(r.Owner)+1+len(r.ID)+hint)
 		kv = append(append(append(append(kv, prefixRun...), r.Owner...), '/'), r.ID...)
 		k := len(kv)
-		kv, err := r.AppendJSON(kv)
+		kv, err := appendRecord(kv, r)
 		if err != nil {
 			return hint, err
 		}
@@ -40,7 +42,7 @@ func putRun(tx Tx, r *RunRecord, hint int) (int, error) {
 	kv := make([]byte, 0, keys+hint)
 	kv = append(append(append(append(kv, prefixRun...), r.Owner...), '/'), r.ID...)
 	k := len(kv)
-	kv, err := r.AppendJSON(kv)
+	kv, err := appendRecord(kv, r)
 	if err != nil {
 		return hint, err
 	}
@@ -59,3 +61,12 @@ const runValueHint = 512
 // runValueHintMax caps what one large record (content kept inline) makes
 // every later buffer reserve.
 const runValueHintMax = 4 << 10
+
+// appendRecord appends the JSON encoding of r to b.
+func appendRecord(b []byte, r *RunRecord) ([]byte, error) {
+	v, err := json.Marshal(r)
+	if err != nil {
+		return b, err
+	}
+	return append(b, v...), nil
+}

@@ -36,7 +36,7 @@ func TestPutRunOwned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := json.Marshal((*runRecordFields)(&r))
+	want, err := json.Marshal(&r)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 )
@@ -65,7 +66,7 @@ func TestPipelessRunHasNoPipeIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := r.AppendJSON(nil)
+	want, _ := json.Marshal(&r)
 	if len(tx.keys) != 1 || string(tx.keys[0]) != "run/ann/run_2" || string(tx.values[0]) != string(want) || n != len(want) || tx.puts != 0 {
 		t.Fatalf("wrote %q = %q (size %d), %d puts", tx.keys, tx.values, n, tx.puts)
 	}

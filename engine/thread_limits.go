@@ -69,9 +69,8 @@ const sizingMessageID = "msg_000000000000000000000000"
 // checkSizes refuses client messages whose stored form would pass
 // MaxMessageBytes, naming the first such message.
 func (ts *Threads) checkSizes(field, threadID string, msgs []ThreadMessageInput) error {
-	var buf [2048]byte
 	for i, in := range msgs {
-		if err := ts.checkSize(field, i, threadID, in, buf[:0]); err != nil {
+		if err := ts.checkSize(field, i, threadID, in); err != nil {
 			return err
 		}
 	}
@@ -80,11 +79,10 @@ func (ts *Threads) checkSizes(field, threadID string, msgs []ThreadMessageInput)
 
 // checkSize refuses message i of field when its stored form would pass
 // MaxMessageBytes. The stored form is measured with the encoder the store
-// writes it with (AppendJSON, the bytes of encoding/json), in buf (the
-// caller's, on its stack) while it fits.
-func (ts *Threads) checkSize(field string, i int, threadID string, in ThreadMessageInput, buf []byte) error {
+// writes it with (encoding/json).
+func (ts *Threads) checkSize(field string, i int, threadID string, in ThreadMessageInput) error {
 	m := buildThreadMessage(threadID, sizingMessageID, 0, in)
-	b, err := m.AppendJSON(buf)
+	b, err := json.Marshal(m)
 	if err != nil {
 		return FieldError(fieldIndex(field, i), "cannot be stored: %v", err)
 	}
@@ -99,9 +97,8 @@ func (ts *Threads) checkSize(field string, i int, threadID string, in ThreadMess
 // checkRunAppend checks, before the model is called, that a run's request
 // messages and its answer fit in the thread (t is nil for a new thread).
 func (ts *Threads) checkRunAppend(t *Thread, threadID string, msgs []Message) error {
-	var buf [2048]byte
 	for i, m := range msgs {
-		if err := ts.checkSize("messages", i, threadID, ThreadMessageInput{Message: m}, buf[:0]); err != nil {
+		if err := ts.checkSize("messages", i, threadID, ThreadMessageInput{Message: m}); err != nil {
 			return err
 		}
 	}

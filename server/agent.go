@@ -34,8 +34,6 @@ type agentRun struct {
 	// model the lb-model header's value (len == cap, so an Add copies it).
 	state agent.RunState
 	model [1]string
-	// instructions is where req.Instructions points (decodeAgentRun).
-	instructions string
 }
 
 // handleAgentRun serves POST /v1/agent/run. The provider key comes from
@@ -45,7 +43,7 @@ type agentRun struct {
 func (s *Server) handleAgentRun(c echo.Context) error {
 	run := new(agentRun)
 	req, answer := &run.req, &run.answer
-	if err := decodeAgentRun(c, run); err != nil {
+	if err := decodeJSON(c, req); err != nil {
 		return err
 	}
 	if err := s.checkBudget(c, principal(c).Owner); err != nil {

@@ -59,9 +59,6 @@ func decodeBytes(b []byte, v any) error {
 	if err := checkDepth(b); err != nil {
 		return err
 	}
-	if decodeFast(b, v) {
-		return nil
-	}
 	if err := json.Unmarshal(b, v); err != nil {
 		return jsonError(err)
 	}

@@ -19,8 +19,5 @@ func answerJSON(c echo.Context, code int, v any) error {
 		h[echo.HeaderContentType] = jsonContentType
 	}
 	c.Response().Status = code
-	if done, err := writeAnswer(c, v); done {
-		return err
-	}
 	return c.Echo().JSONSerializer.Serialize(c, v, "")
 }

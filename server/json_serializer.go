@@ -36,6 +36,9 @@ func (plainJSON) Serialize(c echo.Context, i any, indent string) error {
 	return err
 }
 
+// maxPooledAnswer is the largest answer buffer kept for reuse.
+const maxPooledAnswer = 64 << 10
+
 // serializerPool holds the buffers plainJSON encodes answers into. It
 // lives in one process's memory and holds nothing of a request between
 // uses: with several Hearth nodes each has its own pool.

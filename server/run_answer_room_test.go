@@ -59,3 +59,20 @@ func BenchmarkRunAnswerRoomAllocs(b *testing.B) {
 		write()
 	}
 }
+
+// checkAnswerSameAsSerializer fails unless answerJSON writes what the
+// server's serializer writes for v.
+func checkAnswerSameAsSerializer(t *testing.T, v any) {
+	t.Helper()
+	e := echo.New()
+	e.JSONSerializer = plainJSON{}
+	want, got := httptest.NewRecorder(), httptest.NewRecorder()
+	wantErr := plainJSON{}.Serialize(e.NewContext(httptest.NewRequest(http.MethodPost, "/v1/pipes/run", nil), want), v, "")
+	err := answerJSON(e.NewContext(httptest.NewRequest(http.MethodPost, "/v1/pipes/run", nil), got), http.StatusOK, v)
+	if (err != nil) != (wantErr != nil) {
+		t.Fatalf("%#v: error %v, serializer %v", v, err, wantErr)
+	}
+	if got.Body.String() != want.Body.String() {
+		t.Fatalf("%#v:\n got %s\nwant %s", v, got.Body, want.Body)
+	}
+}

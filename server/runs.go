@@ -51,13 +51,9 @@ type pipeRun struct {
 	// prepared the engine's prepared run (Runner.PrepareIn).
 	answer   runAnswer
 	prepared engine.PreparedRun
-	// msgRoom holds the messages when the body has one message (the
-	// usual run), so they cost no allocation of their own (readMessages).
-	msgRoom [1]engine.Message
 }
 
-// UnmarshalJSON decodes a body the hand-written decoder (readPipeRun)
-// gave up on, through runBody, with encoding/json's errors.
+// UnmarshalJSON decodes a pipe run body through runBody.
 func (b *pipeRun) UnmarshalJSON(data []byte) error {
 	var rb runBody
 	if err := json.Unmarshal(data, &rb); err != nil {

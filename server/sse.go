@@ -130,15 +130,11 @@ func (w *eventWriter) encode(v any) ([]byte, error) {
 	if !w.ndjson {
 		w.fb.WriteString("data: ")
 	}
-	if b, ok := appendChunkEvent(w.fb.AvailableBuffer(), v); ok {
-		w.fb.Write(b)
-	} else {
-		if w.enc == nil {
-			w.enc = json.NewEncoder(&w.fb) // HTML-escaped, as json.Marshal
-		}
-		if err := w.enc.Encode(v); err != nil {
-			return nil, err
-		}
+	if w.enc == nil {
+		w.enc = json.NewEncoder(&w.fb) // HTML-escaped, as json.Marshal
+	}
+	if err := w.enc.Encode(v); err != nil {
+		return nil, err
 	}
 	if !w.ndjson { // Encode ends the value with '\n'; SSE ends it with CRLF CRLF
 		w.fb.Truncate(w.fb.Len() - 1)

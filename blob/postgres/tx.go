@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -71,14 +72,14 @@ func (t *tx) Get(key string, v any) error {
 	if err != nil {
 		return err
 	}
-	if err := engine.DecodeValue(b, v); err != nil {
+	if err := json.Unmarshal(b, v); err != nil {
 		return fmt.Errorf("decode %s: %w", key, err)
 	}
 	return nil
 }
 
 func (t *tx) Put(key string, v any) error {
-	b, err := engine.AppendValue(nil, v)
+	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", key, err)
 	}

@@ -2,10 +2,10 @@ package agent
 
 import (
 	"encoding/json"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/hearth-dev/hearth/engine"
+	"github.com/hearth-dev/hearth/engine/jsonread"
 )
 
 // firstStep is the storage of an agent run's first request, kept inside
@@ -60,7 +60,7 @@ func withInstructions(msgs []engine.Message, instructions *string) []engine.Mess
 // the quotes; anything else goes through encoding/json (which replaces
 // invalid UTF-8 and decodes escapes).
 func jsonString(raw json.RawMessage) (string, bool) {
-	if body, ok := plainJSONString(raw); ok {
+	if body, ok := jsonread.PlainString(raw); ok {
 		return string(body), true
 	}
 	return unmarshalString(raw)
@@ -70,30 +70,13 @@ func jsonString(raw json.RawMessage) (string, bool) {
 // bytes instead of copying them: raw must never be modified afterwards
 // (AgentRunRequest.Input documents this for the request's input).
 func jsonStringShared(raw json.RawMessage) (string, bool) {
-	if body, ok := plainJSONString(raw); ok {
+	if body, ok := jsonread.PlainString(raw); ok {
 		if len(body) == 0 {
 			return "", true
 		}
 		return unsafe.String(&body[0], len(body)), true
 	}
 	return unmarshalString(raw)
-}
-
-// plainJSONString returns the bytes between the quotes of a JSON string
-// with no escape, no control character and valid UTF-8: the string
-// encoding/json decodes from it.
-func plainJSONString(raw json.RawMessage) ([]byte, bool) {
-	n := len(raw)
-	if n < 2 || raw[0] != '"' || raw[n-1] != '"' {
-		return nil, false
-	}
-	body := raw[1 : n-1]
-	for _, c := range body {
-		if c == '\\' || c == '"' || c < 0x20 {
-			return nil, false
-		}
-	}
-	return body, utf8.Valid(body)
 }
 
 func unmarshalString(raw json.RawMessage) (string, bool) {

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -50,7 +51,7 @@ func (s *Service) readChunkRecords(ctx context.Context, keys []string) ([]*chunk
 			continue
 		}
 		r := new(chunkRecord)
-		if err := engine.DecodeValue(v, r); err != nil {
+		if err := json.Unmarshal(v, r); err != nil {
 			return nil, fmt.Errorf("decode %s: %w", miss[j], err)
 		}
 		out[at[j]] = r

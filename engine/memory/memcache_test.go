@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"encoding/json"
 	"sync/atomic"
 	"testing"
 
@@ -83,7 +84,7 @@ func testMemoryCacheAcrossNodes(t *testing.T, c *testCluster) {
 		t.Fatal(err)
 	}
 	var m Memory
-	if err := engine.DecodeValue(cached(b), &m); err != nil || m.Chunking == nil {
+	if err := json.Unmarshal(cached(b), &m); err != nil || m.Chunking == nil {
 		t.Fatalf("node B cached %+v (%v), want the record with the new chunking", m, err)
 	}
 
@@ -103,7 +104,7 @@ func testMemoryCacheAcrossNodes(t *testing.T, c *testCluster) {
 		res, err := retrieve(b, "bravo")
 		return err == nil && len(res) > 0 && res[0].Document == "bravo.txt"
 	})
-	if err := engine.DecodeValue(cached(b), &m); err != nil || m.ID != second.ID {
+	if err := json.Unmarshal(cached(b), &m); err != nil || m.ID != second.ID {
 		t.Fatalf("node B cached memory %q (%v), want %q", m.ID, err, second.ID)
 	}
 }

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -370,7 +371,7 @@ func (s *Service) readMemories(ctx context.Context, owner string, qs []MemoryQue
 		if v == nil {
 			return nil, engine.NotFound("memory", qs[i].Name)
 		}
-		if err := engine.DecodeValue(v, &mems[i]); err != nil {
+		if err := json.Unmarshal(v, &mems[i]); err != nil {
 			return nil, fmt.Errorf("decode %s: %w", keys[i], err)
 		}
 	}
