@@ -117,11 +117,6 @@ func checkDocTarget(path, anchor string, cache map[string]map[string]bool) strin
 	return ""
 }
 
-// pendingGeneratedDocs are docs generated from code whose links still
-// point at README sections that moved to the guides; their generator
-// rewrites them, and then they leave this list.
-var pendingGeneratedDocs = map[string]bool{"docs/configuration.md": true}
-
 // TestDocLinksResolve: every relative link (and its anchor) in README.md
 // and docs/ leads to a file and heading that exist.
 func TestDocLinksResolve(t *testing.T) {
@@ -129,9 +124,6 @@ func TestDocLinksResolve(t *testing.T) {
 	cache := map[string]map[string]bool{}
 	n := 0
 	for _, f := range docFiles(t) {
-		if pendingGeneratedDocs[f] {
-			continue
-		}
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
