@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/hearth-dev/hearth/engine/jsonread"
+	"github.com/hearth-dev/hearth/engine/jsonfast"
 )
 
 // This file holds the canonical, OpenAI-shaped chat model used inside Hearth.
@@ -115,7 +115,7 @@ func (c *Content) UnmarshalJSON(b []byte) error {
 		*c = Content{Parts: parts, Set: true}
 		return nil
 	}
-	if s, ok := jsonread.PlainString(b); ok {
+	if s, ok := jsonfast.PlainString(b); ok {
 		*c = Content{Text: string(s), Set: true}
 		return nil
 	}

@@ -3,12 +3,12 @@ package engine
 import (
 	"strconv"
 
-	"github.com/hearth-dev/hearth/engine/jsonwrite"
+	"github.com/hearth-dev/hearth/engine/jsonfast"
 )
 
 // AppendToolCallJSON serves the hand-written upstream request writers of
 // package providers: it reports false for a value it does not handle
-// exactly as encoding/json would (see package jsonwrite), and the caller
+// exactly as encoding/json would (see package jsonfast), and the caller
 // then encodes the whole document with encoding/json.
 
 // AppendToolCallJSON appends tc as encoding/json writes a ToolCall.
@@ -21,27 +21,27 @@ func AppendToolCallJSON(b []byte, tc *ToolCall, html bool) ([]byte, bool) {
 	}
 	if tc.ID != "" {
 		b = append(b, `"id":`...)
-		b = jsonwrite.String(b, tc.ID, html)
+		b = jsonfast.AppendString(b, tc.ID, html)
 		b = append(b, ',')
 	}
 	if tc.Type != "" {
 		b = append(b, `"type":`...)
-		b = jsonwrite.String(b, tc.Type, html)
+		b = jsonfast.AppendString(b, tc.Type, html)
 		b = append(b, ',')
 	}
 	b = append(b, `"function":{`...)
 	if tc.Function.Name != "" {
 		b = append(b, `"name":`...)
-		b = jsonwrite.String(b, tc.Function.Name, html)
+		b = jsonfast.AppendString(b, tc.Function.Name, html)
 		b = append(b, ',')
 	}
 	b = append(b, `"arguments":`...)
-	b = jsonwrite.String(b, tc.Function.Arguments, html)
+	b = jsonfast.AppendString(b, tc.Function.Arguments, html)
 	b = append(b, '}')
 	if len(tc.ExtraContent) > 0 {
 		var ok bool
 		b = append(b, `,"extra_content":`...)
-		if b, ok = jsonwrite.Raw(b, tc.ExtraContent, html); !ok {
+		if b, ok = jsonfast.AppendRaw(b, tc.ExtraContent, html); !ok {
 			return b, false
 		}
 	}

@@ -1,6 +1,6 @@
 package engine
 
-import "github.com/hearth-dev/hearth/engine/jsonread"
+import "github.com/hearth-dev/hearth/engine/jsonfast"
 
 var (
 	toolCallNames     = []string{"index", "id", "type", "function", "extra_content"}
@@ -11,8 +11,8 @@ var (
 )
 
 // ReadToolCall decodes a tool call (or null) into a zero value as
-// encoding/json does, or reports false (see package jsonread).
-func ReadToolCall(r *jsonread.Reader, tc *ToolCall) bool {
+// encoding/json does, or reports false (see package jsonfast).
+func ReadToolCall(r *jsonfast.Reader, tc *ToolCall) bool {
 	return r.Null() || r.Object(toolCallNames, func(k int) bool {
 		switch k {
 		case 0:
@@ -24,18 +24,18 @@ func ReadToolCall(r *jsonread.Reader, tc *ToolCall) bool {
 			tc.Index = &i
 			return ok
 		case 1:
-			return jsonread.ReadString(r, &tc.ID)
+			return jsonfast.ReadString(r, &tc.ID)
 		case 2:
-			return jsonread.ReadIntern(r, &tc.Type, toolCallTypes)
+			return jsonfast.ReadIntern(r, &tc.Type, toolCallTypes)
 		case 3:
 			return r.Null() || r.Object(functionCallNames, func(k int) bool {
 				if k == 0 {
-					return jsonread.ReadString(r, &tc.Function.Name)
+					return jsonfast.ReadString(r, &tc.Function.Name)
 				}
-				return jsonread.ReadString(r, &tc.Function.Arguments)
+				return jsonfast.ReadString(r, &tc.Function.Arguments)
 			})
 		default:
-			return jsonread.ReadRaw(r, &tc.ExtraContent)
+			return jsonfast.ReadRaw(r, &tc.ExtraContent)
 		}
 	})
 }

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"net/textproto"
 
-	"github.com/hearth-dev/hearth/engine/word"
+	"github.com/hearth-dev/hearth/engine/jsonfast"
 )
 
 // readHead reads an answer's head itself when the whole head is already
@@ -139,7 +139,7 @@ func tokenKey(k []byte) bool {
 // answer's header values: a few hundred bytes from hosted APIs), then
 // byte by byte.
 func printable(b []byte) bool {
-	for len(b) >= 8 && word.Printable(binary.LittleEndian.Uint64(b)) {
+	for len(b) >= 8 && jsonfast.Printable(binary.LittleEndian.Uint64(b)) {
 		b = b[8:]
 	}
 	for _, c := range b {

@@ -5,7 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/hearth-dev/hearth/engine"
-	"github.com/hearth-dev/hearth/engine/jsonread"
+	"github.com/hearth-dev/hearth/engine/jsonfast"
 )
 
 // chunkEvent is one decoded chat.completion.chunk together with the
@@ -95,11 +95,11 @@ func (cs *chunkStrings) str(b []byte) string {
 // finish_reason, usage) and skips fields no struct field matches;
 // anything else (errors, web sources, annotations, logprobs, numbers that
 // are not plain integers, duplicate or case-folded keys, invalid JSON)
-// goes through encoding/json (see package jsonread, which checks the syntax
+// goes through encoding/json (see package jsonfast, which checks the syntax
 // as it reads), so behaviour cannot differ.
 func decodeChunk(data []byte, cs *chunkStrings) (*oaiStreamEvent, error) {
 	ce := cs.event()
-	p := chunkParser{Reader: jsonread.New(data), ev: ce, cs: cs}
+	p := chunkParser{Reader: jsonfast.NewReader(data), ev: ce, cs: cs}
 	if p.chunk() && p.End() {
 		return &ce.oaiStreamEvent, nil
 	}
@@ -112,7 +112,7 @@ func decodeChunk(data []byte, cs *chunkStrings) (*oaiStreamEvent, error) {
 
 // chunkParser reads one chunk into ev.
 type chunkParser struct {
-	jsonread.Reader
+	jsonfast.Reader
 	ev *chunkEvent
 	cs *chunkStrings
 }

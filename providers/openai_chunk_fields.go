@@ -2,7 +2,7 @@ package providers
 
 import (
 	"github.com/hearth-dev/hearth/engine"
-	"github.com/hearth-dev/hearth/engine/jsonread"
+	"github.com/hearth-dev/hearth/engine/jsonfast"
 )
 
 // The keys of each object of a chunk that a struct field matches, in the
@@ -39,7 +39,7 @@ func (p *chunkParser) chunk() bool {
 			}
 			return true
 		case 2:
-			return jsonread.ReadInt64(&p.Reader, &c.Created)
+			return jsonfast.ReadInt64(&p.Reader, &c.Created)
 		case 4:
 			c.SystemFingerprint = nil
 			if p.Null() {
@@ -81,7 +81,7 @@ func (p *chunkParser) choice(ch *engine.ChunkChoice, first bool) bool {
 	return p.Object(choiceKeys, func(k int) bool {
 		switch k {
 		case 0:
-			return jsonread.ReadInt(&p.Reader, &ch.Index)
+			return jsonfast.ReadInt(&p.Reader, &ch.Index)
 		case 1:
 			return p.Null() || p.delta(&ch.Delta, first)
 		case 2:
@@ -113,7 +113,7 @@ func (p *chunkParser) delta(d *engine.Delta, first bool) bool {
 	return p.Object(deltaKeys, func(k int) bool {
 		switch k {
 		case 0:
-			return jsonread.ReadIntern(&p.Reader, &d.Role, responseRoles)
+			return jsonfast.ReadIntern(&p.Reader, &d.Role, responseRoles)
 		case 1, 2:
 			if p.Null() {
 				if k == 1 {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/hearth-dev/hearth/engine/jsonread"
+	"github.com/hearth-dev/hearth/engine/jsonfast"
 )
 
 // recordedChunks returns the lines of testdata/openai_chunks.jsonl:
@@ -37,7 +37,7 @@ func TestDecodeChunkFastPath(t *testing.T) {
 	lines := recordedChunks(t)
 	var cs chunkStrings
 	for i := 1; i <= 6; i++ {
-		p := chunkParser{Reader: jsonread.New(lines[i]), ev: cs.event(), cs: &cs}
+		p := chunkParser{Reader: jsonfast.NewReader(lines[i]), ev: cs.event(), cs: &cs}
 		if !p.chunk() || !p.End() {
 			t.Errorf("line %d is not on the hand-written path: %s", i+1, lines[i])
 		}

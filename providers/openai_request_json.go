@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/hearth-dev/hearth/engine"
-	"github.com/hearth-dev/hearth/engine/jsonwrite"
+	"github.com/hearth-dev/hearth/engine/jsonfast"
 )
 
 // Every chat call encodes its request, so the OpenAI-wire request body is
@@ -79,7 +79,7 @@ func openAIRequestSize(r *oaiRequest) int {
 func appendOpenAIRequest(b []byte, r *oaiRequest) ([]byte, bool) {
 	ok := true
 	b = append(b, `{"model":`...)
-	b = jsonwrite.String(b, r.Model, true)
+	b = jsonfast.AppendString(b, r.Model, true)
 	b = append(b, `,"messages":`...)
 	if r.Messages == nil {
 		b = append(b, "null"...)
@@ -111,13 +111,13 @@ func appendOpenAIRequest(b []byte, r *oaiRequest) ([]byte, bool) {
 		b = append(b, `,"tool_choice":`...)
 		switch tc := r.ToolChoice.(type) {
 		case string:
-			b = jsonwrite.String(b, tc, true)
+			b = jsonfast.AppendString(b, tc, true)
 		case *engine.ToolChoice:
 			if tc == nil || tc.Function == "" {
 				return b, false
 			}
 			b = append(b, `{"function":{"name":`...)
-			b = jsonwrite.String(b, tc.Function, true)
+			b = jsonfast.AppendString(b, tc.Function, true)
 			b = append(b, `},"type":"function"}`...)
 		default:
 			return b, false
@@ -125,12 +125,12 @@ func appendOpenAIRequest(b []byte, r *oaiRequest) ([]byte, bool) {
 	}
 	if r.ParallelToolCalls != nil {
 		b = append(b, `,"parallel_tool_calls":`...)
-		b = jsonwrite.Bool(b, *r.ParallelToolCalls)
+		b = jsonfast.AppendBool(b, *r.ParallelToolCalls)
 	}
-	if b, ok = jsonwrite.FloatField(b, `,"temperature":`, r.Temperature); !ok {
+	if b, ok = jsonfast.AppendFloatField(b, `,"temperature":`, r.Temperature); !ok {
 		return b, false
 	}
-	if b, ok = jsonwrite.FloatField(b, `,"top_p":`, r.TopP); !ok {
+	if b, ok = jsonfast.AppendFloatField(b, `,"top_p":`, r.TopP); !ok {
 		return b, false
 	}
 	if r.MaxTokens != nil {
@@ -141,23 +141,23 @@ func appendOpenAIRequest(b []byte, r *oaiRequest) ([]byte, bool) {
 		b = append(b, `,"max_completion_tokens":`...)
 		b = strconv.AppendInt(b, int64(*r.MaxCompletionTokens), 10)
 	}
-	if b, ok = jsonwrite.FloatField(b, `,"presence_penalty":`, r.PresencePenalty); !ok {
+	if b, ok = jsonfast.AppendFloatField(b, `,"presence_penalty":`, r.PresencePenalty); !ok {
 		return b, false
 	}
-	if b, ok = jsonwrite.FloatField(b, `,"frequency_penalty":`, r.FrequencyPenalty); !ok {
+	if b, ok = jsonfast.AppendFloatField(b, `,"frequency_penalty":`, r.FrequencyPenalty); !ok {
 		return b, false
 	}
-	b = jsonwrite.StringsField(b, `,"stop":`, r.Stop, true)
+	b = jsonfast.AppendStringsField(b, `,"stop":`, r.Stop, true)
 	if rf := r.ResponseFormat; rf != nil {
 		b = append(b, `,"response_format":`...)
 		if b, ok = appendResponseFormat(b, rf); !ok {
 			return b, false
 		}
 	}
-	b = jsonwrite.StringField(b, `,"reasoning_effort":`, r.ReasoningEffort, true)
+	b = jsonfast.AppendStringField(b, `,"reasoning_effort":`, r.ReasoningEffort, true)
 	if r.Reasoning != nil {
 		b = append(b, `,"reasoning":{"effort":`...)
-		b = jsonwrite.String(b, r.Reasoning.Effort, true)
+		b = jsonfast.AppendString(b, r.Reasoning.Effort, true)
 		b = append(b, '}')
 	}
 	if r.Stream {
@@ -165,7 +165,7 @@ func appendOpenAIRequest(b []byte, r *oaiRequest) ([]byte, bool) {
 	}
 	if r.StreamOptions != nil {
 		b = append(b, `,"stream_options":{"include_usage":`...)
-		b = jsonwrite.Bool(b, r.StreamOptions.IncludeUsage)
+		b = jsonfast.AppendBool(b, r.StreamOptions.IncludeUsage)
 		b = append(b, '}')
 	}
 	return append(b, '}'), true
@@ -174,11 +174,11 @@ func appendOpenAIRequest(b []byte, r *oaiRequest) ([]byte, bool) {
 func appendOAIMessage(b []byte, m *oaiMessage) ([]byte, bool) {
 	ok := true
 	b = append(b, `{"role":`...)
-	b = jsonwrite.String(b, m.Role, true)
+	b = jsonfast.AppendString(b, m.Role, true)
 	b = append(b, `,"content":`...)
 	b = appendContent(b, &m.Content)
-	b = jsonwrite.StringField(b, `,"name":`, m.Name, true)
-	b = jsonwrite.StringField(b, `,"tool_call_id":`, m.ToolCallID, true)
+	b = jsonfast.AppendStringField(b, `,"name":`, m.Name, true)
+	b = jsonfast.AppendStringField(b, `,"tool_call_id":`, m.ToolCallID, true)
 	if len(m.ToolCalls) > 0 {
 		b = append(b, `,"tool_calls":[`...)
 		for i := range m.ToolCalls {
@@ -193,7 +193,7 @@ func appendOAIMessage(b []byte, m *oaiMessage) ([]byte, bool) {
 	}
 	if m.ReasoningContent != nil {
 		b = append(b, `,"reasoning_content":`...)
-		b = jsonwrite.String(b, *m.ReasoningContent, true)
+		b = jsonfast.AppendString(b, *m.ReasoningContent, true)
 	}
 	return append(b, '}'), true
 }
@@ -205,7 +205,7 @@ func appendContent(b []byte, c *engine.Content) []byte {
 	case !c.Set:
 		return append(b, "null"...)
 	case c.Parts == nil:
-		return jsonwrite.String(b, c.Text, true)
+		return jsonfast.AppendString(b, c.Text, true)
 	}
 	b = append(b, '[')
 	for i := range c.Parts {
@@ -214,19 +214,19 @@ func appendContent(b []byte, c *engine.Content) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `{"type":`...)
-		b = jsonwrite.String(b, p.Type, true)
-		b = jsonwrite.StringField(b, `,"text":`, p.Text, true)
+		b = jsonfast.AppendString(b, p.Type, true)
+		b = jsonfast.AppendStringField(b, `,"text":`, p.Text, true)
 		if u := p.ImageURL; u != nil {
 			b = append(b, `,"image_url":{"url":`...)
-			b = jsonwrite.String(b, u.URL, true)
-			b = jsonwrite.StringField(b, `,"detail":`, u.Detail, true)
+			b = jsonfast.AppendString(b, u.URL, true)
+			b = jsonfast.AppendStringField(b, `,"detail":`, u.Detail, true)
 			b = append(b, '}')
 		}
 		if f := p.File; f != nil {
 			b = append(b, `,"file":{`...)
 			n := len(b)
-			b = jsonwrite.StringField(b, `,"file_data":`, f.FileData, true)
-			b = jsonwrite.StringField(b, `,"filename":`, f.Filename, true)
+			b = jsonfast.AppendStringField(b, `,"file_data":`, f.FileData, true)
+			b = jsonfast.AppendStringField(b, `,"filename":`, f.Filename, true)
 			if len(b) > n {
 				b = append(b[:n], b[n+1:]...)
 			}
@@ -240,35 +240,35 @@ func appendContent(b []byte, c *engine.Content) []byte {
 func appendTool(b []byte, t *engine.Tool) ([]byte, bool) {
 	f := &t.Function
 	b = append(b, `{"type":`...)
-	b = jsonwrite.String(b, t.Type, true)
+	b = jsonfast.AppendString(b, t.Type, true)
 	b = append(b, `,"function":{"name":`...)
-	b = jsonwrite.String(b, f.Name, true)
-	b = jsonwrite.StringField(b, `,"description":`, f.Description, true)
-	b, ok := jsonwrite.RawField(b, `,"parameters":`, f.Parameters, true)
+	b = jsonfast.AppendString(b, f.Name, true)
+	b = jsonfast.AppendStringField(b, `,"description":`, f.Description, true)
+	b, ok := jsonfast.AppendRawField(b, `,"parameters":`, f.Parameters, true)
 	if !ok {
 		return b, false
 	}
 	if f.Strict != nil {
 		b = append(b, `,"strict":`...)
-		b = jsonwrite.Bool(b, *f.Strict)
+		b = jsonfast.AppendBool(b, *f.Strict)
 	}
 	return append(b, "}}"...), true
 }
 
 func appendResponseFormat(b []byte, rf *engine.ResponseFormat) ([]byte, bool) {
 	b = append(b, `{"type":`...)
-	b = jsonwrite.String(b, rf.Type, true)
+	b = jsonfast.AppendString(b, rf.Type, true)
 	if s := rf.JSONSchema; s != nil {
 		b = append(b, `,"json_schema":{"name":`...)
-		b = jsonwrite.String(b, s.Name, true)
-		b = jsonwrite.StringField(b, `,"description":`, s.Description, true)
+		b = jsonfast.AppendString(b, s.Name, true)
+		b = jsonfast.AppendStringField(b, `,"description":`, s.Description, true)
 		var ok bool
-		if b, ok = jsonwrite.RawField(b, `,"schema":`, s.Schema, true); !ok {
+		if b, ok = jsonfast.AppendRawField(b, `,"schema":`, s.Schema, true); !ok {
 			return b, false
 		}
 		if s.Strict != nil {
 			b = append(b, `,"strict":`...)
-			b = jsonwrite.Bool(b, *s.Strict)
+			b = jsonfast.AppendBool(b, *s.Strict)
 		}
 		b = append(b, '}')
 	}

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hearth-dev/hearth/engine"
-	"github.com/hearth-dev/hearth/engine/jsonread"
+	"github.com/hearth-dev/hearth/engine/jsonfast"
 )
 
 // decodeChatResponse decodes a non-stream chat completion
@@ -20,7 +20,7 @@ import (
 // finish_reason) and usage with its details, and skips keys no field
 // matches; anything else (annotations, logprobs, escaped or case-folded
 // keys, numbers that are not plain integers, invalid UTF-8, invalid JSON)
-// goes through encoding/json (see package jsonread, which checks the
+// goes through encoding/json (see package jsonfast, which checks the
 // syntax as it reads), so the value cannot differ.
 // TestDecodeChatResponseMatchesEncodingJSON and FuzzDecodeChatResponse
 // compare both.
@@ -42,7 +42,7 @@ func decodeChatResponseSources(raw []byte) (*engine.ChatResponse, bool, error) {
 	room := new(chatResponseRoom)
 	resp := &room.resp
 	var sources bool
-	if r := jsonread.New(raw); readChatResponse(&r, room, &sources) && r.End() {
+	if r := jsonfast.NewReader(raw); readChatResponse(&r, room, &sources) && r.End() {
 		return resp, sources, nil
 	}
 	*resp = engine.ChatResponse{}
@@ -130,8 +130,8 @@ var (
 	modelNext atomic.Uint32
 )
 
-// readModel is jsonread.ReadString for an answer's model, reusing models.
-func readModel(r *jsonread.Reader, out *string) bool {
+// readModel is jsonfast.ReadString for an answer's model, reusing models.
+func readModel(r *jsonfast.Reader, out *string) bool {
 	if r.Null() {
 		return true
 	}
@@ -151,8 +151,8 @@ func readModel(r *jsonread.Reader, out *string) bool {
 	return ok
 }
 
-// readStringPtr is jsonread.ReadStringPtr with the string kept in m.
-func readStringPtr(r *jsonread.Reader, m *chatResponseRoom, out **string) bool {
+// readStringPtr is jsonfast.ReadStringPtr with the string kept in m.
+func readStringPtr(r *jsonfast.Reader, m *chatResponseRoom, out **string) bool {
 	if r.Null() {
 		return true
 	}
@@ -163,16 +163,16 @@ func readStringPtr(r *jsonread.Reader, m *chatResponseRoom, out **string) bool {
 
 // readChatResponse reads an answer into m.resp; *sources is set when it
 // has a citations or search_results key (skipped here).
-func readChatResponse(r *jsonread.Reader, m *chatResponseRoom, sources *bool) bool {
+func readChatResponse(r *jsonfast.Reader, m *chatResponseRoom, sources *bool) bool {
 	resp := &m.resp
 	return r.Object(responseNames, func(k int) bool {
 		switch k {
 		case 0:
-			return jsonread.ReadString(r, &resp.ID)
+			return jsonfast.ReadString(r, &resp.ID)
 		case 1:
-			return jsonread.ReadIntern(r, &resp.Object, responseObjects)
+			return jsonfast.ReadIntern(r, &resp.Object, responseObjects)
 		case 2:
-			return jsonread.ReadInt64(r, &resp.Created)
+			return jsonfast.ReadInt64(r, &resp.Created)
 		case 3:
 			return readModel(r, &resp.Model)
 		case 4:
@@ -188,8 +188,8 @@ func readChatResponse(r *jsonread.Reader, m *chatResponseRoom, sources *bool) bo
 	})
 }
 
-// readChoices is jsonread.ReadSlice of the choices, the first one in m.
-func readChoices(r *jsonread.Reader, m *chatResponseRoom) bool {
+// readChoices is jsonfast.ReadSlice of the choices, the first one in m.
+func readChoices(r *jsonfast.Reader, m *chatResponseRoom) bool {
 	if r.Null() {
 		return true
 	}
@@ -202,31 +202,31 @@ func readChoices(r *jsonread.Reader, m *chatResponseRoom) bool {
 	return ok
 }
 
-func readChoice(r *jsonread.Reader, c *engine.Choice, m *chatResponseRoom) bool {
+func readChoice(r *jsonfast.Reader, c *engine.Choice, m *chatResponseRoom) bool {
 	return r.Null() || r.Object(choiceNames, func(k int) bool {
 		switch k {
 		case 0:
-			return jsonread.ReadInt(r, &c.Index)
+			return jsonfast.ReadInt(r, &c.Index)
 		case 1:
 			return r.Null() || r.Object(responseMessageNames, func(k int) bool { return readResponseMessage(r, &c.Message, k, m) })
 		case 2:
 			return r.Null()
 		default:
-			return jsonread.ReadIntern(r, &c.FinishReason, finishReasons)
+			return jsonfast.ReadIntern(r, &c.FinishReason, finishReasons)
 		}
 	})
 }
 
-func readResponseMessage(r *jsonread.Reader, m *engine.ResponseMessage, k int, room *chatResponseRoom) bool {
+func readResponseMessage(r *jsonfast.Reader, m *engine.ResponseMessage, k int, room *chatResponseRoom) bool {
 	switch k {
 	case 0:
-		return jsonread.ReadIntern(r, &m.Role, responseRoles)
+		return jsonfast.ReadIntern(r, &m.Role, responseRoles)
 	case 1:
 		return readStringPtr(r, room, &m.Content)
 	case 2:
 		return readStringPtr(r, room, &m.Refusal)
 	case 3:
-		return jsonread.ReadSlice(r, &m.ToolCalls, func(tc *engine.ToolCall) bool { return engine.ReadToolCall(r, tc) })
+		return jsonfast.ReadSlice(r, &m.ToolCalls, func(tc *engine.ToolCall) bool { return engine.ReadToolCall(r, tc) })
 	default:
 		// Only null and [] are read here: an annotation is a map to
 		// encoding/json.
@@ -239,15 +239,15 @@ func readResponseMessage(r *jsonread.Reader, m *engine.ResponseMessage, k int, r
 }
 
 // readUsage reads a usage object into u, its details in m (nil: new ones).
-func readUsage(r *jsonread.Reader, u *engine.Usage, m *chatResponseRoom) bool {
+func readUsage(r *jsonfast.Reader, u *engine.Usage, m *chatResponseRoom) bool {
 	return r.Null() || r.Object(usageNames, func(k int) bool {
 		switch k {
 		case 0:
-			return jsonread.ReadInt(r, &u.PromptTokens)
+			return jsonfast.ReadInt(r, &u.PromptTokens)
 		case 1:
-			return jsonread.ReadInt(r, &u.CompletionTokens)
+			return jsonfast.ReadInt(r, &u.CompletionTokens)
 		case 2:
-			return jsonread.ReadInt(r, &u.TotalTokens)
+			return jsonfast.ReadInt(r, &u.TotalTokens)
 		case 3:
 			if r.Null() {
 				return true
@@ -256,9 +256,9 @@ func readUsage(r *jsonread.Reader, u *engine.Usage, m *chatResponseRoom) bool {
 			u.PromptTokensDetails = d
 			return r.Object(promptDetailNames, func(k int) bool {
 				if k == 0 {
-					return jsonread.ReadInt(r, &d.CachedTokens)
+					return jsonfast.ReadInt(r, &d.CachedTokens)
 				}
-				return jsonread.ReadInt(r, &d.AudioTokens)
+				return jsonfast.ReadInt(r, &d.AudioTokens)
 			})
 		default:
 			if r.Null() {
@@ -269,13 +269,13 @@ func readUsage(r *jsonread.Reader, u *engine.Usage, m *chatResponseRoom) bool {
 			return r.Object(completionDetailNames, func(k int) bool {
 				switch k {
 				case 0:
-					return jsonread.ReadInt(r, &d.ReasoningTokens)
+					return jsonfast.ReadInt(r, &d.ReasoningTokens)
 				case 1:
-					return jsonread.ReadInt(r, &d.AudioTokens)
+					return jsonfast.ReadInt(r, &d.AudioTokens)
 				case 2:
-					return jsonread.ReadInt(r, &d.AcceptedPredictionTokens)
+					return jsonfast.ReadInt(r, &d.AcceptedPredictionTokens)
 				default:
-					return jsonread.ReadInt(r, &d.RejectedPredictionTokens)
+					return jsonfast.ReadInt(r, &d.RejectedPredictionTokens)
 				}
 			})
 		}

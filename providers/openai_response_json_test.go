@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/hearth-dev/hearth/engine"
-	"github.com/hearth-dev/hearth/engine/jsonread"
+	"github.com/hearth-dev/hearth/engine/jsonfast"
 )
 
 // recordedResponses returns the lines of testdata/openai_responses.jsonl:
@@ -35,7 +35,7 @@ func TestDecodeChatResponseMatchesEncodingJSON(t *testing.T) {
 	lines := recordedResponses(t)
 	for i, line := range lines {
 		checkResponseSameAsJSON(t, line)
-		r := jsonread.New(line)
+		r := jsonfast.NewReader(line)
 		hand := readChatResponse(&r, new(chatResponseRoom), new(bool)) && r.End()
 		if hand != handPathResponse(i, len(lines)) {
 			t.Errorf("line %d %s: hand-written path %v", i+1, line, hand)
@@ -73,7 +73,7 @@ func TestDecodeChatResponsePastItsRoom(t *testing.T) {
 		`{"id":"a","choices":[` + msg("one") + `,{"index":1,"message":null}],"system_fingerprint":"fp"}`,
 	} {
 		checkResponseSameAsJSON(t, []byte(doc))
-		r := jsonread.New([]byte(doc))
+		r := jsonfast.NewReader([]byte(doc))
 		if !readChatResponse(&r, new(chatResponseRoom), new(bool)) || !r.End() {
 			t.Errorf("%s: not on the hand-written path", doc)
 		}

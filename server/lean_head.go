@@ -8,7 +8,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/hearth-dev/hearth/engine/word"
+	"github.com/hearth-dev/hearth/engine/jsonfast"
 	"golang.org/x/net/http/httpguts"
 )
 
@@ -170,7 +170,7 @@ func leanHeaderLine(l []byte) (name, value []byte, ok bool) {
 	}
 	value = l[colon+1:]
 	v := value
-	for len(v) >= 8 && word.Printable(binary.LittleEndian.Uint64(v)) {
+	for len(v) >= 8 && jsonfast.Printable(binary.LittleEndian.Uint64(v)) {
 		v = v[8:]
 	}
 	for _, c := range v {

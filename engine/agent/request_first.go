@@ -5,7 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/hearth-dev/hearth/engine"
-	"github.com/hearth-dev/hearth/engine/jsonread"
+	"github.com/hearth-dev/hearth/engine/jsonfast"
 )
 
 // firstStep is the storage of an agent run's first request, kept inside
@@ -60,7 +60,7 @@ func withInstructions(msgs []engine.Message, instructions *string) []engine.Mess
 // the quotes; anything else goes through encoding/json (which replaces
 // invalid UTF-8 and decodes escapes).
 func jsonString(raw json.RawMessage) (string, bool) {
-	if body, ok := jsonread.PlainString(raw); ok {
+	if body, ok := jsonfast.PlainString(raw); ok {
 		return string(body), true
 	}
 	return unmarshalString(raw)
@@ -70,7 +70,7 @@ func jsonString(raw json.RawMessage) (string, bool) {
 // bytes instead of copying them: raw must never be modified afterwards
 // (AgentRunRequest.Input documents this for the request's input).
 func jsonStringShared(raw json.RawMessage) (string, bool) {
-	if body, ok := jsonread.PlainString(raw); ok {
+	if body, ok := jsonfast.PlainString(raw); ok {
 		if len(body) == 0 {
 			return "", true
 		}

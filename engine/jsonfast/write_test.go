@@ -1,4 +1,4 @@
-package jsonwrite
+package jsonfast
 
 import (
 	"bytes"
@@ -26,29 +26,29 @@ var stringCases = []string{
 	"line\u2028para\u2029", "bad \xff\xfe utf8 \xe2\x80", "\xed\xa0\x80 surrogate half",
 }
 
-func TestStringMatchesEncodingJSON(t *testing.T) {
+func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 	for _, s := range stringCases {
 		for _, html := range []bool{true, false} {
 			want, _ := stdEncode(t, s, html)
-			if got := String(nil, s, html); !bytes.Equal(got, want) {
-				t.Errorf("String(%q, html=%v) = %s, encoding/json %s", s, html, got, want)
+			if got := AppendString(nil, s, html); !bytes.Equal(got, want) {
+				t.Errorf("AppendString(%q, html=%v) = %s, encoding/json %s", s, html, got, want)
 			}
 		}
 	}
 }
 
-func TestFloatMatchesEncodingJSON(t *testing.T) {
+func TestAppendFloatMatchesEncodingJSON(t *testing.T) {
 	for _, f := range []float64{0, math.Copysign(0, -1), 1, -1, 0.1, 0.7, 1e-6, 9.99e-7, 1e-7, 1e20, 1e21, 123456789.125,
 		-2.5e-10, math.MaxFloat64, math.SmallestNonzeroFloat64, 1.0000000000000002} {
 		want, _ := json.Marshal(f)
-		got, ok := Float(nil, f)
+		got, ok := AppendFloat(nil, f)
 		if !ok || !bytes.Equal(got, want) {
-			t.Errorf("Float(%v) = %s %v, encoding/json %s", f, got, ok, want)
+			t.Errorf("AppendFloat(%v) = %s %v, encoding/json %s", f, got, ok, want)
 		}
 	}
 	for _, f := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
-		if _, ok := Float(nil, f); ok {
-			t.Errorf("Float(%v) accepted a value encoding/json refuses", f)
+		if _, ok := AppendFloat(nil, f); ok {
+			t.Errorf("AppendFloat(%v) accepted a value encoding/json refuses", f)
 		}
 	}
 }
@@ -59,7 +59,7 @@ var rawCases = []string{
 	"\t[ true ,\n false , null ]\r\n",
 }
 
-func TestRawMatchesEncodingJSON(t *testing.T) {
+func TestAppendRawMatchesEncodingJSON(t *testing.T) {
 	for _, r := range rawCases {
 		for _, html := range []bool{true, false} {
 			checkRaw(t, []byte(r), html)
@@ -78,12 +78,12 @@ func checkRaw(t *testing.T, raw []byte, html bool) {
 func checkRaw1(t *testing.T, raw []byte, html bool) {
 	t.Helper()
 	want, err := stdEncode(t, json.RawMessage(raw), html)
-	got, ok := Raw(nil, raw, html)
+	got, ok := AppendRaw(nil, raw, html)
 	if ok != (err == nil) {
-		t.Fatalf("Raw(%q, html=%v) ok=%v, encoding/json error %v", raw, html, ok, err)
+		t.Fatalf("AppendRaw(%q, html=%v) ok=%v, encoding/json error %v", raw, html, ok, err)
 	}
 	if ok && !bytes.Equal(got, want) {
-		t.Fatalf("Raw(%q, html=%v) = %s, encoding/json %s", raw, html, got, want)
+		t.Fatalf("AppendRaw(%q, html=%v) = %s, encoding/json %s", raw, html, got, want)
 	}
 }
 
@@ -97,8 +97,8 @@ func FuzzStringAndRaw(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, html := range []bool{true, false} {
 			want, _ := stdEncode(t, s, html)
-			if got := String(nil, s, html); !bytes.Equal(got, want) {
-				t.Fatalf("String(%q, html=%v) = %s, encoding/json %s", s, html, got, want)
+			if got := AppendString(nil, s, html); !bytes.Equal(got, want) {
+				t.Fatalf("AppendString(%q, html=%v) = %s, encoding/json %s", s, html, got, want)
 			}
 			checkRaw(t, []byte(s), html)
 		}

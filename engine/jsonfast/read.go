@@ -1,12 +1,7 @@
-// Package jsonread reads JSON documents by hand for the decoders of the
-// request and stream hot paths. A Reader checks the syntax of everything
-// it consumes as json.Valid does, so a document it has read to the End
-// is valid JSON, and every method reports false on invalid JSON and on a
-// shape it does not handle exactly as encoding/json would (escaped or
-// case-folded keys, duplicate keys, invalid UTF-8, lone surrogates,
-// numbers out of range, nesting deeper than MaxDepth): the caller then
-// decodes the document with encoding/json, so the result cannot differ.
-package jsonread
+// This file holds the Reader: a position in a JSON document whose methods
+// check the syntax of what they consume as json.Valid does.
+
+package jsonfast
 
 import "unicode/utf8"
 
@@ -16,8 +11,8 @@ type Reader struct {
 	i int
 }
 
-// New returns a Reader at the start of b.
-func New(b []byte) Reader { return Reader{b: b} }
+// NewReader returns a Reader at the start of b.
+func NewReader(b []byte) Reader { return Reader{b: b} }
 
 func (r *Reader) ws() {
 	for r.i < len(r.b) {

@@ -1,4 +1,4 @@
-package word
+package jsonfast
 
 import (
 	"encoding/binary"

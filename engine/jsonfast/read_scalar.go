@@ -1,12 +1,10 @@
-package jsonread
+package jsonfast
 
 import (
 	"encoding/binary"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
-
-	"github.com/hearth-dev/hearth/engine/word"
 )
 
 // rawString returns the bytes between the quotes of the string that is
@@ -38,7 +36,7 @@ func (r *Reader) scanString() (raw []byte, plain, ok bool) {
 	start := r.i + 1
 	j := start
 	// Eight bytes at a time first, then byte by byte to the stop.
-	for j+8 <= len(r.b) && word.JSONPlain(binary.LittleEndian.Uint64(r.b[j:j+8]), false) {
+	for j+8 <= len(r.b) && JSONPlain(binary.LittleEndian.Uint64(r.b[j:j+8]), false) {
 		j += 8
 	}
 	for j < len(r.b) && plainByte[r.b[j]] {

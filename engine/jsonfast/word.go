@@ -1,10 +1,12 @@
-// Package word tests eight bytes at a time (a uint64 read little-endian
-// from a byte slice) for the byte classes that Hearth's JSON reader and
-// writer and its HTTP/1.1 header parsers step over: a word that passes
-// holds no byte the caller must look at, and a word that fails goes
-// through the caller's byte loop, so a test may only err towards false.
-// Every test here is exact, though (TestJSONPlain, TestPrintable).
-package word
+// This file holds the word tests: eight bytes at a time (a uint64 read
+// little-endian from a byte slice) checked for the byte classes that the
+// JSON reader and writer and Hearth's HTTP/1.1 header parsers step over.
+// A word that passes holds no byte the caller must look at, and a word
+// that fails goes through the caller's byte loop, so a test may only err
+// towards false; every test here is exact, though (TestJSONPlain,
+// TestPrintable).
+
+package jsonfast
 
 // Masks: every byte 0x01, every byte's top bit.
 const (

@@ -1,4 +1,4 @@
-package jsonread
+package jsonfast
 
 import (
 	"encoding/json"
@@ -24,14 +24,14 @@ func TestSkipMatchesValid(t *testing.T) {
 		checkSkip(t, []byte(doc))
 	}
 	deep := strings.Repeat("[", MaxDepth+2) + strings.Repeat("]", MaxDepth+2)
-	if r := New([]byte(deep)); r.Skip() {
+	if r := NewReader([]byte(deep)); r.Skip() {
 		t.Errorf("Skip passed %d levels, want false past MaxDepth", MaxDepth+2)
 	}
 }
 
 func checkSkip(t *testing.T, doc []byte) {
 	t.Helper()
-	r := New(doc)
+	r := NewReader(doc)
 	got := r.Skip() && r.End()
 	if got && !json.Valid(doc) {
 		t.Errorf("%q: Skip accepted what json.Valid refuses", doc)
@@ -46,7 +46,7 @@ func checkSkip(t *testing.T, doc []byte) {
 // cut short or misspelt.
 func TestLiteralsChecked(t *testing.T) {
 	for _, doc := range []string{`nul`, `nule`, `tru`, `trUe`, `fals`, `falsy`} {
-		r := New([]byte(doc))
+		r := NewReader([]byte(doc))
 		_, ok := r.Bool()
 		if r.Null() || ok {
 			t.Errorf("%s: read as a literal", doc)
@@ -58,7 +58,7 @@ func TestLiteralsChecked(t *testing.T) {
 // and reuses the scratch buffer with them.
 func TestTextScratch(t *testing.T) {
 	doc := []byte(`["plain","a\"b","c\\d"]`)
-	r := New(doc)
+	r := NewReader(doc)
 	scratch := make([]byte, 0, 16)
 	var got []string
 	ok := r.Array(func() bool {

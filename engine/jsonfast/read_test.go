@@ -1,4 +1,4 @@
-package jsonread
+package jsonfast
 
 import (
 	"encoding/json"
@@ -21,7 +21,7 @@ func TestObjectKeys(t *testing.T) {
 		{`{"ünknown":"a"}`, false, ""},
 		{`{}`, true, ""},
 	} {
-		r := New([]byte(c.doc))
+		r := NewReader([]byte(c.doc))
 		seen := ""
 		ok := r.Object(names, func(k int) bool {
 			if seen != "" {
@@ -36,19 +36,19 @@ func TestObjectKeys(t *testing.T) {
 	}
 }
 
-func TestStringMatchesEncodingJSON(t *testing.T) {
+func TestReadStringMatchesEncodingJSON(t *testing.T) {
 	for _, doc := range []string{`"plain"`, `"a\nb\t\"c\"\\\/"`, `"\u00e9\ud83d\ude00"`, `""`} {
 		var want string
 		if err := json.Unmarshal([]byte(doc), &want); err != nil {
 			t.Fatal(err)
 		}
-		r := New([]byte(doc))
+		r := NewReader([]byte(doc))
 		if got, ok := r.String(); !ok || got != want {
 			t.Errorf("%s: %q %v, want %q", doc, got, ok, want)
 		}
 	}
 	for _, doc := range []string{`"\ud800"`, `"\udc00x"`, "\"\xff\""} {
-		r := New([]byte(doc))
+		r := NewReader([]byte(doc))
 		if _, ok := r.String(); ok {
 			t.Errorf("%s: decoded, want false (encoding/json replaces it)", doc)
 		}
@@ -56,7 +56,7 @@ func TestStringMatchesEncodingJSON(t *testing.T) {
 }
 
 func TestRawAndSkip(t *testing.T) {
-	r := New([]byte(` [ {"a": [1, "]"]} , -1.5e3 ,"x",null ] `))
+	r := NewReader([]byte(` [ {"a": [1, "]"]} , -1.5e3 ,"x",null ] `))
 	var raws []string
 	ok := r.Array(func() bool {
 		raw, ok := r.Raw()
@@ -84,7 +84,7 @@ func TestNumbers(t *testing.T) {
 		{`12345678901234567890`, 0, false}, {`-123456789012345`, -123456789012345, true},
 		{`1234567890123456`, 0, false}, {`01`, 0, false}, {`-`, 0, false}, {`+1`, 0, false},
 	} {
-		r := New([]byte(c.doc))
+		r := NewReader([]byte(c.doc))
 		n, ok := r.Int()
 		if ok = ok && r.End(); ok != c.ok || (ok && n != c.n) {
 			t.Errorf("Int(%s) = %d %v", c.doc, n, ok)
@@ -95,7 +95,7 @@ func TestNumbers(t *testing.T) {
 		f   float64
 		ok  bool
 	}{{`-1.5e3`, -1500, true}, {`0.25`, 0.25, true}, {`1E+2`, 100, true}, {`1e400`, 0, false}, {`1.`, 0, false}, {`.5`, 0, false}, {`1e`, 0, false}, {`0x10`, 0, false}} {
-		r := New([]byte(c.doc))
+		r := NewReader([]byte(c.doc))
 		f, ok := r.Float()
 		if ok = ok && r.End(); ok != c.ok || (ok && f != c.f) {
 			t.Errorf("Float(%s) = %g %v", c.doc, f, ok)

@@ -1,4 +1,4 @@
-package jsonwrite
+package jsonfast
 
 import (
 	"bytes"
@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-// TestStringLongMatchesEncodingJSON: each byte that needs escaping, at
+// TestAppendStringLongMatchesEncodingJSON: each byte that needs escaping, at
 // each offset of strings longer than a word, is written as encoding/json
 // writes it (String skips plain words eight bytes at a time).
-func TestStringLongMatchesEncodingJSON(t *testing.T) {
+func TestAppendStringLongMatchesEncodingJSON(t *testing.T) {
 	specials := []string{"\"", "\\", "\x00", "\x1f", "\n", "<", ">", "&", "\u00e9", "\u2028", "\xff", "\x7f"}
 	for n := 1; n <= 27; n++ {
 		for at := 0; at < n; at++ {
@@ -17,8 +17,8 @@ func TestStringLongMatchesEncodingJSON(t *testing.T) {
 				s := strings.Repeat("x", at) + sp + strings.Repeat("y", n-at)
 				for _, html := range []bool{true, false} {
 					want, _ := stdEncode(t, s, html)
-					if got := String(nil, s, html); !bytes.Equal(got, want) {
-						t.Fatalf("String(%q, html=%v) = %s, encoding/json %s", s, html, got, want)
+					if got := AppendString(nil, s, html); !bytes.Equal(got, want) {
+						t.Fatalf("AppendString(%q, html=%v) = %s, encoding/json %s", s, html, got, want)
 					}
 				}
 			}
@@ -26,12 +26,12 @@ func TestStringLongMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
-// BenchmarkStringPlain writes a completion's plain text.
-func BenchmarkStringPlain(b *testing.B) {
+// BenchmarkAppendStringPlain writes a completion's plain text.
+func BenchmarkAppendStringPlain(b *testing.B) {
 	s := "Foxes are quick and clever animals that live in forests, fields and even cities, and they hunt mostly at night for food."
 	buf := make([]byte, 0, 256)
 	b.SetBytes(int64(len(s)))
 	for b.Loop() {
-		buf = String(buf[:0], s, false)
+		buf = AppendString(buf[:0], s, false)
 	}
 }

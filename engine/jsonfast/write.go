@@ -1,11 +1,7 @@
-// Package jsonwrite appends JSON values by hand for the encoders of the
-// request hot path. Every function writes exactly the bytes encoding/json
-// writes for the same Go value, with or without HTML escaping (json.Marshal
-// escapes; an Encoder with SetEscapeHTML(false) does not), and reports
-// false for a value encoding/json would refuse or that needs its checks:
-// the caller then encodes the whole document with encoding/json, so the
-// output cannot differ.
-package jsonwrite
+// This file holds the Append functions: JSON values appended as
+// encoding/json writes them.
+
+package jsonfast
 
 import (
 	"encoding/binary"
@@ -13,24 +9,22 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
-
-	"github.com/hearth-dev/hearth/engine/word"
 )
 
 const hex = "0123456789abcdef"
 
-// String appends s as a JSON string literal, escaped as encoding/json
+// AppendString appends s as a JSON string literal, escaped as encoding/json
 // escapes it: quote, backslash and control characters, each invalid UTF-8
 // byte as \ufffd, U+2028 and U+2029 always, and <, > and & when html is
 // set.
-func String(b []byte, s string, html bool) []byte {
+func AppendString(b []byte, s string, html bool) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		// Eight bytes at a time while none needs a look of its own (the
 		// run of a completion's plain text): a third of the time the
 		// byte loop takes over such text.
-		for i+8 <= len(s) && word.JSONPlain(binary.LittleEndian.Uint64([]byte(s[i:i+8])), html) {
+		for i+8 <= len(s) && JSONPlain(binary.LittleEndian.Uint64([]byte(s[i:i+8])), html) {
 			i += 8
 		}
 		if i == len(s) {
@@ -81,9 +75,9 @@ func String(b []byte, s string, html bool) []byte {
 	return append(b, '"')
 }
 
-// Float appends f as encoding/json writes a float64. It reports false for
+// AppendFloat appends f as encoding/json writes a float64. It reports false for
 // NaN and the infinities, which encoding/json refuses.
-func Float(b []byte, f float64) ([]byte, bool) {
+func AppendFloat(b []byte, f float64) ([]byte, bool) {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
 		return b, false
 	}
@@ -102,19 +96,19 @@ func Float(b []byte, f float64) ([]byte, bool) {
 	return b, true
 }
 
-// Bool appends true or false.
-func Bool(b []byte, v bool) []byte {
+// AppendBool appends true or false.
+func AppendBool(b []byte, v bool) []byte {
 	if v {
 		return append(b, "true"...)
 	}
 	return append(b, "false"...)
 }
 
-// Raw appends raw as encoding/json writes a json.RawMessage (or any
+// AppendRaw appends raw as encoding/json writes a json.RawMessage (or any
 // Marshaler's output): null when raw is nil, otherwise compacted, with
 // <, >, & and U+2028/U+2029 inside strings escaped when html is set. It
 // reports false when raw is not valid JSON, which encoding/json refuses.
-func Raw(b []byte, raw []byte, html bool) ([]byte, bool) {
+func AppendRaw(b []byte, raw []byte, html bool) ([]byte, bool) {
 	if raw == nil {
 		return append(b, "null"...), true
 	}

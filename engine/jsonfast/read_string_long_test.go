@@ -1,4 +1,4 @@
-package jsonread
+package jsonfast
 
 import (
 	"encoding/json"
@@ -6,11 +6,11 @@ import (
 	"testing"
 )
 
-// TestStringLongMatchesEncodingJSON: strings longer than a word with a
+// TestReadStringLongMatchesEncodingJSON: strings longer than a word with a
 // byte that stops the word-at-a-time scan at each offset read as
 // encoding/json reads them (or report false, for the caller's fallback,
 // only where encoding/json replaces or refuses something).
-func TestStringLongMatchesEncodingJSON(t *testing.T) {
+func TestReadStringLongMatchesEncodingJSON(t *testing.T) {
 	specials := []string{`\"`, `\\`, `\n`, `\u00e9`, "\u00e9", "\u2028", "\x7f", "\x01", "\xff", `"`}
 	for n := 0; n <= 27; n++ {
 		for at := 0; at <= n; at++ {
@@ -18,7 +18,7 @@ func TestStringLongMatchesEncodingJSON(t *testing.T) {
 				doc := `"` + strings.Repeat("x", at) + sp + strings.Repeat("y", n-at) + `"`
 				var want string
 				werr := json.Unmarshal([]byte(doc), &want)
-				r := New([]byte(doc))
+				r := NewReader([]byte(doc))
 				got, ok := r.String()
 				if ok && r.End() && (werr != nil || got != want) {
 					t.Fatalf("%q: read %q; encoding/json %q, %v", doc, got, want, werr)
@@ -31,12 +31,12 @@ func TestStringLongMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
-// BenchmarkStringPlain reads a completion's plain text.
-func BenchmarkStringPlain(b *testing.B) {
+// BenchmarkReadStringPlain reads a completion's plain text.
+func BenchmarkReadStringPlain(b *testing.B) {
 	doc := []byte(`"Foxes are quick and clever animals that live in forests, fields and even cities, and they hunt mostly at night for food."`)
 	b.SetBytes(int64(len(doc)))
 	for b.Loop() {
-		r := New(doc)
+		r := NewReader(doc)
 		if _, ok := r.rawString(); !ok {
 			b.Fatal("not read")
 		}

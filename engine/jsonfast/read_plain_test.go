@@ -1,4 +1,4 @@
-package jsonread
+package jsonfast
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package jsonread
+package jsonfast
 
 import (
 	"encoding/json"
@@ -27,7 +27,7 @@ func TestScanStringPlain(t *testing.T) {
 		{`"bad\x"`, false, false},
 		{"\"bad utf-8 \xff\"", false, true},
 	} {
-		r := New([]byte(c.doc))
+		r := NewReader([]byte(c.doc))
 		raw, plain, ok := r.scanString()
 		if plain != c.plain || ok != c.ok {
 			t.Errorf("%q: plain %v ok %v, want %v %v", c.doc, plain, ok, c.plain, c.ok)
@@ -38,7 +38,7 @@ func TestScanStringPlain(t *testing.T) {
 		}
 		var want string
 		wantOK := json.Unmarshal([]byte(c.doc), &want) == nil
-		r = New([]byte(c.doc))
+		r = NewReader([]byte(c.doc))
 		got, gotOK := r.String()
 		if gotOK && (!wantOK || got != want) {
 			t.Errorf("%q: String %q, encoding/json %q (%v)", c.doc, got, want, wantOK)

@@ -1,4 +1,4 @@
-package jsonwrite
+package jsonfast
 
 import (
 	"bytes"
@@ -19,15 +19,15 @@ type omitFields struct {
 
 func appendOmitFields(v *omitFields, html bool) ([]byte, bool) {
 	b := append([]byte(nil), `{"id":0`...)
-	b = StringField(b, `,"s":`, v.S, html)
-	b, ok := FloatField(b, `,"f":`, v.F)
+	b = AppendStringField(b, `,"s":`, v.S, html)
+	b, ok := AppendFloatField(b, `,"f":`, v.F)
 	if !ok {
 		return nil, false
 	}
-	if b, ok = RawField(b, `,"raw":`, v.Raw, html); !ok {
+	if b, ok = AppendRawField(b, `,"raw":`, v.Raw, html); !ok {
 		return nil, false
 	}
-	b = StringsField(b, `,"slice":`, v.Slice, html)
+	b = AppendStringsField(b, `,"slice":`, v.Slice, html)
 	return append(b, '}'), true
 }
 
