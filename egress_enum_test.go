@@ -70,7 +70,7 @@ func scanOutbound(src string) []string {
 // TestOutboundUsesSharedDialer enumerates the packages of this module that
 // import net, net/http or crypto/tls and fails on an outbound client that
 // is not built from the shared egress dialer, so a new one cannot slip
-// past HEARTH_EGRESS=allowlist.
+// past HEARTH_OUTBOUND=allowlist.
 func TestOutboundUsesSharedDialer(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", `{{.Dir}}|{{join .GoFiles " "}}|{{join .Imports " "}}`, "./...").CombinedOutput()
 	if err != nil {

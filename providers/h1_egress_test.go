@@ -33,7 +33,7 @@ func TestH1UsesEgressDialer(t *testing.T) {
 		if got[0].err != got[1].err || got[0].body != got[1].body {
 			t.Fatalf("allow %v:\nnet/http: %+v\nlean:     %+v", tc.allow, got[0], got[1])
 		}
-		if refused := strings.Contains(got[1].err, "HEARTH_EGRESS_ALLOW"); refused != tc.refused {
+		if refused := strings.Contains(got[1].err, "HEARTH_OUTBOUND_HOSTS"); refused != tc.refused {
 			t.Fatalf("allow %v: refused %v, want %v (%s)", tc.allow, refused, tc.refused, got[1].err)
 		}
 		if !tc.refused && srv.accepts.Load() != 2 {

@@ -63,16 +63,16 @@ func TestEgressAllowlist(t *testing.T) {
 	trapHost := hostOf(t, trap.URL())
 	mustStatus(t, ts.Do("POST", "/v1/pipes", key, map[string]any{"name": "outside", "model": "anthropic:claude-3-5-haiku-latest"}), 200)
 	r := ts.Do("POST", "/v1/pipes/run", key, map[string]any{"name": "outside", "stream": false, "messages": msgs})
-	if r.Status != 502 || !strings.Contains(errorMessage(t, r), trapHost) || !strings.Contains(errorMessage(t, r), "HEARTH_EGRESS_ALLOW") {
+	if r.Status != 502 || !strings.Contains(errorMessage(t, r), trapHost) || !strings.Contains(errorMessage(t, r), "HEARTH_OUTBOUND_HOSTS") {
 		t.Fatalf("refused provider: %d %s", r.Status, r.Body)
 	}
 
 	r = runAgent(ts, map[string]any{"model": "openai:gpt-4o-mini", "input": "hi", "mcp_servers": []any{mcpServer("tools", trap.URL()+"/mcp")}})
-	if r.Status != 400 || !strings.Contains(errorMessage(t, r), trapHost) || !strings.Contains(errorMessage(t, r), "HEARTH_EGRESS_ALLOW") {
+	if r.Status != 400 || !strings.Contains(errorMessage(t, r), trapHost) || !strings.Contains(errorMessage(t, r), "HEARTH_OUTBOUND_HOSTS") {
 		t.Fatalf("refused MCP server: %d %s", r.Status, r.Body)
 	}
 	r = ts.Do("POST", "/v1/tools/crawl", key, map[string]any{"url": []string{trap.URL() + "/"}, "service": "hearth"})
-	if r.Status != 403 || !strings.Contains(errorMessage(t, r), trapHost) || !strings.Contains(errorMessage(t, r), "HEARTH_EGRESS_ALLOW") {
+	if r.Status != 403 || !strings.Contains(errorMessage(t, r), trapHost) || !strings.Contains(errorMessage(t, r), "HEARTH_OUTBOUND_HOSTS") {
 		t.Fatalf("refused crawl: %d %s", r.Status, r.Body)
 	}
 	if n := trap.count.Load(); n != 0 {

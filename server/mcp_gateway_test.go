@@ -81,7 +81,7 @@ func TestMCPGateway(t *testing.T) {
 }
 
 // TestMCPGatewayEgress: the egress policy applies to upstream MCP
-// servers: outside HEARTH_EGRESS_ALLOW, the server's tools are not listed
+// servers: outside HEARTH_OUTBOUND_HOSTS, the server's tools are not listed
 // and a call is a tool error naming the host, with no connection made.
 func TestMCPGatewayEgress(t *testing.T) {
 	trap := newCountingListener(t)
@@ -91,7 +91,7 @@ func TestMCPGatewayEgress(t *testing.T) {
 		t.Fatalf("tools %v", got)
 	}
 	res := callTool(t, ts, admin, "calc__add", map[string]any{"a": 1, "b": 2})
-	if !res.IsError || !strings.Contains(res.Content[0].Text, hostOf(t, trap.URL())) || !strings.Contains(res.Content[0].Text, "HEARTH_EGRESS_ALLOW") {
+	if !res.IsError || !strings.Contains(res.Content[0].Text, hostOf(t, trap.URL())) || !strings.Contains(res.Content[0].Text, "HEARTH_OUTBOUND_HOSTS") {
 		t.Fatalf("refused upstream: %+v", res)
 	}
 	if n := trap.count.Load(); n != 0 {

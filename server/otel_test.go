@@ -323,7 +323,7 @@ func TestOTelOff(t *testing.T) {
 }
 
 // TestOTelEgress: the exporter connects through the egress dialer, so in
-// allowlist mode a collector missing from HEARTH_EGRESS_ALLOW gets nothing
+// allowlist mode a collector missing from HEARTH_OUTBOUND_HOSTS gets nothing
 // (the refusal is recorded under the feature "otel"), and one listed gets
 // the spans.
 func TestOTelEgress(t *testing.T) {

@@ -13,7 +13,7 @@
 //     (https://github.com/docling-project/docling-serve/blob/main/docs/usage.md).
 //
 // Every call goes through the transport it is given (the egress dialer,
-// HEARTH_EGRESS_ALLOW), under a timeout, and reads at most a bounded
+// HEARTH_OUTBOUND_HOSTS), under a timeout, and reads at most a bounded
 // answer. A failure is a document error naming the extractor and what it
 // said, so the document's status message tells the operator.
 package extract

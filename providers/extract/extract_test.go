@@ -209,7 +209,7 @@ func TestLimits(t *testing.T) {
 	before := tika.puts.Load()
 	_, err = newClient(t, Config{URL: tika.URL, Kind: KindTika, Transport: eg.Transport("extractor")}).Extract(context.Background(), "application/pdf", "a.pdf", []byte("x"))
 	docErr(t, err, "external extractor (tika at "+tika.URL+") failed:")
-	if !strings.Contains(err.Error(), "HEARTH_EGRESS") || tika.puts.Load() != before {
+	if !strings.Contains(err.Error(), "HEARTH_OUTBOUND_HOSTS") || tika.puts.Load() != before {
 		t.Errorf("the egress allowlist did not stop the call: %v", err)
 	}
 }

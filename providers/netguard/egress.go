@@ -14,12 +14,12 @@ import (
 	"time"
 )
 
-// Egress modes (HEARTH_EGRESS).
+// Egress modes (HEARTH_OUTBOUND).
 const (
 	// ModeOpen lets Hearth connect anywhere (user-supplied URLs still
 	// pass Policy); it is the default.
 	ModeOpen = "open"
-	// ModeAllowlist refuses every destination outside HEARTH_EGRESS_ALLOW.
+	// ModeAllowlist refuses every destination outside HEARTH_OUTBOUND_HOSTS.
 	ModeAllowlist = "allowlist"
 )
 
@@ -38,7 +38,7 @@ type Egress struct {
 	log   *slog.Logger
 }
 
-// rule is one HEARTH_EGRESS_ALLOW entry: a host name (any port), a
+// rule is one HEARTH_OUTBOUND_HOSTS entry: a host name (any port), a
 // host:port, or a CIDR prefix (any port).
 type rule struct {
 	host   string // lower-case name or literal address; "" for a prefix
@@ -46,7 +46,7 @@ type rule struct {
 	prefix netip.Prefix
 }
 
-// ParseAllow parses HEARTH_EGRESS_ALLOW: comma-separated host names,
+// ParseAllow parses HEARTH_OUTBOUND_HOSTS: comma-separated host names,
 // host:port pairs ([v6]:port for IPv6) and CIDR prefixes.
 func ParseAllow(s string) ([]string, error) {
 	var out []string
@@ -95,7 +95,7 @@ func NewEgress(mode string, allow []string, log *slog.Logger) (*Egress, error) {
 		mode = ModeOpen
 	case ModeOpen, ModeAllowlist:
 	default:
-		return nil, fmt.Errorf("HEARTH_EGRESS %q: use open or allowlist", mode)
+		return nil, fmt.Errorf("HEARTH_OUTBOUND %q: use open or allowlist", mode)
 	}
 	e := &Egress{mode: mode, rec: newRecord(), log: log}
 	if e.log == nil {
@@ -104,7 +104,7 @@ func NewEgress(mode string, allow []string, log *slog.Logger) (*Egress, error) {
 	for _, f := range allow {
 		r, err := parseRule(f)
 		if err != nil {
-			return nil, fmt.Errorf("HEARTH_EGRESS_ALLOW: %w", err)
+			return nil, fmt.Errorf("HEARTH_OUTBOUND_HOSTS: %w", err)
 		}
 		e.rules = append(e.rules, r)
 	}
@@ -146,7 +146,7 @@ func (e *Egress) Record() []Entry {
 	return e.rec.entries()
 }
 
-// Refusal is the error of a destination outside HEARTH_EGRESS_ALLOW. It
+// Refusal is the error of a destination outside HEARTH_OUTBOUND_HOSTS. It
 // names the host and port the caller asked for and the setting, and
 // wraps ErrRefused.
 type Refusal struct {
@@ -154,7 +154,7 @@ type Refusal struct {
 }
 
 func (r *Refusal) Error() string {
-	return fmt.Sprintf("%s: %s is not in HEARTH_EGRESS_ALLOW (HEARTH_EGRESS=allowlist)", ErrRefused.Error(), net.JoinHostPort(r.Host, r.Port))
+	return fmt.Sprintf("%s: %s is not in HEARTH_OUTBOUND_HOSTS (HEARTH_OUTBOUND=allowlist)", ErrRefused.Error(), net.JoinHostPort(r.Host, r.Port))
 }
 
 // Unwrap makes a refusal match ErrRefused.
@@ -245,7 +245,7 @@ func (e *Egress) hasPrefixes() bool {
 // refuse records and logs a refusal and returns its error.
 func (e *Egress) refuse(network, host, port, feature string) error {
 	e.note(host, port, feature, false, true)
-	e.log.Warn("egress refused", "host", host, "port", port, "feature", feature, "setting", "HEARTH_EGRESS_ALLOW")
+	e.log.Warn("egress refused", "host", host, "port", port, "feature", feature, "setting", "HEARTH_OUTBOUND_HOSTS")
 	return &net.OpError{Op: "dial", Net: network, Addr: requested(net.JoinHostPort(host, port)), Err: &Refusal{Host: host, Port: port}}
 }
 

@@ -23,7 +23,7 @@ func TestParseAllow(t *testing.T) {
 			t.Errorf("%q accepted", bad)
 		}
 	}
-	if _, err := NewEgress("closed", nil, nil); err == nil || !strings.Contains(err.Error(), "HEARTH_EGRESS") {
+	if _, err := NewEgress("closed", nil, nil); err == nil || !strings.Contains(err.Error(), "HEARTH_OUTBOUND \"closed\"") {
 		t.Errorf("bad mode: %v", err)
 	}
 }
@@ -78,7 +78,7 @@ func TestEgressRules(t *testing.T) {
 			continue
 		}
 		r, isRefusal := AsRefusal(err)
-		if !isRefusal || !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), tc.target) || !strings.Contains(err.Error(), "HEARTH_EGRESS_ALLOW") {
+		if !isRefusal || !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), tc.target) || !strings.Contains(err.Error(), "HEARTH_OUTBOUND_HOSTS") {
 			t.Errorf("allow %v, %s: refusal %v", tc.allow, tc.target, err)
 		}
 		if r != nil && net.JoinHostPort(r.Host, r.Port) != tc.target {

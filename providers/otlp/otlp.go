@@ -97,7 +97,7 @@ func (e *Exporter) post(ctx context.Context, body []byte) (time.Duration, error)
 	}
 	resp, err := e.client.Do(req)
 	if err != nil {
-		// The egress policy's refusal (HEARTH_EGRESS=allowlist without the
+		// The egress policy's refusal (HEARTH_OUTBOUND=allowlist without the
 		// collector) would refuse every retry too.
 		if ctx.Err() != nil || errors.Is(err, netguard.ErrRefused) {
 			return -1, fmt.Errorf("otlp: post %s: %w", e.url, err)

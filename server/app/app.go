@@ -61,13 +61,15 @@ type Config struct {
 	HTTP server.Config
 	// Providers configures the LLM, image, search and crawl upstreams.
 	Providers providers.Config
-	// Outbound guards calls to user-supplied URLs (MCP servers, crawls).
-	Outbound netguard.Policy
-	// EgressMode ("open" or "allowlist") and EgressAllow (host names,
-	// host:port pairs, CIDRs) build the one dialer of every outbound
-	// connection (docs/air-gapped.md).
-	EgressMode  string
-	EgressAllow []string
+	// Outbound, OutboundMode and OutboundHosts are the one outbound policy
+	// (docs/security.md, docs/air-gapped.md). Outbound guards calls to
+	// user-supplied URLs (MCP servers, crawls, image fetches); OutboundMode
+	// ("open" or "allowlist", HEARTH_OUTBOUND) and OutboundHosts (host
+	// names, host:port pairs, CIDRs, HEARTH_OUTBOUND_HOSTS) build the one
+	// dialer of every outbound connection, which Outbound then dials through.
+	Outbound      netguard.Policy
+	OutboundMode  string
+	OutboundHosts []string
 	// Memory holds the memory engine's settings; New fills in its
 	// dependencies (store, index, providers, parser, metrics, quotas).
 	Memory memory.Config

@@ -12,14 +12,14 @@ import (
 // in this process's memory: in cluster mode each node reports the
 // connections it made itself.
 func (a *App) buildEgress(cfg *Config) error {
-	eg, err := netguard.NewEgress(cfg.EgressMode, cfg.EgressAllow, cfg.Logger)
+	eg, err := netguard.NewEgress(cfg.OutboundMode, cfg.OutboundHosts, cfg.Logger)
 	if err != nil {
 		return err
 	}
 	a.Egress = eg
 	cfg.Providers.Egress = eg
 	cfg.Outbound.Egress = eg
-	cfg.Logger.Info("egress policy", "mode", eg.Mode(), "allow", eg.Allow())
+	cfg.Logger.Info("outbound policy", "mode", eg.Mode(), "hosts", eg.Allow(), "allow_private", cfg.Outbound.AllowPrivate)
 	a.Deps.Egress = func() server.EgressReport {
 		r := server.EgressReport{Mode: eg.Mode(), Allow: eg.Allow(), Destinations: []server.EgressEntry{}}
 		for _, e := range eg.Record() {

@@ -65,10 +65,10 @@ func WithOutbound(p netguard.Policy) Option {
 	return func(c *app.Config) { c.Outbound = p }
 }
 
-// WithEgress sets the egress mode and allow list (HEARTH_EGRESS and
-// HEARTH_EGRESS_ALLOW); test servers start in open mode.
+// WithEgress sets the outbound mode and host list (HEARTH_OUTBOUND and
+// HEARTH_OUTBOUND_HOSTS); test servers start in open mode.
 func WithEgress(mode string, allow ...string) Option {
-	return func(c *app.Config) { c.EgressMode, c.EgressAllow = mode, allow }
+	return func(c *app.Config) { c.OutboundMode, c.OutboundHosts = mode, allow }
 }
 
 // WithProvider points a provider at a base URL (a fake upstream) with an

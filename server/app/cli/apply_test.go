@@ -107,4 +107,16 @@ func TestServeAppliesDir(t *testing.T) {
 	if !strings.Contains(egress, `"mode":"allowlist"`) || !strings.Contains(egress, `"allow":["ollama.internal:11434"]`) {
 		t.Fatalf("egress policy in force: %s", egress)
 	}
+	// The old names of the outbound settings still work (above), with a
+	// warning naming the new ones (logged at start, shown by -config-dump).
+	out.Reset()
+	if code := Run([]string{"serve", "-config-dump"}, env, &out, &errOut); code != 0 {
+		t.Fatalf("-config-dump: exit %d: %s", code, errOut.String())
+	}
+	for _, w := range []string{"# deprecated: HEARTH_EGRESS is deprecated: use HEARTH_OUTBOUND ", "# deprecated: HEARTH_EGRESS_ALLOW is deprecated: use HEARTH_OUTBOUND_HOSTS ",
+		"HEARTH_OUTBOUND=allowlist", "HEARTH_OUTBOUND_HOSTS=ollama.internal:11434"} {
+		if strings.Count(out.String(), w) != 1 {
+			t.Errorf("-config-dump lacks one %q:\n%s", w, out.String())
+		}
+	}
 }

@@ -38,7 +38,7 @@ func (c Config) App(secret []byte, log *slog.Logger, version string) app.Config 
 	}
 	c.applyRequestLimits(&ac.HTTP)
 	c.applyPacks(&ac.HTTP)
-	ac.EgressMode, ac.EgressAllow = c.Egress, c.egressAllow()
+	ac.OutboundMode, ac.OutboundHosts = c.OutboundMode, c.outboundHosts()
 	ac.Testkit = c.testkit()
 	ac.OTel = c.otel()
 	ac.Extractor = c.extractor()

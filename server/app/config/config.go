@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/netip"
 	"net/url"
 	"os"
 	"slices"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/hearth-dev/hearth/engine/memory"
 	"github.com/hearth-dev/hearth/providers"
-	"github.com/hearth-dev/hearth/providers/netguard"
 	"github.com/hearth-dev/hearth/server"
 )
 
@@ -62,14 +60,6 @@ type Config struct {
 	// HEARTH_<PROVIDER>_BASE_URL / HEARTH_<PROVIDER>_API_KEY. Extra
 	// OpenAI-compatible providers are declared by name in HEARTH_PROVIDERS.
 	Providers map[string]providers.ProviderConfig `json:"-"`
-	// OutboundAllowPrivate ("true"/"false") lets user-supplied URLs (MCP
-	// servers, crawled pages) reach private and loopback addresses.
-	OutboundAllowPrivate string `json:"outbound_allow_private"`
-	// OutboundAllow is a comma-separated list of CIDR prefixes allowed on
-	// top of public addresses (for example one intranet subnet).
-	OutboundAllow string `json:"outbound_allow"`
-	// Outbound is the policy derived from the two settings above by Validate.
-	Outbound netguard.Policy `json:"-"`
 	// Base URLs of the web search and crawl services (not LLM providers,
 	// so not in Providers); empty means the service's public API.
 	ExaBaseURL       string `json:"exa_base_url"`
@@ -94,8 +84,8 @@ type Config struct {
 	RequestLimits
 	// CacheSettings configure the response cache (cache.go).
 	CacheSettings
-	// EgressSettings are the egress policy and apply settings (egress.go).
-	EgressSettings
+	// OutboundSettings are the one outbound policy (outbound.go).
+	OutboundSettings
 	// RunContentRetention is the default retention of stored run content
 	// (runlog.go).
 	RunContentRetention string `json:"run_content_retention"`
@@ -238,17 +228,9 @@ func (c *Config) Validate() error {
 	if c.ParseMaxOutput < 1<<20 || c.ParseMaxOutput > 256<<20 {
 		errs = append(errs, fmt.Errorf("HEARTH_PARSE_MAX_OUTPUT %d: must be from 1048576 (1 MiB) to 268435456 (256 MiB)", c.ParseMaxOutput))
 	}
-	switch c.OutboundAllowPrivate {
-	case "", "false":
-		c.Outbound.AllowPrivate = false
-	case "true":
-		c.Outbound.AllowPrivate = true
-	default:
-		errs = append(errs, fmt.Errorf("HEARTH_OUTBOUND_ALLOW_PRIVATE %q: use true or false", c.OutboundAllowPrivate))
-	}
 	errs = append(errs, c.validateOps()...)
 	errs = append(errs, c.validateRequestLimits()...)
-	errs = append(errs, c.validateEgress()...)
+	errs = append(errs, c.validateOutbound()...)
 	errs = append(errs, c.validateCrawl()...)
 	errs = append(errs, c.validateCluster()...)
 	errs = append(errs, c.validateOTel()...)
@@ -275,18 +257,6 @@ func (c *Config) Validate() error {
 		if u, err := url.Parse(v.val); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			errs = append(errs, fmt.Errorf("%s %q: must be an absolute http(s) URL", v.env, v.val))
 		}
-	}
-	c.Outbound.Allow = nil
-	for _, cidr := range strings.Split(c.OutboundAllow, ",") {
-		if cidr = strings.TrimSpace(cidr); cidr == "" {
-			continue
-		}
-		p, err := netip.ParsePrefix(cidr)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("HEARTH_OUTBOUND_ALLOW: %q is not a CIDR prefix such as 10.1.0.0/16", cidr))
-			continue
-		}
-		c.Outbound.Allow = append(c.Outbound.Allow, p)
 	}
 	return errors.Join(errs...)
 }

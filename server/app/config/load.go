@@ -28,6 +28,9 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 			flagVals[v.flag] = fs.String(v.flag, def, v.usage+" (env "+v.env+")")
 		}
 	}
+	for _, r := range renamed {
+		flagVals[r.oldFlag] = fs.String(r.oldFlag, "", "deprecated: use -"+r.newFlag+" (env "+r.oldEnv+", deprecated: use "+r.newEnv+")")
+	}
 	if err := fs.Parse(args); err != nil {
 		return cfg, fs, UsageError{err}
 	}
@@ -44,6 +47,9 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 			cfg.sources[v.env] = "env"
 		}
 	}
+	if err := cfg.renameEnv(getenv); err != nil {
+		return cfg, fs, err
+	}
 	cfg.Providers = providerEnv(getenv)
 	for _, v := range cfg.vars() {
 		if val := getenv(v.env); val != "" && !v.fills() {
@@ -54,7 +60,9 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 		cfg.unfilled["HEARTH_CONFIG"] = *configPath
 	}
 	var ferr error
+	given := map[string]string{}
 	fs.Visit(func(f *flag.Flag) {
+		given[f.Name] = f.Value.String()
 		for _, v := range cfg.vars() {
 			if v.flag == f.Name && v.fills() && ferr == nil {
 				ferr = v.set(*flagVals[f.Name], "-"+f.Name)
@@ -62,6 +70,9 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 			}
 		}
 	})
+	if ferr == nil {
+		ferr = cfg.renameFlags(given)
+	}
 	return cfg, fs, ferr
 }
 
@@ -71,6 +82,9 @@ func (c *Config) loadFile(path string) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("config file: %w", err)
+	}
+	if b, err = c.renameFileKeys(path, b); err != nil {
+		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()

@@ -1,0 +1,185 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"github.com/hearth-dev/hearth/providers/netguard"
+)
+
+// OutboundSettings are the one outbound policy (docs/security.md and
+// docs/air-gapped.md): which addresses user-supplied URLs may reach, and
+// in allowlist mode which destinations any connection may reach. Config
+// embeds them, so their JSON keys sit at the top level of the config file.
+type OutboundSettings struct {
+	// OutboundMode is "open" (default) or "allowlist": every outbound
+	// connection must then match OutboundHosts.
+	OutboundMode string `json:"outbound"`
+	// OutboundHosts lists host names, host:port pairs and CIDR prefixes,
+	// comma-separated, that connections may reach in allowlist mode. It
+	// does not open private addresses to user-supplied URLs.
+	OutboundHosts string `json:"outbound_hosts"`
+	// OutboundAllowPrivate ("true"/"false") lets user-supplied URLs (MCP
+	// servers, crawled pages, image URLs) reach private and loopback addresses.
+	OutboundAllowPrivate string `json:"outbound_allow_private"`
+	// OutboundAllow is a comma-separated list of CIDR prefixes user-supplied
+	// URLs may reach on top of public addresses (for example one intranet subnet).
+	OutboundAllow string `json:"outbound_allow"`
+	// Outbound is the address policy of user-supplied URLs built by Validate.
+	Outbound netguard.Policy `json:"-"`
+}
+
+// renamedSetting is a setting's name before the outbound policies were
+// merged: its environment variable, flag and config file key still work,
+// with a deprecation warning naming the new ones.
+type renamedSetting struct {
+	oldEnv, oldFlag, oldKey string
+	newEnv, newFlag, newKey string
+}
+
+// renamed lists the old names of the outbound settings.
+var renamed = []renamedSetting{
+	{"HEARTH_EGRESS", "egress", "egress", "HEARTH_OUTBOUND", "outbound", "outbound"},
+	{"HEARTH_EGRESS_ALLOW", "egress-allow", "egress_allow", "HEARTH_OUTBOUND_HOSTS", "outbound-hosts", "outbound_hosts"},
+}
+
+// renameFileKeys moves the old keys of a config file's top-level object to
+// their new names, warning once for each; an old and a new key with
+// different values are refused. b is returned unchanged when it has no old key.
+func (c *Config) renameFileKeys(path string, b []byte) ([]byte, error) {
+	var keys map[string]json.RawMessage
+	if json.Unmarshal(b, &keys) != nil {
+		return b, nil // the strict decode reports the error
+	}
+	changed := false
+	for _, r := range renamed {
+		old, ok := keys[r.oldKey]
+		if !ok {
+			continue
+		}
+		if cur, ok := keys[r.newKey]; ok && !sameJSON(cur, old) {
+			return nil, fmt.Errorf("config file %s: %s (deprecated) and %s are both set, to different values: keep %s", path, r.oldKey, r.newKey, r.newKey)
+		}
+		keys[r.newKey] = old
+		delete(keys, r.oldKey)
+		changed = true
+		c.warn(fmt.Sprintf("config file key %s is deprecated: use %s (the old name still works)", r.oldKey, r.newKey))
+	}
+	if !changed {
+		return b, nil
+	}
+	return json.Marshal(keys)
+}
+
+// sameJSON reports whether two JSON values decode to the same string, or
+// are byte-identical.
+func sameJSON(a, b json.RawMessage) bool {
+	var sa, sb string
+	if json.Unmarshal(a, &sa) == nil && json.Unmarshal(b, &sb) == nil {
+		return sa == sb
+	}
+	return string(a) == string(b)
+}
+
+// renameEnv applies the old environment variables whose new one is unset,
+// warning once for each; an old and a new variable with different values
+// are refused.
+func (c *Config) renameEnv(getenv func(string) string) error {
+	for _, r := range renamed {
+		old := getenv(r.oldEnv)
+		if old == "" {
+			continue
+		}
+		c.warn(fmt.Sprintf("%s is deprecated: use %s (the old name still works)", r.oldEnv, r.newEnv))
+		if cur := getenv(r.newEnv); cur != "" {
+			if cur != old {
+				return fmt.Errorf("%s (deprecated) and %s are both set, to different values: keep %s", r.oldEnv, r.newEnv, r.newEnv)
+			}
+			continue
+		}
+		if err := c.setByEnv(r.newEnv, old, r.oldEnv); err != nil {
+			return err
+		}
+		c.sources[r.newEnv] = "env " + r.oldEnv
+	}
+	return nil
+}
+
+// renameFlags applies the old flags given on the command line, warning
+// once for each; an old and a new flag with different values are refused.
+func (c *Config) renameFlags(given map[string]string) error {
+	for _, r := range renamed {
+		old, ok := given[r.oldFlag]
+		if !ok {
+			continue
+		}
+		c.warn(fmt.Sprintf("-%s is deprecated: use -%s (the old name still works)", r.oldFlag, r.newFlag))
+		if cur, ok := given[r.newFlag]; ok {
+			if cur != old {
+				return fmt.Errorf("-%s (deprecated) and -%s are both given, with different values: keep -%s", r.oldFlag, r.newFlag, r.newFlag)
+			}
+			continue
+		}
+		if err := c.setByEnv(r.newEnv, old, "-"+r.oldFlag); err != nil {
+			return err
+		}
+		c.sources[r.newEnv] = "flag -" + r.oldFlag
+	}
+	return nil
+}
+
+// setByEnv sets the table row named env to val; from names where val came from.
+func (c *Config) setByEnv(env, val, from string) error {
+	for _, v := range c.vars() {
+		if v.env == env {
+			return v.set(val, from)
+		}
+	}
+	return fmt.Errorf("%s: no such setting", env)
+}
+
+// validateOutbound checks the outbound settings and builds the address
+// policy of user-supplied URLs (Outbound).
+func (c *Config) validateOutbound() []error {
+	var errs []error
+	o := &c.OutboundSettings
+	o.OutboundMode = strings.ToLower(strings.TrimSpace(o.OutboundMode))
+	if o.OutboundMode == "" {
+		o.OutboundMode = netguard.ModeOpen
+	}
+	if o.OutboundMode != netguard.ModeOpen && o.OutboundMode != netguard.ModeAllowlist {
+		errs = append(errs, fmt.Errorf("HEARTH_OUTBOUND %q: use open or allowlist", o.OutboundMode))
+	}
+	if _, err := netguard.ParseAllow(o.OutboundHosts); err != nil {
+		errs = append(errs, fmt.Errorf("HEARTH_OUTBOUND_HOSTS: %w", err))
+	}
+	switch o.OutboundAllowPrivate {
+	case "", "false":
+		o.Outbound.AllowPrivate = false
+	case "true":
+		o.Outbound.AllowPrivate = true
+	default:
+		errs = append(errs, fmt.Errorf("HEARTH_OUTBOUND_ALLOW_PRIVATE %q: use true or false", o.OutboundAllowPrivate))
+	}
+	o.Outbound.Allow = nil
+	for _, cidr := range strings.Split(o.OutboundAllow, ",") {
+		if cidr = strings.TrimSpace(cidr); cidr == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(cidr)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("HEARTH_OUTBOUND_ALLOW: %q is not a CIDR prefix such as 10.1.0.0/16", cidr))
+			continue
+		}
+		o.Outbound.Allow = append(o.Outbound.Allow, p)
+	}
+	return errs
+}
+
+// outboundHosts is HEARTH_OUTBOUND_HOSTS as a list (validated).
+func (c *Config) outboundHosts() []string {
+	l, _ := netguard.ParseAllow(c.OutboundHosts)
+	return l
+}
