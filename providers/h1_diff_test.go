@@ -91,6 +91,17 @@ func TestH1MatchesTransport(t *testing.T) {
 		}
 		for j := range 2 {
 			s, l := got[0][j], got[1][j]
+			if tc.name == "bytes after the body" && j == 1 {
+				// net/http's second request races its idle-connection
+				// read: it either sees the stray bytes first and dials
+				// anew, or reuses the connection and fails on them. The
+				// lean client never reuses a connection with bytes left,
+				// so its second answer is the first one again.
+				if l.err != "" || !reflect.DeepEqual(l, got[1][0]) {
+					t.Errorf("%s #1: lean %+v, want %+v", tc.name, l, got[1][0])
+				}
+				continue
+			}
 			if (s.err == "") != (l.err == "") || s.status != l.status || s.body != l.body || !reflect.DeepEqual(s.headers, l.headers) {
 				t.Errorf("%s #%d:\nnet/http: %+v\nlean:     %+v", tc.name, j, s, l)
 			}
