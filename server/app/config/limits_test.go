@@ -1,7 +1,6 @@
 package config
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -10,10 +9,7 @@ import (
 )
 
 func TestRequestLimitsConfig(t *testing.T) {
-	bad := map[string]struct {
-		env  map[string]string
-		want string
-	}{
+	bad := map[string]envCase{
 		"negative key cap":    {map[string]string{"HEARTH_MAX_INFLIGHT_PER_KEY": "-1"}, "HEARTH_MAX_INFLIGHT_PER_KEY"},
 		"word ip cap":         {map[string]string{"HEARTH_MAX_INFLIGHT_PER_IP": "lots"}, "HEARTH_MAX_INFLIGHT_PER_IP"},
 		"body timeout":        {map[string]string{"HEARTH_BODY_TIMEOUT": "60"}, "HEARTH_BODY_TIMEOUT"},
@@ -27,15 +23,7 @@ func TestRequestLimitsConfig(t *testing.T) {
 		"queue wait unit":     {map[string]string{"HEARTH_QUEUE_TIMEOUT": "10"}, "HEARTH_QUEUE_TIMEOUT"},
 		"queue wait too long": {map[string]string{"HEARTH_QUEUE_TIMEOUT": "2h"}, "HEARTH_QUEUE_TIMEOUT"},
 	}
-	for name, tc := range bad {
-		cfg, _, err := Load("serve", nil, envMap(tc.env))
-		if err == nil {
-			err = cfg.Validate()
-		}
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: err = %v, want mention of %s", name, err, tc.want)
-		}
-	}
+	expectRefused(t, bad)
 
 	cfg, _, err := Load("serve", []string{"-thread-history-bytes", "4096"}, envMap(map[string]string{
 		"HEARTH_MAX_INFLIGHT_PER_KEY": "0", "HEARTH_MAX_INFLIGHT_PER_IP": "7", "HEARTH_BODY_TIMEOUT": "30s",
