@@ -2,9 +2,7 @@ package engine
 
 import (
 	"context"
-	"crypto/aes"
 	"crypto/cipher"
-	"crypto/rand"
 	"fmt"
 	"sort"
 	"strings"
@@ -90,14 +88,7 @@ type StoredDeployments struct {
 // change another node publishes, and every feed reconnect (key ""), tells
 // the watchers, which reload the whole list.
 func NewStoredDeployments(store Store, cluster Cluster, secret []byte) (*StoredDeployments, error) {
-	if len(secret) != 32 {
-		return nil, fmt.Errorf("deployments: secret must be 32 bytes, got %d", len(secret))
-	}
-	block, err := aes.NewCipher(secret)
-	if err != nil {
-		return nil, err
-	}
-	aead, err := cipher.NewGCM(block)
+	aead, err := newSecretAEAD("deployments", secret)
 	if err != nil {
 		return nil, err
 	}
@@ -329,16 +320,15 @@ func (s *StoredDeployments) seal(rec *deploymentRecord, key string) error {
 	if len(key) > 4096 {
 		return FieldError("api_key", "must be at most 4096 characters")
 	}
-	nonce := make([]byte, s.aead.NonceSize())
-	if _, err := rand.Read(nonce); err != nil {
-		return err
-	}
 	last4, err := poolLast4(key)
 	if err != nil {
 		return FieldError("api_key", "%s", strings.TrimPrefix(err.Error(), "key: "))
 	}
-	rec.Nonce, rec.APIKeyLast4 = nonce, last4
-	rec.Ciphertext = s.aead.Seal(nil, nonce, []byte(key), []byte(deploymentKey(rec.Name)))
+	nonce, ciphertext, err := sealSecret(s.aead, key, deploymentKey(rec.Name))
+	if err != nil {
+		return err
+	}
+	rec.Nonce, rec.Ciphertext, rec.APIKeyLast4 = nonce, ciphertext, last4
 	return nil
 }
 

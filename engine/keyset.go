@@ -2,9 +2,7 @@ package engine
 
 import (
 	"context"
-	"crypto/aes"
 	"crypto/cipher"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"regexp"
@@ -47,14 +45,7 @@ type keysetRecord struct {
 // NewKeysets returns the keyset service. secret must be 32 bytes; it is
 // kept in the data dir or given by HEARTH_SECRET_KEY (main.go decides).
 func NewKeysets(store Store, providers Providers, secret []byte) (*Keysets, error) {
-	if len(secret) != 32 {
-		return nil, fmt.Errorf("keysets: secret must be 32 bytes, got %d", len(secret))
-	}
-	block, err := aes.NewCipher(secret)
-	if err != nil {
-		return nil, err
-	}
-	aead, err := cipher.NewGCM(block)
+	aead, err := newSecretAEAD("keysets", secret)
 	if err != nil {
 		return nil, err
 	}
@@ -98,8 +89,8 @@ func (k *Keysets) Set(ctx context.Context, scope, provider, apiKey string) (*Key
 	if len(apiKey) > 4096 {
 		return nil, FieldError("key", "must be at most 4096 characters")
 	}
-	nonce := make([]byte, k.aead.NonceSize())
-	if _, err := rand.Read(nonce); err != nil {
+	nonce, ciphertext, err := sealSecret(k.aead, apiKey, scope+"/"+p)
+	if err != nil {
 		return nil, err
 	}
 	last4, err := poolLast4(apiKey)
@@ -108,7 +99,7 @@ func (k *Keysets) Set(ctx context.Context, scope, provider, apiKey string) (*Key
 	}
 	rec := keysetRecord{
 		Provider: p, Nonce: nonce, Last4: last4, UpdatedAt: NowFrom(ctx, k.now).UTC(),
-		Ciphertext: k.aead.Seal(nil, nonce, []byte(apiKey), []byte(scope+"/"+p)),
+		Ciphertext: ciphertext,
 	}
 	err = k.store.Update(ctx, func(tx Tx) error {
 		if err := k.publishScope(tx, scope); err != nil {
