@@ -21,7 +21,7 @@ type dsExtra struct {
 	ReasoningContent string `json:"reasoning_content"`
 }
 
-// openAIWireMessagesIn converts msgs for the host. On hosts with
+// openAIWireMessages converts msgs for the host. On hosts with
 // echoReasoning (DeepSeek), an assistant turn with tool calls gets its
 // reasoning_content back: "For turns that do perform tool calls, the
 // reasoning_content must be fully passed back to the API in all subsequent
@@ -30,14 +30,8 @@ type dsExtra struct {
 // no reasoning for (written by another provider, or by DeepSeek with
 // thinking off) gets "": the field must be present in thinking mode
 // (reported by a third party, https://github.com/sluisr/deepseek-cli/releases/tag/1.1.1).
-// The messages are written into room when they fit in it.
-func openAIWireMessagesIn(h *host, msgs []engine.Message, room []oaiMessage) []oaiMessage {
-	var out []oaiMessage
-	if len(msgs) <= cap(room) {
-		out = room[:len(msgs)]
-	} else {
-		out = make([]oaiMessage, len(msgs))
-	}
+func openAIWireMessages(h *host, msgs []engine.Message) []oaiMessage {
+	out := make([]oaiMessage, len(msgs))
 	for i, m := range msgs {
 		out[i].Message = m
 		if len(m.ToolCalls) == 0 {
@@ -71,7 +65,7 @@ func decodeWebSources(raw []byte) (src webSources) {
 
 // decodeOpenAIResponse reads a chat completion; on echoReasoning hosts the
 // reasoning_content of an answer with tool calls is kept in the first
-// call's extra_content, for openAIWireMessagesIn to send back.
+// call's extra_content, for openAIWireMessages to send back.
 func decodeOpenAIResponse(h *host, call *upstreamCall) (*engine.ChatResponse, webSources, error) {
 	var src webSources
 	buf, err := readPooled(h.name, call)
