@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -63,7 +64,14 @@ func decodeWebSources(raw []byte) (src webSources) {
 	return src
 }
 
-// decodeOpenAIResponse reads a chat completion; on echoReasoning hosts the
+// mayNameSources reports whether raw holds "citations" or
+// "search_results" anywhere.
+func mayNameSources(raw []byte) bool {
+	return bytes.Contains(raw, []byte(`"citations"`)) || bytes.Contains(raw, []byte(`"search_results"`))
+}
+
+// decodeOpenAIResponse reads a chat completion
+// (https://platform.openai.com/docs/api-reference/chat/object); on echoReasoning hosts the
 // reasoning_content of an answer with tool calls is kept in the first
 // call's extra_content, for openAIWireMessages to send back.
 func decodeOpenAIResponse(h *host, call *upstreamCall) (*engine.ChatResponse, webSources, error) {
@@ -77,13 +85,13 @@ func decodeOpenAIResponse(h *host, call *upstreamCall) (*engine.ChatResponse, we
 	if h.contentChunks {
 		raw = flattenContent(raw)
 	}
-	resp, sources, err := decodeChatResponseSources(raw)
-	if err != nil {
+	resp := new(engine.ChatResponse)
+	if err := json.Unmarshal(raw, resp); err != nil {
 		return nil, src, call.redact(&engine.Error{Code: engine.CodeUpstream, Message: h.name + " sent a response Hearth could not read", Err: err})
 	}
 	// Web sources are optional extras of some hosts' answers: decoded only
 	// when the answer names them, so a plain answer is read once.
-	if sources {
+	if mayNameSources(raw) {
 		src = decodeWebSources(raw)
 	}
 	if !h.echoReasoning && !h.contentChunks {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -66,23 +65,5 @@ func openAIRequestBodies(t *testing.T) []byte {
 // (testdata/openai_requests.txt, refreshed with -update-requests).
 func TestOpenAIRequestBodiesGolden(t *testing.T) {
 	got := openAIRequestBodies(t)
-	const file = "testdata/openai_requests.txt"
-	if *updateRequests {
-		if err := os.WriteFile(file, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-	for i := 0; i < len(gl) && i < len(wl); i++ {
-		if gl[i] != wl[i] {
-			t.Fatalf("line %d:\n got %s\nwant %s", i+1, gl[i], wl[i])
-		}
-	}
-	if len(gl) != len(wl) {
-		t.Fatalf("%d lines, want %d", len(gl), len(wl))
-	}
+	checkGolden(t, "testdata/openai_requests.txt", got, *updateRequests)
 }
