@@ -261,21 +261,21 @@ func (o *OpenAI) ChatStream(ctx context.Context, req *engine.ChatRequest) (engin
 		return nil, err
 	}
 	x := &oaiStream{o: o}
-	x.sseStream = sseStream{provider: o.host.name, call: call, sse: &x.rd, queue: x.queueRoom[:0], tr: x}
-	x.rd.init(call.resp.Body, x.dataRoom[:0])
+	x.sseStream = sseStream{provider: o.host.name, call: call, sse: &x.rd, queue: x.queueBuf[:0], tr: x}
+	x.rd.init(call.resp.Body, x.dataBuf[:0])
 	return &x.sseStream, nil
 }
 
 // oaiStream is one OpenAI stream in one allocation: the shared SSE
-// machinery, its reader, the first room of its queue and data buffer, and
+// machinery, its reader, the first backing arrays of its queue and data buffer, and
 // the pass-through's state.
 type oaiStream struct {
 	sseStream
-	o         *OpenAI
-	st        oaiStreamState
-	rd        sseReader
-	queueRoom [1]*engine.ChatChunk
-	dataRoom  [sseDataSize]byte
+	o        *OpenAI
+	st       oaiStreamState
+	rd       sseReader
+	queueBuf [1]*engine.ChatChunk
+	dataBuf  [sseDataSize]byte
 }
 
 func (x *oaiStream) translateEvent(_, data []byte) error {
