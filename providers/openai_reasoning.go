@@ -9,11 +9,32 @@ import (
 )
 
 // oaiMessage is a chat message on the OpenAI wire: the canonical message
-// without the tool calls' extra_content (OpenAI-wire hosts do not know it),
-// plus reasoning_content on hosts whose thinking models need it back.
+// without the tool calls' extra_content (OpenAI-wire hosts do not know it)
+// and the Anthropic cache breakpoint, plus reasoning_content on hosts whose
+// thinking models need it back. Content points at the message's text or
+// parts (nil when it has none), so encoding/json writes it as
+// Content.MarshalJSON would without a marshaller call and a second pass
+// over its output.
 type oaiMessage struct {
-	engine.Message
-	ReasoningContent *string `json:"reasoning_content,omitempty"`
+	Role             string            `json:"role"`
+	Content          any               `json:"content"`
+	Name             string            `json:"name,omitempty"`
+	ToolCallID       string            `json:"tool_call_id,omitempty"`
+	ToolCalls        []engine.ToolCall `json:"tool_calls,omitempty"`
+	ReasoningContent *string           `json:"reasoning_content,omitempty"`
+}
+
+// wireContent is what the content of m is on the wire: null, its parts or
+// its text, pointed to.
+func wireContent(m *engine.Message) any {
+	switch c := &m.Content; {
+	case !c.Set:
+		return nil
+	case c.Parts != nil:
+		return &c.Parts
+	default:
+		return &c.Text
+	}
 }
 
 // dsExtra is the entry of a tool call's extra_content that holds a host's
@@ -33,8 +54,9 @@ type dsExtra struct {
 // (reported by a third party, https://github.com/sluisr/deepseek-cli/releases/tag/1.1.1).
 func openAIWireMessages(h *host, msgs []engine.Message) []oaiMessage {
 	out := make([]oaiMessage, len(msgs))
-	for i, m := range msgs {
-		out[i].Message = m
+	for i := range msgs {
+		m := &msgs[i]
+		out[i] = oaiMessage{Role: m.Role, Content: wireContent(m), Name: m.Name, ToolCallID: m.ToolCallID, ToolCalls: m.ToolCalls}
 		if len(m.ToolCalls) == 0 {
 			continue
 		}
