@@ -159,42 +159,28 @@ func (p *chunkParser) delta(d *engine.Delta, first bool) bool {
 func readChunkUsage(r *jsonfast.Reader, u *engine.Usage) bool {
 	return r.Null() || r.Object(usageKeys, func(k int) bool {
 		switch k {
-		case 0:
-			return jsonfast.ReadInt(r, &u.PromptTokens)
-		case 1:
-			return jsonfast.ReadInt(r, &u.CompletionTokens)
-		case 2:
-			return jsonfast.ReadInt(r, &u.TotalTokens)
+		case 0, 1, 2:
+			return jsonfast.ReadInt(r, []*int{&u.PromptTokens, &u.CompletionTokens, &u.TotalTokens}[k])
 		case 3:
 			if r.Null() {
 				return true
 			}
 			d := new(engine.PromptTokensDetails)
 			u.PromptTokensDetails = d
-			return r.Object(promptDetailKeys, func(k int) bool {
-				if k == 0 {
-					return jsonfast.ReadInt(r, &d.CachedTokens)
-				}
-				return jsonfast.ReadInt(r, &d.AudioTokens)
-			})
+			return readIntFields(r, promptDetailKeys, &d.CachedTokens, &d.AudioTokens)
 		default:
 			if r.Null() {
 				return true
 			}
 			d := new(engine.CompletionTokensDetails)
 			u.CompletionTokensDetails = d
-			return r.Object(completionDetailKeys, func(k int) bool {
-				switch k {
-				case 0:
-					return jsonfast.ReadInt(r, &d.ReasoningTokens)
-				case 1:
-					return jsonfast.ReadInt(r, &d.AudioTokens)
-				case 2:
-					return jsonfast.ReadInt(r, &d.AcceptedPredictionTokens)
-				default:
-					return jsonfast.ReadInt(r, &d.RejectedPredictionTokens)
-				}
-			})
+			return readIntFields(r, completionDetailKeys, &d.ReasoningTokens, &d.AudioTokens, &d.AcceptedPredictionTokens, &d.RejectedPredictionTokens)
 		}
 	})
+}
+
+// readIntFields reads an object whose keys are keys into the ints that
+// fields point to, in the same order.
+func readIntFields(r *jsonfast.Reader, keys []string, fields ...*int) bool {
+	return r.Object(keys, func(k int) bool { return jsonfast.ReadInt(r, fields[k]) })
 }
