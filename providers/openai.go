@@ -267,8 +267,8 @@ func (o *OpenAI) ChatStream(ctx context.Context, req *engine.ChatRequest) (engin
 }
 
 // oaiStream is one OpenAI stream in one allocation: the shared SSE
-// machinery, its reader, the first backing arrays of its queue and data buffer, and
-// the pass-through's state.
+// machinery, its reader, the first backing arrays of its queue and data
+// buffer, and the pass-through's state.
 type oaiStream struct {
 	sseStream
 	o        *OpenAI

@@ -9,12 +9,9 @@ import (
 )
 
 // oaiMessage is a chat message on the OpenAI wire: the canonical message
-// without the tool calls' extra_content (OpenAI-wire hosts do not know it)
-// and the Anthropic cache breakpoint, plus reasoning_content on hosts whose
-// thinking models need it back. Content points at the message's text or
-// parts (nil when it has none), so encoding/json writes it as
-// Content.MarshalJSON would without a marshaller call and a second pass
-// over its output.
+// without the tool calls' extra_content and the Anthropic cache breakpoint,
+// plus reasoning_content on hosts whose thinking models need it back.
+// Content points at the message's text or parts (see wireContent).
 type oaiMessage struct {
 	Role             string            `json:"role"`
 	Content          any               `json:"content"`
@@ -24,8 +21,9 @@ type oaiMessage struct {
 	ReasoningContent *string           `json:"reasoning_content,omitempty"`
 }
 
-// wireContent is what the content of m is on the wire: null, its parts or
-// its text, pointed to.
+// wireContent points at the text or parts of m's content (nil when unset),
+// which encoding/json writes as Content.MarshalJSON does, without a
+// marshaller call and a second pass over its output.
 func wireContent(m *engine.Message) any {
 	switch c := &m.Content; {
 	case !c.Set:
