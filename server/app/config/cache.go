@@ -3,7 +3,6 @@ package config
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -18,52 +17,30 @@ type CacheSettings struct {
 	// Cache is "off" (the default), "exact" or "semantic".
 	Cache string `json:"cache"`
 	// CacheTTL (a Go duration) is how long an entry answers.
-	CacheTTL string `json:"cache_ttl"`
+	CacheTTL Duration `json:"cache_ttl"`
 	// CacheMaxEntries caps the stored entries; the oldest go first.
 	CacheMaxEntries int64 `json:"cache_max_entries"`
 	// CacheAllowTemperature ("true"/"false") caches calls with a
 	// temperature above 0 too.
-	CacheAllowTemperature string `json:"cache_allow_temperature"`
+	CacheAllowTemperature bool `json:"cache_allow_temperature"`
 	// CacheEmbeddingModel ("provider:model") embeds last user messages in
 	// semantic mode.
 	CacheEmbeddingModel string `json:"cache_embedding_model"`
 	// CacheSimilarity is the least cosine similarity of a semantic hit, in (0, 1].
-	CacheSimilarity string `json:"cache_similarity"`
+	CacheSimilarity Float `json:"cache_similarity"`
 }
 
 func defaultCacheSettings() CacheSettings {
-	return CacheSettings{Cache: "off", CacheTTL: engine.DefaultCacheTTL.String(), CacheMaxEntries: engine.DefaultCacheMaxEntries, CacheAllowTemperature: "false",
-		CacheSimilarity: strconv.FormatFloat(engine.DefaultCacheSimilarity, 'g', -1, 64)}
+	return CacheSettings{Cache: "off", CacheTTL: Duration(engine.DefaultCacheTTL), CacheMaxEntries: engine.DefaultCacheMaxEntries,
+		CacheSimilarity: engine.DefaultCacheSimilarity}
 }
 
-// validateCache checks the response cache's settings.
+// validateCache checks that semantic mode has an embedding model.
 func (c *Config) validateCache() []error {
-	s := &c.CacheSettings
-	var errs []error
-	mode := strings.ToLower(strings.TrimSpace(s.Cache))
-	switch mode {
-	case "off", "exact", "semantic":
-	default:
-		errs = append(errs, fmt.Errorf("HEARTH_CACHE %q: use off, exact or semantic", s.Cache))
+	if em := strings.TrimSpace(c.CacheEmbeddingModel); em != "" || c.Cache == "semantic" {
+		return c.validateCacheEmbedder(em)
 	}
-	if sim, err := strconv.ParseFloat(strings.TrimSpace(s.CacheSimilarity), 64); err != nil || !(sim > 0 && sim <= 1) {
-		errs = append(errs, fmt.Errorf("HEARTH_CACHE_SIMILARITY %q: must be a number above 0 and at most 1, such as 0.95", s.CacheSimilarity))
-	}
-	if em := strings.TrimSpace(s.CacheEmbeddingModel); em != "" || mode == "semantic" {
-		errs = append(errs, c.validateCacheEmbedder(em)...)
-	}
-	if d, err := parseDuration(s.CacheTTL); err != nil || d < time.Second || d > 8760*time.Hour {
-		errs = append(errs, fmt.Errorf("HEARTH_CACHE_TTL %q: must be a Go duration from 1s to 8760h, such as 1h or 30m", s.CacheTTL))
-	}
-	if s.CacheMaxEntries < 1 || s.CacheMaxEntries > 10_000_000 {
-		errs = append(errs, fmt.Errorf("HEARTH_CACHE_MAX_ENTRIES %d: must be from 1 to 10000000", s.CacheMaxEntries))
-	}
-	switch s.CacheAllowTemperature {
-	case "true", "false":
-	default:
-		errs = append(errs, fmt.Errorf("HEARTH_CACHE_ALLOW_TEMPERATURE %q: use true or false", s.CacheAllowTemperature))
-	}
-	return errs
+	return nil
 }
 
 // validateCacheEmbedder checks HEARTH_CACHE_EMBEDDING_MODEL, which
@@ -86,19 +63,16 @@ func (c *Config) validateCacheEmbedder(em string) []error {
 // cache is off (call after Validate).
 func (c *Config) responseCache() *engine.ResponseCacheConfig {
 	s := &c.CacheSettings
-	mode := strings.ToLower(strings.TrimSpace(s.Cache))
-	if mode != "exact" && mode != "semantic" {
+	if s.Cache != "exact" && s.Cache != "semantic" {
 		return nil
 	}
-	ttl, _ := parseDuration(s.CacheTTL)
 	rc := &engine.ResponseCacheConfig{
-		TTL: ttl, MaxEntries: int(s.CacheMaxEntries),
-		AllowTemperature: s.CacheAllowTemperature == "true",
+		TTL: time.Duration(s.CacheTTL), MaxEntries: int(s.CacheMaxEntries),
+		AllowTemperature: s.CacheAllowTemperature,
 	}
-	if mode == "semantic" {
+	if s.Cache == "semantic" {
 		ref, _ := engine.ParseModelID("model", strings.TrimSpace(s.CacheEmbeddingModel))
-		sim, _ := strconv.ParseFloat(strings.TrimSpace(s.CacheSimilarity), 64)
-		rc.Semantic = &engine.SemanticCacheConfig{Model: ref, Similarity: sim}
+		rc.Semantic = &engine.SemanticCacheConfig{Model: ref, Similarity: float64(s.CacheSimilarity)}
 	}
 	return rc
 }

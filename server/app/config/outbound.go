@@ -23,7 +23,7 @@ type OutboundSettings struct {
 	OutboundHosts string `json:"outbound_hosts"`
 	// OutboundAllowPrivate ("true"/"false") lets user-supplied URLs (MCP
 	// servers, crawled pages, image URLs) reach private and loopback addresses.
-	OutboundAllowPrivate string `json:"outbound_allow_private"`
+	OutboundAllowPrivate bool `json:"outbound_allow_private"`
 	// OutboundAllow is a comma-separated list of CIDR prefixes user-supplied
 	// URLs may reach on top of public addresses (for example one intranet subnet).
 	OutboundAllow string `json:"outbound_allow"`
@@ -134,7 +134,7 @@ func (c *Config) renameFlags(given map[string]string) error {
 func (c *Config) setByEnv(env, val, from string) error {
 	for _, v := range c.vars() {
 		if v.env == env {
-			return v.set(val, from)
+			return c.setVar(v, val, from)
 		}
 	}
 	return fmt.Errorf("%s: no such setting", env)
@@ -145,24 +145,10 @@ func (c *Config) setByEnv(env, val, from string) error {
 func (c *Config) validateOutbound() []error {
 	var errs []error
 	o := &c.OutboundSettings
-	o.OutboundMode = strings.ToLower(strings.TrimSpace(o.OutboundMode))
-	if o.OutboundMode == "" {
-		o.OutboundMode = netguard.ModeOpen
-	}
-	if o.OutboundMode != netguard.ModeOpen && o.OutboundMode != netguard.ModeAllowlist {
-		errs = append(errs, fmt.Errorf("HEARTH_OUTBOUND %q: use open or allowlist", o.OutboundMode))
-	}
 	if _, err := netguard.ParseAllow(o.OutboundHosts); err != nil {
 		errs = append(errs, fmt.Errorf("HEARTH_OUTBOUND_HOSTS: %w", err))
 	}
-	switch o.OutboundAllowPrivate {
-	case "", "false":
-		o.Outbound.AllowPrivate = false
-	case "true":
-		o.Outbound.AllowPrivate = true
-	default:
-		errs = append(errs, fmt.Errorf("HEARTH_OUTBOUND_ALLOW_PRIVATE %q: use true or false", o.OutboundAllowPrivate))
-	}
+	o.Outbound.AllowPrivate = o.OutboundAllowPrivate
 	o.Outbound.Allow = nil
 	for _, cidr := range strings.Split(o.OutboundAllow, ",") {
 		if cidr = strings.TrimSpace(cidr); cidr == "" {

@@ -26,10 +26,10 @@ func TestOutboundConfig(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		"unknown mode":      {map[string]string{"HEARTH_OUTBOUND": "closed"}, "HEARTH_OUTBOUND \"closed\""},
+		"unknown mode":      {map[string]string{"HEARTH_OUTBOUND": "closed"}, `HEARTH_OUTBOUND: must be open or allowlist, got "closed"`},
 		"URL in hosts":      {map[string]string{"HEARTH_OUTBOUND": "allowlist", "HEARTH_OUTBOUND_HOSTS": "https://api.example.com"}, "HEARTH_OUTBOUND_HOSTS"},
 		"port out of range": {map[string]string{"HEARTH_OUTBOUND_HOSTS": "ollama:70000"}, "HEARTH_OUTBOUND_HOSTS"},
-		"old name, bad":     {map[string]string{"HEARTH_EGRESS": "closed"}, "HEARTH_OUTBOUND \"closed\""},
+		"old name, bad":     {map[string]string{"HEARTH_EGRESS": "closed"}, `HEARTH_EGRESS: must be open or allowlist, got "closed"`},
 		"allow not a CIDR":  {map[string]string{"HEARTH_OUTBOUND_ALLOW": "10.0.0.1"}, "HEARTH_OUTBOUND_ALLOW: \"10.0.0.1\""},
 	} {
 		if _, err := loadValid(t, nil, tc.env); err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/hearth-dev/hearth/providers/fault"
-	"github.com/hearth-dev/hearth/providers/replay"
 	"github.com/hearth-dev/hearth/server/app"
 )
 
@@ -27,7 +26,7 @@ type TestkitSettings struct {
 	ReplayMiss string `json:"replay_miss"`
 	// Deterministic is "false" (default) or "true": ids and created
 	// timestamps from a seeded sequence (docs/hearth-in-your-tests.md#deterministic-mode).
-	Deterministic string `json:"deterministic"`
+	Deterministic bool `json:"deterministic"`
 }
 
 // validateTestkit checks the test-suite settings.
@@ -60,29 +59,15 @@ func (c *Config) validateTestkit() []error {
 			errs = append(errs, fmt.Errorf("HEARTH_REPLAY %q: must be an existing directory of recordings (make them with HEARTH_RECORD)", t.Replay))
 		}
 	}
-	switch t.ReplayMiss = strings.ToLower(strings.TrimSpace(t.ReplayMiss)); t.ReplayMiss {
-	case "":
-		t.ReplayMiss = replay.MissError
-	case replay.MissError, replay.MissPassthrough:
-	default:
-		errs = append(errs, fmt.Errorf("HEARTH_REPLAY_MISS %q: use error or passthrough", t.ReplayMiss))
-	}
-	switch t.Deterministic {
-	case "", "false":
-		t.Deterministic = "false"
-	case "true":
-		if strings.TrimSpace(c.DatabaseURL) != "" {
-			errs = append(errs, errors.New("HEARTH_DETERMINISTIC and HEARTH_DATABASE_URL: deterministic ids are for a single node under test, not cluster mode; unset one of them"))
-		}
-	default:
-		errs = append(errs, fmt.Errorf("HEARTH_DETERMINISTIC %q: use true or false", t.Deterministic))
+	if t.Deterministic && strings.TrimSpace(c.DatabaseURL) != "" {
+		errs = append(errs, errors.New("HEARTH_DETERMINISTIC and HEARTH_DATABASE_URL: deterministic ids are for a single node under test, not cluster mode; unset one of them"))
 	}
 	return errs
 }
 
 // testkit maps the validated settings onto the application's.
 func (c *Config) testkit() app.Testkit {
-	tk := app.Testkit{Record: c.Record, Replay: c.Replay, ReplayMiss: c.ReplayMiss, Deterministic: c.Deterministic == "true"}
+	tk := app.Testkit{Record: c.Record, Replay: c.Replay, ReplayMiss: c.ReplayMiss, Deterministic: c.Deterministic}
 	switch c.Faults {
 	case "off":
 	case "on":
