@@ -39,7 +39,7 @@ func (c Config) App(secret []byte, log *slog.Logger, version string) app.Config 
 	}
 	c.applyRequestLimits(&ac.HTTP)
 	c.applyPacks(&ac.HTTP)
-	ac.OutboundMode, ac.OutboundHosts = c.OutboundMode, c.outboundHosts()
+	ac.OutboundMode, ac.OutboundHosts = c.OutboundMode, c.outboundHostList()
 	ac.Testkit = c.testkit()
 	ac.OTel = c.otel()
 	ac.Extractor = c.extractor()

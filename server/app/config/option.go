@@ -102,9 +102,7 @@ func (v configVar) must() string {
 // named it (environment variable, flag or file key), the rule, the value
 // (masked for secrets).
 func (v configVar) refusal(name, got string) error {
-	if v.secret {
-		got = masked
-	}
+	got = mask(got, v.secret)
 	return fmt.Errorf("%s: must be %s, got %q", name, v.must(), got)
 }
 
@@ -113,15 +111,12 @@ func (v configVar) refusal(name, got string) error {
 // their default; an old boolean spelling works with a warning.
 func (c *Config) setVar(v configVar, val, from string) error {
 	text := strings.TrimSpace(val)
-	if text == "" && v.str == nil {
+	if text == "" && (v.str == nil || v.kind() == "enum") {
 		text = defaultText(v.env)
 	}
 	switch {
 	case v.str != nil && v.kind() == "enum":
-		if text = strings.ToLower(text); text == "" {
-			text = defaultText(v.env)
-		}
-		*v.str = text
+		*v.str = strings.ToLower(text)
 	case v.str != nil:
 		*v.str = val
 	case v.num != nil:

@@ -145,27 +145,39 @@ func (c *Config) setByEnv(env, val, from string) error {
 func (c *Config) validateOutbound() []error {
 	var errs []error
 	o := &c.OutboundSettings
-	if _, err := netguard.ParseAllow(o.OutboundHosts); err != nil {
-		errs = append(errs, fmt.Errorf("HEARTH_OUTBOUND_HOSTS: %w", err))
-	}
 	o.Outbound.AllowPrivate = o.OutboundAllowPrivate
 	o.Outbound.Allow = nil
 	for _, cidr := range strings.Split(o.OutboundAllow, ",") {
 		if cidr = strings.TrimSpace(cidr); cidr == "" {
 			continue
 		}
-		p, err := netip.ParsePrefix(cidr)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("HEARTH_OUTBOUND_ALLOW: %q is not a CIDR prefix such as 10.1.0.0/16", cidr))
-			continue
+		if p, err := netip.ParsePrefix(cidr); err == nil {
+			o.Outbound.Allow = append(o.Outbound.Allow, p)
 		}
-		o.Outbound.Allow = append(o.Outbound.Allow, p)
 	}
 	return errs
 }
 
-// outboundHosts is HEARTH_OUTBOUND_HOSTS as a list (validated).
-func (c *Config) outboundHosts() []string {
+// outboundHosts allows the destinations of allowlist mode.
+var outboundHosts = textRule("comma-separated host names, host:port pairs and CIDR prefixes (not URLs)", "https://x", func(s string) bool {
+	_, err := netguard.ParseAllow(s)
+	return err == nil
+})
+
+// cidrList allows comma-separated CIDR prefixes.
+var cidrList = textRule("comma-separated CIDR prefixes such as 10.1.0.0/16", "10.0.0.1", func(s string) bool {
+	for _, cidr := range strings.Split(s, ",") {
+		if cidr = strings.TrimSpace(cidr); cidr != "" {
+			if _, err := netip.ParsePrefix(cidr); err != nil {
+				return false
+			}
+		}
+	}
+	return true
+})
+
+// outboundHostList is HEARTH_OUTBOUND_HOSTS as a list (validated).
+func (c *Config) outboundHostList() []string {
 	l, _ := netguard.ParseAllow(c.OutboundHosts)
 	return l
 }
