@@ -16,11 +16,11 @@ import (
 type CacheSettings struct {
 	// Cache is "off" (the default), "exact" or "semantic".
 	Cache string `json:"cache"`
-	// CacheTTL (a Go duration) is how long an entry answers.
+	// CacheTTL is how long an entry answers.
 	CacheTTL Duration `json:"cache_ttl"`
 	// CacheMaxEntries caps the stored entries; the oldest go first.
 	CacheMaxEntries int64 `json:"cache_max_entries"`
-	// CacheAllowTemperature ("true"/"false") caches calls with a
+	// CacheAllowTemperature caches calls with a
 	// temperature above 0 too.
 	CacheAllowTemperature bool `json:"cache_allow_temperature"`
 	// CacheEmbeddingModel ("provider:model") embeds last user messages in

@@ -43,7 +43,7 @@ type Config struct {
 	// keyword rankings of hybrid retrieval (reciprocal rank fusion).
 	RetrieveVectorWeight  Float `json:"retrieve_vector_weight"`
 	RetrieveKeywordWeight Float `json:"retrieve_keyword_weight"`
-	// ParseTimeout (a Go duration) bounds the parse of one PDF, which runs
+	// ParseTimeout bounds the parse of one PDF, which runs
 	// in a child process that is killed when it is exceeded;
 	// ParseMemoryLimit bounds that child's memory, in bytes.
 	ParseTimeout     Duration `json:"parse_timeout"`
@@ -53,7 +53,7 @@ type Config struct {
 	ParseMaxOutput int64 `json:"parse_max_output"`
 	// EmbedRetries is how many times an ingestion embedding batch that
 	// failed with a retryable provider error (rate limit, 5xx, timeout) is
-	// tried again; EmbedRetryMaxWait (a Go duration) caps the growing wait
+	// tried again; EmbedRetryMaxWait caps the growing wait
 	// between tries, Retry-After included.
 	EmbedRetries      int64    `json:"embed_retries"`
 	EmbedRetryMaxWait Duration `json:"embed_retry_max_wait"`
@@ -66,13 +66,13 @@ type Config struct {
 	ExaBaseURL       string `json:"exa_base_url"`
 	SpiderBaseURL    string `json:"spider_base_url"`
 	FirecrawlBaseURL string `json:"firecrawl_base_url"`
-	// Metrics is "true" (serve /metrics on the main listener to the admin
-	// user's key or MetricsToken) or "false".
+	// Metrics serves /metrics on the main listener to the admin user's key
+	// or MetricsToken.
 	Metrics      bool   `json:"metrics"`
 	MetricsToken string `json:"-"`
 	// MetricsAddr serves /metrics without auth on a separate listener.
 	MetricsAddr string `json:"metrics_addr"`
-	// Limits and quotas (0 = off); see ops.go.
+	// Limits and quotas (0 = off); see limits.go.
 	RateLimitPerKey   int64 `json:"rate_limit_per_key"`
 	RateLimitPerPipe  int64 `json:"rate_limit_per_pipe"`
 	RateLimitBurst    int64 `json:"rate_limit_burst"`
@@ -92,17 +92,17 @@ type Config struct {
 	RunContentRetention Duration `json:"run_content_retention"`
 	// UpstreamHTTP1 is HEARTH_UPSTREAM_HTTP1: lean or stdlib.
 	UpstreamHTTP1 string `json:"upstream_http1"`
-	// ServerHTTP1 is HEARTH_SERVER_HTTP1: lean or stdlib (http1.go).
+	// ServerHTTP1 is HEARTH_SERVER_HTTP1: lean or stdlib.
 	ServerHTTP1 string `json:"server_http1"`
-	// StoreCompression is HEARTH_STORE_COMPRESSION: none or snappy (http1.go).
+	// StoreCompression is HEARTH_STORE_COMPRESSION: none or snappy (store.go).
 	StoreCompression string `json:"store_compression"`
 	// DatabaseURL selects cluster mode (cluster.go).
 	DatabaseURL string `json:"database_url"`
-	// JobLease (a Go duration) is how long a claimed ingestion job stays
+	// JobLease is how long a claimed ingestion job stays
 	// held without a heartbeat (cluster.go).
 	JobLease Duration `json:"job_lease"`
 	// DatabaseMaxConns caps this node's pool of PostgreSQL connections
-	// (config_cluster.go; 0: the default).
+	// (cluster.go; 0: the default).
 	DatabaseMaxConns int64 `json:"database_max_conns"`
 	// ModelDefaults are the default chat and embedding models (defaults.go).
 	ModelDefaults

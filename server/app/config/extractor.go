@@ -16,7 +16,7 @@ type ExtractorSettings struct {
 	ExtractorURL string `json:"extractor_url"`
 	// ExtractorKind is tika, docling, or empty to ask the server.
 	ExtractorKind string `json:"extractor_kind"`
-	// ExtractorTimeout (a Go duration) bounds one extraction.
+	// ExtractorTimeout bounds one extraction.
 	ExtractorTimeout Duration `json:"extractor_timeout"`
 }
 

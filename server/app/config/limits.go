@@ -17,7 +17,7 @@ type RequestLimits struct {
 	// off: the MaxConcurrent slots are shared fairly instead.
 	MaxInFlightPerKey int64 `json:"max_inflight_per_key"`
 	MaxInFlightPerIP  int64 `json:"max_inflight_per_ip"`
-	// MaxQueued requests may wait up to QueueTimeout (a Go duration) for
+	// MaxQueued requests may wait up to QueueTimeout for
 	// one of the MaxConcurrent slots; 0 lets none wait.
 	MaxQueued    int64    `json:"max_queued"`
 	QueueTimeout Duration `json:"queue_timeout"`

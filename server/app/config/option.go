@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -156,12 +157,12 @@ func (c *Config) setVar(v configVar, val, from string) error {
 // text, and the value that text parsed to.
 type givenValue struct{ name, text, parsed string }
 
-// checkOptions checks every setting against its row's rule, naming each
-// refused one as the user gave it.
-func (c *Config) checkOptions() error {
+// checkOptions checks every setting (or only those named) against its
+// row's rule, naming each refused one as the user gave it.
+func (c *Config) checkOptions(only ...string) error {
 	var errs []error
 	for _, v := range c.vars() {
-		if v.rule == nil || !v.fills() || v.rule.ok(v) {
+		if v.rule == nil || !v.fills() || v.rule.ok(v) || len(only) > 0 && !slices.Contains(only, v.env) {
 			continue
 		}
 		name, got := v.env, ""

@@ -157,3 +157,17 @@ func TestDurationJSON(t *testing.T) {
 		t.Error("a bare number was taken as a duration")
 	}
 }
+
+// TestStoreOptionsCheckCompression: the commands that open the data dir
+// refuse a bad HEARTH_STORE_COMPRESSION by its rule, and only that rule.
+func TestStoreOptionsCheckCompression(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := StoreOptions(dir, envMap(map[string]string{"HEARTH_STORE_COMPRESSION": "zstd"})); err == nil ||
+		!strings.Contains(err.Error(), `HEARTH_STORE_COMPRESSION: must be none or snappy, got "zstd"`) {
+		t.Errorf("zstd: %v", err)
+	}
+	o, err := StoreOptions(dir, envMap(map[string]string{"HEARTH_STORE_COMPRESSION": "Snappy", "HEARTH_CACHE_TTL": "9999d"}))
+	if err != nil || !o.Snappy || o.Dir != dir {
+		t.Errorf("Snappy: %+v %v", o, err)
+	}
+}

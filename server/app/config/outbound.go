@@ -21,7 +21,7 @@ type OutboundSettings struct {
 	// comma-separated, that connections may reach in allowlist mode. It
 	// does not open private addresses to user-supplied URLs.
 	OutboundHosts string `json:"outbound_hosts"`
-	// OutboundAllowPrivate ("true"/"false") lets user-supplied URLs (MCP
+	// OutboundAllowPrivate lets user-supplied URLs (MCP
 	// servers, crawled pages, image URLs) reach private and loopback addresses.
 	OutboundAllowPrivate bool `json:"outbound_allow_private"`
 	// OutboundAllow is a comma-separated list of CIDR prefixes user-supplied

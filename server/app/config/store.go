@@ -13,6 +13,9 @@ import (
 // the other wrote).
 func StoreOptions(dir string, getenv func(string) string) (blob.Options, error) {
 	c, _, err := Load("serve", nil, getenv)
+	if err == nil {
+		err = c.checkOptions("HEARTH_STORE_COMPRESSION")
+	}
 	if err != nil {
 		return blob.Options{}, err
 	}

@@ -24,7 +24,7 @@ type TestkitSettings struct {
 	Record     string `json:"record"`
 	Replay     string `json:"replay"`
 	ReplayMiss string `json:"replay_miss"`
-	// Deterministic is "false" (default) or "true": ids and created
+	// Deterministic takes ids and created
 	// timestamps from a seeded sequence (docs/hearth-in-your-tests.md#deterministic-mode).
 	Deterministic bool `json:"deterministic"`
 }
