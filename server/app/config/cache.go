@@ -35,14 +35,6 @@ func defaultCacheSettings() CacheSettings {
 		CacheSimilarity: engine.DefaultCacheSimilarity}
 }
 
-// validateCache checks that semantic mode has an embedding model.
-func (c *Config) validateCache() []error {
-	if em := strings.TrimSpace(c.CacheEmbeddingModel); em != "" || c.Cache == "semantic" {
-		return c.validateCacheEmbedder(em)
-	}
-	return nil
-}
-
 // validateCacheEmbedder checks HEARTH_CACHE_EMBEDDING_MODEL, which
 // semantic mode needs.
 func (c *Config) validateCacheEmbedder(em string) []error {

@@ -160,7 +160,9 @@ func Default() Config {
 }
 
 // Validate checks every setting against its rule (checkOptions), then
-// the checks that span several settings, and fills derived defaults.
+// the checks that span several settings (crossChecks), then the settings
+// that hold documents of their own (policies, model lists, JSON), and
+// fills derived defaults.
 func (c *Config) Validate() error {
 	errs := []error{c.checkOptions()}
 	if host, port, err := net.SplitHostPort(c.Addr); err == nil && c.PublicURL == "" {
@@ -173,27 +175,16 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("HEARTH_PUBLIC_URL %q: must be an absolute http(s) URL", c.PublicURL))
 	}
 	c.PublicURL = strings.TrimRight(c.PublicURL, "/")
-	if c.RetrieveVectorWeight+c.RetrieveKeywordWeight == 0 {
-		errs = append(errs, errors.New("HEARTH_RETRIEVE_VECTOR_WEIGHT and HEARTH_RETRIEVE_KEYWORD_WEIGHT: must not both be 0"))
-	}
-	if l := c.RequestLimits; l.ThreadHistoryBytes < l.ThreadMaxMessageBytes {
-		errs = append(errs, fmt.Errorf("HEARTH_THREAD_HISTORY_BYTES %d: must be at least HEARTH_THREAD_MAX_MESSAGE_BYTES (%d), or a run could not send the newest message as history",
-			l.ThreadHistoryBytes, l.ThreadMaxMessageBytes))
-	}
-	if c.MetricsAddr != "" && c.MetricsAddr == c.Addr && !strings.HasSuffix(c.MetricsAddr, ":0") {
-		errs = append(errs, fmt.Errorf("HEARTH_METRICS_ADDR %q: must differ from HEARTH_ADDR", c.MetricsAddr))
-	}
-	errs = append(errs, c.validateOutbound()...)
+	errs = append(errs, c.crossChecks()...)
 	errs = append(errs, c.validateCluster()...)
-	errs = append(errs, c.validateOTel()...)
 	errs = append(errs, c.validateDeployments()...)
 	errs = append(errs, c.validateDefaults()...)
 	errs = append(errs, c.validateTestkit()...)
 	errs = append(errs, c.validateModels()...)
 	errs = append(errs, c.validateGuard()...)
-	errs = append(errs, c.validateCache()...)
 	errs = append(errs, c.validateAnthropic()...)
 	errs = append(errs, c.validateMCP()...)
+	c.buildOutbound()
 	return errors.Join(errs...)
 }
 

@@ -140,22 +140,28 @@ func (c *Config) setByEnv(env, val, from string) error {
 	return fmt.Errorf("%s: no such setting", env)
 }
 
-// validateOutbound checks the outbound settings and builds the address
-// policy of user-supplied URLs (Outbound).
-func (c *Config) validateOutbound() []error {
-	var errs []error
+// buildOutbound builds the address policy of user-supplied URLs
+// (Outbound) from the checked settings.
+func (c *Config) buildOutbound() {
 	o := &c.OutboundSettings
 	o.Outbound.AllowPrivate = o.OutboundAllowPrivate
-	o.Outbound.Allow = nil
-	for _, cidr := range strings.Split(o.OutboundAllow, ",") {
+	o.Outbound.Allow, _ = parseCIDRs(o.OutboundAllow)
+}
+
+// parseCIDRs reads comma-separated CIDR prefixes; ok is false when one is
+// not a prefix.
+func parseCIDRs(s string) (out []netip.Prefix, ok bool) {
+	for _, cidr := range strings.Split(s, ",") {
 		if cidr = strings.TrimSpace(cidr); cidr == "" {
 			continue
 		}
-		if p, err := netip.ParsePrefix(cidr); err == nil {
-			o.Outbound.Allow = append(o.Outbound.Allow, p)
+		p, err := netip.ParsePrefix(cidr)
+		if err != nil {
+			return out, false
 		}
+		out = append(out, p)
 	}
-	return errs
+	return out, true
 }
 
 // outboundHosts allows the destinations of allowlist mode.
@@ -166,14 +172,8 @@ var outboundHosts = textRule("comma-separated host names, host:port pairs and CI
 
 // cidrList allows comma-separated CIDR prefixes.
 var cidrList = textRule("comma-separated CIDR prefixes such as 10.1.0.0/16", "10.0.0.1", func(s string) bool {
-	for _, cidr := range strings.Split(s, ",") {
-		if cidr = strings.TrimSpace(cidr); cidr != "" {
-			if _, err := netip.ParsePrefix(cidr); err != nil {
-				return false
-			}
-		}
-	}
-	return true
+	_, ok := parseCIDRs(s)
+	return ok
 })
 
 // outboundHostList is HEARTH_OUTBOUND_HOSTS as a list (validated).

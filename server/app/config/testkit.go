@@ -1,7 +1,6 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -29,7 +28,7 @@ type TestkitSettings struct {
 	Deterministic bool `json:"deterministic"`
 }
 
-// validateTestkit checks the test-suite settings.
+// validateTestkit checks HEARTH_FAULTS and tidies the test-suite settings.
 func (c *Config) validateTestkit() []error {
 	var errs []error
 	t := &c.TestkitSettings
@@ -51,12 +50,6 @@ func (c *Config) validateTestkit() []error {
 		}
 	}
 	t.Record, t.Replay = strings.TrimSpace(t.Record), strings.TrimSpace(t.Replay)
-	if t.Record != "" && t.Replay != "" {
-		errs = append(errs, errors.New("HEARTH_RECORD and HEARTH_REPLAY: set one or the other"))
-	}
-	if t.Deterministic && strings.TrimSpace(c.DatabaseURL) != "" {
-		errs = append(errs, errors.New("HEARTH_DETERMINISTIC and HEARTH_DATABASE_URL: deterministic ids are for a single node under test, not cluster mode; unset one of them"))
-	}
 	return errs
 }
 
