@@ -179,11 +179,9 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateCluster()...)
 	errs = append(errs, c.validateDeployments()...)
 	errs = append(errs, c.validateDefaults()...)
-	errs = append(errs, c.validateTestkit()...)
+	c.tidyTestkit()
 	errs = append(errs, c.validateModels()...)
 	errs = append(errs, c.validateGuard()...)
-	errs = append(errs, c.validateAnthropic()...)
-	errs = append(errs, c.validateMCP()...)
 	c.buildOutbound()
 	return errors.Join(errs...)
 }

@@ -172,7 +172,11 @@ func (c *Config) checkOptions(only ...string) error {
 		if g, ok := c.given[v.env]; ok && g.parsed == got {
 			name, got = g.name, g.text
 		}
-		errs = append(errs, v.refusal(name, got))
+		err := v.refusal(name, got)
+		if v.rule.why != nil {
+			err = fmt.Errorf("%w: %v", err, v.rule.why(*v.str))
+		}
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

@@ -35,7 +35,7 @@ func TestEveryRuleRefusesABadValueAndAcceptsTheDefault(t *testing.T) {
 			t.Errorf("%s=%q: err = %v, want %q", v.env, v.rule.bad, err, want)
 			continue
 		}
-		if strings.Count(err.Error(), ": must be ") != 1 {
+		if strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s=%q refused other settings too: %v", v.env, v.rule.bad, err)
 		}
 	}

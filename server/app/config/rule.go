@@ -12,11 +12,13 @@ import (
 
 // rule is what one setting's value must be: text completes "must be"
 // in errors and docs, values are an enum's allowed values, ok tests the
-// row's field, and bad is a value the rule refuses (for the tests).
+// row's field, why (for text parsed by a function) says what is wrong,
+// and bad is a value the rule refuses (for the tests).
 type rule struct {
 	text   string
 	values []string
 	ok     func(v configVar) bool
+	why    func(s string) error
 	bad    string
 }
 
@@ -85,6 +87,12 @@ func oneOf(values ...string) *rule {
 // textRule allows the strings ok accepts; bad is one it refuses.
 func textRule(text, bad string, ok func(string) bool) *rule {
 	return &rule{text: text, bad: bad, ok: func(v configVar) bool { return ok(*v.str) }}
+}
+
+// textCheck allows the strings check accepts; its error follows the
+// refusal, saying which part is wrong.
+func textCheck(text, bad string, check func(string) error) *rule {
+	return &rule{text: text, bad: bad, why: check, ok: func(v configVar) bool { return check(*v.str) == nil }}
 }
 
 // httpURL allows an absolute http(s) URL, or nothing.

@@ -28,9 +28,8 @@ type TestkitSettings struct {
 	Deterministic bool `json:"deterministic"`
 }
 
-// validateTestkit checks HEARTH_FAULTS and tidies the test-suite settings.
-func (c *Config) validateTestkit() []error {
-	var errs []error
+// tidyTestkit spells the checked test-suite settings one way.
+func (c *Config) tidyTestkit() {
 	t := &c.TestkitSettings
 	t.Faults = strings.TrimSpace(t.Faults)
 	switch strings.ToLower(t.Faults) {
@@ -38,20 +37,27 @@ func (c *Config) validateTestkit() []error {
 		t.Faults = "off"
 	case "on":
 		t.Faults = "on"
-	default:
-		rules, err := fault.Parse(t.Faults)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("HEARTH_FAULTS: %w (or use on / off)", err))
-		}
-		for _, r := range rules {
-			if r.Times > 0 {
-				errs = append(errs, fmt.Errorf("HEARTH_FAULTS %q: *times counts the calls of one request, so it belongs in the LB-Fault header only", r))
-			}
-		}
 	}
 	t.Record, t.Replay = strings.TrimSpace(t.Record), strings.TrimSpace(t.Replay)
-	return errs
 }
+
+// faultRules allows off, on, or server-wide fault rules.
+var faultRules = textCheck("off, on, or fault rules such as openai:429@0.1", "openai:600", func(s string) error {
+	switch s = strings.TrimSpace(s); strings.ToLower(s) {
+	case "", "off", "on":
+		return nil
+	}
+	rules, err := fault.Parse(s)
+	if err != nil {
+		return err
+	}
+	for _, r := range rules {
+		if r.Times > 0 {
+			return fmt.Errorf("%q: *times counts the calls of one request, so it belongs in the LB-Fault header only", r)
+		}
+	}
+	return nil
+})
 
 // replayDir allows an existing directory, or nothing.
 var replayDir = textRule("an existing directory of recordings (make them with HEARTH_RECORD)", "/nonexistent/recordings", func(s string) bool {
