@@ -22,12 +22,13 @@ in this order, each overriding the one before:
 2. the ` + "`HEARTH_*`" + ` environment variables (an empty one counts as unset);
 3. the command-line flags of ` + "`hearth serve`" + `.
 
-Every value is checked as it is read, against the type of its row (with its range or
-values), and every problem is reported before the server starts, naming the setting as you
-gave it (environment variable, flag or file key), the rule and the value, such as
-` + "`HEARTH_CACHE_TTL: must be a duration between 1s and 365d, got \"5x\"`" + `. Booleans are
-` + "`true`" + ` or ` + "`false`" + `; durations are Go durations (` + "`90s`" + `, ` + "`2m`" + `, ` + "`1h30m`" + `) or whole
-days (` + "`7d`" + `), strings in the config file; an enum accepts only its listed values (in any
+Every value is parsed by the type of its row as it is read, then checked against the
+row's range or values; every problem is reported before the server starts, naming the
+setting as you gave it (environment variable, flag or file key), the rule and the value,
+such as ` + "`HEARTH_CACHE_TTL: must be a duration between 1s and 365d, got \"5x\"`" + `.
+Booleans are ` + "`true`" + ` or ` + "`false`" + `; durations are Go durations (` + "`90s`" + `, ` + "`2m`" + `,
+` + "`1h30m`" + `) or whole days (` + "`7d`" + `), strings in the config file, where numbers and
+booleans may be JSON literals or strings; an enum accepts only its listed values (in any
 case). An empty value (a flag or file key set to "") means the default, except for text
 settings. Checks that span several settings (such as ` + "`HEARTH_CACHE=semantic`" + ` needing
 ` + "`HEARTH_CACHE_EMBEDDING_MODEL`" + `) run after all three are read. ` + "`hearth serve -h`" + ` lists the flags with their
