@@ -2,12 +2,10 @@ package config
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
-	"github.com/hearth-dev/hearth/providers"
 )
 
 // CacheSettings are the response cache's settings (docs/response-cache.md).
@@ -41,14 +39,7 @@ func (c *Config) validateCacheEmbedder(em string) []error {
 	if em == "" {
 		return []error{fmt.Errorf("HEARTH_CACHE_EMBEDDING_MODEL: HEARTH_CACHE=semantic needs an embedding model, such as ollama:nomic-embed-text")}
 	}
-	ref, err := engine.ParseModelID("model", em)
-	if err != nil {
-		return []error{fmt.Errorf("HEARTH_CACHE_EMBEDDING_MODEL %q: want provider:model, such as ollama:nomic-embed-text", em)}
-	}
-	if _, extra := c.Providers[ref.Provider]; !extra && ref.Provider != providers.HearthProvider && !slices.Contains(providers.KnownProviders(), ref.Provider) && !c.deploymentProvider(ref.Provider) {
-		return []error{fmt.Errorf("HEARTH_CACHE_EMBEDDING_MODEL %q: unknown provider %q (built in: %s, hearth; others need HEARTH_PROVIDERS)", em, ref.Provider, strings.Join(providers.KnownProviders(), ", "))}
-	}
-	return nil
+	return c.checkProvider("HEARTH_CACHE_EMBEDDING_MODEL", em)
 }
 
 // responseCache returns the engine's cache configuration, nil when the

@@ -53,7 +53,7 @@ func TestCacheConfigSemantic(t *testing.T) {
 	}{
 		{map[string]string{"HEARTH_CACHE": "fuzzy"}, `HEARTH_CACHE: must be one of off, exact, semantic, got "fuzzy"`},
 		{map[string]string{"HEARTH_CACHE": "semantic"}, "HEARTH_CACHE_EMBEDDING_MODEL: HEARTH_CACHE=semantic needs an embedding model"},
-		{map[string]string{"HEARTH_CACHE": "semantic", "HEARTH_CACHE_EMBEDDING_MODEL": "nomic"}, `HEARTH_CACHE_EMBEDDING_MODEL "nomic": want provider:model`},
+		{map[string]string{"HEARTH_CACHE": "semantic", "HEARTH_CACHE_EMBEDDING_MODEL": "nomic"}, `HEARTH_CACHE_EMBEDDING_MODEL: must be provider:model such as ollama:nomic-embed-text, got "nomic"`},
 		{map[string]string{"HEARTH_CACHE": "semantic", "HEARTH_CACHE_EMBEDDING_MODEL": "nosuch:embed"}, `HEARTH_CACHE_EMBEDDING_MODEL "nosuch:embed": unknown provider "nosuch"`},
 		{map[string]string{"HEARTH_CACHE_SIMILARITY": "0"}, `HEARTH_CACHE_SIMILARITY: must be a number above 0 and at most 1, got "0"`},
 		{map[string]string{"HEARTH_CACHE_SIMILARITY": "1.5"}, `HEARTH_CACHE_SIMILARITY: must be a number above 0 and at most 1, got "1.5"`},

@@ -126,6 +126,3 @@ func minLen(n int) *rule {
 
 // notEmpty allows any string but the empty one.
 var notEmpty = textRule("non-empty text", "", func(s string) bool { return s != "" })
-
-// modelID allows provider:model, or nothing.
-var modelID = textRule("provider:model such as ollama:llama-guard3:1b", "nocolon", func(s string) bool { return s == "" || strings.Contains(s, ":") })
