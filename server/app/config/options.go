@@ -242,7 +242,7 @@ func (c *Config) vars() []configVar {
 		{group: gAgent, env: "HEARTH_GUARD_CLASSIFIER_MODEL", flag: "guard-classifier-model", usage: "provider:model of a local classifier that also scores prompt-injection checks", str: &c.GuardClassifierModel, rule: modelRef("ollama:llama-guard3:1b"),
 			doc: "`provider:model` of a local classifier (for example a small model on Ollama) that also scores prompt-injection checks; when it cannot be reached, checked requests fail",
 		},
-		{group: gAgent, env: "HEARTH_GUARD_CLASSIFIER_THRESHOLD", flag: "guard-classifier-threshold", usage: "classifier score (0 to 1) at which a text counts as an injection (default 0.5)", flt: &c.GuardClassifierThreshold, rule: floatRange(0, 1, true),
+		{group: gAgent, env: "HEARTH_GUARD_CLASSIFIER_THRESHOLD", flag: "guard-classifier-threshold", usage: "classifier score (above 0, at most 1) at which a text counts as an injection", flt: &c.GuardClassifierThreshold, rule: floatRange(0, 1, true),
 			doc:    "classifier score (above 0, at most 1) at which a text counts as an injection",
 			defDoc: "`0.5`",
 		},
