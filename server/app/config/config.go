@@ -98,8 +98,10 @@ type Config struct {
 	StoreCompression string `json:"store_compression"`
 	// DatabaseURL selects cluster mode (cluster.go).
 	DatabaseURL string `json:"database_url"`
-	// JobLease is how long a claimed ingestion job stays
-	// held without a heartbeat (cluster.go).
+	// JobLease is how long a claimed ingestion job stays held without a
+	// heartbeat. The lease is kept in the job's record, so every node on
+	// one database sees the same deadline; each node renews the jobs it
+	// runs every third of its own setting, so give every node the same value.
 	JobLease Duration `json:"job_lease"`
 	// DatabaseMaxConns caps this node's pool of PostgreSQL connections
 	// (cluster.go; 0: the default).
