@@ -22,20 +22,13 @@ func loadValid(t *testing.T, args []string, env map[string]string) (Config, erro
 // TestOutboundConfig: bad values are refused naming the new settings, and
 // HEARTH_OUTBOUND / HEARTH_OUTBOUND_HOSTS (flag, env) reach the app config.
 func TestOutboundConfig(t *testing.T) {
-	for name, tc := range map[string]struct {
-		env  map[string]string
-		want string
-	}{
+	expectRefused(t, map[string]envCase{
 		"unknown mode":      {map[string]string{"HEARTH_OUTBOUND": "closed"}, `HEARTH_OUTBOUND: must be open or allowlist, got "closed"`},
 		"URL in hosts":      {map[string]string{"HEARTH_OUTBOUND": "allowlist", "HEARTH_OUTBOUND_HOSTS": "https://api.example.com"}, "HEARTH_OUTBOUND_HOSTS"},
 		"port out of range": {map[string]string{"HEARTH_OUTBOUND_HOSTS": "ollama:70000"}, "HEARTH_OUTBOUND_HOSTS"},
 		"old name, bad":     {map[string]string{"HEARTH_EGRESS": "closed"}, `HEARTH_EGRESS: must be open or allowlist, got "closed"`},
 		"allow not a CIDR":  {map[string]string{"HEARTH_OUTBOUND_ALLOW": "10.0.0.1"}, `HEARTH_OUTBOUND_ALLOW: must be comma-separated CIDR prefixes such as 10.1.0.0/16, got "10.0.0.1"`},
-	} {
-		if _, err := loadValid(t, nil, tc.env); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: err = %v, want mention of %s", name, err, tc.want)
-		}
-	}
+	})
 	cfg, err := loadValid(t, []string{"-outbound", "AllowList"}, map[string]string{
 		"HEARTH_OUTBOUND_HOSTS": "127.0.0.1:11434, 10.0.0.0/8,api.example.com", "HEARTH_APPLY_DIR": "/etc/hearth",
 		"HEARTH_OUTBOUND_ALLOW_PRIVATE": "true", "HEARTH_OUTBOUND_ALLOW": "192.168.7.0/24"})

@@ -1,35 +1,20 @@
 package config
 
 import (
-	"strings"
 	"testing"
 )
 
 func TestTestkitConfig(t *testing.T) {
 	dir := t.TempDir()
-	for name, tc := range map[string]struct {
-		env  map[string]string
-		want string
-	}{
+	expectRefused(t, map[string]envCase{
 		"bad fault":          {map[string]string{"HEARTH_FAULTS": "openai:600"}, "HEARTH_FAULTS"},
 		"times server-wide":  {map[string]string{"HEARTH_FAULTS": "429*1"}, "LB-Fault header only"},
 		"record and replay":  {map[string]string{"HEARTH_RECORD": dir, "HEARTH_REPLAY": dir}, "set one or the other"},
 		"replay missing dir": {map[string]string{"HEARTH_REPLAY": dir + "/nope"}, "existing directory"},
 		"replay miss":        {map[string]string{"HEARTH_REPLAY_MISS": "ignore"}, `HEARTH_REPLAY_MISS: must be error or passthrough, got "ignore"`},
-	} {
-		cfg, _, err := Load("serve", nil, envMap(tc.env))
-		if err == nil {
-			err = cfg.Validate()
-		}
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: err = %v, want mention of %s", name, err, tc.want)
-		}
-	}
-	cfg, _, err := Load("serve", []string{"-faults", "openai:429@0.1, anthropic:timeout@0.05", "-replay", dir},
-		envMap(map[string]string{"HEARTH_REPLAY_MISS": "Passthrough"}))
-	if err == nil {
-		err = cfg.Validate()
-	}
+	})
+	cfg, err := loadValid(t, []string{"-faults", "openai:429@0.1, anthropic:timeout@0.05", "-replay", dir},
+		map[string]string{"HEARTH_REPLAY_MISS": "Passthrough"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,25 +39,11 @@ func TestTestkitConfig(t *testing.T) {
 }
 
 func TestDeterministicConfig(t *testing.T) {
-	for name, tc := range map[string]struct {
-		env  map[string]string
-		want string
-	}{
+	expectRefused(t, map[string]envCase{
 		"bad value":    {map[string]string{"HEARTH_DETERMINISTIC": "maybe"}, `HEARTH_DETERMINISTIC: must be true or false, got "maybe"`},
 		"cluster mode": {map[string]string{"HEARTH_DETERMINISTIC": "on", "HEARTH_DATABASE_URL": "postgres://u@db:5432/hearth"}, "HEARTH_DETERMINISTIC and HEARTH_DATABASE_URL"},
-	} {
-		cfg, _, err := Load("serve", nil, envMap(tc.env))
-		if err == nil {
-			err = cfg.Validate()
-		}
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: err = %v, want mention of %s", name, err, tc.want)
-		}
-	}
-	cfg, _, err := Load("serve", []string{"-deterministic", "On"}, envMap(nil))
-	if err == nil {
-		err = cfg.Validate()
-	}
+	})
+	cfg, err := loadValid(t, []string{"-deterministic", "On"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
