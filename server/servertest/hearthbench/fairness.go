@@ -65,7 +65,8 @@ type fairnessOptions struct {
 	// Delay is how long the fake upstream waits before it answers, as a
 	// model would (0: at once).
 	Delay time.Duration
-	// Admission lists the admission of each row ("fixed", "adaptive"); Rounds repeats every row, interleaved, that many times.
+	// Admission lists the admission of each row ("fixed", "adaptive");
+	// Rounds repeats every row, interleaved, that many times.
 	Admission []string
 	Rounds    int
 }
