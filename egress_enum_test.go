@@ -18,7 +18,7 @@ var outboundExempt = map[string]string{
 	"server/app/cli/backup.go":                       "hearth backup: the operator's CLI fetching a backup from its own server, not the server's egress",
 	"server/app/cli/eval.go":                         "hearth eval: the operator's CLI calling a running Hearth's retrieve endpoint, not the server's egress",
 	"server/app/cli/budgets.go":                      "hearth budgets: the operator's CLI calling a running Hearth's budget endpoints, not the server's egress",
-	"server/app/cli/packs.go":                        "hearth memory export/import: the operator's CLI calling a running Hearth's pack endpoints, not the server's egress",
+	"server/app/cli/memory.go":                       "hearth memory export/import: the operator's CLI calling a running Hearth's pack endpoints, not the server's egress",
 	"server/servertest/servertest.go":                "test harness: a client of the server under test",
 	"server/servertest/loadtest/client.go":           "load test client of the server under test",
 	"server/servertest/hearthbench/gateway.go":       "benchmark client of the server under test",

@@ -14,8 +14,8 @@ package blob
 // the bytes (docs/bench-log/2026-12-04.md, "The embedded store under sustained
 // writes"). Chunk records (10,000 characters by default) and blob parts (up to
 // 512 KiB, zstd compressed) went there at 4 KiB already (about 9 % less CPU per
-// MB ingested; docs/bench-log/2026-12-04.md, "Round 3: Badger's value log, stop
-// words"). Records under it (a pipe's run index entries, spend counters, small
+// MB ingested; docs/bench-log/2026-12-04.md, HTTP ingestion with chunks in
+// Badger's value log). Records under it (a pipe's run index entries, spend counters, small
 // settings) stay in the tree.
 //
 // The trade is disk and garbage collection: values in the log are not

@@ -27,30 +27,20 @@ type guardedStream struct {
 	done      bool
 }
 
-func (s *guardedStream) redactor(i int) *guard.StreamRedactor {
-	if s.redactors == nil {
-		s.redactors = map[int]*guard.StreamRedactor{}
-	}
-	r := s.redactors[i]
-	if r == nil {
-		r = s.g.Stream(s.sink)
-		s.redactors[i] = r
-	}
-	return r
-}
-
 // callAt names one tool call of one choice in a stream.
 type callAt struct{ choice, call int }
 
-// callRedactor returns the redactor of the arguments of a choice's call.
-func (s *guardedStream) callRedactor(at callAt) *guard.StreamRedactor {
-	if s.calls == nil {
-		s.calls = map[callAt]*guard.StreamRedactor{}
+// redactorAt returns the redactor kept in *m under k, making the map and
+// the redactor on first use; a choice's content is keyed by its index, a
+// tool call's arguments by its callAt.
+func redactorAt[K comparable](s *guardedStream, m *map[K]*guard.StreamRedactor, k K) *guard.StreamRedactor {
+	if *m == nil {
+		*m = map[K]*guard.StreamRedactor{}
 	}
-	r := s.calls[at]
+	r := (*m)[k]
 	if r == nil {
 		r = s.g.Stream(s.sink)
-		s.calls[at] = r
+		(*m)[k] = r
 	}
 	return r
 }
@@ -108,7 +98,7 @@ func (s *guardedStream) Recv() (*ChatChunk, error) {
 	s.last = c
 	for i := range c.Choices {
 		ch := &c.Choices[i]
-		r := s.redactor(ch.Index)
+		r := redactorAt(s, &s.redactors, ch.Index)
 		if ch.Delta.Content != nil {
 			out, err := r.Write(*ch.Delta.Content)
 			if err != nil {
@@ -125,7 +115,7 @@ func (s *guardedStream) Recv() (*ChatChunk, error) {
 			if tc.Index != nil {
 				idx = *tc.Index
 			}
-			out, err := s.callRedactor(callAt{ch.Index, idx}).Write(tc.Function.Arguments)
+			out, err := redactorAt(s, &s.calls, callAt{ch.Index, idx}).Write(tc.Function.Arguments)
 			if err != nil {
 				s.next.Close()
 				return nil, guardError(err)
@@ -169,10 +159,7 @@ func (s *guardedStream) flushAll() (*ChatChunk, error) {
 			continue
 		}
 		if tail == nil {
-			tail = &ChatChunk{Object: "chat.completion.chunk"}
-			if s.last != nil {
-				tail.ID, tail.Created, tail.Model = s.last.ID, s.last.Created, s.last.Model
-			}
+			tail = s.tailChunk()
 		}
 		tail.Choices = append(tail.Choices, ChunkChoice{Index: i, Delta: Delta{Content: &text}})
 	}
@@ -182,10 +169,7 @@ func (s *guardedStream) flushAll() (*ChatChunk, error) {
 	}
 	for k, tc := range calls {
 		if tail == nil {
-			tail = &ChatChunk{Object: "chat.completion.chunk"}
-			if s.last != nil {
-				tail.ID, tail.Created, tail.Model = s.last.ID, s.last.Created, s.last.Model
-			}
+			tail = s.tailChunk()
 		}
 		at := slices.IndexFunc(tail.Choices, func(c ChunkChoice) bool { return c.Index == of[k] })
 		if at < 0 {
@@ -195,6 +179,16 @@ func (s *guardedStream) flushAll() (*ChatChunk, error) {
 		tail.Choices[at].Delta.ToolCalls = append(tail.Choices[at].Delta.ToolCalls, tc)
 	}
 	return tail, nil
+}
+
+// tailChunk is an empty chunk carrying the stream's id, creation time and
+// model, for the tails flushAll releases.
+func (s *guardedStream) tailChunk() *ChatChunk {
+	c := &ChatChunk{Object: "chat.completion.chunk"}
+	if s.last != nil {
+		c.ID, c.Created, c.Model = s.last.ID, s.last.Created, s.last.Model
+	}
+	return c
 }
 
 func (s *guardedStream) Close() error { return s.next.Close() }

@@ -17,7 +17,7 @@ import (
 // word boundaries, possessive, lower case, stop words, stem (through
 // stemCache), counting; Bleve's path builds a token per word, runs each
 // filter over the stream and counts in a map of its own (a quarter of
-// ingestion's CPU, docs/bench-log/2026-12-04.md, "Ingestion through HTTP (issue 19, round 4)").
+// ingestion's CPU on HTTP ingestion, docs/bench-log/2026-12-04.md).
 // The terms, frequencies and field length are those of Bleve's TextField
 // with the analyzer (a differential test and a fuzz target); text with any
 // other byte goes through the analyzer itself. Documents indexed so also

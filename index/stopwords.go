@@ -7,8 +7,8 @@ import "github.com/blevesearch/bleve/v2/analysis"
 // place of a Go map: a term longer or shorter than every stop word is kept
 // without a lookup, and the others are found by a short FNV-1a hash and a
 // string comparison. The map lookups were 4 % of ingestion's CPU
-// (docs/bench-log/2026-12-04.md, "Round 3: Badger's value log, stop words"); the terms kept
-// are the same (a differential test and a fuzz target against Bleve's
+// (measured on HTTP ingestion, docs/bench-log/2026-12-04.md); the terms
+// kept are the same (a differential test and a fuzz target against Bleve's
 // filter). The table is built once per analyzer and only read after, in
 // each process: nothing is shared between nodes.
 type stopSet struct {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -45,5 +46,29 @@ func checkDecodeSameAsJSON[T any](t *testing.T, data []byte, decode func([]byte)
 		g, _ := json.Marshal(got)
 		w, _ := json.Marshal(want)
 		t.Fatalf("%s:\n got %s\nwant %s\n(%#v)", data, g, w, got)
+	}
+}
+
+// checkGolden fails unless got is the content of file, line by line;
+// update rewrites file with got first.
+func checkGolden(t *testing.T, file string, got []byte, update bool) {
+	t.Helper()
+	if update {
+		if err := os.WriteFile(file, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+	for i := 0; i < len(gl) && i < len(wl); i++ {
+		if gl[i] != wl[i] {
+			t.Fatalf("%s line %d:\n got %s\nwant %s", file, i+1, gl[i], wl[i])
+		}
+	}
+	if len(gl) != len(wl) {
+		t.Fatalf("%s: %d lines, want %d", file, len(gl), len(wl))
 	}
 }

@@ -64,22 +64,15 @@ type oaiRequest struct {
 	StreamOptions       *oaiStreamOptions      `json:"stream_options,omitempty"`
 }
 
-// oaiRequestRoom is the memory of a built request, one allocation: the
-// request and the wire messages of a conversation of up to two messages
-// (instructions and input, a pipe's system prompt and the user's turn).
-type oaiRequestRoom struct {
-	r    oaiRequest
-	msgs [2]oaiMessage
+// encodeOpenAIChat is the body of a chat completion request for req: the
+// request built for the host, encoded by encoding/json, with the custom
+// model parameters merged in.
+func encodeOpenAIChat(h *host, req *engine.ChatRequest, stream bool) ([]byte, error) {
+	return marshalWithExtra(buildOpenAIRequest(h, req, stream), hostExtra(h, req.Extra, hostAdditions(h, req)))
 }
 
 // buildOpenAIRequest applies the host's quirks to req. It never mutates req.
 func buildOpenAIRequest(h *host, req *engine.ChatRequest, stream bool) *oaiRequest {
-	return buildOpenAIRequestIn(new(oaiRequestRoom), h, req, stream)
-}
-
-// buildOpenAIRequestIn is buildOpenAIRequest in room, a zero room.
-func buildOpenAIRequestIn(room *oaiRequestRoom, h *host, req *engine.ChatRequest, stream bool) *oaiRequest {
-	r := &room.r
 	msgs := openAIMessages(h, req.Messages)
 	if rf := req.ResponseFormat; rf != nil && rf.Type == "json_schema" && h.jsonSchema == "json_object" {
 		msgs = withSchemaPrompt(msgs, rf)
@@ -87,7 +80,7 @@ func buildOpenAIRequestIn(room *oaiRequestRoom, h *host, req *engine.ChatRequest
 	if h.shortToolIDs {
 		msgs = mistralMessages(msgs)
 	}
-	*r = oaiRequest{Model: req.Model, Messages: openAIWireMessagesIn(h, msgs, room.msgs[:]), Stop: req.Stop,
+	r := &oaiRequest{Model: req.Model, Messages: openAIWireMessages(h, msgs), Stop: req.Stop,
 		Temperature: req.Temperature, TopP: req.TopP, Stream: stream}
 	if req.MaxTokens != nil {
 		if h.maxTokensField == "max_completion_tokens" {
@@ -268,21 +261,21 @@ func (o *OpenAI) ChatStream(ctx context.Context, req *engine.ChatRequest) (engin
 		return nil, err
 	}
 	x := &oaiStream{o: o}
-	x.sseStream = sseStream{provider: o.host.name, call: call, sse: &x.rd, queue: x.queueRoom[:0], tr: x}
-	x.rd.init(call.resp.Body, x.dataRoom[:0])
+	x.sseStream = sseStream{provider: o.host.name, call: call, sse: &x.rd, queue: x.queueBuf[:0], tr: x}
+	x.rd.init(call.resp.Body, x.dataBuf[:0])
 	return &x.sseStream, nil
 }
 
 // oaiStream is one OpenAI stream in one allocation: the shared SSE
-// machinery, its reader, the first room of its queue and data buffer, and
-// the pass-through's state.
+// machinery, its reader, the first backing arrays of its queue and data
+// buffer, and the pass-through's state.
 type oaiStream struct {
 	sseStream
-	o         *OpenAI
-	st        oaiStreamState
-	rd        sseReader
-	queueRoom [1]*engine.ChatChunk
-	dataRoom  [sseDataSize]byte
+	o        *OpenAI
+	st       oaiStreamState
+	rd       sseReader
+	queueBuf [1]*engine.ChatChunk
+	dataBuf  [sseDataSize]byte
 }
 
 func (x *oaiStream) translateEvent(_, data []byte) error {

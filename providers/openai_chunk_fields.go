@@ -7,7 +7,7 @@ import (
 
 // The keys of each object of a chunk that a struct field matches, in the
 // order the parsers below number them (tool calls and usage are read as
-// in a non-stream answer: engine.ReadToolCall, readUsage). Keys the
+// by engine.ReadToolCall and readChunkUsage). Keys the
 // parsers do not decode (error, web sources, logprobs, annotations) are
 // listed so that they are never skipped: a non-null value sends the
 // event to encoding/json.
@@ -15,6 +15,14 @@ var (
 	chunkKeys  = []string{"id", "object", "created", "model", "system_fingerprint", "choices", "usage", "citations", "search_results", "error"}
 	choiceKeys = []string{"index", "delta", "logprobs", "finish_reason"}
 	deltaKeys  = []string{"role", "content", "refusal", "tool_calls", "annotations"}
+
+	usageKeys            = []string{"prompt_tokens", "completion_tokens", "total_tokens", "prompt_tokens_details", "completion_tokens_details"}
+	promptDetailKeys     = []string{"cached_tokens", "audio_tokens"}
+	completionDetailKeys = []string{"reasoning_tokens", "audio_tokens", "accepted_prediction_tokens", "rejected_prediction_tokens"}
+
+	// The strings every stream repeats are constants: no allocation each.
+	deltaRoles    = []string{"assistant"}
+	finishReasons = []string{"stop", "length", "tool_calls", "content_filter", "function_call"}
 )
 
 func (p *chunkParser) chunk() bool {
@@ -65,7 +73,7 @@ func (p *chunkParser) chunk() bool {
 				return true
 			}
 			c.Usage = new(engine.Usage)
-			return readUsage(&p.Reader, c.Usage, nil)
+			return readChunkUsage(&p.Reader, c.Usage)
 		case 7, 8:
 			return p.Null()
 		default:
@@ -113,7 +121,7 @@ func (p *chunkParser) delta(d *engine.Delta, first bool) bool {
 	return p.Object(deltaKeys, func(k int) bool {
 		switch k {
 		case 0:
-			return jsonfast.ReadIntern(&p.Reader, &d.Role, responseRoles)
+			return jsonfast.ReadIntern(&p.Reader, &d.Role, deltaRoles)
 		case 1, 2:
 			if p.Null() {
 				if k == 1 {
@@ -145,4 +153,34 @@ func (p *chunkParser) delta(d *engine.Delta, first bool) bool {
 			return p.Null()
 		}
 	})
+}
+
+// readChunkUsage reads a chunk's usage object (or null) into u.
+func readChunkUsage(r *jsonfast.Reader, u *engine.Usage) bool {
+	return r.Null() || r.Object(usageKeys, func(k int) bool {
+		switch k {
+		case 0, 1, 2:
+			return jsonfast.ReadInt(r, []*int{&u.PromptTokens, &u.CompletionTokens, &u.TotalTokens}[k])
+		case 3:
+			if r.Null() {
+				return true
+			}
+			d := new(engine.PromptTokensDetails)
+			u.PromptTokensDetails = d
+			return readIntFields(r, promptDetailKeys, &d.CachedTokens, &d.AudioTokens)
+		default:
+			if r.Null() {
+				return true
+			}
+			d := new(engine.CompletionTokensDetails)
+			u.CompletionTokensDetails = d
+			return readIntFields(r, completionDetailKeys, &d.ReasoningTokens, &d.AudioTokens, &d.AcceptedPredictionTokens, &d.RejectedPredictionTokens)
+		}
+	})
+}
+
+// readIntFields reads an object whose keys are keys into the ints that
+// fields point to, in the same order.
+func readIntFields(r *jsonfast.Reader, keys []string, fields ...*int) bool {
+	return r.Object(keys, func(k int) bool { return jsonfast.ReadInt(r, fields[k]) })
 }

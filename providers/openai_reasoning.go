@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -8,11 +9,30 @@ import (
 )
 
 // oaiMessage is a chat message on the OpenAI wire: the canonical message
-// without the tool calls' extra_content (OpenAI-wire hosts do not know it),
+// without the tool calls' extra_content and the Anthropic cache breakpoint,
 // plus reasoning_content on hosts whose thinking models need it back.
+// Content points at the message's text or parts (see wireContent).
 type oaiMessage struct {
-	engine.Message
-	ReasoningContent *string `json:"reasoning_content,omitempty"`
+	Role             string            `json:"role"`
+	Content          any               `json:"content"`
+	Name             string            `json:"name,omitempty"`
+	ToolCallID       string            `json:"tool_call_id,omitempty"`
+	ToolCalls        []engine.ToolCall `json:"tool_calls,omitempty"`
+	ReasoningContent *string           `json:"reasoning_content,omitempty"`
+}
+
+// wireContent points at the text or parts of m's content (nil when unset),
+// which encoding/json writes as Content.MarshalJSON does, without a
+// marshaller call and a second pass over its output.
+func wireContent(m *engine.Message) any {
+	switch c := &m.Content; {
+	case !c.Set:
+		return nil
+	case c.Parts != nil:
+		return &c.Parts
+	default:
+		return &c.Text
+	}
 }
 
 // dsExtra is the entry of a tool call's extra_content that holds a host's
@@ -21,7 +41,7 @@ type dsExtra struct {
 	ReasoningContent string `json:"reasoning_content"`
 }
 
-// openAIWireMessagesIn converts msgs for the host. On hosts with
+// openAIWireMessages converts msgs for the host. On hosts with
 // echoReasoning (DeepSeek), an assistant turn with tool calls gets its
 // reasoning_content back: "For turns that do perform tool calls, the
 // reasoning_content must be fully passed back to the API in all subsequent
@@ -30,16 +50,11 @@ type dsExtra struct {
 // no reasoning for (written by another provider, or by DeepSeek with
 // thinking off) gets "": the field must be present in thinking mode
 // (reported by a third party, https://github.com/sluisr/deepseek-cli/releases/tag/1.1.1).
-// The messages are written into room when they fit in it.
-func openAIWireMessagesIn(h *host, msgs []engine.Message, room []oaiMessage) []oaiMessage {
-	var out []oaiMessage
-	if len(msgs) <= cap(room) {
-		out = room[:len(msgs)]
-	} else {
-		out = make([]oaiMessage, len(msgs))
-	}
-	for i, m := range msgs {
-		out[i].Message = m
+func openAIWireMessages(h *host, msgs []engine.Message) []oaiMessage {
+	out := make([]oaiMessage, len(msgs))
+	for i := range msgs {
+		m := &msgs[i]
+		out[i] = oaiMessage{Role: m.Role, Content: wireContent(m), Name: m.Name, ToolCallID: m.ToolCallID, ToolCalls: m.ToolCalls}
 		if len(m.ToolCalls) == 0 {
 			continue
 		}
@@ -69,9 +84,16 @@ func decodeWebSources(raw []byte) (src webSources) {
 	return src
 }
 
-// decodeOpenAIResponse reads a chat completion; on echoReasoning hosts the
+// mayNameSources reports whether raw holds "citations" or
+// "search_results" anywhere.
+func mayNameSources(raw []byte) bool {
+	return bytes.Contains(raw, []byte(`"citations"`)) || bytes.Contains(raw, []byte(`"search_results"`))
+}
+
+// decodeOpenAIResponse reads a chat completion
+// (https://platform.openai.com/docs/api-reference/chat/object); on echoReasoning hosts the
 // reasoning_content of an answer with tool calls is kept in the first
-// call's extra_content, for openAIWireMessagesIn to send back.
+// call's extra_content, for openAIWireMessages to send back.
 func decodeOpenAIResponse(h *host, call *upstreamCall) (*engine.ChatResponse, webSources, error) {
 	var src webSources
 	buf, err := readPooled(h.name, call)
@@ -83,13 +105,13 @@ func decodeOpenAIResponse(h *host, call *upstreamCall) (*engine.ChatResponse, we
 	if h.contentChunks {
 		raw = flattenContent(raw)
 	}
-	resp, sources, err := decodeChatResponseSources(raw)
-	if err != nil {
+	resp := new(engine.ChatResponse)
+	if err := json.Unmarshal(raw, resp); err != nil {
 		return nil, src, call.redact(&engine.Error{Code: engine.CodeUpstream, Message: h.name + " sent a response Hearth could not read", Err: err})
 	}
 	// Web sources are optional extras of some hosts' answers: decoded only
 	// when the answer names them, so a plain answer is read once.
-	if sources {
+	if mayNameSources(raw) {
 		src = decodeWebSources(raw)
 	}
 	if !h.echoReasoning && !h.contentChunks {

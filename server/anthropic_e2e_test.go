@@ -1,15 +1,10 @@
 package server_test
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -67,18 +62,9 @@ func TestAnthropicClientEndToEnd(t *testing.T) {
 // anthropicClientUpstream scripts the fake Anthropic upstream: the model
 // claude-busy answers 529 and claude-limited 429; a request offering
 // tools calls get_weather for Paris until a tool result comes back, then
-// answers with the weather. Requests are served one at a time so a
-// scripted reply goes to the request that asked for it.
+// answers with the weather.
 func anthropicClientUpstream(up *fake.Server) http.Handler {
-	target, _ := url.Parse(up.URL)
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	proxy.FlushInterval = -1
-	var mu sync.Mutex
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
+	return scriptedUpstream(up, func(r *http.Request, body []byte) {
 		s := string(body)
 		switch {
 		case strings.HasSuffix(r.URL.Path, "/count_tokens"):
@@ -93,7 +79,6 @@ func anthropicClientUpstream(up *fake.Server) http.Handler {
 		case strings.Contains(s, `"get_weather"`):
 			up.Enqueue(fake.Reply{ToolCalls: []fake.ToolCall{{ID: "toolu_paris", Name: "get_weather", Arguments: `{"city":"Paris"}`}}})
 		}
-		proxy.ServeHTTP(w, r)
 	})
 }
 
@@ -102,24 +87,15 @@ func anthropicClientUpstream(up *fake.Server) http.Handler {
 // weather once a tool result (resultMarker in the body) came back, a
 // get_weather call for Paris when the tool is offered.
 func familyUpstream(up *fake.Server, resultMarker string) http.Handler {
-	target, _ := url.Parse(up.URL)
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	proxy.FlushInterval = -1
-	var mu sync.Mutex
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
+	return scriptedUpstream(up, func(_ *http.Request, body []byte) {
 		s := string(body)
 		switch {
 		case strings.Contains(s, "rate-limit-me"):
 			up.Enqueue(fake.Reply{Status: 429, Message: "Rate limit reached", RetryAfter: "1"})
 		case strings.Contains(s, resultMarker):
 			up.Enqueue(fake.Reply{Text: "Sunny in Paris."})
-		case strings.Contains(s, `"get_weather"`) || strings.Contains(s, `"name":"get_weather"`):
+		case strings.Contains(s, `"get_weather"`):
 			up.Enqueue(fake.Reply{ToolCalls: []fake.ToolCall{{ID: "call_paris", Name: "get_weather", Arguments: `{"city":"Paris"}`}}})
 		}
-		proxy.ServeHTTP(w, r)
 	})
 }

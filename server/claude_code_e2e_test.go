@@ -4,11 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -134,15 +131,7 @@ func (r *claudeCodeRequests) String() string {
 // Read on it; once the tool's result (the note's text) comes back, the
 // answer quotes it.
 func claudeCodeUpstream(up *fake.Server, note string, seen *claudeCodeRequests) http.Handler {
-	target, _ := url.Parse(up.URL)
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	proxy.FlushInterval = -1
-	var mu sync.Mutex
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
+	return scriptedUpstream(up, func(_ *http.Request, body []byte) {
 		var req struct {
 			Model string `json:"model"`
 		}
@@ -160,6 +149,5 @@ func claudeCodeUpstream(up *fake.Server, note string, seen *claudeCodeRequests) 
 			args, _ := json.Marshal(map[string]string{"file_path": note})
 			up.Enqueue(fake.Reply{ToolCalls: []fake.ToolCall{{ID: "call_read", Name: "Read", Arguments: string(args)}}})
 		}
-		proxy.ServeHTTP(w, r)
 	})
 }

@@ -2,13 +2,9 @@ package server_test
 
 import (
 	"bytes"
-	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"regexp"
-	"sync"
 	"testing"
 
 	"github.com/hearth-dev/hearth/providers/fake"
@@ -31,22 +27,9 @@ func scriptByMarkers(up *fake.Server, body []byte) {
 	}
 }
 
-// markerUpstream serves a fake upstream scripted by scriptByMarkers, one
-// request at a time so a scripted answer goes to the request that asked
-// for it.
+// markerUpstream serves a fake upstream scripted by scriptByMarkers.
 func markerUpstream(t *testing.T, up *fake.Server) *httptest.Server {
-	target, _ := url.Parse(up.URL)
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	proxy.FlushInterval = -1
-	var mu sync.Mutex
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		scriptByMarkers(up, body)
-		proxy.ServeHTTP(w, r)
-	}))
+	srv := httptest.NewServer(scriptedUpstream(up, func(_ *http.Request, body []byte) { scriptByMarkers(up, body) }))
 	t.Cleanup(srv.Close)
 	return srv
 }

@@ -10,8 +10,8 @@ import (
 
 // TestOverlapBoundsOutput: with the largest overlap Validate accepts, the
 // chunks of a text hold at most about four times its bytes, whatever the
-// length; the overlap of the issue 13 bomb (length-1) made a chunk per
-// rune.
+// length; an overlap of length-1, which Validate refuses, made a chunk
+// per rune.
 func TestOverlapBoundsOutput(t *testing.T) {
 	text := strings.Repeat("Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", 700) // 40 KB
 	for _, maxLen := range []int{1024, 4000, 30000} {

@@ -8,8 +8,8 @@ import (
 // FuzzSplit checks the Split invariants on arbitrary text and arguments,
 // and that settings MemoryLimits accepts (which share the chunker's
 // overlap rule) give chunks of at most five times the text's bytes. The
-// seed corpus in testdata/fuzz/FuzzSplit, which holds the overlap bomb of
-// issue 13 (overlap just below the length), runs under plain go test.
+// seed corpus in testdata/fuzz/FuzzSplit, which holds the overlap bomb
+// (overlap just below the length), runs under plain go test.
 func FuzzSplit(f *testing.F) {
 	f.Add("Alpha beta.\n\nGamma delta. Epsilon\nzeta", 12, 4)
 	f.Add("日本語の文。もう一つ！", 3, 1)

@@ -2,8 +2,8 @@
 // (https://langbase.com/docs/api-reference/memory/retrieve): a condition
 // [field, op, value] with op one of Eq, NotEq,
 // In, NotIn, or a compound ["And"|"Or", [filter, ...]], nested to any depth
-// up to MaxDepth. The operator-first form ["Eq", [field, value]] from the
-// SDK's PR #78 is accepted too.
+// up to MaxDepth. The operator-first form ["Eq", [field, value]], which
+// a proposed change to the Langbase SDK sends, is accepted too.
 //
 // Fields name the document meta keys set at upload. A condition on a key the
 // document does not have is false for Eq and In, and true for NotEq and

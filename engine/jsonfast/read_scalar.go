@@ -36,7 +36,7 @@ func (r *Reader) scanString() (raw []byte, plain, ok bool) {
 	start := r.i + 1
 	j := start
 	// Eight bytes at a time first, then byte by byte to the stop.
-	for j+8 <= len(r.b) && JSONPlain(binary.LittleEndian.Uint64(r.b[j:j+8]), false) {
+	for j+8 <= len(r.b) && JSONPlain(binary.LittleEndian.Uint64(r.b[j:j+8])) {
 		j += 8
 	}
 	for j < len(r.b) && plainByte[r.b[j]] {

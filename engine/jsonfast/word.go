@@ -1,6 +1,6 @@
 // This file holds the word tests: eight bytes at a time (a uint64 read
 // little-endian from a byte slice) checked for the byte classes that the
-// JSON reader and writer and Hearth's HTTP/1.1 header parsers step over.
+// JSON reader and Hearth's HTTP/1.1 header parsers step over.
 // A word that passes holds no byte the caller must look at, and a word
 // that fails goes through the caller's byte loop, so a test may only err
 // towards false; every test here is exact, though (TestJSONPlain,
@@ -27,14 +27,10 @@ func below(w uint64) bool {
 	return (w-ones*' ')&^w&highs != 0
 }
 
-// JSONPlain reports whether every byte of w is written as it is inside a
-// JSON string: ASCII from the space up, neither a quote nor a backslash,
-// and none of <, > and & when html is set (encoding/json's HTML escaping).
-func JSONPlain(w uint64, html bool) bool {
-	if w&highs != 0 || below(w) || Has(w, '"') || Has(w, '\\') {
-		return false
-	}
-	return !html || !(Has(w, '<') || Has(w, '>') || Has(w, '&'))
+// JSONPlain reports whether every byte of w stands for itself inside a
+// JSON string: ASCII from the space up, neither a quote nor a backslash.
+func JSONPlain(w uint64) bool {
+	return w&highs == 0 && !below(w) && !Has(w, '"') && !Has(w, '\\')
 }
 
 // Printable reports whether no byte of w is below the space or is DEL:

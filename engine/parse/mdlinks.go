@@ -6,8 +6,8 @@ import "strings"
 // their text, giving what imageRE.ReplaceAllString(line, "$1") followed by
 // linkRE.ReplaceAllString(…, "$1") gives (a differential test and a fuzz
 // target compare them), without the regexp engine, which was most of
-// parsing a markdown upload's time and allocations (docs/bench-log/2026-12-04.md,
-// "Ingestion through HTTP (issue 19, round 4)").
+// parsing a markdown upload's time and allocations (measured on HTTP
+// ingestion, docs/bench-log/2026-12-04.md).
 func stripLinks(line string) string {
 	if strings.Contains(line, "![") {
 		line = replaceLinks(line, true)

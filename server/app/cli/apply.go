@@ -12,14 +12,7 @@ import (
 	"github.com/hearth-dev/hearth/server/app/config"
 )
 
-// declarativeCommands are apply and export (docs/pipes-as-code.md).
-// They build the application on the data dir without serving it, so
-// every change goes through the engine services.
-var declarativeCommands = []command{
-	{name: "apply", args: "<dir> [--prune] [--dry-run]", summary: "Make the server's users, orgs, pipes, memories, keysets, model entries and deployments match the YAML/JSON files in <dir>", flags: applyCmd},
-	{name: "export", args: "<dir>", summary: "Write the server's users, orgs, pipes, memories (with documents), keysets (without keys), model entries and deployments (without keys) to <dir>", flags: exportCmd},
-}
-
+// applyCmd is "hearth apply DIR": it makes the data dir match the declarations in DIR.
 func applyCmd(fs *flag.FlagSet, c cliIO) func([]string) error {
 	data := dataFlag(fs, c)
 	prune := fs.Bool("prune", false, "also delete the pipes, memories, documents and keysets of the declared owners, and the stored deployments, that the files no longer declare")
@@ -54,24 +47,6 @@ func applyCmd(fs *flag.FlagSet, c cliIO) func([]string) error {
 				}
 			}
 			fmt.Fprintln(c.stdout, "applied")
-			return nil
-		})
-	}
-}
-
-func exportCmd(fs *flag.FlagSet, c cliIO) func([]string) error {
-	data := dataFlag(fs, c)
-	return func(pos []string) error {
-		if err := positional("export", pos, "dir"); err != nil {
-			return err
-		}
-		return withApp(c, *data, func(ctx context.Context, a *app.App) error {
-			spec, err := apply.Export(ctx, apply.ServicesOf(a, c.getenv), pos[0])
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(c.stdout, "wrote %d users, %d orgs, %d pipes, %d memories, %d keysets (keys not included: set the key_env variables before applying), %d model entries, %d deployments to %s\n",
-				len(spec.Users), len(spec.Orgs), len(spec.Pipes), len(spec.Memories), len(spec.Keysets), len(spec.Models), len(spec.Deployments), pos[0])
 			return nil
 		})
 	}

@@ -14,25 +14,16 @@ import (
 // seedEvalMemory uploads the golden set's documents into the keyword-only
 // memory "golden" through the public upload flow.
 func seedEvalMemory(t *testing.T, ts *servertest.Server) {
-	t.Helper()
-	key := servertest.AdminKey
-	if r := ts.Do("POST", "/v1/memory", key, map[string]any{"name": "golden", "embedding_model": "hearth:bm25", "chunk_size": 2000, "chunk_overlap": 0}); r.Status != 200 {
-		t.Fatalf("create: %d %s", r.Status, r.Body)
-	}
-	files := map[string]string{"owls.md": "../../../testdata/eval/owls.md", "bees.md": "../../../testdata/eval/bees.md", "tides.md": "../../../testdata/eval/tides.md",
-		"bread.md": "../../../testdata/eval/bread.md", "notes.md": "../../../testdata/docs/notes.md", "people.csv": "../../../testdata/docs/people.csv"}
-	for name, path := range files {
+	docs := map[string][]byte{}
+	for name, path := range map[string]string{"owls.md": "../../../testdata/eval/owls.md", "bees.md": "../../../testdata/eval/bees.md", "tides.md": "../../../testdata/eval/tides.md",
+		"bread.md": "../../../testdata/eval/bread.md", "notes.md": "../../../testdata/docs/notes.md", "people.csv": "../../../testdata/docs/people.csv"} {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ct := "text/markdown"
-		if strings.HasSuffix(name, ".csv") {
-			ct = "text/csv"
-		}
-		uploadDocument(t, ts, key, "golden", name, ct, data)
+		docs[name] = data
 	}
-	waitIngested(t, ts, key, "golden", len(files))
+	seedMemory(t, ts, map[string]any{"name": "golden", "embedding_model": "hearth:bm25", "chunk_size": 2000, "chunk_overlap": 0}, docs)
 }
 
 // TestEvalCommand: hearth eval measures through the retrieve endpoint of a

@@ -58,7 +58,7 @@ func TestConfigValidation(t *testing.T) {
 		want string
 	}{
 		"bad addr":          {map[string]string{"HEARTH_ADDR": "8080"}, "HEARTH_ADDR"},
-		"bad port":          {map[string]string{"HEARTH_ADDR": ":99999"}, "port must be"},
+		"bad port":          {map[string]string{"HEARTH_ADDR": ":99999"}, "the port 0-65535"},
 		"relative url":      {map[string]string{"HEARTH_PUBLIC_URL": "hearth.local"}, "HEARTH_PUBLIC_URL"},
 		"bad level":         {map[string]string{"HEARTH_LOG_LEVEL": "loud"}, "HEARTH_LOG_LEVEL"},
 		"bad format":        {map[string]string{"HEARTH_LOG_FORMAT": "xml"}, "HEARTH_LOG_FORMAT"},

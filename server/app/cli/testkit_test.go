@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,6 +20,25 @@ func runOK(t *testing.T, env func(string) string, args ...string) string {
 		t.Fatalf("%v: exit %d: %s%s", args, code, out.String(), errOut.String())
 	}
 	return out.String()
+}
+
+// seedMemory creates the memory of the settings on ts (as the admin) and
+// uploads docs (file name to content; .csv as text/csv, the rest as
+// markdown) through the public upload flow, waiting until all are ingested.
+func seedMemory(t *testing.T, ts *servertest.Server, settings map[string]any, docs map[string][]byte) {
+	t.Helper()
+	key, mem := servertest.AdminKey, settings["name"].(string)
+	if r := ts.Do("POST", "/v1/memory", key, settings); r.Status != 200 {
+		t.Fatalf("create: %d %s", r.Status, r.Body)
+	}
+	for name, data := range docs {
+		ct := "text/markdown"
+		if strings.HasSuffix(name, ".csv") {
+			ct = "text/csv"
+		}
+		uploadDocument(t, ts, key, mem, name, ct, data)
+	}
+	waitIngested(t, ts, key, mem, len(docs))
 }
 
 // uploadDocument adds the document name of the given content type to the

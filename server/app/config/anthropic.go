@@ -18,13 +18,11 @@ type AnthropicSettings struct {
 	AnthropicModelAliases string `json:"anthropic_model_aliases"`
 }
 
-// validateAnthropic checks HEARTH_ANTHROPIC_MODEL_ALIASES.
-func (c *Config) validateAnthropic() []error {
-	if _, err := parseModelAliases(c.AnthropicModelAliases); err != nil {
-		return []error{fmt.Errorf("HEARTH_ANTHROPIC_MODEL_ALIASES %q: %v", c.AnthropicModelAliases, err)}
-	}
-	return nil
-}
+// modelAliases allows HEARTH_ANTHROPIC_MODEL_ALIASES.
+var modelAliases = textCheck("comma-separated name=model pairs", "claude", func(s string) error {
+	_, err := parseModelAliases(s)
+	return err
+})
 
 // anthropicModelAliases returns the alias table (call after Validate).
 func (c *Config) anthropicModelAliases() map[string]string {

@@ -30,9 +30,9 @@ func TestAnthropicModelAliases(t *testing.T) {
 	} {
 		cfg := Default()
 		cfg.AnthropicModelAliases = bad
-		errs := cfg.validateAnthropic()
-		if len(errs) != 1 || !strings.Contains(errs[0].Error(), "HEARTH_ANTHROPIC_MODEL_ALIASES") || !strings.Contains(errs[0].Error(), msg) {
-			t.Errorf("%q: %v", bad, errs)
+		err := cfg.checkOptions()
+		if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "HEARTH_ANTHROPIC_MODEL_ALIASES") || !strings.Contains(err.Error(), msg) {
+			t.Errorf("%q: %v", bad, err)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"log/slog"
+	"time"
 
 	"github.com/hearth-dev/hearth/engine/parse/sandbox"
 	"github.com/hearth-dev/hearth/providers"
@@ -19,7 +20,7 @@ func (c Config) App(secret []byte, log *slog.Logger, version string) app.Config 
 		HTTP: server.Config{
 			Addr: c.Addr, PublicURL: c.PublicURL, MaxBodyBytes: c.MaxBodyBytes,
 			MaxUploadBytes: c.MaxUploadBytes, Version: version, Logger: log,
-			MetricsOff: c.Metrics == "false", MetricsToken: c.MetricsToken, MetricsAddr: c.MetricsAddr,
+			MetricsOff: !c.Metrics, MetricsToken: c.MetricsToken, MetricsAddr: c.MetricsAddr,
 			RateLimitPerKey: int(c.RateLimitPerKey), RateLimitPerPipe: int(c.RateLimitPerPipe), RateLimitBurst: int(c.RateLimitBurst),
 			MaxConcurrent: c.serverMaxConcurrent(), LeanOff: c.ServerHTTP1 == "stdlib",
 			AnthropicModelAliases: c.anthropicModelAliases(),
@@ -28,7 +29,7 @@ func (c Config) App(secret []byte, log *slog.Logger, version string) app.Config 
 		Providers:         providers.Config{Providers: c.Providers, HTTP1: c.UpstreamHTTP1, Models: c.models, Deployments: c.Deployments},
 		Outbound:          c.Outbound,
 		Memory:            c.memoryConfig(),
-		Parser:            sandbox.Config{Timeout: c.parseTimeout(), MemoryLimit: c.ParseMemoryLimit, MaxOutput: int(c.ParseMaxOutput)},
+		Parser:            sandbox.Config{Timeout: time.Duration(c.ParseTimeout), MemoryLimit: c.ParseMemoryLimit, MaxOutput: int(c.ParseMaxOutput)},
 		QuotaMaxDocuments: c.QuotaMaxDocuments, QuotaMaxBytes: c.QuotaMaxBytes,
 		AgentMaxSteps: int(c.AgentMaxSteps), RunContentRetention: c.runContentRetention(), Cache: c.responseCache(),
 		ExaBaseURL: c.ExaBaseURL, SpiderBaseURL: c.SpiderBaseURL, FirecrawlBaseURL: c.FirecrawlBaseURL,
@@ -38,7 +39,7 @@ func (c Config) App(secret []byte, log *slog.Logger, version string) app.Config 
 	}
 	c.applyRequestLimits(&ac.HTTP)
 	c.applyPacks(&ac.HTTP)
-	ac.OutboundMode, ac.OutboundHosts = c.OutboundMode, c.outboundHosts()
+	ac.OutboundMode, ac.OutboundHosts = c.OutboundMode, c.outboundHostList()
 	ac.Testkit = c.testkit()
 	ac.OTel = c.otel()
 	ac.Extractor = c.extractor()

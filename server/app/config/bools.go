@@ -9,21 +9,18 @@ import (
 // the one spelling; they still work, with a deprecation warning.
 var oldBooleans = map[string]string{"on": "true", "yes": "true", "1": "true", "off": "false", "no": "false", "0": "false"}
 
-// normalizeBooleans rewrites every boolean setting of the table to true or
-// false (an empty one keeps its default), noting each old spelling in
-// Warnings; other values are left for the validators to refuse.
-func (c *Config) normalizeBooleans() {
-	for _, v := range c.vars() {
-		if !v.boolean || v.str == nil {
-			continue
-		}
-		val := strings.ToLower(strings.TrimSpace(*v.str))
-		if canon, ok := oldBooleans[val]; ok {
-			c.warn(fmt.Sprintf("%s=%s is deprecated: use %s (the old spelling still works)", v.env, *v.str, canon))
-			val = canon
-		}
-		*v.str = val
+// parseBool reads a boolean setting: true or false, or an old spelling
+// with a deprecation warning naming env and the spelling given (raw).
+func (c *Config) parseBool(env, text, raw string) (bool, error) {
+	val := strings.ToLower(text)
+	if canon, ok := oldBooleans[val]; ok {
+		c.warn(fmt.Sprintf("%s=%s is deprecated: use %s (the old spelling still works)", env, strings.TrimSpace(raw), canon))
+		val = canon
 	}
+	if val != "true" && val != "false" {
+		return false, fmt.Errorf("%q is not true or false", raw)
+	}
+	return val == "true", nil
 }
 
 // warn records a deprecation warning once.

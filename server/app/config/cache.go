@@ -2,13 +2,10 @@ package config
 
 import (
 	"fmt"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
-	"github.com/hearth-dev/hearth/providers"
 )
 
 // CacheSettings are the response cache's settings (docs/response-cache.md).
@@ -17,53 +14,23 @@ import (
 type CacheSettings struct {
 	// Cache is "off" (the default), "exact" or "semantic".
 	Cache string `json:"cache"`
-	// CacheTTL (a Go duration) is how long an entry answers.
-	CacheTTL string `json:"cache_ttl"`
+	// CacheTTL is how long an entry answers.
+	CacheTTL Duration `json:"cache_ttl"`
 	// CacheMaxEntries caps the stored entries; the oldest go first.
 	CacheMaxEntries int64 `json:"cache_max_entries"`
-	// CacheAllowTemperature ("true"/"false") caches calls with a
+	// CacheAllowTemperature caches calls with a
 	// temperature above 0 too.
-	CacheAllowTemperature string `json:"cache_allow_temperature"`
+	CacheAllowTemperature bool `json:"cache_allow_temperature"`
 	// CacheEmbeddingModel ("provider:model") embeds last user messages in
 	// semantic mode.
 	CacheEmbeddingModel string `json:"cache_embedding_model"`
 	// CacheSimilarity is the least cosine similarity of a semantic hit, in (0, 1].
-	CacheSimilarity string `json:"cache_similarity"`
+	CacheSimilarity Float `json:"cache_similarity"`
 }
 
 func defaultCacheSettings() CacheSettings {
-	return CacheSettings{Cache: "off", CacheTTL: engine.DefaultCacheTTL.String(), CacheMaxEntries: engine.DefaultCacheMaxEntries, CacheAllowTemperature: "false",
-		CacheSimilarity: strconv.FormatFloat(engine.DefaultCacheSimilarity, 'g', -1, 64)}
-}
-
-// validateCache checks the response cache's settings.
-func (c *Config) validateCache() []error {
-	s := &c.CacheSettings
-	var errs []error
-	mode := strings.ToLower(strings.TrimSpace(s.Cache))
-	switch mode {
-	case "off", "exact", "semantic":
-	default:
-		errs = append(errs, fmt.Errorf("HEARTH_CACHE %q: use off, exact or semantic", s.Cache))
-	}
-	if sim, err := strconv.ParseFloat(strings.TrimSpace(s.CacheSimilarity), 64); err != nil || !(sim > 0 && sim <= 1) {
-		errs = append(errs, fmt.Errorf("HEARTH_CACHE_SIMILARITY %q: must be a number above 0 and at most 1, such as 0.95", s.CacheSimilarity))
-	}
-	if em := strings.TrimSpace(s.CacheEmbeddingModel); em != "" || mode == "semantic" {
-		errs = append(errs, c.validateCacheEmbedder(em)...)
-	}
-	if d, err := parseDuration(s.CacheTTL); err != nil || d < time.Second || d > 8760*time.Hour {
-		errs = append(errs, fmt.Errorf("HEARTH_CACHE_TTL %q: must be a Go duration from 1s to 8760h, such as 1h or 30m", s.CacheTTL))
-	}
-	if s.CacheMaxEntries < 1 || s.CacheMaxEntries > 10_000_000 {
-		errs = append(errs, fmt.Errorf("HEARTH_CACHE_MAX_ENTRIES %d: must be from 1 to 10000000", s.CacheMaxEntries))
-	}
-	switch s.CacheAllowTemperature {
-	case "true", "false":
-	default:
-		errs = append(errs, fmt.Errorf("HEARTH_CACHE_ALLOW_TEMPERATURE %q: use true or false", s.CacheAllowTemperature))
-	}
-	return errs
+	return CacheSettings{Cache: "off", CacheTTL: Duration(engine.DefaultCacheTTL), CacheMaxEntries: engine.DefaultCacheMaxEntries,
+		CacheSimilarity: engine.DefaultCacheSimilarity}
 }
 
 // validateCacheEmbedder checks HEARTH_CACHE_EMBEDDING_MODEL, which
@@ -72,33 +39,23 @@ func (c *Config) validateCacheEmbedder(em string) []error {
 	if em == "" {
 		return []error{fmt.Errorf("HEARTH_CACHE_EMBEDDING_MODEL: HEARTH_CACHE=semantic needs an embedding model, such as ollama:nomic-embed-text")}
 	}
-	ref, err := engine.ParseModelID("model", em)
-	if err != nil {
-		return []error{fmt.Errorf("HEARTH_CACHE_EMBEDDING_MODEL %q: want provider:model, such as ollama:nomic-embed-text", em)}
-	}
-	if _, extra := c.Providers[ref.Provider]; !extra && ref.Provider != providers.HearthProvider && !slices.Contains(providers.KnownProviders(), ref.Provider) && !c.deploymentProvider(ref.Provider) {
-		return []error{fmt.Errorf("HEARTH_CACHE_EMBEDDING_MODEL %q: unknown provider %q (built in: %s, hearth; others need HEARTH_PROVIDERS)", em, ref.Provider, strings.Join(providers.KnownProviders(), ", "))}
-	}
-	return nil
+	return c.checkProvider("HEARTH_CACHE_EMBEDDING_MODEL", em)
 }
 
 // responseCache returns the engine's cache configuration, nil when the
 // cache is off (call after Validate).
 func (c *Config) responseCache() *engine.ResponseCacheConfig {
 	s := &c.CacheSettings
-	mode := strings.ToLower(strings.TrimSpace(s.Cache))
-	if mode != "exact" && mode != "semantic" {
+	if s.Cache != "exact" && s.Cache != "semantic" {
 		return nil
 	}
-	ttl, _ := parseDuration(s.CacheTTL)
 	rc := &engine.ResponseCacheConfig{
-		TTL: ttl, MaxEntries: int(s.CacheMaxEntries),
-		AllowTemperature: s.CacheAllowTemperature == "true",
+		TTL: time.Duration(s.CacheTTL), MaxEntries: int(s.CacheMaxEntries),
+		AllowTemperature: s.CacheAllowTemperature,
 	}
-	if mode == "semantic" {
+	if s.Cache == "semantic" {
 		ref, _ := engine.ParseModelID("model", strings.TrimSpace(s.CacheEmbeddingModel))
-		sim, _ := strconv.ParseFloat(strings.TrimSpace(s.CacheSimilarity), 64)
-		rc.Semantic = &engine.SemanticCacheConfig{Model: ref, Similarity: sim}
+		rc.Semantic = &engine.SemanticCacheConfig{Model: ref, Similarity: float64(s.CacheSimilarity)}
 	}
 	return rc
 }

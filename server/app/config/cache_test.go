@@ -51,17 +51,16 @@ func TestCacheConfigSemantic(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		{map[string]string{"HEARTH_CACHE": "fuzzy"}, `HEARTH_CACHE "fuzzy": use off, exact or semantic`},
+		{map[string]string{"HEARTH_CACHE": "fuzzy"}, `HEARTH_CACHE: must be one of off, exact, semantic, got "fuzzy"`},
 		{map[string]string{"HEARTH_CACHE": "semantic"}, "HEARTH_CACHE_EMBEDDING_MODEL: HEARTH_CACHE=semantic needs an embedding model"},
-		{map[string]string{"HEARTH_CACHE": "semantic", "HEARTH_CACHE_EMBEDDING_MODEL": "nomic"}, `HEARTH_CACHE_EMBEDDING_MODEL "nomic": want provider:model`},
+		{map[string]string{"HEARTH_CACHE": "semantic", "HEARTH_CACHE_EMBEDDING_MODEL": "nomic"}, `HEARTH_CACHE_EMBEDDING_MODEL: must be provider:model such as ollama:nomic-embed-text, got "nomic"`},
 		{map[string]string{"HEARTH_CACHE": "semantic", "HEARTH_CACHE_EMBEDDING_MODEL": "nosuch:embed"}, `HEARTH_CACHE_EMBEDDING_MODEL "nosuch:embed": unknown provider "nosuch"`},
-		{map[string]string{"HEARTH_CACHE_SIMILARITY": "0"}, `HEARTH_CACHE_SIMILARITY "0": must be a number above 0 and at most 1`},
-		{map[string]string{"HEARTH_CACHE_SIMILARITY": "1.5"}, `HEARTH_CACHE_SIMILARITY "1.5"`},
-		{map[string]string{"HEARTH_CACHE_SIMILARITY": "high"}, `HEARTH_CACHE_SIMILARITY "high"`},
-		{map[string]string{"HEARTH_CACHE_SIMILARITY": "NaN"}, `HEARTH_CACHE_SIMILARITY "NaN"`},
+		{map[string]string{"HEARTH_CACHE_SIMILARITY": "0"}, `HEARTH_CACHE_SIMILARITY: must be a number above 0 and at most 1, got "0"`},
+		{map[string]string{"HEARTH_CACHE_SIMILARITY": "1.5"}, `HEARTH_CACHE_SIMILARITY: must be a number above 0 and at most 1, got "1.5"`},
+		{map[string]string{"HEARTH_CACHE_SIMILARITY": "high"}, `HEARTH_CACHE_SIMILARITY: must be a number above 0 and at most 1, got "high"`},
+		{map[string]string{"HEARTH_CACHE_SIMILARITY": "NaN"}, `HEARTH_CACHE_SIMILARITY: must be a number above 0 and at most 1, got "NaN"`},
 	} {
-		cfg, _, _ := Load("serve", nil, envMap(c.env))
-		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+		if err := loadErr(c.env); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want %q", c.env, err, c.want)
 		}
 	}

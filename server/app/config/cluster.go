@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"time"
 )
 
 // validateCluster checks HEARTH_DATABASE_URL (empty, or a postgres:// URL),
@@ -12,12 +11,6 @@ import (
 // Its password is never echoed back.
 func (c *Config) validateCluster() []error {
 	var errs []error
-	if d, err := parseDuration(c.JobLease); err != nil || d < time.Second || d > 10*time.Minute {
-		errs = append(errs, fmt.Errorf("HEARTH_JOB_LEASE %q: must be a duration from 1s to 10m, such as 30s", c.JobLease))
-	}
-	if c.DatabaseMaxConns < 0 || c.DatabaseMaxConns > 10000 {
-		errs = append(errs, fmt.Errorf("HEARTH_DATABASE_MAX_CONNS %d: must be from 1 to 10000, or 0 for the default", c.DatabaseMaxConns))
-	}
 	c.DatabaseURL = strings.TrimSpace(c.DatabaseURL)
 	if c.DatabaseURL == "" {
 		return errs
@@ -27,16 +20,6 @@ func (c *Config) validateCluster() []error {
 		errs = append(errs, fmt.Errorf("HEARTH_DATABASE_URL: must be a URL such as postgres://user:password@host:5432/hearth"))
 	}
 	return errs
-}
-
-// jobLease returns HEARTH_JOB_LEASE (call after Validate). The lease is
-// kept in the job's record in the store, so every node on one database
-// sees the same deadline; each node's heartbeat renews the leases of the
-// jobs it runs every third of its own setting, so give every node the same
-// value.
-func (c *Config) jobLease() time.Duration {
-	d, _ := parseDuration(c.JobLease)
-	return d
 }
 
 // clustered reports whether the configuration selects cluster mode.

@@ -8,12 +8,13 @@ import (
 	"net/url"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/hearth-dev/hearth/engine/memory"
 	"github.com/hearth-dev/hearth/providers"
+	"github.com/hearth-dev/hearth/providers/netguard"
+	"github.com/hearth-dev/hearth/providers/replay"
 	"github.com/hearth-dev/hearth/server"
 )
 
@@ -42,20 +43,20 @@ type Config struct {
 	// keyword rankings of hybrid retrieval (reciprocal rank fusion).
 	RetrieveVectorWeight  Float `json:"retrieve_vector_weight"`
 	RetrieveKeywordWeight Float `json:"retrieve_keyword_weight"`
-	// ParseTimeout (a Go duration) bounds the parse of one PDF, which runs
+	// ParseTimeout bounds the parse of one PDF, which runs
 	// in a child process that is killed when it is exceeded;
 	// ParseMemoryLimit bounds that child's memory, in bytes.
-	ParseTimeout     string `json:"parse_timeout"`
-	ParseMemoryLimit int64  `json:"parse_memory_limit"`
+	ParseTimeout     Duration `json:"parse_timeout"`
+	ParseMemoryLimit int64    `json:"parse_memory_limit"`
 	// ParseMaxOutput bounds the text one document may produce, in bytes,
 	// in /v1/parser and in ingestion, whatever its format.
 	ParseMaxOutput int64 `json:"parse_max_output"`
 	// EmbedRetries is how many times an ingestion embedding batch that
 	// failed with a retryable provider error (rate limit, 5xx, timeout) is
-	// tried again; EmbedRetryMaxWait (a Go duration) caps the growing wait
+	// tried again; EmbedRetryMaxWait caps the growing wait
 	// between tries, Retry-After included.
-	EmbedRetries      int64  `json:"embed_retries"`
-	EmbedRetryMaxWait string `json:"embed_retry_max_wait"`
+	EmbedRetries      int64    `json:"embed_retries"`
+	EmbedRetryMaxWait Duration `json:"embed_retry_max_wait"`
 	// Providers holds each provider's base URL and server-wide key, from
 	// HEARTH_<PROVIDER>_BASE_URL / HEARTH_<PROVIDER>_API_KEY. Extra
 	// OpenAI-compatible providers are declared by name in HEARTH_PROVIDERS.
@@ -65,13 +66,13 @@ type Config struct {
 	ExaBaseURL       string `json:"exa_base_url"`
 	SpiderBaseURL    string `json:"spider_base_url"`
 	FirecrawlBaseURL string `json:"firecrawl_base_url"`
-	// Metrics is "true" (serve /metrics on the main listener to the admin
-	// user's key or MetricsToken) or "false".
-	Metrics      string `json:"metrics"`
+	// Metrics serves /metrics on the main listener to the admin user's key
+	// or MetricsToken.
+	Metrics      bool   `json:"metrics"`
 	MetricsToken string `json:"-"`
 	// MetricsAddr serves /metrics without auth on a separate listener.
 	MetricsAddr string `json:"metrics_addr"`
-	// Limits and quotas (0 = off); see ops.go.
+	// Limits and quotas (0 = off); see limits.go.
 	RateLimitPerKey   int64 `json:"rate_limit_per_key"`
 	RateLimitPerPipe  int64 `json:"rate_limit_per_pipe"`
 	RateLimitBurst    int64 `json:"rate_limit_burst"`
@@ -88,20 +89,22 @@ type Config struct {
 	OutboundSettings
 	// RunContentRetention is the default retention of stored run content
 	// (runlog.go).
-	RunContentRetention string `json:"run_content_retention"`
+	RunContentRetention Duration `json:"run_content_retention"`
 	// UpstreamHTTP1 is HEARTH_UPSTREAM_HTTP1: lean or stdlib.
 	UpstreamHTTP1 string `json:"upstream_http1"`
-	// ServerHTTP1 is HEARTH_SERVER_HTTP1: lean or stdlib (http1.go).
+	// ServerHTTP1 is HEARTH_SERVER_HTTP1: lean or stdlib.
 	ServerHTTP1 string `json:"server_http1"`
-	// StoreCompression is HEARTH_STORE_COMPRESSION: none or snappy (http1.go).
+	// StoreCompression is HEARTH_STORE_COMPRESSION: none or snappy (store.go).
 	StoreCompression string `json:"store_compression"`
 	// DatabaseURL selects cluster mode (cluster.go).
 	DatabaseURL string `json:"database_url"`
-	// JobLease (a Go duration) is how long a claimed ingestion job stays
-	// held without a heartbeat (cluster.go).
-	JobLease string `json:"job_lease"`
+	// JobLease is how long a claimed ingestion job stays held without a
+	// heartbeat. The lease is kept in the job's record, so every node on
+	// one database sees the same deadline; each node renews the jobs it
+	// runs every third of its own setting, so give every node the same value.
+	JobLease Duration `json:"job_lease"`
 	// DatabaseMaxConns caps this node's pool of PostgreSQL connections
-	// (config_cluster.go; 0: the default).
+	// (cluster.go; 0: the default).
 	DatabaseMaxConns int64 `json:"database_max_conns"`
 	// ModelDefaults are the default chat and embedding models (defaults.go).
 	ModelDefaults
@@ -130,52 +133,41 @@ type Config struct {
 	// unfilled holds the values of the table's rows read outside Config's
 	// fields (HEARTH_CONFIG, HEARTH_SECRET_KEY, HEARTH_PROVIDERS), for Dump.
 	unfilled map[string]string
+	// given says how each setting was last given (setVar), for errors.
+	given map[string]givenValue
 	// warnings are the deprecations found while loading (Warnings).
 	warnings []string
 }
 
+// Default is the configuration before the file, the environment and the
+// flags: every setting's default.
 func Default() Config {
 	return Config{
 		Addr: ":8080", Data: "./hearth-data", LogLevel: "info", LogFormat: "text", AdminLogin: "admin",
 		MaxBodyBytes: 8 << 20, MaxUploadBytes: 10 << 20,
 		IngestWorkers: 0, AgentMaxSteps: 10, RetrieveVectorWeight: 1, RetrieveKeywordWeight: 1,
-		ParseTimeout: "60s", ParseMemoryLimit: 1 << 30, ParseMaxOutput: 32 << 20, EmbedRetries: 3, EmbedRetryMaxWait: "60s",
-		Metrics: "true", MaxConcurrent: 512, RequestLimits: defaultRequestLimits(), JobLease: "30s", RunContentRetention: "7d",
+		ParseTimeout: Duration(60 * time.Second), ParseMemoryLimit: 1 << 30, ParseMaxOutput: 32 << 20,
+		EmbedRetries: 3, EmbedRetryMaxWait: Duration(60 * time.Second),
+		Metrics: true, MaxConcurrent: 512, RequestLimits: defaultRequestLimits(),
+		JobLease: Duration(30 * time.Second), RunContentRetention: Duration(7 * 24 * time.Hour),
+		UpstreamHTTP1: "lean", ServerHTTP1: "lean", StoreCompression: "none",
+		OutboundSettings:  OutboundSettings{OutboundMode: netguard.ModeOpen},
+		TestkitSettings:   TestkitSettings{Faults: "off", ReplayMiss: replay.MissError},
+		CrawlSettings:     CrawlSettings{MemoryCrawlTimeout: Duration(memory.DefaultCrawlTimeout)},
+		GuardSettings:     GuardSettings{GuardClassifierThreshold: 0.5},
 		ExtractorSettings: defaultExtractorSettings(),
 		PackSettings:      defaultPackSettings(),
 		CacheSettings:     defaultCacheSettings(),
 	}
 }
 
-// configVar is one row of the option table (options.go): a setting's
-// group, environment variable, flag (empty when the environment alone sets
-// it), usage line for -h, the field it fills (str or num), its
-// documentation for docs/configuration.md, and defDoc when the default is
-// better described than by the field's value in Default.
-type configVar struct {
-	group, env, flag, usage string
-	str                     *string
-	num                     *int64
-	flt                     *Float
-	doc, defDoc             string
-	secret                  bool // masked by -config-dump
-	boolean                 bool // true or false (old spellings: oldBooleans)
-}
-
-// Validate checks every setting and fills derived defaults.
+// Validate checks every setting against its rule (checkOptions), then
+// the checks that span several settings (crossChecks), then the settings
+// that hold documents of their own (policies, model lists, JSON), and
+// fills derived defaults.
 func (c *Config) Validate() error {
-	var errs []error
-	c.normalizeBooleans()
-	host, port, err := net.SplitHostPort(c.Addr)
-	if err != nil {
-		errs = append(errs, fmt.Errorf("HEARTH_ADDR %q: want host:port such as :8080 (%v)", c.Addr, err))
-	} else if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
-		errs = append(errs, fmt.Errorf("HEARTH_ADDR %q: port must be 0-65535", c.Addr))
-	}
-	if c.Data == "" {
-		errs = append(errs, errors.New("HEARTH_DATA: must not be empty"))
-	}
-	if c.PublicURL == "" && err == nil {
+	errs := []error{c.checkOptions()}
+	if host, port, err := net.SplitHostPort(c.Addr); err == nil && c.PublicURL == "" {
 		if host == "" || host == "0.0.0.0" || host == "::" {
 			host = "localhost"
 		}
@@ -185,79 +177,14 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("HEARTH_PUBLIC_URL %q: must be an absolute http(s) URL", c.PublicURL))
 	}
 	c.PublicURL = strings.TrimRight(c.PublicURL, "/")
-	if _, ok := logLevels[strings.ToLower(c.LogLevel)]; !ok {
-		errs = append(errs, fmt.Errorf("HEARTH_LOG_LEVEL %q: use debug, info, warn or error", c.LogLevel))
-	}
-	if f := strings.ToLower(c.LogFormat); f != "text" && f != "json" {
-		errs = append(errs, fmt.Errorf("HEARTH_LOG_FORMAT %q: use text or json", c.LogFormat))
-	}
-	if c.AdminKey != "" && len(c.AdminKey) < 16 {
-		errs = append(errs, errors.New("HEARTH_ADMIN_KEY: must be at least 16 characters"))
-	}
-	if c.MaxBodyBytes < 1024 {
-		errs = append(errs, fmt.Errorf("HEARTH_MAX_BODY_BYTES %d: must be at least 1024", c.MaxBodyBytes))
-	}
-	if c.MaxUploadBytes < 1024 {
-		errs = append(errs, fmt.Errorf("HEARTH_MAX_UPLOAD_BYTES %d: must be at least 1024", c.MaxUploadBytes))
-	}
-	if c.AgentMaxSteps < 1 || c.AgentMaxSteps > 100 {
-		errs = append(errs, fmt.Errorf("HEARTH_AGENT_MAX_STEPS %d: must be from 1 to 100", c.AgentMaxSteps))
-	}
-	if c.IngestWorkers < 0 || c.IngestWorkers > 64 {
-		errs = append(errs, fmt.Errorf("HEARTH_INGEST_WORKERS %d: must be between 0 (one per CPU) and 64", c.IngestWorkers))
-	}
-	verr := checkWeight("HEARTH_RETRIEVE_VECTOR_WEIGHT", c.RetrieveVectorWeight)
-	kerr := checkWeight("HEARTH_RETRIEVE_KEYWORD_WEIGHT", c.RetrieveKeywordWeight)
-	vw, kw := c.RetrieveVectorWeight, c.RetrieveKeywordWeight
-	errs = append(errs, verr, kerr)
-	if verr == nil && kerr == nil && vw+kw == 0 {
-		errs = append(errs, errors.New("HEARTH_RETRIEVE_VECTOR_WEIGHT and HEARTH_RETRIEVE_KEYWORD_WEIGHT: must not both be 0"))
-	}
-	if c.EmbedRetries < 0 || c.EmbedRetries > 20 {
-		errs = append(errs, fmt.Errorf("HEARTH_EMBED_RETRIES %d: must be between 0 and 20", c.EmbedRetries))
-	}
-	if d, err := parseDuration(c.EmbedRetryMaxWait); err != nil || d < 100*time.Millisecond || d > time.Hour {
-		errs = append(errs, fmt.Errorf("HEARTH_EMBED_RETRY_MAX_WAIT %q: must be a duration from 100ms to 1h, such as 30s or 2m", c.EmbedRetryMaxWait))
-	}
-	if d, err := parseDuration(c.ParseTimeout); err != nil || d < time.Second || d > time.Hour {
-		errs = append(errs, fmt.Errorf("HEARTH_PARSE_TIMEOUT %q: must be a duration from 1s to 1h, such as 60s or 2m", c.ParseTimeout))
-	}
-	if c.ParseMemoryLimit < 64<<20 {
-		errs = append(errs, fmt.Errorf("HEARTH_PARSE_MEMORY_LIMIT %d: must be at least 67108864 (64 MiB)", c.ParseMemoryLimit))
-	}
-	if c.ParseMaxOutput < 1<<20 || c.ParseMaxOutput > 256<<20 {
-		errs = append(errs, fmt.Errorf("HEARTH_PARSE_MAX_OUTPUT %d: must be from 1048576 (1 MiB) to 268435456 (256 MiB)", c.ParseMaxOutput))
-	}
-	errs = append(errs, c.validateOps()...)
-	errs = append(errs, c.validateRequestLimits()...)
-	errs = append(errs, c.validateOutbound()...)
-	errs = append(errs, c.validateCrawl()...)
+	errs = append(errs, c.crossChecks()...)
 	errs = append(errs, c.validateCluster()...)
-	errs = append(errs, c.validateOTel()...)
 	errs = append(errs, c.validateDeployments()...)
 	errs = append(errs, c.validateDefaults()...)
-	errs = append(errs, c.validateTestkit()...)
-	errs = append(errs, c.validateExtractor()...)
-	errs = append(errs, c.validatePacks()...)
+	c.tidyTestkit()
 	errs = append(errs, c.validateModels()...)
-	errs = append(errs, c.validateRunLog()...)
 	errs = append(errs, c.validateGuard()...)
-	errs = append(errs, c.validateCache()...)
-	errs = append(errs, c.validateUpstream()...)
-	errs = append(errs, c.validateAnthropic()...)
-	errs = append(errs, c.validateMCP()...)
-	errs = append(errs, c.validateServerHTTP1()...)
-	errs = append(errs, c.validateStoreCompression()...)
-	for _, v := range []struct{ env, val string }{
-		{"HEARTH_EXA_BASE_URL", c.ExaBaseURL}, {"HEARTH_SPIDER_BASE_URL", c.SpiderBaseURL}, {"HEARTH_FIRECRAWL_BASE_URL", c.FirecrawlBaseURL},
-	} {
-		if v.val == "" {
-			continue
-		}
-		if u, err := url.Parse(v.val); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			errs = append(errs, fmt.Errorf("%s %q: must be an absolute http(s) URL", v.env, v.val))
-		}
-	}
+	c.buildOutbound()
 	return errors.Join(errs...)
 }
 
@@ -289,14 +216,6 @@ func providerEnv(getenv func(string) string) map[string]providers.ProviderConfig
 	return out
 }
 
-// checkWeight checks a retrieval weight: a number from 0 to 100.
-func checkWeight(name string, w Float) error {
-	if w < 0 || w > 100 || w != w {
-		return fmt.Errorf("%s %v: must be a number from 0 to 100", name, float64(w))
-	}
-	return nil
-}
-
 // fusion returns the retrieval weights (call after Validate).
 func (c *Config) fusion() memory.Fusion {
 	return memory.Fusion{VectorWeight: float64(c.RetrieveVectorWeight), KeywordWeight: float64(c.RetrieveKeywordWeight)}
@@ -305,18 +224,11 @@ func (c *Config) fusion() memory.Fusion {
 // memoryConfig returns the memory engine's settings from the configuration
 // (call after Validate); app.New adds the dependencies.
 func (c *Config) memoryConfig() memory.Config {
-	wait, _ := parseDuration(c.EmbedRetryMaxWait)
 	return memory.Config{
 		Workers: int(c.IngestWorkers), Fusion: c.fusion(),
-		EmbedAttempts: int(c.EmbedRetries) + 1, RetryMaxDelay: wait, LeaseTTL: c.jobLease(),
-		CrawlTimeout: c.memoryCrawlTimeout(),
+		EmbedAttempts: int(c.EmbedRetries) + 1, RetryMaxDelay: time.Duration(c.EmbedRetryMaxWait),
+		LeaseTTL: time.Duration(c.JobLease), CrawlTimeout: time.Duration(c.MemoryCrawlTimeout),
 	}
-}
-
-// parseTimeout returns HEARTH_PARSE_TIMEOUT (call after Validate).
-func (c *Config) parseTimeout() time.Duration {
-	d, _ := parseDuration(c.ParseTimeout)
-	return d
 }
 
 // UsageError is a command line the configuration cannot parse (exit status 2).

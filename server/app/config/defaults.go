@@ -47,8 +47,8 @@ const (
 	offlineEmbedModel = "hearth:bm25"
 )
 
-// validateDefaults checks that set defaults are provider:model ids, then
-// fills the unset ones (resolveModelDefaults).
+// validateDefaults checks that the providers of set defaults are known,
+// then fills the unset ones (resolveModelDefaults).
 func (c *Config) validateDefaults() []error {
 	var errs []error
 	for _, v := range []struct{ env, val string }{
@@ -57,17 +57,35 @@ func (c *Config) validateDefaults() []error {
 		if v.val == "" {
 			continue
 		}
-		ref, err := engine.ParseModelID("model", v.val)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s %q: want provider:model, such as openai:gpt-4o-mini", v.env, v.val))
-			continue
-		}
-		if _, extra := c.Providers[ref.Provider]; !extra && ref.Provider != providers.HearthProvider && !slices.Contains(providers.KnownProviders(), ref.Provider) && !c.deploymentProvider(ref.Provider) {
-			errs = append(errs, fmt.Errorf("%s %q: unknown provider %q (built in: %s, hearth; others need HEARTH_PROVIDERS)", v.env, v.val, ref.Provider, strings.Join(providers.KnownProviders(), ", ")))
-		}
+		errs = append(errs, c.checkProvider(v.env, v.val)...)
 	}
 	c.from = c.resolveModelDefaults()
 	return errs
+}
+
+// modelRef allows a provider:model id, or nothing.
+func modelRef(example string) *rule {
+	return textRule("provider:model such as "+example, "gpt-4o", func(s string) bool {
+		if s = strings.TrimSpace(s); s == "" {
+			return true
+		}
+		_, err := engine.ParseModelID("model", s)
+		return err == nil
+	})
+}
+
+// checkProvider refuses a provider:model id (checked by modelRef) whose
+// provider is neither built in, nor hearth, nor declared by
+// HEARTH_PROVIDERS or a deployment.
+func (c *Config) checkProvider(env, id string) []error {
+	ref, err := engine.ParseModelID("model", strings.TrimSpace(id))
+	if err != nil {
+		return nil
+	}
+	if _, extra := c.Providers[ref.Provider]; !extra && ref.Provider != providers.HearthProvider && !slices.Contains(providers.KnownProviders(), ref.Provider) && !c.deploymentProvider(ref.Provider) {
+		return []error{fmt.Errorf("%s %q: unknown provider %q (built in: %s, hearth; others need HEARTH_PROVIDERS)", env, id, ref.Provider, strings.Join(providers.KnownProviders(), ", "))}
+	}
+	return nil
 }
 
 // configured reports whether the operator set a provider up: a server key,

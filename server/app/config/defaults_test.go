@@ -38,7 +38,7 @@ func TestModelDefaults(t *testing.T) {
 		}
 	}
 	for env, want := range map[string]string{
-		"gpt-4o":     `HEARTH_DEFAULT_MODEL "gpt-4o": want provider:model`,
+		"gpt-4o":     `HEARTH_DEFAULT_MODEL: must be provider:model such as openai:gpt-4o-mini, got "gpt-4o"`,
 		"opanai:gpt": `HEARTH_DEFAULT_MODEL "opanai:gpt": unknown provider "opanai"`,
 	} {
 		cfg, _, err := Load("serve", nil, envMap(map[string]string{"HEARTH_DEFAULT_MODEL": env}))

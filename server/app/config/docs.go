@@ -22,10 +22,16 @@ in this order, each overriding the one before:
 2. the ` + "`HEARTH_*`" + ` environment variables (an empty one counts as unset);
 3. the command-line flags of ` + "`hearth serve`" + `.
 
-Every value is then checked, and every problem is reported by name before the server
-starts. Booleans are ` + "`true`" + ` or ` + "`false`" + `; durations are Go durations (` + "`90s`" + `,
-` + "`2m`" + `, ` + "`1h30m`" + `), with a ` + "`d`" + ` suffix for days where a setting allows it; a setting
-with a list of values accepts only those. ` + "`hearth serve -h`" + ` lists the flags with their
+Every value is parsed by the type of its row as it is read, then checked against the
+row's range or values; every problem is reported before the server starts, naming the
+setting as you gave it (environment variable, flag or file key), the rule and the value,
+such as ` + "`HEARTH_CACHE_TTL: must be a duration between 1s and 365d, got \"5x\"`" + `.
+Booleans are ` + "`true`" + ` or ` + "`false`" + `; durations are Go durations (` + "`90s`" + `, ` + "`2m`" + `,
+` + "`1h30m`" + `) or whole days (` + "`7d`" + `), strings in the config file, where numbers and
+booleans may be JSON literals or strings; an enum accepts only its listed values (in any
+case). An empty value (a flag or file key set to "") means the default, except for text
+settings. Checks that span several settings (such as ` + "`HEARTH_CACHE=semantic`" + ` needing
+` + "`HEARTH_CACHE_EMBEDDING_MODEL`" + `) run after all three are read. ` + "`hearth serve -h`" + ` lists the flags with their
 defaults and environment variables; ` + "`hearth serve -config-dump`" + ` prints the effective
 settings after the file, the environment and the flags, with secrets (API keys, tokens,
 passwords in URLs, the admin key) masked, and exits.
@@ -44,7 +50,7 @@ func Markdown() []byte {
 	for _, v := range c.vars() {
 		if v.group != group {
 			group = v.group
-			fmt.Fprintf(&b, "\n## %s\n\n| setting | flag | file key | default | meaning |\n|---|---|---|---|---|\n", group)
+			fmt.Fprintf(&b, "\n## %s\n\n| setting | flag | file key | default | type | meaning |\n|---|---|---|---|---|---|\n", group)
 		}
 		flag, key := "–", "–"
 		if v.flag != "" {
@@ -53,7 +59,7 @@ func Markdown() []byte {
 		if k := keys[v.field()]; k != "" {
 			key = "`" + k + "`"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", v.env, flag, key, v.defaultDoc(), v.docText())
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", v.env, flag, key, v.defaultDoc(), v.typeDoc(), v.docText())
 	}
 	return b.Bytes()
 }
@@ -67,6 +73,25 @@ func (v configVar) defaultDoc() string {
 		return "`" + def + "`" + bytesNote(v)
 	}
 	return "–"
+}
+
+// typeDoc is the type column: the row's rule, else its kind.
+func (v configVar) typeDoc() string {
+	switch {
+	case v.rule != nil && v.rule.values != nil:
+		shown := make([]string, 0, len(v.rule.values))
+		for _, s := range v.rule.values {
+			if s != "" {
+				shown = append(shown, "`"+s+"`")
+			}
+		}
+		return "one of " + strings.Join(shown, ", ")
+	case v.rule != nil:
+		return v.rule.text
+	case v.bl != nil:
+		return "`true` or `false`"
+	}
+	return v.kind()
 }
 
 // docText is the meaning column: doc, else the usage line.

@@ -19,13 +19,13 @@ func TestDurationsTakeOneSpelling(t *testing.T) {
 			t.Errorf("%q: accepted", in)
 		}
 	}
-	cfg, _, err := Load("serve", nil, envMap(map[string]string{"HEARTH_MEMORY_CRAWL_TIMEOUT": "1d", "HEARTH_CACHE_TTL": "2d", "HEARTH_JOB_LEASE": "1d"}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = cfg.Validate()
+	err := loadErr(map[string]string{"HEARTH_MEMORY_CRAWL_TIMEOUT": "1d", "HEARTH_CACHE_TTL": "2d", "HEARTH_JOB_LEASE": "1d"})
 	if err == nil || !strings.Contains(err.Error(), "HEARTH_JOB_LEASE") || strings.Contains(err.Error(), "HEARTH_MEMORY_CRAWL_TIMEOUT") || strings.Contains(err.Error(), "HEARTH_CACHE_TTL") {
 		t.Fatalf("1d crawl timeout and 2d cache TTL are in range, a 1d job lease is not (at most 10m): %v", err)
+	}
+	cfg, _, err := Load("serve", nil, envMap(map[string]string{"HEARTH_MEMORY_CRAWL_TIMEOUT": "1d", "HEARTH_CACHE_TTL": "2d"}))
+	if err != nil || cfg.Validate() != nil {
+		t.Fatal(err)
 	}
 	if got := cfg.App(nil, nil, "").Memory.CrawlTimeout; got != 24*time.Hour {
 		t.Errorf("crawl timeout %v, want 24h", got)

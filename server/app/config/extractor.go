@@ -1,8 +1,6 @@
 package config
 
 import (
-	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
@@ -18,37 +16,16 @@ type ExtractorSettings struct {
 	ExtractorURL string `json:"extractor_url"`
 	// ExtractorKind is tika, docling, or empty to ask the server.
 	ExtractorKind string `json:"extractor_kind"`
-	// ExtractorTimeout (a Go duration) bounds one extraction.
-	ExtractorTimeout string `json:"extractor_timeout"`
-}
-
-// validateExtractor checks the extractor settings.
-func (c *Config) validateExtractor() []error {
-	var errs []error
-	e := &c.ExtractorSettings
-	e.ExtractorURL = strings.TrimSpace(e.ExtractorURL)
-	e.ExtractorKind = strings.ToLower(strings.TrimSpace(e.ExtractorKind))
-	if e.ExtractorURL != "" {
-		if u, err := url.Parse(e.ExtractorURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			errs = append(errs, fmt.Errorf("HEARTH_EXTRACTOR_URL %q: must be an absolute http(s) URL such as http://tika:9998", e.ExtractorURL))
-		}
-	}
-	if e.ExtractorKind != "" && e.ExtractorKind != extract.KindTika && e.ExtractorKind != extract.KindDocling {
-		errs = append(errs, fmt.Errorf("HEARTH_EXTRACTOR_KIND %q: use tika, docling, or leave it empty to detect", e.ExtractorKind))
-	}
-	if d, err := parseDuration(e.ExtractorTimeout); err != nil || d < time.Second || d > time.Hour {
-		errs = append(errs, fmt.Errorf("HEARTH_EXTRACTOR_TIMEOUT %q: must be a duration from 1s to 1h, such as 5m", e.ExtractorTimeout))
-	}
-	return errs
+	// ExtractorTimeout bounds one extraction.
+	ExtractorTimeout Duration `json:"extractor_timeout"`
 }
 
 // extractor returns the extractor's client settings (call after
 // Validate); an empty URL means none.
 func (c *Config) extractor() extract.Config {
-	d, _ := parseDuration(c.ExtractorTimeout)
-	return extract.Config{URL: c.ExtractorURL, Kind: c.ExtractorKind, Timeout: d, MaxOutput: int(c.ParseMaxOutput)}
+	return extract.Config{URL: strings.TrimSpace(c.ExtractorURL), Kind: c.ExtractorKind, Timeout: time.Duration(c.ExtractorTimeout), MaxOutput: int(c.ParseMaxOutput)}
 }
 
 func defaultExtractorSettings() ExtractorSettings {
-	return ExtractorSettings{ExtractorTimeout: extract.DefaultTimeout.String()}
+	return ExtractorSettings{ExtractorTimeout: Duration(extract.DefaultTimeout)}
 }

@@ -11,9 +11,9 @@ func TestExtractorConfig(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		"not a URL":     {map[string]string{"HEARTH_EXTRACTOR_URL": "tika:9998"}, "HEARTH_EXTRACTOR_URL \"tika:9998\""},
-		"unknown kind":  {map[string]string{"HEARTH_EXTRACTOR_KIND": "textract"}, "HEARTH_EXTRACTOR_KIND \"textract\""},
-		"short timeout": {map[string]string{"HEARTH_EXTRACTOR_TIMEOUT": "10ms"}, "HEARTH_EXTRACTOR_TIMEOUT \"10ms\""},
+		"not a URL":     {map[string]string{"HEARTH_EXTRACTOR_URL": "tika:9998"}, `HEARTH_EXTRACTOR_URL: must be an absolute http(s) URL such as http://tika:9998, got "tika:9998"`},
+		"unknown kind":  {map[string]string{"HEARTH_EXTRACTOR_KIND": "textract"}, `HEARTH_EXTRACTOR_KIND: must be one of empty, tika, docling, got "textract"`},
+		"short timeout": {map[string]string{"HEARTH_EXTRACTOR_TIMEOUT": "10ms"}, `HEARTH_EXTRACTOR_TIMEOUT: must be a duration between 1s and 1h, got "10ms"`},
 	} {
 		cfg, _, err := Load("serve", nil, envMap(tc.env))
 		if err == nil {

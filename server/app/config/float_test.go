@@ -10,7 +10,8 @@ import (
 // TestRetrievalWeightsAreNumbers: the retrieval weights are float64 from
 // the moment they load: a JSON number or an old quoted number in the file,
 // a number in the environment or a flag; text that is no number is
-// refused at load naming the setting, a number out of range by Validate.
+// refused at load naming the setting as given, a number out of range by
+// Validate, also naming it as given.
 func TestRetrievalWeightsAreNumbers(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "hearth.json")
 	os.WriteFile(file, []byte(`{"retrieve_vector_weight": 2.5, "retrieve_keyword_weight": "0.5"}`), 0o600)
@@ -25,15 +26,15 @@ func TestRetrievalWeightsAreNumbers(t *testing.T) {
 	if f := cfg.App(nil, nil, "").Memory.Fusion; f.VectorWeight != 3 || f.KeywordWeight != 0 {
 		t.Fatalf("env and flag over the file: %+v", f)
 	}
-	if _, _, err := Load("serve", nil, envMap(map[string]string{"HEARTH_RETRIEVE_VECTOR_WEIGHT": "heavy"})); err == nil || !strings.Contains(err.Error(), `HEARTH_RETRIEVE_VECTOR_WEIGHT: "heavy" is not a number`) {
+	if _, _, err := Load("serve", nil, envMap(map[string]string{"HEARTH_RETRIEVE_VECTOR_WEIGHT": "heavy"})); err == nil || !strings.Contains(err.Error(), `HEARTH_RETRIEVE_VECTOR_WEIGHT: must be a number between 0 and 100, got "heavy"`) {
 		t.Errorf("heavy: %v", err)
 	}
-	cfg, _, _ = Load("serve", nil, envMap(map[string]string{"HEARTH_RETRIEVE_VECTOR_WEIGHT": "101"}))
-	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "HEARTH_RETRIEVE_VECTOR_WEIGHT 101: must be a number from 0 to 100") {
+	cfg, _, _ = Load("serve", []string{"-retrieve-vector-weight", "101"}, envMap(nil))
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), `-retrieve-vector-weight: must be a number between 0 and 100, got "101"`) {
 		t.Errorf("101: %v", err)
 	}
 	os.WriteFile(file, []byte(`{"retrieve_vector_weight": "x"}`), 0o600)
-	if _, _, err := Load("serve", nil, envMap(map[string]string{"HEARTH_CONFIG": file})); err == nil || !strings.Contains(err.Error(), "is not a number") {
+	if _, _, err := Load("serve", nil, envMap(map[string]string{"HEARTH_CONFIG": file})); err == nil || !strings.Contains(err.Error(), `retrieve_vector_weight: must be a number between 0 and 100, got "x"`) {
 		t.Errorf("file x: %v", err)
 	}
 }

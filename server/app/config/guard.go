@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/hearth-dev/hearth/engine/guard"
@@ -22,7 +21,7 @@ type GuardSettings struct {
 	// GuardClassifierModel ("provider:model") scores injection checks;
 	// a text at GuardClassifierThreshold (0 to 1) or above is one.
 	GuardClassifierModel     string `json:"guard_classifier_model"`
-	GuardClassifierThreshold string `json:"guard_classifier_threshold"`
+	GuardClassifierThreshold Float  `json:"guard_classifier_threshold"`
 	// guard is the policy, loaded and checked by Validate.
 	guard *guard.Policy
 }
@@ -55,19 +54,10 @@ func (c *Config) validateGuard() []error {
 			c.guard = &p
 		}
 	}
-	if t := c.GuardClassifierThreshold; t != "" {
-		if v, err := strconv.ParseFloat(t, 64); err != nil || v <= 0 || v > 1 {
-			errs = append(errs, fmt.Errorf("HEARTH_GUARD_CLASSIFIER_THRESHOLD %q: must be a number above 0 and at most 1", t))
-		}
-	}
-	if m := c.GuardClassifierModel; m != "" && !strings.Contains(m, ":") {
-		errs = append(errs, fmt.Errorf("HEARTH_GUARD_CLASSIFIER_MODEL %q: must be provider:model (ollama:llama-guard3:1b)", m))
-	}
 	return errs
 }
 
-// guardThreshold returns HEARTH_GUARD_CLASSIFIER_THRESHOLD (0: default).
+// guardThreshold returns HEARTH_GUARD_CLASSIFIER_THRESHOLD.
 func (c *Config) guardThreshold() float64 {
-	v, _ := strconv.ParseFloat(c.GuardClassifierThreshold, 64)
-	return v
+	return float64(c.GuardClassifierThreshold)
 }

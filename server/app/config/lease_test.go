@@ -22,7 +22,7 @@ func TestJobLeaseSetting(t *testing.T) {
 		if err == nil {
 			err = cfg.Validate()
 		}
-		if err == nil || !strings.Contains(err.Error(), "HEARTH_JOB_LEASE") || !strings.Contains(err.Error(), "1s to 10m") {
+		if err == nil || !strings.Contains(err.Error(), "HEARTH_JOB_LEASE") || !strings.Contains(err.Error(), "must be a duration between 1s and 10m") {
 			t.Errorf("%q: %v", bad, err)
 		}
 	}

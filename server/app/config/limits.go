@@ -1,7 +1,6 @@
 package config
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/hearth-dev/hearth/engine"
@@ -18,15 +17,15 @@ type RequestLimits struct {
 	// off: the MaxConcurrent slots are shared fairly instead.
 	MaxInFlightPerKey int64 `json:"max_inflight_per_key"`
 	MaxInFlightPerIP  int64 `json:"max_inflight_per_ip"`
-	// MaxQueued requests may wait up to QueueTimeout (a Go duration) for
+	// MaxQueued requests may wait up to QueueTimeout for
 	// one of the MaxConcurrent slots; 0 lets none wait.
-	MaxQueued    int64  `json:"max_queued"`
-	QueueTimeout string `json:"queue_timeout"`
+	MaxQueued    int64    `json:"max_queued"`
+	QueueTimeout Duration `json:"queue_timeout"`
 	// BodyTimeout and UploadBodyTimeout (Go durations) bound how long a
 	// request body may take to arrive, for JSON routes and for uploads
 	// (the signed upload URL and /v1/parser).
-	BodyTimeout       string `json:"body_timeout"`
-	UploadBodyTimeout string `json:"upload_body_timeout"`
+	BodyTimeout       Duration `json:"body_timeout"`
+	UploadBodyTimeout Duration `json:"upload_body_timeout"`
 	// Thread limits (engine.ThreadLimits).
 	ThreadMaxMessages     int64 `json:"thread_max_messages"`
 	ThreadMaxMessageBytes int64 `json:"thread_max_message_bytes"`
@@ -35,48 +34,11 @@ type RequestLimits struct {
 
 func defaultRequestLimits() RequestLimits {
 	return RequestLimits{
-		MaxQueued: server.DefaultMaxQueued, QueueTimeout: server.DefaultQueueTimeout.String(),
-		BodyTimeout: server.DefaultBodyTimeout.String(), UploadBodyTimeout: server.DefaultUploadBodyTimeout.String(),
+		MaxQueued: server.DefaultMaxQueued, QueueTimeout: Duration(server.DefaultQueueTimeout),
+		BodyTimeout: Duration(server.DefaultBodyTimeout), UploadBodyTimeout: Duration(server.DefaultUploadBodyTimeout),
 		ThreadMaxMessages: engine.DefaultThreadMaxMessages, ThreadMaxMessageBytes: engine.DefaultThreadMaxMessageBytes,
 		ThreadHistoryBytes: engine.DefaultThreadHistoryBytes,
 	}
-}
-
-// validateRequestLimits checks the request and thread limits.
-func (c *Config) validateRequestLimits() []error {
-	var errs []error
-	l := &c.RequestLimits
-	for _, v := range []struct {
-		name     string
-		n        int64
-		min, max int64
-	}{
-		{"HEARTH_MAX_INFLIGHT_PER_KEY", l.MaxInFlightPerKey, 0, maxRate},
-		{"HEARTH_MAX_INFLIGHT_PER_IP", l.MaxInFlightPerIP, 0, maxRate},
-		{"HEARTH_MAX_QUEUED", l.MaxQueued, 0, maxRate},
-		{"HEARTH_THREAD_MAX_MESSAGES", l.ThreadMaxMessages, 2, 100_000_000},
-		{"HEARTH_THREAD_MAX_MESSAGE_BYTES", l.ThreadMaxMessageBytes, 1024, 1 << 30},
-		{"HEARTH_THREAD_HISTORY_BYTES", l.ThreadHistoryBytes, 1024, 1 << 30},
-	} {
-		if v.n < v.min || v.n > v.max {
-			errs = append(errs, fmt.Errorf("%s %d: must be from %d to %d", v.name, v.n, v.min, v.max))
-		}
-	}
-	if l.ThreadHistoryBytes < l.ThreadMaxMessageBytes {
-		errs = append(errs, fmt.Errorf("HEARTH_THREAD_HISTORY_BYTES %d: must be at least HEARTH_THREAD_MAX_MESSAGE_BYTES (%d), or a run could not send the newest message as history",
-			l.ThreadHistoryBytes, l.ThreadMaxMessageBytes))
-	}
-	if d, err := parseDuration(l.QueueTimeout); err != nil || d < 10*time.Millisecond || d > time.Hour {
-		errs = append(errs, fmt.Errorf("HEARTH_QUEUE_TIMEOUT %q: must be a duration from 10ms to 1h, such as 10s", l.QueueTimeout))
-	}
-	for _, v := range []struct{ name, val string }{
-		{"HEARTH_BODY_TIMEOUT", l.BodyTimeout}, {"HEARTH_UPLOAD_BODY_TIMEOUT", l.UploadBodyTimeout},
-	} {
-		if d, err := parseDuration(v.val); err != nil || d < time.Second || d > 24*time.Hour {
-			errs = append(errs, fmt.Errorf("%s %q: must be a duration from 1s to 24h, such as 60s or 10m", v.name, v.val))
-		}
-	}
-	return errs
 }
 
 // threadLimits returns the thread settings (call after Validate).
@@ -95,36 +57,13 @@ func (c *Config) applyRequestLimits(sc *server.Config) {
 	if l.MaxQueued == 0 {
 		sc.MaxQueued = -1
 	}
-	sc.QueueTimeout, _ = parseDuration(l.QueueTimeout)
-	sc.BodyTimeout, _ = parseDuration(l.BodyTimeout)
-	sc.UploadBodyTimeout, _ = parseDuration(l.UploadBodyTimeout)
+	sc.QueueTimeout = time.Duration(l.QueueTimeout)
+	sc.BodyTimeout, sc.UploadBodyTimeout = time.Duration(l.BodyTimeout), time.Duration(l.UploadBodyTimeout)
 }
 
 // maxRate bounds the per-minute settings (a million a minute is far past
 // what one server answers, and keeps the bucket arithmetic exact).
 const maxRate = 1_000_000
-
-// validateLimits checks the rate limits, quotas and HEARTH_MAX_CONCURRENT.
-func (c *Config) validateLimits() []error {
-	var errs []error
-	for _, v := range []struct {
-		name string
-		n    int64
-		max  int64
-	}{
-		{"HEARTH_RATE_LIMIT_PER_KEY", c.RateLimitPerKey, maxRate},
-		{"HEARTH_RATE_LIMIT_PER_PIPE", c.RateLimitPerPipe, maxRate},
-		{"HEARTH_RATE_LIMIT_BURST", c.RateLimitBurst, maxRate},
-		{"HEARTH_QUOTA_MAX_DOCUMENTS", c.QuotaMaxDocuments, 1 << 40},
-		{"HEARTH_QUOTA_MAX_BYTES", c.QuotaMaxBytes, 1 << 60},
-		{"HEARTH_MAX_CONCURRENT", c.MaxConcurrent, maxRate},
-	} {
-		if v.n < 0 || v.n > v.max {
-			errs = append(errs, fmt.Errorf("%s %d: must be from 0 (off) to %d", v.name, v.n, v.max))
-		}
-	}
-	return errs
-}
 
 // serverMaxConcurrent maps HEARTH_MAX_CONCURRENT to server.Config, where
 // 0 means the default and a negative value no limit.

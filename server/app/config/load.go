@@ -8,12 +8,13 @@ import (
 	"io"
 	"os"
 	"reflect"
-	"strconv"
 	"strings"
 )
 
 // Load applies the config file, then the environment, then the flags, each
-// overriding the one before. args are the subcommand's arguments.
+// overriding the one before, parsing each value by its row's type; a value
+// that does not parse is refused naming the setting as given. Validate
+// then checks the rules. args are the subcommand's arguments.
 func Load(name string, args []string, getenv func(string) string) (Config, *flag.FlagSet, error) {
 	cfg := Default()
 	cfg.sources, cfg.unfilled = map[string]string{}, map[string]string{}
@@ -41,7 +42,7 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 	}
 	for _, v := range cfg.vars() {
 		if val := getenv(v.env); val != "" && v.fills() {
-			if err := v.set(val, v.env); err != nil {
+			if err := cfg.setVar(v, val, v.env); err != nil {
 				return cfg, fs, err
 			}
 			cfg.sources[v.env] = "env"
@@ -65,7 +66,7 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 		given[f.Name] = f.Value.String()
 		for _, v := range cfg.vars() {
 			if v.flag == f.Name && v.fills() && ferr == nil {
-				ferr = v.set(*flagVals[f.Name], "-"+f.Name)
+				ferr = cfg.setVar(v, *flagVals[f.Name], "-"+f.Name)
 				cfg.sources[v.env] = "flag -" + f.Name
 			}
 		}
@@ -76,8 +77,10 @@ func Load(name string, args []string, getenv func(string) string) (Config, *flag
 	return cfg, fs, ferr
 }
 
-// loadFile reads the JSON config file over the defaults; an unknown key is
-// an error.
+// loadFile reads the JSON config file over the defaults: each setting of
+// the table is parsed as its environment variable would be, naming its
+// key when refused; the other keys decode strictly (an unknown key is an
+// error).
 func (c *Config) loadFile(path string) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -86,97 +89,55 @@ func (c *Config) loadFile(path string) error {
 	if b, err = c.renameFileKeys(path, b); err != nil {
 		return err
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(b, &keys); err != nil {
+		return fmt.Errorf("config file %s: %w", path, err)
+	}
+	byField := fileKeys(c)
+	for _, v := range c.vars() {
+		k := byField[v.field()]
+		raw, ok := keys[k]
+		if k == "" || !ok {
+			continue
+		}
+		delete(keys, k)
+		if string(raw) == "null" {
+			continue
+		}
+		text, err := fileText(v, k, raw)
+		if err == nil {
+			err = c.setVar(v, text, k)
+		}
+		if err != nil {
+			return fmt.Errorf("config file %s: %w", path, err)
+		}
+		c.sources[v.env] = "file " + path
+	}
+	rest, _ := json.Marshal(keys)
+	dec := json.NewDecoder(bytes.NewReader(rest))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(c); err != nil {
 		return fmt.Errorf("config file %s: %w", path, err)
 	}
-	var keys map[string]json.RawMessage
-	if json.Unmarshal(b, &keys) == nil {
-		byField := fileKeys(c)
-		for _, v := range c.vars() {
-			if k := byField[v.field()]; k != "" && keys[k] != nil {
-				c.sources[v.env] = "file " + path
-			}
-		}
-	}
 	return nil
 }
 
-// fills reports whether the row fills a field (the others document names
-// read elsewhere, such as HEARTH_SECRET_KEY).
-func (v configVar) fills() bool { return v.str != nil || v.num != nil || v.flt != nil }
-
-// field returns the pointer to the field the row fills, or nil.
-func (v configVar) field() any {
-	switch {
-	case v.str != nil:
-		return v.str
-	case v.num != nil:
-		return v.num
-	case v.flt != nil:
-		return v.flt
-	}
-	return nil
-}
-
-// value returns the field's value as text; ok is false for rows that fill
-// no field.
-func (v configVar) value() (string, bool) {
-	switch {
-	case v.str != nil:
-		return *v.str, true
-	case v.num != nil:
-		return strconv.FormatInt(*v.num, 10), true
-	case v.flt != nil:
-		return strconv.FormatFloat(float64(*v.flt), 'g', -1, 64), true
-	}
-	return "", false
-}
-
-// set parses val into the row's field; from names where val came from.
-func (v configVar) set(val, from string) error {
-	if v.str != nil {
-		*v.str = val
-		return nil
-	}
-	if v.flt != nil {
-		f, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
-		if err != nil {
-			return fmt.Errorf("%s: %q is not a number", from, val)
-		}
-		*v.flt = Float(f)
-		return nil
-	}
-	n, err := strconv.ParseInt(val, 10, 64)
-	if err != nil {
-		return fmt.Errorf("%s: %q is not a whole number", from, val)
-	}
-	*v.num = n
-	return nil
-}
-
-// Float is a number setting. In the config file it is a JSON number, or a
-// number in a string as earlier versions wrote it.
-type Float float64
-
-// UnmarshalJSON reads 0.5 or "0.5".
-func (f *Float) UnmarshalJSON(b []byte) error {
+// fileText is a file value as the environment would spell it: a JSON
+// string's text, or for numbers and booleans the literal itself; key
+// names the value when it is neither.
+func fileText(v configVar, key string, raw json.RawMessage) (string, error) {
 	var s string
-	if json.Unmarshal(b, &s) == nil {
-		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		if err != nil {
-			return fmt.Errorf("%q is not a number", s)
+	if json.Unmarshal(raw, &s) == nil {
+		return s, nil
+	}
+	var lit any
+	if err := json.Unmarshal(raw, &lit); err == nil && v.str == nil {
+		switch lit.(type) {
+		case float64, bool:
+			return string(raw), nil
 		}
-		*f = Float(v)
-		return nil
 	}
-	var v float64
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
-	}
-	*f = Float(v)
-	return nil
+	return "", v.refusal(key, string(raw))
 }
 
 // fileKeys maps each field of c (through embedded settings structs) to its

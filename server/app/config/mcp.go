@@ -24,13 +24,11 @@ type MCPSettings struct {
 // names, which clients restrict to these characters.
 var mcpServerName = regexp.MustCompile(`^[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*$`)
 
-// validateMCP checks HEARTH_MCP_UPSTREAMS.
-func (c *Config) validateMCP() []error {
-	if _, err := parseMCPUpstreams(c.MCPUpstreams); err != nil {
-		return []error{fmt.Errorf("HEARTH_MCP_UPSTREAMS: %v", err)}
-	}
-	return nil
-}
+// mcpServers allows HEARTH_MCP_UPSTREAMS.
+var mcpServers = textCheck("a JSON array of MCP servers", "{}", func(s string) error {
+	_, err := parseMCPUpstreams(s)
+	return err
+})
 
 // mcpUpstreams returns the upstream servers (call after Validate).
 func (c *Config) mcpUpstreams() []engine.MCPServer {

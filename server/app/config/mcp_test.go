@@ -30,9 +30,9 @@ func TestMCPUpstreams(t *testing.T) {
 	} {
 		cfg := Default()
 		cfg.MCPUpstreams = bad
-		errs := cfg.validateMCP()
-		if len(errs) != 1 || !strings.Contains(errs[0].Error(), "HEARTH_MCP_UPSTREAMS") || !strings.Contains(errs[0].Error(), msg) {
-			t.Errorf("%s: %v", bad, errs)
+		err := cfg.checkOptions()
+		if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "HEARTH_MCP_UPSTREAMS") || !strings.Contains(err.Error(), msg) {
+			t.Errorf("%s: %v", bad, err)
 		}
 	}
 }

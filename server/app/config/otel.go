@@ -1,7 +1,6 @@
 package config
 
 import (
-	"fmt"
 	"net/url"
 	"strings"
 
@@ -22,35 +21,23 @@ type OTelSettings struct {
 	OTelServiceName string `json:"otel_service_name"`
 }
 
-// validateOTel checks the endpoint (an http(s) URL without query) and the
-// headers (key=value pairs, comma-separated). Header values are never
-// echoed back: they usually hold a collector's credentials.
-func (c *Config) validateOTel() []error {
-	var errs []error
-	o := &c.OTelSettings
-	o.OTelEndpoint = strings.TrimSpace(o.OTelEndpoint)
-	o.OTelServiceName = strings.TrimSpace(o.OTelServiceName)
-	if o.OTelEndpoint != "" {
-		u, err := url.Parse(o.OTelEndpoint)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.User != nil {
-			shown := "the value"
-			if err == nil {
-				shown = fmt.Sprintf("%q", u.Redacted())
-			}
-			errs = append(errs, fmt.Errorf("HEARTH_OTEL_ENDPOINT: %s must be an http:// or https:// URL such as http://collector:4318, without user info or query", shown))
-		}
+// otelEndpoint allows an OTLP/HTTP collector base URL, or nothing.
+var otelEndpoint = textRule("an http:// or https:// URL such as http://collector:4318, without user info or query", "grpc://c:4317", func(s string) bool {
+	if s = strings.TrimSpace(s); s == "" {
+		return true
 	}
-	if _, err := otlp.ParseHeaders(o.OTelHeaders); err != nil {
-		errs = append(errs, fmt.Errorf("HEARTH_OTEL_HEADERS: must be comma-separated key=value pairs (percent-encode commas in values)"))
-	}
-	if o.OTelHeaders != "" && o.OTelEndpoint == "" {
-		errs = append(errs, fmt.Errorf("HEARTH_OTEL_HEADERS is set but HEARTH_OTEL_ENDPOINT is not: set the collector URL"))
-	}
-	return errs
-}
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.RawQuery == "" && u.User == nil
+})
+
+// otelHeaders allows the OTEL_EXPORTER_OTLP_HEADERS format.
+var otelHeaders = textRule("comma-separated key=value pairs (percent-encode commas in values)", "novalue", func(s string) bool {
+	_, err := otlp.ParseHeaders(s)
+	return err == nil
+})
 
 // otel is the application's trace export config (call after Validate).
 func (c *Config) otel() app.OTel {
 	h, _ := otlp.ParseHeaders(c.OTelHeaders)
-	return app.OTel{Endpoint: c.OTelEndpoint, Headers: h, ServiceName: c.OTelServiceName}
+	return app.OTel{Endpoint: strings.TrimSpace(c.OTelEndpoint), Headers: h, ServiceName: strings.TrimSpace(c.OTelServiceName)}
 }

@@ -21,9 +21,9 @@ type OutboundSettings struct {
 	// comma-separated, that connections may reach in allowlist mode. It
 	// does not open private addresses to user-supplied URLs.
 	OutboundHosts string `json:"outbound_hosts"`
-	// OutboundAllowPrivate ("true"/"false") lets user-supplied URLs (MCP
+	// OutboundAllowPrivate lets user-supplied URLs (MCP
 	// servers, crawled pages, image URLs) reach private and loopback addresses.
-	OutboundAllowPrivate string `json:"outbound_allow_private"`
+	OutboundAllowPrivate bool `json:"outbound_allow_private"`
 	// OutboundAllow is a comma-separated list of CIDR prefixes user-supplied
 	// URLs may reach on top of public addresses (for example one intranet subnet).
 	OutboundAllow string `json:"outbound_allow"`
@@ -134,52 +134,50 @@ func (c *Config) renameFlags(given map[string]string) error {
 func (c *Config) setByEnv(env, val, from string) error {
 	for _, v := range c.vars() {
 		if v.env == env {
-			return v.set(val, from)
+			return c.setVar(v, val, from)
 		}
 	}
 	return fmt.Errorf("%s: no such setting", env)
 }
 
-// validateOutbound checks the outbound settings and builds the address
-// policy of user-supplied URLs (Outbound).
-func (c *Config) validateOutbound() []error {
-	var errs []error
+// buildOutbound builds the address policy of user-supplied URLs
+// (Outbound) from the checked settings.
+func (c *Config) buildOutbound() {
 	o := &c.OutboundSettings
-	o.OutboundMode = strings.ToLower(strings.TrimSpace(o.OutboundMode))
-	if o.OutboundMode == "" {
-		o.OutboundMode = netguard.ModeOpen
-	}
-	if o.OutboundMode != netguard.ModeOpen && o.OutboundMode != netguard.ModeAllowlist {
-		errs = append(errs, fmt.Errorf("HEARTH_OUTBOUND %q: use open or allowlist", o.OutboundMode))
-	}
-	if _, err := netguard.ParseAllow(o.OutboundHosts); err != nil {
-		errs = append(errs, fmt.Errorf("HEARTH_OUTBOUND_HOSTS: %w", err))
-	}
-	switch o.OutboundAllowPrivate {
-	case "", "false":
-		o.Outbound.AllowPrivate = false
-	case "true":
-		o.Outbound.AllowPrivate = true
-	default:
-		errs = append(errs, fmt.Errorf("HEARTH_OUTBOUND_ALLOW_PRIVATE %q: use true or false", o.OutboundAllowPrivate))
-	}
-	o.Outbound.Allow = nil
-	for _, cidr := range strings.Split(o.OutboundAllow, ",") {
+	o.Outbound.AllowPrivate = o.OutboundAllowPrivate
+	o.Outbound.Allow, _ = parseCIDRs(o.OutboundAllow)
+}
+
+// parseCIDRs reads comma-separated CIDR prefixes; ok is false when one is
+// not a prefix.
+func parseCIDRs(s string) (out []netip.Prefix, ok bool) {
+	for _, cidr := range strings.Split(s, ",") {
 		if cidr = strings.TrimSpace(cidr); cidr == "" {
 			continue
 		}
 		p, err := netip.ParsePrefix(cidr)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("HEARTH_OUTBOUND_ALLOW: %q is not a CIDR prefix such as 10.1.0.0/16", cidr))
-			continue
+			return out, false
 		}
-		o.Outbound.Allow = append(o.Outbound.Allow, p)
+		out = append(out, p)
 	}
-	return errs
+	return out, true
 }
 
-// outboundHosts is HEARTH_OUTBOUND_HOSTS as a list (validated).
-func (c *Config) outboundHosts() []string {
+// outboundHosts allows the destinations of allowlist mode.
+var outboundHosts = textRule("comma-separated host names, host:port pairs and CIDR prefixes (not URLs)", "https://x", func(s string) bool {
+	_, err := netguard.ParseAllow(s)
+	return err == nil
+})
+
+// cidrList allows comma-separated CIDR prefixes.
+var cidrList = textRule("comma-separated CIDR prefixes such as 10.1.0.0/16", "10.0.0.1", func(s string) bool {
+	_, ok := parseCIDRs(s)
+	return ok
+})
+
+// outboundHostList is HEARTH_OUTBOUND_HOSTS as a list (validated).
+func (c *Config) outboundHostList() []string {
 	l, _ := netguard.ParseAllow(c.OutboundHosts)
 	return l
 }

@@ -26,11 +26,11 @@ func TestOutboundConfig(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		"unknown mode":      {map[string]string{"HEARTH_OUTBOUND": "closed"}, "HEARTH_OUTBOUND \"closed\""},
+		"unknown mode":      {map[string]string{"HEARTH_OUTBOUND": "closed"}, `HEARTH_OUTBOUND: must be open or allowlist, got "closed"`},
 		"URL in hosts":      {map[string]string{"HEARTH_OUTBOUND": "allowlist", "HEARTH_OUTBOUND_HOSTS": "https://api.example.com"}, "HEARTH_OUTBOUND_HOSTS"},
 		"port out of range": {map[string]string{"HEARTH_OUTBOUND_HOSTS": "ollama:70000"}, "HEARTH_OUTBOUND_HOSTS"},
-		"old name, bad":     {map[string]string{"HEARTH_EGRESS": "closed"}, "HEARTH_OUTBOUND \"closed\""},
-		"allow not a CIDR":  {map[string]string{"HEARTH_OUTBOUND_ALLOW": "10.0.0.1"}, "HEARTH_OUTBOUND_ALLOW: \"10.0.0.1\""},
+		"old name, bad":     {map[string]string{"HEARTH_EGRESS": "closed"}, `HEARTH_EGRESS: must be open or allowlist, got "closed"`},
+		"allow not a CIDR":  {map[string]string{"HEARTH_OUTBOUND_ALLOW": "10.0.0.1"}, `HEARTH_OUTBOUND_ALLOW: must be comma-separated CIDR prefixes such as 10.1.0.0/16, got "10.0.0.1"`},
 	} {
 		if _, err := loadValid(t, nil, tc.env); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want mention of %s", name, err, tc.want)

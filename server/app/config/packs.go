@@ -1,8 +1,6 @@
 package config
 
 import (
-	"fmt"
-
 	"github.com/hearth-dev/hearth/server"
 )
 
@@ -20,14 +18,6 @@ func defaultPackSettings() PackSettings {
 
 // maxPackLimit is the largest HEARTH_MAX_PACK_BYTES: 1 TiB.
 const maxPackLimit = 1 << 40
-
-// validatePacks checks the memory pack settings.
-func (c *Config) validatePacks() []error {
-	if c.MaxPackBytes < 1<<20 || c.MaxPackBytes > maxPackLimit {
-		return []error{fmt.Errorf("HEARTH_MAX_PACK_BYTES %d: must be from 1 MiB (%d) to 1 TiB (%d)", c.MaxPackBytes, 1<<20, int64(maxPackLimit))}
-	}
-	return nil
-}
 
 // applyPacks copies the pack settings into the server's configuration.
 func (c *Config) applyPacks(h *server.Config) { h.MaxPackBytes = c.MaxPackBytes }

@@ -17,12 +17,17 @@ type envCase struct {
 func expectRefused(t *testing.T, cases map[string]envCase) {
 	t.Helper()
 	for name, tc := range cases {
-		cfg, _, err := Load("serve", nil, envMap(tc.env))
-		if err == nil {
-			err = cfg.Validate()
-		}
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
+		if err := loadErr(tc.env); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want mention of %s", name, err, tc.want)
 		}
 	}
+}
+
+// loadErr is what loading and then validating env refuses, or nil.
+func loadErr(env map[string]string) error {
+	cfg, _, err := Load("serve", nil, envMap(env))
+	if err == nil {
+		err = cfg.Validate()
+	}
+	return err
 }

@@ -1,9 +1,6 @@
 package config
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/hearth-dev/hearth/blob"
 )
 
@@ -16,24 +13,11 @@ import (
 // the other wrote).
 func StoreOptions(dir string, getenv func(string) string) (blob.Options, error) {
 	c, _, err := Load("serve", nil, getenv)
+	if err == nil {
+		err = c.checkOptions("HEARTH_STORE_COMPRESSION")
+	}
 	if err != nil {
 		return blob.Options{}, err
 	}
-	if errs := c.validateStoreCompression(); len(errs) > 0 {
-		return blob.Options{}, errs[0]
-	}
 	return blob.Options{Dir: dir, Snappy: c.StoreCompression == "snappy"}, nil
-}
-
-// validateStoreCompression checks HEARTH_STORE_COMPRESSION; empty means none.
-func (c *Config) validateStoreCompression() []error {
-	switch v := strings.ToLower(strings.TrimSpace(c.StoreCompression)); v {
-	case "", "none":
-		c.StoreCompression = "none"
-	case "snappy":
-		c.StoreCompression = v
-	default:
-		return []error{fmt.Errorf("HEARTH_STORE_COMPRESSION %q: use none or snappy", c.StoreCompression)}
-	}
-	return nil
 }

@@ -1,13 +1,11 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strings"
 
 	"github.com/hearth-dev/hearth/providers/fault"
-	"github.com/hearth-dev/hearth/providers/replay"
 	"github.com/hearth-dev/hearth/server/app"
 )
 
@@ -25,14 +23,13 @@ type TestkitSettings struct {
 	Record     string `json:"record"`
 	Replay     string `json:"replay"`
 	ReplayMiss string `json:"replay_miss"`
-	// Deterministic is "false" (default) or "true": ids and created
+	// Deterministic takes ids and created
 	// timestamps from a seeded sequence (docs/hearth-in-your-tests.md#deterministic-mode).
-	Deterministic string `json:"deterministic"`
+	Deterministic bool `json:"deterministic"`
 }
 
-// validateTestkit checks the test-suite settings.
-func (c *Config) validateTestkit() []error {
-	var errs []error
+// tidyTestkit spells the checked test-suite settings one way.
+func (c *Config) tidyTestkit() {
 	t := &c.TestkitSettings
 	t.Faults = strings.TrimSpace(t.Faults)
 	switch strings.ToLower(t.Faults) {
@@ -40,49 +37,40 @@ func (c *Config) validateTestkit() []error {
 		t.Faults = "off"
 	case "on":
 		t.Faults = "on"
-	default:
-		rules, err := fault.Parse(t.Faults)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("HEARTH_FAULTS: %w (or use on / off)", err))
-		}
-		for _, r := range rules {
-			if r.Times > 0 {
-				errs = append(errs, fmt.Errorf("HEARTH_FAULTS %q: *times counts the calls of one request, so it belongs in the LB-Fault header only", r))
-			}
-		}
 	}
 	t.Record, t.Replay = strings.TrimSpace(t.Record), strings.TrimSpace(t.Replay)
-	if t.Record != "" && t.Replay != "" {
-		errs = append(errs, errors.New("HEARTH_RECORD and HEARTH_REPLAY: set one or the other"))
-	}
-	if t.Replay != "" {
-		if st, err := os.Stat(t.Replay); err != nil || !st.IsDir() {
-			errs = append(errs, fmt.Errorf("HEARTH_REPLAY %q: must be an existing directory of recordings (make them with HEARTH_RECORD)", t.Replay))
-		}
-	}
-	switch t.ReplayMiss = strings.ToLower(strings.TrimSpace(t.ReplayMiss)); t.ReplayMiss {
-	case "":
-		t.ReplayMiss = replay.MissError
-	case replay.MissError, replay.MissPassthrough:
-	default:
-		errs = append(errs, fmt.Errorf("HEARTH_REPLAY_MISS %q: use error or passthrough", t.ReplayMiss))
-	}
-	switch t.Deterministic {
-	case "", "false":
-		t.Deterministic = "false"
-	case "true":
-		if strings.TrimSpace(c.DatabaseURL) != "" {
-			errs = append(errs, errors.New("HEARTH_DETERMINISTIC and HEARTH_DATABASE_URL: deterministic ids are for a single node under test, not cluster mode; unset one of them"))
-		}
-	default:
-		errs = append(errs, fmt.Errorf("HEARTH_DETERMINISTIC %q: use true or false", t.Deterministic))
-	}
-	return errs
 }
+
+// faultRules allows off, on, or server-wide fault rules.
+var faultRules = textCheck("off, on, or fault rules such as openai:429@0.1", "openai:600", func(s string) error {
+	switch s = strings.TrimSpace(s); strings.ToLower(s) {
+	case "", "off", "on":
+		return nil
+	}
+	rules, err := fault.Parse(s)
+	if err != nil {
+		return err
+	}
+	for _, r := range rules {
+		if r.Times > 0 {
+			return fmt.Errorf("%q: *times counts the calls of one request, so it belongs in the LB-Fault header only", r)
+		}
+	}
+	return nil
+})
+
+// replayDir allows an existing directory, or nothing.
+var replayDir = textRule("an existing directory of recordings (make them with HEARTH_RECORD)", "/nonexistent/recordings", func(s string) bool {
+	if s = strings.TrimSpace(s); s == "" {
+		return true
+	}
+	st, err := os.Stat(s)
+	return err == nil && st.IsDir()
+})
 
 // testkit maps the validated settings onto the application's.
 func (c *Config) testkit() app.Testkit {
-	tk := app.Testkit{Record: c.Record, Replay: c.Replay, ReplayMiss: c.ReplayMiss, Deterministic: c.Deterministic == "true"}
+	tk := app.Testkit{Record: c.Record, Replay: c.Replay, ReplayMiss: c.ReplayMiss, Deterministic: c.Deterministic}
 	switch c.Faults {
 	case "off":
 	case "on":

@@ -15,7 +15,7 @@ func TestTestkitConfig(t *testing.T) {
 		"times server-wide":  {map[string]string{"HEARTH_FAULTS": "429*1"}, "LB-Fault header only"},
 		"record and replay":  {map[string]string{"HEARTH_RECORD": dir, "HEARTH_REPLAY": dir}, "set one or the other"},
 		"replay missing dir": {map[string]string{"HEARTH_REPLAY": dir + "/nope"}, "existing directory"},
-		"replay miss":        {map[string]string{"HEARTH_REPLAY_MISS": "ignore"}, "HEARTH_REPLAY_MISS \"ignore\""},
+		"replay miss":        {map[string]string{"HEARTH_REPLAY_MISS": "ignore"}, `HEARTH_REPLAY_MISS: must be error or passthrough, got "ignore"`},
 	} {
 		cfg, _, err := Load("serve", nil, envMap(tc.env))
 		if err == nil {
@@ -58,7 +58,7 @@ func TestDeterministicConfig(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		"bad value":    {map[string]string{"HEARTH_DETERMINISTIC": "maybe"}, `HEARTH_DETERMINISTIC "maybe": use true or false`},
+		"bad value":    {map[string]string{"HEARTH_DETERMINISTIC": "maybe"}, `HEARTH_DETERMINISTIC: must be true or false, got "maybe"`},
 		"cluster mode": {map[string]string{"HEARTH_DETERMINISTIC": "on", "HEARTH_DATABASE_URL": "postgres://u@db:5432/hearth"}, "HEARTH_DETERMINISTIC and HEARTH_DATABASE_URL"},
 	} {
 		cfg, _, err := Load("serve", nil, envMap(tc.env))

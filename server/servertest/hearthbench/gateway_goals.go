@@ -7,10 +7,11 @@ import (
 	"text/tabwriter"
 )
 
-// GoalCheck is one of the gateway hot path's goals (issue 22) read off the
-// gateway rows of this run: a figure against its target. It is a report,
-// not a test: the figures move with the machine's load, and the run
-// prints them whatever they are.
+// GoalCheck is one of the gateway hot path's goals
+// (docs/benchmarks.md#gateway-hot-path) read off the gateway rows of this
+// run: a figure against its target. It is a report, not a test: the
+// figures move with the machine's load, and the run prints them whatever
+// they are.
 type GoalCheck struct {
 	Goal     string  `json:"goal"`
 	Run      string  `json:"run"`
@@ -26,7 +27,7 @@ type GoalCheck struct {
 // pipe of store: false, plain and streamed.
 var goalRuns = []string{"agent", "pipe nostore"}
 
-// The goals' bounds, as the issue states them.
+// The goals' bounds: what the gateway may add to a direct call to the upstream.
 const (
 	goalShareOfDirect = 0.47 // at 16 clients: Hearth's rps / the direct leg's
 	goalAddedP50Conc  = 0.40 // ms, at 16 clients
@@ -82,7 +83,7 @@ func gatewayGoals(rs []GatewayResult) []GoalCheck {
 
 // directSpeed describes the direct leg's speed at 16 clients against the
 // run the goals were set from: the mean of the goals' plain (not
-// streamed) rows, as the issue's figure was ("" without such a row).
+// streamed) rows, as goalDirectRPS was measured ("" without such a row).
 func directSpeed(rs []GatewayResult) string {
 	var sum float64
 	n := 0

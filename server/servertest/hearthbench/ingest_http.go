@@ -18,7 +18,7 @@ import (
 	"github.com/hearth-dev/hearth/server/servertest"
 )
 
-// httpIngestCase is the workload of issue 19: generated markdown files
+// httpIngestCase is the HTTP ingestion workload: generated markdown files
 // uploaded by parallel clients through the public two-step upload (the
 // langbase SDK's memories.documents.upload) into one memory of a real
 // server on loopback, timed from the first upload to the last document

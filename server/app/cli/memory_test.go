@@ -16,19 +16,10 @@ import (
 // seedPackMemory makes the memory "kb" of two markdown documents on ts
 // (offline hash embedder) through the public upload flow.
 func seedPackMemory(t *testing.T, ts *servertest.Server) {
-	t.Helper()
-	key := servertest.AdminKey
-	if r := ts.Do("POST", "/v1/memory", key, map[string]any{"name": "kb", "embedding_model": "hearth:hash-embed", "chunk_size": 100, "chunk_overlap": 10}); r.Status != 200 {
-		t.Fatalf("create: %d %s", r.Status, r.Body)
-	}
-	docs := map[string]string{
-		"owls.md": "# Owls\n\nOwls hunt at night with silent flight.\n\n## Eyes\n\nOwls turn their heads because their eyes cannot move.",
-		"bees.md": "# Bees\n\nHoney bees dance to show where flowers grow.\n\nA hive has one queen and many workers making honey.",
-	}
-	for name, text := range docs {
-		uploadDocument(t, ts, key, "kb", name, "text/markdown", []byte(text))
-	}
-	waitIngested(t, ts, key, "kb", len(docs))
+	seedMemory(t, ts, map[string]any{"name": "kb", "embedding_model": "hearth:hash-embed", "chunk_size": 100, "chunk_overlap": 10}, map[string][]byte{
+		"owls.md": []byte("# Owls\n\nOwls hunt at night with silent flight.\n\n## Eyes\n\nOwls turn their heads because their eyes cannot move."),
+		"bees.md": []byte("# Bees\n\nHoney bees dance to show where flowers grow.\n\nA hive has one queen and many workers making honey."),
+	})
 }
 
 func retrieveJSON(t *testing.T, ts *servertest.Server, mem, query string) []map[string]any {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"time"
@@ -10,79 +9,7 @@ import (
 	"github.com/hearth-dev/hearth/engine"
 )
 
-func usersCreate(fs *flag.FlagSet, c cliIO) func([]string) error {
-	data := dataFlag(fs, c)
-	return func(pos []string) error {
-		if err := positional("users create", pos, "login"); err != nil {
-			return err
-		}
-		return withAccounts(c, *data, func(ctx context.Context, _ engine.Store, acc *engine.Accounts) error {
-			if _, err := acc.CreateUser(ctx, pos[0]); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.stdout, "created user %s\n", pos[0])
-			return nil
-		})
-	}
-}
-
-func usersList(fs *flag.FlagSet, c cliIO) func([]string) error {
-	data := dataFlag(fs, c)
-	return func(pos []string) error {
-		if err := positional("users list", pos); err != nil {
-			return err
-		}
-		return withAccounts(c, *data, func(ctx context.Context, _ engine.Store, acc *engine.Accounts) error {
-			accts, err := acc.List(ctx)
-			if err != nil {
-				return err
-			}
-			tw := newTable(c.stdout)
-			fmt.Fprintln(tw, "LOGIN\tKIND\tCREATED\tMEMBERS")
-			for _, a := range accts {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%v\n", a.Login, a.Kind, a.CreatedAt.Format("2006-01-02 15:04"), a.Members)
-			}
-			return tw.Flush()
-		})
-	}
-}
-
-func orgsCreate(fs *flag.FlagSet, c cliIO) func([]string) error {
-	data := dataFlag(fs, c)
-	owner := fs.String("owner", "", "owning user of the new organization (required)")
-	return func(pos []string) error {
-		if err := positional("orgs create", pos, "login"); err != nil {
-			return err
-		}
-		if *owner == "" {
-			return errors.New("orgs create: --owner <user> is required")
-		}
-		return withAccounts(c, *data, func(ctx context.Context, _ engine.Store, acc *engine.Accounts) error {
-			if _, err := acc.CreateOrg(ctx, pos[0], *owner); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.stdout, "created organization %s owned by %s\n", pos[0], *owner)
-			return nil
-		})
-	}
-}
-
-func orgsAddMember(fs *flag.FlagSet, c cliIO) func([]string) error {
-	data := dataFlag(fs, c)
-	return func(pos []string) error {
-		if err := positional("orgs add-member", pos, "org", "user"); err != nil {
-			return err
-		}
-		return withAccounts(c, *data, func(ctx context.Context, _ engine.Store, acc *engine.Accounts) error {
-			if err := acc.AddMember(ctx, pos[0], pos[1]); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.stdout, "added %s to %s\n", pos[1], pos[0])
-			return nil
-		})
-	}
-}
-
+// keysCreate is "hearth keys create": it creates an API key, optionally scoped, and prints it once.
 func keysCreate(fs *flag.FlagSet, c cliIO) func([]string) error {
 	data, owner := dataFlag(fs, c), defineOwner(fs)
 	name := fs.String("name", "", "label of the new key")
@@ -110,6 +37,7 @@ func keysCreate(fs *flag.FlagSet, c cliIO) func([]string) error {
 	}
 }
 
+// keysList is "hearth keys list": a table of an owner's API keys.
 func keysList(fs *flag.FlagSet, c cliIO) func([]string) error {
 	data, owner := dataFlag(fs, c), defineOwner(fs)
 	return func(pos []string) error {
@@ -139,6 +67,7 @@ func keysList(fs *flag.FlagSet, c cliIO) func([]string) error {
 	}
 }
 
+// keysRevoke is "hearth keys revoke KEY-ID": it revokes an API key.
 func keysRevoke(fs *flag.FlagSet, c cliIO) func([]string) error {
 	data := dataFlag(fs, c)
 	return func(pos []string) error {

@@ -1,5 +1,0 @@
-//go:build !race
-
-package index
-
-const raceEnabled = false
