@@ -81,3 +81,21 @@ func clientAddr(c echo.Context) string {
 	}
 	return addr
 }
+
+// AdmissionState is the admission's state at one moment in this process.
+type AdmissionState struct {
+	// Max is MaxConcurrent (0: no limit); Limit the slots in effect now
+	// (Max, or less while the CPU is contended under adaptive admission).
+	Max, Limit int
+	// Held and Waiting count the requests holding a slot and waiting.
+	Held, Waiting int
+	Adaptive      bool
+}
+
+// Admission returns the admission's state now.
+func (s *Server) Admission() AdmissionState {
+	if s.share == nil {
+		return AdmissionState{}
+	}
+	return s.share.state()
+}

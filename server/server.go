@@ -79,6 +79,10 @@ type Config struct {
 	// MaxBodyBytes (uploads, /v1/parser).
 	MaxInFlightPerKey int
 	MaxInFlightPerIP  int
+	// AdmissionAdaptive (experimental, off by default) makes the slots in
+	// effect follow CPU contention (share_adapt.go); off, all
+	// MaxConcurrent slots are in effect at all times.
+	AdmissionAdaptive bool
 	BodyTimeout       time.Duration
 	UploadBodyTimeout time.Duration
 	// Faults, when set, honours the LB-Fault request header (faults.go);
@@ -232,7 +236,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	}
 	s.keyLimits = newLimiter(cfg.RateLimitPerKey, cfg.RateLimitBurst).withCluster(deps.Cluster, "rate/key/")
 	s.pipeLimits = newLimiter(cfg.RateLimitPerPipe, cfg.RateLimitBurst).withCluster(deps.Cluster, "rate/pipe/")
-	s.share = newShare(cfg.MaxConcurrent, cfg.MaxQueued, cfg.QueueTimeout, cfg.MaxInFlightPerKey, cfg.MaxInFlightPerIP)
+	s.share = newShare(cfg.MaxConcurrent, cfg.MaxQueued, cfg.QueueTimeout, cfg.MaxInFlightPerKey, cfg.MaxInFlightPerIP).withAdaptive(cfg.AdmissionAdaptive)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.JSONSerializer = plainJSON{}

@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"text/tabwriter"
 	"time"
 
 	"github.com/hearth-dev/hearth/providers/fake"
@@ -22,6 +21,20 @@ import (
 // HEARTH_MAX_CONCURRENT.
 type FairnessResult struct {
 	MaxConcurrent int `json:"max_concurrent"`
+	// Admission is "fixed" (all MaxConcurrent slots in effect, the
+	// default) or "adaptive" (server.Config.AdmissionAdaptive,
+	// experimental: the slots in effect follow CPU contention).
+	Admission string `json:"admission"`
+	// Round counts the rounds of -fair-rounds from 1.
+	Round int `json:"round"`
+	// LimitMin and LimitMedian are the slots in effect sampled every
+	// 10 ms during the loaded cell; WaitingMax the most requests seen
+	// waiting for one.
+	LimitMin    int `json:"limit_min"`
+	LimitMedian int `json:"limit_median"`
+	WaitingMax  int `json:"waiting_max"`
+	// Load is the machine's load average as the row ended.
+	Load string `json:"load"`
 	// CapPerKey is HEARTH_MAX_INFLIGHT_PER_KEY (0: off, the default).
 	CapPerKey int `json:"cap_per_key,omitempty"`
 	// UpstreamDelayMs is how long the fake upstream waits before it
@@ -52,6 +65,10 @@ type fairnessOptions struct {
 	// Delay is how long the fake upstream waits before it answers, as a
 	// model would (0: at once).
 	Delay time.Duration
+	// Admission lists the admission of each row ("fixed", "adaptive");
+	// Rounds repeats every row, interleaved, that many times.
+	Admission []string
+	Rounds    int
 }
 
 // runFairness measures, for each MaxConcurrent, the quiet key alone, then
@@ -66,35 +83,48 @@ func runFairness(opts fairnessOptions, logf func(string, ...any)) ([]FairnessRes
 	}
 	defer f.Close()
 	f.SetDefault(fake.Reply{Text: gatewayReply, FirstByteDelay: opts.Delay})
-	type row struct{ max, cap int }
-	var rows []row
+	var rows []fairRow
 	for _, mc := range opts.MaxConcurrent {
-		rows = append(rows, row{mc, 0})
+		for _, a := range opts.Admission {
+			rows = append(rows, fairRow{mc, 0, a})
+		}
 	}
 	if opts.CapPerKey > 0 && len(rows) > 0 {
-		rows = append(rows, row{rows[len(rows)-1].max, opts.CapPerKey})
+		rows = append(rows, fairRow{rows[len(rows)-1].max, opts.CapPerKey, "fixed"})
 	}
 	var out []FairnessResult
-	for _, r := range rows {
-		res, err := fairnessRow(opts, r.max, r.cap, f.BaseURL(), logf)
-		if err != nil {
-			return nil, err
+	for round := 1; round <= max(opts.Rounds, 1); round++ {
+		for _, r := range rows {
+			res, err := fairnessRow(opts, r, f.BaseURL(), logf)
+			if err != nil {
+				return nil, err
+			}
+			res.Round = round
+			out = append(out, res)
+			runtime.GC()
 		}
-		out = append(out, res)
-		runtime.GC()
 	}
 	return out, nil
 }
 
-func fairnessRow(opts fairnessOptions, maxConcurrent, capPerKey int, upstream string, logf func(string, ...any)) (FairnessResult, error) {
-	res := FairnessResult{MaxConcurrent: maxConcurrent, CapPerKey: capPerKey, FloodClients: opts.Flood, QuietClients: opts.Quiet,
+// fairRow is the server's settings in one row.
+type fairRow struct {
+	max, cap  int
+	admission string
+}
+
+func fairnessRow(opts fairnessOptions, r fairRow, upstream string, logf func(string, ...any)) (FairnessResult, error) {
+	maxConcurrent, capPerKey := r.max, r.cap
+	res := FairnessResult{MaxConcurrent: maxConcurrent, CapPerKey: capPerKey, Admission: r.admission, FloodClients: opts.Flood, QuietClients: opts.Quiet,
 		UpstreamDelayMs: float64(opts.Delay) / float64(time.Millisecond)}
 	tb := &benchTB{}
 	defer tb.close()
 	var ts *servertest.Server
 	asRole("hearth", func() {
 		ts = servertest.Start(tb, servertest.WithProvider("openai", upstream, "sk-bench"),
-			servertest.WithConfig(func(c *server.Config) { c.MaxConcurrent, c.MaxInFlightPerKey = maxConcurrent, capPerKey }))
+			servertest.WithConfig(func(c *server.Config) {
+				c.MaxConcurrent, c.MaxInFlightPerKey, c.AdmissionAdaptive = maxConcurrent, capPerKey, r.admission == "adaptive"
+			}))
 	})
 	user := []map[string]any{{"role": "user", "content": "Say something about foxes."}}
 	body, _ := json.Marshal(map[string]any{"messages": user, "stream": false})
@@ -125,9 +155,11 @@ func fairnessRow(opts fairnessOptions, maxConcurrent, capPerKey int, upstream st
 		time.Sleep(opts.Cell / 4) // the flood reaches its pace
 		fl.count(true)
 		start := time.Now()
+		watch := watchAdmission(ts.Server)
 		res.QuietLoaded = load(quietClient, quiet, opts.Quiet, opts.Cell)
 		counts := fl.count(false)
 		elapsed := time.Since(start)
+		res.LimitMin, res.LimitMedian, res.WaitingMax = watch()
 		fl.stop()
 		res.FloodOK, res.Flood429, res.Flood503, res.FloodOther = counts[0], counts[1], counts[2], counts[3]
 		res.FloodRPS = float64(counts[0]) / elapsed.Seconds()
@@ -135,8 +167,10 @@ func fairnessRow(opts fairnessOptions, maxConcurrent, capPerKey int, upstream st
 	if res.QuietAlone.P99ms > 0 {
 		res.P99Ratio = res.QuietLoaded.P99ms / res.QuietAlone.P99ms
 	}
-	logf("fairness max_concurrent=%d cap_per_key=%d: flood %.0f rps (%d 429, %d 503), quiet p99 %.2f ms alone, %.2f ms loaded", maxConcurrent, capPerKey,
-		res.FloodRPS, res.Flood429, res.Flood503, res.QuietAlone.P99ms, res.QuietLoaded.P99ms)
+	res.Load = loadAverage()
+	logf("fairness max_concurrent=%d admission=%s cap_per_key=%d: flood %.0f rps (%d 429, %d 503), quiet p99 %.2f ms alone, %.2f ms loaded (%.2f x), limit min %d median %d, waiting max %d; load %s",
+		maxConcurrent, r.admission, capPerKey, res.FloodRPS, res.Flood429, res.Flood503, res.QuietAlone.P99ms, res.QuietLoaded.P99ms, res.P99Ratio,
+		res.LimitMin, res.LimitMedian, res.WaitingMax, res.Load)
 	return res, nil
 }
 
@@ -191,27 +225,4 @@ func (fl *flood) count(on bool) (c [4]int) {
 func (fl *flood) stop() {
 	fl.done.Store(true)
 	fl.wg.Wait()
-}
-
-func printFairness(w io.Writer, rs []FairnessResult, cell float64) {
-	delay := "at once"
-	if len(rs) > 0 && rs[0].UpstreamDelayMs > 0 {
-		delay = fmt.Sprintf("after %g ms (-fair-delay)", rs[0].UpstreamDelayMs)
-	}
-	fmt.Fprintf(w, "\nFairness: one key (flood) runs a pipe from many clients while another key (quiet) runs one at low concurrency,\n"+
-		"through the real server in-process against a fake upstream that answers %s (store off); %.1f s per cell.\n"+
-		"Quiet alone = the quiet key with no flood; loaded = during the flood. Clients, server and fake share the process.\n"+
-		"Cap per key = HEARTH_MAX_INFLIGHT_PER_KEY (off by default; the row with a cap is what earlier versions did).\n", delay, cell)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "max concurrent\tcap per key\tflood clients\tflood rps\tflood 429\tflood 503\tflood other\tquiet clients\tquiet rps alone\tquiet p99 ms alone\tquiet p99 ms loaded\tp99 ratio\tquiet errors\t")
-	for _, r := range rs {
-		capKey := "off"
-		if r.CapPerKey > 0 {
-			capKey = fmt.Sprint(r.CapPerKey)
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%.0f\t%d\t%d\t%d\t%d\t%.0f\t%.2f\t%.2f\t%.2f\t%d\t\n", r.MaxConcurrent, capKey, r.FloodClients, r.FloodRPS,
-			r.Flood429, r.Flood503, r.FloodOther, r.QuietClients, r.QuietAlone.RPS, r.QuietAlone.P99ms, r.QuietLoaded.P99ms,
-			r.P99Ratio, r.QuietAlone.Errors+r.QuietLoaded.Errors)
-	}
-	tw.Flush()
 }

@@ -72,6 +72,8 @@ func main() {
 	fairQuiet := flag.Int("fair-quiet", 2, "fairness: clients of the quiet key")
 	fairCell := flag.Duration("fair-cell", 2*time.Second, "fairness: measuring time of the quiet key alone and under the flood, each")
 	fairDelay := flag.Duration("fair-delay", 0, "fairness: how long the fake upstream waits before it answers, as a model would (0: at once)")
+	fairAdmission := flag.String("fair-admission", "fixed", `fairness: comma-separated admissions of each row: "fixed" (the default: all HEARTH_MAX_CONCURRENT slots in effect) and "adaptive" (experimental: the slots in effect follow CPU contention)`)
+	fairRounds := flag.Int("fair-rounds", 1, "fairness: rounds of every row, interleaved (more than one adds a table of medians)")
 	fairCap := flag.Int("fair-cap", 64, "fairness: add a row at the last -fair-max with this fixed HEARTH_MAX_INFLIGHT_PER_KEY (the earlier default), for comparison; 0 leaves it out")
 	ingestWorkers := flag.Int("ingest-workers", 0, "ingest-http: the server's ingestion workers (0: its default)")
 	jsonOut := flag.String("json", "", "also write the report as JSON to this file")
@@ -168,7 +170,8 @@ func main() {
 			fail("fairness", fmt.Errorf("-fair-max: %w", err))
 		}
 		rep.FairnessCell = fairCell.Seconds()
-		if rep.Fairness, err = runFairness(fairnessOptions{Cell: *fairCell, MaxConcurrent: mc, Flood: *fairFlood, Quiet: *fairQuiet, CapPerKey: *fairCap, Delay: *fairDelay}, logf); err != nil {
+		if rep.Fairness, err = runFairness(fairnessOptions{Cell: *fairCell, MaxConcurrent: mc, Flood: *fairFlood, Quiet: *fairQuiet, CapPerKey: *fairCap, Delay: *fairDelay,
+			Admission: strings.Split(*fairAdmission, ","), Rounds: *fairRounds}, logf); err != nil {
 			fail("fairness", err)
 		}
 	})
