@@ -1,9 +1,6 @@
 package server_test
 
 import (
-	"fmt"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
@@ -11,23 +8,14 @@ import (
 
 	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/providers"
+	"github.com/hearth-dev/hearth/providers/fake"
 	"github.com/hearth-dev/hearth/server/servertest"
 )
 
 // deploymentHost is a fake OpenAI-wire model server answering with its
 // name, or with status when set.
 func deploymentHost(t *testing.T, name string, status int, calls *atomic.Int64) string {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		calls.Add(1)
-		w.Header().Set("Content-Type", "application/json")
-		if status != 0 {
-			w.WriteHeader(status)
-			io.WriteString(w, `{"error":{"message":"overloaded"}}`)
-			return
-		}
-		fmt.Fprintf(w, `{"id":"c","object":"chat.completion","created":1,"model":"llama","choices":[{"index":0,"message":{"role":"assistant","content":%q},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}`, name)
-	}))
+	srv := httptest.NewServer(fake.FixedChat(name, status, calls))
 	t.Cleanup(srv.Close)
 	return srv.URL + "/v1"
 }

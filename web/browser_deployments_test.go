@@ -3,31 +3,20 @@
 package web_test
 
 import (
-	"fmt"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hearth-dev/hearth/providers"
+	"github.com/hearth-dev/hearth/providers/fake"
 	"github.com/hearth-dev/hearth/server/servertest"
 )
 
 // modelHost is a fake OpenAI-wire model server answering with its name,
 // or with status when set.
 func modelHost(t *testing.T, name string, status int) string {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		if status != 0 {
-			w.WriteHeader(status)
-			io.WriteString(w, `{"error":{"message":"overloaded"}}`)
-			return
-		}
-		fmt.Fprintf(w, `{"id":"c","object":"chat.completion","created":1,"model":"llama","choices":[{"index":0,"message":{"role":"assistant","content":%q},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}`, name)
-	}))
+	srv := httptest.NewServer(fake.FixedChat(name, status, nil))
 	t.Cleanup(srv.Close)
 	return srv.URL + "/v1"
 }
