@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/hearth-dev/hearth/engine"
-	"github.com/hearth-dev/hearth/server/app/config"
 )
 
 // "hearth restore" checks that the secret key the restored server will use
@@ -19,15 +18,8 @@ import (
 func TestRestoreWithoutSecretKey(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	cfg := config.Default()
-	cfg.Data, cfg.Addr, cfg.LogLevel, cfg.AdminKey = dir, "127.0.0.1:0", "error", "restore-test-admin-key-01"
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	a, err := Build(cfg, envMap(nil), cfg.Logger(), &bytes.Buffer{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := testConfig(t, dir, "restore-test-admin-key-01")
+	a := buildApp(t, cfg)
 	if _, err := a.Deps.Keysets.Set(ctx, engine.OwnerScope("admin"), "openai", "sk-restore-test-1234"); err != nil {
 		t.Fatal(err)
 	}
@@ -55,11 +47,8 @@ func TestRestoreWithoutSecretKey(t *testing.T) {
 	}
 	// Started anyway (a new secret.key is made): the key's use names the keyset.
 	cfg.Data = target
-	a, err = Build(cfg, envMap(nil), cfg.Logger(), &bytes.Buffer{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = a.Deps.Keysets.Resolve(ctx, "openai", "", "", "admin")
+	a = buildApp(t, cfg)
+	_, err := a.Deps.Keysets.Resolve(ctx, "openai", "", "", "admin")
 	a.Close(ctx)
 	var e *engine.Error
 	if !errors.As(err, &e) || e.Code != engine.CodePreconditionFailed || !strings.Contains(e.Message, "keyset owner:admin") ||

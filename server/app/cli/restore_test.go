@@ -10,7 +10,6 @@ import (
 
 	"github.com/hearth-dev/hearth/engine/memory"
 	"github.com/hearth-dev/hearth/server/app"
-	"github.com/hearth-dev/hearth/server/app/config"
 )
 
 // TestKeywordSearchAfterCLIRestore: "hearth backup" and "hearth restore"
@@ -18,15 +17,7 @@ import (
 // stored chunk texts when the restored server first searches it.
 func TestKeywordSearchAfterCLIRestore(t *testing.T) {
 	open := func(dir string) *app.App {
-		cfg := config.Default()
-		cfg.Data, cfg.Addr, cfg.LogLevel, cfg.AdminKey = dir, "127.0.0.1:0", "error", "restore-test-admin-key-01"
-		if err := cfg.Validate(); err != nil {
-			t.Fatal(err)
-		}
-		a, err := Build(cfg, envMap(nil), cfg.Logger(), &bytes.Buffer{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := buildApp(t, testConfig(t, dir, "restore-test-admin-key-01"))
 		return a
 	}
 	ctx := context.Background()

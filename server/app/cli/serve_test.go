@@ -207,16 +207,7 @@ func TestCLIAccountsAndKeys(t *testing.T) {
 
 func TestCLIRefusesWhileServerHoldsDataDir(t *testing.T) {
 	dir := t.TempDir()
-	cfg := config.Default()
-	cfg.Data, cfg.Addr, cfg.LogLevel = dir, "127.0.0.1:0", "error"
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	a, err := Build(cfg, envMap(nil), cfg.Logger(), &out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := buildApp(t, testConfig(t, dir, ""))
 	defer a.Close(t.Context())
 	var b bytes.Buffer
 	code := Run([]string{"users", "create", "carol", "-data", dir}, envMap(nil), &b, &b)
@@ -250,16 +241,8 @@ func TestProviderEnv(t *testing.T) {
 
 func TestBackupAndRestore(t *testing.T) {
 	dir := t.TempDir()
-	cfg := config.Default()
-	cfg.Data, cfg.Addr, cfg.LogLevel, cfg.AdminKey = dir, "127.0.0.1:0", "error", "backup-test-admin-key-0001"
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	a, err := Build(cfg, envMap(nil), cfg.Logger(), &out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := testConfig(t, dir, "backup-test-admin-key-0001")
+	a := buildApp(t, cfg)
 	if err := a.Server.Open(); err != nil {
 		t.Fatal(err)
 	}

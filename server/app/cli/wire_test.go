@@ -1,12 +1,10 @@
 package cli
 
 import (
-	"io"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/hearth-dev/hearth/server/app/config"
 	"github.com/hearth-dev/hearth/server/servertest"
 )
 
@@ -15,15 +13,7 @@ import (
 // same services the same way (instrumented providers, images, search,
 // crawl and MCP; a Runner with its run log; traces; the sandboxed parser).
 func TestServertestBuildsWhatMainBuilds(t *testing.T) {
-	cfg := config.Default()
-	cfg.Data, cfg.Addr, cfg.LogLevel = t.TempDir(), "127.0.0.1:0", "error"
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	a, err := Build(cfg, envMap(nil), cfg.Logger(), io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := buildApp(t, testConfig(t, t.TempDir(), ""))
 	defer a.Close(t.Context())
 	prod, test := a.Describe(), servertest.Start(t).App.Describe()
 	if !slices.Equal(prod, test) {
