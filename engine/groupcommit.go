@@ -87,6 +87,10 @@ func (g *GroupStore) Update(ctx context.Context, fn func(tx Tx) error) error {
 		w.release()
 		return g.Store.Update(ctx, fn)
 	}
+	// The wait for the batch is outside the process's CPU: the request's
+	// turn goes back meanwhile (turn.go).
+	t := Away(ctx)
+	defer Back(t)
 	select {
 	case g.queue <- w:
 	case <-ctx.Done():

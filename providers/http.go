@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/providers/netguard"
 )
 
@@ -172,7 +173,10 @@ func (c *caller) send(parent context.Context, method, url string, body []byte, s
 			wait = c.backoff(attempt)
 		}
 		retryEvent(parent, attempt, resp, err, wait)
-		if err := c.sleep(ctx, wait); err != nil {
+		t := engine.Away(ctx)
+		err = c.sleep(ctx, wait)
+		engine.Back(t)
+		if err != nil {
 			return nil, cancelWith(cancel, transportError(c.provider, ctx, err))
 		}
 	}

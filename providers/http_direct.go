@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/hearth-dev/hearth/engine"
 )
 
 // do sends req as c.client.Do does. A client with its own transport, no
@@ -38,11 +40,18 @@ func (c *caller) doWithContext(ctx context.Context, req *http.Request, ab *callA
 	}
 	var resp *http.Response
 	var err error
+	// The request's CPU turn goes back while the upstream answers, and
+	// while each read of its body waits (engine/turn.go).
+	t := engine.Away(ctx)
 	if c.lean.handles(req) {
 		resp, err = c.lean.roundTrip(ctx, req, ab)
 	} else {
 		req = withContext(req, ctx)
 		resp, err = rt.RoundTrip(req)
+	}
+	engine.Back(t)
+	if t != nil && err == nil && resp != nil && resp.Body != nil {
+		resp.Body = &awayBody{ReadCloser: resp.Body, t: t}
 	}
 	if err != nil {
 		if tlsErr, ok := err.(tls.RecordHeaderError); ok && string(tlsErr.RecordHeader[:]) == "HTTP/" {
@@ -117,4 +126,18 @@ func urlErrorOp(method string) string {
 		}
 	}
 	return method[:1] + strings.ToLower(method[1:])
+}
+
+// awayBody gives the request's CPU turn back while a read of an upstream
+// body waits.
+type awayBody struct {
+	io.ReadCloser
+	t engine.Turn
+}
+
+func (b *awayBody) Read(p []byte) (int, error) {
+	b.t.Leave()
+	n, err := b.ReadCloser.Read(p)
+	b.t.Return()
+	return n, err
 }

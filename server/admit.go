@@ -17,7 +17,7 @@ import (
 // default) it gets 429 at once. Requests that end before it (unknown
 // paths, refused keys) take no slot; /health and /metrics never wait.
 func (s *Server) admit(next echo.HandlerFunc) echo.HandlerFunc {
-	if s.share == nil {
+	if s.share == nil && s.turns == nil {
 		return next
 	}
 	return func(c echo.Context) error {
@@ -30,11 +30,22 @@ func (s *Server) admit(next echo.HandlerFunc) echo.HandlerFunc {
 		} else {
 			id = shareID{ip: true, id: clientAddr(c)}
 		}
-		sc, a := s.share.acquire(c.Request().Context(), id)
-		if a != admitted {
-			return s.refuseAdmission(c, id, a)
+		if s.share != nil {
+			sc, a := s.share.acquire(c.Request().Context(), id)
+			if a != admitted {
+				return s.refuseAdmission(c, id, a)
+			}
+			defer s.share.release(sc)
 		}
-		defer s.share.release(sc)
+		if s.turns != nil {
+			t := s.turns.start(c.Request().Context(), id)
+			defer t.end()
+			if st := stateOf(c); st != nil {
+				st.turn = t
+			} else {
+				c.SetRequest(c.Request().WithContext(engine.WithTurn(c.Request().Context(), t)))
+			}
+		}
 		return next(c)
 	}
 }
@@ -90,12 +101,22 @@ type AdmissionState struct {
 	// Held and Waiting count the requests holding a slot and waiting.
 	Held, Waiting int
 	Adaptive      bool
+	// Turns is the CPU turns (0: no bound; turn.go), TurnsHeld and
+	// TurnsWaiting the requests holding and waiting for one, TurnsTaken
+	// the turns taken back from requests that held one too long so far.
+	Turns, TurnsHeld, TurnsWaiting int
+	TurnsTaken                     uint64
 }
 
 // Admission returns the admission's state now.
 func (s *Server) Admission() AdmissionState {
-	if s.share == nil {
-		return AdmissionState{}
+	var a AdmissionState
+	if s.share != nil {
+		a = s.share.state()
 	}
-	return s.share.state()
+	if g := s.turns; g != nil {
+		t := g.s.state()
+		a.Turns, a.TurnsHeld, a.TurnsWaiting, a.TurnsTaken = t.Max, t.Held, t.Waiting, g.took.Load()
+	}
+	return a
 }

@@ -36,6 +36,9 @@ type requestState struct {
 	// guarded is set when guardIO took io, pipeLimited when limitPipe
 	// charged the request to a pipe's rate limit.
 	guarded, pipeLimited bool
+	// turn is the request's CPU turn, set by admit before the handler
+	// runs and inert once the request ended (turn.go).
+	turn *turn
 }
 
 // carry returns a copy of r with st as its context, held in st.
@@ -49,11 +52,17 @@ func (st *requestState) carry(r *http.Request) *http.Request {
 // requestStateKey finds a request's requestState in its context.
 type requestStateKey struct{}
 
-// Value answers requestStateKey with the state and every other key as the
-// principal slot does.
+// Value answers requestStateKey with the state, engine.TurnKey with the
+// request's turn, and every other key as the principal slot does.
 func (st *requestState) Value(key any) any {
-	if _, ok := key.(requestStateKey); ok {
+	switch key.(type) {
+	case requestStateKey:
 		return st
+	case engine.TurnKey:
+		if st.turn != nil {
+			return st.turn
+		}
+		return nil
 	}
 	return st.PrincipalSlot.Value(key)
 }

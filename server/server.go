@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -83,6 +84,10 @@ type Config struct {
 	// effect follow CPU contention (share_adapt.go); off, all
 	// MaxConcurrent slots are in effect at all times.
 	AdmissionAdaptive bool
+	// TurnsPerCPU bounds the admitted requests that compute at once, per
+	// CPU (GOMAXPROCS), shared fairly between clients; a request waiting
+	// on a model or a commit holds none (turn.go). 0: no bound.
+	TurnsPerCPU       int
 	BodyTimeout       time.Duration
 	UploadBodyTimeout time.Duration
 	// Faults, when set, honours the LB-Fault request header (faults.go);
@@ -209,6 +214,7 @@ type Server struct {
 	pipeLimits  *limiter
 	openapi     openapiCache
 	share       *share
+	turns       *turnGate
 	// longBodyRoutes holds the routes whose body limit is above
 	// MaxBodyBytes (a few upload routes); they get UploadBodyTimeout.
 	longBodyRoutes []routeKey
@@ -237,6 +243,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	s.keyLimits = newLimiter(cfg.RateLimitPerKey, cfg.RateLimitBurst).withCluster(deps.Cluster, "rate/key/")
 	s.pipeLimits = newLimiter(cfg.RateLimitPerPipe, cfg.RateLimitBurst).withCluster(deps.Cluster, "rate/pipe/")
 	s.share = newShare(cfg.MaxConcurrent, cfg.MaxQueued, cfg.QueueTimeout, cfg.MaxInFlightPerKey, cfg.MaxInFlightPerIP).withAdaptive(cfg.AdmissionAdaptive)
+	s.turns = newTurnGate(cfg.TurnsPerCPU * runtime.GOMAXPROCS(0))
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.JSONSerializer = plainJSON{}

@@ -81,6 +81,9 @@ type Config struct {
 	// MaxConcurrent bounds requests served at once on this node (0 = no
 	// limit); clients share the slots fairly (RequestLimits.MaxQueued).
 	MaxConcurrent int64 `json:"max_concurrent"`
+	// CPUTurns bounds the admitted requests that compute at once, per CPU
+	// (0 = no bound; server.Config.TurnsPerCPU).
+	CPUTurns int64 `json:"cpu_turns"`
 	// RequestLimits are the per-client and thread limits (limits.go).
 	RequestLimits
 	// CacheSettings configure the response cache (cache.go).

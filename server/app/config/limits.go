@@ -58,6 +58,7 @@ func (c *Config) applyRequestLimits(sc *server.Config) {
 		sc.MaxQueued = -1
 	}
 	sc.QueueTimeout = time.Duration(l.QueueTimeout)
+	sc.TurnsPerCPU = int(c.CPUTurns)
 	sc.BodyTimeout, sc.UploadBodyTimeout = time.Duration(l.BodyTimeout), time.Duration(l.UploadBodyTimeout)
 }
 

@@ -114,13 +114,19 @@ func (n *procNode) stop() {
 // startProc starts bin serve with env added to this process's, and waits
 // until it answers.
 func startProc(bin, dir string, env ...string) (*procNode, error) {
+	return startProcArgs([]string{bin, "serve"}, dir, env...)
+}
+
+// startProcArgs is startProc with the whole command line (a prefix such
+// as nice before the binary).
+func startProcArgs(argv []string, dir string, env ...string) (*procNode, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
 	addr := l.Addr().String()
 	l.Close()
-	cmd := exec.Command(bin, "serve")
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), append([]string{"HEARTH_DATA=" + dir, "HEARTH_ADDR=" + addr,
 		"HEARTH_ADMIN_KEY=" + servertest.AdminKey, "HEARTH_LOG_LEVEL=warn"}, env...)...)
 	var stderr bytes.Buffer
@@ -155,11 +161,9 @@ func runClusterProcs(quick bool, cell time.Duration, rounds, conc int, only func
 		return nil, "", err
 	}
 	defer os.RemoveAll(tmp)
-	bin := filepath.Join(tmp, "hearth")
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		return nil, "", fmt.Errorf("go build (run from the repository root): %w: %s", err, out)
+	bin, err := buildHearth(tmp)
+	if err != nil {
+		return nil, "", err
 	}
 	tb := &benchTB{}
 	defer tb.close()
@@ -343,4 +347,16 @@ func printClusterProcs(w io.Writer, rep *Report) {
 			r.ClusterRPS, r.ClusterP50, r.ClusterP99, r.Ratio, rs, st, xt, ms(r.EmbeddedCPU), ms(r.ClusterCPU), ms(r.DatabaseCPU), r.Errors)
 	}
 	tw.Flush()
+}
+
+// buildHearth builds the hearth binary from the working directory (the
+// repository's root) into dir and returns its path.
+func buildHearth(dir string) (string, error) {
+	bin := filepath.Join(dir, "hearth")
+	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build (run from the repository root): %w: %s", err, out)
+	}
+	return bin, nil
 }

@@ -6,13 +6,15 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/hearth-dev/hearth/providers/fake"
-	"github.com/hearth-dev/hearth/server"
 	"github.com/hearth-dev/hearth/server/servertest"
 )
 
@@ -23,8 +25,12 @@ type FairnessResult struct {
 	MaxConcurrent int `json:"max_concurrent"`
 	// Admission is "fixed" (all MaxConcurrent slots in effect, the
 	// default) or "adaptive" (server.Config.AdmissionAdaptive,
-	// experimental: the slots in effect follow CPU contention).
+	// experimental: the slots in effect follow CPU contention), or
+	// "turns:N" (N CPU turns per CPU: server.Config.TurnsPerCPU).
 	Admission string `json:"admission"`
+	// TurnsTaken counts the CPU turns taken back from requests that held
+	// one too long (admission "turns:N" only).
+	TurnsTaken uint64 `json:"turns_taken,omitempty"`
 	// Round counts the rounds of -fair-rounds from 1.
 	Round int `json:"round"`
 	// LimitMin and LimitMedian are the slots in effect sampled every
@@ -69,6 +75,12 @@ type fairnessOptions struct {
 	// Rounds repeats every row, interleaved, that many times.
 	Admission []string
 	Rounds    int
+	// Procs runs the server as a hearth serve process (built once from
+	// the working directory into bin) under nice Nice, instead of in
+	// this process.
+	Procs bool
+	Nice  int
+	bin   string
 }
 
 // runFairness measures, for each MaxConcurrent, the quiet key alone, then
@@ -83,6 +95,16 @@ func runFairness(opts fairnessOptions, logf func(string, ...any)) ([]FairnessRes
 	}
 	defer f.Close()
 	f.SetDefault(fake.Reply{Text: gatewayReply, FirstByteDelay: opts.Delay})
+	if opts.Procs {
+		tmp, err := os.MkdirTemp("", "hearthbench-fair-bin-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(tmp)
+		if opts.bin, err = buildHearth(tmp); err != nil {
+			return nil, err
+		}
+	}
 	var rows []fairRow
 	for _, mc := range opts.MaxConcurrent {
 		for _, a := range opts.Admission {
@@ -117,15 +139,11 @@ func fairnessRow(opts fairnessOptions, r fairRow, upstream string, logf func(str
 	maxConcurrent, capPerKey := r.max, r.cap
 	res := FairnessResult{MaxConcurrent: maxConcurrent, CapPerKey: capPerKey, Admission: r.admission, FloodClients: opts.Flood, QuietClients: opts.Quiet,
 		UpstreamDelayMs: float64(opts.Delay) / float64(time.Millisecond)}
-	tb := &benchTB{}
-	defer tb.close()
-	var ts *servertest.Server
-	asRole("hearth", func() {
-		ts = servertest.Start(tb, servertest.WithProvider("openai", upstream, "sk-bench"),
-			servertest.WithConfig(func(c *server.Config) {
-				c.MaxConcurrent, c.MaxInFlightPerKey, c.AdmissionAdaptive = maxConcurrent, capPerKey, r.admission == "adaptive"
-			}))
-	})
+	ts, err := startFairTarget(opts, r, upstream)
+	if err != nil {
+		return res, err
+	}
+	defer ts.stop()
 	user := []map[string]any{{"role": "user", "content": "Say something about foxes."}}
 	body, _ := json.Marshal(map[string]any{"messages": user, "stream": false})
 	var keys [2]string
@@ -155,11 +173,14 @@ func fairnessRow(opts fairnessOptions, r fairRow, upstream string, logf func(str
 		time.Sleep(opts.Cell / 4) // the flood reaches its pace
 		fl.count(true)
 		start := time.Now()
-		watch := watchAdmission(ts.Server)
+		watch := watchAdmission(ts.admission)
 		res.QuietLoaded = load(quietClient, quiet, opts.Quiet, opts.Cell)
 		counts := fl.count(false)
 		elapsed := time.Since(start)
 		res.LimitMin, res.LimitMedian, res.WaitingMax = watch()
+		if ts.admission != nil {
+			res.TurnsTaken = ts.admission().TurnsTaken
+		}
 		fl.stop()
 		res.FloodOK, res.Flood429, res.Flood503, res.FloodOther = counts[0], counts[1], counts[2], counts[3]
 		res.FloodRPS = float64(counts[0]) / elapsed.Seconds()
@@ -168,9 +189,9 @@ func fairnessRow(opts fairnessOptions, r fairRow, upstream string, logf func(str
 		res.P99Ratio = res.QuietLoaded.P99ms / res.QuietAlone.P99ms
 	}
 	res.Load = loadAverage()
-	logf("fairness max_concurrent=%d admission=%s cap_per_key=%d: flood %.0f rps (%d 429, %d 503), quiet p99 %.2f ms alone, %.2f ms loaded (%.2f x), limit min %d median %d, waiting max %d; load %s",
+	logf("fairness max_concurrent=%d admission=%s cap_per_key=%d: flood %.0f rps (%d 429, %d 503), quiet p99 %.2f ms alone, %.2f ms loaded (%.2f x), limit min %d median %d, waiting max %d, turns taken back %d; load %s",
 		maxConcurrent, r.admission, capPerKey, res.FloodRPS, res.Flood429, res.Flood503, res.QuietAlone.P99ms, res.QuietLoaded.P99ms, res.P99Ratio,
-		res.LimitMin, res.LimitMedian, res.WaitingMax, res.Load)
+		res.LimitMin, res.LimitMedian, res.WaitingMax, res.TurnsTaken, res.Load)
 	return res, nil
 }
 
@@ -225,4 +246,14 @@ func (fl *flood) count(on bool) (c [4]int) {
 func (fl *flood) stop() {
 	fl.done.Store(true)
 	fl.wg.Wait()
+}
+
+// turnsOf is the CPU turns per CPU of an admission: N for "turns:N", 0
+// (no bound) otherwise.
+func turnsOf(admission string) int {
+	n, _ := strconv.Atoi(strings.TrimPrefix(admission, "turns:"))
+	if !strings.HasPrefix(admission, "turns:") {
+		return 0
+	}
+	return n
 }

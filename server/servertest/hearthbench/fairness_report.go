@@ -14,7 +14,11 @@ import (
 // watchAdmission samples srv's admission every 10 ms until the function
 // it returns is called, which reports the least and the median slots in
 // effect and the most requests seen waiting.
-func watchAdmission(srv *server.Server) func() (limitMin, limitMedian, waitingMax int) {
+func watchAdmission(state func() server.AdmissionState) func() (limitMin, limitMedian, waitingMax int) {
+	if state == nil {
+		// A server in another process: not sampled.
+		return func() (int, int, int) { return 0, 0, 0 }
+	}
 	stop := make(chan struct{})
 	var limits []int
 	var waiting int
@@ -23,7 +27,7 @@ func watchAdmission(srv *server.Server) func() (limitMin, limitMedian, waitingMa
 		t := time.NewTicker(10 * time.Millisecond)
 		defer t.Stop()
 		for {
-			a := srv.Admission()
+			a := state()
 			limits = append(limits, a.Limit)
 			waiting = max(waiting, a.Waiting)
 			select {

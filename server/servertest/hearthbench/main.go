@@ -72,7 +72,9 @@ func main() {
 	fairQuiet := flag.Int("fair-quiet", 2, "fairness: clients of the quiet key")
 	fairCell := flag.Duration("fair-cell", 2*time.Second, "fairness: measuring time of the quiet key alone and under the flood, each")
 	fairDelay := flag.Duration("fair-delay", 0, "fairness: how long the fake upstream waits before it answers, as a model would (0: at once)")
-	fairAdmission := flag.String("fair-admission", "fixed", `fairness: comma-separated admissions of each row: "fixed" (the default: all HEARTH_MAX_CONCURRENT slots in effect) and "adaptive" (experimental: the slots in effect follow CPU contention)`)
+	fairAdmission := flag.String("fair-admission", "fixed", `fairness: comma-separated admissions of each row: "fixed" (the default: all HEARTH_MAX_CONCURRENT slots in effect) "adaptive" (experimental: the slots in effect follow CPU contention) and "turns:N" (N CPU turns per CPU; 0 turns them off)`)
+	fairProcs := flag.Bool("fair-procs", false, "fairness: run the server as a hearth serve process built from the working directory (the repository's root), under nice -fair-nice, instead of in this process")
+	fairNice := flag.Int("fair-nice", 10, "fairness: with -fair-procs, the server's nice value: the clients and the fake upstream in this process then get the CPU first, as on cores of their own (0: same priority)")
 	fairRounds := flag.Int("fair-rounds", 1, "fairness: rounds of every row, interleaved (more than one adds a table of medians)")
 	fairCap := flag.Int("fair-cap", 64, "fairness: add a row at the last -fair-max with this fixed HEARTH_MAX_INFLIGHT_PER_KEY (the earlier default), for comparison; 0 leaves it out")
 	ingestWorkers := flag.Int("ingest-workers", 0, "ingest-http: the server's ingestion workers (0: its default)")
@@ -171,7 +173,7 @@ func main() {
 		}
 		rep.FairnessCell = fairCell.Seconds()
 		if rep.Fairness, err = runFairness(fairnessOptions{Cell: *fairCell, MaxConcurrent: mc, Flood: *fairFlood, Quiet: *fairQuiet, CapPerKey: *fairCap, Delay: *fairDelay,
-			Admission: strings.Split(*fairAdmission, ","), Rounds: *fairRounds}, logf); err != nil {
+			Admission: strings.Split(*fairAdmission, ","), Rounds: *fairRounds, Procs: *fairProcs, Nice: *fairNice}, logf); err != nil {
 			fail("fairness", err)
 		}
 	})
