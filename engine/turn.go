@@ -3,14 +3,14 @@ package engine
 import "context"
 
 // Turn is a request's claim on one of the node's CPU turns: the server
-// lets a bounded number of requests compute at once, shared fairly
-// between clients (docs/security.md#cpu-turns), and a request gives its
-// turn back while it waits on something outside the process (a model's
-// answer, a commit), so waiting never holds one.
+// lets a few requests per CPU compute at once, shared fairly between
+// clients (docs/security.md#cpu-turns). A request marks each wait outside
+// the process (a model's answer, a commit, a backoff) so that, when the
+// wait lasts while other requests want a turn, its turn goes to them.
 type Turn interface {
-	// Leave gives the turn back before a wait; Return takes one again
-	// after it (waiting for it in the server's fair queue). Both are
-	// no-ops when they change nothing.
+	// Leave marks the start of a wait; Return its end, after which the
+	// request computes on with its turn or, when the turn was given
+	// away meanwhile, waits for one in the server's fair queue.
 	Leave()
 	Return()
 }
@@ -25,17 +25,23 @@ func WithTurn(ctx context.Context, t Turn) context.Context {
 	return context.WithValue(ctx, TurnKey{}, t)
 }
 
-// Away gives back ctx's turn, if it carries one, before a wait outside
-// the process, and returns it for Back.
-func Away(ctx context.Context) Turn {
+// TurnOf returns ctx's turn, or nil when it carries none.
+func TurnOf(ctx context.Context) Turn {
 	t, _ := ctx.Value(TurnKey{}).(Turn)
+	return t
+}
+
+// Away marks the start of a wait outside the process on ctx's turn, if it
+// carries one, and returns the turn for Back.
+func Away(ctx context.Context) Turn {
+	t := TurnOf(ctx)
 	if t != nil {
 		t.Leave()
 	}
 	return t
 }
 
-// Back takes a turn again after the wait Away began; t may be nil.
+// Back marks the end of the wait Away began; t may be nil.
 func Back(t Turn) {
 	if t != nil {
 		t.Return()

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/hearth-dev/hearth/engine"
 )
 
 // h1Conn is one keep-alive connection of an h1Client. Only the call that
@@ -42,6 +44,9 @@ type h1Conn struct {
 	// releaseFn is release, bound once at dial (h1_abort.go).
 	ab        *callAbort
 	releaseFn func() bool
+	// turn is the CPU turn of the call using pc: given back while a read
+	// waits on the connection (engine/turn.go); nil between calls.
+	turn engine.Turn
 }
 
 func newH1Conn(h *h1Client, addr string, conn net.Conn) *h1Conn {
@@ -75,7 +80,14 @@ func (pc *h1Conn) Read(p []byte) (int, error) {
 	if int64(len(p)) > pc.limit {
 		p = p[:pc.limit]
 	}
+	if pc.turn == nil {
+		n, err := pc.conn.Read(p)
+		pc.limit -= int64(n)
+		return n, err
+	}
+	pc.turn.Leave()
 	n, err := pc.conn.Read(p)
+	pc.turn.Return()
 	pc.limit -= int64(n)
 	return n, err
 }
@@ -98,6 +110,7 @@ func (pc *h1Conn) roundTrip(ctx context.Context, req *http.Request, ab *callAbor
 		stop = context.AfterFunc(ctx, pc.abortFn)
 	}
 	pc.nwrite = 0
+	pc.turn = engine.TurnOf(ctx)
 	if err := writeRequest(pc.bw, req); err != nil {
 		pc.bw.Reset(pc)
 		if pc.nwrite > 0 {
@@ -224,6 +237,7 @@ func isTimeout(err error) bool {
 // whole, keep-alive allows it and the cancellation hook never ran;
 // otherwise closed.
 func finish(pc *h1Conn, stop func() bool, keep bool) {
+	pc.turn = nil
 	if stop() && keep {
 		pc.h.put(pc)
 		return

@@ -40,18 +40,21 @@ func (c *caller) doWithContext(ctx context.Context, req *http.Request, ab *callA
 	}
 	var resp *http.Response
 	var err error
-	// The request's CPU turn goes back while the upstream answers, and
-	// while each read of its body waits (engine/turn.go).
-	t := engine.Away(ctx)
 	if c.lean.handles(req) {
+		// The lean client gives the request's CPU turn back while each
+		// read of the connection waits (h1Conn.Read).
 		resp, err = c.lean.roundTrip(ctx, req, ab)
 	} else {
+		// net/http's transport reads in goroutines of its own: the turn
+		// goes back for the whole round trip and for each read of the
+		// body (engine/turn.go).
+		t := engine.Away(ctx)
 		req = withContext(req, ctx)
 		resp, err = rt.RoundTrip(req)
-	}
-	engine.Back(t)
-	if t != nil && err == nil && resp != nil && resp.Body != nil {
-		resp.Body = &awayBody{ReadCloser: resp.Body, t: t}
+		engine.Back(t)
+		if t != nil && err == nil && resp != nil && resp.Body != nil {
+			resp.Body = &awayBody{ReadCloser: resp.Body, t: t}
+		}
 	}
 	if err != nil {
 		if tlsErr, ok := err.(tls.RecordHeaderError); ok && string(tlsErr.RecordHeader[:]) == "HTTP/" {

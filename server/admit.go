@@ -102,10 +102,11 @@ type AdmissionState struct {
 	Held, Waiting int
 	Adaptive      bool
 	// Turns is the CPU turns (0: no bound; turn.go), TurnsHeld and
-	// TurnsWaiting the requests holding and waiting for one, TurnsTaken
-	// the turns taken back from requests that held one too long so far.
+	// TurnsWaiting the requests holding and waiting for one; so far,
+	// TurnsGiven were given away by requests waiting on a model or a
+	// commit, TurnsTaken taken back from requests that held one too long.
 	Turns, TurnsHeld, TurnsWaiting int
-	TurnsTaken                     uint64
+	TurnsGiven, TurnsTaken         uint64
 }
 
 // Admission returns the admission's state now.
@@ -116,7 +117,8 @@ func (s *Server) Admission() AdmissionState {
 	}
 	if g := s.turns; g != nil {
 		t := g.s.state()
-		a.Turns, a.TurnsHeld, a.TurnsWaiting, a.TurnsTaken = t.Max, t.Held, t.Waiting, g.took.Load()
+		a.Turns, a.TurnsHeld, a.TurnsWaiting = t.Max, t.Held, t.Waiting
+		a.TurnsGiven, a.TurnsTaken = g.gave.Load(), g.took.Load()
 	}
 	return a
 }

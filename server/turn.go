@@ -8,36 +8,45 @@ import (
 	"time"
 )
 
-// CPU turns (docs/security.md#cpu-turns): besides its admission slot, a
-// request needs one of a few turns while it computes, shared fairly
-// between clients by the same rule as the slots (share.go). It gives its
-// turn back while it waits on a model, a commit or a retry's backoff
-// (engine.Away), so thousands of requests may wait on slow models while
-// only a few per CPU compete for the processor, and a quiet client's
-// request goes ahead of a flooding client's queued ones. A request that
-// holds a turn for turnStale ticks without giving it back (a wait Hearth
-// does not mark: a slow client, a database round trip) loses it to the
-// next in line and computes on without one, so no wait can stall the
-// turns. The turns are this process's: each Hearth node shares its own.
+// CPU turns (docs/security.md#cpu-turns): besides its admission slot, an
+// admitted request needs one of a few turns per CPU to compute, shared
+// fairly between clients by the rule of the slots (share.go). A request
+// keeps its turn through a short wait (an instant upstream), so the turns
+// bound the requests in the scheduler's queue as a few slots would and
+// the network stays polled; but while requests wait for a turn, a watch
+// gives away every turn whose holder has waited on a model, a commit or a
+// backoff (engine.Away) for a tick, so thousands of requests may wait on
+// slow models. A holder that keeps its turn turnStale ticks without
+// marking a wait (a wait Hearth does not mark: a slow client, a database
+// round trip) loses it too and computes on without one, so no wait can
+// stall the turns. The turns are this process's: each Hearth node shares
+// its own.
 
 // Settings of the turns' watch.
 const (
 	turnTick  = time.Millisecond // how often the watch looks, while requests wait for a turn
-	turnStale = 2                // ticks a turn may be held before it is taken back
+	turnAway  = 2                // ticks a marked wait lasts before its turn is given away (a wait of 1-2 ticks)
+	turnStale = 4                // ticks a turn may be held without a marked wait before it is taken back
 	turnCalm  = 200              // ticks without a waiter after which the watch stops
 )
 
 // turnGate is the node's CPU turns.
 type turnGate struct {
-	s    *share        // the turns: fair queue, no bound, no timeout
-	tick atomic.Int64  // the watch's clock
-	took atomic.Uint64 // turns taken back from a holder (metrics, bench)
+	s    *share       // the turns: fair queue, no bound, no timeout
+	tick atomic.Int64 // the watch's clock
+	// gave counts turns given away by holders waiting on something
+	// marked; took those taken back from holders that kept them
+	// turnStale ticks (metrics, bench).
+	gave, took atomic.Uint64
+	// staleAfter is turnStale (tests raise it, to see that a marked
+	// wait gives its turn away by itself).
+	staleAfter int64
 
 	mu       sync.Mutex
 	head     *turn // holders, oldest turn first
 	tail     *turn
 	watching bool
-	stale    []*turn // the watch's scratch
+	scan     []turnSeen // the watch's scratch
 }
 
 // newTurnGate returns n turns (nil when n <= 0: no limit).
@@ -45,7 +54,7 @@ func newTurnGate(n int) *turnGate {
 	if n <= 0 {
 		return nil
 	}
-	g := &turnGate{s: newShare(n, math.MaxInt, 0, 0, 0)}
+	g := &turnGate{s: newShare(n, math.MaxInt, 0, 0, 0), staleAfter: turnStale}
 	g.s.waited = func(shareID) { g.watch() }
 	return g
 }
@@ -59,6 +68,7 @@ type turn struct {
 	mu         sync.Mutex
 	c          *shareClient // the gate's client while a turn is held
 	since      int64        // the tick the turn was taken at
+	away       int64        // the tick a marked wait began at; -1 while computing
 	prev, next *turn        // in the gate's holders
 	taking     bool         // a Return waits for a turn
 	done       bool         // the request ended
@@ -70,14 +80,38 @@ func (g *turnGate) start(ctx context.Context, id shareID) *turn {
 	if g == nil {
 		return nil
 	}
-	t := &turn{g: g, ctx: ctx, id: id}
-	t.Return()
+	t := &turn{g: g, ctx: ctx, id: id, away: -1}
+	t.take()
 	return t
 }
 
-// Return takes a turn when the request holds none (engine.Turn). A
-// request whose context ended computes on without one.
+// Leave marks the start of a wait outside the process (engine.Turn): the
+// turn is kept, unless the watch gives it away while others wait.
+func (t *turn) Leave() {
+	t.mu.Lock()
+	if t.c != nil && t.away < 0 {
+		t.away = t.g.tick.Load()
+	}
+	t.mu.Unlock()
+}
+
+// Return ends a wait (engine.Turn): the request computes on with its turn
+// or, when the watch gave it away, waits for one. A request whose context
+// ended computes on without one.
 func (t *turn) Return() {
+	t.mu.Lock()
+	if t.c != nil {
+		t.away = -1
+		t.mu.Unlock()
+		return
+	}
+	t.mu.Unlock()
+	t.take()
+}
+
+// take waits for a turn, unless the request holds one, waits already or
+// ended.
+func (t *turn) take() {
 	t.mu.Lock()
 	if t.c != nil || t.taking || t.done {
 		t.mu.Unlock()
@@ -97,37 +131,38 @@ func (t *turn) Return() {
 		t.g.s.release(c)
 		return
 	}
-	t.c = c
+	t.c, t.away = c, -1
 	t.g.hold(t)
 	t.mu.Unlock()
 }
 
-// Leave gives the turn back, if held (engine.Turn).
-func (t *turn) Leave() { t.drop(false, -1) }
-
 // end gives the turn back for good as the request ends; t may be nil.
 func (t *turn) end() {
-	if t != nil {
-		t.drop(true, -1)
+	if t == nil {
+		return
 	}
+	t.mu.Lock()
+	t.done = true
+	t.mu.Unlock()
+	t.drop(func() bool { return true }, nil)
 }
 
-// drop gives the turn back, and reports whether one was held; when
-// since >= 0, only the turn taken at that tick (the watch taking back a
-// stale one).
-func (t *turn) drop(done bool, since int64) bool {
+// drop gives the turn back when one is held and ok (called with t.mu
+// held) agrees, counting it in n (when not nil) before the turn goes to
+// the next in line, and reports whether it did.
+func (t *turn) drop(ok func() bool, n *atomic.Uint64) bool {
 	t.mu.Lock()
-	if done {
-		t.done = true
-	}
 	c := t.c
-	if c == nil || since >= 0 && t.since != since {
+	if c == nil || !ok() {
 		t.mu.Unlock()
 		return false
 	}
-	t.c = nil
+	t.c, t.away = nil, -1
 	t.g.unhold(t)
 	t.mu.Unlock()
+	if n != nil {
+		n.Add(1)
+	}
 	t.g.s.release(c)
 	return true
 }
@@ -173,8 +208,15 @@ func (g *turnGate) watch() {
 	g.mu.Unlock()
 }
 
-// run is the watch: every tick while requests wait for a turn, it takes
-// back the turns held for turnStale ticks or more; it stops after
+// turnSeen is a holder as the watch saw it.
+type turnSeen struct {
+	t     *turn
+	since int64
+}
+
+// run is the watch: every tick while requests wait for a turn, it gives
+// away the turns of holders in a marked wait begun a tick ago or more,
+// and takes back those held turnStale ticks or more; it stops after
 // turnCalm ticks without a waiter.
 func (g *turnGate) run() {
 	tk := time.NewTicker(turnTick)
@@ -197,20 +239,19 @@ func (g *turnGate) run() {
 		}
 		calm = 0
 		g.mu.Lock()
-		stale := g.stale[:0]
-		for t := g.head; t != nil && now-t.since >= turnStale; t = t.next {
-			stale = append(stale, t)
+		after := g.staleAfter
+		scan := g.scan[:0]
+		for t := g.head; t != nil; t = t.next {
+			scan = append(scan, turnSeen{t, t.since})
 		}
-		g.stale = stale
+		g.scan = scan
 		g.mu.Unlock()
-		for i, t := range stale {
-			t.mu.Lock()
-			since := t.since
-			t.mu.Unlock()
-			if now-since >= turnStale && t.drop(false, since) {
-				g.took.Add(1)
+		for i, s := range scan {
+			t, since := s.t, s.since
+			if !t.drop(func() bool { return t.since == since && t.away >= 0 && now-t.away >= turnAway }, &g.gave) {
+				t.drop(func() bool { return t.since == since && now-since >= after }, &g.took)
 			}
-			stale[i] = nil
+			scan[i] = turnSeen{}
 		}
 	}
 }

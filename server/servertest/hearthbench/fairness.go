@@ -31,6 +31,9 @@ type FairnessResult struct {
 	// TurnsTaken counts the CPU turns taken back from requests that held
 	// one too long (admission "turns:N" only).
 	TurnsTaken uint64 `json:"turns_taken,omitempty"`
+	// TurnsGiven counts the turns given away by requests waiting on the
+	// upstream (admission "turns:N" only).
+	TurnsGiven uint64 `json:"turns_given,omitempty"`
 	// Round counts the rounds of -fair-rounds from 1.
 	Round int `json:"round"`
 	// LimitMin and LimitMedian are the slots in effect sampled every
@@ -179,7 +182,8 @@ func fairnessRow(opts fairnessOptions, r fairRow, upstream string, logf func(str
 		elapsed := time.Since(start)
 		res.LimitMin, res.LimitMedian, res.WaitingMax = watch()
 		if ts.admission != nil {
-			res.TurnsTaken = ts.admission().TurnsTaken
+			a := ts.admission()
+			res.TurnsTaken, res.TurnsGiven = a.TurnsTaken, a.TurnsGiven
 		}
 		fl.stop()
 		res.FloodOK, res.Flood429, res.Flood503, res.FloodOther = counts[0], counts[1], counts[2], counts[3]
@@ -189,9 +193,9 @@ func fairnessRow(opts fairnessOptions, r fairRow, upstream string, logf func(str
 		res.P99Ratio = res.QuietLoaded.P99ms / res.QuietAlone.P99ms
 	}
 	res.Load = loadAverage()
-	logf("fairness max_concurrent=%d admission=%s cap_per_key=%d: flood %.0f rps (%d 429, %d 503), quiet p99 %.2f ms alone, %.2f ms loaded (%.2f x), limit min %d median %d, waiting max %d, turns taken back %d; load %s",
+	logf("fairness max_concurrent=%d admission=%s cap_per_key=%d: flood %.0f rps (%d 429, %d 503), quiet p99 %.2f ms alone, %.2f ms loaded (%.2f x), limit min %d median %d, waiting max %d, turns given away %d, taken back %d; load %s",
 		maxConcurrent, r.admission, capPerKey, res.FloodRPS, res.Flood429, res.Flood503, res.QuietAlone.P99ms, res.QuietLoaded.P99ms, res.P99Ratio,
-		res.LimitMin, res.LimitMedian, res.WaitingMax, res.TurnsTaken, res.Load)
+		res.LimitMin, res.LimitMedian, res.WaitingMax, res.TurnsGiven, res.TurnsTaken, res.Load)
 	return res, nil
 }
 

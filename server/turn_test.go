@@ -1,0 +1,151 @@
+package server
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// turnGateFor returns a gate of n turns whose watch never takes a turn
+// back unless stale is set, and checks at the test's end that every turn
+// was given back.
+func turnGateFor(t *testing.T, n int, stale bool) *turnGate {
+	t.Helper()
+	g := newTurnGate(n)
+	if !stale {
+		g.staleAfter = 1 << 62
+	}
+	t.Cleanup(func() { noLeak(t, g.s) })
+	return g
+}
+
+// startTurn starts a request of id in the background and returns a
+// channel that yields its turn once it holds one.
+func startTurn(g *turnGate, ctx context.Context, id shareID) chan *turn {
+	ch := make(chan *turn, 1)
+	go func() { ch <- g.start(ctx, id) }()
+	return ch
+}
+
+// waitingTurns waits until n requests wait for a turn.
+func waitingTurns(t *testing.T, g *turnGate, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); g.s.state().Waiting != n; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d requests wait for a turn, want %d", g.s.state().Waiting, n)
+		}
+	}
+}
+
+// holdsTurn reports whether tr holds a turn.
+func holdsTurn(tr *turn) bool {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return tr.c != nil
+}
+
+func TestTurnOfAWaitingRequestGoesToTheClientHoldingFewest(t *testing.T) {
+	g := turnGateFor(t, 2, false)
+	ctx := context.Background()
+	a1, a2 := g.start(ctx, keyA), g.start(ctx, keyA)
+	a3 := startTurn(g, ctx, keyA)
+	waitingTurns(t, g, 1)
+	b1 := startTurn(g, ctx, keyB)
+	waitingTurns(t, g, 2)
+	// a1 waits on a model: the watch gives its turn to key B, which
+	// holds none, although key A's third request waited longer.
+	a1.Leave()
+	b := <-b1
+	if !holdsTurn(b) || holdsTurn(a1) || g.s.state().Waiting != 1 {
+		t.Fatalf("key B holds %v, a1 %v, %d waiting; want B to hold a1's turn", holdsTurn(b), holdsTurn(a1), g.s.state().Waiting)
+	}
+	if g.gave.Load() != 1 || g.took.Load() != 0 {
+		t.Fatalf("given away %d, taken back %d; want 1, 0", g.gave.Load(), g.took.Load())
+	}
+	// a1's answer arrives: it queues behind a3 for a turn.
+	back := make(chan struct{})
+	go func() { a1.Return(); close(back) }()
+	waitingTurns(t, g, 2)
+	b.end()
+	a := <-a3
+	if !holdsTurn(a) {
+		t.Fatal("a3 did not get the turn key B gave back")
+	}
+	a2.end()
+	<-back
+	if !holdsTurn(a1) {
+		t.Fatal("a1 did not get a turn back")
+	}
+	a.end()
+	a1.end()
+}
+
+func TestTurnIsKeptThroughAWaitNobodyNeedsItFor(t *testing.T) {
+	g := turnGateFor(t, 1, false)
+	ctx := context.Background()
+	tr := g.start(ctx, keyA)
+	tr.Leave()
+	tr.Leave()
+	tr.Return()
+	tr.Return()
+	if st := g.s.state(); st.Held != 1 || !holdsTurn(tr) {
+		t.Fatalf("%d turns held, tr holds %v: want the turn kept", st.Held, holdsTurn(tr))
+	}
+	tr.end()
+	tr.end()
+	tr.Return() // a request that ended takes no turn
+	if st := g.s.state(); st.Held != 0 {
+		t.Fatalf("%d turns held after end", st.Held)
+	}
+	if g.gave.Load()+g.took.Load() != 0 {
+		t.Fatal("a turn nobody waited for was given away")
+	}
+}
+
+func TestTurnHeldTooLongIsTakenBack(t *testing.T) {
+	g := turnGateFor(t, 1, true)
+	ctx := context.Background()
+	// a blocks somewhere Hearth does not mark (a slow client, say) and
+	// never gives its turn back by itself.
+	a := g.start(ctx, keyA)
+	b := <-startTurn(g, ctx, keyB)
+	if !holdsTurn(b) || holdsTurn(a) {
+		t.Fatalf("b holds %v, a holds %v: want the watch to take a's turn for b", holdsTurn(b), holdsTurn(a))
+	}
+	if n := g.took.Load(); n != 1 {
+		t.Fatalf("%d turns taken back, want 1", n)
+	}
+	// a's next wait ends: it waits for the turn b holds.
+	back := make(chan struct{})
+	go func() { a.Leave(); a.Return(); close(back) }()
+	waitingTurns(t, g, 1)
+	b.end()
+	<-back
+	if !holdsTurn(a) {
+		t.Fatal("a did not get the turn b gave back")
+	}
+	a.end()
+}
+
+func TestTurnWaitEndsWithTheRequest(t *testing.T) {
+	g := turnGateFor(t, 1, false)
+	a := g.start(context.Background(), keyA)
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := startTurn(g, ctx, keyB)
+	waitingTurns(t, g, 1)
+	cancel()
+	b := <-ch
+	if holdsTurn(b) {
+		t.Fatal("a request whose context ended took a turn")
+	}
+	b.end()
+	a.end()
+}
+
+func TestNoTurnsWhenOff(t *testing.T) {
+	if g := newTurnGate(0); g != nil {
+		t.Fatal("0 turns made a gate")
+	}
+	var g *turnGate
+	g.start(context.Background(), keyA).end() // nil gate, nil turn: no-ops
+}
