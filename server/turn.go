@@ -27,7 +27,15 @@ const (
 	turnTick  = time.Millisecond // how often the watch looks, while requests wait for a turn
 	turnAway  = 2                // ticks a marked wait lasts before its turn is given away (a wait of 1-2 ticks)
 	turnStale = 4                // ticks a turn may be held without a marked wait before it is taken back
-	turnCalm  = 200              // ticks without a waiter after which the watch stops
+	// Marked waits are sampled in windows of turnWindow; when the
+	// shortest wait of the last window was longer than turnLongWait,
+	// waits are long (a slow model) and a marked wait gives its turn
+	// back at once instead of keeping it for the watch. The shortest,
+	// not the mean: on a saturated node even instant answers are seen
+	// late, but never all of them.
+	turnWindow   = 64
+	turnLongWait = 2 * time.Millisecond
+	turnCalm     = 200 // ticks without a waiter after which the watch stops
 )
 
 // turnGate is the node's CPU turns.
@@ -41,6 +49,10 @@ type turnGate struct {
 	// staleAfter is turnStale (tests raise it, to see that a marked
 	// wait gives its turn away by itself).
 	staleAfter int64
+	// long is set while waits are long; n counts the samples of the
+	// current window and shortest holds its shortest wait (ns).
+	long        atomic.Bool
+	n, shortest atomic.Int64
 
 	mu       sync.Mutex
 	head     *turn // holders, oldest turn first
@@ -69,6 +81,7 @@ type turn struct {
 	c          *shareClient // the gate's client while a turn is held
 	since      int64        // the tick the turn was taken at
 	away       int64        // the tick a marked wait began at; -1 while computing
+	leftAt     time.Time    // when the marked wait began
 	prev, next *turn        // in the gate's holders
 	taking     bool         // a Return waits for a turn
 	done       bool         // the request ended
@@ -89,10 +102,15 @@ func (g *turnGate) start(ctx context.Context, id shareID) *turn {
 // turn is kept, unless the watch gives it away while others wait.
 func (t *turn) Leave() {
 	t.mu.Lock()
-	if t.c != nil && t.away < 0 {
-		t.away = t.g.tick.Load()
+	if t.c == nil || t.away >= 0 {
+		t.mu.Unlock()
+		return
 	}
+	t.away, t.leftAt = t.g.tick.Load(), time.Now()
 	t.mu.Unlock()
+	if t.g.long.Load() {
+		t.drop(func() bool { return t.away >= 0 }, &t.g.gave)
+	}
 }
 
 // Return ends a wait (engine.Turn): the request computes on with its turn
@@ -100,6 +118,10 @@ func (t *turn) Leave() {
 // ended computes on without one.
 func (t *turn) Return() {
 	t.mu.Lock()
+	if !t.leftAt.IsZero() {
+		t.g.sample(time.Since(t.leftAt))
+		t.leftAt = time.Time{}
+	}
 	if t.c != nil {
 		t.away = -1
 		t.mu.Unlock()
@@ -107,6 +129,21 @@ func (t *turn) Return() {
 	}
 	t.mu.Unlock()
 	t.take()
+}
+
+// sample counts a marked wait of d in the current window; the window's
+// last sample decides whether waits are long.
+func (g *turnGate) sample(d time.Duration) {
+	for {
+		m := g.shortest.Load()
+		if m != 0 && m <= int64(d) || g.shortest.CompareAndSwap(m, int64(d)) {
+			break
+		}
+	}
+	if g.n.Add(1) == turnWindow {
+		g.long.Store(g.shortest.Swap(0) > int64(turnLongWait))
+		g.n.Store(0)
+	}
 }
 
 // take waits for a turn, unless the request holds one, waits already or

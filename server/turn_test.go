@@ -149,3 +149,20 @@ func TestNoTurnsWhenOff(t *testing.T) {
 	var g *turnGate
 	g.start(context.Background(), keyA).end() // nil gate, nil turn: no-ops
 }
+
+func TestTurnOfAWaitBegunBeforeAnyoneWaitedIsGivenAway(t *testing.T) {
+	g := turnGateFor(t, 1, false)
+	ctx := context.Background()
+	a := g.start(ctx, keyA)
+	a.Leave() // nobody waits: no timer, the turn is kept
+	b := <-startTurn(g, ctx, keyB)
+	if !holdsTurn(b) || holdsTurn(a) || g.gave.Load() != 1 {
+		t.Fatalf("b holds %v, a holds %v, %d given away: want the watch to give a's turn to b", holdsTurn(b), holdsTurn(a), g.gave.Load())
+	}
+	b.end()
+	a.Return()
+	if !holdsTurn(a) {
+		t.Fatal("a did not take the free turn back")
+	}
+	a.end()
+}
