@@ -95,12 +95,10 @@ func clientAddr(c echo.Context) string {
 
 // AdmissionState is the admission's state at one moment in this process.
 type AdmissionState struct {
-	// Max is MaxConcurrent (0: no limit); Limit the slots in effect now
-	// (Max, or less while the CPU is contended under adaptive admission).
-	Max, Limit int
+	// Max is MaxConcurrent (0: no limit).
+	Max int
 	// Held and Waiting count the requests holding a slot and waiting.
 	Held, Waiting int
-	Adaptive      bool
 	// Turns is the CPU turns (0: no bound; turn.go), TurnsHeld and
 	// TurnsWaiting the requests holding and waiting for one; so far,
 	// TurnsGiven were given away by requests waiting on a model or a

@@ -80,10 +80,6 @@ type Config struct {
 	// MaxBodyBytes (uploads, /v1/parser).
 	MaxInFlightPerKey int
 	MaxInFlightPerIP  int
-	// AdmissionAdaptive (experimental, off by default) makes the slots in
-	// effect follow CPU contention (share_adapt.go); off, all
-	// MaxConcurrent slots are in effect at all times.
-	AdmissionAdaptive bool
 	// TurnsPerCPU bounds the admitted requests that compute at once, per
 	// CPU (GOMAXPROCS), shared fairly between clients; a request waiting
 	// on a model or a commit holds none (turn.go). 0: no bound.
@@ -242,7 +238,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	}
 	s.keyLimits = newLimiter(cfg.RateLimitPerKey, cfg.RateLimitBurst).withCluster(deps.Cluster, "rate/key/")
 	s.pipeLimits = newLimiter(cfg.RateLimitPerPipe, cfg.RateLimitBurst).withCluster(deps.Cluster, "rate/pipe/")
-	s.share = newShare(cfg.MaxConcurrent, cfg.MaxQueued, cfg.QueueTimeout, cfg.MaxInFlightPerKey, cfg.MaxInFlightPerIP).withAdaptive(cfg.AdmissionAdaptive)
+	s.share = newShare(cfg.MaxConcurrent, cfg.MaxQueued, cfg.QueueTimeout, cfg.MaxInFlightPerKey, cfg.MaxInFlightPerIP)
 	s.turns = newTurnGate(cfg.TurnsPerCPU * runtime.GOMAXPROCS(0))
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true

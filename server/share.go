@@ -3,16 +3,13 @@ package server
 import (
 	"container/heap"
 	"context"
-	"runtime"
 	"sync"
 	"time"
 )
 
 // share admits requests to the MaxConcurrent slots, shared fairly between
 // clients (an API key, or a client address for requests without a key).
-// A request takes a free slot at once. When every slot in effect is taken
-// (all of them, unless adaptive admission has lowered the limit while the
-// CPU is contended: share_adapt.go) it waits,
+// A request takes a free slot at once. When every slot is taken it waits,
 // and each slot given back goes to the waiting client that holds the
 // fewest slots, the longest-waiting one among equals: a client alone may
 // use every slot, and under contention each gets its turn. Waiting is
@@ -31,19 +28,15 @@ type share struct {
 	capKey, capIP int
 
 	mu      sync.Mutex
-	limit   int // slots in effect: max, or less while the CPU is contended
 	held    int // slots taken
 	waiting int
 	seq     uint64
 	clients map[shareID]*shareClient
 	ready   shareHeap // clients with waiters, fewest held first
 	spare   []*shareClient
-	// waited, when set (tests), is called as a request starts to wait.
+	// waited, when set, is called as a request starts to wait (tests;
+	// the CPU turns' watch: turn.go).
 	waited func(shareID)
-	// adaptive moves limit by CPU contention (share_adapt.go); adapting
-	// is set while its loop runs.
-	adaptive, adapting bool
-	ctl                adaptLimit
 }
 
 // shareID names a client: an API key id, or a client address (ip).
@@ -90,17 +83,8 @@ func newShare(n, queue int, wait time.Duration, capKey, capIP int) *share {
 	if n == 0 && capKey <= 0 && capIP <= 0 {
 		return nil
 	}
-	return &share{max: n, limit: n, queue: max(queue, 0), wait: wait, capKey: max(capKey, 0), capIP: max(capIP, 0),
+	return &share{max: n, queue: max(queue, 0), wait: wait, capKey: max(capKey, 0), capIP: max(capIP, 0),
 		clients: map[shareID]*shareClient{}}
-}
-
-// withAdaptive makes the limit in effect follow CPU contention
-// (share_adapt.go) when on; s may be nil.
-func (s *share) withAdaptive(on bool) *share {
-	if s != nil && on && s.max > 0 {
-		s.adaptive, s.ctl = true, newAdaptLimit(s.max, runtime.GOMAXPROCS(0))
-	}
-	return s
 }
 
 // acquire takes a slot for client id, waiting for one while ctx lasts;
@@ -117,13 +101,9 @@ func (s *share) acquire(ctx context.Context, id shareID) (*shareClient, admissio
 		s.mu.Unlock()
 		return nil, refusedCap
 	}
-	if s.max == 0 || s.held < s.limit {
+	if s.max == 0 || s.held < s.max {
 		s.held++
 		c.held++
-		if s.adaptive && !s.adapting && s.held > s.ctl.floor {
-			s.adapting = true
-			go s.adapt()
-		}
 		s.mu.Unlock()
 		return c, admitted
 	}
@@ -179,7 +159,7 @@ func (s *share) release(c *shareClient) {
 	if c.index >= 0 {
 		heap.Fix(&s.ready, c.index)
 	}
-	if len(s.ready) > 0 && s.held <= s.limit {
+	if len(s.ready) > 0 {
 		s.grant()
 	} else {
 		s.held--
@@ -200,16 +180,6 @@ func (s *share) grant() {
 	}
 	w.granted = true
 	close(w.done)
-}
-
-// setLimit puts n slots in effect, giving the slots a raise frees to
-// waiters; a cut takes no slot back, the next releases do.
-func (s *share) setLimit(n int) {
-	s.limit = n
-	for len(s.ready) > 0 && s.held < s.limit {
-		s.held++
-		s.grant()
-	}
 }
 
 func (s *share) capOf(id shareID) int {
@@ -338,5 +308,5 @@ func (h *shareHeap) Pop() any {
 func (s *share) state() AdmissionState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return AdmissionState{Max: s.max, Limit: s.limit, Held: s.held, Waiting: s.waiting, Adaptive: s.adaptive}
+	return AdmissionState{Max: s.max, Held: s.held, Waiting: s.waiting}
 }

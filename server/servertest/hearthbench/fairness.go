@@ -23,10 +23,8 @@ import (
 // HEARTH_MAX_CONCURRENT.
 type FairnessResult struct {
 	MaxConcurrent int `json:"max_concurrent"`
-	// Admission is "fixed" (all MaxConcurrent slots in effect, the
-	// default) or "adaptive" (server.Config.AdmissionAdaptive,
-	// experimental: the slots in effect follow CPU contention), or
-	// "turns:N" (N CPU turns per CPU: server.Config.TurnsPerCPU).
+	// Admission is "fixed" (the MaxConcurrent slots alone, the default)
+	// or "turns:N" (also N CPU turns per CPU: HEARTH_CPU_TURNS).
 	Admission string `json:"admission"`
 	// TurnsTaken counts the CPU turns taken back from requests that held
 	// one too long (admission "turns:N" only).
@@ -36,12 +34,11 @@ type FairnessResult struct {
 	TurnsGiven uint64 `json:"turns_given,omitempty"`
 	// Round counts the rounds of -fair-rounds from 1.
 	Round int `json:"round"`
-	// LimitMin and LimitMedian are the slots in effect sampled every
-	// 10 ms during the loaded cell; WaitingMax the most requests seen
-	// waiting for one.
-	LimitMin    int `json:"limit_min"`
-	LimitMedian int `json:"limit_median"`
-	WaitingMax  int `json:"waiting_max"`
+	// WaitingMax and TurnsWaitingMax are the most requests seen waiting
+	// for a slot and for a CPU turn during the loaded cell (samples every
+	// 10 ms; -1 for a server in another process).
+	WaitingMax      int `json:"waiting_max"`
+	TurnsWaitingMax int `json:"turns_waiting_max"`
 	// Load is the machine's load average as the row ended.
 	Load string `json:"load"`
 	// CapPerKey is HEARTH_MAX_INFLIGHT_PER_KEY (0: off, the default).
@@ -74,7 +71,7 @@ type fairnessOptions struct {
 	// Delay is how long the fake upstream waits before it answers, as a
 	// model would (0: at once).
 	Delay time.Duration
-	// Admission lists the admission of each row ("fixed", "adaptive");
+	// Admission lists the admission of each row ("fixed", "turns:N");
 	// Rounds repeats every row, interleaved, that many times.
 	Admission []string
 	Rounds    int
@@ -106,6 +103,11 @@ func runFairness(opts fairnessOptions, logf func(string, ...any)) ([]FairnessRes
 		defer os.RemoveAll(tmp)
 		if opts.bin, err = buildHearth(tmp); err != nil {
 			return nil, err
+		}
+	}
+	for _, a := range opts.Admission {
+		if n, err := strconv.Atoi(strings.TrimPrefix(a, "turns:")); a != "fixed" && (err != nil || n < 1 || !strings.HasPrefix(a, "turns:")) {
+			return nil, fmt.Errorf("-fair-admission: %q is neither fixed nor turns:N with N at least 1", a)
 		}
 	}
 	var rows []fairRow
@@ -180,7 +182,7 @@ func fairnessRow(opts fairnessOptions, r fairRow, upstream string, logf func(str
 		res.QuietLoaded = load(quietClient, quiet, opts.Quiet, opts.Cell)
 		counts := fl.count(false)
 		elapsed := time.Since(start)
-		res.LimitMin, res.LimitMedian, res.WaitingMax = watch()
+		res.WaitingMax, res.TurnsWaitingMax = watch()
 		if ts.admission != nil {
 			a := ts.admission()
 			res.TurnsTaken, res.TurnsGiven = a.TurnsTaken, a.TurnsGiven
@@ -193,9 +195,9 @@ func fairnessRow(opts fairnessOptions, r fairRow, upstream string, logf func(str
 		res.P99Ratio = res.QuietLoaded.P99ms / res.QuietAlone.P99ms
 	}
 	res.Load = loadAverage()
-	logf("fairness max_concurrent=%d admission=%s cap_per_key=%d: flood %.0f rps (%d 429, %d 503), quiet p99 %.2f ms alone, %.2f ms loaded (%.2f x), limit min %d median %d, waiting max %d, turns given away %d, taken back %d; load %s",
+	logf("fairness max_concurrent=%d admission=%s cap_per_key=%d: flood %.0f rps (%d 429, %d 503), quiet p99 %.2f ms alone, %.2f ms loaded (%.2f x), waiting max %d, turns waiting max %d, given away %d, taken back %d; load %s",
 		maxConcurrent, r.admission, capPerKey, res.FloodRPS, res.Flood429, res.Flood503, res.QuietAlone.P99ms, res.QuietLoaded.P99ms, res.P99Ratio,
-		res.LimitMin, res.LimitMedian, res.WaitingMax, res.TurnsGiven, res.TurnsTaken, res.Load)
+		res.WaitingMax, res.TurnsWaitingMax, res.TurnsGiven, res.TurnsTaken, res.Load)
 	return res, nil
 }
 

@@ -33,14 +33,11 @@ func startFairTarget(opts fairnessOptions, r fairRow, upstream string) (*fairTar
 		asRole("hearth", func() {
 			ts = servertest.Start(tb, servertest.WithProvider("openai", upstream, "sk-bench"),
 				servertest.WithConfig(func(c *server.Config) {
-					c.MaxConcurrent, c.MaxInFlightPerKey, c.AdmissionAdaptive = r.max, r.cap, r.admission == "adaptive"
+					c.MaxConcurrent, c.MaxInFlightPerKey = r.max, r.cap
 					c.TurnsPerCPU = turnsOf(r.admission)
 				}))
 		})
 		return &fairTarget{URL: ts.URL, Do: ts.Do, admission: ts.Server.Admission, stop: tb.close}, nil
-	}
-	if r.admission == "adaptive" {
-		return nil, fmt.Errorf("-fair-procs: adaptive admission has no setting of hearth serve")
 	}
 	tmp, err := os.MkdirTemp("", "hearthbench-fair-")
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -11,25 +12,23 @@ import (
 	"github.com/hearth-dev/hearth/server"
 )
 
-// watchAdmission samples srv's admission every 10 ms until the function
-// it returns is called, which reports the least and the median slots in
-// effect and the most requests seen waiting.
-func watchAdmission(state func() server.AdmissionState) func() (limitMin, limitMedian, waitingMax int) {
+// watchAdmission samples the admission every 10 ms until the function it
+// returns is called, which reports the most requests seen waiting for a
+// slot and for a CPU turn.
+func watchAdmission(state func() server.AdmissionState) func() (waitingMax, turnsWaitingMax int) {
 	if state == nil {
 		// A server in another process: not sampled.
-		return func() (int, int, int) { return 0, 0, 0 }
+		return func() (int, int) { return -1, -1 }
 	}
 	stop := make(chan struct{})
-	var limits []int
-	var waiting int
+	var waiting, turns int
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		t := time.NewTicker(10 * time.Millisecond)
 		defer t.Stop()
 		for {
 			a := state()
-			limits = append(limits, a.Limit)
-			waiting = max(waiting, a.Waiting)
+			waiting, turns = max(waiting, a.Waiting), max(turns, a.TurnsWaiting)
 			select {
 			case <-stop:
 				return
@@ -37,11 +36,10 @@ func watchAdmission(state func() server.AdmissionState) func() (limitMin, limitM
 			}
 		}
 	})
-	return func() (int, int, int) {
+	return func() (int, int) {
 		close(stop)
 		wg.Wait()
-		slices.Sort(limits)
-		return limits[0], limits[len(limits)/2], waiting
+		return waiting, turns
 	}
 }
 
@@ -53,15 +51,16 @@ func printFairness(w io.Writer, rs []FairnessResult, cell float64) {
 	fmt.Fprintf(w, "\nFairness: one key (flood) runs a pipe from many clients while another key (quiet) runs one at low concurrency,\n"+
 		"through the real server in-process against a fake upstream that answers %s (store off); %.1f s per cell.\n"+
 		"Quiet alone = the quiet key with no flood; loaded = during the flood. Clients, server and fake share the process.\n"+
-		"Admission: fixed = all HEARTH_MAX_CONCURRENT slots in effect (the default); adaptive = the slots in effect follow CPU contention (experimental);\n"+
-		"limit = the slots in effect during the loaded cell (least and median of samples every 10 ms).\n"+
+		"Admission: fixed = the HEARTH_MAX_CONCURRENT slots alone (the default); turns:N = also N CPU turns per CPU (HEARTH_CPU_TURNS);\n"+
+		"waiting = the most requests seen waiting for a slot and for a turn (samples every 10 ms; - for a server in another process);\n"+
+		"turns given = turns given away by requests waiting on the upstream, taken = taken back from requests that held one too long.\n"+
 		"Cap per key = HEARTH_MAX_INFLIGHT_PER_KEY (off by default; the row with a cap is what earlier versions did).\n", delay, cell)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "round\tmax concurrent\tadmission\tcap per key\tflood clients\tflood rps\tflood 429\tflood 503\tflood other\tquiet clients\tquiet rps alone\tquiet p99 ms alone\tquiet p99 ms loaded\tp99 ratio\tquiet errors\tlimit min\tlimit median\twaiting max\tload\t")
+	fmt.Fprintln(tw, "round\tmax concurrent\tadmission\tcap per key\tflood clients\tflood rps\tflood 429\tflood 503\tflood other\tquiet clients\tquiet rps alone\tquiet p99 ms alone\tquiet p99 ms loaded\tp99 ratio\tquiet errors\twaiting max\tturns waiting max\tturns given\tturns taken\tload\t")
 	for _, r := range rs {
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%d\t%.0f\t%d\t%d\t%d\t%d\t%.0f\t%.2f\t%.2f\t%.2f\t%d\t%d\t%d\t%d\t%s\t\n", r.Round, r.MaxConcurrent, r.Admission, capLabel(r.CapPerKey),
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%d\t%.0f\t%d\t%d\t%d\t%d\t%.0f\t%.2f\t%.2f\t%.2f\t%d\t%s\t%s\t%d\t%d\t%s\t\n", r.Round, r.MaxConcurrent, r.Admission, capLabel(r.CapPerKey),
 			r.FloodClients, r.FloodRPS, r.Flood429, r.Flood503, r.FloodOther, r.QuietClients, r.QuietAlone.RPS, r.QuietAlone.P99ms, r.QuietLoaded.P99ms,
-			r.P99Ratio, r.QuietAlone.Errors+r.QuietLoaded.Errors, r.LimitMin, r.LimitMedian, r.WaitingMax, r.Load)
+			r.P99Ratio, r.QuietAlone.Errors+r.QuietLoaded.Errors, count(r.WaitingMax), count(r.TurnsWaitingMax), r.TurnsGiven, r.TurnsTaken, r.Load)
 	}
 	tw.Flush()
 	printFairnessMedians(w, rs)
@@ -121,4 +120,12 @@ func printFairnessMedians(w io.Writer, rs []FairnessResult) {
 // medianRange formats the median of xs and its range.
 func medianRange(xs []float64, f string) string {
 	return fmt.Sprintf(f+" ["+f+"-"+f+"]", median(xs), slices.Min(xs), slices.Max(xs))
+}
+
+// count prints n, or - when it was not measured (below 0).
+func count(n int) string {
+	if n < 0 {
+		return "-"
+	}
+	return strconv.Itoa(n)
 }

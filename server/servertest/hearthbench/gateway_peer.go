@@ -13,6 +13,7 @@ import (
 
 	"github.com/hearth-dev/hearth/blob/postgres/pgtest"
 	"github.com/hearth-dev/hearth/providers/fake"
+	"github.com/hearth-dev/hearth/server"
 	"github.com/hearth-dev/hearth/server/servertest"
 )
 
@@ -39,6 +40,8 @@ type gatewayOptions struct {
 	// Postgres runs Hearth on a throwaway PostgreSQL store (one cluster
 	// node, as HEARTH_DATABASE_URL does) instead of Badger.
 	Postgres bool
+	// Turns is the server's CPU turns per CPU (HEARTH_CPU_TURNS; 0: off).
+	Turns int
 	// Peer, when URL is set, is another OpenAI-compatible gateway
 	// configured against the fake upstream, measured in the same run.
 	Peer peerGateway
@@ -112,15 +115,16 @@ func startHearth(tb *benchTB, opts gatewayOptions, upstream string) (ts *servert
 
 func startHearthAs(tb *benchTB, opts gatewayOptions, upstream string) (*servertest.Server, error) {
 	provider := servertest.WithProvider("openai", upstream, "sk-bench")
+	turns := servertest.WithConfig(func(c *server.Config) { c.TurnsPerCPU = opts.Turns })
 	if !opts.Postgres {
-		return servertest.Start(tb, provider), nil
+		return servertest.Start(tb, provider, turns), nil
 	}
 	if pgtest.BinDir() == "" {
 		return nil, fmt.Errorf("-store postgres: no PostgreSQL 15+ binaries in /usr/lib/postgresql/*/bin (apt-get install postgresql)")
 	}
 	pg := pgtest.Shared(tb)
 	tb.Cleanup(func() { pg.Stop() })
-	return servertest.StartNodes(tb, pgtest.URL(tb), 1, provider)[0], nil
+	return servertest.StartNodes(tb, pgtest.URL(tb), 1, provider, turns)[0], nil
 }
 
 // peerTarget is the direct request sent to the peer instead of the fake.

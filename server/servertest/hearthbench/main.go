@@ -72,7 +72,8 @@ func main() {
 	fairQuiet := flag.Int("fair-quiet", 2, "fairness: clients of the quiet key")
 	fairCell := flag.Duration("fair-cell", 2*time.Second, "fairness: measuring time of the quiet key alone and under the flood, each")
 	fairDelay := flag.Duration("fair-delay", 0, "fairness: how long the fake upstream waits before it answers, as a model would (0: at once)")
-	fairAdmission := flag.String("fair-admission", "fixed", `fairness: comma-separated admissions of each row: "fixed" (the default: all HEARTH_MAX_CONCURRENT slots in effect) "adaptive" (experimental: the slots in effect follow CPU contention) and "turns:N" (N CPU turns per CPU; 0 turns them off)`)
+	fairAdmission := flag.String("fair-admission", "fixed", `fairness: comma-separated admissions of each row: "fixed" (the default: the HEARTH_MAX_CONCURRENT slots alone) and "turns:N" (also N CPU turns per CPU: HEARTH_CPU_TURNS)`)
+	turns := flag.Int("turns", 0, "gateway: the server's CPU turns per CPU (HEARTH_CPU_TURNS; 0: off)")
 	fairProcs := flag.Bool("fair-procs", false, "fairness: run the server as a hearth serve process built from the working directory (the repository's root), under nice -fair-nice, instead of in this process")
 	fairNice := flag.Int("fair-nice", 10, "fairness: with -fair-procs, the server's nice value: the clients and the fake upstream in this process then get the CPU first, as on cores of their own (0: same priority)")
 	fairRounds := flag.Int("fair-rounds", 1, "fairness: rounds of every row, interleaved (more than one adds a table of medians)")
@@ -136,7 +137,7 @@ func main() {
 			*cell = time.Second
 		}
 		rep.GatewayCell = cell.Seconds()
-		opts := gatewayOptions{Cell: *cell, UpstreamAddr: os.Getenv("HEARTH_BENCH_UPSTREAM_ADDR"),
+		opts := gatewayOptions{Cell: *cell, UpstreamAddr: os.Getenv("HEARTH_BENCH_UPSTREAM_ADDR"), Turns: *turns,
 			Peer: peerGateway{URL: os.Getenv("HEARTH_BENCH_PEER_URL"), Key: os.Getenv("HEARTH_BENCH_PEER_KEY"),
 				Model: os.Getenv("HEARTH_BENCH_PEER_MODEL")}}
 		switch *store {
