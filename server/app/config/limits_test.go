@@ -28,7 +28,7 @@ func TestRequestLimitsConfig(t *testing.T) {
 	cfg, _, err := Load("serve", []string{"-thread-history-bytes", "4096"}, envMap(map[string]string{
 		"HEARTH_MAX_INFLIGHT_PER_KEY": "0", "HEARTH_MAX_INFLIGHT_PER_IP": "7", "HEARTH_BODY_TIMEOUT": "30s",
 		"HEARTH_UPLOAD_BODY_TIMEOUT": "2m", "HEARTH_THREAD_MAX_MESSAGES": "50", "HEARTH_THREAD_MAX_MESSAGE_BYTES": "2048",
-		"HEARTH_MAX_QUEUED": "0", "HEARTH_QUEUE_TIMEOUT": "250ms",
+		"HEARTH_MAX_QUEUED": "0", "HEARTH_QUEUE_TIMEOUT": "250ms", "HEARTH_CPU_TURNS": "2",
 	}))
 	if err == nil {
 		err = cfg.Validate()
@@ -39,7 +39,7 @@ func TestRequestLimitsConfig(t *testing.T) {
 	var sc server.Config
 	cfg.applyRequestLimits(&sc)
 	if sc.MaxInFlightPerKey != 0 || sc.MaxInFlightPerIP != 7 || sc.BodyTimeout != 30*time.Second || sc.UploadBodyTimeout != 2*time.Minute ||
-		sc.MaxQueued != -1 || sc.QueueTimeout != 250*time.Millisecond {
+		sc.MaxQueued != -1 || sc.QueueTimeout != 250*time.Millisecond || sc.TurnsPerCPU != 2 {
 		t.Fatalf("server limits %+v", sc)
 	}
 	if got := cfg.threadLimits(); got != (engine.ThreadLimits{MaxMessages: 50, MaxMessageBytes: 2048, HistoryBytes: 4096}) {
@@ -53,10 +53,11 @@ func TestRequestLimitsConfig(t *testing.T) {
 		MaxMessageBytes: engine.DefaultThreadMaxMessageBytes, HistoryBytes: engine.DefaultThreadHistoryBytes}) {
 		t.Fatalf("default thread limits %+v", def.threadLimits())
 	}
-	// By default no fixed cap: keys share the slots, and requests wait.
+	// By default no fixed cap: keys share the slots, and requests wait;
+	// no CPU turns.
 	sc = server.Config{}
 	def.applyRequestLimits(&sc)
-	if sc.MaxInFlightPerKey != 0 || sc.MaxInFlightPerIP != 0 || sc.MaxQueued != server.DefaultMaxQueued || sc.QueueTimeout != server.DefaultQueueTimeout {
+	if sc.MaxInFlightPerKey != 0 || sc.MaxInFlightPerIP != 0 || sc.MaxQueued != server.DefaultMaxQueued || sc.QueueTimeout != server.DefaultQueueTimeout || sc.TurnsPerCPU != 0 {
 		t.Fatalf("default server limits %+v", sc)
 	}
 }
