@@ -228,14 +228,14 @@ func (rs *ruleSpec) rule(provider, pattern string) (*modelRule, error) {
 }
 
 // CheckProviders reports the first entry whose provider is not one of
-// known (the registry's providers).
+// known (the registry's providers, deployments' aliases included).
 func (m *Models) CheckProviders(known func(string) bool) error {
 	if m == nil {
 		return nil
 	}
 	for _, e := range m.entries {
 		if !known(e.provider) {
-			err := fmt.Errorf("models[%d] (%s): provider: %q is not a built-in or configured provider", e.index, e.name(), e.provider)
+			err := fmt.Errorf("models[%d] (%s): provider: %q is not a built-in or configured provider, nor the alias of a deployment (configured or stored)", e.index, e.name(), e.provider)
 			if m.file != "" {
 				err = fmt.Errorf("%s: %w", m.file, err)
 			}

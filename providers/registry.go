@@ -165,10 +165,15 @@ func New(cfg Config) (*Registry, error) {
 	if err := r.buildDeployments(cfg, mk); err != nil {
 		return nil, err
 	}
-	if err := cfg.Models.CheckProviders(r.Known); err != nil {
-		return nil, err
-	}
 	return r, nil
+}
+
+// CheckModelsFile reports the first HEARTH_MODELS_FILE entry naming a
+// provider the registry does not know: built in, configured, or the alias
+// of a deployment from the configuration or the store. Call it once the
+// stored deployments are in force (SetStored), so their aliases count.
+func (r *Registry) CheckModelsFile() error {
+	return r.models.CheckProviders(r.Known)
 }
 
 func (r *Registry) unknown(ref engine.ModelRef) error {

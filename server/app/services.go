@@ -48,6 +48,11 @@ func (a *App) buildProviders(cfg Config) error {
 	if err := a.buildStoredDeployments(registry, cfg.Secret); err != nil {
 		return err
 	}
+	// The models file's entries are checked once the stored deployments'
+	// alias providers are known (docs/providers.md#model-rules-and-prices-from-a-file).
+	if err := registry.CheckModelsFile(); err != nil {
+		return fmt.Errorf("HEARTH_MODELS_FILE %w", err)
+	}
 	if err := a.buildAppliedModels(registry); err != nil {
 		return err
 	}
