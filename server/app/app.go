@@ -177,8 +177,9 @@ type App struct {
 	// under HEARTH_MODELS_FILE in the provider registry.
 	AppliedModels *engine.AppliedModels
 	// CheckModels validates model entries against the provider registry
-	// (their shape, and that each names a known provider).
-	CheckModels func(entries []json.RawMessage) error
+	// (their shape, and that each names a known provider or one of
+	// aliases).
+	CheckModels func(entries []json.RawMessage, aliases []string) error
 	// StoredDeployments are the deployments declared through the API or
 	// hearth apply, routed beside the configuration's.
 	StoredDeployments *engine.StoredDeployments
