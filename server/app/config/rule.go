@@ -135,6 +135,10 @@ func parsedInto[T any](r *rule, into *T, parse func(string) (T, error)) *rule {
 	k := *r
 	k.ok = func(v configVar) bool {
 		t, err := parse(*v.str)
+		if err != nil {
+			var zero T
+			t = zero
+		}
 		*into = t
 		return err == nil
 	}
