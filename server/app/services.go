@@ -49,9 +49,17 @@ func (a *App) buildProviders(cfg Config) error {
 		return err
 	}
 	// The models file's entries are checked once the stored deployments'
-	// alias providers are known (docs/providers.md#model-rules-and-prices-from-a-file).
-	if err := registry.CheckModelsFile(); err != nil {
-		return fmt.Errorf("HEARTH_MODELS_FILE %w", err)
+	// alias providers are known.
+	a.modelsFile = func() error {
+		if err := registry.CheckModelsFile(); err != nil {
+			return fmt.Errorf("HEARTH_MODELS_FILE %w", err)
+		}
+		return nil
+	}
+	if !cfg.DeferModelsFileCheck {
+		if err := a.CheckModelsFile(); err != nil {
+			return err
+		}
 	}
 	if err := a.buildAppliedModels(registry); err != nil {
 		return err
