@@ -8,12 +8,12 @@ import (
 	"github.com/hearth-dev/hearth/engine"
 )
 
-// TestPrepareInKeepsTheRunInItsRoom: a prepared run lives where the
-// caller keeps it (Runner.PrepareIn; the pipe route keeps it in the
+// TestPrepareInBuildsTheRunInTheCallersValue: a prepared run lives where
+// the caller keeps it (Runner.PrepareIn; the pipe route keeps it in the
 // decoded body), with the model's messages, its request, its run id and
-// (for a pipe that stores nothing) its new signed thread id in room of its
-// own: none costs an allocation of its own.
-func TestPrepareInKeepsTheRunInItsRoom(t *testing.T) {
+// (for a pipe that stores nothing) its new signed thread id inside that
+// value: none costs an allocation of its own.
+func TestPrepareInBuildsTheRunInTheCallersValue(t *testing.T) {
 	accounts, store := newAccounts(t)
 	prov := stubProviders{serverKeys: map[string]string{"openai": "server-key"}}
 	ks, err := engine.NewKeysets(store, prov, make([]byte, 32))
@@ -22,28 +22,28 @@ func TestPrepareInKeepsTheRunInItsRoom(t *testing.T) {
 	}
 	ps := engine.NewPipes(engine.PipesConfig{Store: store, Accounts: accounts, Keysets: ks, Cluster: &engine.Local{}})
 	ctx := context.Background()
-	name, model, off := "room", "openai:gpt-4o-mini", false
+	name, model, off := "prepared", "openai:gpt-4o-mini", false
 	if _, _, _, err := ps.Create(ctx, "alice", nil, &engine.PipeInput{Name: &name, Model: &model, Store: &off}, false); err != nil {
 		t.Fatal(err)
 	}
 	r := engine.NewRunner(engine.RunnerConfig{Pipes: ps, Threads: engine.NewThreads(store), Keysets: ks, Providers: prov})
 	in := &engine.RunRequest{Principal: &engine.Principal{Owner: "alice", Kind: engine.KeyUser, KeyID: "key_1"}, Name: name,
 		Messages: []engine.Message{{Role: "user", Content: engine.TextContent("Say something about foxes.")}}}
-	room := new(engine.PreparedRun)
-	pr, err := r.PrepareIn(ctx, in, room)
+	into := new(engine.PreparedRun)
+	pr, err := r.PrepareIn(ctx, in, into)
 	if err != nil {
 		t.Fatal(err)
 	}
-	start, end := uintptr(unsafe.Pointer(room)), uintptr(unsafe.Pointer(room))+unsafe.Sizeof(*room)
-	inRoom := func(p unsafe.Pointer) bool { return uintptr(p) >= start && uintptr(p) < end }
+	start, end := uintptr(unsafe.Pointer(into)), uintptr(unsafe.Pointer(into))+unsafe.Sizeof(*into)
+	inside := func(p unsafe.Pointer) bool { return uintptr(p) >= start && uintptr(p) < end }
 	id := engine.PreparedRunID(pr)
-	if pr != room || !inRoom(unsafe.Pointer(pr.Request)) || !inRoom(unsafe.Pointer(&pr.Request.Messages[0])) ||
-		len(id) != 25 || !inRoom(unsafe.Pointer(unsafe.StringData(id))) {
-		t.Fatalf("prepared run %p (room %p), request in the room %v, messages in the room %v, run id %q in the room %v", pr, room,
-			inRoom(unsafe.Pointer(pr.Request)), inRoom(unsafe.Pointer(&pr.Request.Messages[0])), id, inRoom(unsafe.Pointer(unsafe.StringData(id))))
+	if pr != into || !inside(unsafe.Pointer(pr.Request)) || !inside(unsafe.Pointer(&pr.Request.Messages[0])) ||
+		len(id) != 25 || !inside(unsafe.Pointer(unsafe.StringData(id))) {
+		t.Fatalf("prepared run %p (into %p), request inside %v, messages inside %v, run id %q inside %v", pr, into,
+			inside(unsafe.Pointer(pr.Request)), inside(unsafe.Pointer(&pr.Request.Messages[0])), id, inside(unsafe.Pointer(unsafe.StringData(id))))
 	}
-	if len(pr.ThreadID) != engine.SignedThreadIDLen || !inRoom(unsafe.Pointer(unsafe.StringData(pr.ThreadID))) {
-		t.Fatalf("thread id %q in the room %v", pr.ThreadID, inRoom(unsafe.Pointer(unsafe.StringData(pr.ThreadID))))
+	if len(pr.ThreadID) != engine.SignedThreadIDLen || !inside(unsafe.Pointer(unsafe.StringData(pr.ThreadID))) {
+		t.Fatalf("thread id %q inside %v", pr.ThreadID, inside(unsafe.Pointer(unsafe.StringData(pr.ThreadID))))
 	}
 	if err := engine.ValidateThreadID("threadId", pr.ThreadID); err != nil {
 		t.Fatal(err)
@@ -52,7 +52,7 @@ func TestPrepareInKeepsTheRunInItsRoom(t *testing.T) {
 	if pr.Request.APIKey != "server-key" || pr.Request.Model != "gpt-4o-mini" || last.Content.Text != "Say something about foxes." {
 		t.Fatalf("request %+v", pr.Request)
 	}
-	if again, err := r.Prepare(ctx, in); err != nil || again == room {
+	if again, err := r.Prepare(ctx, in); err != nil || again == into {
 		t.Fatalf("Prepare: %p, %v; want a run of its own", again, err)
 	}
 }

@@ -3,6 +3,7 @@ package providers
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -228,14 +229,14 @@ func (rs *ruleSpec) rule(provider, pattern string) (*modelRule, error) {
 }
 
 // CheckProviders reports the first entry whose provider is not one of
-// known (the registry's providers).
+// known (the registry's providers, deployments' aliases included).
 func (m *Models) CheckProviders(known func(string) bool) error {
 	if m == nil {
 		return nil
 	}
 	for _, e := range m.entries {
 		if !known(e.provider) {
-			err := fmt.Errorf("models[%d] (%s): provider: %q is not a built-in or configured provider", e.index, e.name(), e.provider)
+			err := fmt.Errorf("models[%d] (%s): provider: %q is not a built-in or configured provider, nor the alias of a deployment (configured or stored)", e.index, e.name(), e.provider)
 			if m.file != "" {
 				err = fmt.Errorf("%s: %w", m.file, err)
 			}
@@ -243,6 +244,27 @@ func (m *Models) CheckProviders(known func(string) bool) error {
 		}
 	}
 	return nil
+}
+
+// keepKnown returns m without the entries whose provider is not one of
+// known, and an error naming each entry left out.
+func (m *Models) keepKnown(known func(string) bool) (*Models, error) {
+	if m == nil {
+		return nil, nil
+	}
+	var errs []error
+	kept := &Models{file: m.file}
+	for _, e := range m.entries {
+		if known(e.provider) {
+			kept.entries = append(kept.entries, e)
+			continue
+		}
+		errs = append(errs, fmt.Errorf("models[%d] (%s) left out: provider %q is not a built-in or configured provider, nor the alias of a deployment (configured or stored)", e.index, e.name(), e.provider))
+	}
+	if len(errs) == 0 {
+		return m, nil
+	}
+	return kept, errors.Join(errs...)
 }
 
 func contains(list []string, s string) bool {

@@ -71,13 +71,34 @@ func TestModelsFileErrors(t *testing.T) {
 	}
 }
 
-// TestModelsFileUnknownProvider: an entry naming a provider that is
-// neither built in nor configured stops the registry from being built.
+// TestModelsFileUnknownProvider: CheckModelsFile refuses an entry naming
+// a provider that is neither built in, nor configured, nor the alias of a
+// deployment, naming the file, the entry and the rule; an alias declared
+// by a configured or a stored deployment counts as known.
 func TestModelsFileUnknownProvider(t *testing.T) {
 	m := loadModels(t, "models:\n- {provider: openai, model: gpt-9, prompt: 1, completion: 2}\n- {provider: acme, model: x, prompt: 1, completion: 2}\n")
-	_, err := providers.New(providers.Config{Models: m})
-	if err == nil || !strings.Contains(err.Error(), `models[1] (acme:x): provider: "acme" is not a built-in or configured provider`) {
-		t.Fatalf("err = %v", err)
+	reg, err := providers.New(providers.Config{Models: m})
+	if err != nil {
+		t.Fatalf("New checks the models file before stored deployments load: %v", err)
+	}
+	err = reg.CheckModelsFile()
+	want := m.File() + `: models[1] (acme:x): provider: "acme" is not a built-in or configured provider, nor the alias of a deployment (configured or stored)`
+	if err == nil || err.Error() != want {
+		t.Fatalf("err = %v, want %q", err, want)
+	}
+	acme := []providers.ModelDeployments{{Model: "acme:x", Servers: []providers.Deployment{{Name: "a1", BaseURL: "http://127.0.0.1:1/v1"}}}}
+	if err := reg.SetStored(acme); err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.CheckModelsFile(); err != nil {
+		t.Fatalf("a stored deployment's alias: %v", err)
+	}
+	reg, err = providers.New(providers.Config{Models: m, Deployments: acme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.CheckModelsFile(); err != nil {
+		t.Fatalf("a configured deployment's alias: %v", err)
 	}
 }
 

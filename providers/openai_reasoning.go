@@ -91,9 +91,10 @@ func mayNameSources(raw []byte) bool {
 }
 
 // decodeOpenAIResponse reads a chat completion
-// (https://platform.openai.com/docs/api-reference/chat/object); on echoReasoning hosts the
-// reasoning_content of an answer with tool calls is kept in the first
-// call's extra_content, for openAIWireMessages to send back.
+// (https://platform.openai.com/docs/api-reference/chat/object) in one
+// decode; on echoReasoning hosts the reasoning_content of an answer with
+// tool calls is kept in the first call's extra_content, for
+// openAIWireMessages to send back.
 func decodeOpenAIResponse(h *host, call *upstreamCall) (*engine.ChatResponse, webSources, error) {
 	var src webSources
 	buf, err := readPooled(h.name, call)
@@ -105,8 +106,8 @@ func decodeOpenAIResponse(h *host, call *upstreamCall) (*engine.ChatResponse, we
 	if h.contentChunks {
 		raw = flattenContent(raw)
 	}
-	resp := new(engine.ChatResponse)
-	if err := json.Unmarshal(raw, resp); err != nil {
+	resp, reasoning, err := unmarshalAnswer(h, raw)
+	if err != nil {
 		return nil, src, call.redact(&engine.Error{Code: engine.CodeUpstream, Message: h.name + " sent a response Hearth could not read", Err: err})
 	}
 	// Web sources are optional extras of some hosts' answers: decoded only
@@ -114,30 +115,63 @@ func decodeOpenAIResponse(h *host, call *upstreamCall) (*engine.ChatResponse, we
 	if mayNameSources(raw) {
 		src = decodeWebSources(raw)
 	}
-	if !h.echoReasoning && !h.contentChunks {
-		return resp, src, nil
-	}
-	var rc struct {
-		Choices []struct {
-			Message struct {
-				ReasoningContent string `json:"reasoning_content"`
-			} `json:"message"`
-		} `json:"choices"`
-	}
-	json.Unmarshal(raw, &rc)
-	for i := range resp.Choices {
-		if i >= len(rc.Choices) || rc.Choices[i].Message.ReasoningContent == "" {
+	for i, r := range reasoning {
+		if r == "" {
 			continue
 		}
-		reasoning := rc.Choices[i].Message.ReasoningContent
 		if calls := resp.Choices[i].Message.ToolCalls; len(calls) > 0 {
-			calls[0].ExtraContent = extraWith(calls[0].ExtraContent, h.reasoningKey(), dsExtra{ReasoningContent: reasoning})
+			calls[0].ExtraContent = extraWith(calls[0].ExtraContent, h.reasoningKey(), dsExtra{ReasoningContent: r})
 		}
 		if h.contentChunks && i == 0 {
-			estimateReasoningTokens(&resp.Usage, len(reasoning))
+			estimateReasoningTokens(&resp.Usage, len(r))
 		}
 	}
 	return resp, src, nil
+}
+
+// reasoningAnswer is a chat completion with each choice's
+// reasoning_content, as the hosts that send it (DeepSeek, and Mistral's
+// thinking once flattened) write it: the fields of the same name shadow
+// the embedded ones, so one decode fills both.
+type reasoningAnswer struct {
+	engine.ChatResponse
+	Choices []reasoningChoice `json:"choices"`
+}
+
+// reasoningChoice is a choice whose message carries reasoning_content.
+type reasoningChoice struct {
+	engine.Choice
+	Message struct {
+		engine.ResponseMessage
+		ReasoningContent string `json:"reasoning_content"`
+	} `json:"message"`
+}
+
+// unmarshalAnswer decodes raw once: into engine's answer alone, or on
+// hosts whose reasoning Hearth keeps (echoReasoning, contentChunks) into
+// a reasoningAnswer, returning each choice's reasoning_content too.
+func unmarshalAnswer(h *host, raw []byte) (*engine.ChatResponse, []string, error) {
+	if !h.echoReasoning && !h.contentChunks {
+		resp := new(engine.ChatResponse)
+		return resp, nil, json.Unmarshal(raw, resp)
+	}
+	var a reasoningAnswer
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, nil, err
+	}
+	resp := &a.ChatResponse
+	resp.Choices = make([]engine.Choice, len(a.Choices))
+	reasoning := make([]string, len(a.Choices))
+	for i := range a.Choices {
+		c := &a.Choices[i]
+		resp.Choices[i] = c.Choice
+		resp.Choices[i].Message = c.Message.ResponseMessage
+		reasoning[i] = c.Message.ReasoningContent
+	}
+	if a.Choices == nil {
+		resp.Choices = nil
+	}
+	return resp, reasoning, nil
 }
 
 // reasoningKey is the extra_content key under which a host's reasoning

@@ -165,10 +165,15 @@ func New(cfg Config) (*Registry, error) {
 	if err := r.buildDeployments(cfg, mk); err != nil {
 		return nil, err
 	}
-	if err := cfg.Models.CheckProviders(r.Known); err != nil {
-		return nil, err
-	}
 	return r, nil
+}
+
+// CheckModelsFile reports the first HEARTH_MODELS_FILE entry naming a
+// provider the registry does not know: built in, configured, or the alias
+// of a deployment from the configuration or the store. Call it once the
+// stored deployments are in force (SetStored), so their aliases count.
+func (r *Registry) CheckModelsFile() error {
+	return r.models.CheckProviders(r.Known)
 }
 
 func (r *Registry) unknown(ref engine.ModelRef) error {
@@ -275,12 +280,12 @@ func (r *Registry) Cost(ref engine.ModelRef, promptTokens, completionTokens int)
 }
 
 // SetApplied puts the entries `hearth apply` stored (nil: none) under the
-// HEARTH_MODELS_FILE entries, for every call from now on. It refuses
-// entries naming a provider the registry does not know.
+// HEARTH_MODELS_FILE entries, for every call from now on. Entries naming
+// a provider the registry does not know (an alias whose deployments are
+// gone) are left out, and the returned error names each; the others are
+// in force all the same.
 func (r *Registry) SetApplied(m *Models) error {
-	if err := m.CheckProviders(r.Known); err != nil {
-		return err
-	}
-	r.models.applied.Store(m)
-	return nil
+	kept, err := m.keepKnown(r.Known)
+	r.models.applied.Store(kept)
+	return err
 }

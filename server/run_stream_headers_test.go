@@ -7,10 +7,11 @@ import (
 	"unsafe"
 )
 
-// TestStreamRunHeadersShareTheBodysRoom: a streamed pipe run's (and a
+// TestStreamRunHeadersLiveInTheDecodedBody: a streamed pipe run's (and a
 // beta run's) lb-thread-id and lb-model values are the two strings of
-// the decoded body's room, adjacent in memory, not slices of their own.
-func TestStreamRunHeadersShareTheBodysRoom(t *testing.T) {
+// the decoded body's header buffer, adjacent in memory, not slices of
+// their own.
+func TestStreamRunHeadersLiveInTheDecodedBody(t *testing.T) {
 	ts := startRunServer(t)
 	msgs := []any{user("Say something about foxes.")}
 	for path, end := range map[string]string{"/v1/pipes/run": "data: [DONE]", "/beta/pipes/run": `"finish_reason":"stop"`} {
@@ -26,7 +27,7 @@ func TestStreamRunHeadersShareTheBodysRoom(t *testing.T) {
 			t.Fatalf("%s: headers %v", path, h)
 		}
 		if unsafe.Pointer(&model[0]) != unsafe.Add(unsafe.Pointer(&thread[0]), unsafe.Sizeof("")) || cap(thread) != 1 || cap(model) != 1 {
-			t.Fatalf("%s: lb-thread-id and lb-model values are not the body's room", path)
+			t.Fatalf("%s: lb-thread-id and lb-model values are not the body's header buffer", path)
 		}
 	}
 }

@@ -61,6 +61,10 @@ type Config struct {
 	HTTP server.Config
 	// Providers configures the LLM, image, search and crawl upstreams.
 	Providers providers.Config
+	// DeferModelsFileCheck leaves the check that every HEARTH_MODELS_FILE
+	// entry names a known provider to the caller (App.CheckModelsFile),
+	// for one that first applies declarations storing deployments.
+	DeferModelsFileCheck bool
 	// Outbound, OutboundMode and OutboundHosts are the one outbound policy
 	// (docs/security.md, docs/air-gapped.md). Outbound guards calls to
 	// user-supplied URLs (MCP servers, crawls, image fetches); OutboundMode
@@ -177,8 +181,9 @@ type App struct {
 	// under HEARTH_MODELS_FILE in the provider registry.
 	AppliedModels *engine.AppliedModels
 	// CheckModels validates model entries against the provider registry
-	// (their shape, and that each names a known provider).
-	CheckModels func(entries []json.RawMessage) error
+	// (their shape, and that each names a known provider or one of
+	// aliases).
+	CheckModels func(entries []json.RawMessage, aliases []string) error
 	// StoredDeployments are the deployments declared through the API or
 	// hearth apply, routed beside the configuration's.
 	StoredDeployments *engine.StoredDeployments
@@ -195,6 +200,19 @@ type App struct {
 	// closeUpstream closes the provider registry's idle upstream
 	// connections on Close.
 	closeUpstream func()
+	// modelsFile checks HEARTH_MODELS_FILE's providers (CheckModelsFile).
+	modelsFile func() error
+}
+
+// CheckModelsFile refuses HEARTH_MODELS_FILE entries naming a provider
+// that exists nowhere: not built in, not configured, and not the alias of
+// a deployment of the configuration or of the store as it is now
+// (docs/providers.md#model-rules-and-prices-from-a-file).
+func (a *App) CheckModelsFile() error {
+	if a.modelsFile == nil {
+		return nil
+	}
+	return a.modelsFile()
 }
 
 // openStore opens the store the application keeps its records and blobs

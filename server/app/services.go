@@ -48,6 +48,19 @@ func (a *App) buildProviders(cfg Config) error {
 	if err := a.buildStoredDeployments(registry, cfg.Secret); err != nil {
 		return err
 	}
+	// The models file's entries are checked once the stored deployments'
+	// alias providers are known.
+	a.modelsFile = func() error {
+		if err := registry.CheckModelsFile(); err != nil {
+			return fmt.Errorf("HEARTH_MODELS_FILE %w", err)
+		}
+		return nil
+	}
+	if !cfg.DeferModelsFileCheck {
+		if err := a.CheckModelsFile(); err != nil {
+			return err
+		}
+	}
 	if err := a.buildAppliedModels(registry); err != nil {
 		return err
 	}

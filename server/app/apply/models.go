@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
+	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/providers"
 )
 
@@ -97,7 +99,7 @@ func (pl *planner) models(ctx context.Context) error {
 		return nil
 	}
 	if pl.svc.CheckModels != nil {
-		if err := pl.svc.CheckModels(want); err != nil {
+		if err := pl.svc.CheckModels(want, pl.deployedProviders()); err != nil {
 			return fmt.Errorf("models: %w", err)
 		}
 	}
@@ -122,4 +124,16 @@ func exportModels(ctx context.Context, svc Services, out *Spec) error {
 	have, err := svc.Models.Get(ctx)
 	out.Models = have
 	return err
+}
+
+// deployedProviders lists the providers of the deployments the files
+// declare: aliases their model entries may name before they are stored.
+func (pl *planner) deployedProviders() []string {
+	var out []string
+	for _, d := range pl.spec.Deployments {
+		if ref, err := engine.ParseModelID("model", strings.TrimSpace(d.Model)); err == nil {
+			out = append(out, ref.Provider)
+		}
+	}
+	return out
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hearth-dev/hearth/engine"
 	"github.com/hearth-dev/hearth/providers"
 	"github.com/hearth-dev/hearth/providers/fake"
 	"github.com/hearth-dev/hearth/server/app/apply"
@@ -207,8 +208,10 @@ func TestApplyModelsCluster(t *testing.T) {
 }
 
 // TestAppliedModelsSurviveRestart: the stored entries are read again when
-// a server starts on the same data; a stored list the node cannot use (a
-// provider it does not configure) is left out without stopping it.
+// a server starts on the same data; of a stored list, the entries the node
+// cannot use (a provider it does not configure) are left out one by one
+// and the others are in force, at once and after a restart, which the
+// list does not stop.
 func TestAppliedModelsSurviveRestart(t *testing.T) {
 	dir := t.TempDir()
 	ts := servertest.StartDir(t, dir)
@@ -218,16 +221,75 @@ func TestAppliedModelsSurviveRestart(t *testing.T) {
 	if mi := modelInfo(t, ts, "openai:gpt-7-preview"); mi == nil || mi["promptCost"] != 3.0 {
 		t.Fatalf("after a restart: %v", mi)
 	}
-	bad := []json.RawMessage{json.RawMessage(`{"provider":"acme","model":"x","prompt":1,"completion":2}`)}
-	if err := ts.App.AppliedModels.Set(context.Background(), bad); err != nil {
+	partly := []json.RawMessage{json.RawMessage(`{"provider":"acme","model":"x","prompt":1,"completion":2}`),
+		json.RawMessage(`{"provider":"openai","model":"gpt-7-preview","prompt":4,"completion":40}`)}
+	if err := ts.App.AppliedModels.Set(context.Background(), partly); err != nil {
 		t.Fatal(err)
 	}
-	if mi := modelInfo(t, ts, "openai:gpt-7-preview"); mi == nil {
-		t.Error("a stored list the node cannot use replaced the one in force")
+	check := func(when string) {
+		t.Helper()
+		if r := ts.Do("GET", "/v1/models", servertest.AdminKey, nil); r.Status != 200 || modelInfo(t, ts, "acme:x") != nil {
+			t.Errorf("%s: %d %s", when, r.Status, r.Body)
+		}
+		if mi := modelInfo(t, ts, "openai:gpt-7-preview"); mi == nil || mi["promptCost"] != 4.0 {
+			t.Errorf("%s: the usable entry of the stored list is not in force: %v", when, mi)
+		}
 	}
+	check("a list with an entry the node cannot use")
 	ts.Stop()
 	ts = servertest.StartDir(t, dir)
-	if r := ts.Do("GET", "/v1/models", servertest.AdminKey, nil); r.Status != 200 || modelInfo(t, ts, "acme:x") != nil {
-		t.Errorf("restart with an unusable stored list: %d %s", r.Status, r.Body)
+	check("restarted on that list")
+}
+
+// TestApplyModelsForDeployedAlias: model entries may name the alias
+// provider of a deployment the same apply stores: the plan accepts them,
+// and once applied the entries are in force (/v1/models shows the price).
+// Once the alias's deployment is deleted, a restart leaves out that entry
+// alone, the other entries stay in force, and storing a deployment again
+// brings it back; a provider found nowhere is still refused by the plan.
+func TestApplyModelsForDeployedAlias(t *testing.T) {
+	data := t.TempDir()
+	ts := servertest.StartDir(t, data)
+	dir := writeDecl(t, map[string]string{
+		"deployments.yaml": "deployments:\n  - {name: box-a, model: 'gpu:llama', base_url: 'http://127.0.0.1:1/v1'}\n",
+		"models.yaml": "models:\n  - {provider: gpu, model: llama, prompt: 0.5, completion: 1.5, context_window: 32000}\n" +
+			"  - {provider: openai, model: gpt-7-preview, prompt: 3, completion: 30}\n",
+	})
+	plan := run(t, ts, dir, apply.Options{})
+	if got := strings.Join(actions(plan), ","); !strings.Contains(got, "create models models") || !strings.Contains(got, "create deployment box-a") {
+		t.Fatalf("plan = %s", got)
+	}
+	inForce := func(when string, gpu bool) {
+		t.Helper()
+		if mi := modelInfo(t, ts, "gpu:llama"); gpu != (mi != nil && mi["promptCost"] == 0.5 && mi["contextWindow"] == 32000.0 && mi["source"] == "operator") {
+			t.Fatalf("%s: gpu:llama in /v1/models %v, want the applied entry %v", when, mi, gpu)
+		}
+		if mi := modelInfo(t, ts, "openai:gpt-7-preview"); mi == nil || mi["promptCost"] != 3.0 {
+			t.Fatalf("%s: openai:gpt-7-preview in /v1/models %v", when, mi)
+		}
+	}
+	inForce("applied", true)
+	ctx := context.Background()
+	if err := ts.App.StoredDeployments.Delete(ctx, "box-a"); err != nil {
+		t.Fatal(err)
+	}
+	inForce("deployment deleted", false)
+	ts.Stop()
+	ts = servertest.StartDir(t, data)
+	inForce("restarted without the deployment", false)
+	if _, err := ts.App.StoredDeployments.Create(ctx, engine.StoredDeployment{Name: "box-b", Model: "gpu:llama", BaseURL: "http://127.0.0.1:2/v1"}); err != nil {
+		t.Fatal(err)
+	}
+	inForce("deployment stored again", true)
+	spec, err := apply.Load(writeDecl(t, map[string]string{
+		"deployments.yaml": "deployments:\n  - {name: box-a, model: 'gpu:llama', base_url: 'http://127.0.0.1:1/v1'}\n",
+		"models.yaml":      "models:\n  - {provider: gpu, model: llama, prompt: 0.5, completion: 1.5}\n  - {provider: gpux, model: llama, prompt: 1, completion: 2}\n",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = apply.Build(context.Background(), apply.ServicesOf(ts.App, nil), spec, apply.Options{})
+	if err == nil || !strings.Contains(err.Error(), `models: models[1] (gpux:llama): provider: "gpux" is not a built-in or configured provider`) {
+		t.Errorf("unknown provider: %v", err)
 	}
 }

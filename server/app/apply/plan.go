@@ -19,9 +19,11 @@ type Services struct {
 	Memory   *memory.Service
 	Keysets  *engine.Keysets
 	// Models stores the declared model entries; CheckModels validates
-	// them against the provider registry (nil: shape only).
+	// them against the provider registry (nil: shape only), counting
+	// aliases (the providers of the deployments the same apply declares)
+	// as known.
 	Models      *engine.AppliedModels
-	CheckModels func(entries []json.RawMessage) error
+	CheckModels func(entries []json.RawMessage, aliases []string) error
 	// Deployments stores the declared deployments (nil: none can be).
 	Deployments *engine.StoredDeployments
 	// Store reads document bytes for Export.

@@ -32,6 +32,10 @@ func serveHelp(w io.Writer, getenv func(string) string) {
 
 // Build opens the store and wires the engine and the HTTP server through
 // the composition root (server/app), the same constructor the tests use.
+// It leaves HEARTH_MODELS_FILE's provider check (App.CheckModelsFile) to
+// serve, which runs it after HEARTH_APPLY_DIR may have stored the
+// deployments whose aliases the file names; the data-dir commands serve
+// no calls and skip it.
 func Build(cfg config.Config, getenv func(string) string, log *slog.Logger, stdout io.Writer) (*app.App, error) {
 	if cfg.Clustered() && strings.TrimSpace(getenv("HEARTH_SECRET_KEY")) == "" {
 		return nil, errors.New("HEARTH_SECRET_KEY is required with HEARTH_DATABASE_URL: every node of a cluster must use the same key " +
@@ -41,7 +45,9 @@ func Build(cfg config.Config, getenv func(string) string, log *slog.Logger, stdo
 	if err != nil {
 		return nil, err
 	}
-	a, err := app.New(cfg.App(secret, log, Version))
+	ac := cfg.App(secret, log, Version)
+	ac.DeferModelsFileCheck = true
+	a, err := app.New(ac)
 	if err != nil {
 		return nil, err
 	}
@@ -112,6 +118,10 @@ func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 			a.Close(context.Background())
 			return err
 		}
+	}
+	if err := a.CheckModelsFile(); err != nil {
+		a.Close(context.Background())
+		return err
 	}
 	if err := a.Server.Open(); err != nil {
 		a.Close(context.Background())

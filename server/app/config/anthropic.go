@@ -16,6 +16,8 @@ type AnthropicSettings struct {
 	// to models: "name=provider:model,name2=pipe:<name>", "*" for any
 	// other bare name.
 	AnthropicModelAliases string `json:"anthropic_model_aliases"`
+	// modelAliases is AnthropicModelAliases parsed, set by Validate.
+	modelAliases map[string]string
 }
 
 // modelAliases allows HEARTH_ANTHROPIC_MODEL_ALIASES.
@@ -23,12 +25,6 @@ var modelAliases = textCheck("comma-separated name=model pairs", "claude", func(
 	_, err := parseModelAliases(s)
 	return err
 })
-
-// anthropicModelAliases returns the alias table (call after Validate).
-func (c *Config) anthropicModelAliases() map[string]string {
-	m, _ := parseModelAliases(c.AnthropicModelAliases)
-	return m
-}
 
 // parseModelAliases reads "name=model,name=model": each name bare (no
 // ':' or '/') and named once, each model provider:model, provider/model

@@ -18,7 +18,7 @@ func TestAnthropicModelAliases(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{"claude-sonnet-4-5": "ollama:qwen3-coder", "claude-haiku-4-5": "ollama:qwen3:8b", "*": "pipe:coder"}
-	if got := cfg.anthropicModelAliases(); !maps.Equal(got, want) {
+	if got := cfg.App(make([]byte, 32), nil, "test").HTTP.AnthropicModelAliases; !maps.Equal(got, want) {
 		t.Fatalf("aliases %v", got)
 	}
 	for bad, msg := range map[string]string{

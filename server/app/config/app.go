@@ -23,8 +23,8 @@ func (c Config) App(secret []byte, log *slog.Logger, version string) app.Config 
 			MetricsOff: !c.Metrics, MetricsToken: c.MetricsToken, MetricsAddr: c.MetricsAddr,
 			RateLimitPerKey: int(c.RateLimitPerKey), RateLimitPerPipe: int(c.RateLimitPerPipe), RateLimitBurst: int(c.RateLimitBurst),
 			MaxConcurrent: c.serverMaxConcurrent(), LeanOff: c.ServerHTTP1 == "stdlib",
-			AnthropicModelAliases: c.anthropicModelAliases(),
-			MCPUpstreams:          c.mcpUpstreams(),
+			AnthropicModelAliases: c.modelAliases,
+			MCPUpstreams:          c.mcpUpstreams,
 		},
 		Providers:         providers.Config{Providers: c.Providers, HTTP1: c.UpstreamHTTP1, Models: c.models, Deployments: c.Deployments},
 		Outbound:          c.Outbound,
@@ -39,7 +39,7 @@ func (c Config) App(secret []byte, log *slog.Logger, version string) app.Config 
 	}
 	c.applyRequestLimits(&ac.HTTP)
 	c.applyPacks(&ac.HTTP)
-	ac.OutboundMode, ac.OutboundHosts = c.OutboundMode, c.outboundHostList()
+	ac.OutboundMode, ac.OutboundHosts = c.OutboundMode, c.outboundHosts
 	ac.Testkit = c.testkit()
 	ac.OTel = c.otel()
 	ac.Extractor = c.extractor()

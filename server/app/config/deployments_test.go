@@ -12,47 +12,35 @@ import (
 // configuration; an alias provider may be the default model's; every
 // mistake names its source and field.
 func TestDeploymentsConfig(t *testing.T) {
-	dir := t.TempDir()
-	file := filepath.Join(dir, "hearth.json")
-	os.WriteFile(file, []byte(`{"deployments":[{"model":"local:llama-70b","strategy":"least-busy","servers":[
-		{"name":"gpu1","base_url":"http://10.0.0.1:8000/v1","weight":2},{"name":"gpu2","base_url":"http://10.0.0.2:8000/v1","max_concurrency":8,"tpm":100000}]}]}`), 0o600)
-	cfg, _, err := Load("serve", []string{"-config", file}, envMap(map[string]string{"HEARTH_DEFAULT_MODEL": "local:llama-70b"}))
-	if err != nil {
-		t.Fatal(err)
+	const file = `{"deployments":[{"model":"local:llama-70b","strategy":"least-busy","servers":[
+		{"name":"gpu1","base_url":"http://10.0.0.1:8000/v1","weight":2},{"name":"gpu2","base_url":"http://10.0.0.2:8000/v1","max_concurrency":8,"tpm":100000}]}]}`
+	refused := func(name, env, want string) fileCase {
+		return fileCase{name: name, env: map[string]string{"HEARTH_DEPLOYMENTS": env}, want: want}
 	}
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	ac := cfg.App(make([]byte, 32), nil, "test")
-	if d := ac.Providers.Deployments; len(d) != 1 || d[0].Strategy != "least-busy" || len(d[0].Servers) != 2 || d[0].Servers[1].TPM != 100000 || d[0].Servers[0].Weight != 2 {
-		t.Fatalf("deployments not handed to the registry: %+v", d)
-	}
-
-	env := `[{"model":"openai:gpt-4o","servers":[{"name":"eu","base_url":"https://eu.example/v1","api_key":"sk-eu"}]}]`
-	cfg, _, _ = Load("serve", []string{"-config", file}, envMap(map[string]string{"HEARTH_DEPLOYMENTS": env}))
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	if d := cfg.Deployments; len(d) != 1 || d[0].Model != "openai:gpt-4o" || d[0].Servers[0].APIKey != "sk-eu" {
-		t.Fatalf("HEARTH_DEPLOYMENTS did not replace the file's list: %+v", d)
-	}
-
-	for _, c := range []struct{ env, want string }{
-		{`[{"model":"local:x","servers":[{"name":"a","base_url":"10.0.0.1:8000"}]}]`, `HEARTH_DEPLOYMENTS: deployments[0].servers[0].base_url "10.0.0.1:8000": must be an absolute http(s) URL`},
-		{`[{"model":"local:x","servers":[{"name":"a","baseurl":"http://h"}]}]`, `HEARTH_DEPLOYMENTS: not a JSON list of deployments: json: unknown field "baseurl"`},
-		{`{"model":"local:x"}`, `HEARTH_DEPLOYMENTS: not a JSON list`},
-		{`[{"model":"local:x","strategy":"random","servers":[{"name":"a","base_url":"http://h"}]}]`, `deployments[0].strategy "random": use round-robin, least-busy or latency`},
-	} {
-		cfg, _, _ := Load("serve", nil, envMap(map[string]string{"HEARTH_DEPLOYMENTS": c.env}))
-		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: %v, want %q", c.env, err, c.want)
-		}
-	}
-	os.WriteFile(file, []byte(`{"deployments":[{"model":"local:x","servers":[{"name":"a","base_url":"http://h","weight":5000}]}]}`), 0o600)
-	cfg, _, _ = Load("serve", []string{"-config", file}, envMap(nil))
-	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "config file: deployments[0].servers[0].weight 5000: must be from 0 (meaning 1) to 1000") {
-		t.Fatalf("file: %v", err)
-	}
+	runFileCases(t, []fileCase{
+		{name: "config file", file: "hearth.json", content: file, args: []string{"-config", "{file}"},
+			env: map[string]string{"HEARTH_DEFAULT_MODEL": "local:llama-70b"},
+			check: func(t *testing.T, cfg Config, _ string) {
+				ac := cfg.App(make([]byte, 32), nil, "test")
+				if d := ac.Providers.Deployments; len(d) != 1 || d[0].Strategy != "least-busy" || len(d[0].Servers) != 2 || d[0].Servers[1].TPM != 100000 || d[0].Servers[0].Weight != 2 {
+					t.Fatalf("deployments not handed to the registry: %+v", d)
+				}
+			}},
+		{name: "env over file", file: "hearth.json", content: file, args: []string{"-config", "{file}"},
+			env: map[string]string{"HEARTH_DEPLOYMENTS": `[{"model":"openai:gpt-4o","servers":[{"name":"eu","base_url":"https://eu.example/v1","api_key":"sk-eu"}]}]`},
+			check: func(t *testing.T, cfg Config, _ string) {
+				if d := cfg.Deployments; len(d) != 1 || d[0].Model != "openai:gpt-4o" || d[0].Servers[0].APIKey != "sk-eu" {
+					t.Fatalf("HEARTH_DEPLOYMENTS did not replace the file's list: %+v", d)
+				}
+			}},
+		refused("base_url not a URL", `[{"model":"local:x","servers":[{"name":"a","base_url":"10.0.0.1:8000"}]}]`, `HEARTH_DEPLOYMENTS: deployments[0].servers[0].base_url "10.0.0.1:8000": must be an absolute http(s) URL`),
+		refused("unknown field", `[{"model":"local:x","servers":[{"name":"a","baseurl":"http://h"}]}]`, `HEARTH_DEPLOYMENTS: not a JSON list of deployments: json: unknown field "baseurl"`),
+		refused("not a list", `{"model":"local:x"}`, `HEARTH_DEPLOYMENTS: not a JSON list`),
+		refused("unknown strategy", `[{"model":"local:x","strategy":"random","servers":[{"name":"a","base_url":"http://h"}]}]`, `deployments[0].strategy "random": use round-robin, least-busy or latency`),
+		{name: "bad weight in file", file: "hearth.json", args: []string{"-config", "{file}"},
+			content: `{"deployments":[{"model":"local:x","servers":[{"name":"a","base_url":"http://h","weight":5000}]}]}`,
+			want:    "config file: deployments[0].servers[0].weight 5000: must be from 0 (meaning 1) to 1000"},
+	})
 }
 
 // TestDeploymentsReadmeConfig: the config file of the deployments

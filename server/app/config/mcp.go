@@ -18,6 +18,8 @@ type MCPSettings struct {
 	// MCPUpstreams is a JSON array of upstream MCP servers whose tools
 	// /mcp offers, in the shape of an agent run's mcp_servers entries.
 	MCPUpstreams string `json:"mcp_upstreams"`
+	// mcpUpstreams is MCPUpstreams parsed, set by Validate.
+	mcpUpstreams []engine.MCPServer
 }
 
 // mcpServerName is what an upstream's name may hold: it prefixes tool
@@ -29,12 +31,6 @@ var mcpServers = textCheck("a JSON array of MCP servers", "{}", func(s string) e
 	_, err := parseMCPUpstreams(s)
 	return err
 })
-
-// mcpUpstreams returns the upstream servers (call after Validate).
-func (c *Config) mcpUpstreams() []engine.MCPServer {
-	ups, _ := parseMCPUpstreams(c.MCPUpstreams)
-	return ups
-}
 
 // parseMCPUpstreams reads the JSON array; nil for an empty setting.
 func parseMCPUpstreams(s string) ([]engine.MCPServer, error) {

@@ -16,7 +16,7 @@ func TestMCPUpstreams(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	ups := cfg.mcpUpstreams()
+	ups := cfg.App(make([]byte, 32), nil, "test").HTTP.MCPUpstreams
 	if len(ups) != 2 || ups[0].Name != "calc" || ups[0].AuthorizationToken != "t" || !ups[0].Allows("add") || ups[0].Allows("echo") || !ups[1].Allows("anything") {
 		t.Fatalf("upstreams %+v", ups)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hearth-dev/hearth/providers/extract"
 	"github.com/hearth-dev/hearth/providers/netguard"
+	"github.com/hearth-dev/hearth/providers/otlp"
 	"github.com/hearth-dev/hearth/providers/replay"
 )
 
@@ -199,7 +200,7 @@ func (c *Config) vars() []configVar {
 			doc:    "how provider calls to a plain `http://` base URL go out: `lean`, on the calling goroutine over pooled keep-alive connections; `stdlib`, through Go's net/http transport (https always does); see [Upstream HTTP client](providers.md#upstream-http-client)",
 			defDoc: "`lean`",
 		},
-		{group: gModels, env: "HEARTH_ANTHROPIC_MODEL_ALIASES", flag: "anthropic-model-aliases", usage: "bare model names of /anthropic/v1/messages mapped to models: claude-sonnet-4-5=ollama:qwen3-coder,claude-haiku-4-5=ollama:qwen3:8b (* for any other bare name)", str: &c.AnthropicModelAliases, rule: modelAliases,
+		{group: gModels, env: "HEARTH_ANTHROPIC_MODEL_ALIASES", flag: "anthropic-model-aliases", usage: "bare model names of /anthropic/v1/messages mapped to models: claude-sonnet-4-5=ollama:qwen3-coder,claude-haiku-4-5=ollama:qwen3:8b (* for any other bare name)", str: &c.AnthropicModelAliases, rule: parsedInto(modelAliases, &c.modelAliases, parseModelAliases),
 			doc: "bare model names of `/anthropic/v1/messages` mapped to models, comma-separated `name=model` pairs: `claude-sonnet-4-5=ollama:qwen3-coder,claude-haiku-4-5=ollama:qwen3:8b`; each model is `provider:model`, `provider/model` or `pipe:<name>`; a name also matches its dated ids (`claude-sonnet-4-5-20250929`); `*` maps every other bare name; unmapped `claude-*` names go to the `anthropic` provider (see [Claude Code and the Anthropic SDKs](openai-and-anthropic.md#claude-code-and-the-anthropic-sdks-messages-api))",
 		},
 		// Outbound connections
@@ -207,7 +208,7 @@ func (c *Config) vars() []configVar {
 			doc:    "`open`: Hearth may connect anywhere; `allowlist`: every outbound connection must match `HEARTH_OUTBOUND_HOSTS` (see [Running air-gapped](air-gapped.md#running-air-gapped)). Formerly `HEARTH_EGRESS` (flag `-egress`, file key `egress`), which still works with a deprecation warning",
 			defDoc: "`open`",
 		},
-		{group: gOutbound, env: "HEARTH_OUTBOUND_HOSTS", flag: "outbound-hosts", usage: "comma-separated host names, host:port pairs and CIDRs Hearth may connect to in allowlist mode (was HEARTH_EGRESS_ALLOW)", str: &c.OutboundHosts, rule: outboundHosts,
+		{group: gOutbound, env: "HEARTH_OUTBOUND_HOSTS", flag: "outbound-hosts", usage: "comma-separated host names, host:port pairs and CIDRs Hearth may connect to in allowlist mode (was HEARTH_EGRESS_ALLOW)", str: &c.OutboundHosts, rule: parsedInto(outboundHosts, &c.outboundHosts, netguard.ParseAllow),
 			doc: "comma-separated host names (any port), `host:port` pairs (`[v6]:port` for IPv6) and CIDRs Hearth may connect to in `allowlist` mode; an entry here does not open a private address to user-supplied URLs (that is `HEARTH_OUTBOUND_ALLOW_PRIVATE` / `HEARTH_OUTBOUND_ALLOW`). Formerly `HEARTH_EGRESS_ALLOW` (flag `-egress-allow`, file key `egress_allow`), which still works with a deprecation warning",
 		},
 		{group: gOutbound, env: "HEARTH_OUTBOUND_ALLOW_PRIVATE", flag: "outbound-allow-private", usage: "true lets MCP servers and crawls reach private/loopback addresses (true or false)", bl: &c.OutboundAllowPrivate,
@@ -232,7 +233,7 @@ func (c *Config) vars() []configVar {
 		{group: gAgent, env: "HEARTH_AGENT_MAX_STEPS", flag: "agent-max-steps", usage: "model calls one agent run may make while using MCP tools", num: &c.AgentMaxSteps, rule: intRange(1, 100),
 			doc: "model calls one agent run may make while it uses MCP tools (1-100)",
 		},
-		{group: gAgent, env: "HEARTH_MCP_UPSTREAMS", secret: true, flag: "mcp-upstreams", usage: `upstream MCP servers whose tools /mcp offers as <name>__<tool>, a JSON array: [{"name":"calc","url":"https://host/mcp","authorization_token":"...","tool_configuration":{"allowed_tools":["add"]}}]`, str: &c.MCPUpstreams, rule: mcpServers,
+		{group: gAgent, env: "HEARTH_MCP_UPSTREAMS", secret: true, flag: "mcp-upstreams", usage: `upstream MCP servers whose tools /mcp offers as <name>__<tool>, a JSON array: [{"name":"calc","url":"https://host/mcp","authorization_token":"...","tool_configuration":{"allowed_tools":["add"]}}]`, str: &c.MCPUpstreams, rule: parsedInto(mcpServers, &c.mcpUpstreams, parseMCPUpstreams),
 			doc: "upstream MCP servers whose tools `/mcp` offers to user and org keys that are not read-only, as `<name>__<tool>` (the MCP gateway): a JSON array of `{\"name\", \"url\", \"authorization_token\"?, \"custom_headers\"?, \"tool_configuration\": {\"allowed_tools\": [...]}?}`, the shape of an agent run's `mcp_servers`; `allowed_tools` limits the tools offered; the outbound policy applies (the address check of user-supplied URLs and, in `allowlist` mode, `HEARTH_OUTBOUND_HOSTS`) (see [Use Hearth from Claude Desktop, Cursor and Open WebUI](openai-and-anthropic.md#use-hearth-from-claude-desktop-cursor-and-open-webui))",
 		},
 		{group: gAgent, env: "HEARTH_GUARD", flag: "guard", usage: "server-wide guardrail policy as JSON (docs/guardrails.md)", str: &c.Guard,
@@ -282,7 +283,7 @@ func (c *Config) vars() []configVar {
 			doc:    "OTLP/HTTP collector base URL such as `http://collector:4318`: traces are posted as JSON to `<url>/v1/traces` (see [OpenTelemetry](operations.md#opentelemetry))",
 			defDoc: "– (tracing off)",
 		},
-		{group: gOps, env: "HEARTH_OTEL_HEADERS", secret: true, str: &c.OTelHeaders, rule: otelHeaders,
+		{group: gOps, env: "HEARTH_OTEL_HEADERS", secret: true, str: &c.OTelHeaders, rule: parsedInto(otelHeaders, &c.otelHeaders, otlp.ParseHeaders),
 			doc: "headers sent with every export, `key=value` pairs separated by commas, values percent-encoded (the format of `OTEL_EXPORTER_OTLP_HEADERS`), e.g. `Authorization=Bearer%20<token>`",
 		},
 		{group: gOps, env: "HEARTH_OTEL_SERVICE_NAME", flag: "otel-service-name", usage: "service.name of the exported spans", str: &c.OTelServiceName,
@@ -305,7 +306,7 @@ func (c *Config) vars() []configVar {
 			doc: "how long a claimed ingestion job stays held without its node's heartbeat (renewed every third of it) before another node takes it over (1s-10m); give every node the same value",
 		},
 		// Test suites
-		{group: gTestkit, env: "HEARTH_FAULTS", flag: "faults", usage: "off; on (honour the LB-Fault request header); or server-wide fault rules such as openai:429@0.1,anthropic:timeout@0.05", str: &c.Faults, rule: faultRules,
+		{group: gTestkit, env: "HEARTH_FAULTS", flag: "faults", usage: "off; on (honour the LB-Fault request header); or server-wide fault rules such as openai:429@0.1,anthropic:timeout@0.05", str: &c.Faults, rule: parsedInto(faultRules, &c.faults, parseFaults),
 			doc:    "fault injection for test suites: `on` honours the `LB-Fault` request header; a rule list such as `openai:429@0.1,anthropic:timeout@0.05` also applies those faults to every upstream call; `slow-commit=100ms` holds every commit of thread messages that long (see [Using Hearth in your tests](hearth-in-your-tests.md#using-hearth-in-your-tests))",
 			defDoc: "`off`",
 		},

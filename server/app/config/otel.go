@@ -19,6 +19,8 @@ type OTelSettings struct {
 	OTelHeaders string `json:"otel_headers"`
 	// OTelServiceName is the service.name of the exported spans.
 	OTelServiceName string `json:"otel_service_name"`
+	// otelHeaders is OTelHeaders parsed, set by Validate.
+	otelHeaders map[string]string
 }
 
 // otelEndpoint allows an OTLP/HTTP collector base URL, or nothing.
@@ -38,6 +40,5 @@ var otelHeaders = textRule("comma-separated key=value pairs (percent-encode comm
 
 // otel is the application's trace export config (call after Validate).
 func (c *Config) otel() app.OTel {
-	h, _ := otlp.ParseHeaders(c.OTelHeaders)
-	return app.OTel{Endpoint: strings.TrimSpace(c.OTelEndpoint), Headers: h, ServiceName: strings.TrimSpace(c.OTelServiceName)}
+	return app.OTel{Endpoint: strings.TrimSpace(c.OTelEndpoint), Headers: c.otelHeaders, ServiceName: strings.TrimSpace(c.OTelServiceName)}
 }

@@ -29,6 +29,8 @@ type OutboundSettings struct {
 	OutboundAllow string `json:"outbound_allow"`
 	// Outbound is the address policy of user-supplied URLs built by Validate.
 	Outbound netguard.Policy `json:"-"`
+	// outboundHosts is OutboundHosts as a list, set by Validate.
+	outboundHosts []string
 }
 
 // renamedSetting is a setting's name before the outbound policies were
@@ -175,9 +177,3 @@ var cidrList = textRule("comma-separated CIDR prefixes such as 10.1.0.0/16", "10
 	_, ok := parseCIDRs(s)
 	return ok
 })
-
-// outboundHostList is HEARTH_OUTBOUND_HOSTS as a list (validated).
-func (c *Config) outboundHostList() []string {
-	l, _ := netguard.ParseAllow(c.OutboundHosts)
-	return l
-}

@@ -9,16 +9,6 @@ import (
 	"testing"
 )
 
-// loadValid loads and validates a configuration from args and env.
-func loadValid(t *testing.T, args []string, env map[string]string) (Config, error) {
-	t.Helper()
-	cfg, _, err := Load("serve", args, envMap(env))
-	if err == nil {
-		err = cfg.Validate()
-	}
-	return cfg, err
-}
-
 // TestOutboundConfig: bad values are refused naming the new settings, and
 // HEARTH_OUTBOUND / HEARTH_OUTBOUND_HOSTS (flag, env) reach the app config.
 func TestOutboundConfig(t *testing.T) {

@@ -126,3 +126,21 @@ func minLen(n int) *rule {
 
 // notEmpty allows any string but the empty one.
 var notEmpty = textRule("non-empty text", "", func(s string) bool { return s != "" })
+
+// parsedInto is r for a structured text setting: its check parses the
+// value once and keeps the result in *into (the zero value when refused),
+// so Config.App copies it instead of parsing it again. parse must accept
+// exactly what r accepts.
+func parsedInto[T any](r *rule, into *T, parse func(string) (T, error)) *rule {
+	k := *r
+	k.ok = func(v configVar) bool {
+		t, err := parse(*v.str)
+		if err != nil {
+			var zero T
+			t = zero
+		}
+		*into = t
+		return err == nil
+	}
+	return &k
+}

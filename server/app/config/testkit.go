@@ -26,6 +26,15 @@ type TestkitSettings struct {
 	// Deterministic takes ids and created
 	// timestamps from a seeded sequence (docs/hearth-in-your-tests.md#deterministic-mode).
 	Deterministic bool `json:"deterministic"`
+	// faults is Faults parsed, set by Validate.
+	faults faultSetting
+}
+
+// faultSetting is HEARTH_FAULTS parsed: whether fault injection is on,
+// and the fault rules that apply to every upstream call.
+type faultSetting struct {
+	on    bool
+	rules []fault.Rule
 }
 
 // tidyTestkit spells the checked test-suite settings one way.
@@ -43,21 +52,30 @@ func (c *Config) tidyTestkit() {
 
 // faultRules allows off, on, or server-wide fault rules.
 var faultRules = textCheck("off, on, or fault rules such as openai:429@0.1", "openai:600", func(s string) error {
+	_, err := parseFaults(s)
+	return err
+})
+
+// parseFaults reads HEARTH_FAULTS: off (or nothing), on, or server-wide
+// fault rules, which also turn the LB-Fault header on.
+func parseFaults(s string) (faultSetting, error) {
 	switch s = strings.TrimSpace(s); strings.ToLower(s) {
-	case "", "off", "on":
-		return nil
+	case "", "off":
+		return faultSetting{}, nil
+	case "on":
+		return faultSetting{on: true}, nil
 	}
 	rules, err := fault.Parse(s)
 	if err != nil {
-		return err
+		return faultSetting{}, err
 	}
 	for _, r := range rules {
 		if r.Times > 0 {
-			return fmt.Errorf("%q: *times counts the calls of one request, so it belongs in the LB-Fault header only", r)
+			return faultSetting{}, fmt.Errorf("%q: *times counts the calls of one request, so it belongs in the LB-Fault header only", r)
 		}
 	}
-	return nil
-})
+	return faultSetting{on: true, rules: rules}, nil
+}
 
 // replayDir allows an existing directory, or nothing.
 var replayDir = textRule("an existing directory of recordings (make them with HEARTH_RECORD)", "/nonexistent/recordings", func(s string) bool {
@@ -70,14 +88,6 @@ var replayDir = textRule("an existing directory of recordings (make them with HE
 
 // testkit maps the validated settings onto the application's.
 func (c *Config) testkit() app.Testkit {
-	tk := app.Testkit{Record: c.Record, Replay: c.Replay, ReplayMiss: c.ReplayMiss, Deterministic: c.Deterministic}
-	switch c.Faults {
-	case "off":
-	case "on":
-		tk.Faults = true
-	default:
-		tk.Faults = true
-		tk.FaultRules, _ = fault.Parse(c.Faults)
-	}
-	return tk
+	return app.Testkit{Record: c.Record, Replay: c.Replay, ReplayMiss: c.ReplayMiss, Deterministic: c.Deterministic,
+		Faults: c.faults.on, FaultRules: c.faults.rules}
 }
