@@ -3,6 +3,7 @@ package cli
 import (
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 	"time"
 )
 
@@ -12,6 +13,13 @@ const maxGCPercent = 1000
 
 // gcFloorPeriod is how often the heap floor follows the live heap.
 const gcFloorPeriod = time.Second
+
+// GOGC is the process's: one floor runs at a time, and a second server in
+// the same process (tests) leaves it to the first.
+var (
+	gcFloorMu sync.Mutex
+	gcFloorOn bool
+)
 
 // startGCFloor keeps the garbage collector's heap goal at least floor
 // bytes above the live heap, for as long as the server runs: every
@@ -23,11 +31,20 @@ const gcFloorPeriod = time.Second
 // process's GOGC. stop restores that GOGC. It does nothing when floor is
 // not positive or GOGC is off.
 func startGCFloor(floor int64, period time.Duration) (stop func()) {
-	base := debug.SetGCPercent(100)
-	debug.SetGCPercent(base)
-	if floor <= 0 || base < 0 {
+	if floor <= 0 {
 		return func() {}
 	}
+	gcFloorMu.Lock()
+	defer gcFloorMu.Unlock()
+	if gcFloorOn {
+		return func() {}
+	}
+	base := debug.SetGCPercent(100)
+	debug.SetGCPercent(base)
+	if base < 0 {
+		return func() {}
+	}
+	gcFloorOn = true
 	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	cur := base
 	set := func() {
@@ -49,7 +66,10 @@ func startGCFloor(floor int64, period time.Duration) (stop func()) {
 		for {
 			select {
 			case <-quit:
+				gcFloorMu.Lock()
 				debug.SetGCPercent(base)
+				gcFloorOn = false
+				gcFloorMu.Unlock()
 				return
 			case <-t.C:
 				set()

@@ -35,15 +35,17 @@ func TestGCPercentFor(t *testing.T) {
 func TestGCFloorSetsAndRestores(t *testing.T) {
 	base := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(base)
-	stop := startGCFloor(1<<40, time.Hour) // sets GOGC once at start
+	stop := startGCFloor(1<<40, time.Hour)  // sets GOGC once at start
+	stop2 := startGCFloor(1<<20, time.Hour) // a second floor leaves it to the first
 	got := debug.SetGCPercent(100)
 	debug.SetGCPercent(got)
 	stop()
+	stop2()
 	if got != maxGCPercent {
 		t.Errorf("GOGC under a 1 TiB floor = %d, want %d", got, maxGCPercent)
 	}
 	if after := debug.SetGCPercent(100); after != 100 {
-		t.Errorf("GOGC after stop = %d, want 100", after)
+		t.Errorf("GOGC after both stops = %d, want 100", after)
 	}
 	startGCFloor(0, time.Hour)()
 	debug.SetGCPercent(-1)
