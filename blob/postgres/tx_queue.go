@@ -22,7 +22,7 @@ const (
 )
 
 // Keys written with SetNew go as plain INSERTs, without ON CONFLICT: its
-// check of the key before each row costs a third of the row. Should one
+// check of the key before each row is about a fifth of its cost. Should one
 // of those keys exist after all, the INSERT fails the transaction with a
 // unique violation and Update runs it again with every SetNew an upsert
 // (tx.noInsert), so SetNew has Put's effect either way.
