@@ -612,8 +612,8 @@ func (pr *PreparedRun) persist(ctx context.Context, res runResult, status string
 			}
 		} else {
 			t = ts.newThread(ctx, pr.Pipe.Owner, pr.ThreadID, nil)
-			t.Pipe, t.PipeID = pr.Pipe.Name, pr.Pipe.ID
-			if err := tx.Put(threadIdxKey(t.Owner, t), ""); err != nil {
+			t.Pipe, t.PipeID, t.unwritten = pr.Pipe.Name, pr.Pipe.ID, true
+			if err := putNew(tx, threadIdxKey(t.Owner, t), ""); err != nil {
 				return err
 			}
 		}

@@ -21,8 +21,12 @@ type OwnedSetter interface {
 // runpipe/<owner>//<id> that older versions wrote for those runs is never
 // read, and leaving it out spares every such run a key in the store.
 func putRun(tx Tx, r *RunRecord, hint int) (int, error) {
-	s, ok := tx.(OwnedSetter)
-	if !ok {
+	var set func(key, value []byte) error
+	if s, ok := tx.(NewKeySetter); ok {
+		set = s.SetNew // run ids are fresh: both keys are new
+	} else if s, ok := tx.(OwnedSetter); ok {
+		set = s.SetOwned
+	} else {
 		if err := tx.Put(prefixRun+r.Owner+"/"+r.ID, r); err != nil || r.PipeID == "" {
 			return hint, err
 		}
@@ -36,7 +40,7 @@ func putRun(tx Tx, r *RunRecord, hint int) (int, error) {
 		if err != nil {
 			return hint, err
 		}
-		return len(kv) - k, s.SetOwned(kv[:k:k], kv[k:])
+		return len(kv) - k, set(kv[:k:k], kv[k:])
 	}
 	keys := len(prefixRun) + len(prefixRunPipe) + 2*len(r.Owner) + len(r.PipeID) + 2*len(r.ID) + 3
 	kv := make([]byte, 0, keys+hint)
@@ -48,10 +52,10 @@ func putRun(tx Tx, r *RunRecord, hint int) (int, error) {
 	}
 	v := len(kv)
 	kv = append(append(append(append(append(append(kv, prefixRunPipe...), r.Owner...), '/'), r.PipeID...), '/'), r.ID...)
-	if err := s.SetOwned(kv[:k:k], kv[k:v:v]); err != nil {
+	if err := set(kv[:k:k], kv[k:v:v]); err != nil {
 		return hint, err
 	}
-	return v - k, s.SetOwned(kv[v:], kv[len(kv):])
+	return v - k, set(kv[v:], kv[len(kv):])
 }
 
 // runValueHint is the first record's buffer room for its value; a

@@ -40,6 +40,9 @@ type Thread struct {
 	PipeID string `json:"pipe_id,omitempty"`
 	// virtual: read from a signed id, not yet written (threads_virtual.go).
 	virtual bool
+	// unwritten: made in this transaction, its record not stored yet, so
+	// its keys are new (putNew).
+	unwritten bool
 }
 
 // ThreadMessage is one stored message of a thread, in the

@@ -273,13 +273,17 @@ func (ts *Threads) putMessages(ctx context.Context, tx Tx, t *Thread, msgs []Thr
 	now := NowFrom(ctx, ts.now).Unix()
 	for _, in := range msgs {
 		m := buildThreadMessage(t.ID, NewPrefixedID(ctx, "msg_", 24), now, in)
-		if err := tx.Put(msgKey(t, t.NextSeq), m); err != nil {
+		if err := putNew(tx, msgKey(t, t.NextSeq), m); err != nil {
 			return err
 		}
 		t.NextSeq++
 		if stored != nil {
 			stored(m)
 		}
+	}
+	if t.unwritten {
+		t.unwritten = false
+		return putNew(tx, threadKey(t.Owner, t.ID), t)
 	}
 	return tx.Put(threadKey(t.Owner, t.ID), t)
 }

@@ -84,8 +84,8 @@ func (ts *Threads) materialize(ctx context.Context, tx Tx, t *Thread, p *Pipe) e
 	if p != nil && p.ID == t.PipeID {
 		t.Pipe = p.Name
 	}
-	t.Key, t.virtual = NewID(ctx, 20), false
-	return tx.Put(threadIdxKey(t.Owner, t), "")
+	t.Key, t.virtual, t.unwritten = NewID(ctx, 20), false, true
+	return putNew(tx, threadIdxKey(t.Owner, t), "")
 }
 
 // buryThread writes the tombstone of a deleted thread whose id is signed

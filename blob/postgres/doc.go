@@ -27,7 +27,9 @@
 // transaction. Retries are counted (Store.Retries, Options.OnRetry). A
 // transaction sends nothing until it reads or commits: its BEGIN, its
 // queued writes (Put, PutRaw, Delete, Publish; consecutive puts as one
-// multi-row upsert) and the read or the COMMIT go to the server as one
+// multi-row upsert; consecutive SetNew writes, of keys made from fresh ids,
+// as one plain multi-row INSERT, with an upsert rerun of the transaction
+// should one exist) and the read or the COMMIT go to the server as one
 // pipeline, one round trip (tx_queue.go). So an Update that only writes is
 // one round trip, each read one, and a write's error surfaces at the next
 // read or at the commit. A statement that fails aborts the transaction on

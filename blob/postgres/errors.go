@@ -17,7 +17,13 @@ const (
 	codeDiskFull      = "53100"
 	codeReadOnlySQL   = "25006"
 	codeProgramLimit  = "54000"
+	codeUnique        = "23505"
 )
+
+func isUniqueViolation(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == codeUnique
+}
 
 func isRetryable(err error) bool {
 	var pe *pgconn.PgError

@@ -208,11 +208,18 @@ func (s *Store) Update(ctx context.Context, fn func(engine.Tx) error) error {
 	if attempts <= 0 {
 		attempts = 50
 	}
+	noInsert := false
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		err, retry := s.updateOnce(ctx, fn)
+		err, retry, exists := s.updateOnce(ctx, fn, noInsert)
+		if exists && !noInsert {
+			// A key written with SetNew exists: run fn again at once
+			// with upserts only.
+			noInsert = true
+			continue
+		}
 		if !retry {
 			return err
 		}
@@ -229,28 +236,33 @@ func (s *Store) Update(ctx context.Context, fn func(engine.Tx) error) error {
 	}
 }
 
-// updateOnce runs one attempt; retry reports a serialization failure.
-func (s *Store) updateOnce(ctx context.Context, fn func(engine.Tx) error) (err error, retry bool) {
+// updateOnce runs one attempt, with SetNew's writes as upserts when
+// noInsert; retry reports a serialization failure, exists a unique
+// violation of a SetNew insert.
+func (s *Store) updateOnce(ctx context.Context, fn func(engine.Tx) error, noInsert bool) (err error, retry, exists bool) {
 	c, err := s.pool.Acquire(ctx)
 	if err != nil {
-		return mapErr(err), false
+		return mapErr(err), false, false
 	}
 	defer c.Release()
-	t := &tx{ctx: ctx, c: c, trips: &s.trips, begin: beginUpdate}
+	t := &tx{ctx: ctx, c: c, trips: &s.trips, begin: beginUpdate, noInsert: noInsert}
 	ferr := fn(t)
 	if ferr == nil {
 		ferr = t.commit()
 	}
 	if ferr == nil {
-		return nil, false
+		return nil, false, false
 	}
 	t.rollback()
 	// fn may have swallowed the statement error of a conflict; the
 	// transaction is aborted either way.
 	if t.conflict != nil || isRetryable(ferr) {
-		return firstErr(t.conflict, ferr), true
+		return firstErr(t.conflict, ferr), true, false
 	}
-	return ferr, false
+	if t.exists != nil {
+		return t.exists, false, true
+	}
+	return ferr, false, false
 }
 
 func firstErr(errs ...error) error {

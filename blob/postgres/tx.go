@@ -29,6 +29,9 @@ type tx struct {
 	readOnly bool
 	begin    string // the BEGIN statement, until it is queued (tx_queue.go)
 	conflict error  // the first serialization failure seen
+	noInsert bool   // SetNew upserts: an earlier attempt met an existing key
+	inserted bool   // SetNew queued a plain INSERT
+	exists   error  // the first unique violation of such an INSERT
 
 	// The queue of writes not sent yet (tx_queue.go).
 	batch pgx.Batch // statements, in order
@@ -42,6 +45,9 @@ type tx struct {
 func (t *tx) check(err error) error {
 	if isRetryable(err) && t.conflict == nil {
 		t.conflict = err
+	}
+	if t.inserted && isUniqueViolation(err) && t.exists == nil {
+		t.exists = err
 	}
 	return mapErr(err)
 }
@@ -243,4 +249,7 @@ func scanMany(rs pgx.Rows, keys []string) ([][]byte, error) {
 	return out, nil
 }
 
-var _ engine.ManyGetter = (*tx)(nil)
+var (
+	_ engine.ManyGetter   = (*tx)(nil)
+	_ engine.NewKeySetter = (*tx)(nil)
+)

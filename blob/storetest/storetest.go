@@ -47,6 +47,7 @@ func Run(t *testing.T, open Opener) {
 		{"BlobEmptyAndMissing", testBlobEmptyAndMissing},
 		{"BlobFailedWrite", testBlobFailedWrite},
 		{"ListBlobs", testListBlobs},
+		{"SetNew", testSetNew},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, open(t)) })

@@ -127,6 +127,7 @@ func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 		a.Close(context.Background())
 		return err
 	}
+	defer startGCFloor(cfg.HeapFloor(), gcFloorPeriod)()
 	if ephemeral {
 		key := cfg.AdminKey
 		if key == "" {

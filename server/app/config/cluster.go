@@ -24,3 +24,18 @@ func (c *Config) validateCluster() []error {
 
 // clustered reports whether the configuration selects cluster mode.
 func (c *Config) Clustered() bool { return c.DatabaseURL != "" }
+
+// DefaultGCHeapFloor is the GC heap floor of a cluster node when
+// HEARTH_GC_HEAP_FLOOR is 0.
+const DefaultGCHeapFloor = 64 << 20
+
+// HeapFloor is the GC heap floor `hearth serve` keeps, in bytes (0: none).
+func (c *Config) HeapFloor() int64 {
+	switch {
+	case c.GCHeapFloor > 0:
+		return c.GCHeapFloor
+	case c.GCHeapFloor == 0 && c.Clustered():
+		return DefaultGCHeapFloor
+	}
+	return 0
+}

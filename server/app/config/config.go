@@ -109,6 +109,10 @@ type Config struct {
 	// DatabaseMaxConns caps this node's pool of PostgreSQL connections
 	// (cluster.go; 0: the default).
 	DatabaseMaxConns int64 `json:"database_max_conns"`
+	// GCHeapFloor is how far above the live heap `hearth serve` keeps the
+	// garbage collector's goal, in bytes (-1: not at all; 0: the default,
+	// DefaultGCHeapFloor in cluster mode, not at all otherwise).
+	GCHeapFloor int64 `json:"gc_heap_floor"`
 	// ModelDefaults are the default chat and embedding models (defaults.go).
 	ModelDefaults
 	// TestkitSettings are the settings for test suites (testkit.go).

@@ -50,6 +50,12 @@ type ProcsResult struct {
 	EmbeddedCPU float64 `json:"embedded_cpu_ms_per_request"`
 	ClusterCPU  float64 `json:"cluster_cpu_ms_per_request"`
 	DatabaseCPU float64 `json:"database_cpu_ms_per_request"`
+	// EmbeddedRSS and ClusterRSS are the resident memory in MiB of the
+	// embedded process and of the cluster node at the end of the route's
+	// rounds (a cluster node's heap floor trades memory for collector
+	// CPU), -1 when unknown.
+	EmbeddedRSS float64 `json:"embedded_rss_mib"`
+	ClusterRSS  float64 `json:"cluster_rss_mib"`
 	Errors      int     `json:"errors"`
 }
 
@@ -244,7 +250,8 @@ func runClusterProcs(quick bool, cell time.Duration, rounds, conc int, only func
 				clusterReqs += f.Requests
 			}
 		}
-		r := ProcsResult{Route: rt.name, Statements: -1, EmbeddedCPU: median(ecpu), ClusterCPU: median(ccpu), DatabaseCPU: median(dcpu), Transactions: -1}
+		r := ProcsResult{Route: rt.name, Statements: -1, EmbeddedCPU: median(ecpu), ClusterCPU: median(ccpu), DatabaseCPU: median(dcpu), Transactions: -1,
+			EmbeddedRSS: procRSS(emb.cmd.Process.Pid), ClusterRSS: procRSS(clu.cmd.Process.Pid)}
 		for i := range e {
 			r.Ratios = append(r.Ratios, c[i].RPS/max(e[i].RPS, 1e-9))
 			r.Errors += e[i].Errors + c[i].Errors
@@ -314,13 +321,14 @@ func printClusterProcs(w io.Writer, rep *Report) {
 	fmt.Fprintln(w, "cluster node on a throwaway PostgreSQL (fsync off), on this machine's cores alike, an instant fake upstream; each")
 	fmt.Fprintf(w, "route measured in %d rounds of alternating cells (%d clients), medians; ratio = cluster ÷ embedded req/s;\n",
 		rep.ProcsRounds, rep.ProcsConc)
-	fmt.Fprintln(w, "CPU ms/req: of the embedded process, of the cluster node's process and of PostgreSQL (server and backends).")
+	fmt.Fprintln(w, "CPU ms/req: of the embedded process, of the cluster node's process and of PostgreSQL (server and backends);")
+	fmt.Fprintln(w, "RSS MiB: resident memory of the embedded process and of the cluster node after the route's rounds.")
 	if rep.ProcsSkipped != "" {
 		fmt.Fprintf(w, "skipped: %s\n", rep.ProcsSkipped)
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "route\tembedded /s\tp50 ms\tp99 ms\tcluster /s\tp50 ms\tp99 ms\tratio\tratio per round\tdb statements/req\tdb transactions/req\tCPU ms/req: embedded\tnode\tdb\terrors\t")
+	fmt.Fprintln(tw, "route\tembedded /s\tp50 ms\tp99 ms\tcluster /s\tp50 ms\tp99 ms\tratio\tratio per round\tdb statements/req\tdb transactions/req\tCPU ms/req: embedded\tnode\tdb\tRSS MiB: embedded\tnode\terrors\t")
 	for _, r := range rep.ClusterProcs {
 		st := "-"
 		if r.Statements >= 0 {
@@ -343,8 +351,14 @@ func printClusterProcs(w io.Writer, rep *Report) {
 			}
 			return fmt.Sprintf("%.3f", x)
 		}
-		fmt.Fprintf(tw, "%s\t%.0f\t%.1f\t%.1f\t%.0f\t%.1f\t%.1f\t%.2f\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", r.Route, r.EmbeddedRPS, r.EmbeddedP50, r.EmbeddedP99,
-			r.ClusterRPS, r.ClusterP50, r.ClusterP99, r.Ratio, rs, st, xt, ms(r.EmbeddedCPU), ms(r.ClusterCPU), ms(r.DatabaseCPU), r.Errors)
+		mib := func(x float64) string {
+			if x < 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%.0f", x)
+		}
+		fmt.Fprintf(tw, "%s\t%.0f\t%.1f\t%.1f\t%.0f\t%.1f\t%.1f\t%.2f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", r.Route, r.EmbeddedRPS, r.EmbeddedP50, r.EmbeddedP99,
+			r.ClusterRPS, r.ClusterP50, r.ClusterP99, r.Ratio, rs, st, xt, ms(r.EmbeddedCPU), ms(r.ClusterCPU), ms(r.DatabaseCPU), mib(r.EmbeddedRSS), mib(r.ClusterRSS), r.Errors)
 	}
 	tw.Flush()
 }

@@ -82,3 +82,24 @@ func ownPostgresCPU() float64 {
 	}
 	return sum
 }
+
+// procRSS is a process's resident memory in MiB (VmRSS of
+// /proc/<pid>/status), -1 when unknown.
+func procRSS(pid int) float64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			f := strings.Fields(v) // "123456 kB"
+			if len(f) != 2 {
+				return -1
+			}
+			if kb, err := strconv.ParseFloat(f[0], 64); err == nil {
+				return kb / 1024
+			}
+		}
+	}
+	return -1
+}
