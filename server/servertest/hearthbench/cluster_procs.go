@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -57,6 +58,28 @@ type ProcsResult struct {
 	EmbeddedRSS float64 `json:"embedded_rss_mib"`
 	ClusterRSS  float64 `json:"cluster_rss_mib"`
 	Errors      int     `json:"errors"`
+	// Nodes has the cluster side's figures at each node count measured,
+	// one node first.
+	Nodes []NodesFigures `json:"nodes,omitempty"`
+}
+
+// NodesFigures is a route's cluster side with Nodes nodes, the clients
+// spread round-robin over them; figures are medians over the rounds.
+type NodesFigures struct {
+	Nodes int     `json:"nodes"`
+	RPS   float64 `json:"rps"`
+	P50   float64 `json:"p50_ms"`
+	P99   float64 `json:"p99_ms"`
+	// Ratio is ÷ the embedded process's req/s, Scale ÷ one cluster
+	// node's (Scales: each round's).
+	Ratio  float64   `json:"ratio"`
+	Scale  float64   `json:"scale"`
+	Scales []float64 `json:"scales"`
+	// NodeCPU is the CPU milliseconds per request of all the nodes
+	// together, DatabaseCPU of PostgreSQL; -1 when unknown.
+	NodeCPU     float64 `json:"node_cpu_ms_per_request"`
+	DatabaseCPU float64 `json:"database_cpu_ms_per_request"`
+	Statements  float64 `json:"db_statements_per_request"`
 }
 
 // procsRoute is one request kind the section measures.
@@ -152,13 +175,14 @@ func startProcArgs(argv []string, dir string, env ...string) (*procNode, error) 
 	}
 }
 
-// runClusterProcs runs the embedded default and one cluster node as
-// separate hearth serve processes (built from the working directory, the
-// repository's root) on the same machine, seeds both alike, then measures
-// each route in rounds, alternating which side goes first, so both see
-// the same load from other work. It returns a reason instead when
-// PostgreSQL is not installed.
-func runClusterProcs(quick bool, cell time.Duration, rounds, conc int, only func(string) bool, top int, logf func(string, ...any)) ([]ProcsResult, string, error) {
+// runClusterProcs runs the embedded default and cluster nodes as separate
+// hearth serve processes (built from the working directory, the
+// repository's root) on the same machine, seeds both sides alike, then
+// measures each route in rounds, rotating which side goes first, so every
+// side sees the same load from other work. The cluster side is measured
+// with each node count of the layout, the clients spread round-robin over
+// the nodes. It returns a reason instead when PostgreSQL is not installed.
+func runClusterProcs(quick bool, cell time.Duration, rounds, conc int, lay procsLayout, only func(string) bool, top int, logf func(string, ...any)) ([]ProcsResult, string, error) {
 	if pgtest.BinDir() == "" {
 		return nil, "no PostgreSQL 15+ binaries in /usr/lib/postgresql/*/bin (apt-get install postgresql)", nil
 	}
@@ -176,27 +200,55 @@ func runClusterProcs(quick bool, cell time.Duration, rounds, conc int, only func
 	pg := pgtest.Shared(tb)
 	tb.Cleanup(func() { pg.Stop() })
 	url := pgtest.URL(tb)
+	if lay.Pinned {
+		all := cpuList(0, runtime.NumCPU())
+		if err := pinPids(lay.DB, ownPostgresPids()...); err != nil {
+			return nil, "", err
+		}
+		if err := pinPids(lay.Clients, os.Getpid()); err != nil {
+			return nil, "", err
+		}
+		defer func() {
+			pinPids(all, os.Getpid())
+			pinPids(all, ownPostgresPids()...)
+		}()
+	}
+	argv := func(i int) []string {
+		if lay.Pinned {
+			return []string{"taskset", "-c", lay.Nodes[i], bin, "serve"}
+		}
+		return []string{bin, "serve"}
+	}
 	up := fake.NewOpenAI()
 	defer up.Close()
 	up.SetRecording(false)
 	up.SetDefault(fake.Reply{Text: gatewayReply})
 	provider := []string{"HEARTH_OPENAI_BASE_URL=" + up.BaseURL(), "HEARTH_OPENAI_API_KEY=sk-bench"}
-	emb, err := startProc(bin, filepath.Join(tmp, "embedded"), provider...)
+	emb, err := startProcArgs(argv(0), filepath.Join(tmp, "embedded"), provider...)
 	if err != nil {
 		return nil, "", fmt.Errorf("embedded: %w", err)
 	}
 	defer emb.stop()
-	clu, err := startProc(bin, filepath.Join(tmp, "cluster"), append(provider, "HEARTH_DATABASE_URL="+url,
-		"HEARTH_SECRET_KEY=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff")...)
-	if err != nil {
-		return nil, "", fmt.Errorf("cluster node: %w", err)
+	var nodes []*procNode
+	defer func() {
+		for _, n := range nodes {
+			n.stop()
+		}
+	}()
+	for i := range lay.Counts[len(lay.Counts)-1] {
+		n, err := startProcArgs(argv(i), filepath.Join(tmp, fmt.Sprintf("cluster%d", i+1)), append(provider, "HEARTH_DATABASE_URL="+url,
+			"HEARTH_SECRET_KEY=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff")...)
+		if err != nil {
+			return nil, "", fmt.Errorf("cluster node %d: %w", i+1, err)
+		}
+		nodes = append(nodes, n)
 	}
-	defer clu.stop()
 	docs := 200
 	if quick {
 		docs = 60
 	}
-	for _, n := range []*procNode{emb, clu} {
+	// The nodes share one database: seeding the first seeds them all.
+	for _, n := range []*procNode{emb, nodes[0]} {
 		if err := seedCluster(n, docs, newVocab(7)); err != nil {
 			return nil, "", err
 		}
@@ -205,7 +257,24 @@ func runClusterProcs(quick bool, cell time.Duration, rounds, conc int, only func
 			return nil, "", fmt.Errorf("create pipe: %d %s", r.Status, r.Body)
 		}
 	}
-	stmts := func() int64 { return pgStatements(url) }
+	urls := func(n int) []string {
+		var out []string
+		for _, x := range nodes[:n] {
+			out = append(out, x.URL)
+		}
+		return out
+	}
+	cpuOf := func(ps ...*procNode) float64 {
+		sum := 0.0
+		for _, p := range ps {
+			c := procCPU(p.cmd.Process.Pid)
+			if c < 0 {
+				return -1
+			}
+			sum += c
+		}
+		return sum
+	}
 	// perReqMs is CPU milliseconds per request between two readings.
 	perReqMs := func(c0, c1 float64, f LoadFigures) float64 {
 		if c0 < 0 || c1 < 0 || f.Requests == 0 {
@@ -213,57 +282,87 @@ func runClusterProcs(quick bool, cell time.Duration, rounds, conc int, only func
 		}
 		return 1000 * (c1 - c0) / float64(f.Requests)
 	}
+	// side is what one side (the embedded process, or k cluster nodes)
+	// measured in the rounds of a route.
+	type side struct {
+		figs            []LoadFigures
+		st, xs, cpu, db []float64
+	}
 	var out []ProcsResult
 	for _, rt := range procsRoutes() {
 		if !only(rt.name) {
 			continue
 		}
-		// A short cell each, not counted, warms both up.
+		// A short cell each, not counted, warms every process up.
 		spreadURLs([]string{emb.URL}, rt.path, rt.body, conc, cell/4)
-		spreadURLs([]string{clu.URL}, rt.path, rt.body, conc, cell/4)
+		spreadURLs(urls(len(nodes)), rt.path, rt.body, conc, cell/4)
 		if top > 0 {
 			pgResetStatements(url)
 		}
-		var e, c []LoadFigures
+		sides := make([]side, 1+len(lay.Counts)) // 0 is the embedded process, 1+j cluster with lay.Counts[j] nodes
 		var clusterReqs int
-		var st, xs, ecpu, ccpu, dcpu []float64
 		for i := range rounds {
-			for j := range 2 {
-				if (i+j)%2 == 0 {
-					c0 := procCPU(emb.cmd.Process.Pid)
+			for j := range sides {
+				s := (i + j) % len(sides)
+				if s == 0 {
+					c0 := cpuOf(emb)
 					f := spreadURLs([]string{emb.URL}, rt.path, rt.body, conc, cell)
-					ecpu = append(ecpu, perReqMs(c0, procCPU(emb.cmd.Process.Pid), f))
-					e = append(e, f)
+					sides[0].cpu = append(sides[0].cpu, perReqMs(c0, cpuOf(emb), f))
+					sides[0].figs = append(sides[0].figs, f)
 					continue
 				}
-				s0, x0, c0, d0 := stmts(), pgTransactions(url), procCPU(clu.cmd.Process.Pid), ownPostgresCPU()
-				f := spreadURLs([]string{clu.URL}, rt.path, rt.body, conc, cell)
-				c1, d1 := procCPU(clu.cmd.Process.Pid), ownPostgresCPU()
-				if s1 := stmts(); s0 >= 0 && s1 >= 0 && f.Requests > 0 {
-					st = append(st, float64(s1-s0)/float64(f.Requests))
+				k := lay.Counts[s-1]
+				ns := nodes[:k]
+				s0, x0, c0, d0 := pgStatements(url), pgTransactions(url), cpuOf(ns...), ownPostgresCPU()
+				f := spreadURLs(urls(k), rt.path, rt.body, conc, cell)
+				c1, d1 := cpuOf(ns...), ownPostgresCPU()
+				sd := &sides[s]
+				if s1 := pgStatements(url); s0 >= 0 && s1 >= 0 && f.Requests > 0 {
+					sd.st = append(sd.st, float64(s1-s0)/float64(f.Requests))
 				}
 				if x1 := pgTransactions(url); x0 >= 0 && x1 >= 0 && f.Requests > 0 {
-					xs = append(xs, float64(x1-x0)/float64(f.Requests))
+					sd.xs = append(sd.xs, float64(x1-x0)/float64(f.Requests))
 				}
-				ccpu, dcpu = append(ccpu, perReqMs(c0, c1, f)), append(dcpu, perReqMs(d0, d1, f))
-				c = append(c, f)
+				sd.cpu, sd.db = append(sd.cpu, perReqMs(c0, c1, f)), append(sd.db, perReqMs(d0, d1, f))
+				sd.figs = append(sd.figs, f)
 				clusterReqs += f.Requests
 			}
 		}
-		r := ProcsResult{Route: rt.name, Statements: -1, EmbeddedCPU: median(ecpu), ClusterCPU: median(ccpu), DatabaseCPU: median(dcpu), Transactions: -1,
-			EmbeddedRSS: procRSS(emb.cmd.Process.Pid), ClusterRSS: procRSS(clu.cmd.Process.Pid)}
-		for i := range e {
-			r.Ratios = append(r.Ratios, c[i].RPS/max(e[i].RPS, 1e-9))
-			r.Errors += e[i].Errors + c[i].Errors
+		e, c := sides[0], sides[1]
+		r := ProcsResult{Route: rt.name, Statements: -1, EmbeddedCPU: median(e.cpu), ClusterCPU: median(c.cpu), DatabaseCPU: median(c.db), Transactions: -1,
+			EmbeddedRSS: procRSS(emb.cmd.Process.Pid), ClusterRSS: procRSS(nodes[0].cmd.Process.Pid)}
+		for i := range e.figs {
+			r.Ratios = append(r.Ratios, c.figs[i].RPS/max(e.figs[i].RPS, 1e-9))
+			r.Errors += e.figs[i].Errors + c.figs[i].Errors
 		}
-		r.EmbeddedRPS, r.EmbeddedP50, r.EmbeddedP99 = medianFigures(e)
-		r.ClusterRPS, r.ClusterP50, r.ClusterP99 = medianFigures(c)
+		r.EmbeddedRPS, r.EmbeddedP50, r.EmbeddedP99 = medianFigures(e.figs)
+		r.ClusterRPS, r.ClusterP50, r.ClusterP99 = medianFigures(c.figs)
 		r.Ratio = r.ClusterRPS / max(r.EmbeddedRPS, 1e-9)
-		if len(st) > 0 {
-			r.Statements = median(st)
+		if len(c.st) > 0 {
+			r.Statements = median(c.st)
 		}
-		if len(xs) > 0 {
-			r.Transactions = median(xs)
+		if len(c.xs) > 0 {
+			r.Transactions = median(c.xs)
+		}
+		for j, k := range lay.Counts {
+			sd := sides[1+j]
+			nf := NodesFigures{Nodes: k, NodeCPU: median(sd.cpu), DatabaseCPU: median(sd.db), Statements: -1}
+			nf.RPS, nf.P50, nf.P99 = medianFigures(sd.figs)
+			nf.Ratio = nf.RPS / max(r.EmbeddedRPS, 1e-9)
+			nf.Scale = nf.RPS / max(r.ClusterRPS, 1e-9)
+			for i := range sd.figs {
+				nf.Scales = append(nf.Scales, sd.figs[i].RPS/max(c.figs[i].RPS, 1e-9))
+				if k > 1 {
+					r.Errors += sd.figs[i].Errors
+				}
+			}
+			if len(sd.st) > 0 {
+				nf.Statements = median(sd.st)
+			}
+			r.Nodes = append(r.Nodes, nf)
+			if k > 1 {
+				logf("cluster-procs: %s: %d nodes %.0f/s (%.2f × one node)", rt.name, k, nf.RPS, nf.Scale)
+			}
 		}
 		if top > 0 {
 			logTopStatements(url, top, clusterReqs, rt.name, logf)
@@ -327,6 +426,15 @@ func printClusterProcs(w io.Writer, rep *Report) {
 		fmt.Fprintf(w, "skipped: %s\n", rep.ProcsSkipped)
 		return
 	}
+	if l := rep.ProcsLayout; l != nil {
+		if l.Pinned {
+			fmt.Fprintf(w, "pinned with taskset: clients and fake upstream on cores %s, PostgreSQL on %s, node i on %s (the embedded process on node 1's)\n",
+				l.Clients, l.DB, strings.Join(l.Nodes, ", "))
+		}
+		if l.Note != "" {
+			fmt.Fprintln(w, l.Note)
+		}
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "route\tembedded /s\tp50 ms\tp99 ms\tcluster /s\tp50 ms\tp99 ms\tratio\tratio per round\tdb statements/req\tdb transactions/req\tCPU ms/req: embedded\tnode\tdb\tRSS MiB: embedded\tnode\terrors\t")
 	for _, r := range rep.ClusterProcs {
@@ -359,6 +467,44 @@ func printClusterProcs(w io.Writer, rep *Report) {
 		}
 		fmt.Fprintf(tw, "%s\t%.0f\t%.1f\t%.1f\t%.0f\t%.1f\t%.1f\t%.2f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", r.Route, r.EmbeddedRPS, r.EmbeddedP50, r.EmbeddedP99,
 			r.ClusterRPS, r.ClusterP50, r.ClusterP99, r.Ratio, rs, st, xt, ms(r.EmbeddedCPU), ms(r.ClusterCPU), ms(r.DatabaseCPU), mib(r.EmbeddedRSS), mib(r.ClusterRSS), r.Errors)
+	}
+	tw.Flush()
+	printClusterNodes(w, rep)
+}
+
+// printClusterNodes prints how the cluster side grows with its nodes,
+// when more than one count was measured.
+func printClusterNodes(w io.Writer, rep *Report) {
+	if len(rep.ClusterProcs) == 0 || len(rep.ClusterProcs[0].Nodes) < 2 {
+		return
+	}
+	fmt.Fprintln(w, "\nCluster nodes: the clients spread round-robin over N nodes on one PostgreSQL; × embedded and × one node are of")
+	fmt.Fprintln(w, "median req/s (per round: each round's × one node); CPU ms/req of all nodes together and of PostgreSQL; db-bound /s is")
+	fmt.Fprintln(w, "the req/s at which PostgreSQL's CPU per request would fill one core (the limit nodes cannot pass, per database core).")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "route\tnodes\treq/s\t× embedded\t× one node\tper round\tp50 ms\tp99 ms\tp99÷p50\tCPU ms/req: nodes\tdb\tdb statements/req\tdb-bound /s\t")
+	for _, r := range rep.ClusterProcs {
+		for _, n := range r.Nodes {
+			rs := make([]string, len(n.Scales))
+			for i, x := range n.Scales {
+				rs[i] = fmt.Sprintf("%.2f", x)
+			}
+			ms := func(x float64) string {
+				if x < 0 {
+					return "-"
+				}
+				return fmt.Sprintf("%.3f", x)
+			}
+			st, bound := "-", "-"
+			if n.Statements >= 0 {
+				st = fmt.Sprintf("%.2f", n.Statements)
+			}
+			if n.DatabaseCPU > 0 {
+				bound = fmt.Sprintf("%.0f", 1000/n.DatabaseCPU)
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.2f\t%.2f\t%s\t%.1f\t%.1f\t%.1f\t%s\t%s\t%s\t%s\t\n", r.Route, n.Nodes, n.RPS, n.Ratio, n.Scale,
+				strings.Join(rs, " "), n.P50, n.P99, n.P99/max(n.P50, 1e-9), ms(n.NodeCPU), ms(n.DatabaseCPU), st, bound)
+		}
 	}
 	tw.Flush()
 }

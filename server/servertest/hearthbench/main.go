@@ -60,6 +60,7 @@ type Report struct {
 	ProcsRounds    int                `json:"cluster_procs_rounds,omitempty"`
 	ProcsConc      int                `json:"cluster_procs_clients,omitempty"`
 	ProcsSkipped   string             `json:"cluster_procs_skipped,omitempty"`
+	ProcsLayout    *procsLayout       `json:"cluster_procs_layout,omitempty"`
 	Sections       map[string]float64 `json:"section_seconds"`
 	LoadAtEnd      string             `json:"load_average_at_end"`
 }
@@ -100,6 +101,8 @@ func main() {
 	procsRounds := flag.Int("procs-rounds", 3, "cluster-procs: rounds of alternating embedded and cluster cells per route (the table shows medians)")
 	procsConc := flag.Int("procs-conc", 16, "cluster-procs: clients")
 	procsOnly := flag.String("procs-routes", "", `cluster-procs: comma-separated route names to measure, each matched as a prefix ("pipes.run store: true", "agent", "retrieve"; "" = all)`)
+	procsNodes := flag.String("procs-nodes", "", `cluster-procs: comma-separated cluster node counts to measure ("1,2,4"); "" = 1, 2 and 4, each only when the machine has the cores to pin it (see -procs-cores), else one node`)
+	procsCores := flag.String("procs-cores", "node=2,db=4,clients=4", "cluster-procs: cores of each hearth serve node (the embedded process gets the first node's), of PostgreSQL and of the clients with the fake upstream, when the machine has enough to pin them all with taskset")
 	procsTop := flag.Int("procs-db-top", 0, "cluster-procs: log the cluster node's N costliest statements of each route (pg_stat_statements: calls, rows and database time per request)")
 	soakConc := flag.Int("soak-conc", 16, "gateway: clients of -soak")
 	soakHeap := flag.String("soak-heapprofile", "", "gateway: with -soak, write a heap profile (after a collection) at the end of each run kind to PREFIX-<run>.prof")
@@ -244,7 +247,22 @@ func main() {
 		if *quick && *cell == 2*time.Second {
 			*cell = time.Second
 		}
-		rs, skipped, err := runClusterProcs(*quick, *cell, *procsRounds, *procsConc, procsFilter(*procsOnly), *procsTop, logf)
+		asked, explicit := []int{1, 2, 4}, *procsNodes != ""
+		if explicit {
+			if asked, err = parseCounts(*procsNodes); err != nil {
+				fail("cluster-procs", err)
+			}
+		}
+		cores, err := parseCores(*procsCores)
+		if err != nil {
+			fail("cluster-procs", err)
+		}
+		lay := planProcs(runtime.NumCPU(), asked, explicit, cores, haveTaskset())
+		rep.ProcsLayout = &lay
+		if lay.Note != "" {
+			logf("cluster-procs: %s", lay.Note)
+		}
+		rs, skipped, err := runClusterProcs(*quick, *cell, *procsRounds, *procsConc, lay, procsFilter(*procsOnly), *procsTop, logf)
 		if err != nil {
 			fail("cluster-procs", err)
 		}
