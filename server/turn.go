@@ -21,6 +21,14 @@ import (
 // round trip) loses it too and computes on without one, so no wait can
 // stall the turns. The turns are this process's: each Hearth node shares
 // its own.
+//
+// Turns are for sharing: while one client alone has requests in flight
+// (one key's load, however heavy) its requests take none, and the node
+// runs as without turns. From the moment a second client has a request
+// in flight until turnSolo after only one is left, every request takes a
+// turn when it starts and at the end of each wait, so a client that
+// sends one request at a time keeps the turns in force between its
+// requests.
 
 // Settings of the turns' watch.
 const (
@@ -36,6 +44,9 @@ const (
 	turnWindow   = 64
 	turnLongWait = 2 * time.Millisecond
 	turnCalm     = 200 // ticks without a waiter after which the watch stops
+	// turnSolo is how long turns stay in force after the second-last
+	// client's requests have ended.
+	turnSolo = 100 * time.Millisecond
 )
 
 // turnGate is the node's CPU turns.
@@ -49,10 +60,20 @@ type turnGate struct {
 	// staleAfter is turnStale (tests raise it, to see that a marked
 	// wait gives its turn away by itself).
 	staleAfter int64
+	// solo is turnSolo (tests change it).
+	solo time.Duration
 	// long is set while waits are long; n counts the samples of the
 	// current window and shortest holds its shortest wait (ns).
 	long        atomic.Bool
 	n, shortest atomic.Int64
+
+	// active counts each client's requests in flight (with or without a
+	// turn); clients is its length; soloFrom is when the second-last
+	// client left (unix ns; 0: never, or while two or more are there).
+	amu      sync.Mutex
+	active   map[shareID]int
+	clients  atomic.Int32
+	soloFrom atomic.Int64
 
 	mu       sync.Mutex
 	head     *turn // holders, oldest turn first
@@ -66,7 +87,7 @@ func newTurnGate(n int) *turnGate {
 	if n <= 0 {
 		return nil
 	}
-	g := &turnGate{s: newShare(n, math.MaxInt, 0, 0, 0), staleAfter: turnStale}
+	g := &turnGate{s: newShare(n, math.MaxInt, 0, 0, 0), staleAfter: turnStale, solo: turnSolo, active: map[shareID]int{}}
 	g.s.waited = func(shareID) { g.watch() }
 	return g
 }
@@ -94,8 +115,39 @@ func (g *turnGate) start(ctx context.Context, id shareID) *turn {
 		return nil
 	}
 	t := &turn{g: g, ctx: ctx, id: id, away: -1}
-	t.take()
+	g.amu.Lock()
+	if g.active[id]++; g.active[id] == 1 {
+		if g.clients.Add(1) == 2 {
+			g.soloFrom.Store(0)
+		}
+	}
+	g.amu.Unlock()
+	if g.shared() {
+		t.take()
+	}
 	return t
+}
+
+// shared reports whether turns are in force: two clients or more have
+// requests in flight, or had until less than turnSolo ago.
+func (g *turnGate) shared() bool {
+	if g.clients.Load() >= 2 {
+		return true
+	}
+	from := g.soloFrom.Load()
+	return from != 0 && time.Now().UnixNano()-from < int64(g.solo)
+}
+
+// leave counts out a request of t's client that ended.
+func (g *turnGate) leave(id shareID) {
+	g.amu.Lock()
+	if g.active[id]--; g.active[id] <= 0 {
+		delete(g.active, id)
+		if g.clients.Add(-1) == 1 {
+			g.soloFrom.Store(time.Now().UnixNano())
+		}
+	}
+	g.amu.Unlock()
 }
 
 // Leave marks the start of a wait outside the process (engine.Turn): the
@@ -128,7 +180,9 @@ func (t *turn) Return() {
 		return
 	}
 	t.mu.Unlock()
-	t.take()
+	if t.g.shared() {
+		t.take()
+	}
 }
 
 // sample counts a marked wait of d in the current window; the window's
@@ -179,9 +233,13 @@ func (t *turn) end() {
 		return
 	}
 	t.mu.Lock()
+	ended := t.done
 	t.done = true
 	t.mu.Unlock()
 	t.drop(func() bool { return true }, nil)
+	if !ended {
+		t.g.leave(t.id)
+	}
 }
 
 // drop gives the turn back when one is held and ok (called with t.mu

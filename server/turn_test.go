@@ -8,7 +8,9 @@ import (
 
 // turnGateFor returns a gate of n turns whose watch never takes a turn
 // back unless stale is set, and checks at the test's end that every turn
-// was given back.
+// was given back. A request of a third client, started first and so
+// holding no turn, stays in flight until the end: turns are in force for
+// every other request.
 func turnGateFor(t *testing.T, n int, stale bool) *turnGate {
 	t.Helper()
 	g := newTurnGate(n)
@@ -16,6 +18,11 @@ func turnGateFor(t *testing.T, n int, stale bool) *turnGate {
 		g.staleAfter = 1 << 62
 	}
 	t.Cleanup(func() { noLeak(t, g.s) })
+	by := g.start(context.Background(), shareID{id: "bystander"})
+	if holdsTurn(by) {
+		t.Fatal("a lone client's request took a turn")
+	}
+	t.Cleanup(by.end)
 	return g
 }
 
@@ -165,4 +172,51 @@ func TestTurnOfAWaitBegunBeforeAnyoneWaitedIsGivenAway(t *testing.T) {
 		t.Fatal("a did not take the free turn back")
 	}
 	a.end()
+}
+
+func TestTurnsAreNotTakenWhileOneClientIsAlone(t *testing.T) {
+	g := newTurnGate(1)
+	g.solo = time.Hour
+	t.Cleanup(func() { noLeak(t, g.s) })
+	ctx := context.Background()
+	// Key A alone: more requests than turns, none takes one, none waits.
+	a1, a2, a3 := g.start(ctx, keyA), g.start(ctx, keyA), g.start(ctx, keyA)
+	a1.Leave()
+	a1.Return()
+	if holdsTurn(a1) || holdsTurn(a2) || holdsTurn(a3) || g.s.state().Held != 0 || g.s.state().Waiting != 0 {
+		t.Fatalf("key A alone: %+v", g.s.state())
+	}
+	// Key B comes: its request takes the free turn, and key A's requests
+	// take turns at the end of their next wait, waiting for one.
+	b := g.start(ctx, keyB)
+	if !holdsTurn(b) {
+		t.Fatal("key B's request took no turn while key A had requests in flight")
+	}
+	back := make(chan struct{})
+	go func() { a1.Leave(); a1.Return(); close(back) }()
+	waitingTurns(t, g, 1)
+	b.end()
+	<-back
+	if !holdsTurn(a1) {
+		t.Fatal("key A's request did not get the turn key B gave back")
+	}
+	a1.end()
+	// Key B has left, key A is alone again: turns stay in force for
+	// turnSolo, then key A's requests take none.
+	a4 := g.start(ctx, keyA)
+	if !holdsTurn(a4) {
+		t.Fatal("a request right after the second client left took no turn")
+	}
+	a4.end()
+	g.solo = 0
+	a5 := g.start(ctx, keyA)
+	if holdsTurn(a5) {
+		t.Fatal("key A alone past turnSolo took a turn")
+	}
+	for _, tr := range []*turn{a2, a3, a5} {
+		tr.end()
+	}
+	if n := g.clients.Load(); n != 0 || len(g.active) != 0 {
+		t.Fatalf("%d clients counted after every request ended (%v)", n, g.active)
+	}
 }
