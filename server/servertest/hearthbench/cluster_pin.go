@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -142,38 +141,6 @@ func pinPids(list string, pids ...int) error {
 		}
 	}
 	return nil
-}
-
-// ownPostgresPids are the PostgreSQL servers this process started and
-// their children (backends, writers); a backend started later inherits
-// its server's cores.
-func ownPostgresPids() []int {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	self := os.Getpid()
-	parent := map[int]int{}
-	masters := map[int]bool{}
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if ppid, comm, _, ok := procStat(pid); ok {
-			parent[pid] = ppid
-			if ppid == self && comm == "postgres" {
-				masters[pid] = true
-			}
-		}
-	}
-	var out []int
-	for pid, ppid := range parent {
-		if masters[pid] || masters[ppid] {
-			out = append(out, pid)
-		}
-	}
-	return out
 }
 
 // haveTaskset says taskset can be run.

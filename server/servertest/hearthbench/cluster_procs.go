@@ -453,12 +453,6 @@ func printClusterProcs(w io.Writer, rep *Report) {
 			}
 			rs += fmt.Sprintf("%.2f", x)
 		}
-		ms := func(x float64) string {
-			if x < 0 {
-				return "-"
-			}
-			return fmt.Sprintf("%.3f", x)
-		}
 		mib := func(x float64) string {
 			if x < 0 {
 				return "-"
@@ -466,7 +460,7 @@ func printClusterProcs(w io.Writer, rep *Report) {
 			return fmt.Sprintf("%.0f", x)
 		}
 		fmt.Fprintf(tw, "%s\t%.0f\t%.1f\t%.1f\t%.0f\t%.1f\t%.1f\t%.2f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", r.Route, r.EmbeddedRPS, r.EmbeddedP50, r.EmbeddedP99,
-			r.ClusterRPS, r.ClusterP50, r.ClusterP99, r.Ratio, rs, st, xt, ms(r.EmbeddedCPU), ms(r.ClusterCPU), ms(r.DatabaseCPU), mib(r.EmbeddedRSS), mib(r.ClusterRSS), r.Errors)
+			r.ClusterRPS, r.ClusterP50, r.ClusterP99, r.Ratio, rs, st, xt, ms3(r.EmbeddedCPU), ms3(r.ClusterCPU), ms3(r.DatabaseCPU), mib(r.EmbeddedRSS), mib(r.ClusterRSS), r.Errors)
 	}
 	tw.Flush()
 	printClusterNodes(w, rep)
@@ -489,12 +483,6 @@ func printClusterNodes(w io.Writer, rep *Report) {
 			for i, x := range n.Scales {
 				rs[i] = fmt.Sprintf("%.2f", x)
 			}
-			ms := func(x float64) string {
-				if x < 0 {
-					return "-"
-				}
-				return fmt.Sprintf("%.3f", x)
-			}
 			st, bound := "-", "-"
 			if n.Statements >= 0 {
 				st = fmt.Sprintf("%.2f", n.Statements)
@@ -503,10 +491,18 @@ func printClusterNodes(w io.Writer, rep *Report) {
 				bound = fmt.Sprintf("%.0f", 1000/n.DatabaseCPU)
 			}
 			fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.2f\t%.2f\t%s\t%.1f\t%.1f\t%.1f\t%s\t%s\t%s\t%s\t\n", r.Route, n.Nodes, n.RPS, n.Ratio, n.Scale,
-				strings.Join(rs, " "), n.P50, n.P99, n.P99/max(n.P50, 1e-9), ms(n.NodeCPU), ms(n.DatabaseCPU), st, bound)
+				strings.Join(rs, " "), n.P50, n.P99, n.P99/max(n.P50, 1e-9), ms3(n.NodeCPU), ms3(n.DatabaseCPU), st, bound)
 		}
 	}
 	tw.Flush()
+}
+
+// ms3 prints milliseconds, "-" when unknown (negative).
+func ms3(x float64) string {
+	if x < 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", x)
 }
 
 // buildHearth builds the hearth binary from the working directory (the

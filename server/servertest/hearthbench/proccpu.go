@@ -45,42 +45,62 @@ func procCPU(pid int) float64 {
 // process started (pgtest runs them as its children) and of their
 // backends, -1 when /proc cannot tell.
 func ownPostgresCPU() float64 {
+	procs := ownPostgres()
+	if len(procs) == 0 {
+		return -1
+	}
+	sum := 0.0
+	for _, cpu := range procs {
+		sum += cpu
+	}
+	return sum
+}
+
+// ownPostgresPids are the PostgreSQL servers this process started and
+// their children (backends, writers); a backend started later inherits
+// its server's cores.
+func ownPostgresPids() []int {
+	var out []int
+	for pid := range ownPostgres() {
+		out = append(out, pid)
+	}
+	return out
+}
+
+// ownPostgres maps each PostgreSQL server this process started, and each
+// of their children, to its CPU seconds so far; empty when /proc cannot
+// tell.
+func ownPostgres() map[int]float64 {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
-		return -1
+		return nil
 	}
 	self := os.Getpid()
 	type p struct {
 		ppid int
-		comm string
 		cpu  float64
 	}
 	all := map[int]p{}
+	masters := map[int]bool{}
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
 		if ppid, comm, cpu, ok := procStat(pid); ok {
-			all[pid] = p{ppid, comm, cpu}
+			all[pid] = p{ppid, cpu}
+			if ppid == self && comm == "postgres" {
+				masters[pid] = true
+			}
 		}
 	}
-	masters := map[int]bool{}
-	for pid, x := range all {
-		if x.ppid == self && x.comm == "postgres" {
-			masters[pid] = true
-		}
-	}
-	if len(masters) == 0 {
-		return -1
-	}
-	sum := 0.0
+	out := map[int]float64{}
 	for pid, x := range all {
 		if masters[pid] || masters[x.ppid] {
-			sum += x.cpu
+			out[pid] = x.cpu
 		}
 	}
-	return sum
+	return out
 }
 
 // procRSS is a process's resident memory in MiB (VmRSS of
