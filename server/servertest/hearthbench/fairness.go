@@ -46,8 +46,11 @@ type FairnessResult struct {
 	// UpstreamDelayMs is how long the fake upstream waits before it
 	// answers (0: at once).
 	UpstreamDelayMs float64 `json:"upstream_delay_ms"`
-	FloodClients    int     `json:"flood_clients"`
-	QuietClients    int     `json:"quiet_clients"`
+	// ServerCores is the CPU the server used during the flood, in cores
+	// (its CPU seconds a second); -1 for a server in this process.
+	ServerCores  float64 `json:"server_cores"`
+	FloodClients int     `json:"flood_clients"`
+	QuietClients int     `json:"quiet_clients"`
 	// The flooding key's answers during the loaded cell.
 	FloodRPS    float64     `json:"flood_rps"`
 	FloodOK     int         `json:"flood_ok"`
@@ -80,7 +83,11 @@ type fairnessOptions struct {
 	// this process.
 	Procs bool
 	Nice  int
-	bin   string
+	// Pin, with Procs, pins the server to the upper half of the cores and
+	// this process (clients, fake upstream) to the lower half with
+	// taskset, as on cores of their own.
+	Pin bool
+	bin string
 }
 
 // runFairness measures, for each MaxConcurrent, the quiet key alone, then
@@ -104,6 +111,19 @@ func runFairness(opts fairnessOptions, logf func(string, ...any)) ([]FairnessRes
 		if opts.bin, err = buildHearth(tmp); err != nil {
 			return nil, err
 		}
+	}
+	if opts.Pin {
+		if !opts.Procs {
+			return nil, fmt.Errorf("-fair-pin needs -fair-procs")
+		}
+		n := runtime.NumCPU()
+		if n < 2 || !haveTaskset() {
+			return nil, fmt.Errorf("-fair-pin needs taskset and 2 cores or more (this machine: %d)", n)
+		}
+		if err := pinPids(cpuList(0, n/2), os.Getpid()); err != nil {
+			return nil, err
+		}
+		defer pinPids(cpuList(0, n), os.Getpid())
 	}
 	for _, a := range opts.Admission {
 		if n, err := strconv.Atoi(strings.TrimPrefix(a, "turns:")); a != "fixed" && (err != nil || n < 1 || !strings.HasPrefix(a, "turns:")) {
@@ -177,11 +197,20 @@ func fairnessRow(opts fairnessOptions, r fairRow, upstream string, logf func(str
 		fl := startFlood(floodClient, ts.URL+"/v1/pipes/run", keys[0], body, opts.Flood)
 		time.Sleep(opts.Cell / 4) // the flood reaches its pace
 		fl.count(true)
-		start := time.Now()
+		start, cpu0 := time.Now(), -1.0
+		if ts.pid != 0 {
+			cpu0 = procCPU(ts.pid)
+		}
 		watch := watchAdmission(ts.admission)
 		res.QuietLoaded = load(quietClient, quiet, opts.Quiet, opts.Cell)
 		counts := fl.count(false)
 		elapsed := time.Since(start)
+		res.ServerCores = -1
+		if cpu0 >= 0 {
+			if cpu1 := procCPU(ts.pid); cpu1 >= 0 {
+				res.ServerCores = (cpu1 - cpu0) / elapsed.Seconds()
+			}
+		}
 		res.WaitingMax, res.TurnsWaitingMax = watch()
 		if ts.admission != nil {
 			a := ts.admission()

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 
 	"github.com/hearth-dev/hearth/server"
@@ -18,7 +19,9 @@ type fairTarget struct {
 	Do  func(method, path, key string, body any, headers ...string) *servertest.Response
 	// admission samples the admission; nil for a server in another process.
 	admission func() server.AdmissionState
-	stop      func()
+	// pid is the server's process (0: in this process).
+	pid  int
+	stop func()
 }
 
 // startFairTarget starts the server of row r against upstream: in this
@@ -54,6 +57,10 @@ func startFairTarget(opts fairnessOptions, r fairRow, upstream string) (*fairTar
 		}
 	}
 	argv := []string{bin, "serve"}
+	if opts.Pin {
+		n := runtime.NumCPU()
+		argv = append([]string{"taskset", "-c", cpuList(n/2, n-n/2)}, argv...)
+	}
 	if opts.Nice != 0 {
 		nice, err := exec.LookPath("nice")
 		if err != nil {
@@ -70,5 +77,5 @@ func startFairTarget(opts fairnessOptions, r fairRow, upstream string) (*fairTar
 		os.RemoveAll(tmp)
 		return nil, err
 	}
-	return &fairTarget{URL: n.URL, Do: n.Do, stop: func() { n.stop(); os.RemoveAll(tmp) }}, nil
+	return &fairTarget{URL: n.URL, Do: n.Do, pid: n.cmd.Process.Pid, stop: func() { n.stop(); os.RemoveAll(tmp) }}, nil
 }

@@ -56,16 +56,25 @@ func printFairness(w io.Writer, rs []FairnessResult, cell float64) {
 		"(HEARTH_CPU_TURNS=N; 2 is hearth serve's default);\n"+
 		"waiting = the most requests seen waiting for a slot and for a turn (samples every 10 ms; - for a server in another process);\n"+
 		"turns given = turns given away by requests waiting on the upstream, taken = taken back from requests that held one too long.\n"+
+		"server cores = the CPU the server process used during the flood, in cores (- in-process).\n"+
 		"Cap per key = HEARTH_MAX_INFLIGHT_PER_KEY (off by default; the row with a cap is what earlier versions did).\n", delay, cell)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "round\tmax concurrent\tadmission\tcap per key\tflood clients\tflood rps\tflood 429\tflood 503\tflood other\tquiet clients\tquiet rps alone\tquiet p99 ms alone\tquiet p99 ms loaded\tp99 ratio\tquiet errors\twaiting max\tturns waiting max\tturns given\tturns taken\tload\t")
+	fmt.Fprintln(tw, "round\tmax concurrent\tadmission\tcap per key\tflood clients\tflood rps\tflood 429\tflood 503\tflood other\tquiet clients\tquiet rps alone\tquiet p99 ms alone\tquiet p99 ms loaded\tp99 ratio\tquiet errors\twaiting max\tturns waiting max\tturns given\tturns taken\tserver cores\tload\t")
 	for _, r := range rs {
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%d\t%.0f\t%d\t%d\t%d\t%d\t%.0f\t%.2f\t%.2f\t%.2f\t%d\t%s\t%s\t%d\t%d\t%s\t\n", r.Round, r.MaxConcurrent, r.Admission, capLabel(r.CapPerKey),
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%d\t%.0f\t%d\t%d\t%d\t%d\t%.0f\t%.2f\t%.2f\t%.2f\t%d\t%s\t%s\t%d\t%d\t%s\t%s\t\n", r.Round, r.MaxConcurrent, r.Admission, capLabel(r.CapPerKey),
 			r.FloodClients, r.FloodRPS, r.Flood429, r.Flood503, r.FloodOther, r.QuietClients, r.QuietAlone.RPS, r.QuietAlone.P99ms, r.QuietLoaded.P99ms,
-			r.P99Ratio, r.QuietAlone.Errors+r.QuietLoaded.Errors, count(r.WaitingMax), count(r.TurnsWaitingMax), r.TurnsGiven, r.TurnsTaken, r.Load)
+			r.P99Ratio, r.QuietAlone.Errors+r.QuietLoaded.Errors, count(r.WaitingMax), count(r.TurnsWaitingMax), r.TurnsGiven, r.TurnsTaken, cores(r.ServerCores), r.Load)
 	}
 	tw.Flush()
 	printFairnessMedians(w, rs)
+}
+
+// cores prints a CPU use in cores, "-" when unknown (negative).
+func cores(x float64) string {
+	if x < 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", x)
 }
 
 func capLabel(n int) string {

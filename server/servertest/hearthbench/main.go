@@ -76,6 +76,7 @@ func main() {
 	fairAdmission := flag.String("fair-admission", "fixed", `fairness: comma-separated admissions of each row: "fixed" (the HEARTH_MAX_CONCURRENT slots alone: HEARTH_CPU_TURNS=0) and "turns:N" (also N CPU turns per CPU: HEARTH_CPU_TURNS=N; hearth serve's default is 2)`)
 	turns := flag.Int("turns", 0, "gateway: the server's CPU turns per CPU (HEARTH_CPU_TURNS; 0: off; the gateway's one key takes none either way)")
 	fairProcs := flag.Bool("fair-procs", false, "fairness: run the server as a hearth serve process built from the working directory (the repository's root), under nice -fair-nice, instead of in this process")
+	fairPin := flag.Bool("fair-pin", false, "fairness: with -fair-procs, pin the server to the upper half of the cores and the clients with the fake upstream to the lower half (taskset), as on cores of their own; use with -fair-nice 0")
 	fairNice := flag.Int("fair-nice", 10, "fairness: with -fair-procs, the server's nice value: the clients and the fake upstream in this process then get the CPU first, as on cores of their own (0: same priority)")
 	fairRounds := flag.Int("fair-rounds", 1, "fairness: rounds of every row, interleaved (more than one adds a table of medians)")
 	fairCap := flag.Int("fair-cap", 64, "fairness: add a row at the last -fair-max with this fixed HEARTH_MAX_INFLIGHT_PER_KEY (the earlier default), for comparison; 0 leaves it out")
@@ -177,7 +178,7 @@ func main() {
 		}
 		rep.FairnessCell = fairCell.Seconds()
 		if rep.Fairness, err = runFairness(fairnessOptions{Cell: *fairCell, MaxConcurrent: mc, Flood: *fairFlood, Quiet: *fairQuiet, CapPerKey: *fairCap, Delay: *fairDelay,
-			Admission: strings.Split(*fairAdmission, ","), Rounds: *fairRounds, Procs: *fairProcs, Nice: *fairNice}, logf); err != nil {
+			Admission: strings.Split(*fairAdmission, ","), Rounds: *fairRounds, Procs: *fairProcs, Nice: *fairNice, Pin: *fairPin}, logf); err != nil {
 			fail("fairness", err)
 		}
 	})
