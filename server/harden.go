@@ -29,10 +29,7 @@ import (
 //     QueueTimeout, at most MaxQueued of them, then get 503 with
 //     Retry-After (health and metrics are exempt); fixed caps per key and
 //     per address (MaxInFlightPerKey, MaxInFlightPerIP, off by default)
-//     answer 429 (admit.go, share.go);
-//   - while two clients or more have requests in flight, TurnsPerCPU
-//     requests per CPU compute at once, shared fairly between them
-//     (turn.go).
+//     answer 429 (admit.go, share.go).
 
 // Defaults of the hardening settings.
 const (
@@ -47,7 +44,6 @@ const (
 	DefaultQueueTimeout      = 10 * time.Second
 	DefaultBodyTimeout       = 60 * time.Second
 	DefaultUploadBodyTimeout = 10 * time.Minute
-	DefaultTurnsPerCPU       = 2
 )
 
 // CodeRequestTimeout is answered 408 when a request body arrives too slowly.
@@ -91,9 +87,6 @@ func (c *Config) hardenDefaults() {
 	}
 	if c.MaxQueued == 0 {
 		c.MaxQueued = DefaultMaxQueued
-	}
-	if c.TurnsPerCPU == 0 {
-		c.TurnsPerCPU = DefaultTurnsPerCPU
 	}
 	def(&c.QueueTimeout, DefaultQueueTimeout)
 	def(&c.BodyTimeout, DefaultBodyTimeout)

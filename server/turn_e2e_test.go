@@ -102,16 +102,3 @@ func TestWaitingOnTheModelHoldsNoCPUTurn(t *testing.T) {
 		}
 	}
 }
-
-// TestCPUTurnsByDefault: a server built with no setting has
-// DefaultTurnsPerCPU turns per CPU; a negative setting has none.
-func TestCPUTurnsByDefault(t *testing.T) {
-	ts := servertest.Start(t)
-	if a := ts.Server.Admission(); a.Turns != server.DefaultTurnsPerCPU*runtime.GOMAXPROCS(0) {
-		t.Fatalf("%d turns by default, want %d per CPU", a.Turns, server.DefaultTurnsPerCPU)
-	}
-	off := servertest.Start(t, servertest.WithConfig(func(c *server.Config) { c.TurnsPerCPU = -1 }))
-	if a := off.Server.Admission(); a.Turns != 0 {
-		t.Fatalf("%d turns with TurnsPerCPU -1, want none", a.Turns)
-	}
-}

@@ -151,7 +151,7 @@ type Config struct {
 // CPU-bound flood of one key kept another key's p99 within about 3 × of
 // its unloaded p99 (33 × without turns), and a key alone takes no turns
 // (docs/security.md#cpu-turns).
-const DefaultCPUTurns = server.DefaultTurnsPerCPU
+const DefaultCPUTurns = 2
 
 // Default is the configuration before the file, the environment and the
 // flags: every setting's default.

@@ -59,9 +59,6 @@ func (c *Config) applyRequestLimits(sc *server.Config) {
 	}
 	sc.QueueTimeout = time.Duration(l.QueueTimeout)
 	sc.TurnsPerCPU = int(c.CPUTurns)
-	if c.CPUTurns == 0 {
-		sc.TurnsPerCPU = -1 // off; 0 is server.Config's default
-	}
 	sc.BodyTimeout, sc.UploadBodyTimeout = time.Duration(l.BodyTimeout), time.Duration(l.UploadBodyTimeout)
 }
 

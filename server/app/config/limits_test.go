@@ -60,12 +60,4 @@ func TestRequestLimitsConfig(t *testing.T) {
 	if sc.MaxInFlightPerKey != 0 || sc.MaxInFlightPerIP != 0 || sc.MaxQueued != server.DefaultMaxQueued || sc.QueueTimeout != server.DefaultQueueTimeout || sc.TurnsPerCPU != 2 {
 		t.Fatalf("default server limits %+v", sc)
 	}
-	// HEARTH_CPU_TURNS=0 turns them off (server.Config's 0 is its default).
-	off := Default()
-	off.CPUTurns = 0
-	sc = server.Config{}
-	off.applyRequestLimits(&sc)
-	if sc.TurnsPerCPU != -1 {
-		t.Fatalf("HEARTH_CPU_TURNS=0 gave TurnsPerCPU %d, want -1 (off)", sc.TurnsPerCPU)
-	}
 }

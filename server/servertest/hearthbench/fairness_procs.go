@@ -38,9 +38,6 @@ func startFairTarget(opts fairnessOptions, r fairRow, upstream string) (*fairTar
 				servertest.WithConfig(func(c *server.Config) {
 					c.MaxConcurrent, c.MaxInFlightPerKey = r.max, r.cap
 					c.TurnsPerCPU = turnsOf(r.admission)
-					if c.TurnsPerCPU == 0 {
-						c.TurnsPerCPU = -1 // fixed: off; 0 is the default
-					}
 				}))
 		})
 		return &fairTarget{URL: ts.URL, Do: ts.Do, admission: ts.Server.Admission, stop: tb.close}, nil

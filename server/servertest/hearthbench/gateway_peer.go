@@ -115,12 +115,7 @@ func startHearth(tb *benchTB, opts gatewayOptions, upstream string) (ts *servert
 
 func startHearthAs(tb *benchTB, opts gatewayOptions, upstream string) (*servertest.Server, error) {
 	provider := servertest.WithProvider("openai", upstream, "sk-bench")
-	turns := servertest.WithConfig(func(c *server.Config) {
-		c.TurnsPerCPU = opts.Turns
-		if opts.Turns == 0 {
-			c.TurnsPerCPU = -1 // off; 0 is the default
-		}
-	})
+	turns := servertest.WithConfig(func(c *server.Config) { c.TurnsPerCPU = opts.Turns })
 	if !opts.Postgres {
 		return servertest.Start(tb, provider, turns), nil
 	}
