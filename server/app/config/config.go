@@ -81,8 +81,7 @@ type Config struct {
 	// MaxConcurrent bounds requests served at once on this node (0 = no
 	// limit); clients share the slots fairly (RequestLimits.MaxQueued).
 	MaxConcurrent int64 `json:"max_concurrent"`
-	// CPUTurns bounds the admitted requests that compute at once, per CPU,
-	// while two keys or more have requests in flight (DefaultCPUTurns)
+	// CPUTurns bounds the admitted requests that compute at once, per CPU
 	// (0 = no bound; server.Config.TurnsPerCPU).
 	CPUTurns int64 `json:"cpu_turns"`
 	// RequestLimits are the per-client and thread limits (limits.go).
@@ -147,12 +146,6 @@ type Config struct {
 	warnings []string
 }
 
-// DefaultCPUTurns is HEARTH_CPU_TURNS by default: with 2 turns per CPU a
-// CPU-bound flood of one key kept another key's p99 within about 3 × of
-// its unloaded p99 (33 × without turns), and a key alone takes no turns
-// (docs/security.md#cpu-turns).
-const DefaultCPUTurns = 2
-
 // Default is the configuration before the file, the environment and the
 // flags: every setting's default.
 func Default() Config {
@@ -162,7 +155,7 @@ func Default() Config {
 		IngestWorkers: 0, AgentMaxSteps: 10, RetrieveVectorWeight: 1, RetrieveKeywordWeight: 1,
 		ParseTimeout: Duration(60 * time.Second), ParseMemoryLimit: 1 << 30, ParseMaxOutput: 32 << 20,
 		EmbedRetries: 3, EmbedRetryMaxWait: Duration(60 * time.Second),
-		Metrics: true, MaxConcurrent: 512, CPUTurns: DefaultCPUTurns, RequestLimits: defaultRequestLimits(),
+		Metrics: true, MaxConcurrent: 512, RequestLimits: defaultRequestLimits(),
 		JobLease: Duration(30 * time.Second), RunContentRetention: Duration(7 * 24 * time.Hour),
 		UpstreamHTTP1: "lean", ServerHTTP1: "lean", StoreCompression: "none",
 		OutboundSettings:  OutboundSettings{OutboundMode: netguard.ModeOpen},

@@ -54,10 +54,10 @@ func TestRequestLimitsConfig(t *testing.T) {
 		t.Fatalf("default thread limits %+v", def.threadLimits())
 	}
 	// By default no fixed cap: keys share the slots, and requests wait;
-	// two CPU turns per CPU.
+	// no CPU turns.
 	sc = server.Config{}
 	def.applyRequestLimits(&sc)
-	if sc.MaxInFlightPerKey != 0 || sc.MaxInFlightPerIP != 0 || sc.MaxQueued != server.DefaultMaxQueued || sc.QueueTimeout != server.DefaultQueueTimeout || sc.TurnsPerCPU != 2 {
+	if sc.MaxInFlightPerKey != 0 || sc.MaxInFlightPerIP != 0 || sc.MaxQueued != server.DefaultMaxQueued || sc.QueueTimeout != server.DefaultQueueTimeout || sc.TurnsPerCPU != 0 {
 		t.Fatalf("default server limits %+v", sc)
 	}
 }
