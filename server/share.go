@@ -11,7 +11,10 @@ import (
 // clients (an API key, or a client address for requests without a key).
 // A request takes a free slot at once. When every slot is taken it waits,
 // and each slot given back goes to the waiting client that holds the
-// fewest slots, the longest-waiting one among equals: a client alone may
+// fewest slots; among clients holding as many, to the one given a slot
+// longest ago (then the one waiting longest), so clients that hold the
+// same (one slot, or none, at the moment each is freed) take turns rather
+// than queue in arrival order behind the busiest: a client alone may
 // use every slot, and under contention each gets its turn. Waiting is
 // bounded in time (wait) and in requests (queue); when the queue is full a
 // newcomer takes the place of the newest waiter of the client with the
@@ -31,6 +34,7 @@ type share struct {
 	held    int // slots taken
 	waiting int
 	seq     uint64
+	served  uint64 // counts the slots given, to stamp shareClient.served
 	clients map[shareID]*shareClient
 	ready   shareHeap // clients with waiters, fewest held first
 	spare   []*shareClient
@@ -49,7 +53,8 @@ type shareID struct {
 type shareClient struct {
 	id         shareID
 	held       int
-	n          int // waiters
+	served     uint64 // share.served when it was last given a slot (0: never)
+	n          int    // waiters
 	head, tail *shareWaiter
 	index      int // in share.ready; -1 when absent
 }
@@ -104,6 +109,11 @@ func (s *share) acquire(ctx context.Context, id shareID) (*shareClient, admissio
 	if s.max == 0 || s.held < s.max {
 		s.held++
 		c.held++
+		s.served++
+		c.served = s.served
+		if c.index >= 0 {
+			heap.Fix(&s.ready, c.index)
+		}
 		s.mu.Unlock()
 		return c, admitted
 	}
@@ -175,6 +185,8 @@ func (s *share) grant() {
 	w := next.head
 	s.unlink(w)
 	next.held++
+	s.served++
+	next.served = s.served
 	if next.index >= 0 {
 		heap.Fix(&s.ready, next.index)
 	}
@@ -278,13 +290,20 @@ func (s *share) evictFor(c *shareClient) bool {
 }
 
 // shareHeap orders the clients with waiters: fewest slots held first,
-// then the one whose first waiter came first.
+// then the one given a slot longest ago, then the one whose first waiter
+// came first.
 type shareHeap []*shareClient
 
 func (h shareHeap) Len() int { return len(h) }
 func (h shareHeap) Less(i, j int) bool {
 	a, b := h[i], h[j]
-	return a.held < b.held || a.held == b.held && a.head.seq < b.head.seq
+	if a.held != b.held {
+		return a.held < b.held
+	}
+	if a.served != b.served {
+		return a.served < b.served
+	}
+	return a.head.seq < b.head.seq
 }
 func (h shareHeap) Swap(i, j int) {
 	h[i], h[j] = h[j], h[i]

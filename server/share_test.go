@@ -98,7 +98,7 @@ func TestShareOneKeyTakesEverySlot(t *testing.T) {
 
 // A freed slot goes to the waiting key that holds the fewest, even when
 // another key's request has waited longer; between keys holding as many,
-// to the one that has waited longest.
+// to the one given a slot longest ago.
 func TestShareFreedSlotGoesToKeyHoldingFewest(t *testing.T) {
 	s, waits := waitShare(t, 2, 8, time.Minute, 0, 0)
 	a1, a2 := take(t, s, keyA), take(t, s, keyA)
@@ -112,16 +112,16 @@ func TestShareFreedSlotGoesToKeyHoldingFewest(t *testing.T) {
 	if !wa.pending() {
 		t.Fatal("A's waiter took the slot B, holding none, was owed")
 	}
-	// A and B hold one each now; C waits after A: A is owed the next
-	// slot of a tie, and C the one after.
+	// C waits after A. When A's last slot comes back, A and C hold none:
+	// C, never given a slot, goes before A, which was given two.
 	wc := startWaiting(t, ctx, s, waits, keyC)
-	s.release(a2) // A holds 0: its waiter is first of all
-	if a := wa.outcome(); a != admitted || !wc.pending() {
-		t.Fatalf("A: %d, C still waiting: %v", a, wc.pending())
+	s.release(a2)
+	if a := wc.outcome(); a != admitted || !wa.pending() {
+		t.Fatalf("C: %d, A still waiting: %v", a, wa.pending())
 	}
-	s.release(wb.c) // B holds 0, A 1, C 0 and waits: C is next
-	if a := wc.outcome(); a != admitted {
-		t.Fatalf("C: %d", a)
+	s.release(wb.c) // B holds 0, C 1, A 0 and waits: A is next
+	if a := wa.outcome(); a != admitted {
+		t.Fatalf("A: %d", a)
 	}
 	s.release(wa.c)
 	s.release(wc.c)
@@ -143,6 +143,37 @@ func TestShareTieGoesToLongestWaiting(t *testing.T) {
 		t.Fatalf("A: %d", a)
 	}
 	s.release(wa.c)
+}
+
+// Between keys holding as many slots, the one given a slot longest ago
+// goes first, even when the other's requests have waited longer: with one
+// slot, a key whose requests queued first does not keep it in turn after
+// turn, the keys alternate.
+func TestShareTieGoesToTheKeyServedLongestAgo(t *testing.T) {
+	s, waits := waitShare(t, 1, 8, time.Minute, 0, 0)
+	x := take(t, s, keyA)
+	ctx := context.Background()
+	a1 := startWaiting(t, ctx, s, waits, keyA)
+	a2 := startWaiting(t, ctx, s, waits, keyA)
+	b1 := startWaiting(t, ctx, s, waits, keyB)
+	b2 := startWaiting(t, ctx, s, waits, keyB)
+	// Each release leaves both keys holding none: the slot goes to the
+	// key served longest ago, B (never), A, B, A.
+	order := []*waiter{b1, a1, b2, a2}
+	held := x
+	for i, w := range order {
+		s.release(held)
+		if a := w.outcome(); a != admitted {
+			t.Fatalf("step %d, %s: %d", i, w.id.id, a)
+		}
+		for _, o := range order[i+1:] {
+			if !o.pending() {
+				t.Fatalf("step %d: %s took a slot before %s", i, o.id.id, w.id.id)
+			}
+		}
+		held = w.c
+	}
+	s.release(held)
 }
 
 // The fixed caps are off unless set; set, they refuse the key's request
