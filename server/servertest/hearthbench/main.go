@@ -73,7 +73,7 @@ func main() {
 	fairQuiet := flag.Int("fair-quiet", 2, "fairness: clients of the quiet key")
 	fairCell := flag.Duration("fair-cell", 2*time.Second, "fairness: measuring time of the quiet key alone and under the flood, each")
 	fairDelay := flag.Duration("fair-delay", 0, "fairness: how long the fake upstream waits before it answers, as a model would (0: at once)")
-	fairAdmission := flag.String("fair-admission", "fixed,turns:1", `fairness: comma-separated admissions of each row: "fixed" (the default: the HEARTH_MAX_CONCURRENT slots alone) and "turns:N" (also N CPU turns per CPU: HEARTH_CPU_TURNS)`)
+	fairAdmission := flag.String("fair-admission", "fixed,turns:1", `fairness: comma-separated admissions of each row: "fixed" (the HEARTH_MAX_CONCURRENT slots alone: hearth serve's default) and "turns:N" (also N CPU turns per CPU: HEARTH_CPU_TURNS)`)
 	turns := flag.Int("turns", 0, "gateway: the server's CPU turns per CPU (HEARTH_CPU_TURNS; 0: off)")
 	fairProcs := flag.Bool("fair-procs", false, "fairness: run the server as a hearth serve process built from the working directory (the repository's root), under nice -fair-nice, instead of in this process")
 	fairPin := flag.Bool("fair-pin", false, "fairness: with -fair-procs, pin the server to the upper half of the cores and the clients with the fake upstream to the lower half (taskset), as on cores of their own; use with -fair-nice 0")
