@@ -364,11 +364,14 @@ func procStatusMiB(field string) float64 {
 	return 0
 }
 
-func printGateway(w io.Writer, rs []GatewayResult, cellSeconds float64) {
+func printGateway(w io.Writer, rs []GatewayResult, cellSeconds float64, http1 string) {
 	fmt.Fprintf(w, "\nGateway overhead: the real server in-process on loopback vs the same upstream request sent straight to an\n"+
 		"in-process fake OpenAI that answers at once; %.1f s per side per row. Share = hearth rps / direct rps; added =\n"+
 		"Hearth minus direct; allocs and KB per request are the whole process's heap allocations (client, server, fake)\n"+
 		"minus those of the direct side, CPU µs per request the process's user+system CPU time likewise.\n", cellSeconds)
+	if http1 == "stdlib" {
+		fmt.Fprintln(w, "HTTP/1.1: net/http for the server's requests and the upstream calls (-http1 stdlib), not the lean paths.")
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "run\tconc\tdirect rps\thearth rps\tshare\tdirect p50 ms\thearth p50 ms\tadded p50 ms\tadded p99 ms\tadded TTFT p50 ms\tallocs/req\tKB/req\tCPU µs/req\tthread writes/commit\truns/commit\tdb stmts/req\tdb trips/req\tRSS MiB\terrors\t")
 	for _, r := range rs {

@@ -51,7 +51,7 @@ func TestGatewayGoals(t *testing.T) {
 	}
 
 	var out bytes.Buffer
-	printGateway(&out, rows, 1)
+	printGateway(&out, rows, 1, "lean")
 	text := out.String()
 	for _, s := range []string{"Gateway hot path goals", "share of direct rps", "≥ 0.47", "≤ 150", "not met", " met",
 		"The direct leg ran 1000 rps at 16 clients, 0.03 of the 33658"} {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hearth-dev/hearth/blob/postgres/pgtest"
+	"github.com/hearth-dev/hearth/providers"
 	"github.com/hearth-dev/hearth/providers/fake"
 	"github.com/hearth-dev/hearth/server"
 	"github.com/hearth-dev/hearth/server/servertest"
@@ -42,6 +43,10 @@ type gatewayOptions struct {
 	Postgres bool
 	// Turns is the server's CPU turns per CPU (HEARTH_CPU_TURNS; 0: off).
 	Turns int
+	// HTTP1 is "stdlib" to serve requests and call the upstream with
+	// net/http alone (HEARTH_SERVER_HTTP1 and HEARTH_UPSTREAM_HTTP1),
+	// else the lean paths (the default).
+	HTTP1 string
 	// Peer, when URL is set, is another OpenAI-compatible gateway
 	// configured against the fake upstream, measured in the same run.
 	Peer peerGateway
@@ -115,16 +120,24 @@ func startHearth(tb *benchTB, opts gatewayOptions, upstream string) (ts *servert
 
 func startHearthAs(tb *benchTB, opts gatewayOptions, upstream string) (*servertest.Server, error) {
 	provider := servertest.WithProvider("openai", upstream, "sk-bench")
-	turns := servertest.WithConfig(func(c *server.Config) { c.TurnsPerCPU = opts.Turns })
+	turns := servertest.WithConfig(func(c *server.Config) {
+		c.TurnsPerCPU = opts.Turns
+		c.LeanOff = opts.HTTP1 == "stdlib"
+	})
+	client := servertest.WithProviders(func(c *providers.Config) {
+		if opts.HTTP1 == "stdlib" {
+			c.HTTP1 = "stdlib"
+		}
+	})
 	if !opts.Postgres {
-		return servertest.Start(tb, provider, turns), nil
+		return servertest.Start(tb, provider, turns, client), nil
 	}
 	if pgtest.BinDir() == "" {
 		return nil, fmt.Errorf("-store postgres: no PostgreSQL 15+ binaries in /usr/lib/postgresql/*/bin (apt-get install postgresql)")
 	}
 	pg := pgtest.Shared(tb)
 	tb.Cleanup(func() { pg.Stop() })
-	return servertest.StartNodes(tb, pgtest.URL(tb), 1, provider, turns)[0], nil
+	return servertest.StartNodes(tb, pgtest.URL(tb), 1, provider, turns, client)[0], nil
 }
 
 // peerTarget is the direct request sent to the peer instead of the fake.

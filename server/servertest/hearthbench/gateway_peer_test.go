@@ -56,7 +56,7 @@ func TestGatewayPeerRow(t *testing.T) {
 		}
 	}
 	var out bytes.Buffer
-	printGateway(&out, rows, opts.Cell.Seconds())
+	printGateway(&out, rows, opts.Cell.Seconds(), "lean")
 	if !strings.Contains(out.String(), "Peer gateway (HEARTH_BENCH_PEER_URL)") || !strings.Contains(out.String(), "CPU µs/req") || !strings.Contains(out.String(), "runs/commit") {
 		t.Fatalf("report:\n%s", out.String())
 	}
@@ -76,4 +76,23 @@ func settleAfter(t *testing.T) {
 		http.DefaultClient.CloseIdleConnections()
 		runtime.GC()
 	})
+}
+
+// TestGatewayStdlibRow: -http1 stdlib serves the gateway rows through
+// net/http on both sides, and the table says so.
+func TestGatewayStdlibRow(t *testing.T) {
+	settleAfter(t)
+	opts := gatewayOptions{Conc: []int{2}, Cell: 150 * time.Millisecond, Runs: map[string]bool{"pipe": true}, HTTP1: "stdlib"}
+	rows, _, err := runGateway(opts, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].Hearth.Requests == 0 || rows[0].Hearth.Errors != 0 {
+		t.Fatalf("rows %+v", rows)
+	}
+	var out bytes.Buffer
+	printGateway(&out, rows, opts.Cell.Seconds(), "stdlib")
+	if !strings.Contains(out.String(), "net/http for the server's requests and the upstream calls") {
+		t.Fatalf("the table does not say it ran on net/http:\n%s", out.String())
+	}
 }

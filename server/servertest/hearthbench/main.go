@@ -42,6 +42,7 @@ type Report struct {
 	Seconds        float64            `json:"seconds"`
 	Quick          bool               `json:"quick"`
 	GatewayCell    float64            `json:"gateway_cell_s,omitempty"`
+	GatewayHTTP1   string             `json:"gateway_http1,omitempty"`
 	Gateway        []GatewayResult    `json:"gateway,omitempty"`
 	GatewayGoals   []GoalCheck        `json:"gateway_goals,omitempty"`
 	Soak           []SoakResult       `json:"soak,omitempty"`
@@ -74,6 +75,7 @@ func main() {
 	fairCell := flag.Duration("fair-cell", 2*time.Second, "fairness: measuring time of the quiet key alone and under the flood, each")
 	fairDelay := flag.Duration("fair-delay", 0, "fairness: how long the fake upstream waits before it answers, as a model would (0: at once)")
 	fairAdmission := flag.String("fair-admission", "fixed,turns:1", `fairness: comma-separated admissions of each row: "fixed" (the HEARTH_MAX_CONCURRENT slots alone: hearth serve's default) and "turns:N" (also N CPU turns per CPU: HEARTH_CPU_TURNS)`)
+	http1 := flag.String("http1", "lean", `gateway: "lean" (the default: Hearth's own HTTP/1.1 reader and upstream client) or "stdlib" (net/http for both: HEARTH_SERVER_HTTP1=stdlib HEARTH_UPSTREAM_HTTP1=stdlib); run both to compare`)
 	turns := flag.Int("turns", 0, "gateway: the server's CPU turns per CPU (HEARTH_CPU_TURNS; 0: off)")
 	fairProcs := flag.Bool("fair-procs", false, "fairness: run the server as a hearth serve process built from the working directory (the repository's root), under nice -fair-nice, instead of in this process")
 	fairPin := flag.Bool("fair-pin", false, "fairness: with -fair-procs, pin the server to the upper half of the cores and the clients with the fake upstream to the lower half (taskset), as on cores of their own; use with -fair-nice 0")
@@ -141,7 +143,11 @@ func main() {
 			*cell = time.Second
 		}
 		rep.GatewayCell = cell.Seconds()
-		opts := gatewayOptions{Cell: *cell, UpstreamAddr: os.Getenv("HEARTH_BENCH_UPSTREAM_ADDR"), Turns: *turns,
+		if *http1 != "lean" && *http1 != "stdlib" {
+			fail("gateway", fmt.Errorf("-http1: %q is not lean or stdlib", *http1))
+		}
+		rep.GatewayHTTP1 = *http1
+		opts := gatewayOptions{Cell: *cell, UpstreamAddr: os.Getenv("HEARTH_BENCH_UPSTREAM_ADDR"), Turns: *turns, HTTP1: *http1,
 			Peer: peerGateway{URL: os.Getenv("HEARTH_BENCH_PEER_URL"), Key: os.Getenv("HEARTH_BENCH_PEER_KEY"),
 				Model: os.Getenv("HEARTH_BENCH_PEER_MODEL")}}
 		switch *store {
@@ -373,7 +379,7 @@ func printReport(w io.Writer, rep *Report) {
 	}
 	fmt.Fprintln(w)
 	if len(rep.Gateway) > 0 {
-		printGateway(w, rep.Gateway, rep.GatewayCell)
+		printGateway(w, rep.Gateway, rep.GatewayCell, rep.GatewayHTTP1)
 	}
 	printSoak(w, rep.Soak)
 	if len(rep.Fairness) > 0 {
