@@ -140,14 +140,9 @@ func (n *procNode) stop() {
 	}
 }
 
-// startProc starts bin serve with env added to this process's, and waits
-// until it answers.
-func startProc(bin, dir string, env ...string) (*procNode, error) {
-	return startProcArgs([]string{bin, "serve"}, dir, env...)
-}
-
-// startProcArgs is startProc with the whole command line (a prefix such
-// as nice before the binary).
+// startProcArgs starts argv (hearth serve, perhaps after a prefix such
+// as nice or taskset) with env added to this process's, and waits until
+// it answers.
 func startProcArgs(argv []string, dir string, env ...string) (*procNode, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -120,7 +120,7 @@ func startHearth(tb *benchTB, opts gatewayOptions, upstream string) (ts *servert
 
 func startHearthAs(tb *benchTB, opts gatewayOptions, upstream string) (*servertest.Server, error) {
 	provider := servertest.WithProvider("openai", upstream, "sk-bench")
-	turns := servertest.WithConfig(func(c *server.Config) {
+	serverCfg := servertest.WithConfig(func(c *server.Config) {
 		c.TurnsPerCPU = opts.Turns
 		c.LeanOff = opts.HTTP1 == "stdlib"
 	})
@@ -130,14 +130,14 @@ func startHearthAs(tb *benchTB, opts gatewayOptions, upstream string) (*serverte
 		}
 	})
 	if !opts.Postgres {
-		return servertest.Start(tb, provider, turns, client), nil
+		return servertest.Start(tb, provider, serverCfg, client), nil
 	}
 	if pgtest.BinDir() == "" {
 		return nil, fmt.Errorf("-store postgres: no PostgreSQL 15+ binaries in /usr/lib/postgresql/*/bin (apt-get install postgresql)")
 	}
 	pg := pgtest.Shared(tb)
 	tb.Cleanup(func() { pg.Stop() })
-	return servertest.StartNodes(tb, pgtest.URL(tb), 1, provider, turns, client)[0], nil
+	return servertest.StartNodes(tb, pgtest.URL(tb), 1, provider, serverCfg, client)[0], nil
 }
 
 // peerTarget is the direct request sent to the peer instead of the fake.
