@@ -29,7 +29,11 @@ import (
 //     QueueTimeout, at most MaxQueued of them, then get 503 with
 //     Retry-After (health and metrics are exempt); fixed caps per key and
 //     per address (MaxInFlightPerKey, MaxInFlightPerIP, off by default)
-//     answer 429 (admit.go, share.go).
+//     answer 429 (admit.go, share.go);
+//   - while two keys or more have requests in flight, TurnsPerCPU of the
+//     admitted requests per CPU compute at once, shared by the same rule,
+//     so one key's CPU-bound flood cannot push the others' latency up
+//     (turn.go).
 
 // Defaults of the hardening settings.
 const (
@@ -41,6 +45,7 @@ const (
 	DefaultIdleTimeout       = 120 * time.Second
 	DefaultMaxConcurrent     = 512
 	DefaultMaxQueued         = 1024
+	DefaultTurnsPerCPU       = 4
 	DefaultQueueTimeout      = 10 * time.Second
 	DefaultBodyTimeout       = 60 * time.Second
 	DefaultUploadBodyTimeout = 10 * time.Minute
@@ -87,6 +92,9 @@ func (c *Config) hardenDefaults() {
 	}
 	if c.MaxQueued == 0 {
 		c.MaxQueued = DefaultMaxQueued
+	}
+	if c.TurnsPerCPU == 0 {
+		c.TurnsPerCPU = DefaultTurnsPerCPU
 	}
 	def(&c.QueueTimeout, DefaultQueueTimeout)
 	def(&c.BodyTimeout, DefaultBodyTimeout)

@@ -81,8 +81,9 @@ type Config struct {
 	MaxInFlightPerKey int
 	MaxInFlightPerIP  int
 	// TurnsPerCPU bounds the admitted requests that compute at once, per
-	// CPU (GOMAXPROCS), shared fairly between clients; a request waiting
-	// on a model or a commit holds none (turn.go). 0: no bound.
+	// CPU (GOMAXPROCS), shared fairly between clients while two or more
+	// have requests in flight; a request waiting on a model or a commit
+	// holds none (turn.go). 0: DefaultTurnsPerCPU; < 0: no bound.
 	TurnsPerCPU       int
 	BodyTimeout       time.Duration
 	UploadBodyTimeout time.Duration

@@ -41,6 +41,9 @@ type share struct {
 	// waited, when set, is called as a request starts to wait (tests;
 	// the CPU turns' watch: turn.go).
 	waited func(shareID)
+	// paused holds back the slots that come free, for waiters and
+	// newcomers alike, until resume (the CPU turns' poll breaks).
+	paused bool
 }
 
 // shareID names a client: an API key id, or a client address (ip).
@@ -106,7 +109,7 @@ func (s *share) acquire(ctx context.Context, id shareID) (*shareClient, admissio
 		s.mu.Unlock()
 		return nil, refusedCap
 	}
-	if s.max == 0 || s.held < s.max {
+	if s.max == 0 || s.held < s.max && !s.paused {
 		s.held++
 		c.held++
 		s.served++
@@ -169,12 +172,35 @@ func (s *share) release(c *shareClient) {
 	if c.index >= 0 {
 		heap.Fix(&s.ready, c.index)
 	}
-	if len(s.ready) > 0 {
+	if len(s.ready) > 0 && !s.paused {
 		s.grant()
 	} else {
 		s.held--
 	}
 	s.dropIfIdle(c)
+	s.mu.Unlock()
+}
+
+// pause holds back every slot that comes free until resume, when requests
+// wait and no pause is on; it reports whether it paused.
+func (s *share) pause() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.paused || len(s.ready) == 0 {
+		return false
+	}
+	s.paused = true
+	return true
+}
+
+// resume ends a pause: the free slots go to the waiters.
+func (s *share) resume() {
+	s.mu.Lock()
+	s.paused = false
+	for len(s.ready) > 0 && (s.max == 0 || s.held < s.max) {
+		s.held++
+		s.grant()
+	}
 	s.mu.Unlock()
 }
 

@@ -306,3 +306,34 @@ func TestShareConcurrentUse(t *testing.T) {
 		t.Fatalf("%d slots held at once, of 3", most)
 	}
 }
+
+// A pause (the CPU turns' poll break) holds back every slot freed while
+// it lasts, from the waiters and from newcomers alike; resume gives them
+// out by the usual rule. Without waiters there is nothing to pause.
+func TestSharePauseHoldsBackFreedSlots(t *testing.T) {
+	s, waits := waitShare(t, 2, 8, time.Minute, 0, 0)
+	if s.pause() {
+		t.Fatal("paused with nobody waiting")
+	}
+	a1, a2 := take(t, s, keyA), take(t, s, keyA)
+	ctx := context.Background()
+	b := startWaiting(t, ctx, s, waits, keyB)
+	if !s.pause() || s.pause() {
+		t.Fatal("want one pause while key B waits")
+	}
+	s.release(a1)
+	s.release(a2)
+	c := startWaiting(t, ctx, s, waits, keyC) // two slots free, yet it waits
+	if !b.pending() || !c.pending() || s.state().Held != 0 {
+		t.Fatalf("during the pause: B waits %v, C waits %v, %+v", b.pending(), c.pending(), s.state())
+	}
+	s.resume()
+	if b.outcome() != admitted || c.outcome() != admitted {
+		t.Fatal("resume did not give the free slots to the waiters")
+	}
+	if st := s.state(); st.Held != 2 || st.Waiting != 0 {
+		t.Fatalf("after resume: %+v", st)
+	}
+	s.release(b.c)
+	s.release(c.c)
+}

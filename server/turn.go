@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"math"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -10,18 +11,37 @@ import (
 
 // CPU turns (docs/security.md#cpu-turns): besides its admission slot, an
 // admitted request needs one of a few turns per CPU to compute, shared
-// fairly between clients by the rule of the slots (share.go). A request
-// keeps its turn through a short wait (an instant upstream), so the turns
-// bound the requests in the scheduler's queue as a few slots would and
-// the network stays polled; but while requests wait for a turn, a watch
-// gives away every turn whose holder has waited on a model, a commit or a
-// backoff (engine.Away) for a tick, so thousands of requests may wait on
-// slow models. A holder that keeps its turn turnStale ticks without
+// fairly between clients by the rule of the slots (share.go). While
+// marked waits (engine.Away: a model, a commit, a backoff) are short (an
+// upstream that answers in well under a millisecond), a request keeps
+// its turn through them, so the turns bound the requests in the
+// scheduler's queue as a few slots would and the processors run out of
+// work, and so poll the network, often; a watch gives away the turn of a
+// holder whose wait has lasted a tick while others wait. Once the
+// shortest recent wait is over turnLongWait (a model, even one that
+// answers in a millisecond), every marked wait gives its turn back at
+// once, so thousands of requests may wait on models, and poll breaks
+// (below) keep the network polled. A holder that keeps its turn turnStale ticks without
 // marking a wait (a wait Hearth does not mark: a slow client, a database
 // round trip) loses it too and computes on without one, so no wait can
 // stall the turns. The turns are this process's: each Hearth node shares
 // its own.
 //
+// Poll breaks. Go's scheduler looks at the network only when a processor
+// runs out of work, or every 10 ms: while turns go from each holder
+// straight to the next waiter, nothing runs out, and a request whose
+// model has answered (or a new request) is seen only when the turns'
+// queue drains, on a saturated node every few milliseconds, however
+// fairly the turns are shared. So while requests wait, a turn freed
+// turnBreak or more after the last break starts a break: it and every
+// turn freed meanwhile are held back until a goroutine blocked on a pipe
+// the break writes to runs, which it can only once the scheduler has
+// polled the network; by then every request whose wait ended has joined
+// the fair queue, where a quiet client's comes first. A break lasts as
+// long as the requests already running take to reach a wait, so it
+// costs little, and turnBreak bounds how late a waiting request is seen.
+// The pipe lives as long as the watch.
+
 // Turns are for sharing: while one client alone has requests in flight
 // (one key's load, however heavy) its requests take none, and the node
 // runs as without turns. From the moment a second client has a request
@@ -38,12 +58,18 @@ const (
 	// Marked waits are sampled in windows of turnWindow; when the
 	// shortest wait of the last window was longer than turnLongWait,
 	// waits are long (a slow model) and a marked wait gives its turn
-	// back at once instead of keeping it for the watch. The shortest,
+	// back at once instead of keeping it for the watch (kept, turns
+	// would bound the requests in flight to such a model, and with them
+	// the node's throughput: 2 turns per CPU served a tenth of the
+	// requests a second of no turns with a 1 ms upstream). The shortest,
 	// not the mean: on a saturated node even instant answers are seen
 	// late, but never all of them.
 	turnWindow   = 64
-	turnLongWait = 2 * time.Millisecond
+	turnLongWait = 300 * time.Microsecond
 	turnCalm     = 200 // ticks without a waiter after which the watch stops
+	// turnBreak is the most time turns go from holder to holder before
+	// a poll break (see below).
+	turnBreak = 250 * time.Microsecond
 	// turnSolo is how long turns stay in force after the second-last
 	// client's requests have ended.
 	turnSolo = 100 * time.Millisecond
@@ -74,6 +100,12 @@ type turnGate struct {
 	active   map[shareID]int
 	clients  atomic.Int32
 	soloFrom atomic.Int64
+
+	// brk is the poll breaks' pipe while the watch runs; lastBreak when
+	// the last break ended (unix ns); breaks counts them.
+	brk       atomic.Pointer[os.File]
+	lastBreak atomic.Int64
+	breaks    atomic.Uint64
 
 	mu       sync.Mutex
 	head     *turn // holders, oldest turn first
@@ -258,8 +290,38 @@ func (t *turn) drop(ok func() bool, n *atomic.Uint64) bool {
 	if n != nil {
 		n.Add(1)
 	}
+	t.g.pollBreak()
 	t.g.s.release(c)
 	return true
+}
+
+// pollBreak starts a poll break when requests wait for a turn and the
+// last break ended turnBreak ago or more.
+func (g *turnGate) pollBreak() {
+	w := g.brk.Load()
+	if w == nil || time.Now().UnixNano()-g.lastBreak.Load() < int64(turnBreak) || !g.s.pause() {
+		return
+	}
+	if _, err := w.Write([]byte{1}); err != nil {
+		// The watch has ended: no break.
+		g.s.resume()
+	}
+}
+
+// breakEnds ends each poll break as the scheduler, having polled the
+// network, runs it; it returns (ending any break) when the pipe closes.
+func (g *turnGate) breakEnds(r *os.File) {
+	defer r.Close()
+	var b [64]byte
+	for {
+		_, err := r.Read(b[:])
+		g.lastBreak.Store(time.Now().UnixNano())
+		g.breaks.Add(1)
+		g.s.resume()
+		if err != nil {
+			return
+		}
+	}
 }
 
 // hold appends t to the holders at the current tick.
@@ -316,6 +378,14 @@ type turnSeen struct {
 func (g *turnGate) run() {
 	tk := time.NewTicker(turnTick)
 	defer tk.Stop()
+	if r, w, err := os.Pipe(); err == nil {
+		g.brk.Store(w)
+		go g.breakEnds(r)
+		defer func() {
+			g.brk.Store(nil)
+			w.Close()
+		}()
+	}
 	calm := 0
 	for range tk.C {
 		now := g.tick.Add(1)

@@ -220,3 +220,49 @@ func TestTurnsAreNotTakenWhileOneClientIsAlone(t *testing.T) {
 		t.Fatalf("%d clients counted after every request ended (%v)", n, g.active)
 	}
 }
+
+// While requests wait for a turn, a turn freed turnBreak after the last
+// poll break starts one: the turn is held back until the goroutine
+// blocked on the break's pipe runs (after the scheduler polled the
+// network), then goes to the next in line. The pipe closes with the
+// watch, and no break outlives it.
+func TestPollBreakHoldsTheTurnUntilTheNetworkIsPolled(t *testing.T) {
+	g := turnGateFor(t, 1, false)
+	ctx := context.Background()
+	a := g.start(ctx, keyA)
+	ch := startTurn(g, ctx, keyB)
+	waitingTurns(t, g, 1)
+	for deadline := time.Now().Add(10 * time.Second); g.brk.Load() == nil; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the watch made no pipe for poll breaks")
+		}
+	}
+	g.lastBreak.Store(0) // the last break was long ago
+	a.end()
+	b := <-ch
+	if !holdsTurn(b) || g.breaks.Load() != 1 {
+		t.Fatalf("b holds %v after %d breaks: want the turn after one break", holdsTurn(b), g.breaks.Load())
+	}
+	// A turn freed within turnBreak of the last break goes on at once.
+	a2 := startTurn(g, ctx, keyA)
+	waitingTurns(t, g, 1)
+	g.lastBreak.Store(time.Now().UnixNano())
+	b.end()
+	if tr := <-a2; !holdsTurn(tr) || g.breaks.Load() != 1 {
+		t.Fatalf("a2 holds %v after %d breaks: want the turn with no new break", holdsTurn(tr), g.breaks.Load())
+	} else {
+		tr.end()
+	}
+	// With nobody waiting the watch stops and closes the pipe.
+	for deadline := time.Now().Add(10 * time.Second); g.brk.Load() != nil; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the watch kept its pipe with nobody waiting")
+		}
+	}
+	g.s.mu.Lock()
+	paused := g.s.paused
+	g.s.mu.Unlock()
+	if paused {
+		t.Fatal("a break outlived the watch")
+	}
+}

@@ -82,7 +82,7 @@ type Config struct {
 	// limit); clients share the slots fairly (RequestLimits.MaxQueued).
 	MaxConcurrent int64 `json:"max_concurrent"`
 	// CPUTurns bounds the admitted requests that compute at once, per CPU
-	// (0 = no bound; server.Config.TurnsPerCPU).
+	// (0 = no bound; server.Config.TurnsPerCPU); 4 by default.
 	CPUTurns int64 `json:"cpu_turns"`
 	// RequestLimits are the per-client and thread limits (limits.go).
 	RequestLimits
@@ -155,7 +155,7 @@ func Default() Config {
 		IngestWorkers: 0, AgentMaxSteps: 10, RetrieveVectorWeight: 1, RetrieveKeywordWeight: 1,
 		ParseTimeout: Duration(60 * time.Second), ParseMemoryLimit: 1 << 30, ParseMaxOutput: 32 << 20,
 		EmbedRetries: 3, EmbedRetryMaxWait: Duration(60 * time.Second),
-		Metrics: true, MaxConcurrent: 512, RequestLimits: defaultRequestLimits(),
+		Metrics: true, MaxConcurrent: 512, CPUTurns: server.DefaultTurnsPerCPU, RequestLimits: defaultRequestLimits(),
 		JobLease: Duration(30 * time.Second), RunContentRetention: Duration(7 * 24 * time.Hour),
 		UpstreamHTTP1: "lean", ServerHTTP1: "lean", StoreCompression: "none",
 		OutboundSettings:  OutboundSettings{OutboundMode: netguard.ModeOpen},

@@ -59,6 +59,9 @@ func (c *Config) applyRequestLimits(sc *server.Config) {
 	}
 	sc.QueueTimeout = time.Duration(l.QueueTimeout)
 	sc.TurnsPerCPU = int(c.CPUTurns)
+	if c.CPUTurns == 0 {
+		sc.TurnsPerCPU = -1
+	}
 	sc.BodyTimeout, sc.UploadBodyTimeout = time.Duration(l.BodyTimeout), time.Duration(l.UploadBodyTimeout)
 }
 

@@ -54,10 +54,20 @@ func TestRequestLimitsConfig(t *testing.T) {
 		t.Fatalf("default thread limits %+v", def.threadLimits())
 	}
 	// By default no fixed cap: keys share the slots, and requests wait;
-	// no CPU turns.
+	// 4 CPU turns per CPU.
 	sc = server.Config{}
 	def.applyRequestLimits(&sc)
-	if sc.MaxInFlightPerKey != 0 || sc.MaxInFlightPerIP != 0 || sc.MaxQueued != server.DefaultMaxQueued || sc.QueueTimeout != server.DefaultQueueTimeout || sc.TurnsPerCPU != 0 {
+	if sc.MaxInFlightPerKey != 0 || sc.MaxInFlightPerIP != 0 || sc.MaxQueued != server.DefaultMaxQueued || sc.QueueTimeout != server.DefaultQueueTimeout || sc.TurnsPerCPU != server.DefaultTurnsPerCPU {
 		t.Fatalf("default server limits %+v", sc)
+	}
+	// HEARTH_CPU_TURNS=0 turns them off.
+	off, _, err := Load("serve", nil, envMap(map[string]string{"HEARTH_CPU_TURNS": "0"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc = server.Config{}
+	off.applyRequestLimits(&sc)
+	if sc.TurnsPerCPU != -1 {
+		t.Fatalf("HEARTH_CPU_TURNS=0: TurnsPerCPU %d, want -1 (off)", sc.TurnsPerCPU)
 	}
 }

@@ -87,6 +87,9 @@ type fairnessOptions struct {
 	// this process (clients, fake upstream) to the lower half with
 	// taskset, as on cores of their own.
 	Pin bool
+	// Raw sends the flood, and answers as the fake upstream, with canned
+	// bytes on plain sockets (fairness_raw.go).
+	Raw bool
 	bin string
 }
 
@@ -102,6 +105,15 @@ func runFairness(opts fairnessOptions, logf func(string, ...any)) ([]FairnessRes
 	}
 	defer f.Close()
 	f.SetDefault(fake.Reply{Text: gatewayReply, FirstByteDelay: opts.Delay})
+	upstreamURL := f.BaseURL()
+	if opts.Raw {
+		u, err := startRawUpstream(opts.Delay)
+		if err != nil {
+			return nil, err
+		}
+		defer u.Close()
+		upstreamURL = u.BaseURL()
+	}
 	if opts.Procs {
 		tmp, err := os.MkdirTemp("", "hearthbench-fair-bin-")
 		if err != nil {
@@ -142,7 +154,7 @@ func runFairness(opts fairnessOptions, logf func(string, ...any)) ([]FairnessRes
 	var out []FairnessResult
 	for round := 1; round <= max(opts.Rounds, 1); round++ {
 		for _, r := range rows {
-			res, err := fairnessRow(opts, r, f.BaseURL(), logf)
+			res, err := fairnessRow(opts, r, upstreamURL, logf)
 			if err != nil {
 				return nil, err
 			}
@@ -194,7 +206,14 @@ func fairnessRow(opts fairnessOptions, r fairRow, upstream string, logf func(str
 	quiet := gatewayTarget{url: ts.URL + "/v1/pipes/run", key: keys[1], body: body}
 	asBench(func() {
 		res.QuietAlone = load(quietClient, quiet, opts.Quiet, opts.Cell)
-		fl := startFlood(floodClient, ts.URL+"/v1/pipes/run", keys[0], body, opts.Flood)
+		var fl *flood
+		if opts.Raw {
+			if fl, err = startRawFlood(ts.URL+"/v1/pipes/run", keys[0], body, opts.Flood); err != nil {
+				return
+			}
+		} else {
+			fl = startFlood(floodClient, ts.URL+"/v1/pipes/run", keys[0], body, opts.Flood)
+		}
 		time.Sleep(opts.Cell / 4) // the flood reaches its pace
 		fl.count(true)
 		start, cpu0 := time.Now(), -1.0
@@ -220,6 +239,9 @@ func fairnessRow(opts fairnessOptions, r fairRow, upstream string, logf func(str
 		res.FloodOK, res.Flood429, res.Flood503, res.FloodOther = counts[0], counts[1], counts[2], counts[3]
 		res.FloodRPS = float64(counts[0]) / elapsed.Seconds()
 	})
+	if err != nil {
+		return res, err
+	}
 	if res.QuietAlone.P99ms > 0 {
 		res.P99Ratio = res.QuietLoaded.P99ms / res.QuietAlone.P99ms
 	}

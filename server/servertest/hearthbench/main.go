@@ -78,6 +78,7 @@ func main() {
 	http1 := flag.String("http1", "lean", `gateway: "lean" (the default: Hearth's own HTTP/1.1 reader and upstream client) or "stdlib" (net/http for both: HEARTH_SERVER_HTTP1=stdlib HEARTH_UPSTREAM_HTTP1=stdlib); run both to compare`)
 	turns := flag.Int("turns", 0, "gateway: the server's CPU turns per CPU (HEARTH_CPU_TURNS; 0: off)")
 	fairProcs := flag.Bool("fair-procs", false, "fairness: run the server as a hearth serve process built from the working directory (the repository's root), under nice -fair-nice, instead of in this process")
+	fairRaw := flag.Bool("fair-raw", true, "fairness: the flood's clients and the fake upstream speak HTTP/1.1 with canned bytes on plain sockets, at a fraction of net/http's CPU, so the quiet key's p99 measures the server rather than the load generator; false: net/http clients and the fake OpenAI host")
 	fairPin := flag.Bool("fair-pin", false, "fairness: with -fair-procs, pin the server to the upper half of the cores and the clients with the fake upstream to the lower half (taskset), as on cores of their own; use with -fair-nice 0")
 	fairNice := flag.Int("fair-nice", 10, "fairness: with -fair-procs, the server's nice value: the clients and the fake upstream in this process then get the CPU first, as on cores of their own (0: same priority)")
 	fairRounds := flag.Int("fair-rounds", 1, "fairness: rounds of every row, interleaved (more than one adds a table of medians)")
@@ -184,7 +185,7 @@ func main() {
 		}
 		rep.FairnessCell = fairCell.Seconds()
 		if rep.Fairness, err = runFairness(fairnessOptions{Cell: *fairCell, MaxConcurrent: mc, Flood: *fairFlood, Quiet: *fairQuiet, CapPerKey: *fairCap, Delay: *fairDelay,
-			Admission: strings.Split(*fairAdmission, ","), Rounds: *fairRounds, Procs: *fairProcs, Nice: *fairNice, Pin: *fairPin}, logf); err != nil {
+			Admission: strings.Split(*fairAdmission, ","), Rounds: *fairRounds, Procs: *fairProcs, Nice: *fairNice, Pin: *fairPin, Raw: *fairRaw}, logf); err != nil {
 			fail("fairness", err)
 		}
 	})
