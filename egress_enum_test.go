@@ -24,6 +24,7 @@ var outboundExempt = map[string]string{
 	"server/servertest/hearthbench/gateway.go":       "benchmark client of the server under test",
 	"server/servertest/hearthbench/cluster.go":       "benchmark client of the servers under test",
 	"server/servertest/hearthbench/fairness.go":      "benchmark clients of the server under test",
+	"server/servertest/hearthbench/fairness_raw.go":  "raw benchmark clients of the server under test",
 	"server/servertest/hearthbench/cluster_procs.go": "benchmark client of the hearth serve processes under test",
 }
 

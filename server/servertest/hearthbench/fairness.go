@@ -23,7 +23,7 @@ import (
 // HEARTH_MAX_CONCURRENT.
 type FairnessResult struct {
 	MaxConcurrent int `json:"max_concurrent"`
-	// Admission is "fixed" (the MaxConcurrent slots alone, the default)
+	// Admission is "fixed" (the MaxConcurrent slots alone: no CPU turns)
 	// or "turns:N" (also N CPU turns per CPU: HEARTH_CPU_TURNS).
 	Admission string `json:"admission"`
 	// TurnsTaken counts the CPU turns taken back from requests that held
@@ -303,6 +303,15 @@ func (fl *flood) count(on bool) (c [4]int) {
 func (fl *flood) stop() {
 	fl.done.Store(true)
 	fl.wg.Wait()
+}
+
+// serverTurns is server.Config.TurnsPerCPU for HEARTH_CPU_TURNS=n: 0
+// there is off, -1 here (0 here is the server's default).
+func serverTurns(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }
 
 // turnsOf is the CPU turns per CPU of an admission: N for "turns:N", 0

@@ -37,7 +37,7 @@ func startFairTarget(opts fairnessOptions, r fairRow, upstream string) (*fairTar
 			ts = servertest.Start(tb, servertest.WithProvider("openai", upstream, "sk-bench"),
 				servertest.WithConfig(func(c *server.Config) {
 					c.MaxConcurrent, c.MaxInFlightPerKey = r.max, r.cap
-					c.TurnsPerCPU = turnsOf(r.admission)
+					c.TurnsPerCPU = serverTurns(turnsOf(r.admission))
 				}))
 		})
 		return &fairTarget{URL: ts.URL, Do: ts.Do, admission: ts.Server.Admission, stop: tb.close}, nil

@@ -121,7 +121,7 @@ func startHearth(tb *benchTB, opts gatewayOptions, upstream string) (ts *servert
 func startHearthAs(tb *benchTB, opts gatewayOptions, upstream string) (*servertest.Server, error) {
 	provider := servertest.WithProvider("openai", upstream, "sk-bench")
 	serverCfg := servertest.WithConfig(func(c *server.Config) {
-		c.TurnsPerCPU = opts.Turns
+		c.TurnsPerCPU = serverTurns(opts.Turns)
 		c.LeanOff = opts.HTTP1 == "stdlib"
 	})
 	client := servertest.WithProviders(func(c *providers.Config) {

@@ -26,6 +26,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/hearth-dev/hearth/server"
 	"io"
 	"os"
 	"path/filepath"
@@ -74,9 +75,9 @@ func main() {
 	fairQuiet := flag.Int("fair-quiet", 2, "fairness: clients of the quiet key")
 	fairCell := flag.Duration("fair-cell", 2*time.Second, "fairness: measuring time of the quiet key alone and under the flood, each")
 	fairDelay := flag.Duration("fair-delay", 0, "fairness: how long the fake upstream waits before it answers, as a model would (0: at once)")
-	fairAdmission := flag.String("fair-admission", "fixed,turns:1", `fairness: comma-separated admissions of each row: "fixed" (the HEARTH_MAX_CONCURRENT slots alone: hearth serve's default) and "turns:N" (also N CPU turns per CPU: HEARTH_CPU_TURNS)`)
+	fairAdmission := flag.String("fair-admission", "fixed,turns:4", `fairness: comma-separated admissions of each row: "fixed" (the HEARTH_MAX_CONCURRENT slots alone: HEARTH_CPU_TURNS=0) and "turns:N" (also N CPU turns per CPU: HEARTH_CPU_TURNS=N; hearth serve's default is 4)`)
 	http1 := flag.String("http1", "lean", `gateway: "lean" (the default: Hearth's own HTTP/1.1 reader and upstream client) or "stdlib" (net/http for both: HEARTH_SERVER_HTTP1=stdlib HEARTH_UPSTREAM_HTTP1=stdlib); run both to compare`)
-	turns := flag.Int("turns", 0, "gateway: the server's CPU turns per CPU (HEARTH_CPU_TURNS; 0: off)")
+	turns := flag.Int("turns", server.DefaultTurnsPerCPU, "gateway: the server's CPU turns per CPU (HEARTH_CPU_TURNS; 0: off)")
 	fairProcs := flag.Bool("fair-procs", false, "fairness: run the server as a hearth serve process built from the working directory (the repository's root), under nice -fair-nice, instead of in this process")
 	fairRaw := flag.Bool("fair-raw", true, "fairness: the flood's clients and the fake upstream speak HTTP/1.1 with canned bytes on plain sockets, at a fraction of net/http's CPU, so the quiet key's p99 measures the server rather than the load generator; false: net/http clients and the fake OpenAI host")
 	fairPin := flag.Bool("fair-pin", false, "fairness: with -fair-procs, pin the server to the upper half of the cores and the clients with the fake upstream to the lower half (taskset), as on cores of their own; use with -fair-nice 0")
