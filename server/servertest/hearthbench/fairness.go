@@ -266,29 +266,37 @@ func startFlood(client *http.Client, url, key string, body []byte, clients int) 
 	for range clients {
 		fl.wg.Go(func() {
 			for !fl.done.Load() {
-				i := 3
+				status := 0
 				req, _ := http.NewRequest("POST", url, bytes.NewReader(body))
 				req.Header.Set("Content-Type", "application/json")
 				req.Header.Set("Authorization", "Bearer "+key)
 				if resp, err := client.Do(req); err == nil {
 					io.Copy(io.Discard, resp.Body)
 					resp.Body.Close()
-					switch resp.StatusCode {
-					case 200:
-						i = 0
-					case 429:
-						i = 1
-					case 503:
-						i = 2
-					}
+					status = resp.StatusCode
 				}
-				if fl.counting.Load() {
-					fl.n[i].Add(1)
-				}
+				fl.record(status)
 			}
 		})
 	}
 	return fl
+}
+
+// record counts an answer of status (0: none) while counting is on.
+func (fl *flood) record(status int) {
+	if !fl.counting.Load() {
+		return
+	}
+	switch status {
+	case 200:
+		fl.n[0].Add(1)
+	case 429:
+		fl.n[1].Add(1)
+	case 503:
+		fl.n[2].Add(1)
+	default:
+		fl.n[3].Add(1)
+	}
 }
 
 // count turns counting on or off and returns the counts so far.

@@ -156,15 +156,12 @@ func startRawFlood(rawURL, key string, body []byte, clients int) (*flood, error)
 				if c == nil {
 					var err error
 					if c, err = net.Dial("tcp", u.Host); err != nil {
-						if fl.counting.Load() {
-							fl.n[3].Add(1)
-						}
+						fl.record(0)
 						time.Sleep(10 * time.Millisecond)
 						continue
 					}
 					br = bufio.NewReaderSize(c, 16<<10)
 				}
-				i := 3
 				var status int
 				_, err := c.Write(req)
 				var n int
@@ -176,20 +173,9 @@ func startRawFlood(rawURL, key string, body []byte, clients int) (*flood, error)
 				}
 				if err != nil {
 					c.Close()
-					c = nil
-				} else {
-					switch status {
-					case 200:
-						i = 0
-					case 429:
-						i = 1
-					case 503:
-						i = 2
-					}
+					c, status = nil, 0
 				}
-				if fl.counting.Load() {
-					fl.n[i].Add(1)
-				}
+				fl.record(status)
 			}
 			if c != nil {
 				c.Close()
