@@ -113,7 +113,7 @@ func TestAgentMCPFeedsResultsBack(t *testing.T) {
 	}
 	first := reqs[0].JSON()
 	tools := offeredTools(first)
-	if len(tools) != 5 || !contains(tools, "calc__add") || !contains(tools, "calc__get_weather") {
+	if len(tools) != 6 || !contains(tools, "calc__add") || !contains(tools, "calc__get_weather") {
 		t.Fatalf("offered tools = %v", tools)
 	}
 	// MCP tools count as tools for the reasoning_effort rule.

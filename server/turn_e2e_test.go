@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hearth-dev/hearth/providers"
+	"github.com/hearth-dev/hearth/providers/mcp/mcptest"
 	"github.com/hearth-dev/hearth/server"
 	"github.com/hearth-dev/hearth/server/servertest"
 )
@@ -100,5 +101,36 @@ func TestWaitingOnTheModelHoldsNoCPUTurn(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestWaitingOnToolsHoldsNoCPUTurn: with one CPU turn per CPU and the
+// watch that takes back long-held turns off, more agent runs than turns,
+// from two keys, call an MCP tool that answers none until all the calls
+// have arrived: a run gives its turn back while it connects to the MCP
+// server and while its tools run.
+func TestWaitingOnToolsHoldsNoCPUTurn(t *testing.T) {
+	n := 2*runtime.GOMAXPROCS(0) + 2
+	srv := mcptest.Start(t, mcptest.Options{})
+	ts := servertest.Start(t, servertest.WithConfig(func(c *server.Config) { c.TurnsPerCPU = 1 }))
+	server.KeepStaleTurns(ts.Server)
+	keys := []string{servertest.AdminKey, ts.UserWithKey("bob")}
+	var wg sync.WaitGroup
+	answers := make([]*servertest.Response, n)
+	for i := range n {
+		wg.Go(func() {
+			answers[i] = ts.Do("POST", "/v1/agent/run", keys[i%2], map[string]any{
+				"model": "hearth:echo", "input": fmt.Sprintf(`call_tool:gate__together {"n":%d}`, n),
+				"mcp_servers": []any{map[string]any{"type": "url", "name": "gate", "url": srv.URL}}})
+		})
+	}
+	wg.Wait()
+	for i, r := range answers {
+		if r.Status != 200 || !strings.Contains(string(r.Body), "tool result: together") {
+			t.Fatalf("run %d: %d %s", i, r.Status, r.Body)
+		}
+	}
+	if a := ts.Server.Admission(); a.TurnsHeld != 0 || a.TurnsWaiting != 0 || a.TurnsTaken != 0 {
+		t.Fatalf("after the answers: %+v", a)
 	}
 }

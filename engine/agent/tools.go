@@ -94,7 +94,10 @@ func openToolbox(ctx context.Context, tb *toolbox, ts engine.ToolServers, server
 			}
 		}()
 	}
+	// The request's CPU turn goes to others while the servers answer.
+	turn := engine.Away(ctx)
 	wg.Wait()
+	engine.Back(turn)
 	var firstErr error
 	for _, r := range results {
 		if r.session != nil {
@@ -203,7 +206,10 @@ func (tb *toolbox) runTools(ctx context.Context, calls []engine.ToolCall) ([]eng
 				Content: engine.TextContent(text)}
 		}()
 	}
+	// The request's CPU turn goes to others while the tools run.
+	turn := engine.Away(ctx)
 	wg.Wait()
+	engine.Back(turn)
 	if err := ctx.Err(); err != nil {
 		return nil, engine.Wrap(err, engine.CodeUpstreamTimeout, "agent run cancelled while calling MCP tools")
 	}

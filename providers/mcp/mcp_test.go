@@ -51,7 +51,7 @@ func TestConnectListCall(t *testing.T) {
 			for _, tl := range tools {
 				names[tl.Name] = tl
 			}
-			for _, want := range []string{"add", "echo", "fail", "slow", "get.weather"} {
+			for _, want := range []string{"add", "echo", "fail", "slow", "get.weather", "together"} {
 				if _, ok := names[want]; !ok {
 					t.Fatalf("tool %q not listed: %v", want, names)
 				}

@@ -44,6 +44,8 @@ type Call struct {
 //	fail {}              -> an error result "boom: the tool failed"
 //	slow {ms: number}    -> sleeps, then "done"
 //	get.weather {city}   -> "sunny in <city>" (a name providers do not accept as is)
+//	together {n: number} -> "together" once n calls of it are in flight at
+//	                        once, "alone" after 20 s
 type Server struct {
 	*httptest.Server
 	// URL is the MCP endpoint to put in mcp_servers[].url.
@@ -52,6 +54,10 @@ type Server struct {
 	mu      sync.Mutex
 	headers []http.Header
 	calls   []Call
+	// arrived counts the together calls in flight toward all, which
+	// closes when the n-th arrives.
+	arrived int
+	all     chan struct{}
 }
 
 type addIn struct {
@@ -65,6 +71,26 @@ type echoIn struct {
 
 type slowIn struct {
 	MS int `json:"ms"`
+}
+
+type togetherIn struct {
+	N int `json:"n"`
+}
+
+// arrive counts a together call of n and returns the channel closed once
+// n have arrived.
+func (s *Server) arrive(n int) chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.all == nil {
+		s.all = make(chan struct{})
+	}
+	all := s.all
+	if s.arrived++; s.arrived >= n {
+		close(all)
+		s.all, s.arrived = nil, 0
+	}
+	return all
 }
 
 type cityIn struct {
@@ -107,6 +133,18 @@ func Start(t testing.TB, o Options) *Server {
 				return nil, nil, ctx.Err()
 			}
 			return text("done"), nil, nil
+		})
+	sdk.AddTool(srv, &sdk.Tool{Name: "together", Description: "Answers once n calls of it are in flight at once."},
+		func(ctx context.Context, _ *sdk.CallToolRequest, in togetherIn) (*sdk.CallToolResult, any, error) {
+			s.record("together", map[string]any{"n": in.N})
+			select {
+			case <-s.arrive(in.N):
+				return text("together"), nil, nil
+			case <-time.After(20 * time.Second):
+				return text("alone"), nil, nil
+			case <-ctx.Done():
+				return nil, nil, ctx.Err()
+			}
 		})
 	sdk.AddTool(srv, &sdk.Tool{Name: "get.weather", Description: "Weather of a city."},
 		func(_ context.Context, _ *sdk.CallToolRequest, in cityIn) (*sdk.CallToolResult, any, error) {
