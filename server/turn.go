@@ -22,8 +22,8 @@ import (
 // answers in a millisecond), every marked wait gives its turn back at
 // once, so thousands of requests may wait on models, and poll breaks
 // (below) keep the network polled. A holder that keeps its turn turnStale ticks without
-// marking a wait (a wait Hearth does not mark: a slow client, a database
-// round trip) loses it too and computes on without one, so no wait can
+// marking a wait (a wait Hearth does not mark: a slow client, long CPU
+// work) loses it too and computes on without one, so no wait can
 // stall the turns. The turns are this process's: each Hearth node shares
 // its own.
 //

@@ -67,6 +67,9 @@ func (s *Store) Open(ctx context.Context) error {
 	if s.opts.MaxConns > 0 {
 		cfg.MaxConns = s.opts.MaxConns
 	}
+	if cfg.ConnConfig.Tracer == nil {
+		cfg.ConnConfig.Tracer = turnTracer{}
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("connect to PostgreSQL: %w", err)
