@@ -21,11 +21,11 @@ import (
 // shortest recent wait is over turnLongWait (a model, even one that
 // answers in a millisecond), every marked wait gives its turn back at
 // once, so thousands of requests may wait on models, and poll breaks
-// (below) keep the network polled. A holder that keeps its turn turnStale ticks without
-// marking a wait (a wait Hearth does not mark: a slow client, long CPU
-// work) loses it too and computes on without one, so no wait can
-// stall the turns. The turns are this process's: each Hearth node shares
-// its own.
+// (below) keep the network polled. A holder that keeps its turn
+// turnStale ticks without marking a wait (a wait Hearth does not mark: a
+// slow client, long CPU work) loses it too and computes on without one,
+// so no wait can stall the turns. The turns are this process's: each
+// Hearth node shares its own.
 //
 // Poll breaks. Go's scheduler looks at the network only when a processor
 // runs out of work, or every 10 ms: while turns go from each holder
@@ -314,9 +314,11 @@ func (g *turnGate) breakEnds(r *os.File) {
 	defer r.Close()
 	var b [64]byte
 	for {
-		_, err := r.Read(b[:])
-		g.lastBreak.Store(time.Now().UnixNano())
-		g.breaks.Add(1)
+		n, err := r.Read(b[:])
+		if n > 0 {
+			g.lastBreak.Store(time.Now().UnixNano())
+			g.breaks.Add(1)
+		}
 		g.s.resume()
 		if err != nil {
 			return
