@@ -1,6 +1,9 @@
 package engine
 
-import "context"
+import (
+	"context"
+	"sync"
+)
 
 // Turn is a request's claim on one of the node's CPU turns: the server
 // lets a few requests per CPU compute at once, shared fairly between
@@ -46,4 +49,32 @@ func Back(t Turn) {
 	if t != nil {
 		t.Return()
 	}
+}
+
+// WaitCount is a Turn that counts the waits marked on it: tests of code
+// that marks its waits (Away, Back) put one in the context they pass.
+type WaitCount struct {
+	mu           sync.Mutex
+	begun, ended int
+}
+
+// Leave counts a wait begun.
+func (w *WaitCount) Leave() {
+	w.mu.Lock()
+	w.begun++
+	w.mu.Unlock()
+}
+
+// Return counts a wait ended.
+func (w *WaitCount) Return() {
+	w.mu.Lock()
+	w.ended++
+	w.mu.Unlock()
+}
+
+// Counts returns the waits begun and ended so far.
+func (w *WaitCount) Counts() (begun, ended int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.begun, w.ended
 }

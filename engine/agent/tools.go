@@ -191,6 +191,8 @@ const maxParallelToolCalls = 4
 func (tb *toolbox) runTools(ctx context.Context, calls []engine.ToolCall) ([]engine.Message, error) {
 	out := make([]engine.Message, len(calls))
 	sem := make(chan struct{}, maxParallelToolCalls)
+	// The request's CPU turn goes to others while the tools run.
+	turn := engine.Away(ctx)
 	var wg sync.WaitGroup
 	for i, c := range calls {
 		wg.Add(1)
@@ -206,8 +208,6 @@ func (tb *toolbox) runTools(ctx context.Context, calls []engine.ToolCall) ([]eng
 				Content: engine.TextContent(text)}
 		}()
 	}
-	// The request's CPU turn goes to others while the tools run.
-	turn := engine.Away(ctx)
 	wg.Wait()
 	engine.Back(turn)
 	if err := ctx.Err(); err != nil {

@@ -145,7 +145,10 @@ func (b *Builtin) Crawl(ctx context.Context, job *engine.CrawlJob) ([]engine.Too
 			per[i], errs[i] = r.site(ctx, u, job.MaxPages)
 		}()
 	}
+	// The request's CPU turn goes to others while the sites answer.
+	turn := engine.Away(ctx)
 	wg.Wait()
+	engine.Back(turn)
 	// Start URLs are crawled independently (so the result does not depend
 	// on timing); a page two of them reached is returned once.
 	out := []engine.ToolResult{}

@@ -326,3 +326,18 @@ func TestBuiltinTotalBytesCap(t *testing.T) {
 		t.Fatalf("%d bytes returned over a cap of %d", total, 1<<20+1000)
 	}
 }
+
+// The request's CPU turn is given to others while the sites answer, and
+// taken back when the crawl ends.
+func TestBuiltinMarksItsWait(t *testing.T) {
+	s := newSite(t)
+	b := NewBuiltin(loopback(), Limits{}, nil)
+	wc := &engine.WaitCount{}
+	res, err := b.Crawl(engine.WithTurn(context.Background(), wc), &engine.CrawlJob{URLs: []string{s.URL + "/"}, MaxPages: 2})
+	if err != nil || len(res) != 2 {
+		t.Fatalf("%d pages, %v", len(res), err)
+	}
+	if begun, ended := wc.Counts(); begun != 1 || ended != 1 {
+		t.Fatalf("%d waits begun, %d ended; want 1, 1", begun, ended)
+	}
+}

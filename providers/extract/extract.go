@@ -109,6 +109,8 @@ func New(cfg Config) (*Client, error) {
 // parse.Parse: text, or an *engine.Error whose message is fit for the
 // document's status.
 func (c *Client) Extract(ctx context.Context, contentType, name string, data []byte) (string, error) {
+	// The request's CPU turn goes to others while the server reads.
+	defer engine.Back(engine.Away(ctx))
 	kind, err := c.kind(ctx)
 	if err != nil {
 		return "", err

@@ -222,3 +222,17 @@ func TestConfig(t *testing.T) {
 		}
 	}
 }
+
+// The request's CPU turn is given to others while the extractor works,
+// and taken back when it answers.
+func TestExtractMarksItsWait(t *testing.T) {
+	tika := newFakeTika(t, "Some text.")
+	c := newClient(t, Config{URL: tika.URL, Kind: KindTika})
+	wc := &engine.WaitCount{}
+	if _, err := c.Extract(engine.WithTurn(context.Background(), wc), "application/pdf", "a.pdf", []byte("%PDF-1.4")); err != nil {
+		t.Fatal(err)
+	}
+	if begun, ended := wc.Counts(); begun != 1 || ended != 1 {
+		t.Fatalf("%d waits begun, %d ended; want 1, 1", begun, ended)
+	}
+}
