@@ -244,6 +244,8 @@ func (f *fetcher) image(ctx context.Context, raw string) ([]byte, string, error)
 	}
 	req.Header.Set("Accept", "image/*")
 	req.Header.Set("User-Agent", "Hearth")
+	// The request's CPU turn goes to others while the image arrives.
+	defer engine.Back(engine.Away(ctx))
 	resp, err := f.client.Do(req)
 	if err != nil {
 		if errors.Is(err, netguard.ErrRefused) {

@@ -122,7 +122,9 @@ func TestFetchLimits(t *testing.T) {
 	// takes seconds, and time is not what this test checks.
 	allow := &fetcher{client: netguard.Policy{AllowLoopback: true}.Client(2*time.Minute, 5)}
 	deny := &fetcher{client: netguard.Policy{}.Client(2*time.Minute, 5)}
-	ctx := context.Background()
+	// Each fetch gives the request's CPU turn to others while it waits.
+	wc := &engine.WaitCount{}
+	ctx := engine.WithTurn(context.Background(), wc)
 	cases := []struct {
 		f   *fetcher
 		url string
@@ -150,6 +152,10 @@ func TestFetchLimits(t *testing.T) {
 		if !errors.As(err, &ee) || ee.Field != "image_url" || !strings.Contains(ee.Message, tc.err) {
 			t.Errorf("%s: %v, want %q", tc.url, err, tc.err)
 		}
+	}
+	// Fetched: ok, big, big-chunked, page, missing and the refused one.
+	if begun, ended := wc.Counts(); begun != 6 || ended != 6 {
+		t.Errorf("%d waits begun, %d ended; want 6, 6", begun, ended)
 	}
 }
 
