@@ -45,7 +45,7 @@ const (
 	DefaultIdleTimeout       = 120 * time.Second
 	DefaultMaxConcurrent     = 512
 	DefaultMaxQueued         = 1024
-	DefaultTurnsPerCPU       = 4
+	DefaultTurnsPerCPU       = 2
 	DefaultQueueTimeout      = 10 * time.Second
 	DefaultBodyTimeout       = 60 * time.Second
 	DefaultUploadBodyTimeout = 10 * time.Minute

@@ -82,7 +82,7 @@ type Config struct {
 	// limit); clients share the slots fairly (RequestLimits.MaxQueued).
 	MaxConcurrent int64 `json:"max_concurrent"`
 	// CPUTurns bounds the admitted requests that compute at once, per CPU
-	// (0 = no bound; server.Config.TurnsPerCPU); 4 by default.
+	// (0 = no bound; server.Config.TurnsPerCPU); 2 by default.
 	CPUTurns int64 `json:"cpu_turns"`
 	// RequestLimits are the per-client and thread limits (limits.go).
 	RequestLimits

@@ -54,7 +54,7 @@ func TestRequestLimitsConfig(t *testing.T) {
 		t.Fatalf("default thread limits %+v", def.threadLimits())
 	}
 	// By default no fixed cap: keys share the slots, and requests wait;
-	// 4 CPU turns per CPU.
+	// 2 CPU turns per CPU.
 	sc = server.Config{}
 	def.applyRequestLimits(&sc)
 	if sc.MaxInFlightPerKey != 0 || sc.MaxInFlightPerIP != 0 || sc.MaxQueued != server.DefaultMaxQueued || sc.QueueTimeout != server.DefaultQueueTimeout || sc.TurnsPerCPU != server.DefaultTurnsPerCPU {

@@ -52,7 +52,7 @@ func printFairness(w io.Writer, rs []FairnessResult, cell float64) {
 		"through the real server in-process against a fake upstream that answers %s (store off); %.1f s per cell.\n"+
 		"Quiet alone = the quiet key with no flood; loaded = during the flood. Clients, server and fake share the process\n"+
 		"(with -fair-procs the server is a hearth serve process of its own: \"in-process\" above is then not so).\n"+
-		"Admission: fixed = the HEARTH_MAX_CONCURRENT slots alone (HEARTH_CPU_TURNS=0); turns:N = also N CPU turns per CPU (HEARTH_CPU_TURNS; 4, the default);\n"+
+		"Admission: fixed = the HEARTH_MAX_CONCURRENT slots alone (HEARTH_CPU_TURNS=0); turns:N = also N CPU turns per CPU (HEARTH_CPU_TURNS; 2, the default);\n"+
 		"waiting = the most requests seen waiting for a slot and for a turn (samples every 10 ms; - for a server in another process);\n"+
 		"turns given = turns given away by requests waiting on the upstream, taken = taken back from requests that held one too long.\n"+
 		"server cores = the CPU the server process used during the flood, in cores (- in-process).\n"+

@@ -75,7 +75,7 @@ func main() {
 	fairQuiet := flag.Int("fair-quiet", 2, "fairness: clients of the quiet key")
 	fairCell := flag.Duration("fair-cell", 2*time.Second, "fairness: measuring time of the quiet key alone and under the flood, each")
 	fairDelay := flag.Duration("fair-delay", 0, "fairness: how long the fake upstream waits before it answers, as a model would (0: at once)")
-	fairAdmission := flag.String("fair-admission", "fixed,turns:4", `fairness: comma-separated admissions of each row: "fixed" (the HEARTH_MAX_CONCURRENT slots alone: HEARTH_CPU_TURNS=0) and "turns:N" (also N CPU turns per CPU: HEARTH_CPU_TURNS=N; hearth serve's default is 4)`)
+	fairAdmission := flag.String("fair-admission", "fixed,turns:2", `fairness: comma-separated admissions of each row: "fixed" (the HEARTH_MAX_CONCURRENT slots alone: HEARTH_CPU_TURNS=0) and "turns:N" (also N CPU turns per CPU: HEARTH_CPU_TURNS=N; hearth serve's default is 2)`)
 	http1 := flag.String("http1", "lean", `gateway: "lean" (the default: Hearth's own HTTP/1.1 reader and upstream client) or "stdlib" (net/http for both: HEARTH_SERVER_HTTP1=stdlib HEARTH_UPSTREAM_HTTP1=stdlib); run both to compare`)
 	turns := flag.Int("turns", server.DefaultTurnsPerCPU, "gateway: the server's CPU turns per CPU (HEARTH_CPU_TURNS; 0: off)")
 	fairProcs := flag.Bool("fair-procs", false, "fairness: run the server as a hearth serve process built from the working directory (the repository's root), under nice -fair-nice, instead of in this process")
