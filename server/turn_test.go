@@ -243,10 +243,12 @@ func TestPollBreakHoldsTheTurnUntilTheNetworkIsPolled(t *testing.T) {
 	if !holdsTurn(b) || g.breaks.Load() != 1 {
 		t.Fatalf("b holds %v after %d breaks: want the turn after one break", holdsTurn(b), g.breaks.Load())
 	}
-	// A turn freed within turnBreak of the last break goes on at once.
+	// A turn freed within turnBreak of the last break goes on at once
+	// (the break is stamped an hour ahead, so however late this goroutine
+	// runs the freed turn is still within turnBreak of it).
 	a2 := startTurn(g, ctx, keyA)
 	waitingTurns(t, g, 1)
-	g.lastBreak.Store(time.Now().UnixNano())
+	g.lastBreak.Store(time.Now().Add(time.Hour).UnixNano())
 	b.end()
 	if tr := <-a2; !holdsTurn(tr) || g.breaks.Load() != 1 {
 		t.Fatalf("a2 holds %v after %d breaks: want the turn with no new break", holdsTurn(tr), g.breaks.Load())
