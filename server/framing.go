@@ -39,12 +39,15 @@ type framingGuard struct {
 
 	// The head being read.
 	first, http10, post bool
-	prevCLTE            bool // the last header line was Content-Length or Transfer-Encoding
-	prevTE              bool // the last header line was Transfer-Encoding
-	clN                 int
-	cl                  []byte
-	teN                 int
-	teChunked           bool
+	// field is the Content-Length or Transfer-Encoding field being read
+	// (fieldCL, fieldTE; fieldOther for any other), value its value so
+	// far: folded lines join it until the next field or the head's end.
+	field     uint8
+	value     []byte
+	clN       int
+	cl        []byte
+	teN       int
+	teChunked bool
 
 	// heads counts the heads read (each reaches the handler, OPTIONS *
 	// included: guardFraming sends it there), served those the handler
@@ -71,6 +74,12 @@ const (
 	fsChunkEnd
 	fsTrailer
 	fsLost
+)
+
+const (
+	fieldOther uint8 = iota
+	fieldCL
+	fieldTE
 )
 
 // maxFramingLine bounds a line the guard keeps: net/http refuses a head
@@ -178,22 +187,29 @@ func (g *framingGuard) onLine(line []byte) {
 		return
 	}
 	if len(line) == 0 {
+		if !g.endField() {
+			return
+		}
 		g.endHead()
 		return
 	}
 	if line[0] == ' ' || line[0] == '\t' {
-		// A folded line continues the header before it: net/http joins
-		// it to a Transfer-Encoding value, which is then no longer
-		// exactly "chunked" unless the continuation is blank; a folded
-		// Content-Length is not a number.
-		switch {
-		case g.prevTE:
-			if len(bytes.Trim(line, " \t")) > 0 {
-				g.teChunked = false
+		// A folded line continues the field before it: net/http's
+		// textproto joins the two with one space, each trimmed, and
+		// trims the value's start.
+		if g.field != fieldOther {
+			if len(g.value)+len(line) > maxFramingLine {
+				g.lose()
+				return
 			}
-		case g.prevCLTE:
-			g.lose()
+			if len(g.value) > 0 {
+				g.value = append(g.value, ' ')
+			}
+			g.value = append(g.value, bytes.Trim(line, " \t")...)
 		}
+		return
+	}
+	if !g.endField() {
 		return
 	}
 	name, value, ok := bytes.Cut(line, []byte(":"))
@@ -201,23 +217,41 @@ func (g *framingGuard) onLine(line []byte) {
 		g.lose()
 		return
 	}
-	value = bytes.Trim(value, " \t")
-	g.prevCLTE, g.prevTE = false, false
+	g.field = fieldOther
 	switch {
 	case len(name) == len("Content-Length") && asciiEqualFold(name, "content-length"):
-		g.prevCLTE = true
+		g.field = fieldCL
+	case len(name) == len("Transfer-Encoding") && asciiEqualFold(name, "transfer-encoding"):
+		g.field = fieldTE
+	}
+	if g.field != fieldOther {
+		// textproto trims the line, then the value's start.
+		g.value = append(g.value[:0], bytes.Trim(value, " \t")...)
+	}
+}
+
+// endField takes the value of the Content-Length or Transfer-Encoding
+// field read, folded lines joined, as net/http's readTransfer does:
+// Content-Length values compared and parsed trimmed, Transfer-Encoding
+// exactly "chunked" in any case. It reports false when the stream is lost.
+func (g *framingGuard) endField() bool {
+	field := g.field
+	g.field = fieldOther
+	switch field {
+	case fieldCL:
+		v := bytes.Trim(g.value, " \t\r\n")
 		if g.clN == 0 {
-			g.cl = append(g.cl[:0], value...)
-		} else if !bytes.Equal(g.cl, value) {
+			g.cl = append(g.cl[:0], v...)
+		} else if !bytes.Equal(g.cl, v) {
 			g.lose()
-			return
+			return false
 		}
 		g.clN++
-	case len(name) == len("Transfer-Encoding") && asciiEqualFold(name, "transfer-encoding"):
-		g.prevCLTE, g.prevTE = true, true
+	case fieldTE:
 		g.teN++
-		g.teChunked = asciiEqualFold(value, "chunked")
+		g.teChunked = asciiEqualFold(g.value, "chunked")
 	}
+	return true
 }
 
 // requestLine reads a head's first line as net/http's parseRequestLine.
@@ -244,7 +278,7 @@ func (g *framingGuard) requestLine(line []byte) {
 	g.first = false
 	g.http10 = major < 1 || major == 1 && minor < 1
 	g.post = string(method) == "POST"
-	g.clN, g.teN, g.teChunked, g.prevCLTE, g.prevTE = 0, 0, false, false, false
+	g.clN, g.teN, g.teChunked, g.field = 0, 0, false, fieldOther
 }
 
 // endHead notes the verdict of the head read and starts its body, framed

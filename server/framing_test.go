@@ -28,6 +28,8 @@ var framingCases = []struct {
 	{"chunked alone", post("/echo", "ab") + "\r\n" + leanReq("POST /echo HTTP/1.1", "Transfer-Encoding: chunked") + "2\r\nab\r\n0\r\n\r\n" + leanReq("GET /echo HTTP/1.1"), []string{"", "", ""}},
 	{"smuggled head in a chunk", leanReq("POST /echo HTTP/1.1", "Transfer-Encoding: chunked") + "100\r\n" + strings.Replace(smuggled, "X-Pad", "Transfer-Encoding: chunked\r\nContent-Length: 1\r\nX-Pa", 1)[:256] + "\r\n0\r\n\r\n" + leanReq("GET /echo HTTP/1.1"), []string{"", ""}},
 	{"OPTIONS *", leanReq("OPTIONS * HTTP/1.1", "Transfer-Encoding: chunked", "Content-Length: 1") + "0\r\n\r\n" + leanReq("GET /echo HTTP/1.1"), []string{"c", ""}},
+	{"folded length", "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length:\n 2\r\n\r\nab" + leanReq("POST /echo HTTP/1.1", "Content-Length:", "\t 3 ", " ", "Transfer-Encoding: chunked") + "0\r\n\r\n", []string{"", "c"}},
+	{"folded chunked", leanReq("POST /echo HTTP/1.1", "Transfer-Encoding:", " chunked") + "2\r\nab\r\n0\r\n\r\n" + leanReq("POST /echo HTTP/1.1", "Content-Length: 1", "Transfer-Encoding: ", "  Chunked") + "0\r\n\r\n" + leanReq("GET /echo HTTP/1.1"), []string{"", "c", ""}},
 	{"folded", leanReq("GET /echo HTTP/1.1", "X-A: a", " b") + leanReq("POST /echo HTTP/1.1", "Transfer-Encoding: chunked", "Content-Length: 1") + "0\r\n\r\n", []string{"", "c"}},
 }
 
