@@ -7,6 +7,10 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 
 ## FUZZTIME: how long make fuzz runs each fuzz target (go test -fuzztime).
 FUZZTIME ?= 30s
+## FUZZTIMEOUT: go test's -timeout for each target of make fuzz; keep it
+## above FUZZTIME (go test's own default, 10m, would end a longer run as
+## a failure with nothing found).
+FUZZTIMEOUT ?= 2h
 ## LOADTIME: how long make loadtest drives the server.
 LOADTIME ?= 30s
 
@@ -178,7 +182,7 @@ fuzz:
 	  pkg=./$$(dirname $${f#./}); \
 	  for t in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$f); do \
 	    echo "== $$pkg $$t ($(FUZZTIME))"; \
-	    $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
+	    $(GO) test -timeout $(FUZZTIMEOUT) -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
 	  done; \
 	done
 
